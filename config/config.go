@@ -1,0 +1,218 @@
+// Package config reads Java-properties files (broker.conf, namesrv.conf) into
+// plain structs whose fields carry Apache's key names in `key:"..."` tags.
+//
+// Owns: the properties syntax and the reflection that maps keys to fields.
+// Never: holds defaults (each owner's DefaultConfig does) or runs after startup.
+package config
+
+import (
+	"bufio"
+	"encoding"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/rs/zerolog"
+)
+
+// Load reads the properties file at path into dst, a pointer to a struct (or a
+// struct of structs: tagged fields of nested struct fields are searched too).
+func Load(path string, dst any, log zerolog.Logger) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("config: open %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := Parse(f, dst, log); err != nil {
+		return fmt.Errorf("config: %s: %w", path, err)
+	}
+	return nil
+}
+
+// Parse reads properties from r into dst. Unknown keys are logged once each and
+// ignored, as Apache ignores keys it has no setter for.
+func Parse(r io.Reader, dst any, log zerolog.Logger) error {
+	props, err := ReadProperties(r)
+	if err != nil {
+		return err
+	}
+	fields := map[string]reflect.Value{}
+	collect(reflect.ValueOf(dst).Elem(), fields)
+	for _, kv := range props {
+		f, ok := fields[kv[0]]
+		if !ok {
+			log.Warn().Str("key", kv[0]).Msg("unknown config key ignored")
+			continue
+		}
+		if err := set(f, kv[1]); err != nil {
+			return fmt.Errorf("key %s=%q: %w", kv[0], kv[1], err)
+		}
+	}
+	return nil
+}
+
+// Set assigns one key, as a command-line override (-n namesrvAddr) does.
+func Set(dst any, key, value string) error {
+	fields := map[string]reflect.Value{}
+	collect(reflect.ValueOf(dst).Elem(), fields)
+	f, ok := fields[key]
+	if !ok {
+		return fmt.Errorf("config: unknown key %s", key)
+	}
+	return set(f, value)
+}
+
+func collect(v reflect.Value, out map[string]reflect.Value) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		if key := sf.Tag.Get("key"); key != "" {
+			out[key] = v.Field(i)
+			continue
+		}
+		if sf.Type.Kind() == reflect.Struct {
+			collect(v.Field(i), out)
+		}
+	}
+}
+
+var textUnmarshaler = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+
+func set(f reflect.Value, s string) error {
+	s = strings.TrimSpace(s)
+	if f.CanAddr() && f.Addr().Type().Implements(textUnmarshaler) {
+		return f.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+	}
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(s)
+	case reflect.Bool:
+		// Java's Boolean.parseBoolean: "true" in any case, everything else false.
+		f.SetBool(strings.EqualFold(s, "true"))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, f.Type().Bits())
+		if err != nil {
+			return err
+		}
+		f.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(s, 10, f.Type().Bits())
+		if err != nil {
+			return err
+		}
+		f.SetUint(n)
+	case reflect.Float32, reflect.Float64:
+		n, err := strconv.ParseFloat(s, f.Type().Bits())
+		if err != nil {
+			return err
+		}
+		f.SetFloat(n)
+	default:
+		return fmt.Errorf("unsupported field kind %s", f.Kind())
+	}
+	return nil
+}
+
+// ReadProperties parses the java.util.Properties text format: '#' and '!'
+// comments, '=' ':' or whitespace separators, backslash line continuations and
+// escapes. Pairs come back in file order; a later duplicate wins when applied.
+func ReadProperties(r io.Reader) ([][2]string, error) {
+	var out [][2]string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var logical strings.Builder
+	for sc.Scan() {
+		line := strings.TrimLeft(sc.Text(), " \t\f")
+		if logical.Len() == 0 && (line == "" || line[0] == '#' || line[0] == '!') {
+			continue
+		}
+		if cont := trailingBackslashes(line)%2 == 1; cont {
+			logical.WriteString(line[:len(line)-1])
+			continue
+		}
+		logical.WriteString(line)
+		k, v := splitProperty(logical.String())
+		logical.Reset()
+		out = append(out, [2]string{unescape(k), unescape(v)})
+	}
+	if logical.Len() > 0 {
+		k, v := splitProperty(logical.String())
+		out = append(out, [2]string{unescape(k), unescape(v)})
+	}
+	return out, sc.Err()
+}
+
+func trailingBackslashes(s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0 && s[i] == '\\'; i-- {
+		n++
+	}
+	return n
+}
+
+func splitProperty(s string) (string, string) {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		if c == '=' || c == ':' || c == ' ' || c == '\t' || c == '\f' {
+			break
+		}
+		i++
+	}
+	if i >= len(s) {
+		return s, ""
+	}
+	key := s[:i]
+	rest := strings.TrimLeft(s[i:], " \t\f")
+	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+		rest = strings.TrimLeft(rest[1:], " \t\f")
+	}
+	return key, rest
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+4 < len(s) {
+				if n, err := strconv.ParseUint(s[i+1:i+5], 16, 32); err == nil {
+					b.WriteRune(rune(n))
+					i += 4
+					continue
+				}
+			}
+			b.WriteByte('u')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,62 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+type inner struct {
+	FlushDiskType string `key:"flushDiskType"`
+}
+
+type sample struct {
+	BrokerName  string  `key:"brokerName"`
+	BrokerID    int64   `key:"brokerId"`
+	AutoCreate  bool    `key:"autoCreateTopicEnable"`
+	ListenPort  int     `key:"listenPort"`
+	DiskRatio   float64 `key:"diskMaxUsedSpaceRatio"`
+	Store       inner
+	notExported string
+}
+
+func TestParse(t *testing.T) {
+	in := `# comment
+! also comment
+brokerName = broker-a
+brokerId:0
+autoCreateTopicEnable   TRUE
+listenPort=109\
+11
+flushDiskType=SYNC_FLUSH
+diskMaxUsedSpaceRatio=75.5
+unknownKey=whatever
+`
+	var s sample
+	if err := Parse(strings.NewReader(in), &s, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	want := sample{BrokerName: "broker-a", BrokerID: 0, AutoCreate: true, ListenPort: 10911, DiskRatio: 75.5,
+		Store: inner{FlushDiskType: "SYNC_FLUSH"}}
+	if s != want {
+		t.Fatalf("got %+v, want %+v", s, want)
+	}
+}
+
+func TestParseBadInt(t *testing.T) {
+	var s sample
+	if err := Parse(strings.NewReader("listenPort=abc\n"), &s, zerolog.Nop()); err == nil {
+		t.Fatal("want error for non-numeric listenPort")
+	}
+}
+
+func TestReadPropertiesEscapes(t *testing.T) {
+	got, err := ReadProperties(strings.NewReader(`a\=b=c\td` + "\n" + `u=\u0041x` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != [2]string{"a=b", "c\td"} || got[1] != [2]string{"u", "Ax"} {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -1,0 +1,207 @@
+package remoting
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Client sends requests to other Remoting servers (broker→namesrv, later
+// replication), one connection per address, multiplexed by opaque. A broken
+// connection is dropped and redialled on the next call.
+type Client struct {
+	log         zerolog.Logger
+	dialTimeout time.Duration
+	opaque      atomic.Int32
+
+	mu     sync.Mutex
+	conns  map[string]*clientConn
+	closed bool
+}
+
+// NewClient returns a client with no connections yet.
+func NewClient(log zerolog.Logger) *Client {
+	return &Client{
+		log:         log.With().Str("component", "remoting-client").Logger(),
+		dialTimeout: 3 * time.Second,
+		conns:       make(map[string]*clientConn),
+	}
+}
+
+// Invoke sends req to addr and waits for the response or ctx's end.
+func (cl *Client) Invoke(ctx context.Context, addr string, req *Command) (*Command, error) {
+	cc, err := cl.conn(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return cc.call(ctx, req, cl.opaque.Add(1))
+}
+
+// InvokeOneway sends req with the one-way bit and does not wait for an answer.
+func (cl *Client) InvokeOneway(ctx context.Context, addr string, req *Command) error {
+	cc, err := cl.conn(ctx, addr)
+	if err != nil {
+		return err
+	}
+	req.Opaque = cl.opaque.Add(1)
+	req.Flag |= FlagOneway
+	return cc.send(ctx, AppendFrame(nil, req))
+}
+
+// Close closes every connection; later calls fail. Idempotent.
+func (cl *Client) Close() error {
+	cl.mu.Lock()
+	cl.closed = true
+	conns := cl.conns
+	cl.conns = map[string]*clientConn{}
+	cl.mu.Unlock()
+	for _, cc := range conns {
+		cc.fail(ErrConnClosed)
+		<-cc.readerDone
+	}
+	return nil
+}
+
+func (cl *Client) conn(ctx context.Context, addr string) (*clientConn, error) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.closed {
+		return nil, ErrConnClosed
+	}
+	if cc := cl.conns[addr]; cc != nil {
+		select {
+		case <-cc.done:
+			delete(cl.conns, addr)
+		default:
+			return cc, nil
+		}
+	}
+	d := net.Dialer{Timeout: cl.dialTimeout}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	cc := &clientConn{
+		nc:         nc,
+		addr:       addr,
+		log:        cl.log,
+		pending:    make(map[int32]chan *Command),
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	cl.conns[addr] = cc
+	go cc.readLoop()
+	return cc, nil
+}
+
+type clientConn struct {
+	nc   net.Conn
+	addr string
+	log  zerolog.Logger
+
+	wmu sync.Mutex // one frame at a time on the wire
+
+	mu      sync.Mutex
+	pending map[int32]chan *Command
+
+	once       sync.Once
+	err        error
+	done       chan struct{}
+	readerDone chan struct{}
+}
+
+func (cc *clientConn) call(ctx context.Context, req *Command, opaque int32) (*Command, error) {
+	req.Opaque = opaque
+	req.Flag &^= FlagOneway | FlagResponse
+	ch := make(chan *Command, 1)
+	cc.mu.Lock()
+	cc.pending[opaque] = ch
+	cc.mu.Unlock()
+	defer func() {
+		cc.mu.Lock()
+		delete(cc.pending, opaque)
+		cc.mu.Unlock()
+	}()
+	if err := cc.send(ctx, AppendFrame(nil, req)); err != nil {
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("invoke code %d on %s: %w", req.Code, cc.addr, ctx.Err())
+	case <-cc.done:
+		return nil, fmt.Errorf("invoke code %d on %s: %w", req.Code, cc.addr, cc.err)
+	}
+}
+
+func (cc *clientConn) send(ctx context.Context, frame []byte) error {
+	cc.wmu.Lock()
+	defer cc.wmu.Unlock()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = cc.nc.SetWriteDeadline(dl)
+	} else {
+		_ = cc.nc.SetWriteDeadline(time.Time{})
+	}
+	if _, err := cc.nc.Write(frame); err != nil {
+		cc.fail(err)
+		return fmt.Errorf("write to %s: %w", cc.addr, err)
+	}
+	return nil
+}
+
+func (cc *clientConn) readLoop() {
+	defer close(cc.readerDone)
+	br := bufio.NewReaderSize(cc.nc, 64<<10)
+	var lp [4]byte
+	for {
+		if _, err := io.ReadFull(br, lp[:]); err != nil {
+			cc.fail(err)
+			return
+		}
+		n := int32(binary.BigEndian.Uint32(lp[:]))
+		if n < 4 || n > MaxFrameLength {
+			cc.fail(fmt.Errorf("%w: length %d from %s", ErrFrameTooLarge, n, cc.addr))
+			return
+		}
+		frame := make([]byte, n)
+		if _, err := io.ReadFull(br, frame); err != nil {
+			cc.fail(err)
+			return
+		}
+		resp, err := DecodeFrame(frame)
+		if err != nil {
+			cc.fail(err)
+			return
+		}
+		if !resp.IsResponse() {
+			cc.log.Debug().Int32("code", resp.Code).Str("remote", cc.addr).Msg("ignoring request from server")
+			continue
+		}
+		cc.mu.Lock()
+		ch := cc.pending[resp.Opaque]
+		cc.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- resp:
+			default: // a duplicate answer for the same opaque
+			}
+		}
+	}
+}
+
+func (cc *clientConn) fail(err error) {
+	cc.once.Do(func() {
+		cc.err = err
+		close(cc.done)
+		_ = cc.nc.Close()
+	})
+}

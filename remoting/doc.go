@@ -1,0 +1,26 @@
+// Package remoting speaks Apache RocketMQ's Remoting protocol: frames, the
+// Command they carry, both header serializations (JSON and ROCKETMQ binary),
+// request and response codes, a gnet event-loop server and a client.
+//
+// Owns: frame and header codecs, Command, codes, Server, Conn, Client.
+// Never: knows what a topic, a queue or a broker is; blocks an event loop.
+//
+// Frame layout (all integers big-endian):
+//
+//	+--------+----------------------+-----------+------+
+//	| length | type<<24 | headerLen | header    | body |
+//	| int32  | int32                | headerLen | rest |
+//	+--------+----------------------+-----------+------+
+//
+// length counts everything after itself; type is 0 (JSON) or 1 (ROCKETMQ).
+//
+// Invariants:
+//   - A response carries the request's opaque and serialize type and has flag bit 0 set.
+//   - Bytes handed out by gnet are copied before OnTraffic returns; a decoded
+//     Command owns all of its memory.
+//   - Handlers run on the event loop and must not block; late answers go through
+//     Conn.Reply, which uses the loop's asynchronous write.
+//
+// Goroutines: the gnet engine (Server.Start/Shutdown); one reader per client
+// connection (Client, closed by Client.Close).
+package remoting

@@ -1,0 +1,70 @@
+package remoting
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// MaxFrameLength is the largest length field accepted or produced (Netty's
+// frameMaxLength 16 MiB counts the 4-byte length field too).
+const MaxFrameLength = 16<<20 - 4
+
+var (
+	// ErrFrameTooLarge: the length field exceeds MaxFrameLength.
+	ErrFrameTooLarge = errors.New("remoting: frame too large")
+	// ErrMalformed: a frame or header that cannot be decoded.
+	ErrMalformed = errors.New("remoting: malformed frame")
+)
+
+// AppendFrame appends c as a whole frame (length field included) to dst.
+func AppendFrame(dst []byte, c *Command) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	switch c.Serialize {
+	case RocketMQ:
+		dst = appendBinaryHeader(dst, c)
+	default:
+		dst = appendJSONHeader(dst, c)
+	}
+	headerLen := len(dst) - start - 8
+	dst = append(dst, c.Body...)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	binary.BigEndian.PutUint32(dst[start+4:], uint32(c.Serialize)<<24|uint32(headerLen)&0xFFFFFF)
+	return dst
+}
+
+// DecodeFrame decodes the bytes that follow a frame's length field. The body
+// of the returned Command aliases frame, so frame must be owned by the caller.
+func DecodeFrame(frame []byte) (*Command, error) {
+	if len(frame) < 4 {
+		return nil, fmt.Errorf("%w: %d bytes, need 4", ErrMalformed, len(frame))
+	}
+	word := binary.BigEndian.Uint32(frame)
+	typ := SerializeType(word >> 24)
+	headerLen := int(word & 0xFFFFFF)
+	if headerLen > len(frame)-4 {
+		return nil, fmt.Errorf("%w: header length %d exceeds frame %d", ErrMalformed, headerLen, len(frame)-4)
+	}
+	header := frame[4 : 4+headerLen]
+	var (
+		c   *Command
+		err error
+	)
+	switch typ {
+	case JSON:
+		c, err = decodeJSONHeader(header)
+	case RocketMQ:
+		c, err = decodeBinaryHeader(header)
+	default:
+		return nil, fmt.Errorf("%w: serialize type %d", ErrMalformed, typ)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Serialize = typ
+	if body := frame[4+headerLen:]; len(body) > 0 {
+		c.Body = body
+	}
+	return c, nil
+}

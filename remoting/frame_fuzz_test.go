@@ -1,0 +1,29 @@
+package remoting
+
+import "testing"
+
+func FuzzDecodeFrame(f *testing.F) {
+	seeds := []*Command{
+		{Code: 105, Opaque: 7, ExtFields: map[string]string{"topic": "TopicTest"}},
+		{Code: 11, Opaque: -1, Flag: 1, Remark: "r", ExtFields: map[string]string{"a": "b"}, Body: []byte("x"), Serialize: RocketMQ},
+		{Code: 34, Language: LangGo, Version: 317, Body: []byte(`{"clientID":"x"}`)},
+	}
+	for _, c := range seeds {
+		f.Add(AppendFrame(nil, c)[4:])
+	}
+	f.Add([]byte(`{"code":34,"language":"GO","version":317,"opaque":5,"flag":0,"remark":"","extFields":{}}`))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		c, err := DecodeFrame(frame)
+		if err != nil {
+			return
+		}
+		// What decodes must re-encode and decode to the same command.
+		again, err := DecodeFrame(AppendFrame(nil, c)[4:])
+		if err != nil {
+			t.Fatalf("re-decode: %v", err)
+		}
+		if again.Code != c.Code || again.Opaque != c.Opaque || len(again.ExtFields) > len(c.ExtFields) {
+			t.Fatalf("round trip changed command: %+v vs %+v", again, c)
+		}
+	})
+}

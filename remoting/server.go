@@ -1,0 +1,228 @@
+package remoting
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+	"github.com/rs/zerolog"
+)
+
+// Handler serves one request on the connection's event loop. It returns the
+// response to write now, or nil when there is none yet (the handler parked the
+// request and will answer with Conn.Reply) or none at all (one-way). It must
+// never block.
+type Handler interface {
+	Serve(c *Conn, req *Command) *Command
+}
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	Addr         string // "host:port"
+	NumEventLoop int    // 0 = GOMAXPROCS
+	// OnClose is called on the connection's loop once it has closed, so owners
+	// can drop registrations tied to it. It must not block.
+	OnClose func(c *Conn)
+}
+
+// Server is a gnet engine serving the Remoting protocol.
+type Server struct {
+	gnet.BuiltinEventEngine
+	cfg     ServerConfig
+	handler Handler
+	log     zerolog.Logger
+	warn    zerolog.Logger // sampled, for per-connection trouble
+
+	eng     gnet.Engine
+	ids     atomic.Uint64
+	started chan struct{}
+	done    chan error
+	stopped atomic.Bool
+	once    sync.Once
+}
+
+// NewServer builds a server; Start binds and serves.
+func NewServer(cfg ServerConfig, h Handler, log zerolog.Logger) *Server {
+	log = log.With().Str("component", "remoting").Str("addr", cfg.Addr).Logger()
+	return &Server{
+		cfg:     cfg,
+		handler: h,
+		log:     log,
+		warn:    log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
+		started: make(chan struct{}),
+		done:    make(chan error, 1),
+	}
+}
+
+// Start binds the listener and serves in the background. It returns once the
+// port accepts connections, or the bind error.
+func (s *Server) Start() error {
+	loops := s.cfg.NumEventLoop
+	if loops <= 0 {
+		loops = runtime.GOMAXPROCS(0)
+	}
+	go func() {
+		err := gnet.Run(s, "tcp://"+s.cfg.Addr,
+			gnet.WithMulticore(true),
+			gnet.WithNumEventLoop(loops),
+			gnet.WithReuseAddr(true),
+			gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+			gnet.WithReadBufferCap(256<<10),
+			gnet.WithLogger(gnetLogger{s.log}),
+		)
+		s.done <- err
+	}()
+	select {
+	case <-s.started:
+		s.log.Info().Int("eventLoops", loops).Msg("listening")
+		return nil
+	case err := <-s.done:
+		if err == nil {
+			err = errors.New("engine stopped before boot")
+		}
+		return fmt.Errorf("remoting: listen %s: %w", s.cfg.Addr, err)
+	}
+}
+
+// Done is closed-over by owners that must treat an unrequested engine stop as
+// fatal: it yields the engine's exit error once.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops the engine and waits for its loops to exit. Idempotent.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.once.Do(func() {
+		s.stopped.Store(true)
+		// A cancelled context makes Stop signal and return at once instead of
+		// polling every 500 ms; we then wait for Run to return.
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_ = s.eng.Stop(cctx)
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		s.log.Info().Msg("stopped")
+	})
+	return err
+}
+
+func (s *Server) OnBoot(e gnet.Engine) gnet.Action {
+	s.eng = e
+	close(s.started)
+	return gnet.None
+}
+
+func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	c := &Conn{ID: s.ids.Add(1), gc: gc, srv: s}
+	if ra := gc.RemoteAddr(); ra != nil {
+		c.Remote = ra.String()
+	}
+	gc.SetContext(c)
+	return nil, gnet.None
+}
+
+func (s *Server) OnClose(gc gnet.Conn, err error) gnet.Action {
+	c, ok := gc.Context().(*Conn)
+	if !ok {
+		return gnet.None
+	}
+	c.closed.Store(true)
+	if err != nil && !s.stopped.Load() {
+		s.log.Debug().Err(err).Str("remote", c.Remote).Msg("connection closed")
+	}
+	if s.cfg.OnClose != nil {
+		s.cfg.OnClose(c)
+	}
+	return gnet.None
+}
+
+func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
+	c, ok := gc.Context().(*Conn)
+	if !ok {
+		return gnet.Close
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Str("remote", c.Remote).Interface("panic", r).
+				Str("stack", string(debug.Stack())).Msg("BUG: panic serving connection; closing it")
+			action = gnet.Close
+		}
+	}()
+	c.out = c.out[:0]
+	for !c.closed.Load() {
+		n := gc.InboundBuffered()
+		if n < 4 {
+			break
+		}
+		lp, _ := gc.Peek(4)
+		length := int64(int32(binary.BigEndian.Uint32(lp)))
+		if length < 4 || length > MaxFrameLength {
+			s.warn.Warn().Str("remote", c.Remote).Int64("length", length).Msg("bad frame length; closing connection")
+			s.flush(gc, c)
+			return gnet.Close
+		}
+		if int64(n) < 4+length {
+			break // partial frame: gnet keeps the bytes
+		}
+		_, _ = gc.Discard(4)
+		frame := make([]byte, length) // owned by the request from here on
+		_, _ = gc.Read(frame)
+		req, err := DecodeFrame(frame)
+		if err != nil {
+			s.warn.Warn().Str("remote", c.Remote).Err(err).Msg("undecodable frame; closing connection")
+			s.flush(gc, c)
+			return gnet.Close
+		}
+		if req.IsResponse() {
+			c.deliver(req)
+			continue
+		}
+		if resp := s.serve(c, req); resp != nil && !req.IsOneway() {
+			c.out = AppendFrame(c.out, resp)
+		}
+	}
+	s.flush(gc, c)
+	return gnet.None
+}
+
+func (s *Server) flush(gc gnet.Conn, c *Conn) {
+	if len(c.out) == 0 || c.closed.Load() {
+		return
+	}
+	_, _ = gc.Write(c.out)
+	if cap(c.out) > 1<<20 {
+		c.out = nil // do not pin a huge pull answer per connection
+	}
+}
+
+// serve runs the handler, turning a panic into SYSTEM_ERROR so one bad request
+// cannot take down the loop.
+func (s *Server) serve(c *Conn, req *Command) (resp *Command) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Int32("code", req.Code).Str("remote", c.Remote).Interface("panic", r).
+				Str("stack", string(debug.Stack())).Msg("BUG: handler panicked")
+			resp = NewResponse(req, SystemError, "internal error serving request code "+strconv.Itoa(int(req.Code)))
+		}
+	}()
+	return s.handler.Serve(c, req)
+}
+
+// gnetLogger routes gnet's own log lines into zerolog.
+type gnetLogger struct{ l zerolog.Logger }
+
+func (g gnetLogger) Debugf(f string, a ...any) { g.l.Debug().Msgf(f, a...) }
+func (g gnetLogger) Infof(f string, a ...any)  { g.l.Debug().Msgf(f, a...) }
+func (g gnetLogger) Warnf(f string, a ...any)  { g.l.Warn().Msgf(f, a...) }
+func (g gnetLogger) Errorf(f string, a ...any) { g.l.Error().Msgf(f, a...) }
+func (g gnetLogger) Fatalf(f string, a ...any) { g.l.Error().Msgf(f, a...) }
