@@ -216,3 +216,26 @@ func unescape(s string) string {
 	}
 	return b.String()
 }
+
+// Pairs lists src's tagged fields as key/value text in field order, for -p
+// style dumps of the effective configuration.
+func Pairs(src any) [][2]string {
+	var out [][2]string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if !sf.IsExported() {
+				continue
+			}
+			if key := sf.Tag.Get("key"); key != "" {
+				out = append(out, [2]string{key, fmt.Sprint(v.Field(i).Interface())})
+			} else if sf.Type.Kind() == reflect.Struct {
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(reflect.Indirect(reflect.ValueOf(src)))
+	return out
+}

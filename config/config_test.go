@@ -60,3 +60,11 @@ func TestReadPropertiesEscapes(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestPairs(t *testing.T) {
+	s := sample{BrokerName: "b", ListenPort: 1, Store: inner{FlushDiskType: "SYNC_FLUSH"}}
+	got := Pairs(&s)
+	if len(got) != 6 || got[0] != [2]string{"brokerName", "b"} || got[5] != [2]string{"flushDiskType", "SYNC_FLUSH"} {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -1,0 +1,59 @@
+# rocketgo — see README.md. `make run` and `make test` are the two entry points.
+GO        ?= go
+BIN       := bin
+FUZZTIME  ?= 5s
+PKGS      := ./...
+
+.PHONY: build run test unit fuzz-short fuzz test-compat bench lint fmt tidy clean
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# A name server on 9876 and a broker on 10911 (loopback), store under ./data.
+# Ctrl-C stops both.
+run: build
+	@mkdir -p data
+	@bash -c 'trap "kill 0" EXIT; \
+		$(BIN)/mqnamesrv -c conf/namesrv.conf & \
+		sleep 0.5; \
+		$(BIN)/mqbroker -c conf/broker.conf -n 127.0.0.1:9876 & \
+		wait'
+
+# vet, unit tests with the race detector, a short fuzz pass, then the compat
+# tests with the official Go client against real server processes.
+test: lint unit fuzz-short test-compat
+
+unit:
+	$(GO) test -race -count=1 -timeout 10m $(PKGS)
+
+FUZZ_TARGETS := ./remoting:FuzzDecodeFrame ./message:FuzzDecodeRecord ./message:FuzzDecodeBatch ./message:FuzzParseProperties
+
+fuzz-short:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+fuzz:
+	$(MAKE) fuzz-short FUZZTIME=2m
+
+test-compat: build
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 12m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
+	$(GO) vet $(PKGS)
+	cd compat-tests && $(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+tidy:
+	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+
+clean:
+	rm -rf $(BIN) data

@@ -1,0 +1,203 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// Broker is one RocketMQ broker: the store, the tables above it, the remoting
+// server and the background goroutines that keep them. The exported fields are
+// for the request handlers in package processor.
+type Broker struct {
+	Config  Config
+	Store   *store.Store
+	Topics  *Topics
+	Groups  *Groups
+	Offsets *Offsets
+	Clients *Clients
+	Holds   *Holds
+	UniqIDs *message.UniqIDGen
+
+	log       zerolog.Logger
+	registrar *registrar
+	server    *remoting.Server
+
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	started  atomic.Bool
+	stopping atomic.Bool
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// New opens the store and the config files; Start serves.
+func New(cfg Config, log zerolog.Logger) (*Broker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log = log.With().Str("component", "broker").Str("brokerName", cfg.BrokerName).Logger()
+	root := cfg.Store.StorePathRootDir
+	b := &Broker{
+		Config:  cfg,
+		Groups:  newGroups(filepath.Join(root, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
+		Offsets: newOffsets(filepath.Join(root, "config", "consumerOffset.json")),
+		Clients: newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
+		log:     log,
+		quit:    make(chan struct{}),
+	}
+	b.registrar = newRegistrar(b)
+	b.Topics = newTopics(filepath.Join(root, "config", "topics.json"), b.registrar.poke)
+	for _, tc := range systemTopics(&b.Config) {
+		b.Topics.putSystem(tc)
+	}
+	for name, load := range map[string]func() error{"topics": b.Topics.load, "groups": b.Groups.load, "offsets": b.Offsets.load} {
+		if err := load(); err != nil {
+			return nil, fmt.Errorf("broker: load %s: %w", name, err)
+		}
+	}
+	st, err := store.Open(cfg.Store, log)
+	if err != nil {
+		return nil, fmt.Errorf("broker: open store: %w", err)
+	}
+	b.Store = st
+	b.Holds = newHolds(st.MaxOffset)
+	st.OnDispatch(func(topic string, queueID int32, _ int64) { b.Holds.Arrived(topic, queueID) })
+	host := cfg.StoreHost()
+	b.UniqIDs = message.NewUniqIDGen(host.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
+	return b, nil
+}
+
+// Start serves requests with h (the processor table) and starts the
+// background work: store flush and dispatch, long-poll holds, persistence,
+// client expiry and name-server registration.
+func (b *Broker) Start(h remoting.Handler) error {
+	if !b.started.CompareAndSwap(false, true) {
+		return errors.New("broker: already started")
+	}
+	if err := b.Store.Start(); err != nil {
+		return fmt.Errorf("broker: start store: %w", err)
+	}
+	b.server = remoting.NewServer(remoting.ServerConfig{
+		Addr:         net.JoinHostPort("0.0.0.0", strconv.Itoa(b.Config.ListenPort)),
+		NumEventLoop: b.Config.ServerWorkerThreads,
+		OnClose:      b.Clients.ConnClosed,
+	}, h, b.log)
+	if err := b.server.Start(); err != nil {
+		_ = b.Store.Shutdown(context.Background())
+		return fmt.Errorf("broker: %w", err)
+	}
+	b.goRun(func() { b.Holds.run(b.quit) })
+	b.goRun(b.persistLoop)
+	b.goRun(b.expireLoop)
+	b.goRun(func() { b.registrar.run(b.quit) })
+	b.log.Info().Str("brokerAddr", b.Config.Addr()).Str("cluster", b.Config.BrokerClusterName).
+		Str("namesrvAddr", b.Config.NamesrvAddr).Msg("broker started")
+	return nil
+}
+
+// Done yields an error if the network engine stops without Shutdown.
+func (b *Broker) Done() <-chan error { return b.server.Done() }
+
+// Shutdown reverses Start: stop accepting, unregister from the name servers,
+// answer parked pulls, persist the tables, flush and close the store. Idempotent.
+func (b *Broker) Shutdown(ctx context.Context) error {
+	b.stopOnce.Do(func() {
+		b.stopping.Store(true)
+		var errs []error
+		if b.started.Load() {
+			b.registrar.unregisterAll(ctx)
+			if err := b.server.Shutdown(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		close(b.quit)
+		b.wg.Wait()
+		_ = b.registrar.client.Close()
+		errs = append(errs, b.persistAll())
+		if err := b.Store.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("store: %w", err))
+		}
+		b.stopErr = errors.Join(errs...)
+		b.log.Info().Err(b.stopErr).Msg("broker stopped")
+	})
+	return b.stopErr
+}
+
+// goRun starts a goroutine owned by the broker; Shutdown waits for it.
+func (b *Broker) goRun(fn func()) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		fn()
+	}()
+}
+
+// Go runs blocking work a handler must not do on its event loop (file
+// deletion, for instance) on a broker-owned goroutine. Refused after Shutdown began.
+func (b *Broker) Go(fn func()) bool {
+	if b.stopping.Load() {
+		return false
+	}
+	b.goRun(fn)
+	return true
+}
+
+// TopicsChanged asks for an immediate registration with the name servers.
+func (b *Broker) TopicsChanged() { b.registrar.poke() }
+
+func (b *Broker) persistLoop() {
+	offsetsEvery := time.Duration(b.Config.FlushConsumerOffsetInterval) * time.Millisecond
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	lastOffsets := time.Now()
+	for {
+		select {
+		case <-b.quit:
+			return
+		case now := <-t.C:
+			b.logPersist(b.Topics.persistIfDirty())
+			b.logPersist(b.Groups.persistIfDirty())
+			if now.Sub(lastOffsets) >= offsetsEvery {
+				lastOffsets = now
+				b.logPersist(b.Offsets.persistIfDirty())
+			}
+		}
+	}
+}
+
+func (b *Broker) persistAll() error {
+	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty())
+}
+
+func (b *Broker) logPersist(err error) {
+	if err != nil {
+		b.log.Error().Err(err).Msg("persist config file")
+	}
+}
+
+func (b *Broker) expireLoop() {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.quit:
+			return
+		case now := <-t.C:
+			b.Clients.expire(now)
+		}
+	}
+}

@@ -1,0 +1,338 @@
+package broker
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Subscription is one consumer group's filter for one topic, as the
+// heartbeat announced it.
+type Subscription struct {
+	Topic          string
+	SubString      string
+	ExpressionType string // TAG or SQL92 (empty means TAG)
+	Tags           []string
+	// Codes are the tag hashes computed here from Tags (Java String.hashCode),
+	// not the client's codeSet: the Go client hashes UTF-8 bytes instead.
+	Codes      map[int64]struct{}
+	SubVersion int64
+}
+
+// NewTagSubscription parses a TAG expression: "*" or "" means all; otherwise
+// tags separated by "||".
+func NewTagSubscription(topic, expr string, subVersion int64) *Subscription {
+	s := &Subscription{Topic: topic, SubString: expr, ExpressionType: "TAG", SubVersion: subVersion}
+	if expr == "" || expr == "*" {
+		s.SubString = "*"
+		return s
+	}
+	for _, t := range splitTags(expr) {
+		s.Tags = append(s.Tags, t)
+	}
+	s.finish()
+	return s
+}
+
+func (s *Subscription) finish() {
+	s.Codes = make(map[int64]struct{}, len(s.Tags))
+	for _, t := range s.Tags {
+		s.Codes[message.TagsHash(t)] = struct{}{}
+	}
+}
+
+// All reports whether the subscription matches every message.
+func (s *Subscription) All() bool { return s.SubString == "*" || s.SubString == "" }
+
+// MatchTagsCode is the ConsumeQueue-level tag filter.
+func (s *Subscription) MatchTagsCode(code int64) bool {
+	if s.All() {
+		return true
+	}
+	_, ok := s.Codes[code]
+	return ok
+}
+
+func splitTags(expr string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(expr); i++ {
+		if i == len(expr) || (expr[i] == '|' && i+1 < len(expr) && expr[i+1] == '|') {
+			if t := trimSpace(expr[start:i]); t != "" {
+				out = append(out, t)
+			}
+			if i < len(expr) {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func trimSpace(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// ConsumerInfo is what one heartbeat says about one consumer group.
+type ConsumerInfo struct {
+	Group            string
+	ConsumeType      string
+	MessageModel     string
+	ConsumeFromWhere string
+	Subscriptions    []*Subscription
+}
+
+// clientChannel is one client connection in a group.
+type clientChannel struct {
+	conn       *remoting.Conn
+	clientID   string
+	language   remoting.LanguageCode
+	version    int32
+	lastUpdate time.Time
+}
+
+type consumerGroup struct {
+	info     ConsumerInfo
+	subs     map[string]*Subscription
+	channels map[uint64]*clientChannel // by Conn.ID
+}
+
+// Clients is the registry of connected producers and consumers, by group.
+// Registrations come from heartbeats and end on UNREGISTER_CLIENT, when the
+// connection closes, or channelExpiredTimeout after the last heartbeat.
+type Clients struct {
+	log     zerolog.Logger
+	expired time.Duration
+
+	mu        sync.RWMutex
+	consumers map[string]*consumerGroup
+	producers map[string]map[uint64]*clientChannel
+}
+
+func newClients(expired time.Duration, log zerolog.Logger) *Clients {
+	return &Clients{
+		log:       log,
+		expired:   expired,
+		consumers: make(map[string]*consumerGroup),
+		producers: make(map[string]map[uint64]*clientChannel),
+	}
+}
+
+// RegisterConsumer records a heartbeat's consumer group. When the group's set
+// of connections or its subscriptions changed, every member is told to
+// rebalance (NOTIFY_CONSUMER_IDS_CHANGED), as Apache's registerConsumer does.
+func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remoting.LanguageCode, version int32,
+	info ConsumerInfo, notify bool) {
+	now := time.Now()
+	cs.mu.Lock()
+	g := cs.consumers[info.Group]
+	if g == nil {
+		g = &consumerGroup{subs: map[string]*Subscription{}, channels: map[uint64]*clientChannel{}}
+		cs.consumers[info.Group] = g
+	}
+	changed := false
+	ch := g.channels[c.ID]
+	if ch == nil {
+		ch = &clientChannel{conn: c}
+		g.channels[c.ID] = ch
+		changed = true
+	}
+	ch.clientID, ch.language, ch.version, ch.lastUpdate = clientID, lang, version, now
+	g.info = info
+	if subsChanged(g.subs, info.Subscriptions) {
+		changed = true
+		g.subs = make(map[string]*Subscription, len(info.Subscriptions))
+		for _, s := range info.Subscriptions {
+			g.subs[s.Topic] = s
+		}
+	}
+	var members []*remoting.Conn
+	if changed && notify {
+		members = groupConns(g)
+	}
+	cs.mu.Unlock()
+	cs.notify(info.Group, members)
+}
+
+func subsChanged(old map[string]*Subscription, subs []*Subscription) bool {
+	if len(old) != len(subs) {
+		return true
+	}
+	for _, s := range subs {
+		o, ok := old[s.Topic]
+		if !ok || o.SubString != s.SubString || o.ExpressionType != s.ExpressionType {
+			return true
+		}
+	}
+	return false
+}
+
+// RegisterProducer records a heartbeat's producer group.
+func (cs *Clients) RegisterProducer(c *remoting.Conn, clientID, group string, lang remoting.LanguageCode, version int32) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	m := cs.producers[group]
+	if m == nil {
+		m = make(map[uint64]*clientChannel)
+		cs.producers[group] = m
+	}
+	m[c.ID] = &clientChannel{conn: c, clientID: clientID, language: lang, version: version, lastUpdate: time.Now()}
+}
+
+// UnregisterConsumer removes one connection from a consumer group.
+func (cs *Clients) UnregisterConsumer(c *remoting.Conn, group string) {
+	cs.mu.Lock()
+	members := cs.removeConsumerLocked(group, c.ID)
+	cs.mu.Unlock()
+	cs.notify(group, members)
+}
+
+// UnregisterProducer removes one connection from a producer group.
+func (cs *Clients) UnregisterProducer(c *remoting.Conn, group string) {
+	cs.mu.Lock()
+	if m := cs.producers[group]; m != nil {
+		delete(m, c.ID)
+		if len(m) == 0 {
+			delete(cs.producers, group)
+		}
+	}
+	cs.mu.Unlock()
+}
+
+// ConnClosed drops every registration made on c and notifies the groups it left.
+func (cs *Clients) ConnClosed(c *remoting.Conn) {
+	cs.dropWhere(func(id uint64, _ *clientChannel) bool { return id == c.ID })
+}
+
+// expire drops registrations not refreshed within channelExpiredTimeout and
+// closes their connections, as Apache's ClientHousekeepingService does.
+func (cs *Clients) expire(now time.Time) {
+	cs.dropWhere(func(_ uint64, ch *clientChannel) bool {
+		if now.Sub(ch.lastUpdate) > cs.expired {
+			cs.log.Info().Str("clientId", ch.clientID).Str("remote", ch.conn.Remote).Msg("client heartbeat expired")
+			ch.conn.Close()
+			return true
+		}
+		return false
+	})
+}
+
+func (cs *Clients) dropWhere(drop func(uint64, *clientChannel) bool) {
+	type notice struct {
+		group   string
+		members []*remoting.Conn
+	}
+	var notices []notice
+	cs.mu.Lock()
+	for name, g := range cs.consumers {
+		for id, ch := range g.channels {
+			if drop(id, ch) {
+				notices = append(notices, notice{name, cs.removeConsumerLocked(name, id)})
+			}
+		}
+	}
+	for name, m := range cs.producers {
+		for id, ch := range m {
+			if drop(id, ch) {
+				delete(m, id)
+			}
+		}
+		if len(m) == 0 {
+			delete(cs.producers, name)
+		}
+	}
+	cs.mu.Unlock()
+	for _, n := range notices {
+		cs.notify(n.group, n.members)
+	}
+}
+
+// removeConsumerLocked removes a connection and returns the remaining members
+// to notify (nil if nothing changed).
+func (cs *Clients) removeConsumerLocked(group string, id uint64) []*remoting.Conn {
+	g := cs.consumers[group]
+	if g == nil {
+		return nil
+	}
+	if _, ok := g.channels[id]; !ok {
+		return nil
+	}
+	delete(g.channels, id)
+	if len(g.channels) == 0 {
+		delete(cs.consumers, group)
+		return nil
+	}
+	return groupConns(g)
+}
+
+func groupConns(g *consumerGroup) []*remoting.Conn {
+	out := make([]*remoting.Conn, 0, len(g.channels))
+	for _, ch := range g.channels {
+		out = append(out, ch.conn)
+	}
+	return out
+}
+
+// notify sends NOTIFY_CONSUMER_IDS_CHANGED (one-way) to each member.
+func (cs *Clients) notify(group string, members []*remoting.Conn) {
+	for _, c := range members {
+		req := remoting.NewRequest(remoting.NotifyConsumerIDsChanged, map[string]string{"consumerGroup": group}, nil)
+		if err := c.Send(req); err != nil {
+			cs.log.Debug().Err(err).Str("consumerGroup", group).Str("remote", c.Remote).Msg("notify consumer ids changed")
+		}
+	}
+}
+
+// ConsumerIDs returns the sorted, de-duplicated client ids of a group's live members.
+func (cs *Clients) ConsumerIDs(group string) []string {
+	cs.mu.RLock()
+	g := cs.consumers[group]
+	var ids []string
+	if g != nil {
+		seen := make(map[string]struct{}, len(g.channels))
+		for _, ch := range g.channels {
+			if _, dup := seen[ch.clientID]; !dup {
+				seen[ch.clientID] = struct{}{}
+				ids = append(ids, ch.clientID)
+			}
+		}
+	}
+	cs.mu.RUnlock()
+	sort.Strings(ids)
+	return ids
+}
+
+// Subscription returns a group's subscription for a topic. groupKnown is false
+// when the group has no live member at all.
+func (cs *Clients) Subscription(group, topic string) (sub *Subscription, groupKnown bool) {
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	g := cs.consumers[group]
+	if g == nil {
+		return nil, false
+	}
+	return g.subs[topic], true
+}
+
+// ConsumerInfo returns a group's last heartbeat data.
+func (cs *Clients) ConsumerInfo(group string) (ConsumerInfo, bool) {
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	g := cs.consumers[group]
+	if g == nil {
+		return ConsumerInfo{}, false
+	}
+	return g.info, true
+}

@@ -1,0 +1,21 @@
+package broker
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/rocketgo/rocketgo/message"
+)
+
+func TestTagSubscription(t *testing.T) {
+	s := NewTagSubscription("T", " TagA ||TagB|| ", 0)
+	if !reflect.DeepEqual(s.Tags, []string{"TagA", "TagB"}) {
+		t.Fatalf("tags %q", s.Tags)
+	}
+	if !s.MatchTagsCode(message.TagsHash("TagA")) || s.MatchTagsCode(message.TagsHash("TagC")) {
+		t.Fatal("tag code matching wrong")
+	}
+	if all := NewTagSubscription("T", "*", 0); !all.All() || !all.MatchTagsCode(123) {
+		t.Fatal("* must match everything")
+	}
+}

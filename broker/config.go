@@ -1,0 +1,144 @@
+package broker
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// Config is Apache's BrokerConfig and NettyServerConfig (the keys rocketgo
+// honours), with MessageStoreConfig in Store. Field tags hold Apache's key names.
+type Config struct {
+	BrokerClusterName string `key:"brokerClusterName"`
+	BrokerName        string `key:"brokerName"`
+	BrokerID          int64  `key:"brokerId"`
+	ListenPort        int    `key:"listenPort"`
+	NamesrvAddr       string `key:"namesrvAddr"` // "ip:port;ip:port"
+	BrokerIP1         string `key:"brokerIP1"`
+	BrokerPermission  int32  `key:"brokerPermission"`
+	RocketmqHome      string `key:"rocketmqHome"`
+
+	AutoCreateTopicEnable             bool   `key:"autoCreateTopicEnable"`
+	AutoCreateSubscriptionGroup       bool   `key:"autoCreateSubscriptionGroup"`
+	DefaultTopicQueueNums             int32  `key:"defaultTopicQueueNums"`
+	ClusterTopicEnable                bool   `key:"clusterTopicEnable"`
+	BrokerTopicEnable                 bool   `key:"brokerTopicEnable"`
+	TraceTopicEnable                  bool   `key:"traceTopicEnable"`
+	MsgTraceTopicName                 string `key:"msgTraceTopicName"`
+	RegisterNameServerPeriod          int    `key:"registerNameServerPeriod"`   // ms
+	RegisterBrokerTimeoutMills        int    `key:"registerBrokerTimeoutMills"` // ms
+	LongPollingEnable                 bool   `key:"longPollingEnable"`
+	ShortPollingTimeMills             int64  `key:"shortPollingTimeMills"`
+	FlushConsumerOffsetInterval       int    `key:"flushConsumerOffsetInterval"` // ms
+	ChannelExpiredTimeout             int64  `key:"channelExpiredTimeout"`       // ms
+	MaxTransferBytesOnMessageInMemory int    `key:"maxTransferBytesOnMessageInMemory"`
+	MaxTransferCountOnMessageInMemory int    `key:"maxTransferCountOnMessageInMemory"`
+	RegionID                          string `key:"regionId"`
+	TraceOn                           bool   `key:"traceOn"`
+	ServerWorkerThreads               int    `key:"serverWorkerThreads"` // event loops; 0 = GOMAXPROCS
+
+	Store store.Config
+}
+
+// Perm bits (Apache PermName).
+const (
+	PermPriority int32 = 0x8
+	PermRead     int32 = 0x4
+	PermWrite    int32 = 0x2
+	PermInherit  int32 = 0x1
+)
+
+// DefaultConfig returns Apache's defaults.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	home, _ := os.UserHomeDir()
+	sc := store.DefaultConfig()
+	sc.StorePathRootDir = filepath.Join(home, "store")
+	return Config{
+		BrokerClusterName:                 "DefaultCluster",
+		BrokerName:                        host,
+		ListenPort:                        10911,
+		NamesrvAddr:                       os.Getenv("NAMESRV_ADDR"),
+		BrokerPermission:                  PermRead | PermWrite,
+		RocketmqHome:                      os.Getenv("ROCKETMQ_HOME"),
+		AutoCreateTopicEnable:             true,
+		AutoCreateSubscriptionGroup:       true,
+		DefaultTopicQueueNums:             8,
+		ClusterTopicEnable:                true,
+		BrokerTopicEnable:                 true,
+		MsgTraceTopicName:                 "RMQ_SYS_TRACE_TOPIC",
+		RegisterNameServerPeriod:          30000,
+		RegisterBrokerTimeoutMills:        24000,
+		LongPollingEnable:                 true,
+		ShortPollingTimeMills:             1000,
+		FlushConsumerOffsetInterval:       5000,
+		ChannelExpiredTimeout:             120000,
+		MaxTransferBytesOnMessageInMemory: 256 * 1024,
+		MaxTransferCountOnMessageInMemory: 32,
+		RegionID:                          "DefaultRegion",
+		TraceOn:                           true,
+		Store:                             sc,
+	}
+}
+
+// Validate checks the config and fills values derived from others.
+func (c *Config) Validate() error {
+	if c.BrokerName == "" {
+		return fmt.Errorf("broker: brokerName is empty")
+	}
+	if c.ListenPort <= 0 || c.ListenPort > 65535 {
+		return fmt.Errorf("broker: listenPort %d out of range", c.ListenPort)
+	}
+	if c.BrokerIP1 == "" {
+		c.BrokerIP1 = localIPv4()
+	}
+	if _, err := netip.ParseAddr(c.BrokerIP1); err != nil {
+		return fmt.Errorf("broker: brokerIP1 %q is not an IP address: %w", c.BrokerIP1, err)
+	}
+	if c.DefaultTopicQueueNums <= 0 {
+		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)
+	}
+	return nil
+}
+
+// Addr is the address clients dial and that goes into routes and message ids.
+func (c *Config) Addr() string {
+	return net.JoinHostPort(c.BrokerIP1, strconv.Itoa(c.ListenPort))
+}
+
+// StoreHost is Addr as a netip.AddrPort, written into every stored record.
+func (c *Config) StoreHost() netip.AddrPort {
+	ip, _ := netip.ParseAddr(c.BrokerIP1)
+	return netip.AddrPortFrom(ip.Unmap(), uint16(c.ListenPort))
+}
+
+// NamesrvAddrs splits namesrvAddr on ';' as Apache does.
+func (c *Config) NamesrvAddrs() []string {
+	var out []string
+	for _, a := range strings.Split(c.NamesrvAddr, ";") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// localIPv4 picks the first non-loopback IPv4 address, as Apache's
+// RemotingUtil.getLocalAddress does, falling back to loopback.
+func localIPv4() string {
+	addrs, err := net.InterfaceAddrs()
+	if err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+				return n.IP.String()
+			}
+		}
+	}
+	return "127.0.0.1"
+}

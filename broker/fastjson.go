@@ -1,0 +1,122 @@
+package broker
+
+// Apache writes config/*.json with fastjson, which puts integer map keys
+// unquoted ({0:12}). Readers must take both that and standard JSON; writers
+// produce the fastjson form so an Apache broker reads our files unchanged.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// quoteBareKeys rewrites fastjson's unquoted numeric object keys as JSON strings.
+func quoteBareKeys(b []byte) []byte {
+	out := make([]byte, 0, len(b)+64)
+	var stack []byte // open brackets
+	inString, escaped, expectKey := false, false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString, expectKey = true, false
+		case '{', '[':
+			stack = append(stack, c)
+			expectKey = c == '{'
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
+		case ' ', '\t', '\n', '\r':
+		default:
+			if expectKey && (c == '-' || (c >= '0' && c <= '9')) {
+				j := i
+				for j < len(b) && (b[j] == '-' || (b[j] >= '0' && b[j] <= '9')) {
+					j++
+				}
+				out = append(out, '"')
+				out = append(out, b[i:j]...)
+				out = append(out, '"')
+				i = j - 1
+				expectKey = false
+				continue
+			}
+			expectKey = false
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// writeConfigFile replaces path with data durably: temp file, fsync, keep the
+// previous content as path.bak, rename, fsync the directory.
+func writeConfigFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", tmp, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if old, err := os.ReadFile(path); err == nil && len(old) > 0 {
+		if err := os.WriteFile(path+".bak", old, 0o644); err != nil {
+			return fmt.Errorf("write %s.bak: %w", path, err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// readConfigFile returns the file's content, falling back to path.bak when the
+// file is missing or empty, as Apache's ConfigManager does. Both missing: nil, nil.
+func readConfigFile(path string) ([]byte, error) {
+	for _, p := range []string{path, path + ".bak"} {
+		b, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			return quoteBareKeys(b), nil
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,74 @@
+// Command mqbroker runs a rocketgo broker. Flags follow Apache's mqbroker
+// script: -c broker.conf, -n "ip:port;ip:port" (overrides namesrvAddr),
+// -p prints the effective configuration and exits.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/processor"
+)
+
+func main() {
+	confFile := flag.String("c", "", "broker config file (Java properties, Apache key names)")
+	namesrv := flag.String("n", "", "name server address list, e.g. 127.0.0.1:9876;127.0.0.2:9876")
+	printConf := flag.Bool("p", false, "print the effective configuration and exit")
+	flag.Parse()
+
+	log := newLogger()
+	cfg := broker.DefaultConfig()
+	if *confFile != "" {
+		if err := config.Load(*confFile, &cfg, log); err != nil {
+			log.Fatal().Err(err).Msg("load config")
+		}
+	}
+	if *namesrv != "" {
+		cfg.NamesrvAddr = *namesrv
+	}
+	if *printConf {
+		for _, kv := range config.Pairs(cfg) {
+			fmt.Printf("%s=%s\n", kv[0], kv[1])
+		}
+		return
+	}
+	b, err := broker.New(cfg, log)
+	if err != nil {
+		log.Fatal().Err(err).Msg("open broker")
+	}
+	if err := b.Start(processor.BrokerTable(b, log)); err != nil {
+		log.Fatal().Err(err).Msg("start broker")
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case s := <-sig:
+		log.Info().Str("signal", s.String()).Msg("shutting down")
+	case err := <-b.Done():
+		log.Error().Err(err).Msg("network engine stopped unexpectedly")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		log.Error().Err(err).Msg("shutdown")
+		os.Exit(1)
+	}
+}
+
+func newLogger() zerolog.Logger {
+	level := zerolog.InfoLevel
+	if l, err := zerolog.ParseLevel(os.Getenv("ROCKETGO_LOG")); err == nil && l != zerolog.NoLevel {
+		level = l
+	}
+	zerolog.TimeFieldFormat = time.RFC3339Nano
+	return zerolog.New(os.Stderr).Level(level).With().Timestamp().Logger()
+}

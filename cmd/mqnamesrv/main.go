@@ -1,0 +1,100 @@
+// Command mqnamesrv runs a rocketgo name server, a drop-in for Apache
+// RocketMQ's mqnamesrv.
+//
+//	mqnamesrv [-c namesrv.properties] [-p]
+//
+// -c loads Apache NamesrvConfig/NettyServerConfig keys from a properties
+// file; -p prints the effective config and exits. The log level comes from
+// ROCKETGO_LOG (default info); logs are JSON on stderr.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"reflect"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/processor"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	configFile := flag.String("c", "", "name server config properties file")
+	printConfig := flag.Bool("p", false, "print all config items and exit")
+	flag.Parse()
+
+	log := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(logLevel())
+
+	cfg := namesrv.DefaultConfig()
+	if *configFile != "" {
+		if err := config.Load(*configFile, &cfg, log); err != nil {
+			log.Error().Err(err).Msg("config not loaded")
+			return 1
+		}
+		log.Info().Str("file", *configFile).Msg("config loaded")
+	}
+	if *printConfig {
+		printFields(cfg)
+		return 0
+	}
+
+	ns, err := namesrv.New(cfg, log)
+	if err != nil {
+		log.Error().Err(err).Msg("name server not created")
+		return 1
+	}
+	if err := ns.Start(processor.NamesrvTable(ns.Routes, ns.KV, cfg, log)); err != nil {
+		log.Error().Err(err).Msg("name server not started")
+		return 1
+	}
+	fmt.Fprintf(os.Stdout, "The Name Server boot success. serializeType=JSON, address %s\n", ns.Addr())
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	code, grace := 0, 10*time.Second
+	select {
+	case s := <-sig:
+		log.Info().Str("signal", s.String()).Msg("shutting down")
+	case err := <-ns.Done():
+		log.Error().Err(err).Msg("remoting engine stopped unexpectedly")
+		// The engine is gone: only housekeeping and the KV file are left to stop.
+		code, grace = 1, time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := ns.Shutdown(ctx); err != nil {
+		log.Error().Err(err).Msg("shutdown incomplete")
+		code = 1
+	}
+	return code
+}
+
+func logLevel() zerolog.Level {
+	lvl, err := zerolog.ParseLevel(os.Getenv("ROCKETGO_LOG"))
+	if err != nil || lvl == zerolog.NoLevel {
+		return zerolog.InfoLevel
+	}
+	return lvl
+}
+
+// printFields writes key=value lines, as Apache's -p does.
+func printFields(cfg namesrv.Config) {
+	v := reflect.ValueOf(cfg)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if key := t.Field(i).Tag.Get("key"); key != "" {
+			fmt.Printf("%s=%v\n", key, v.Field(i).Interface())
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package namesrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Server is a name server: the tables, a Remoting server answering from
+// them, and a housekeeping goroutine that expires silent brokers and
+// persists the KV config.
+type Server struct {
+	Config Config
+	Routes *Routes
+	KV     *KV
+
+	log  zerolog.Logger
+	root zerolog.Logger // for the remoting server, which adds its own component
+
+	mu       sync.Mutex
+	rs       *remoting.Server
+	addr     string
+	started  bool
+	shutdown bool
+	quit     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// New validates cfg and loads the KV config; nothing listens until Start.
+func New(cfg Config, log zerolog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	kv := NewKV(cfg.KvConfigPath)
+	if err := kv.Load(); err != nil {
+		return nil, err
+	}
+	return &Server{
+		Config: cfg,
+		Routes: NewRoutes(cfg),
+		KV:     kv,
+		log:    log.With().Str("component", "namesrv").Logger(),
+		root:   log,
+		quit:   make(chan struct{}),
+	}, nil
+}
+
+// Start listens on bindAddress:listenPort and serves requests with h
+// (processor.NamesrvTable, which namesrv cannot import). Port 0 picks a free
+// port. Start may be called once.
+func (s *Server) Start(h remoting.Handler) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started || s.shutdown {
+		return errors.New("namesrv: already started")
+	}
+	port := s.Config.ListenPort
+	if port == 0 {
+		p, err := freePort(s.Config.BindAddress)
+		if err != nil {
+			return err
+		}
+		port = p
+	}
+	addr := net.JoinHostPort(s.Config.BindAddress, strconv.Itoa(port))
+	rs := remoting.NewServer(remoting.ServerConfig{
+		Addr:         addr,
+		NumEventLoop: s.Config.ServerSelectorThreads,
+		OnClose:      s.connClosed,
+	}, h, s.root)
+	if err := rs.Start(); err != nil {
+		return fmt.Errorf("namesrv: start: %w", err)
+	}
+	s.rs, s.addr, s.started = rs, addr, true
+	s.wg.Add(1)
+	go s.housekeep()
+	s.log.Info().Str("addr", addr).Str("kvConfigPath", s.Config.KvConfigPath).Msg("name server started")
+	return nil
+}
+
+// Addr is the bound "host:port"; "" before Start.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// Done yields the Remoting engine's exit error if it stops without Shutdown;
+// nil before Start.
+func (s *Server) Done() <-chan error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rs == nil {
+		return nil
+	}
+	return s.rs.Done()
+}
+
+// Shutdown stops listening, stops housekeeping and persists the KV config.
+// Idempotent.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return nil
+	}
+	s.shutdown = true
+	rs := s.rs
+	close(s.quit)
+	s.mu.Unlock()
+
+	var errs []error
+	if rs != nil {
+		if err := rs.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("namesrv: wait for housekeeping: %w", ctx.Err()))
+	}
+	if err := s.persistIfDirty(); err != nil {
+		errs = append(errs, err)
+	}
+	s.log.Info().Msg("name server stopped")
+	return errors.Join(errs...)
+}
+
+// connClosed runs on the connection's event loop: brokers registered over it
+// are gone at once.
+func (s *Server) connClosed(c *remoting.Conn) {
+	for _, b := range s.Routes.ConnClosed(c.ID) {
+		s.log.Info().Str("clusterName", b.Cluster).Str("brokerAddr", b.Addr).
+			Str("remote", c.Remote).Msg("broker connection closed; broker removed")
+	}
+}
+
+func (s *Server) housekeep() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.Config.scanInterval())
+	defer t.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case now := <-t.C:
+			for _, b := range s.Routes.Expire(now) {
+				s.log.Warn().Str("clusterName", b.Cluster).Str("brokerAddr", b.Addr).Msg("broker expired")
+			}
+		case <-s.KV.dirty:
+			if err := s.KV.Persist(); err != nil {
+				s.log.Error().Err(err).Msg("kv config not persisted")
+			}
+		}
+	}
+}
+
+func (s *Server) persistIfDirty() error {
+	select {
+	case <-s.KV.dirty:
+		return s.KV.Persist()
+	default:
+		return nil
+	}
+}
+
+// freePort asks the kernel for a free port on host. The remoting server does
+// not report the port it bound, so this is racy in principle; tests only.
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("namesrv: pick free port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		return 0, fmt.Errorf("namesrv: pick free port: %w", err)
+	}
+	return port, nil
+}

@@ -1,0 +1,121 @@
+package namesrv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// gnet's ants pool starts two goroutines when the package is imported.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
+}
+
+func testLogger() zerolog.Logger {
+	if os.Getenv("ROCKETGO_LOG") == "debug" {
+		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
+	}
+	return zerolog.Nop()
+}
+
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an outcome
+	}
+}
+
+// testConfig returns a config for tests: loopback, free port, temp KV file.
+func testConfig(t *testing.T) Config {
+	cfg := DefaultConfig()
+	cfg.BindAddress = "127.0.0.1"
+	cfg.ListenPort = 0
+	cfg.ServerSelectorThreads = 1
+	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	return cfg
+}
+
+type nopHandler struct{}
+
+func (nopHandler) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+func TestServerLifecycle(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ScanNotActiveBrokerInterval = 10
+	s, err := New(cfg, testLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(nopHandler{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	if s.Addr() == "" {
+		t.Fatal("no address")
+	}
+	if err := s.Start(nopHandler{}); err == nil {
+		t.Fatal("second Start accepted")
+	}
+
+	cl := remoting.NewClient(testLogger())
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cl.Invoke(ctx, s.Addr(), remoting.NewRequest(remoting.GetBrokerClusterInfo, nil, nil))
+	if err != nil || resp.Code != remoting.Success {
+		t.Fatalf("invoke: %v %+v", err, resp)
+	}
+
+	// Housekeeping expires silent brokers and persists the KV table.
+	reg := masterReg("broker-a", "127.0.0.1:10911", 0, "T", "U")
+	reg.HeartbeatTimeout = time.Millisecond
+	mustRegister(t, s.Routes, reg, time.Now())
+	waitFor(t, 5*time.Second, func() bool { _, err := s.Routes.Route("T"); return err != nil })
+	s.KV.Put("ns", "k", "v")
+	waitFor(t, 5*time.Second, func() bool { _, err := os.Stat(cfg.KvConfigPath); return err == nil })
+
+	s.KV.Put("ns", "k2", "v2") // persisted by Shutdown at the latest
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatalf("second Shutdown: %v", err)
+	}
+	kv := NewKV(cfg.KvConfigPath)
+	if err := kv.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := kv.Value("ns", "k2"); v != "v2" {
+		t.Fatalf("k2 = %q after shutdown", v)
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ListenPort = 70000
+	if _, err := New(cfg, testLogger()); err == nil {
+		t.Fatal("bad port accepted")
+	}
+	s, err := New(testConfig(t), testLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(context.Background()); err != nil { // never started
+		t.Fatal(err)
+	}
+}

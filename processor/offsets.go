@@ -1,0 +1,108 @@
+package processor
+
+import (
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+type queueHeader struct {
+	topic   string
+	queueID int32
+}
+
+func parseQueueHeader(req *remoting.Command) (h queueHeader, err error) {
+	if h.topic, err = req.RequireStr("topic"); err != nil {
+		return
+	}
+	h.queueID, err = req.Int32("queueId")
+	return
+}
+
+func offsetResponse(req *remoting.Command, offset int64) *remoting.Command {
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.SetInt64("offset", offset)
+	return resp
+}
+
+func (p *brokerProcs) queryConsumerOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	group, err := req.RequireStr("consumerGroup")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	if off, ok := p.b.Offsets.Query(group, h.topic, h.queueID); ok {
+		return offsetResponse(req, off)
+	}
+	// Apache answers 0 for a new group while the queue still starts at 0 (and
+	// its first message is in memory): a new group reads a young topic from the
+	// start whatever its consumeFromWhere. rocketgo keeps that behaviour.
+	if p.b.Store.MinOffset(h.topic, h.queueID) <= 0 || req.Bool("setZeroIfNotFound") {
+		return offsetResponse(req, 0)
+	}
+	return remoting.NewResponse(req, remoting.QueryNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
+}
+
+func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	group, err := req.RequireStr("consumerGroup")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	off, err := req.Int64("commitOffset")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	if _, ok := p.b.Topics.Get(h.topic); !ok {
+		return remoting.NewResponse(req, remoting.TopicNotExist, "Topic "+h.topic+" not exist!")
+	}
+	p.b.Offsets.Commit(group, h.topic, h.queueID, off)
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+func (p *brokerProcs) maxOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	return offsetResponse(req, p.b.Store.MaxOffset(h.topic, h.queueID))
+}
+
+func (p *brokerProcs) minOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	return offsetResponse(req, p.b.Store.MinOffset(h.topic, h.queueID))
+}
+
+func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	ts, err := req.Int64("timestamp")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	return offsetResponse(req, p.b.Store.OffsetByTime(h.topic, h.queueID, ts))
+}
+
+func (p *brokerProcs) earliestMsgStoreTime(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	ts, err := p.b.Store.EarliestMessageTime(h.topic, h.queueID)
+	if err != nil {
+		// Apache answers SUCCESS with -1 when the queue has no message.
+		ts = -1
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.SetInt64("timestamp", ts)
+	return resp
+}

@@ -1,0 +1,278 @@
+package processor
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// sendHeader is SendMessageRequestHeader; V2 requests (310, 320, 325) carry
+// the same fields under one-letter keys.
+type sendHeader struct {
+	producerGroup         string
+	topic                 string
+	defaultTopic          string
+	defaultTopicQueueNums int32
+	queueID               int32
+	sysFlag               int32
+	bornTimestamp         int64
+	flag                  int32
+	properties            string
+	reconsumeTimes        int32
+	maxReconsumeTimes     int32
+	batch                 bool
+}
+
+var (
+	sendKeysLong = [...]string{"producerGroup", "topic", "defaultTopic", "defaultTopicQueueNums", "queueId",
+		"sysFlag", "bornTimestamp", "flag", "properties", "reconsumeTimes", "maxReconsumeTimes", "batch"}
+	sendKeysV2 = [...]string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "l", "m"}
+)
+
+func parseSendHeader(req *remoting.Command) (h sendHeader, err error) {
+	keys := &sendKeysLong
+	switch req.Code {
+	case remoting.SendMessageV2, remoting.SendBatchMessage, remoting.SendReplyMessageV2:
+		keys = &sendKeysV2
+	}
+	if h.producerGroup, err = req.RequireStr(keys[0]); err != nil {
+		return h, err
+	}
+	if h.topic, err = req.RequireStr(keys[1]); err != nil {
+		return h, err
+	}
+	if h.defaultTopic, err = req.RequireStr(keys[2]); err != nil {
+		return h, err
+	}
+	if h.defaultTopicQueueNums, err = req.Int32(keys[3]); err != nil {
+		return h, err
+	}
+	if h.queueID, err = req.Int32(keys[4]); err != nil {
+		return h, err
+	}
+	if h.sysFlag, err = req.Int32(keys[5]); err != nil {
+		return h, err
+	}
+	if h.bornTimestamp, err = req.Int64(keys[6]); err != nil {
+		return h, err
+	}
+	if h.flag, err = req.Int32(keys[7]); err != nil {
+		return h, err
+	}
+	h.properties = req.Str(keys[8])
+	h.reconsumeTimes = int32(req.OptInt64(keys[9], 0))
+	h.maxReconsumeTimes = int32(req.OptInt64(keys[10], 0))
+	h.batch = req.Bool(keys[11]) || req.Code == remoting.SendBatchMessage
+	return h, nil
+}
+
+// errSendRefused carries the response code Apache's send checks answer with.
+type errSendRefused struct {
+	code   int32
+	remark string
+}
+
+func (e *errSendRefused) Error() string { return e.remark }
+
+func refuse(code int32, format string, args ...any) error {
+	return &errSendRefused{code: code, remark: fmt.Sprintf(format, args...)}
+}
+
+// notAllowedSendTopics are system topics producers may not write (TopicValidator).
+var notAllowedSendTopics = map[string]bool{
+	broker.ScheduleTopic:          true,
+	"RMQ_SYS_TRANS_HALF_TOPIC":    true,
+	"RMQ_SYS_TRANS_OP_HALF_TOPIC": true,
+	"TRANS_CHECK_MAX_TIME_TOPIC":  true,
+}
+
+func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseSendHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	tc, err := p.checkSend(&h)
+	if err != nil {
+		return p.sendError(req, err)
+	}
+	queueID := h.queueID
+	if queueID < 0 {
+		queueID = rand.Int32N(tc.WriteQueueNums)
+	}
+	bornHost, _ := netip.ParseAddrPort(c.Remote)
+	base := store.PutMessage{
+		Topic:          h.topic,
+		QueueID:        queueID,
+		SysFlag:        h.sysFlag,
+		BornTimestamp:  h.bornTimestamp,
+		BornHost:       bornHost,
+		StoreHost:      p.b.Config.StoreHost(),
+		ReconsumeTimes: h.reconsumeTimes,
+	}
+	if req.Code == remoting.SendBatchMessage {
+		return p.sendBatch(c, req, &h, base)
+	}
+	if len(req.Body) > p.b.Config.Store.MaxMessageSize {
+		return remoting.NewResponse(req, remoting.MessageIllegal,
+			fmt.Sprintf("the message body size over max value, MAX: %d", p.b.Config.Store.MaxMessageSize))
+	}
+	props := []byte(h.properties)
+	uniq := message.Property(h.properties, message.PropUniqClientMessageID)
+	if uniq == "" {
+		uniq = p.b.UniqIDs.Next(time.Now())
+		props = message.AppendProperty(props, message.PropUniqClientMessageID, uniq)
+	}
+	props = message.AppendProperty(props, message.PropCluster, p.b.Config.BrokerClusterName)
+	m := base
+	m.Flag = h.flag
+	m.Body = req.Body
+	m.Properties = string(props)
+	m.TagsCode = tagsCode(m.Properties)
+	res, err := p.b.Store.Put(&m)
+	if err != nil {
+		return p.sendError(req, err)
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Set("msgId", message.OffsetMsgID(m.StoreHost, res.PhysicalOffset))
+	resp.SetInt64("queueId", int64(queueID))
+	resp.SetInt64("queueOffset", res.QueueOffset)
+	resp.Set("transactionId", uniq)
+	p.setSendExtras(resp)
+	return p.afterPut(c, req, resp, res.PhysicalOffset+int64(res.WroteBytes), m.Properties)
+}
+
+func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *sendHeader, base store.PutMessage) *remoting.Command {
+	if strings.HasPrefix(h.topic, broker.RetryGroupPrefix) {
+		return remoting.NewResponse(req, remoting.MessageIllegal, "batch request does not support retry group "+h.topic)
+	}
+	var batchProps []byte
+	batchProps = append(batchProps, h.properties...)
+	batchProps = message.AppendProperty(batchProps, message.PropCluster, p.b.Config.BrokerClusterName)
+	var msgs []store.PutMessage
+	err := message.DecodeBatch(req.Body, func(flag int32, body, props []byte) error {
+		if len(body) > p.b.Config.Store.MaxMessageSize {
+			return refuse(remoting.MessageIllegal, "the message body size over max value, MAX: %d", p.b.Config.Store.MaxMessageSize)
+		}
+		m := base
+		m.Flag = flag
+		m.Body = body
+		m.Properties = string(message.JoinProperties(nil, string(props), string(batchProps)))
+		m.TagsCode = tagsCode(m.Properties)
+		msgs = append(msgs, m)
+		return nil
+	})
+	if err != nil {
+		var r *errSendRefused
+		if errors.As(err, &r) {
+			return p.sendError(req, err)
+		}
+		return remoting.NewResponse(req, remoting.MessageIllegal, "bad batch body: "+err.Error())
+	}
+	if len(msgs) == 0 {
+		return remoting.NewResponse(req, remoting.MessageIllegal, "empty batch")
+	}
+	results, err := p.b.Store.PutBatch(msgs)
+	if err != nil {
+		return p.sendError(req, err)
+	}
+	ids := make([]byte, 0, len(results)*33)
+	for i, r := range results {
+		if i > 0 {
+			ids = append(ids, ',')
+		}
+		ids = message.AppendOffsetMsgID(ids, base.StoreHost, r.PhysicalOffset)
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Set("msgId", string(ids))
+	resp.SetInt64("queueId", int64(base.QueueID))
+	resp.SetInt64("queueOffset", results[0].QueueOffset)
+	p.setSendExtras(resp)
+	last := results[len(results)-1]
+	return p.afterPut(c, req, resp, last.PhysicalOffset+int64(last.WroteBytes), h.properties)
+}
+
+func (p *brokerProcs) setSendExtras(resp *remoting.Command) {
+	resp.Set("MSG_REGION", p.b.Config.RegionID)
+	resp.Set("TRACE_ON", strconv.FormatBool(p.b.Config.TraceOn))
+}
+
+// afterPut answers now, or, with SYNC_FLUSH and WAIT not false, once the
+// store has flushed past end (group commit answers from its own goroutine).
+func (p *brokerProcs) afterPut(c *remoting.Conn, req, resp *remoting.Command, end int64, props string) *remoting.Command {
+	if p.b.Config.Store.FlushDiskType != store.SyncFlush || message.Property(props, message.PropWaitStoreMsgOK) == "false" {
+		return resp
+	}
+	p.b.Store.WaitFlush(end, func(err error) {
+		if err != nil {
+			resp.Code = remoting.FlushDiskTimeout
+			resp.Remark = err.Error()
+		}
+		if !req.IsOneway() {
+			c.Reply(resp)
+		}
+	})
+	return nil
+}
+
+// checkSend applies Apache's msgCheck: topic name, broker and topic
+// permissions, auto-creation, queue id range.
+func (p *brokerProcs) checkSend(h *sendHeader) (*broker.TopicConfig, error) {
+	if p.b.Config.BrokerPermission&broker.PermWrite == 0 {
+		return nil, refuse(remoting.NoPermission, "the broker[%s] sending message is forbidden", p.b.Config.Addr())
+	}
+	if err := broker.ValidTopicName(h.topic); err != nil {
+		return nil, refuse(remoting.SystemError, "%s", strings.TrimPrefix(err.Error(), "broker: topic name invalid: "))
+	}
+	if notAllowedSendTopics[h.topic] {
+		return nil, refuse(remoting.NoPermission, "Sending message to topic[%s] is forbidden.", h.topic)
+	}
+	tc, ok := p.b.Topics.Get(h.topic)
+	if !ok {
+		var err error
+		if broker.IsRetryTopic(h.topic) {
+			tc, _ = p.b.Topics.CreateIfAbsent(broker.TopicConfig{TopicName: h.topic, ReadQueueNums: 1,
+				WriteQueueNums: 1, Perm: broker.PermRead | broker.PermWrite})
+		} else if tc, err = p.b.Topics.AutoCreate(h.topic, h.defaultTopic, h.defaultTopicQueueNums); err != nil {
+			return nil, refuse(remoting.TopicNotExist, "topic[%s] not exist, apply first please!", h.topic)
+		}
+		p.log.Info().Str("topic", h.topic).Int32("queueNums", tc.WriteQueueNums).Msg("topic auto-created on send")
+	}
+	if !tc.Writable() {
+		return nil, refuse(remoting.NoPermission, "the topic[%s] sending message is forbidden", h.topic)
+	}
+	if h.queueID >= max(tc.WriteQueueNums, tc.ReadQueueNums) {
+		return nil, refuse(remoting.SystemError, "request queueId[%d] is illegal, %s Producer: %s", h.queueID, h.topic, h.producerGroup)
+	}
+	return tc, nil
+}
+
+func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Command {
+	var r *errSendRefused
+	switch {
+	case errors.As(err, &r):
+		return remoting.NewResponse(req, r.code, r.remark)
+	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
+		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch):
+		return remoting.NewResponse(req, remoting.MessageIllegal, err.Error())
+	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted):
+		return remoting.NewResponse(req, remoting.ServiceNotAvailable, "service not available now: "+err.Error())
+	}
+	return p.fail(req, err)
+}
+
+// tagsCode is the ConsumeQueue tag hash of a message's TAGS property.
+func tagsCode(props string) int64 {
+	if t := message.Property(props, message.PropTags); t != "" {
+		return message.TagsHash(t)
+	}
+	return 0
+}

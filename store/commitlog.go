@@ -1,0 +1,120 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/rocketgo/rocketgo/message"
+)
+
+// commitLog is the sequence of commit log files. Appends happen under
+// Store.mu; maxOffset publishes the end of complete records.
+type commitLog struct {
+	q mappedQueue
+
+	maxOffset    atomic.Int64 // end of the last complete record
+	flushedWhere atomic.Int64 // msync'ed up to here
+	lastStoreTs  atomic.Int64 // store time of the newest record, stored after maxOffset
+}
+
+// minOffset is the start of the first file (0 when empty).
+func (cl *commitLog) minOffset() int64 {
+	cl.q.mu.RLock()
+	defer cl.q.mu.RUnlock()
+	if len(cl.q.files) == 0 {
+		return 0
+	}
+	return cl.q.files[0].start
+}
+
+// read appends the size bytes at phy to dst if they lie inside written
+// data of one file.
+func (cl *commitLog) read(dst []byte, phy int64, size int32) ([]byte, bool) {
+	if size <= 0 || phy < 0 || phy+int64(size) > cl.maxOffset.Load() {
+		return dst, false
+	}
+	cl.q.mu.RLock()
+	defer cl.q.mu.RUnlock()
+	mf := cl.q.findLocked(phy)
+	if mf == nil || mf.data == nil {
+		return dst, false
+	}
+	pos := phy - mf.start
+	if pos+int64(size) > mf.wrote.Load() {
+		return dst, false
+	}
+	return append(dst, mf.data[pos:pos+int64(size)]...), true
+}
+
+// readInt64 reads the big-endian long at phy+off of a record (for store
+// timestamps) without copying the record.
+func (cl *commitLog) recordStoreTimestamp(phy int64) (int64, bool) {
+	var hdr [message.PosBornHost + 20 + 8]byte
+	b, ok := cl.read(hdr[:0], phy, message.PosSysFlag+4)
+	if !ok {
+		return 0, false
+	}
+	sysFlag := int32(be32(b[message.PosSysFlag:]))
+	pos := message.StoreTimestampPos(sysFlag)
+	b, ok = cl.read(hdr[:0], phy, int32(pos+8))
+	if !ok {
+		return 0, false
+	}
+	return int64(be64(b[pos:])), true
+}
+
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+func be64(b []byte) uint64 { return uint64(be32(b))<<32 | uint64(be32(b[4:])) }
+
+// scanResult is what checking one record yields (checkMessageAndReturnSize).
+type scanResult int
+
+const (
+	scanOK    scanResult = iota // a valid message record
+	scanBlank                   // end-of-file BLANK: continue at the next file
+	scanEnd                     // no valid record here: end of data
+)
+
+// checkRecord validates the record at the start of b.
+func checkRecord(b []byte, checkCRC bool) (message.RecordView, scanResult, error) {
+	v, _, err := message.DecodeRecordView(b)
+	switch {
+	case err == nil:
+	case errors.Is(err, message.ErrBlank):
+		return v, scanBlank, nil
+	default:
+		return v, scanEnd, err
+	}
+	if checkCRC && message.BodyCRC(v.Body) != v.BodyCRC {
+		return v, scanEnd, fmt.Errorf("body crc %#x, stored %#x: %w", message.BodyCRC(v.Body), v.BodyCRC, message.ErrCorrupt)
+	}
+	return v, scanOK, nil
+}
+
+// scanFrom walks valid records from file index i and returns the end of
+// valid data (CommitLog.recoverNormally/Abnormally's processOffset) and why
+// it stopped (nil when it ran off the last file).
+func (cl *commitLog) scanFrom(i int, checkCRC bool) (int64, error) {
+	files := cl.q.files
+	end := files[i].start
+	for ; i < len(files); i++ {
+		mf := files[i]
+		pos := int64(0)
+		for pos < mf.size {
+			v, res, err := checkRecord(mf.data[pos:], checkCRC)
+			if res == scanEnd {
+				return mf.start + pos, err
+			}
+			if res == scanBlank {
+				pos = mf.size
+				break
+			}
+			pos += int64(v.TotalSize)
+		}
+		end = mf.start + pos
+	}
+	return end, nil
+}

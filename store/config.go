@@ -1,0 +1,157 @@
+package store
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// FlushDiskType is Apache's flushDiskType.
+type FlushDiskType int
+
+// Flush disk types.
+const (
+	AsyncFlush FlushDiskType = iota
+	SyncFlush
+)
+
+func (t FlushDiskType) String() string {
+	switch t {
+	case AsyncFlush:
+		return "ASYNC_FLUSH"
+	case SyncFlush:
+		return "SYNC_FLUSH"
+	}
+	return "FlushDiskType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// MarshalText writes the Apache name.
+func (t FlushDiskType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText parses ASYNC_FLUSH or SYNC_FLUSH (case-insensitive).
+func (t *FlushDiskType) UnmarshalText(b []byte) error {
+	switch strings.ToUpper(strings.TrimSpace(string(b))) {
+	case "ASYNC_FLUSH":
+		*t = AsyncFlush
+	case "SYNC_FLUSH":
+		*t = SyncFlush
+	default:
+		return fmt.Errorf("store: flushDiskType %q: want ASYNC_FLUSH or SYNC_FLUSH", b)
+	}
+	return nil
+}
+
+// Config mirrors Apache's MessageStoreConfig (the keys this store uses).
+type Config struct {
+	// StorePathRootDir is the store directory (default $HOME/store).
+	StorePathRootDir string `key:"storePathRootDir"`
+	// StorePathCommitLog overrides <root>/commitlog (single path only).
+	StorePathCommitLog string `key:"storePathCommitLog"`
+	// MappedFileSizeCommitLog is the size of each commit log file (1 GiB).
+	MappedFileSizeCommitLog int64 `key:"mappedFileSizeCommitLog"`
+	// MappedFileSizeConsumeQueue is the size of each consume queue file in
+	// bytes (300000 entries × 20); rounded up to a multiple of 20.
+	MappedFileSizeConsumeQueue int64 `key:"mappedFileSizeConsumeQueue"`
+	// FlushDiskType: ASYNC_FLUSH or SYNC_FLUSH (the broker decides who waits).
+	FlushDiskType FlushDiskType `key:"flushDiskType"`
+	// FlushIntervalCommitLog is the async flush period in ms (500).
+	FlushIntervalCommitLog int `key:"flushIntervalCommitLog"`
+	// FlushCommitLogLeastPages: flush only with this many dirty 4 KiB pages (4).
+	FlushCommitLogLeastPages int `key:"flushCommitLogLeastPages"`
+	// FlushCommitLogThoroughInterval: flush everything at least this often, ms (10000).
+	FlushCommitLogThoroughInterval int `key:"flushCommitLogThoroughInterval"`
+	// FlushIntervalConsumeQueue is the consume queue flush period in ms (1000).
+	FlushIntervalConsumeQueue int `key:"flushIntervalConsumeQueue"`
+	// FlushConsumeQueueLeastPages (2).
+	FlushConsumeQueueLeastPages int `key:"flushConsumeQueueLeastPages"`
+	// FlushConsumeQueueThoroughInterval in ms (60000); also writes the checkpoint.
+	FlushConsumeQueueThoroughInterval int `key:"flushConsumeQueueThoroughInterval"`
+	// MaxMessageSize limits the body, in bytes (4 MiB).
+	MaxMessageSize int `key:"maxMessageSize"`
+	// SyncFlushTimeout bounds WaitFlush, in ms (5000).
+	SyncFlushTimeout int64 `key:"syncFlushTimeout"`
+	// CheckCRCOnRecover verifies body CRCs during recovery (true).
+	CheckCRCOnRecover bool `key:"checkCRCOnRecover"`
+	// MessageDelayLevel lists the delay levels; used to compute the tags
+	// code (delivery time) of SCHEDULE_TOPIC_XXXX entries.
+	MessageDelayLevel string `key:"messageDelayLevel"`
+}
+
+// DefaultConfig returns Apache's defaults.
+func DefaultConfig() Config {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "."
+	}
+	return Config{
+		StorePathRootDir:                  filepath.Join(home, "store"),
+		MappedFileSizeCommitLog:           1073741824,
+		MappedFileSizeConsumeQueue:        300000 * cqEntrySize,
+		FlushDiskType:                     AsyncFlush,
+		FlushIntervalCommitLog:            500,
+		FlushCommitLogLeastPages:          4,
+		FlushCommitLogThoroughInterval:    10000,
+		FlushIntervalConsumeQueue:         1000,
+		FlushConsumeQueueLeastPages:       2,
+		FlushConsumeQueueThoroughInterval: 60000,
+		MaxMessageSize:                    4194304,
+		SyncFlushTimeout:                  5000,
+		CheckCRCOnRecover:                 true,
+		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
+	}
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	switch {
+	case c.StorePathRootDir == "":
+		return fmt.Errorf("store config: storePathRootDir empty")
+	case c.MappedFileSizeCommitLog < 4096 || c.MappedFileSizeCommitLog > 1<<31-1:
+		return fmt.Errorf("store config: mappedFileSizeCommitLog %d out of range", c.MappedFileSizeCommitLog)
+	case c.MappedFileSizeConsumeQueue < cqEntrySize || c.MappedFileSizeConsumeQueue > 1<<31-1:
+		return fmt.Errorf("store config: mappedFileSizeConsumeQueue %d out of range", c.MappedFileSizeConsumeQueue)
+	case c.FlushDiskType != AsyncFlush && c.FlushDiskType != SyncFlush:
+		return fmt.Errorf("store config: flushDiskType %v", c.FlushDiskType)
+	case c.FlushIntervalCommitLog <= 0 || c.FlushIntervalConsumeQueue <= 0:
+		return fmt.Errorf("store config: flush intervals must be positive")
+	case c.MaxMessageSize <= 0:
+		return fmt.Errorf("store config: maxMessageSize %d", c.MaxMessageSize)
+	case c.SyncFlushTimeout <= 0:
+		return fmt.Errorf("store config: syncFlushTimeout %d", c.SyncFlushTimeout)
+	}
+	if _, err := parseDelayLevels(c.MessageDelayLevel); err != nil {
+		return err
+	}
+	return nil
+}
+
+// cqFileSize is MappedFileSizeConsumeQueue rounded up to whole entries.
+func (c *Config) cqFileSize() int64 {
+	return (c.MappedFileSizeConsumeQueue + cqEntrySize - 1) / cqEntrySize * cqEntrySize
+}
+
+func (c *Config) commitLogDir() string {
+	if c.StorePathCommitLog != "" {
+		return c.StorePathCommitLog
+	}
+	return filepath.Join(c.StorePathRootDir, "commitlog")
+}
+
+// parseDelayLevels parses "1s 5s 1m 2h 1d" into ms per level (index 0 = level 1).
+func parseDelayLevels(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Fields(s) {
+		if len(f) < 2 {
+			return nil, fmt.Errorf("store config: messageDelayLevel %q: bad level %q", s, f)
+		}
+		unit := map[byte]int64{'s': 1000, 'm': 60000, 'h': 3600000, 'd': 86400000}[f[len(f)-1]]
+		n, err := strconv.ParseInt(f[:len(f)-1], 10, 64)
+		if unit == 0 || err != nil || n < 0 {
+			return nil, fmt.Errorf("store config: messageDelayLevel %q: bad level %q", s, f)
+		}
+		out = append(out, n*unit)
+	}
+	return out, nil
+}

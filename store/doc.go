@@ -1,0 +1,32 @@
+// Package store keeps messages on disk in Apache RocketMQ's layout: an
+// Apache store directory opens as-is and ours opens in Apache.
+//
+//	<storePathRootDir>/
+//	  commitlog/<20-digit start offset>          mapped, mappedFileSizeCommitLog bytes each
+//	  consumequeue/<topic>/<queueId>/<20 digits>  mapped, 20-byte entries
+//	  checkpoint                                   4096 bytes of timestamps
+//	  abort                                        exists while the store is open
+//	  lock                                         fcntl range lock [0,1)
+//
+// Owns: CommitLog, ConsumeQueue, checkpoint; flush, dispatch, recovery.
+// Never: parses frames; knows clients or request codes; makes a caller wait
+// on fsync unless it asked (WaitFlush).
+//
+// Invariants:
+//   - CommitLog offsets and queue offsets are assigned under the append lock
+//     (Store.mu), never reused.
+//   - Bytes below a mapped file's write position are immutable until
+//     recovery truncates them (only before Start).
+//   - Mapped files are unmapped only by recovery, DeleteTopic (consume
+//     queues, under the queue's write lock) and Shutdown after the goroutines
+//     stopped; readers copy record bytes out under the file list's read lock.
+//   - ConsumeQueue entries are built only by the dispatcher (or Open), in
+//     commit log order; MaxOffset counts dispatched entries.
+//
+// Goroutines: dispatch, commit log flush (+ group commit), consume queue
+// flush; started by Start, stopped and awaited by Shutdown.
+//
+// Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
+// log file list (read) → Store.cqMu → consumeQueue file list. Nothing holds
+// Store.cqMu or a consume queue lock while taking Store.mu.
+package store

@@ -1,0 +1,19 @@
+package store
+
+import "errors"
+
+// Sentinel errors (wrapped with context where they are returned).
+var (
+	ErrClosed             = errors.New("store: closed")
+	ErrNotStarted         = errors.New("store: not started")
+	ErrMessageTooLarge    = errors.New("store: message too large")
+	ErrPropertiesTooLarge = errors.New("store: properties too large")
+	ErrTopicTooLong       = errors.New("store: topic too long")
+	ErrBadBatch           = errors.New("store: bad batch")
+	ErrFlushTimeout       = errors.New("store: flush timeout")
+	ErrCorrupt            = errors.New("store: corrupt data")
+	ErrBadFileSize        = errors.New("store: mapped file size differs from config")
+	ErrLocked             = errors.New("store: locked by another process")
+	ErrNotFound           = errors.New("store: message not found")
+	ErrNoQueue            = errors.New("store: consume queue not found")
+)

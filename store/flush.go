@@ -1,0 +1,187 @@
+package store
+
+import (
+	"fmt"
+	"time"
+)
+
+// flushReq is a WaitFlush waiter (GroupCommitRequest).
+type flushReq struct {
+	end      int64
+	deadline time.Time
+	done     func(error)
+}
+
+// WaitFlush calls done from the flush goroutine once the commit log is
+// fsynced up to phyOffsetEnd, or with ErrFlushTimeout after
+// SyncFlushTimeout, or with ErrClosed if the store shuts down first
+// without covering it. Waiters are served together (group commit).
+func (s *Store) WaitFlush(phyOffsetEnd int64, done func(error)) {
+	s.flushMu.Lock()
+	if s.closing.Load() {
+		s.flushMu.Unlock()
+		done(ErrClosed)
+		return
+	}
+	s.flushReqs = append(s.flushReqs, flushReq{
+		end:      phyOffsetEnd,
+		deadline: time.Now().Add(time.Duration(s.cfg.SyncFlushTimeout) * time.Millisecond),
+		done:     done,
+	})
+	s.flushMu.Unlock()
+	s.signal(s.flushCh)
+}
+
+// flushCommitLogLoop is FlushRealTimeService plus GroupCommitService.
+func (s *Store) flushCommitLogLoop() {
+	interval := time.Duration(s.cfg.FlushIntervalCommitLog) * time.Millisecond
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	// While waiters are pending, poll for their deadlines.
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	lastThorough := time.Now()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+			least := s.cfg.FlushCommitLogLeastPages
+			if time.Since(lastThorough) >= time.Duration(s.cfg.FlushCommitLogThoroughInterval)*time.Millisecond {
+				least = 0
+				lastThorough = time.Now()
+			}
+			s.flushCommitLogLogged(least)
+		case <-s.flushCh:
+			s.flushCommitLogLogged(0)
+		case <-poll.C:
+			s.flushMu.Lock()
+			n := len(s.flushReqs)
+			s.flushMu.Unlock()
+			if n == 0 {
+				continue
+			}
+			s.flushCommitLogLogged(0)
+		}
+		s.answerFlushWaiters(false)
+	}
+}
+
+func (s *Store) flushCommitLogLogged(leastPages int) {
+	if err := s.flushCommitLog(leastPages); err != nil {
+		s.flushMu.Lock()
+		first := s.flushErr == nil
+		if first {
+			s.flushErr = err
+		}
+		s.flushMu.Unlock()
+		if first {
+			s.log.Error().Err(err).Msg("commit log flush failed")
+		}
+	}
+}
+
+// flushCommitLog msyncs the commit log and advances the checkpoint's
+// physic timestamp when everything sampled was flushed.
+func (s *Store) flushCommitLog(leastPages int) error {
+	ts := s.cl.lastStoreTs.Load() // before maxOffset: its record ends at or before target
+	target := s.cl.maxOffset.Load()
+	where, err := s.cl.q.flush(leastPages, false)
+	if where > s.cl.flushedWhere.Load() {
+		s.cl.flushedWhere.Store(where)
+	}
+	if err != nil {
+		return fmt.Errorf("flush commit log: %w", err)
+	}
+	if where >= target && ts > 0 {
+		s.ckpt.physic.Store(ts)
+	}
+	return nil
+}
+
+// answerFlushWaiters completes waiters covered by the flushed offset, or
+// failed (sticky flush error, timeout, or final when shutting down).
+func (s *Store) answerFlushWaiters(final bool) {
+	flushed := s.cl.flushedWhere.Load()
+	now := time.Now()
+	s.flushMu.Lock()
+	reqs := s.flushReqs
+	ferr := s.flushErr
+	keep := reqs[:0:0]
+	type answer struct {
+		done func(error)
+		err  error
+	}
+	var answers []answer
+	for _, r := range reqs {
+		switch {
+		case r.end <= flushed:
+			answers = append(answers, answer{r.done, nil})
+		case ferr != nil:
+			answers = append(answers, answer{r.done, ferr})
+		case final:
+			answers = append(answers, answer{r.done, ErrClosed})
+		case now.After(r.deadline):
+			answers = append(answers, answer{r.done, ErrFlushTimeout})
+		default:
+			keep = append(keep, r)
+		}
+	}
+	s.flushReqs = keep
+	s.flushMu.Unlock()
+	for _, a := range answers {
+		a.done(a.err)
+	}
+}
+
+// flushConsumeQueueLoop is FlushConsumeQueueService: flush queues every
+// interval, everything plus the checkpoint every thorough interval.
+func (s *Store) flushConsumeQueueLoop() {
+	tick := time.NewTicker(time.Duration(s.cfg.FlushIntervalConsumeQueue) * time.Millisecond)
+	defer tick.Stop()
+	lastThorough := time.Now()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+		}
+		least := s.cfg.FlushConsumeQueueLeastPages
+		thorough := time.Since(lastThorough) >= time.Duration(s.cfg.FlushConsumeQueueThoroughInterval)*time.Millisecond
+		if thorough {
+			least = 0
+			lastThorough = time.Now()
+		}
+		logicsTs := s.lastDispatchTs.Load() // sampled before the flush
+		if err := s.flushConsumeQueues(least); err != nil {
+			s.log.Error().Err(err).Msg("consume queue flush failed")
+			continue
+		}
+		if thorough {
+			if logicsTs > 0 {
+				s.ckpt.logics.Store(logicsTs)
+			}
+			if err := s.ckpt.flush(); err != nil {
+				s.log.Error().Err(err).Msg("checkpoint flush failed")
+			}
+		}
+	}
+}
+
+// flushConsumeQueues msyncs every consume queue.
+func (s *Store) flushConsumeQueues(leastPages int) error {
+	s.cqMu.RLock()
+	var cqs []*consumeQueue
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			cqs = append(cqs, cq)
+		}
+	}
+	s.cqMu.RUnlock()
+	for _, cq := range cqs {
+		if _, err := cq.q.flush(leastPages, true); err != nil {
+			return fmt.Errorf("flush consumequeue %s-%d: %w", cq.topic, cq.queueID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"strconv"
+)
+
+// GetStatus is Apache's GetMessageStatus.
+type GetStatus int
+
+// Statuses of GetMessages (see remoting.md §6.5 for the response codes the
+// broker maps them to).
+const (
+	Found               GetStatus = iota // ≥ 1 message returned
+	NoMatchedMessage                     // entries examined, all filtered out
+	MessageWasRemoving                   // entries point at deleted commit log data
+	OffsetFoundNull                      // no entry readable at offset
+	OffsetOverflowBadly                  // offset > max offset
+	OffsetOverflowOne                    // offset == max offset (caught up)
+	OffsetTooSmall                       // offset < min offset
+	NoMatchedLogicQueue                  // queue unknown
+	NoMessageInQueue                     // queue empty (max offset 0)
+)
+
+var getStatusNames = [...]string{
+	Found:               "FOUND",
+	NoMatchedMessage:    "NO_MATCHED_MESSAGE",
+	MessageWasRemoving:  "MESSAGE_WAS_REMOVING",
+	OffsetFoundNull:     "OFFSET_FOUND_NULL",
+	OffsetOverflowBadly: "OFFSET_OVERFLOW_BADLY",
+	OffsetOverflowOne:   "OFFSET_OVERFLOW_ONE",
+	OffsetTooSmall:      "OFFSET_TOO_SMALL",
+	NoMatchedLogicQueue: "NO_MATCHED_LOGIC_QUEUE",
+	NoMessageInQueue:    "NO_MESSAGE_IN_QUEUE",
+}
+
+func (g GetStatus) String() string {
+	if g >= 0 && int(g) < len(getStatusNames) {
+		return getStatusNames[g]
+	}
+	return "GetStatus(" + strconv.Itoa(int(g)) + ")"
+}
+
+// GetResult is the outcome of GetMessages.
+type GetResult struct {
+	Status GetStatus
+	// NextBeginOffset is where the consumer should pull next (already
+	// corrected to min/max for the offset statuses, as a master does).
+	NextBeginOffset int64
+	MinOffset       int64
+	MaxOffset       int64
+	// Count is the number of records appended to Body.
+	Count int
+	// Body is dst with the records appended, exactly as stored.
+	Body []byte
+}
+
+// maxFilterEntries bounds the entries examined per call (Java:
+// max(16000 bytes, maxMsgNums*20) of consume queue).
+func maxFilterEntries(maxMsgNums int) int {
+	return max(16000/cqEntrySize, maxMsgNums)
+}
+
+// GetMessages reads up to maxMsgNums records (and about maxBytes, always at
+// least the first) from topic/queueID starting at queue offset offset,
+// appending them to dst. match, when non-nil, is called with the entry's
+// tags code and the record (a view into the result, valid during the call);
+// unmatched records are dropped. Reads stay inside one consume queue file
+// (as Apache's do), so a result may be short.
+func (s *Store) GetMessages(dst []byte, topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
+	match func(tagsCode int64, record []byte) bool) GetResult {
+	res := GetResult{Status: NoMatchedLogicQueue, NextBeginOffset: offset, Body: dst}
+	cq := s.findCQ(topic, queueID)
+	if cq == nil {
+		res.NextBeginOffset = 0
+		return res
+	}
+	minOff, maxOff := cq.minLogical.Load(), cq.maxLogical.Load()
+	res.MinOffset, res.MaxOffset = minOff, maxOff
+	switch {
+	case maxOff == 0:
+		res.Status, res.NextBeginOffset = NoMessageInQueue, 0
+		return res
+	case offset < minOff:
+		res.Status, res.NextBeginOffset = OffsetTooSmall, minOff
+		return res
+	case offset == maxOff:
+		res.Status, res.NextBeginOffset = OffsetOverflowOne, offset
+		return res
+	case offset > maxOff:
+		res.Status = OffsetOverflowBadly
+		if minOff == 0 {
+			res.NextBeginOffset = minOff
+		} else {
+			res.NextBeginOffset = maxOff
+		}
+		return res
+	}
+	if maxMsgNums <= 0 {
+		maxMsgNums = 1
+	}
+	clMin := s.cl.minOffset()
+	limit := maxFilterEntries(maxMsgNums)
+	var buf [32 * cqEntrySize]byte
+	examined := 0
+	res.Status = NoMatchedMessage
+	readAny := false
+loop:
+	for examined < limit {
+		n := cq.read(buf[:min(len(buf), (limit-examined)*cqEntrySize)], offset+int64(examined))
+		if n == 0 {
+			break
+		}
+		readAny = true
+		for i := 0; i < n; i++ {
+			e := readEntry(buf[i*cqEntrySize:])
+			if res.Count > 0 && (res.Count >= maxMsgNums || len(res.Body)-len(dst)+int(e.size) > maxBytes) {
+				break loop
+			}
+			examined++
+			if e.filler() || e.phy < clMin {
+				if res.Count == 0 {
+					res.Status = MessageWasRemoving
+				}
+				continue
+			}
+			start := len(res.Body)
+			b, ok := s.cl.read(res.Body, e.phy, e.size)
+			if !ok {
+				if res.Count == 0 {
+					res.Status = MessageWasRemoving
+				}
+				continue
+			}
+			if match != nil && !match(e.tagsCode, b[start:]) {
+				res.Body = b[:start]
+				if res.Count == 0 {
+					res.Status = NoMatchedMessage
+				}
+				continue
+			}
+			res.Body = b
+			res.Count++
+			res.Status = Found
+		}
+		if n < len(buf)/cqEntrySize {
+			break // end of file or of the queue
+		}
+	}
+	if !readAny {
+		res.Status = OffsetFoundNull
+		res.NextBeginOffset = min(cq.rollNextFile(offset), maxOff)
+		return res
+	}
+	res.NextBeginOffset = offset + int64(examined)
+	return res
+}

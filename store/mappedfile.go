@@ -1,0 +1,309 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+const pageSize = 4096
+
+// mappedFile is one fixed-size file mapped read-write and shared. Bytes
+// below wrote are immutable; the single writer (commit log: holder of the
+// append lock; consume queue: the dispatcher) writes at wrote and then
+// publishes the new position.
+type mappedFile struct {
+	path  string
+	start int64 // file name: offset of byte 0 in the queue's stream
+	size  int64
+	data  []byte
+
+	wrote   atomic.Int64 // write position inside the file
+	flushed atomic.Int64 // msync'ed up to here
+}
+
+// fileName is UtilAll.offset2FileName.
+func fileName(start int64) string { return fmt.Sprintf("%020d", start) }
+
+// openMappedFile maps path, creating it with the full size when create is
+// set. An existing file must be exactly size bytes.
+func openMappedFile(path string, start, size int64, create bool) (*mappedFile, error) {
+	flag := os.O_RDWR
+	if create {
+		flag |= os.O_CREATE | os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open mapped file: %w", err)
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	if create {
+		if err := f.Truncate(size); err != nil {
+			_ = os.Remove(path) // best effort: a short file would fail the next load
+			return nil, fmt.Errorf("size mapped file %s: %w", path, err)
+		}
+	} else {
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("stat mapped file: %w", err)
+		}
+		if fi.Size() != size {
+			return nil, fmt.Errorf("mapped file %s has %d bytes, want %d: %w", path, fi.Size(), size, ErrBadFileSize)
+		}
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	mf := &mappedFile{path: path, start: start, size: size, data: data}
+	if !create {
+		// Loaded files count as full until recovery sets the positions.
+		mf.wrote.Store(size)
+		mf.flushed.Store(size)
+	}
+	return mf, nil
+}
+
+// flush msyncs [flushed, wrote) and advances flushed.
+func (mf *mappedFile) flush() error {
+	wrote := mf.wrote.Load()
+	flushed := mf.flushed.Load()
+	if wrote <= flushed {
+		return nil
+	}
+	from := flushed &^ (pageSize - 1)
+	if err := unix.Msync(mf.data[from:wrote], unix.MS_SYNC); err != nil {
+		return fmt.Errorf("msync %s: %w", mf.path, err)
+	}
+	mf.flushed.Store(wrote)
+	return nil
+}
+
+// dirtyPages is the number of 4 KiB pages written but not flushed.
+func (mf *mappedFile) dirtyPages() int64 {
+	return mf.wrote.Load()/pageSize - mf.flushed.Load()/pageSize
+}
+
+func (mf *mappedFile) unmap() error {
+	if mf.data == nil {
+		return nil
+	}
+	err := unix.Munmap(mf.data)
+	mf.data = nil
+	if err != nil {
+		return fmt.Errorf("munmap %s: %w", mf.path, err)
+	}
+	return nil
+}
+
+// truncateAt sets the positions to pos and zeroes everything after it
+// (punching a hole where possible), so stale bytes never look like data.
+func (mf *mappedFile) truncateAt(pos int64) error {
+	mf.wrote.Store(pos)
+	mf.flushed.Store(pos)
+	hole := (pos + pageSize - 1) &^ (pageSize - 1)
+	if hole > mf.size {
+		hole = mf.size
+	}
+	clear(mf.data[pos:hole])
+	if hole < mf.size {
+		if err := punchHole(mf.path, hole, mf.size-hole); err != nil {
+			clear(mf.data[hole:])
+		}
+	}
+	if err := unix.Msync(mf.data[pos&^(pageSize-1):], unix.MS_SYNC); err != nil {
+		return fmt.Errorf("msync %s: %w", mf.path, err)
+	}
+	return nil
+}
+
+func punchHole(path string, off, n int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
+}
+
+// mappedQueue is the ordered list of files of a commit log or one consume
+// queue. mu guards the slice (and unmapping); file contents follow the
+// mappedFile rules.
+type mappedQueue struct {
+	dir      string
+	fileSize int64
+
+	mu    sync.RWMutex
+	files []*mappedFile
+}
+
+// load maps every file of dir in name order. A zero-length last file (a
+// crash during creation) is removed, as 5.x does.
+func (q *mappedQueue) load() error {
+	ents, err := os.ReadDir(q.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("load %s: %w", q.dir, err)
+	}
+	type named struct {
+		name  string
+		start int64
+	}
+	var names []named
+	for _, e := range ents {
+		if e.IsDir() || len(e.Name()) != 20 {
+			continue
+		}
+		start, err := strconv.ParseInt(e.Name(), 10, 64)
+		if err != nil {
+			continue
+		}
+		names = append(names, named{e.Name(), start})
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i].start < names[j].start })
+	for i, n := range names {
+		path := filepath.Join(q.dir, n.name)
+		if i == len(names)-1 {
+			if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+				if err := os.Remove(path); err != nil {
+					return fmt.Errorf("remove empty last file %s: %w", path, err)
+				}
+				continue
+			}
+		}
+		if i > 0 && n.start != names[i-1].start+q.fileSize {
+			return fmt.Errorf("load %s: file %s does not follow %s: %w", q.dir, n.name, names[i-1].name, ErrCorrupt)
+		}
+		mf, err := openMappedFile(path, n.start, q.fileSize, false)
+		if err != nil {
+			return fmt.Errorf("load %s: %w", q.dir, err)
+		}
+		q.files = append(q.files, mf)
+	}
+	return nil
+}
+
+// lastLocked returns the last file or nil.
+func (q *mappedQueue) lastLocked() *mappedFile {
+	if len(q.files) == 0 {
+		return nil
+	}
+	return q.files[len(q.files)-1]
+}
+
+// findLocked returns the file holding offset, or nil.
+func (q *mappedQueue) findLocked(offset int64) *mappedFile {
+	if len(q.files) == 0 || offset < q.files[0].start {
+		return nil
+	}
+	i := (offset - q.files[0].start) / q.fileSize
+	if i >= int64(len(q.files)) {
+		return nil
+	}
+	return q.files[i]
+}
+
+// newFile creates and appends the file starting at start.
+func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
+	if err := os.MkdirAll(q.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create dir %s: %w", q.dir, err)
+	}
+	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true)
+	if err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	q.files = append(q.files, mf)
+	q.mu.Unlock()
+	return mf, nil
+}
+
+// maxOffset is the end of written data.
+func (q *mappedQueue) maxOffset() int64 {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if mf := q.lastLocked(); mf != nil {
+		return mf.start + mf.wrote.Load()
+	}
+	return 0
+}
+
+// truncate drops everything at or after offset: later files are unmapped
+// and deleted, the file holding offset is zeroed from there. Not for use
+// while readers run.
+func (q *mappedQueue) truncate(offset int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	keep := q.files[:0]
+	var errs []error
+	for _, mf := range q.files {
+		switch {
+		case mf.start+mf.size <= offset:
+			keep = append(keep, mf)
+		case mf.start < offset || (mf.start == offset && len(keep) == 0):
+			errs = append(errs, mf.truncateAt(offset-mf.start))
+			keep = append(keep, mf)
+		default:
+			errs = append(errs, mf.unmap(), os.Remove(mf.path))
+		}
+	}
+	clear(q.files[len(keep):])
+	q.files = keep
+	return errors.Join(errs...)
+}
+
+// flush msyncs files in order while each has at least leastPages dirty
+// pages (or is full); leastPages 0 flushes everything. It returns the
+// offset flushed up to in the queue's stream. With holdLock the file list
+// stays read-locked across the msyncs (needed where files can be unmapped
+// concurrently); without it the list is snapshotted, so appends that roll
+// to a new file never wait for an msync.
+func (q *mappedQueue) flush(leastPages int, holdLock bool) (int64, error) {
+	q.mu.RLock()
+	files := q.files
+	if holdLock {
+		defer q.mu.RUnlock()
+	} else {
+		files = append([]*mappedFile(nil), files...)
+		q.mu.RUnlock()
+	}
+	var where int64
+	for _, mf := range files {
+		if mf.data == nil {
+			continue // unmapped by a concurrent close
+		}
+		where = mf.start + mf.flushed.Load()
+		if mf.flushed.Load() >= mf.wrote.Load() {
+			continue
+		}
+		if leastPages > 0 && mf.wrote.Load() < mf.size && mf.dirtyPages() < int64(leastPages) {
+			break
+		}
+		if err := mf.flush(); err != nil {
+			return where, err
+		}
+		where = mf.start + mf.flushed.Load()
+	}
+	return where, nil
+}
+
+// close unmaps every file.
+func (q *mappedQueue) close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var errs []error
+	for _, mf := range q.files {
+		errs = append(errs, mf.unmap())
+	}
+	q.files = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rocketgo/rocketgo/message"
+)
+
+// load maps the files and recovers (DefaultMessageStore.load + recover):
+// consume queues first, then the commit log (normal: from the third-from-
+// last file; after a crash: from the newest file the checkpoint proves
+// indexed), then truncates dirty consume queue entries, re-dispatches what
+// the consume queues miss and rebuilds the queue offset table.
+func (s *Store) load() error {
+	_, err := os.Stat(s.abortPath())
+	lastExitOK := errors.Is(err, os.ErrNotExist)
+	if s.ckpt, err = loadCheckpoint(filepath.Join(s.cfg.StorePathRootDir, "checkpoint")); err != nil {
+		return err
+	}
+	if err := s.cl.q.load(); err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	if err := s.loadConsumeQueues(); err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	files := s.cl.q.files
+	if len(files) == 0 {
+		// No commit log: consume queues index nothing (Java destroys them).
+		for t, qs := range s.cqs {
+			for _, cq := range qs {
+				if err := cq.destroy(); err != nil {
+					return fmt.Errorf("open store: %w", err)
+				}
+			}
+			delete(s.cqs, t)
+		}
+		s.log.Info().Bool("lastExitOK", lastExitOK).Msg("store loaded empty")
+		return nil
+	}
+
+	start := max(len(files)-3, 0)
+	if !lastExitOK {
+		start = s.abnormalStartFile()
+	}
+	processOffset, why := s.cl.scanFrom(start, s.cfg.CheckCRCOnRecover)
+	ev := s.log.Info()
+	if !lastExitOK || why != nil {
+		ev = s.log.Warn()
+	}
+	ev.Bool("lastExitOK", lastExitOK).Int64("startOffset", files[start].start).
+		Int64("processOffset", processOffset).AnErr("stopReason", why).Msg("commit log recovered")
+	scanStart := files[start].start
+	if err := s.cl.q.truncate(processOffset); err != nil {
+		return fmt.Errorf("open store: truncate commit log at %d: %w", processOffset, err)
+	}
+	s.cl.maxOffset.Store(processOffset)
+	s.cl.flushedWhere.Store(processOffset)
+
+	clMin := s.cl.q.files[0].start
+	var maxCQPhy int64
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			if err := cq.truncateDirty(processOffset); err != nil {
+				return fmt.Errorf("open store: %w", err)
+			}
+			cq.correctMinOffset(clMin)
+			maxCQPhy = max(maxCQPhy, cq.maxPhy)
+		}
+	}
+	reput := maxCQPhy
+	if !lastExitOK {
+		reput = min(reput, scanStart)
+	}
+	reput = min(max(reput, clMin), processOffset)
+	s.reput.Store(reput)
+	s.dispatchAvailable()
+	if s.dispatchStalled.Load() {
+		return fmt.Errorf("open store: commit log undecodable at %d before recovered end %d: %w", s.reput.Load(), processOffset, ErrCorrupt)
+	}
+	for t, qs := range s.cqs {
+		for id, cq := range qs {
+			s.queueOffsets[queueKey{t, id}] = cq.maxLogical.Load()
+		}
+	}
+	return nil
+}
+
+// abnormalStartFile is the newest commit log file whose first record was
+// stored no later than the checkpoint's min timestamp (0 if none).
+func (s *Store) abnormalStartFile() int {
+	minTs := s.ckpt.minTimestamp()
+	files := s.cl.q.files
+	for i := len(files) - 1; i >= 0; i-- {
+		v, _, err := message.DecodeRecordView(files[i].data)
+		if err != nil {
+			continue
+		}
+		if v.StoreTimestamp != 0 && v.StoreTimestamp <= minTs {
+			return i
+		}
+	}
+	return 0
+}
+
+// loadConsumeQueues maps and recovers every consumequeue/<topic>/<queueId>.
+func (s *Store) loadConsumeQueues() error {
+	topics, err := os.ReadDir(s.cqRoot)
+	if err != nil {
+		return fmt.Errorf("load consumequeue: %w", err)
+	}
+	for _, t := range topics {
+		if !t.IsDir() {
+			continue
+		}
+		qids, err := os.ReadDir(filepath.Join(s.cqRoot, t.Name()))
+		if err != nil {
+			return fmt.Errorf("load consumequeue %s: %w", t.Name(), err)
+		}
+		for _, q := range qids {
+			id, err := strconv.ParseInt(q.Name(), 10, 32)
+			if !q.IsDir() || err != nil {
+				continue
+			}
+			cq := newConsumeQueue(s.cqRoot, t.Name(), int32(id), s.cqFileSize, s.log)
+			if err := cq.q.load(); err != nil {
+				return fmt.Errorf("load consumequeue: %w", err)
+			}
+			if err := cq.recover(); err != nil {
+				return err
+			}
+			if s.cqs[t.Name()] == nil {
+				s.cqs[t.Name()] = make(map[int32]*consumeQueue)
+			}
+			s.cqs[t.Name()][int32(id)] = cq
+		}
+	}
+	return nil
+}

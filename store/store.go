@@ -1,0 +1,684 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
+
+	"github.com/rocketgo/rocketgo/message"
+)
+
+// ScheduleTopic is the delay-level staging topic whose consume queue tags
+// slot holds the delivery time.
+const ScheduleTopic = "SCHEDULE_TOPIC_XXXX"
+
+// PutMessage is a message to append. Body and Properties are copied into
+// the commit log; the caller keeps ownership.
+type PutMessage struct {
+	Topic                     string
+	QueueID                   int32
+	Flag                      int32
+	Body                      []byte
+	Properties                string
+	SysFlag                   int32 // IPv6 host bits are set by the store
+	BornTimestamp             int64
+	BornHost                  netip.AddrPort
+	StoreHost                 netip.AddrPort
+	ReconsumeTimes            int32
+	PreparedTransactionOffset int64
+	// TagsCode is ignored: the dispatcher derives the tags code from the
+	// stored record so that recovery rebuilds identical entries.
+	TagsCode int64
+}
+
+// PutResult reports where a message was stored.
+type PutResult struct {
+	PhysicalOffset int64
+	QueueOffset    int64
+	WroteBytes     int32
+	StoreTimestamp int64
+}
+
+// queueKey identifies a topic/queue in the append lock's offset table.
+type queueKey struct {
+	topic   string
+	queueID int32
+}
+
+// Store is Apache's DefaultMessageStore: commit log, consume queues,
+// checkpoint, flush and dispatch.
+type Store struct {
+	cfg         Config
+	log         zerolog.Logger
+	delayLevels []int64
+	cqFileSize  int64
+	cqRoot      string
+	lockFile    *os.File
+
+	cl   commitLog
+	ckpt *checkpoint
+
+	// mu is the append lock.
+	mu           sync.Mutex
+	queueOffsets map[queueKey]int64 // next queue offset per queue
+	werr         error              // sticky write error
+	stopped      bool               // Puts refused
+
+	cqMu sync.RWMutex
+	cqs  map[string]map[int32]*consumeQueue
+
+	// dispatch state: written only by the dispatcher (or Open before Start).
+	reput           atomic.Int64 // commit log offset dispatched up to
+	lastDispatchTs  atomic.Int64 // store time of the newest dispatched record
+	dispatchStalled atomic.Bool  // dispatcher found an undecodable record
+	round           uint64       // dispatcher only
+	touched         []*consumeQueue
+	onDispatch      func(topic string, queueID int32, maxOffset int64)
+
+	dispatchCh chan struct{}
+	flushCh    chan struct{}
+
+	flushMu   sync.Mutex
+	flushReqs []flushReq // guarded by flushMu
+	flushErr  error      // guarded by flushMu: sticky flush error
+
+	started  atomic.Bool
+	closing  atomic.Bool
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	shutOnce sync.Once
+	shutErr  error
+}
+
+// Open loads (and if needed recovers) the store under cfg.StorePathRootDir,
+// rebuilds consume queue entries missing for records in the commit log, and
+// marks the store open (abort file). Call Start to run flush and dispatch.
+func Open(cfg Config, log zerolog.Logger) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	levels, _ := parseDelayLevels(cfg.MessageDelayLevel) // validated above
+	s := &Store{
+		cfg:          cfg,
+		log:          log.With().Str("component", "store").Logger(),
+		delayLevels:  levels,
+		cqFileSize:   cfg.cqFileSize(),
+		cqRoot:       filepath.Join(cfg.StorePathRootDir, "consumequeue"),
+		queueOffsets: make(map[queueKey]int64),
+		cqs:          make(map[string]map[int32]*consumeQueue),
+		dispatchCh:   make(chan struct{}, 1),
+		flushCh:      make(chan struct{}, 1),
+		quit:         make(chan struct{}),
+	}
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
+	for _, d := range []string{cfg.StorePathRootDir, s.cl.q.dir, s.cqRoot} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("open store: create %s: %w", d, err)
+		}
+	}
+	if err := s.lock(); err != nil {
+		return nil, err
+	}
+	if err := s.load(); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	if err := touchFile(s.abortPath()); err != nil {
+		s.closeFiles()
+		return nil, fmt.Errorf("open store: create abort file: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Store) abortPath() string { return filepath.Join(s.cfg.StorePathRootDir, "abort") }
+
+// lock takes the fcntl range lock [0,1) on <root>/lock, as Java's
+// FileChannel.tryLock does.
+func (s *Store) lock() error {
+	path := filepath.Join(s.cfg.StorePathRootDir, "lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open store: lock file: %w", err)
+	}
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0, Start: 0, Len: 1}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &lk); err != nil {
+		f.Close()
+		return fmt.Errorf("open store: lock %s: %w (%w)", path, ErrLocked, err)
+	}
+	if _, err := f.WriteAt([]byte("lock"), 0); err != nil {
+		f.Close()
+		return fmt.Errorf("open store: write lock file: %w", err)
+	}
+	s.lockFile = f
+	return nil
+}
+
+func touchFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Start runs the dispatch and flush goroutines.
+func (s *Store) Start() error {
+	if s.closing.Load() {
+		return ErrClosed
+	}
+	if !s.started.CompareAndSwap(false, true) {
+		return nil
+	}
+	s.goRun(s.dispatchLoop)
+	s.goRun(s.flushCommitLogLoop)
+	s.goRun(s.flushConsumeQueueLoop)
+	s.signal(s.dispatchCh)
+	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
+	return nil
+}
+
+func (s *Store) goRun(fn func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+}
+
+func (s *Store) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// OnDispatch sets the function the dispatcher calls, without store locks
+// held, after it built consume queue entries for a queue (at most once per
+// queue per dispatch round). Set it before Start.
+func (s *Store) OnDispatch(fn func(topic string, queueID int32, maxOffset int64)) {
+	s.onDispatch = fn
+}
+
+// Shutdown stops accepting puts, lets dispatch catch up (bounded by ctx),
+// stops the goroutines, flushes everything, writes the checkpoint, removes
+// the abort file (only if all that succeeded) and unmaps. Idempotent.
+func (s *Store) Shutdown(ctx context.Context) error {
+	s.shutOnce.Do(func() { s.shutErr = s.shutdown(ctx) })
+	return s.shutErr
+}
+
+func (s *Store) shutdown(ctx context.Context) error {
+	s.closing.Store(true)
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+
+	var errs []error
+	caughtUp := true
+	if s.started.Load() {
+		for s.reput.Load() < s.cl.maxOffset.Load() && !s.dispatchStalled.Load() {
+			s.signal(s.dispatchCh)
+			select {
+			case <-ctx.Done():
+				caughtUp = false
+			case <-time.After(time.Millisecond):
+			}
+			if !caughtUp {
+				break
+			}
+		}
+	}
+	close(s.quit)
+	s.wg.Wait()
+	if !s.started.Load() {
+		s.dispatchAvailable() // catch up synchronously
+	}
+	if s.reput.Load() < s.cl.maxOffset.Load() {
+		caughtUp = false
+		errs = append(errs, fmt.Errorf("shutdown store: dispatch behind at %d of %d", s.reput.Load(), s.cl.maxOffset.Load()))
+	}
+
+	if err := s.flushCommitLog(0); err != nil {
+		errs = append(errs, err)
+	}
+	s.answerFlushWaiters(true)
+	if err := s.flushConsumeQueues(0); err != nil {
+		errs = append(errs, err)
+	}
+	s.ckpt.physic.Store(s.cl.lastStoreTs.Load())
+	s.ckpt.logics.Store(s.lastDispatchTs.Load())
+	if err := s.ckpt.flush(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 && caughtUp {
+		if err := os.Remove(s.abortPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("shutdown store: remove abort file: %w", err))
+		} else if err := syncDir(s.cfg.StorePathRootDir); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown store: sync dir: %w", err))
+		}
+	}
+	errs = append(errs, s.closeFiles())
+	err := errors.Join(errs...)
+	if err != nil {
+		s.log.Error().Err(err).Msg("store shutdown")
+	} else {
+		s.log.Info().Msg("store shut down")
+	}
+	return err
+}
+
+// closeFiles unmaps everything and releases the lock (no flush).
+func (s *Store) closeFiles() error {
+	var errs []error
+	errs = append(errs, s.cl.q.close())
+	s.cqMu.Lock()
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			cq.wmu.Lock()
+			cq.q.mu.Lock()
+			cq.closed = true
+			cq.q.mu.Unlock()
+			errs = append(errs, cq.q.close())
+			cq.wmu.Unlock()
+		}
+	}
+	s.cqMu.Unlock()
+	if s.lockFile != nil {
+		errs = append(errs, s.lockFile.Close())
+		s.lockFile = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Put appends one message. It never waits for disk: call WaitFlush for
+// SYNC_FLUSH semantics. Transaction PREPARED/ROLLBACK records get queue
+// offset 0 and no consume queue entry.
+func (s *Store) Put(m *PutMessage) (PutResult, error) {
+	if err := s.check(m); err != nil {
+		return PutResult{}, err
+	}
+	crc := message.BodyCRC(m.Body) // outside the lock
+	s.mu.Lock()
+	res, err := s.putLocked(m, crc)
+	s.mu.Unlock()
+	if err == nil {
+		s.signal(s.dispatchCh)
+	}
+	return res, err
+}
+
+func (s *Store) check(m *PutMessage) error {
+	switch {
+	case len(m.Topic) == 0 || len(m.Topic) > message.MaxTopicLenV1:
+		return fmt.Errorf("put %q: %w", m.Topic, ErrTopicTooLong)
+	case len(m.Body) > s.cfg.MaxMessageSize:
+		return fmt.Errorf("put %s: body %d bytes: %w", m.Topic, len(m.Body), ErrMessageTooLarge)
+	case len(m.Properties) > message.MaxPropertiesLen:
+		return fmt.Errorf("put %s: properties %d bytes: %w", m.Topic, len(m.Properties), ErrPropertiesTooLarge)
+	}
+	sysFlag := message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost)
+	if int64(message.RecordSize(sysFlag, len(m.Body), len(m.Topic), len(m.Properties)))+message.BlankRecordSize > s.cl.q.fileSize {
+		return fmt.Errorf("put %s: record larger than a commit log file: %w", m.Topic, ErrMessageTooLarge)
+	}
+	return nil
+}
+
+func hasQueueOffset(sysFlag int32) bool {
+	t := message.TransactionType(sysFlag)
+	return t == message.TransactionNot || t == message.TransactionCommit
+}
+
+func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
+	if s.stopped {
+		return PutResult{}, ErrClosed
+	}
+	if s.werr != nil {
+		return PutResult{}, s.werr
+	}
+	key := queueKey{m.Topic, m.QueueID}
+	var qoff int64
+	if hasQueueOffset(m.SysFlag) {
+		qoff = s.queueOffsets[key]
+	}
+	now := time.Now().UnixMilli()
+	r := message.Record{
+		QueueID:                   m.QueueID,
+		Flag:                      m.Flag,
+		QueueOffset:               qoff,
+		SysFlag:                   m.SysFlag,
+		BornTimestamp:             m.BornTimestamp,
+		BornHost:                  m.BornHost,
+		StoreTimestamp:            now,
+		StoreHost:                 m.StoreHost,
+		ReconsumeTimes:            m.ReconsumeTimes,
+		PreparedTransactionOffset: m.PreparedTransactionOffset,
+		BodyCRC:                   crc,
+		Body:                      m.Body,
+		Topic:                     m.Topic,
+		Properties:                m.Properties,
+	}
+	size := r.EncodedSize()
+	mf, pos, err := s.reserveLocked(int64(size))
+	if err != nil {
+		return PutResult{}, err
+	}
+	r.PhysicalOffset = mf.start + pos
+	if _, err := message.AppendRecord(mf.data[pos:pos:mf.size], &r); err != nil {
+		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, err)
+	}
+	s.publishLocked(mf, pos+int64(size), now)
+	if hasQueueOffset(m.SysFlag) {
+		s.queueOffsets[key] = qoff + 1
+	}
+	return PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: qoff, WroteBytes: int32(size), StoreTimestamp: now}, nil
+}
+
+// reserveLocked returns the file and position where size bytes fit,
+// closing the current file with a BLANK record and rolling over if needed.
+func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
+	mf := s.cl.q.lastLocked() // only this goroutine (append lock) changes the list
+	if mf != nil {
+		pos := mf.wrote.Load()
+		if pos+size+message.BlankRecordSize <= mf.size {
+			return mf, pos, nil
+		}
+		if left := mf.size - pos; left >= message.BlankRecordSize {
+			message.AppendBlank(mf.data[pos:pos:mf.size], int32(left))
+		}
+		s.publishLocked(mf, mf.size, s.cl.lastStoreTs.Load())
+	}
+	start := s.cl.maxOffset.Load()
+	if mf != nil {
+		start = mf.start + mf.size
+	}
+	nf, err := s.cl.q.newFile(start)
+	if err != nil {
+		s.werr = fmt.Errorf("roll commit log: %w", err)
+		s.log.Error().Err(err).Msg("commit log roll failed, refusing writes")
+		return nil, 0, s.werr
+	}
+	return nf, 0, nil
+}
+
+// publishLocked makes bytes up to pos in mf visible to readers.
+func (s *Store) publishLocked(mf *mappedFile, pos int64, storeTs int64) {
+	mf.wrote.Store(pos)
+	s.cl.maxOffset.Store(mf.start + pos)
+	s.cl.lastStoreTs.Store(storeTs)
+}
+
+// PutBatch appends messages of one topic/queue atomically with consecutive
+// queue offsets, all in one commit log file. Transaction PREPARED/ROLLBACK
+// messages are refused (ErrBadBatch).
+func (s *Store) PutBatch(ms []PutMessage) ([]PutResult, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	var total int64
+	crcs := make([]int32, len(ms))
+	for i := range ms {
+		m := &ms[i]
+		if m.Topic != ms[0].Topic || m.QueueID != ms[0].QueueID || !hasQueueOffset(m.SysFlag) {
+			return nil, fmt.Errorf("put batch %s: message %d: %w", ms[0].Topic, i, ErrBadBatch)
+		}
+		if err := s.check(m); err != nil {
+			return nil, err
+		}
+		total += int64(message.RecordSize(message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost), len(m.Body), len(m.Topic), len(m.Properties)))
+		crcs[i] = message.BodyCRC(m.Body)
+	}
+	if total+message.BlankRecordSize > s.cl.q.fileSize {
+		return nil, fmt.Errorf("put batch %s: %d bytes: %w", ms[0].Topic, total, ErrMessageTooLarge)
+	}
+	res := make([]PutResult, len(ms))
+	s.mu.Lock()
+	err := s.putBatchLocked(ms, crcs, total, res)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	s.signal(s.dispatchCh)
+	return res, nil
+}
+
+func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res []PutResult) error {
+	if s.stopped {
+		return ErrClosed
+	}
+	if s.werr != nil {
+		return s.werr
+	}
+	key := queueKey{ms[0].Topic, ms[0].QueueID}
+	qoff := s.queueOffsets[key]
+	mf, pos, err := s.reserveLocked(total)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	p := pos
+	for i := range ms {
+		m := &ms[i]
+		r := message.Record{
+			QueueID: m.QueueID, Flag: m.Flag, QueueOffset: qoff + int64(i), PhysicalOffset: mf.start + p,
+			SysFlag: m.SysFlag, BornTimestamp: m.BornTimestamp, BornHost: m.BornHost, StoreTimestamp: now,
+			StoreHost: m.StoreHost, ReconsumeTimes: m.ReconsumeTimes, PreparedTransactionOffset: m.PreparedTransactionOffset,
+			BodyCRC: crcs[i], Body: m.Body, Topic: m.Topic, Properties: m.Properties,
+		}
+		b, err := message.AppendRecord(mf.data[p:p:mf.size], &r)
+		if err != nil {
+			return fmt.Errorf("put batch %s: %w", m.Topic, err) // nothing published yet
+		}
+		res[i] = PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: r.QueueOffset, WroteBytes: int32(len(b)), StoreTimestamp: now}
+		p += int64(len(b))
+	}
+	s.publishLocked(mf, p, now)
+	s.queueOffsets[key] = qoff + int64(len(ms))
+	return nil
+}
+
+// findCQ returns the consume queue or nil.
+func (s *Store) findCQ(topic string, queueID int32) *consumeQueue {
+	s.cqMu.RLock()
+	defer s.cqMu.RUnlock()
+	return s.cqs[topic][queueID]
+}
+
+// findOrCreateCQ is used by the dispatcher; topic may be a view, it is
+// copied only when a queue is created.
+func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
+	s.cqMu.RLock()
+	cq := s.cqs[string(topic)][queueID]
+	s.cqMu.RUnlock()
+	if cq != nil {
+		return cq
+	}
+	s.cqMu.Lock()
+	defer s.cqMu.Unlock()
+	qs := s.cqs[string(topic)]
+	if qs == nil {
+		qs = make(map[int32]*consumeQueue)
+		s.cqs[string(topic)] = qs
+	}
+	if cq = qs[queueID]; cq == nil {
+		cq = newConsumeQueue(s.cqRoot, string(topic), queueID, s.cqFileSize, s.log)
+		qs[queueID] = cq
+	}
+	return cq
+}
+
+// MaxOffset is one past the last dispatched entry of the queue (0 if unknown).
+func (s *Store) MaxOffset(topic string, queueID int32) int64 {
+	if cq := s.findCQ(topic, queueID); cq != nil {
+		return cq.maxLogical.Load()
+	}
+	return 0
+}
+
+// MinOffset is the first readable entry of the queue (0 if unknown).
+func (s *Store) MinOffset(topic string, queueID int32) int64 {
+	if cq := s.findCQ(topic, queueID); cq != nil {
+		return cq.minLogical.Load()
+	}
+	return 0
+}
+
+// MaxPhyOffset is the end of the commit log.
+func (s *Store) MaxPhyOffset() int64 { return s.cl.maxOffset.Load() }
+
+// MinPhyOffset is the start of the first commit log file.
+func (s *Store) MinPhyOffset() int64 { return s.cl.minOffset() }
+
+// DispatchedPhyOffset is how far the dispatcher has indexed the commit log.
+func (s *Store) DispatchedPhyOffset() int64 { return s.reput.Load() }
+
+// MessageAt returns a copy of the whole record stored at phyOffset.
+func (s *Store) MessageAt(phyOffset int64) ([]byte, error) {
+	var hdr [8]byte
+	b, ok := s.cl.read(hdr[:0], phyOffset, 8)
+	if !ok {
+		return nil, fmt.Errorf("message at %d: %w", phyOffset, ErrNotFound)
+	}
+	size := int32(be32(b))
+	magic := int32(be32(b[4:]))
+	if (magic != message.MagicV1 && magic != message.MagicV2) || size < int32(message.RecordSize(0, 0, 0, 0)) {
+		return nil, fmt.Errorf("message at %d: no record there: %w", phyOffset, ErrNotFound)
+	}
+	rec, ok := s.cl.read(make([]byte, 0, size), phyOffset, size)
+	if !ok {
+		return nil, fmt.Errorf("message at %d: %w", phyOffset, ErrNotFound)
+	}
+	return rec, nil
+}
+
+// DeleteTopic drops the topic's consume queues (files included) and its
+// queue offsets. Commit log records stay until cleanup.
+func (s *Store) DeleteTopic(topic string) error {
+	s.cqMu.Lock()
+	qs := s.cqs[topic]
+	delete(s.cqs, topic)
+	s.cqMu.Unlock()
+	var errs []error
+	for _, cq := range qs {
+		errs = append(errs, cq.destroy())
+	}
+	if err := os.RemoveAll(filepath.Join(s.cqRoot, topic)); err != nil {
+		errs = append(errs, err)
+	}
+	s.mu.Lock()
+	for k := range s.queueOffsets {
+		if k.topic == topic {
+			delete(s.queueOffsets, k)
+		}
+	}
+	s.mu.Unlock()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	return nil
+}
+
+// Topics lists the topics with consume queues and their queue ids, sorted.
+func (s *Store) Topics() map[string][]int32 {
+	s.cqMu.RLock()
+	defer s.cqMu.RUnlock()
+	out := make(map[string][]int32, len(s.cqs))
+	for t, qs := range s.cqs {
+		ids := make([]int32, 0, len(qs))
+		for id := range qs {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		out[t] = ids
+	}
+	return out
+}
+
+// tagsCode computes the consume queue tags slot for a record.
+func (s *Store) tagsCode(v *message.RecordView) int64 {
+	if string(v.Topic) == ScheduleTopic {
+		lvl := message.PropertyBytes(v.Properties, message.PropDelayTimeLevel)
+		if len(lvl) > 0 {
+			n, err := strconv.Atoi(string(lvl))
+			if err == nil && n > 0 && len(s.delayLevels) > 0 {
+				n = min(n, len(s.delayLevels))
+				return v.StoreTimestamp + s.delayLevels[n-1]
+			}
+			return v.StoreTimestamp + 1000
+		}
+	}
+	return message.TagsHashBytes(message.PropertyBytes(v.Properties, message.PropTags))
+}
+
+// storeTimeAt reads the store timestamp of the record of entry e.
+func (s *Store) storeTimeAt(e cqEntry) (int64, bool) {
+	if e.filler() {
+		return 0, false
+	}
+	return s.cl.recordStoreTimestamp(e.phy)
+}
+
+// OffsetByTime returns the first queue offset whose record was stored at
+// or after ts (ms), clamped to [MinOffset, MaxOffset].
+func (s *Store) OffsetByTime(topic string, queueID int32, ts int64) int64 {
+	cq := s.findCQ(topic, queueID)
+	if cq == nil {
+		return 0
+	}
+	lo, hi := cq.minLogical.Load(), cq.maxLogical.Load()
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		e, ok := cq.entry(mid)
+		t, ok2 := s.storeTimeAt(e)
+		if !ok || !ok2 || t < ts {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// EarliestMessageTime is the store time of the queue's first readable message.
+func (s *Store) EarliestMessageTime(topic string, queueID int32) (int64, error) {
+	cq := s.findCQ(topic, queueID)
+	if cq == nil {
+		return 0, fmt.Errorf("earliest message time %s-%d: %w", topic, queueID, ErrNoQueue)
+	}
+	for idx := cq.minLogical.Load(); idx < cq.maxLogical.Load(); idx++ {
+		e, ok := cq.entry(idx)
+		if !ok {
+			break
+		}
+		if t, ok := s.storeTimeAt(e); ok {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("earliest message time %s-%d: %w", topic, queueID, ErrNotFound)
+}
