@@ -109,8 +109,11 @@ func (b *Broker) Start(h remoting.Handler) error {
 	return nil
 }
 
-// Done yields an error if the network engine stops without Shutdown.
-func (b *Broker) Done() <-chan error { return b.server.Done() }
+// Done is closed when the network engine stops; Err says why (nil after Shutdown).
+func (b *Broker) Done() <-chan struct{} { return b.server.Done() }
+
+// Err is the network engine's exit error, valid once Done is closed.
+func (b *Broker) Err() error { return b.server.Err() }
 
 // Shutdown reverses Start: stop accepting, unregister from the name servers,
 // answer parked pulls, persist the tables, flush and close the store. Idempotent.

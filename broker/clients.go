@@ -58,6 +58,20 @@ func (s *Subscription) MatchTagsCode(code int64) bool {
 	return ok
 }
 
+// MatchTag is the exact check behind MatchTagsCode: tag hashes collide
+// ("Aa" and "BB"), tag strings do not. A message without TAGS matches only "*".
+func (s *Subscription) MatchTag(tag []byte) bool {
+	if s.All() {
+		return true
+	}
+	for _, t := range s.Tags {
+		if t == string(tag) {
+			return true
+		}
+	}
+	return false
+}
+
 func splitTags(expr string) []string {
 	var out []string
 	start := 0

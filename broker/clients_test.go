@@ -19,3 +19,14 @@ func TestTagSubscription(t *testing.T) {
 		t.Fatal("* must match everything")
 	}
 }
+
+func TestMatchTagCollision(t *testing.T) {
+	// "Aa" and "BB" share a Java hash: the code filter passes both, the string check does not.
+	s := NewTagSubscription("T", "Aa", 0)
+	if message.TagsHash("Aa") != message.TagsHash("BB") || !s.MatchTagsCode(message.TagsHash("BB")) {
+		t.Fatal("expected a hash collision")
+	}
+	if !s.MatchTag([]byte("Aa")) || s.MatchTag([]byte("BB")) || s.MatchTag(nil) {
+		t.Fatal("string match wrong")
+	}
+}

@@ -62,15 +62,7 @@ func (s *Server) Start(h remoting.Handler) error {
 	if s.started || s.shutdown {
 		return errors.New("namesrv: already started")
 	}
-	port := s.Config.ListenPort
-	if port == 0 {
-		p, err := freePort(s.Config.BindAddress)
-		if err != nil {
-			return err
-		}
-		port = p
-	}
-	addr := net.JoinHostPort(s.Config.BindAddress, strconv.Itoa(port))
+	addr := net.JoinHostPort(s.Config.BindAddress, strconv.Itoa(s.Config.ListenPort))
 	rs := remoting.NewServer(remoting.ServerConfig{
 		Addr:         addr,
 		NumEventLoop: s.Config.ServerSelectorThreads,
@@ -79,7 +71,7 @@ func (s *Server) Start(h remoting.Handler) error {
 	if err := rs.Start(); err != nil {
 		return fmt.Errorf("namesrv: start: %w", err)
 	}
-	s.rs, s.addr, s.started = rs, addr, true
+	s.rs, s.addr, s.started = rs, rs.Addr(), true
 	s.wg.Add(1)
 	go s.housekeep()
 	s.log.Info().Str("addr", addr).Str("kvConfigPath", s.Config.KvConfigPath).Msg("name server started")
@@ -93,15 +85,24 @@ func (s *Server) Addr() string {
 	return s.addr
 }
 
-// Done yields the Remoting engine's exit error if it stops without Shutdown;
-// nil before Start.
-func (s *Server) Done() <-chan error {
+// Done is closed when the Remoting engine stops; nil before Start.
+func (s *Server) Done() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rs == nil {
 		return nil
 	}
 	return s.rs.Done()
+}
+
+// Err is the engine's exit error (nil after Shutdown), valid once Done is closed.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rs == nil {
+		return nil
+	}
+	return s.rs.Err()
 }
 
 // Shutdown stops listening, stops housekeeping and persists the KV config.
@@ -173,18 +174,4 @@ func (s *Server) persistIfDirty() error {
 	default:
 		return nil
 	}
-}
-
-// freePort asks the kernel for a free port on host. The remoting server does
-// not report the port it bound, so this is racy in principle; tests only.
-func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("namesrv: pick free port: %w", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
-		return 0, fmt.Errorf("namesrv: pick free port: %w", err)
-	}
-	return port, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -84,7 +85,13 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 	}
 	var match func(int64, []byte) bool
 	if !sub.All() {
-		match = func(code int64, _ []byte) bool { return sub.MatchTagsCode(code) }
+		match = func(code int64, record []byte) bool {
+			if !sub.MatchTagsCode(code) {
+				return false
+			}
+			v, _, err := message.DecodeRecordView(record)
+			return err == nil && sub.MatchTag(message.PropertyBytes(v.Properties, message.PropTags))
+		}
 	}
 	res := st.GetMessages(nil, h.topic, h.queueID, h.queueOffset, max(maxNums, 1), maxBytes, match)
 

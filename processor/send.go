@@ -136,7 +136,6 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	m.Flag = h.flag
 	m.Body = req.Body
 	m.Properties = string(props)
-	m.TagsCode = tagsCode(m.Properties)
 	res, err := p.b.Store.Put(&m)
 	if err != nil {
 		return p.sendError(req, err)
@@ -166,7 +165,6 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 		m.Flag = flag
 		m.Body = body
 		m.Properties = string(message.JoinProperties(nil, string(props), string(batchProps)))
-		m.TagsCode = tagsCode(m.Properties)
 		msgs = append(msgs, m)
 		return nil
 	})
@@ -267,12 +265,4 @@ func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Comm
 		return remoting.NewResponse(req, remoting.ServiceNotAvailable, "service not available now: "+err.Error())
 	}
 	return p.fail(req, err)
-}
-
-// tagsCode is the ConsumeQueue tag hash of a message's TAGS property.
-func tagsCode(props string) int64 {
-	if t := message.Property(props, message.PropTags); t != "" {
-		return message.TagsHash(t)
-	}
-	return 0
 }

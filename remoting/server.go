@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 )
 
 // Handler serves one request on the connection's event loop. It returns the
@@ -43,8 +45,10 @@ type Server struct {
 
 	eng     gnet.Engine
 	ids     atomic.Uint64
+	bound   string // the listener's real address, set in OnBoot
 	started chan struct{}
-	done    chan error
+	exited  chan struct{} // closed when the engine has stopped, for any reason
+	runErr  error         // why it stopped; read after exited is closed
 	stopped atomic.Bool
 	once    sync.Once
 }
@@ -58,7 +62,7 @@ func NewServer(cfg ServerConfig, h Handler, log zerolog.Logger) *Server {
 		log:     log,
 		warn:    log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
 		started: make(chan struct{}),
-		done:    make(chan error, 1),
+		exited:  make(chan struct{}),
 	}
 }
 
@@ -78,23 +82,31 @@ func (s *Server) Start() error {
 			gnet.WithReadBufferCap(256<<10),
 			gnet.WithLogger(gnetLogger{s.log}),
 		)
-		s.done <- err
+		if err == nil && !s.stopped.Load() {
+			err = errors.New("engine stopped without shutdown")
+		}
+		s.runErr = err
+		close(s.exited)
 	}()
 	select {
 	case <-s.started:
-		s.log.Info().Int("eventLoops", loops).Msg("listening")
+		s.log.Info().Str("bound", s.bound).Int("eventLoops", loops).Msg("listening")
 		return nil
-	case err := <-s.done:
-		if err == nil {
-			err = errors.New("engine stopped before boot")
-		}
-		return fmt.Errorf("remoting: listen %s: %w", s.cfg.Addr, err)
+	case <-s.exited:
+		return fmt.Errorf("remoting: listen %s: %w", s.cfg.Addr, s.runErr)
 	}
 }
 
-// Done is closed-over by owners that must treat an unrequested engine stop as
-// fatal: it yields the engine's exit error once.
-func (s *Server) Done() <-chan error { return s.done }
+// Addr is the address the listener is bound to (port 0 resolved); valid after Start.
+func (s *Server) Addr() string { return s.bound }
+
+// Done is closed when the engine has stopped. Owners treat a close they did
+// not ask for (Err non-nil) as fatal: gnet stops on its own after e.g. EMFILE.
+func (s *Server) Done() <-chan struct{} { return s.exited }
+
+// Err says why the engine stopped; nil after a requested Shutdown. Valid once
+// Done is closed.
+func (s *Server) Err() error { return s.runErr }
 
 // Shutdown stops the engine and waits for its loops to exit. Idempotent.
 func (s *Server) Shutdown(ctx context.Context) error {
@@ -107,7 +119,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		cancel()
 		_ = s.eng.Stop(cctx)
 		select {
-		case <-s.done:
+		case <-s.exited:
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -118,6 +130,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 func (s *Server) OnBoot(e gnet.Engine) gnet.Action {
 	s.eng = e
+	s.bound = s.cfg.Addr
+	if fd, err := e.Dup(); err == nil {
+		if sa, err := unix.Getsockname(fd); err == nil {
+			s.bound = sockaddrString(sa, s.cfg.Addr)
+		}
+		_ = unix.Close(fd) // a dup of the listener; the engine keeps its own
+	}
 	close(s.started)
 	return gnet.None
 }
@@ -216,6 +235,16 @@ func (s *Server) serve(c *Conn, req *Command) (resp *Command) {
 		}
 	}()
 	return s.handler.Serve(c, req)
+}
+
+func sockaddrString(sa unix.Sockaddr, fallback string) string {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return net.JoinHostPort(net.IP(a.Addr[:]).String(), strconv.Itoa(a.Port))
+	case *unix.SockaddrInet6:
+		return net.JoinHostPort(net.IP(a.Addr[:]).String(), strconv.Itoa(a.Port))
+	}
+	return fallback
 }
 
 // gnetLogger routes gnet's own log lines into zerolog.

@@ -27,6 +27,8 @@
 // flush; started by Start, stopped and awaited by Shutdown.
 //
 // Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
-// log file list (read) → Store.cqMu → consumeQueue file list. Nothing holds
-// Store.cqMu or a consume queue lock while taking Store.mu.
+// log file list (read) → Store.cqMu (released) → consumeQueue.wmu →
+// consumeQueue file list; DeleteTopic: Store.cqMu → consumeQueue.wmu →
+// consumeQueue file list. Nothing holds Store.cqMu or a consume queue lock
+// while taking Store.mu.
 package store

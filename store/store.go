@@ -37,9 +37,6 @@ type PutMessage struct {
 	StoreHost                 netip.AddrPort
 	ReconsumeTimes            int32
 	PreparedTransactionOffset int64
-	// TagsCode is ignored: the dispatcher derives the tags code from the
-	// stored record so that recovery rebuilds identical entries.
-	TagsCode int64
 }
 
 // PutResult reports where a message was stored.
@@ -580,17 +577,18 @@ func (s *Store) MessageAt(phyOffset int64) ([]byte, error) {
 // DeleteTopic drops the topic's consume queues (files included) and its
 // queue offsets. Commit log records stay until cleanup.
 func (s *Store) DeleteTopic(topic string) error {
-	s.cqMu.Lock()
-	qs := s.cqs[topic]
-	delete(s.cqs, topic)
-	s.cqMu.Unlock()
+	// Files go while cqMu is held, so the dispatcher cannot re-create the
+	// queue on top of files still being deleted.
 	var errs []error
-	for _, cq := range qs {
+	s.cqMu.Lock()
+	for _, cq := range s.cqs[topic] {
 		errs = append(errs, cq.destroy())
 	}
+	delete(s.cqs, topic)
 	if err := os.RemoveAll(filepath.Join(s.cqRoot, topic)); err != nil {
 		errs = append(errs, err)
 	}
+	s.cqMu.Unlock()
 	s.mu.Lock()
 	for k := range s.queueOffsets {
 		if k.topic == topic {

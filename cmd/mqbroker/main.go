@@ -53,8 +53,8 @@ func main() {
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
-	case err := <-b.Done():
-		log.Error().Err(err).Msg("network engine stopped unexpectedly")
+	case <-b.Done():
+		log.Error().Err(b.Err()).Msg("network engine stopped unexpectedly")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"reflect"
 	"syscall"
 	"time"
 
@@ -45,7 +44,9 @@ func run() int {
 		log.Info().Str("file", *configFile).Msg("config loaded")
 	}
 	if *printConfig {
-		printFields(cfg)
+		for _, kv := range config.Pairs(cfg) {
+			fmt.Printf("%s=%s\n", kv[0], kv[1])
+		}
 		return 0
 	}
 
@@ -62,16 +63,15 @@ func run() int {
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	code, grace := 0, 10*time.Second
+	code := 0
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
-	case err := <-ns.Done():
-		log.Error().Err(err).Msg("remoting engine stopped unexpectedly")
-		// The engine is gone: only housekeeping and the KV file are left to stop.
-		code, grace = 1, time.Second
+	case <-ns.Done():
+		log.Error().Err(ns.Err()).Msg("remoting engine stopped unexpectedly")
+		code = 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := ns.Shutdown(ctx); err != nil {
 		log.Error().Err(err).Msg("shutdown incomplete")
@@ -86,15 +86,4 @@ func logLevel() zerolog.Level {
 		return zerolog.InfoLevel
 	}
 	return lvl
-}
-
-// printFields writes key=value lines, as Apache's -p does.
-func printFields(cfg namesrv.Config) {
-	v := reflect.ValueOf(cfg)
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		if key := t.Field(i).Tag.Get("key"); key != "" {
-			fmt.Printf("%s=%v\n", key, v.Field(i).Interface())
-		}
-	}
 }

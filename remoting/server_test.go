@@ -1,0 +1,185 @@
+package remoting
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+)
+
+// gnet's ants pool starts two goroutines when the package is imported.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
+}
+
+func testLogger() zerolog.Logger {
+	if os.Getenv("ROCKETGO_LOG") == "debug" {
+		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
+	}
+	return zerolog.Nop()
+}
+
+const (
+	codeEcho  int32 = 1
+	codeLate  int32 = 2
+	codePanic int32 = 3
+)
+
+type testHandler struct{ closed atomic.Int32 }
+
+func (h *testHandler) Serve(c *Conn, req *Command) *Command {
+	switch req.Code {
+	case codeEcho:
+		resp := NewResponse(req, Success, "")
+		resp.Set("echo", req.Str("v"))
+		resp.Body = req.Body
+		return resp
+	case codeLate:
+		go func() { // parked, answered from another goroutine
+			time.Sleep(20 * time.Millisecond)
+			c.Reply(NewResponse(req, Success, "late"))
+		}()
+		return nil
+	case codePanic:
+		panic("boom")
+	}
+	return NewResponse(req, RequestCodeNotSupported, "unknown")
+}
+
+func startServer(t *testing.T) (*Server, *testHandler) {
+	t.Helper()
+	h := &testHandler{}
+	var s *Server
+	s = NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 2, OnClose: func(*Conn) { h.closed.Add(1) }}, h, testLogger())
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return s, h
+}
+
+func waitFor(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestServerRoundTrip(t *testing.T) {
+	s, _ := startServer(t)
+	cl := NewClient(testLogger())
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, ser := range []SerializeType{JSON, RocketMQ} {
+		req := NewRequest(codeEcho, map[string]string{"v": "x\x01y"}, []byte("body"))
+		req.Serialize = ser
+		resp, err := cl.Invoke(ctx, s.Addr(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resp.IsResponse() || resp.Opaque != req.Opaque || resp.Serialize != ser ||
+			resp.Str("echo") != "x\x01y" || string(resp.Body) != "body" {
+			t.Fatalf("%v: bad response %+v", ser, resp)
+		}
+	}
+	resp, err := cl.Invoke(ctx, s.Addr(), NewRequest(codeLate, nil, nil))
+	if err != nil || resp.Remark != "late" {
+		t.Fatalf("late reply: %+v %v", resp, err)
+	}
+	resp, err = cl.Invoke(ctx, s.Addr(), NewRequest(codePanic, nil, nil))
+	if err != nil || resp.Code != SystemError {
+		t.Fatalf("panicking handler: %+v %v", resp, err)
+	}
+	resp, err = cl.Invoke(ctx, s.Addr(), NewRequest(codeEcho, map[string]string{"v": "still up"}, nil))
+	if err != nil || resp.Str("echo") != "still up" {
+		t.Fatalf("after panic: %+v %v", resp, err)
+	}
+}
+
+func TestServerPipelinedAndSplitFrames(t *testing.T) {
+	s, _ := startServer(t)
+	nc, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var out []byte
+	for i := int32(0); i < 50; i++ {
+		out = AppendFrame(out, &Command{Code: codeEcho, Opaque: i, ExtFields: map[string]string{"v": "p"}})
+	}
+	// Dribble the bytes so frames straddle reads.
+	for i := 0; i < len(out); i += 7 {
+		if _, err := nc.Write(out[i:min(i+7, len(out))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	seen := map[int32]bool{}
+	for len(seen) < 50 {
+		resp := readFrame(t, nc)
+		if resp.Str("echo") != "p" {
+			t.Fatalf("bad response %+v", resp)
+		}
+		seen[resp.Opaque] = true
+	}
+}
+
+func readFrame(t *testing.T, r io.Reader) *Command {
+	t.Helper()
+	var lp [4]byte
+	if _, err := io.ReadFull(r, lp[:]); err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]byte, binary.BigEndian.Uint32(lp[:]))
+	if _, err := io.ReadFull(r, frame); err != nil {
+		t.Fatal(err)
+	}
+	c, err := DecodeFrame(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestServerClosesOnGarbage(t *testing.T) {
+	s, h := startServer(t)
+	for name, garbage := range map[string][]byte{
+		"oversize":   {0x7f, 0xff, 0xff, 0xff},
+		"too short":  {0, 0, 0, 2, 0, 0},
+		"bad header": append([]byte{0, 0, 0, 8, 0, 0, 0, 4}, "{{{{"...),
+	} {
+		nc, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nc.Write(garbage); err != nil {
+			t.Fatal(err)
+		}
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if n, err := nc.Read(make([]byte, 1)); err == nil {
+			t.Errorf("%s: read %d bytes, want the connection closed", name, n)
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Errorf("%s: connection left open", name)
+		}
+		nc.Close()
+	}
+	waitFor(t, 5*time.Second, func() bool { return h.closed.Load() == 3 })
+}
