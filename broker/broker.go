@@ -32,7 +32,8 @@ type Broker struct {
 	Holds   *Holds
 	UniqIDs *message.UniqIDGen
 
-	log       zerolog.Logger
+	log       zerolog.Logger // component=broker
+	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
 
@@ -49,18 +50,20 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log = log.With().Str("component", "broker").Str("brokerName", cfg.BrokerName).Logger()
-	root := cfg.Store.StorePathRootDir
+	root := log.With().Str("brokerName", cfg.BrokerName).Logger()
+	log = root.With().Str("component", "broker").Logger()
+	dir := cfg.Store.StorePathRootDir
 	b := &Broker{
 		Config:  cfg,
-		Groups:  newGroups(filepath.Join(root, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
-		Offsets: newOffsets(filepath.Join(root, "config", "consumerOffset.json")),
+		Groups:  newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
+		Offsets: newOffsets(filepath.Join(dir, "config", "consumerOffset.json")),
 		Clients: newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
 		log:     log,
+		root:    root,
 		quit:    make(chan struct{}),
 	}
 	b.registrar = newRegistrar(b)
-	b.Topics = newTopics(filepath.Join(root, "config", "topics.json"), b.registrar.poke)
+	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), b.registrar.poke)
 	for _, tc := range systemTopics(&b.Config) {
 		b.Topics.putSystem(tc)
 	}
@@ -69,7 +72,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
 		}
 	}
-	st, err := store.Open(cfg.Store, log)
+	st, err := store.Open(cfg.Store, root)
 	if err != nil {
 		return nil, fmt.Errorf("broker: open store: %w", err)
 	}
@@ -92,10 +95,10 @@ func (b *Broker) Start(h remoting.Handler) error {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
 	b.server = remoting.NewServer(remoting.ServerConfig{
-		Addr:         net.JoinHostPort("0.0.0.0", strconv.Itoa(b.Config.ListenPort)),
+		Addr:         net.JoinHostPort(b.Config.BindAddress, strconv.Itoa(b.Config.ListenPort)),
 		NumEventLoop: b.Config.ServerWorkerThreads,
 		OnClose:      b.Clients.ConnClosed,
-	}, h, b.log)
+	}, h, b.root)
 	if err := b.server.Start(); err != nil {
 		_ = b.Store.Shutdown(context.Background())
 		return fmt.Errorf("broker: %w", err)

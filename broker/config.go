@@ -19,6 +19,7 @@ type Config struct {
 	BrokerName        string `key:"brokerName"`
 	BrokerID          int64  `key:"brokerId"`
 	ListenPort        int    `key:"listenPort"`
+	BindAddress       string `key:"bindAddress"` // NettyServerConfig; Apache binds all interfaces
 	NamesrvAddr       string `key:"namesrvAddr"` // "ip:port;ip:port"
 	BrokerIP1         string `key:"brokerIP1"`
 	BrokerPermission  int32  `key:"brokerPermission"`
@@ -64,6 +65,7 @@ func DefaultConfig() Config {
 		BrokerClusterName:                 "DefaultCluster",
 		BrokerName:                        host,
 		ListenPort:                        10911,
+		BindAddress:                       "0.0.0.0",
 		NamesrvAddr:                       os.Getenv("NAMESRV_ADDR"),
 		BrokerPermission:                  PermRead | PermWrite,
 		RocketmqHome:                      os.Getenv("ROCKETMQ_HOME"),

@@ -20,7 +20,7 @@ type registrar struct {
 }
 
 func newRegistrar(b *Broker) *registrar {
-	return &registrar{b: b, client: remoting.NewClient(b.log), trigger: make(chan struct{}, 1)}
+	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1)}
 }
 
 // poke asks for a registration soon; never blocks.

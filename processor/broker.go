@@ -13,33 +13,17 @@ type brokerProcs struct {
 	log zerolog.Logger
 }
 
-// BrokerTable returns the broker's request table.
+// BrokerTable returns the broker's request table. Each request family
+// registers its codes from its own file.
 func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p := &brokerProcs{b: b, log: log.With().Str("component", "processor").Logger()}
-	return Table{
-		remoting.SendMessage:                   p.send,
-		remoting.SendMessageV2:                 p.send,
-		remoting.SendBatchMessage:              p.send,
-		remoting.SendReplyMessage:              p.send,
-		remoting.SendReplyMessageV2:            p.send,
-		remoting.PullMessage:                   p.pull,
-		remoting.LitePullMessage:               p.pull,
-		remoting.HeartBeat:                     p.heartbeat,
-		remoting.UnregisterClient:              p.unregisterClient,
-		remoting.GetConsumerListByGroup:        p.consumerList,
-		remoting.QueryConsumerOffset:           p.queryConsumerOffset,
-		remoting.UpdateConsumerOffset:          p.updateConsumerOffset,
-		remoting.GetMaxOffset:                  p.maxOffset,
-		remoting.GetMinOffset:                  p.minOffset,
-		remoting.SearchOffsetByTimestamp:       p.searchOffset,
-		remoting.GetEarliestMsgStoreTime:       p.earliestMsgStoreTime,
-		remoting.UpdateAndCreateTopic:          p.updateAndCreateTopic,
-		remoting.DeleteTopicInBroker:           p.deleteTopic,
-		remoting.GetAllTopicConfig:             p.allTopicConfig,
-		remoting.GetAllSubscriptionGroupConfig: p.allSubscriptionGroups,
-		remoting.UpdateAndCreateSubscription:   p.updateSubscriptionGroup,
-		remoting.DeleteSubscriptionGroup:       p.deleteSubscriptionGroup,
-	}
+	t := Table{}
+	p.registerSend(t)
+	p.registerPull(t)
+	p.registerClients(t)
+	p.registerOffsets(t)
+	p.registerTopics(t)
+	return t
 }
 
 func (p *brokerProcs) fail(req *remoting.Command, err error) *remoting.Command {

@@ -9,6 +9,12 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+func (p *brokerProcs) registerClients(t Table) {
+	t[remoting.HeartBeat] = p.heartbeat
+	t[remoting.UnregisterClient] = p.unregisterClient
+	t[remoting.GetConsumerListByGroup] = p.consumerList
+}
+
 // heartbeatData is HeartbeatData. codeSet is ignored: Java sends numbers, Go
 // sends strings, and Go hashes UTF-8 rather than UTF-16, so tags are re-hashed here.
 type heartbeatData struct {

@@ -4,6 +4,15 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+func (p *brokerProcs) registerOffsets(t Table) {
+	t[remoting.QueryConsumerOffset] = p.queryConsumerOffset
+	t[remoting.UpdateConsumerOffset] = p.updateConsumerOffset
+	t[remoting.GetMaxOffset] = p.maxOffset
+	t[remoting.GetMinOffset] = p.minOffset
+	t[remoting.SearchOffsetByTimestamp] = p.searchOffset
+	t[remoting.GetEarliestMsgStoreTime] = p.earliestMsgStoreTime
+}
+
 type queueHeader struct {
 	topic   string
 	queueID int32
@@ -61,6 +70,13 @@ func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Comma
 		return remoting.NewResponse(req, remoting.TopicNotExist, "Topic "+h.topic+" not exist!")
 	}
 	p.b.Offsets.Commit(group, h.topic, h.queueID, off)
+	if req.Language == remoting.LangGo {
+		// The Go client sends this one-way without the one-way bit and closes
+		// its connections right after its last commits at shutdown. An answer
+		// still unread in its socket then turns that close into a reset, and
+		// the reset discards the commits we have not read yet.
+		return nil
+	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 

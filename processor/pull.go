@@ -11,6 +11,11 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
+func (p *brokerProcs) registerPull(t Table) {
+	t[remoting.PullMessage] = p.pull
+	t[remoting.LitePullMessage] = p.pull
+}
+
 // Pull sysFlag bits (PullSysFlag).
 const (
 	pullCommitOffset = 0x1

@@ -15,6 +15,13 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
+func (p *brokerProcs) registerSend(t Table) {
+	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
+		remoting.SendReplyMessage, remoting.SendReplyMessageV2} {
+		t[code] = p.send
+	}
+}
+
 // sendHeader is SendMessageRequestHeader; V2 requests (310, 320, 325) carry
 // the same fields under one-letter keys.
 type sendHeader struct {

@@ -9,6 +9,15 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+func (p *brokerProcs) registerTopics(t Table) {
+	t[remoting.UpdateAndCreateTopic] = p.updateAndCreateTopic
+	t[remoting.DeleteTopicInBroker] = p.deleteTopic
+	t[remoting.GetAllTopicConfig] = p.allTopicConfig
+	t[remoting.GetAllSubscriptionGroupConfig] = p.allSubscriptionGroups
+	t[remoting.UpdateAndCreateSubscription] = p.updateSubscriptionGroup
+	t[remoting.DeleteSubscriptionGroup] = p.deleteSubscriptionGroup
+}
+
 func (p *brokerProcs) updateAndCreateTopic(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
