@@ -66,7 +66,7 @@ func (h *nsHandlers) nsError(req *remoting.Command, err error) *remoting.Command
 	case errors.Is(err, namesrv.ErrDisabled):
 		return remoting.NewResponse(req, remoting.SystemError, "disable")
 	case errors.Is(err, namesrv.ErrBadBody):
-		return fail(req, remoting.SystemError, err)
+		return remoting.NewResponse(req, remoting.SystemError, err.Error())
 	}
 	return errorResponse(&h.log, req, err)
 }
