@@ -74,6 +74,16 @@ type Config struct {
 	SyncFlushTimeout int64 `key:"syncFlushTimeout"`
 	// CheckCRCOnRecover verifies body CRCs during recovery (true).
 	CheckCRCOnRecover bool `key:"checkCRCOnRecover"`
+	// MessageIndexEnable builds the index files (true).
+	MessageIndexEnable bool `key:"messageIndexEnable"`
+	// MaxHashSlotNum is the number of hash slots per index file (5000000).
+	MaxHashSlotNum int `key:"maxHashSlotNum"`
+	// MaxIndexNum is the number of entries per index file (20000000).
+	MaxIndexNum int `key:"maxIndexNum"`
+	// MaxMsgsNumBatch caps the records one index query returns (64).
+	MaxMsgsNumBatch int `key:"maxMsgsNumBatch"`
+	// DefaultQueryMaxNum is maxNum for queries by unique key (32).
+	DefaultQueryMaxNum int `key:"defaultQueryMaxNum"`
 	// MessageDelayLevel lists the delay levels; used to compute the tags
 	// code (delivery time) of SCHEDULE_TOPIC_XXXX entries.
 	MessageDelayLevel string `key:"messageDelayLevel"`
@@ -99,6 +109,11 @@ func DefaultConfig() Config {
 		MaxMessageSize:                    4194304,
 		SyncFlushTimeout:                  5000,
 		CheckCRCOnRecover:                 true,
+		MessageIndexEnable:                true,
+		MaxHashSlotNum:                    5000000,
+		MaxIndexNum:                       5000000 * 4,
+		MaxMsgsNumBatch:                   64,
+		DefaultQueryMaxNum:                32,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
 	}
 }
@@ -120,6 +135,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("store config: maxMessageSize %d", c.MaxMessageSize)
 	case c.SyncFlushTimeout <= 0:
 		return fmt.Errorf("store config: syncFlushTimeout %d", c.SyncFlushTimeout)
+	case c.MessageIndexEnable && (c.MaxHashSlotNum <= 0 || c.MaxIndexNum < 2 ||
+		indexFileSize(c.MaxHashSlotNum, c.MaxIndexNum) > 1<<31-1):
+		return fmt.Errorf("store config: maxHashSlotNum %d / maxIndexNum %d out of range", c.MaxHashSlotNum, c.MaxIndexNum)
+	case c.MaxMsgsNumBatch <= 0 || c.DefaultQueryMaxNum <= 0:
+		return fmt.Errorf("store config: maxMsgsNumBatch and defaultQueryMaxNum must be positive")
 	}
 	if _, err := parseDelayLevels(c.MessageDelayLevel); err != nil {
 		return err

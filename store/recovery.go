@@ -24,6 +24,12 @@ func (s *Store) load() error {
 	if err := s.cl.q.load(); err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
+	rebuildIndexFrom := int64(-1)
+	if s.idx != nil {
+		if rebuildIndexFrom, err = s.idx.load(lastExitOK, s.ckpt.index.Load()); err != nil {
+			return fmt.Errorf("open store: %w", err)
+		}
+	}
 	if err := s.loadConsumeQueues(); err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -74,6 +80,12 @@ func (s *Store) load() error {
 	reput := maxCQPhy
 	if !lastExitOK {
 		reput = min(reput, scanStart)
+	}
+	if rebuildIndexFrom >= 0 {
+		// Apache loses the entries of a deleted index file that lie before
+		// the abnormal-recovery start; re-dispatching from the file's begin
+		// offset rebuilds them (consume queue entries are idempotent).
+		reput = min(reput, rebuildIndexFrom)
 	}
 	reput = min(max(reput, clMin), processOffset)
 	s.reput.Store(reput)

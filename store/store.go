@@ -65,6 +65,7 @@ type Store struct {
 
 	cl   commitLog
 	ckpt *checkpoint
+	idx  *indexService // nil unless MessageIndexEnable
 
 	// mu is the append lock.
 	mu           sync.Mutex
@@ -119,6 +120,9 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		quit:         make(chan struct{}),
 	}
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
+	if cfg.MessageIndexEnable {
+		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log)
+	}
 	for _, d := range []string{cfg.StorePathRootDir, s.cl.q.dir, s.cqRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open store: create %s: %w", d, err)
@@ -269,6 +273,13 @@ func (s *Store) shutdown(ctx context.Context) error {
 	if err := s.flushConsumeQueues(0); err != nil {
 		errs = append(errs, err)
 	}
+	if s.idx != nil {
+		if ts, err := s.idx.flush(true); err != nil {
+			errs = append(errs, err)
+		} else if ts > 0 {
+			s.ckpt.index.Store(ts)
+		}
+	}
 	s.ckpt.physic.Store(s.cl.lastStoreTs.Load())
 	s.ckpt.logics.Store(s.lastDispatchTs.Load())
 	if err := s.ckpt.flush(); err != nil {
@@ -295,6 +306,9 @@ func (s *Store) shutdown(ctx context.Context) error {
 func (s *Store) closeFiles() error {
 	var errs []error
 	errs = append(errs, s.cl.q.close())
+	if s.idx != nil {
+		errs = append(errs, s.idx.close())
+	}
 	s.cqMu.Lock()
 	for _, qs := range s.cqs {
 		for _, cq := range qs {
