@@ -9,6 +9,7 @@ package compattest
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -148,8 +149,13 @@ func checkAcked(t *testing.T, c *cluster, topic string, acked []ackedMsg, cycle 
 		}
 	}
 	end := time.Now().UnixMilli() + 1000
+	conn, err := net.DialTimeout("tcp", c.brokerAddr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
 	for _, a := range acked {
-		r, err := queryMessage(c.brokerAddr, topic, a.uniq, 32, 0, end, true)
+		r, err := queryMessageOn(conn, topic, a.uniq, 32, 0, end, true)
 		if err != nil {
 			t.Fatalf("cycle %d: query %s: %v", cycle, a.id, err)
 		}

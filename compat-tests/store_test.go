@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,8 +62,19 @@ type queryResult struct {
 	records []*primitive.MessageExt
 }
 
-// queryMessage sends QUERY_MESSAGE (12) as the Java admin does.
+// queryMessage sends QUERY_MESSAGE (12) as the Java admin does, on a new
+// connection.
 func queryMessage(addr, topic, key string, maxNum int, begin, end int64, uniqKey bool) (*queryResult, error) {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return queryMessageOn(conn, topic, key, maxNum, begin, end, uniqKey)
+}
+
+// queryMessageOn is queryMessage on an open connection.
+func queryMessageOn(conn net.Conn, topic, key string, maxNum int, begin, end int64, uniqKey bool) (*queryResult, error) {
 	ext := map[string]string{
 		"topic": topic, "key": key, "maxNum": strconv.Itoa(maxNum),
 		"beginTimestamp": strconv.FormatInt(begin, 10), "endTimestamp": strconv.FormatInt(end, 10),
@@ -70,7 +82,7 @@ func queryMessage(addr, topic, key string, maxNum int, begin, end int64, uniqKey
 	if uniqKey {
 		ext["_UNIQUE_KEY_QUERY"] = "true"
 	}
-	resp, err := rawInvoke(addr, newRequest(codeQueryMessage, ext, nil), 5*time.Second)
+	resp, err := invokeOn(conn, newRequest(codeQueryMessage, ext, nil), 5*time.Second)
 	if err != nil {
 		return nil, err
 	}
