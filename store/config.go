@@ -84,6 +84,28 @@ type Config struct {
 	MaxMsgsNumBatch int `key:"maxMsgsNumBatch"`
 	// DefaultQueryMaxNum is maxNum for queries by unique key (32).
 	DefaultQueryMaxNum int `key:"defaultQueryMaxNum"`
+	// FileReservedTime is how long commit log files are kept, in hours (72).
+	FileReservedTime int `key:"fileReservedTime"`
+	// DeleteWhen lists the local hours ("04", "03;04") at which expired
+	// files are deleted.
+	DeleteWhen string `key:"deleteWhen"`
+	// DiskMaxUsedSpaceRatio: above this disk usage (percent, 10–95)
+	// expired files are deleted at any hour (75).
+	DiskMaxUsedSpaceRatio int `key:"diskMaxUsedSpaceRatio"`
+	// DiskSpaceCleanForciblyRatio: above this usage (percent, 30–85) files
+	// are deleted whatever their age (85).
+	DiskSpaceCleanForciblyRatio int `key:"diskSpaceCleanForciblyRatio"`
+	// DiskSpaceWarningLevelRatio: above this usage (percent, 35–90) writes
+	// are refused until usage drops to the force-clean ratio (90).
+	DiskSpaceWarningLevelRatio int `key:"diskSpaceWarningLevelRatio"`
+	// CleanFileForciblyEnable allows deleting unexpired files under disk pressure (true).
+	CleanFileForciblyEnable bool `key:"cleanFileForciblyEnable"`
+	// CleanResourceInterval is the cleanup period in ms (10000).
+	CleanResourceInterval int `key:"cleanResourceInterval"`
+	// DeleteCommitLogFilesInterval is the pause between two deletions in ms (100).
+	DeleteCommitLogFilesInterval int `key:"deleteCommitLogFilesInterval"`
+	// DeleteFileBatchMax bounds the commit log files deleted per run (10).
+	DeleteFileBatchMax int `key:"deleteFileBatchMax"`
 	// MessageDelayLevel lists the delay levels; used to compute the tags
 	// code (delivery time) of SCHEDULE_TOPIC_XXXX entries.
 	MessageDelayLevel string `key:"messageDelayLevel"`
@@ -109,6 +131,15 @@ func DefaultConfig() Config {
 		MaxMessageSize:                    4194304,
 		SyncFlushTimeout:                  5000,
 		CheckCRCOnRecover:                 true,
+		FileReservedTime:                  72,
+		DeleteWhen:                        "04",
+		DiskMaxUsedSpaceRatio:             75,
+		DiskSpaceCleanForciblyRatio:       85,
+		DiskSpaceWarningLevelRatio:        90,
+		CleanFileForciblyEnable:           true,
+		CleanResourceInterval:             10000,
+		DeleteCommitLogFilesInterval:      100,
+		DeleteFileBatchMax:                10,
 		MessageIndexEnable:                true,
 		MaxHashSlotNum:                    5000000,
 		MaxIndexNum:                       5000000 * 4,
@@ -138,6 +169,8 @@ func (c *Config) Validate() error {
 	case c.MessageIndexEnable && (c.MaxHashSlotNum <= 0 || c.MaxIndexNum < 2 ||
 		indexFileSize(c.MaxHashSlotNum, c.MaxIndexNum) > 1<<31-1):
 		return fmt.Errorf("store config: maxHashSlotNum %d / maxIndexNum %d out of range", c.MaxHashSlotNum, c.MaxIndexNum)
+	case c.FileReservedTime < 0 || c.CleanResourceInterval <= 0 || c.DeleteCommitLogFilesInterval < 0 || c.DeleteFileBatchMax <= 0:
+		return fmt.Errorf("store config: fileReservedTime, cleanResourceInterval, deleteCommitLogFilesInterval, deleteFileBatchMax out of range")
 	case c.MaxMsgsNumBatch <= 0 || c.DefaultQueryMaxNum <= 0:
 		return fmt.Errorf("store config: maxMsgsNumBatch and defaultQueryMaxNum must be positive")
 	}

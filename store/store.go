@@ -91,6 +91,13 @@ type Store struct {
 	flushReqs []flushReq // guarded by flushMu
 	flushErr  error      // guarded by flushMu: sticky flush error
 
+	// diskFull refuses puts (ErrDiskFull); set and cleared by cleanup.
+	diskFull atomic.Bool
+	// now and diskUsage are time.Now and the statfs usage; tests replace
+	// them before Start.
+	now       func() time.Time
+	diskUsage func(path string) (float64, error)
+
 	started  atomic.Bool
 	closing  atomic.Bool
 	quit     chan struct{}
@@ -118,6 +125,8 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		quit:         make(chan struct{}),
+		now:          time.Now,
+		diskUsage:    diskUsage,
 	}
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
 	if cfg.MessageIndexEnable {
@@ -200,6 +209,7 @@ func (s *Store) Start() error {
 	s.goRun(s.dispatchLoop)
 	s.goRun(s.flushCommitLogLoop)
 	s.goRun(s.flushConsumeQueueLoop)
+	s.goRun(s.cleanupLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -370,6 +380,9 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	if s.stopped {
 		return PutResult{}, ErrClosed
 	}
+	if s.diskFull.Load() {
+		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, ErrDiskFull)
+	}
 	if s.werr != nil {
 		return PutResult{}, s.werr
 	}
@@ -482,6 +495,9 @@ func (s *Store) PutBatch(ms []PutMessage) ([]PutResult, error) {
 func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res []PutResult) error {
 	if s.stopped {
 		return ErrClosed
+	}
+	if s.diskFull.Load() {
+		return fmt.Errorf("put batch %s: %w", ms[0].Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
 		return s.werr
