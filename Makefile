@@ -4,7 +4,7 @@ BIN       := bin
 FUZZTIME  ?= 5s
 PKGS      := ./...
 
-.PHONY: build run test unit fuzz-short fuzz test-compat bench lint fmt tidy clean
+.PHONY: build run test unit fuzz-short fuzz test-compat soak bench lint fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -40,6 +40,11 @@ fuzz:
 
 test-compat: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 12m ./...
+
+# kill -9 of mqbroker under load from official Go client producers, 20
+# cycles (make test runs 3).
+soak: build
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_CRASH_CYCLES=20 $(GO) test -count=1 -timeout 30m -run 'TestCrash' ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -14,8 +14,14 @@ func TagsHashBytes(tag []byte) int64 { return int64(javaHash(tag)) }
 // JavaHash is java.lang.String.hashCode of s (UTF-16 code units).
 func JavaHash(s string) int32 { return javaHash(s) }
 
-func javaHash[S ~string | ~[]byte](s S) int32 {
-	var h int32
+// JavaHashMore continues a Java String.hashCode h over more text, so the
+// hash of a concatenation is JavaHashMore(JavaHashMore(0, a), b) without
+// building it.
+func JavaHashMore[S ~string | ~[]byte](h int32, s S) int32 { return javaHashFrom(h, s) }
+
+func javaHash[S ~string | ~[]byte](s S) int32 { return javaHashFrom(0, s) }
+
+func javaHashFrom[S ~string | ~[]byte](h int32, s S) int32 {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {

@@ -268,7 +268,7 @@ func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Comm
 	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
 		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch):
 		return remoting.NewResponse(req, remoting.MessageIllegal, err.Error())
-	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted):
+	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
 		return remoting.NewResponse(req, remoting.ServiceNotAvailable, "service not available now: "+err.Error())
 	}
 	return p.fail(req, err)

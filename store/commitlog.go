@@ -96,10 +96,15 @@ func checkRecord(b []byte, checkCRC bool) (message.RecordView, scanResult, error
 
 // scanFrom walks valid records from file index i and returns the end of
 // valid data (CommitLog.recoverNormally/Abnormally's processOffset) and why
-// it stopped (nil when it ran off the last file).
-func (cl *commitLog) scanFrom(i int, checkCRC bool) (int64, error) {
+// it stopped (nil when it ran off the last file). progress, when not nil,
+// is called about every 64 MiB with the bytes scanned and the bytes to scan.
+func (cl *commitLog) scanFrom(i int, checkCRC bool, progress func(done, total int64)) (int64, error) {
 	files := cl.q.files
-	end := files[i].start
+	from := files[i].start
+	end := from
+	total := files[len(files)-1].start + files[len(files)-1].size - from
+	const step = 64 << 20
+	next := int64(step)
 	for ; i < len(files); i++ {
 		mf := files[i]
 		pos := int64(0)
@@ -113,6 +118,10 @@ func (cl *commitLog) scanFrom(i int, checkCRC bool) (int64, error) {
 				break
 			}
 			pos += int64(v.TotalSize)
+			if done := mf.start + pos - from; progress != nil && done >= next {
+				next = done + step
+				progress(done, total)
+			}
 		}
 		end = mf.start + pos
 	}

@@ -74,6 +74,38 @@ type Config struct {
 	SyncFlushTimeout int64 `key:"syncFlushTimeout"`
 	// CheckCRCOnRecover verifies body CRCs during recovery (true).
 	CheckCRCOnRecover bool `key:"checkCRCOnRecover"`
+	// MessageIndexEnable builds the index files (true).
+	MessageIndexEnable bool `key:"messageIndexEnable"`
+	// MaxHashSlotNum is the number of hash slots per index file (5000000).
+	MaxHashSlotNum int `key:"maxHashSlotNum"`
+	// MaxIndexNum is the number of entries per index file (20000000).
+	MaxIndexNum int `key:"maxIndexNum"`
+	// MaxMsgsNumBatch caps the records one index query returns (64).
+	MaxMsgsNumBatch int `key:"maxMsgsNumBatch"`
+	// DefaultQueryMaxNum is maxNum for queries by unique key (32).
+	DefaultQueryMaxNum int `key:"defaultQueryMaxNum"`
+	// FileReservedTime is how long commit log files are kept, in hours (72).
+	FileReservedTime int `key:"fileReservedTime"`
+	// DeleteWhen lists the local hours ("04", "03;04") at which expired
+	// files are deleted.
+	DeleteWhen string `key:"deleteWhen"`
+	// DiskMaxUsedSpaceRatio: above this disk usage (percent, 10–95)
+	// expired files are deleted at any hour (75).
+	DiskMaxUsedSpaceRatio int `key:"diskMaxUsedSpaceRatio"`
+	// DiskSpaceCleanForciblyRatio: above this usage (percent, 30–85) files
+	// are deleted whatever their age (85).
+	DiskSpaceCleanForciblyRatio int `key:"diskSpaceCleanForciblyRatio"`
+	// DiskSpaceWarningLevelRatio: above this usage (percent, 35–90) writes
+	// are refused until usage drops to the force-clean ratio (90).
+	DiskSpaceWarningLevelRatio int `key:"diskSpaceWarningLevelRatio"`
+	// CleanFileForciblyEnable allows deleting unexpired files under disk pressure (true).
+	CleanFileForciblyEnable bool `key:"cleanFileForciblyEnable"`
+	// CleanResourceInterval is the cleanup period in ms (10000).
+	CleanResourceInterval int `key:"cleanResourceInterval"`
+	// DeleteCommitLogFilesInterval is the pause between two deletions in ms (100).
+	DeleteCommitLogFilesInterval int `key:"deleteCommitLogFilesInterval"`
+	// DeleteFileBatchMax bounds the commit log files deleted per run (10).
+	DeleteFileBatchMax int `key:"deleteFileBatchMax"`
 	// MessageDelayLevel lists the delay levels; used to compute the tags
 	// code (delivery time) of SCHEDULE_TOPIC_XXXX entries.
 	MessageDelayLevel string `key:"messageDelayLevel"`
@@ -99,6 +131,20 @@ func DefaultConfig() Config {
 		MaxMessageSize:                    4194304,
 		SyncFlushTimeout:                  5000,
 		CheckCRCOnRecover:                 true,
+		FileReservedTime:                  72,
+		DeleteWhen:                        "04",
+		DiskMaxUsedSpaceRatio:             75,
+		DiskSpaceCleanForciblyRatio:       85,
+		DiskSpaceWarningLevelRatio:        90,
+		CleanFileForciblyEnable:           true,
+		CleanResourceInterval:             10000,
+		DeleteCommitLogFilesInterval:      100,
+		DeleteFileBatchMax:                10,
+		MessageIndexEnable:                true,
+		MaxHashSlotNum:                    5000000,
+		MaxIndexNum:                       5000000 * 4,
+		MaxMsgsNumBatch:                   64,
+		DefaultQueryMaxNum:                32,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
 	}
 }
@@ -120,6 +166,13 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("store config: maxMessageSize %d", c.MaxMessageSize)
 	case c.SyncFlushTimeout <= 0:
 		return fmt.Errorf("store config: syncFlushTimeout %d", c.SyncFlushTimeout)
+	case c.MessageIndexEnable && (c.MaxHashSlotNum <= 0 || c.MaxIndexNum < 2 ||
+		indexFileSize(c.MaxHashSlotNum, c.MaxIndexNum) > 1<<31-1):
+		return fmt.Errorf("store config: maxHashSlotNum %d / maxIndexNum %d out of range", c.MaxHashSlotNum, c.MaxIndexNum)
+	case c.FileReservedTime < 0 || c.CleanResourceInterval <= 0 || c.DeleteCommitLogFilesInterval < 0 || c.DeleteFileBatchMax <= 0:
+		return fmt.Errorf("store config: fileReservedTime, cleanResourceInterval, deleteCommitLogFilesInterval, deleteFileBatchMax out of range")
+	case c.MaxMsgsNumBatch <= 0 || c.DefaultQueryMaxNum <= 0:
+		return fmt.Errorf("store config: maxMsgsNumBatch and defaultQueryMaxNum must be positive")
 	}
 	if _, err := parseDelayLevels(c.MessageDelayLevel); err != nil {
 		return err

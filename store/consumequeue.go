@@ -165,7 +165,11 @@ func (cq *consumeQueue) correctMinOffset(clMin int64) {
 	cq.q.mu.RLock()
 	defer cq.q.mu.RUnlock()
 	maxL := cq.maxLogical.Load()
-	for idx := cq.minLogical.Load(); idx < maxL; idx++ {
+	from := cq.minLogical.Load()
+	if len(cq.q.files) > 0 {
+		from = max(from, cq.q.files[0].start/cqEntrySize) // files deleted by cleanup
+	}
+	for idx := from; idx < maxL; idx++ {
 		mf := cq.q.findLocked(idx * cqEntrySize)
 		if mf == nil {
 			break
@@ -266,6 +270,37 @@ func (cq *consumeQueue) entry(idx int64) (cqEntry, bool) {
 func (cq *consumeQueue) rollNextFile(idx int64) int64 {
 	per := cq.q.fileSize / cqEntrySize
 	return idx + per - idx%per
+}
+
+// deleteBelow deletes files (never the last) whose last entry points below
+// the commit log's min offset (deleteExpiredFileByOffset), then corrects
+// the min offset. It returns the number of files deleted.
+func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
+	var gone []*mappedFile
+	cq.q.mu.Lock()
+	for len(cq.q.files) > 1 {
+		mf := cq.q.files[0]
+		last := readEntry(mf.data[mf.size-cqEntrySize:])
+		if last.phy >= clMin && !last.filler() {
+			break
+		}
+		if err := mf.unmap(); err != nil {
+			cq.q.mu.Unlock()
+			return len(gone), err
+		}
+		gone = append(gone, mf)
+		cq.q.files[0] = nil
+		cq.q.files = cq.q.files[1:]
+	}
+	cq.q.mu.Unlock()
+	var errs []error
+	for _, mf := range gone {
+		if err := os.Remove(mf.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	cq.correctMinOffset(clMin)
+	return len(gone), errors.Join(errs...)
 }
 
 // destroy unmaps and deletes the queue's files and directory.

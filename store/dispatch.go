@@ -83,8 +83,14 @@ func (s *Store) stall(at int64, err error) {
 	s.log.Error().Err(err).Int64("offset", at).Msg("dispatch stopped at undecodable commit log data")
 }
 
-// dispatchRecord builds the consume queue entry of one record.
+// dispatchRecord builds the index entries and the consume queue entry of
+// one record. An index failure stops indexing (logged once), not dispatch.
 func (s *Store) dispatchRecord(v *message.RecordView) error {
+	if s.idx != nil {
+		if err := s.idx.build(v); err != nil {
+			s.log.Error().Err(err).Int64("offset", v.PhysicalOffset).Msg("index build failed, indexing stopped")
+		}
+	}
 	if !hasQueueOffset(v.SysFlag) {
 		return nil
 	}

@@ -4,11 +4,13 @@
 //	<storePathRootDir>/
 //	  commitlog/<20-digit start offset>          mapped, mappedFileSizeCommitLog bytes each
 //	  consumequeue/<topic>/<queueId>/<20 digits>  mapped, 20-byte entries
+//	  index/<yyyyMMddHHmmssSSS>                    mapped hash index by KEYS/UNIQ_KEY
 //	  checkpoint                                   4096 bytes of timestamps
 //	  abort                                        exists while the store is open
 //	  lock                                         fcntl range lock [0,1)
 //
-// Owns: CommitLog, ConsumeQueue, checkpoint; flush, dispatch, recovery.
+// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint; flush, dispatch,
+// recovery, cleanup (retention and disk-full refusal).
 // Never: parses frames; knows clients or request codes; makes a caller wait
 // on fsync unless it asked (WaitFlush).
 //
@@ -18,17 +20,28 @@
 //   - Bytes below a mapped file's write position are immutable until
 //     recovery truncates them (only before Start).
 //   - Mapped files are unmapped only by recovery, DeleteTopic (consume
-//     queues, under the queue's write lock) and Shutdown after the goroutines
-//     stopped; readers copy record bytes out under the file list's read lock.
+//     queues, under the queue's write lock), cleanup (the oldest commit log
+//     file once fully flushed and dispatched, never the last; consume queue
+//     and index files wholly below the commit log min offset, never the
+//     last) and Shutdown after the goroutines stopped. Readers copy record
+//     bytes out under the file list's read lock, so no reference counts are
+//     needed; a zero-copy pull would need them.
+//   - Index files are written by the dispatcher and read by QueryMessage
+//     under indexService.mu; after an abnormal exit the files newer than
+//     the checkpoint's index timestamp are deleted and rebuilt from their
+//     begin offset (Apache only from the recovery start).
 //   - ConsumeQueue entries are built only by the dispatcher (or Open), in
 //     commit log order; MaxOffset counts dispatched entries.
 //
 // Goroutines: dispatch, commit log flush (+ group commit), consume queue
-// flush; started by Start, stopped and awaited by Shutdown.
+// and index flush, cleanup; started by Start, stopped and awaited by
+// Shutdown.
 //
 // Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
 // log file list (read) → Store.cqMu (released) → consumeQueue.wmu →
 // consumeQueue file list; DeleteTopic: Store.cqMu → consumeQueue.wmu →
-// consumeQueue file list. Nothing holds Store.cqMu or a consume queue lock
-// while taking Store.mu.
+// consumeQueue file list; dispatcher → indexService.mu. Cleanup: commit
+// log file list (alone), then consumeQueue.wmu → consumeQueue file list,
+// then indexService.maint → indexService.mu. Nothing holds Store.cqMu or a
+// consume queue lock while taking Store.mu.
 package store

@@ -16,4 +16,8 @@ var (
 	ErrLocked             = errors.New("store: locked by another process")
 	ErrNotFound           = errors.New("store: message not found")
 	ErrNoQueue            = errors.New("store: consume queue not found")
+	// ErrDiskFull refuses writes while disk usage is above
+	// diskSpaceWarningLevelRatio (Apache's DISK_FULL running flag; the
+	// broker answers SERVICE_NOT_AVAILABLE, 14).
+	ErrDiskFull = errors.New("store: disk full")
 )

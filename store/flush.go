@@ -157,8 +157,20 @@ func (s *Store) flushConsumeQueueLoop() {
 			s.log.Error().Err(err).Msg("consume queue flush failed")
 			continue
 		}
-		if thorough {
-			if logicsTs > 0 {
+		writeCkpt := thorough
+		if s.idx != nil {
+			// Full index files are flushed at once (and recorded in the
+			// checkpoint); the current one with the thorough flush.
+			ts, err := s.idx.flush(thorough)
+			if err != nil {
+				s.log.Error().Err(err).Msg("index flush failed")
+			} else if ts > 0 {
+				s.ckpt.index.Store(ts)
+				writeCkpt = true
+			}
+		}
+		if writeCkpt {
+			if thorough && logicsTs > 0 {
 				s.ckpt.logics.Store(logicsTs)
 			}
 			if err := s.ckpt.flush(); err != nil {

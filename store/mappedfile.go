@@ -278,9 +278,8 @@ func (q *mappedQueue) flush(leastPages int, holdLock bool) (int64, error) {
 	}
 	var where int64
 	for _, mf := range files {
-		if mf.data == nil {
-			continue // unmapped by a concurrent close
-		}
+		// Cleanup unmaps only fully flushed files, so a snapshotted file
+		// whose data may be gone is skipped here before data is touched.
 		where = mf.start + mf.flushed.Load()
 		if mf.flushed.Load() >= mf.wrote.Load() {
 			continue

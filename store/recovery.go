@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/rocketgo/rocketgo/message"
 )
@@ -23,6 +24,12 @@ func (s *Store) load() error {
 	}
 	if err := s.cl.q.load(); err != nil {
 		return fmt.Errorf("open store: %w", err)
+	}
+	rebuildIndexFrom := int64(-1)
+	if s.idx != nil {
+		if rebuildIndexFrom, err = s.idx.load(lastExitOK, s.ckpt.index.Load()); err != nil {
+			return fmt.Errorf("open store: %w", err)
+		}
 	}
 	if err := s.loadConsumeQueues(); err != nil {
 		return fmt.Errorf("open store: %w", err)
@@ -46,7 +53,13 @@ func (s *Store) load() error {
 	if !lastExitOK {
 		start = s.abnormalStartFile()
 	}
-	processOffset, why := s.cl.scanFrom(start, s.cfg.CheckCRCOnRecover)
+	lastLog := time.Now()
+	processOffset, why := s.cl.scanFrom(start, s.cfg.CheckCRCOnRecover, func(done, total int64) {
+		if time.Since(lastLog) >= 5*time.Second {
+			lastLog = time.Now()
+			s.log.Info().Int64("bytesDone", done).Int64("bytesTotal", total).Msg("commit log recovery progress")
+		}
+	})
 	ev := s.log.Info()
 	if !lastExitOK || why != nil {
 		ev = s.log.Warn()
@@ -75,9 +88,20 @@ func (s *Store) load() error {
 	if !lastExitOK {
 		reput = min(reput, scanStart)
 	}
+	if rebuildIndexFrom >= 0 {
+		// Apache loses the entries of a deleted index file that lie before
+		// the abnormal-recovery start; re-dispatching from the file's begin
+		// offset rebuilds them (consume queue entries are idempotent).
+		reput = min(reput, rebuildIndexFrom)
+	}
 	reput = min(max(reput, clMin), processOffset)
 	s.reput.Store(reput)
+	t0 := time.Now()
 	s.dispatchAvailable()
+	if processOffset-reput > 0 {
+		s.log.Info().Int64("fromOffset", reput).Int64("toOffset", processOffset).
+			Dur("took", time.Since(t0)).Msg("commit log re-dispatched to consume queues and index")
+	}
 	if s.dispatchStalled.Load() {
 		return fmt.Errorf("open store: commit log undecodable at %d before recovered end %d: %w", s.reput.Load(), processOffset, ErrCorrupt)
 	}

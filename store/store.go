@@ -65,6 +65,7 @@ type Store struct {
 
 	cl   commitLog
 	ckpt *checkpoint
+	idx  *indexService // nil unless MessageIndexEnable
 
 	// mu is the append lock.
 	mu           sync.Mutex
@@ -89,6 +90,13 @@ type Store struct {
 	flushMu   sync.Mutex
 	flushReqs []flushReq // guarded by flushMu
 	flushErr  error      // guarded by flushMu: sticky flush error
+
+	// diskFull refuses puts (ErrDiskFull); set and cleared by cleanup.
+	diskFull atomic.Bool
+	// now and diskUsage are time.Now and the statfs usage; tests replace
+	// them before Start.
+	now       func() time.Time
+	diskUsage func(path string) (float64, error)
 
 	started  atomic.Bool
 	closing  atomic.Bool
@@ -117,8 +125,13 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		quit:         make(chan struct{}),
+		now:          time.Now,
+		diskUsage:    diskUsage,
 	}
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
+	if cfg.MessageIndexEnable {
+		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log)
+	}
 	for _, d := range []string{cfg.StorePathRootDir, s.cl.q.dir, s.cqRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open store: create %s: %w", d, err)
@@ -196,6 +209,7 @@ func (s *Store) Start() error {
 	s.goRun(s.dispatchLoop)
 	s.goRun(s.flushCommitLogLoop)
 	s.goRun(s.flushConsumeQueueLoop)
+	s.goRun(s.cleanupLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -269,6 +283,13 @@ func (s *Store) shutdown(ctx context.Context) error {
 	if err := s.flushConsumeQueues(0); err != nil {
 		errs = append(errs, err)
 	}
+	if s.idx != nil {
+		if ts, err := s.idx.flush(true); err != nil {
+			errs = append(errs, err)
+		} else if ts > 0 {
+			s.ckpt.index.Store(ts)
+		}
+	}
 	s.ckpt.physic.Store(s.cl.lastStoreTs.Load())
 	s.ckpt.logics.Store(s.lastDispatchTs.Load())
 	if err := s.ckpt.flush(); err != nil {
@@ -295,6 +316,9 @@ func (s *Store) shutdown(ctx context.Context) error {
 func (s *Store) closeFiles() error {
 	var errs []error
 	errs = append(errs, s.cl.q.close())
+	if s.idx != nil {
+		errs = append(errs, s.idx.close())
+	}
 	s.cqMu.Lock()
 	for _, qs := range s.cqs {
 		for _, cq := range qs {
@@ -355,6 +379,9 @@ func hasQueueOffset(sysFlag int32) bool {
 func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	if s.stopped {
 		return PutResult{}, ErrClosed
+	}
+	if s.diskFull.Load() {
+		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
 		return PutResult{}, s.werr
@@ -468,6 +495,9 @@ func (s *Store) PutBatch(ms []PutMessage) ([]PutResult, error) {
 func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res []PutResult) error {
 	if s.stopped {
 		return ErrClosed
+	}
+	if s.diskFull.Load() {
+		return fmt.Errorf("put batch %s: %w", ms[0].Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
 		return s.werr

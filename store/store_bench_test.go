@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -26,6 +27,84 @@ func BenchmarkPut1KiB(b *testing.B) {
 		m.QueueID = int32(i & 7)
 		if _, err := s.Put(m); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPut1KiBParallel: many writers contending for the append lock.
+func BenchmarkPut1KiBParallel(b *testing.B) {
+	s := openStarted(b, benchConfig(b))
+	defer shutdown(b, s)
+	b.SetBytes(1024)
+	b.ReportAllocs()
+	b.SetParallelism(8) // 8 × GOMAXPROCS writers
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		m := *testMsg("BenchTopic", 0, 0)
+		m.Body = make([]byte, 1024)
+		i := 0
+		for pb.Next() {
+			m.QueueID = int32(i & 7)
+			i++
+			if _, err := s.Put(&m); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkDispatch: consume queue and index entries (KEYS + UNIQ_KEY)
+// built for records already in the commit log.
+func BenchmarkDispatch(b *testing.B) {
+	s, err := Open(benchConfig(b), testLogger()) // not started: no dispatcher running
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer shutdown(b, s)
+	m := testMsg("BenchTopic", 0, 0)
+	m.Body = make([]byte, 1024)
+	for i := 0; i < b.N; i++ {
+		m.QueueID = int32(i & 7)
+		m.Properties = "TAGS\x01TagA\x02KEYS\x01order-" + strconv.Itoa(i) + "\x02UNIQ_KEY\x01" + strconv.Itoa(1e9+i) + "\x02"
+		if _, err := s.Put(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(1024)
+	b.ReportAllocs()
+	b.ResetTimer()
+	s.dispatchAvailable()
+	b.StopTimer()
+	if s.DispatchedPhyOffset() != s.MaxPhyOffset() {
+		b.Fatal("dispatch incomplete")
+	}
+}
+
+func BenchmarkQueryMessage(b *testing.B) {
+	s := openStarted(b, benchConfig(b))
+	defer shutdown(b, s)
+	m := testMsg("BenchTopic", 0, 0)
+	m.Body = make([]byte, 1024)
+	const n = 10000
+	for i := 0; i < n; i++ {
+		m.Properties = "KEYS\x01order-" + strconv.Itoa(i) + "\x02"
+		if _, err := s.Put(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	waitFor(b, 10*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	buf := make([]byte, 0, 4<<10)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "order-" + strconv.Itoa(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := s.QueryMessage(buf[:0], "BenchTopic", keys[i%n], 32, 0, 1<<62)
+		if res.Count != 1 {
+			b.Fatalf("count %d", res.Count)
 		}
 	}
 }

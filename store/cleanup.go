@@ -1,0 +1,191 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Cleanup (CleanCommitLogService, CleanConsumeQueueService): every
+// cleanResourceInterval, delete commit log files from the oldest (never the
+// last, never one from the middle) that are older than fileReservedTime,
+// when the hour is in deleteWhen or the disk is fuller than
+// diskMaxUsedSpaceRatio; above diskSpaceCleanForciblyRatio regardless of
+// age; above diskSpaceWarningLevelRatio writes are refused (ErrDiskFull)
+// until usage is back at the force-clean ratio. Then consume queue and
+// index files wholly below the new commit log min offset go too.
+//
+// Readers copy record bytes out under the file list's read lock and the
+// flusher skips fully flushed files, so cleanup unmaps a (fully flushed)
+// file under the write lock with no reference counts; the unlink happens
+// outside the lock.
+
+// diskUsage is UtilAll.getDiskPartitionSpaceUsedPercent: (total − free) /
+// total of the partition holding path, in [0, 1].
+func diskUsage(path string) (float64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return 0, fmt.Errorf("statfs %s: %w", path, err)
+	}
+	if st.Blocks == 0 {
+		return 0, nil
+	}
+	return float64(st.Blocks-st.Bfree) / float64(st.Blocks), nil
+}
+
+func clampRatio(v, lo, hi int) float64 { return float64(min(max(v, lo), hi)) / 100 }
+
+func (s *Store) cleanupLoop() {
+	tick := time.NewTicker(time.Duration(s.cfg.CleanResourceInterval) * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+		}
+		if _, err := s.cleanOnce(); err != nil {
+			s.log.Error().Err(err).Msg("cleanup failed")
+		}
+	}
+}
+
+// timeToDelete reports whether now's local hour is listed in deleteWhen.
+func (s *Store) timeToDelete(now time.Time) bool {
+	for _, h := range strings.Split(s.cfg.DeleteWhen, ";") {
+		if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && n == now.Hour() {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanOnce runs one cleanup round and returns the number of commit log
+// files deleted.
+func (s *Store) cleanOnce() (int, error) {
+	now := s.now()
+	usage, err := s.diskUsage(s.cl.q.dir)
+	if err != nil {
+		return 0, err
+	}
+	warn := clampRatio(s.cfg.DiskSpaceWarningLevelRatio, 35, 90)
+	force := clampRatio(s.cfg.DiskSpaceCleanForciblyRatio, 30, 85)
+	cleanNow := false
+	switch {
+	case usage > warn:
+		if !s.diskFull.Swap(true) {
+			s.log.Error().Float64("diskUsage", usage).Float64("warningRatio", warn).Msg("disk full, writes refused")
+		}
+		cleanNow = true
+	case usage > force:
+		cleanNow = true
+	default:
+		if s.diskFull.Swap(false) {
+			s.log.Info().Float64("diskUsage", usage).Msg("disk usage back to normal, writes accepted")
+		}
+	}
+	cleanNow = cleanNow && s.cfg.CleanFileForciblyEnable
+	trigger := cleanNow || s.timeToDelete(now) || usage > clampRatio(s.cfg.DiskMaxUsedSpaceRatio, 10, 95)
+	if !trigger {
+		return 0, nil
+	}
+	reserved := time.Duration(s.cfg.FileReservedTime) * time.Hour
+	deleted := 0
+	var errs []error
+	for deleted < s.cfg.DeleteFileBatchMax {
+		ok, err := s.deleteOldestCommitLog(now, reserved, cleanNow)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if !ok {
+			break
+		}
+		deleted++
+		if d := s.cfg.DeleteCommitLogFilesInterval; d > 0 {
+			select {
+			case <-s.quit:
+				return deleted, errors.Join(errs...)
+			case <-time.After(time.Duration(d) * time.Millisecond):
+			}
+		}
+	}
+	if deleted > 0 {
+		errs = append(errs, s.cleanLogics())
+	}
+	return deleted, errors.Join(errs...)
+}
+
+// deleteOldestCommitLog deletes the first commit log file if it is not the
+// last, is fully flushed and dispatched, and is expired (or cleanNow).
+func (s *Store) deleteOldestCommitLog(now time.Time, reserved time.Duration, cleanNow bool) (bool, error) {
+	q := &s.cl.q
+	q.mu.RLock()
+	if len(q.files) < 2 {
+		q.mu.RUnlock()
+		return false, nil
+	}
+	mf := q.files[0]
+	q.mu.RUnlock()
+	if mf.flushed.Load() < mf.wrote.Load() || s.reput.Load() < mf.start+mf.size {
+		return false, nil // not on disk or not in the consume queues yet
+	}
+	if !cleanNow {
+		fi, err := os.Stat(mf.path)
+		if err != nil {
+			return false, fmt.Errorf("cleanup: stat %s: %w", mf.path, err)
+		}
+		if now.Before(fi.ModTime().Add(reserved)) {
+			return false, nil
+		}
+	}
+	// Only cleanup removes the head of the list, and appends only add at
+	// the tail, so files[0] is still mf.
+	q.mu.Lock()
+	err := mf.unmap()
+	q.files[0] = nil
+	q.files = q.files[1:]
+	q.mu.Unlock()
+	if rmErr := os.Remove(mf.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+		err = errors.Join(err, rmErr)
+	}
+	s.log.Info().Str("file", mf.path).Bool("forcibly", cleanNow).Msg("commit log file deleted")
+	if err != nil {
+		return true, fmt.Errorf("cleanup: delete %s: %w", mf.path, err)
+	}
+	return true, nil
+}
+
+// cleanLogics deletes consume queue and index files below the commit log
+// min offset and moves the queues' min offsets forward.
+func (s *Store) cleanLogics() error {
+	clMin := s.cl.minOffset()
+	s.cqMu.RLock()
+	var cqs []*consumeQueue
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			cqs = append(cqs, cq)
+		}
+	}
+	s.cqMu.RUnlock()
+	var errs []error
+	for _, cq := range cqs {
+		cq.wmu.Lock() // not while destroy runs
+		if !cq.closed {
+			if _, err := cq.deleteBelow(clMin); err != nil {
+				errs = append(errs, fmt.Errorf("cleanup consumequeue %s-%d: %w", cq.topic, cq.queueID, err))
+			}
+		}
+		cq.wmu.Unlock()
+	}
+	if s.idx != nil {
+		if _, err := s.idx.deleteBelow(clMin); err != nil {
+			errs = append(errs, fmt.Errorf("cleanup index: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,284 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+)
+
+// indexService is Apache's IndexService: the list of index files under
+// <root>/index, built by the dispatcher, queried by QueryMessage.
+//
+// mu guards files and the mapped bytes of every file: the dispatcher
+// writes entries under the write lock, queries read under the read lock,
+// cleanup and shutdown unmap under the write lock.
+type indexService struct {
+	dir     string
+	slots   int32
+	entries int32
+	log     zerolog.Logger
+
+	// maint serialises flush with deleteBelow, so a file is never
+	// unmapped while it is being msynced outside mu.
+	maint sync.Mutex
+
+	mu    sync.RWMutex
+	files []*indexFile
+	// broken is set when a file cannot be created; indexing stops (Apache
+	// marks the store's index error flag) and queries keep working.
+	broken bool
+}
+
+func newIndexService(root string, slots, entries int, log zerolog.Logger) *indexService {
+	return &indexService{dir: filepath.Join(root, "index"), slots: int32(slots), entries: int32(entries), log: log}
+}
+
+// load maps every index file in name order (IndexService.load). After an
+// abnormal exit files that end past the checkpoint's index timestamp are
+// deleted, as Apache does; it returns the smallest begin offset of the
+// deleted files (-1 if none) so recovery can rebuild them.
+func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
+	ents, err := os.ReadDir(x.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return -1, nil
+	}
+	if err != nil {
+		return -1, fmt.Errorf("load index: %w", err)
+	}
+	size := indexFileSize(int(x.slots), int(x.entries))
+	rebuildFrom := int64(-1)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		path := filepath.Join(x.dir, e.Name())
+		mf, err := openMappedFile(path, 0, size, false)
+		if errors.Is(err, ErrBadFileSize) {
+			// Written with another maxHashSlotNum/maxIndexNum: keep it for
+			// the operator, do not read it.
+			x.log.Warn().Err(err).Str("file", path).Msg("index file skipped")
+			continue
+		}
+		if err != nil {
+			return -1, fmt.Errorf("load index: %w", err)
+		}
+		f := &indexFile{mf: mf, name: e.Name(), slots: x.slots, entries: x.entries, flushed: true}
+		if !lastExitOK && f.endTimestamp() > ckptIndexTs {
+			begin := f.beginPhyOffset()
+			if rebuildFrom < 0 || begin < rebuildFrom {
+				rebuildFrom = begin
+			}
+			x.log.Warn().Str("file", path).Int64("beginPhyOffset", begin).Msg("index file newer than checkpoint deleted, rebuilding")
+			if err := destroyMapped(mf); err != nil {
+				return -1, fmt.Errorf("load index: %w", err)
+			}
+			continue
+		}
+		x.files = append(x.files, f)
+	}
+	return rebuildFrom, nil
+}
+
+func destroyMapped(mf *mappedFile) error {
+	err := mf.unmap()
+	if rmErr := os.Remove(mf.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+		err = errors.Join(err, rmErr)
+	}
+	return err
+}
+
+// lastWritableLocked returns the file to write to, creating one when there
+// is none or the last is full (getAndCreateLastIndexFile).
+func (x *indexService) lastWritableLocked() (*indexFile, error) {
+	var prev *indexFile
+	if n := len(x.files); n > 0 {
+		if last := x.files[n-1]; !last.full() {
+			return last, nil
+		}
+		prev = x.files[n-1]
+	}
+	if err := os.MkdirAll(x.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	now := time.Now()
+	name := indexFileName(now)
+	for prev != nil && name <= prev.name { // same millisecond (or clock moved back)
+		now = now.Add(time.Millisecond)
+		name = indexFileName(now)
+	}
+	mf, err := openMappedFile(filepath.Join(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true)
+	if err != nil {
+		return nil, fmt.Errorf("create index file: %w", err)
+	}
+	f := &indexFile{mf: mf, name: name, slots: x.slots, entries: x.entries}
+	if prev != nil {
+		f.initHeader(prev.endPhyOffset(), prev.endTimestamp())
+	} else {
+		f.initHeader(0, 0)
+	}
+	x.files = append(x.files, f)
+	x.log.Info().Str("file", mf.path).Msg("index file created")
+	return f, nil
+}
+
+// indexFileName is UtilAll.timeMillisToHumanString: local time yyyyMMddHHmmssSSS.
+func indexFileName(t time.Time) string {
+	return t.Format("20060102150405") + fmt.Sprintf("%03d", t.Nanosecond()/1e6)
+}
+
+// build indexes one dispatched record (IndexService.buildIndex): its
+// UNIQ_KEY and each space-separated KEYS token, as "topic#key". ROLLBACK
+// records are skipped; PREPARED records are indexed.
+func (x *indexService) build(v *message.RecordView) error {
+	if message.TransactionType(v.SysFlag) == message.TransactionRollbk {
+		return nil
+	}
+	uniq := message.PropertyBytes(v.Properties, message.PropUniqClientMessageID)
+	keys := message.PropertyBytes(v.Properties, message.PropKeys)
+	if len(uniq) == 0 && len(keys) == 0 {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.broken {
+		return nil
+	}
+	f, err := x.lastWritableLocked()
+	if err != nil {
+		x.broken = true
+		return err
+	}
+	if v.PhysicalOffset < f.endPhyOffset() {
+		return nil // indexed already (re-dispatch after recovery)
+	}
+	if len(uniq) > 0 {
+		if err := x.putLocked(&f, indexKeyHash(v.Topic, uniq), v); err != nil {
+			return err
+		}
+	}
+	for len(keys) > 0 {
+		k := keys
+		if i := bytes.IndexByte(keys, ' '); i >= 0 {
+			k, keys = keys[:i], keys[i+1:]
+		} else {
+			keys = nil
+		}
+		if len(k) == 0 {
+			continue
+		}
+		if err := x.putLocked(&f, indexKeyHash(v.Topic, k), v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *indexService) putLocked(f **indexFile, hash int32, v *message.RecordView) error {
+	for !(*f).putKey(hash, v.PhysicalOffset, v.StoreTimestamp) {
+		nf, err := x.lastWritableLocked()
+		if err != nil {
+			x.broken = true
+			return err
+		}
+		*f = nf
+	}
+	return nil
+}
+
+// query returns the physical offsets (sorted, without duplicates) of
+// records indexed under topic#key stored within [begin, end], newest files
+// first, at most maxNum (IndexService.queryOffset), and the last file's end
+// timestamp and offset.
+func (x *indexService) query(topic, key string, maxNum int, begin, end int64) (offs []int64, lastTs, lastPhy int64) {
+	hash := indexKeyHash([]byte(topic), []byte(key))
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for i := len(x.files) - 1; i >= 0; i-- {
+		f := x.files[i]
+		if i == len(x.files)-1 {
+			lastTs, lastPhy = f.endTimestamp(), f.endPhyOffset()
+		}
+		if f.timeMatched(begin, end) {
+			offs = f.selectPhyOffsets(offs, hash, maxNum, begin, end)
+		}
+		if f.beginTimestamp() < begin || len(offs) >= maxNum {
+			break
+		}
+	}
+	slices.Sort(offs)
+	return slices.Compact(offs), lastTs, lastPhy
+}
+
+// flush msyncs full files not flushed yet and, with all, the current one
+// too. It returns the end timestamp of the newest full file it flushed (0
+// if none), for the checkpoint's index timestamp (IndexService.flush).
+func (x *indexService) flush(all bool) (int64, error) {
+	x.maint.Lock()
+	defer x.maint.Unlock()
+	x.mu.RLock()
+	var todo []*indexFile
+	for i, f := range x.files {
+		if (f.full() && !f.flushed) || (all && i == len(x.files)-1) {
+			todo = append(todo, f)
+		}
+	}
+	x.mu.RUnlock()
+	var fullTs int64
+	for _, f := range todo {
+		// Outside mu (the dispatcher keeps indexing): maint keeps
+		// deleteBelow away, close runs after the goroutines stopped.
+		if err := f.flush(); err != nil {
+			return fullTs, err
+		}
+		x.mu.Lock()
+		if f.full() {
+			f.flushed = true
+			fullTs = max(fullTs, f.endTimestamp())
+		}
+		x.mu.Unlock()
+	}
+	return fullTs, nil
+}
+
+// deleteBelow removes index files (never the last) whose end offset is
+// below the commit log's min offset (IndexService.deleteExpiredFile).
+func (x *indexService) deleteBelow(minPhy int64) (int, error) {
+	x.maint.Lock()
+	defer x.maint.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := 0
+	var errs []error
+	for len(x.files) > 1 && x.files[0].endPhyOffset() < minPhy && x.files[0].flushed {
+		f := x.files[0]
+		end := f.endPhyOffset()
+		errs = append(errs, destroyMapped(f.mf))
+		x.files = x.files[1:]
+		n++
+		x.log.Info().Str("file", f.mf.path).Int64("endPhyOffset", end).Msg("index file deleted")
+	}
+	return n, errors.Join(errs...)
+}
+
+// close unmaps every file.
+func (x *indexService) close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var errs []error
+	for _, f := range x.files {
+		errs = append(errs, f.mf.unmap())
+	}
+	x.files = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocketgo/rocketgo/message"
+)
+
+func indexConfig(dir string) Config {
+	cfg := testConfig(dir)
+	cfg.MaxHashSlotNum = 16
+	cfg.MaxIndexNum = 20 // 19 entries per file: files roll over often
+	return cfg
+}
+
+func keyedMsg(topic string, i int) *PutMessage {
+	m := testMsg(topic, int32(i%2), i)
+	m.Properties = fmt.Sprintf("TAGS\x01T\x02KEYS\x01k%d shared%d\x02UNIQ_KEY\x01U%04d\x02", i, i%3, i)
+	return m
+}
+
+// queryKeys returns the KEYS of the records QueryMessage finds.
+func queryKeys(t *testing.T, s *Store, topic, key string, maxNum int, begin, end int64) []string {
+	t.Helper()
+	res := s.QueryMessage(nil, topic, key, maxNum, begin, end)
+	var out []string
+	b := res.Body
+	for len(b) > 0 {
+		r, rest, err := message.DecodeRecord(b)
+		if err != nil {
+			t.Fatalf("query %s: decode: %v", key, err)
+		}
+		out = append(out, message.Property(r.Properties, message.PropKeys))
+		b = rest
+	}
+	if len(out) != res.Count {
+		t.Fatalf("query %s: count %d, decoded %d", key, res.Count, len(out))
+	}
+	if res.Count > 0 && (res.IndexLastUpdatePhyoffset <= 0 || res.IndexLastUpdateTimestamp <= 0) {
+		t.Fatalf("query %s: index last update %d/%d", key, res.IndexLastUpdatePhyoffset, res.IndexLastUpdateTimestamp)
+	}
+	return out
+}
+
+func checkIndexed(t *testing.T, s *Store, topic string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		want := fmt.Sprintf("k%d shared%d", i, i%3)
+		for _, key := range []string{fmt.Sprintf("k%d", i), fmt.Sprintf("U%04d", i)} {
+			got := queryKeys(t, s, topic, key, 32, 0, math.MaxInt64)
+			found := false
+			for _, k := range got {
+				found = found || k == want
+			}
+			if !found {
+				t.Fatalf("query %s: got %q, want a record with KEYS %q", key, got, want)
+			}
+		}
+	}
+}
+
+func TestIndexQuery(t *testing.T) {
+	dir := t.TempDir()
+	s := openStarted(t, indexConfig(dir))
+	const n = 30
+	for i := 0; i < n; i++ {
+		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	checkIndexed(t, s, "IdxTopic", n)
+
+	// Three keys per record, 19 entries per file: 90 entries, 5 files.
+	files, _ := os.ReadDir(filepath.Join(dir, "index"))
+	if len(files) != 5 {
+		t.Fatalf("%d index files, want 5", len(files))
+	}
+	if got := queryKeys(t, s, "IdxTopic", "shared1", 32, 0, math.MaxInt64); len(got) != 10 {
+		t.Fatalf("shared1: %d records, want 10", len(got))
+	}
+	if got := queryKeys(t, s, "IdxTopic", "shared1", 4, 0, math.MaxInt64); len(got) < 4 {
+		t.Fatalf("shared1 maxNum 4: %d records", len(got))
+	}
+	if got := queryKeys(t, s, "OtherTopic", "k1", 32, 0, math.MaxInt64); len(got) != 0 {
+		t.Fatalf("other topic: %q", got)
+	}
+	if got := queryKeys(t, s, "IdxTopic", "k1", 32, 0, 1000); len(got) != 0 {
+		t.Fatalf("time range in 1970: %q", got)
+	}
+	shutdown(t, s)
+
+	// A clean restart keeps every file and entry.
+	s = openStarted(t, indexConfig(dir))
+	defer shutdown(t, s)
+	checkIndexed(t, s, "IdxTopic", n)
+	putN(t, s, "IdxTopic", 2, n, 1)
+}
+
+func TestIndexRebuiltAfterCrash(t *testing.T) {
+	dir := t.TempDir()
+	cfg := indexConfig(dir)
+	s := openStarted(t, cfg)
+	const n = 25
+	for i := 0; i < n; i++ {
+		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	s.crashClose()
+
+	// Every index file newer than the checkpoint is deleted (as Apache
+	// does) and rebuilt from its begin offset.
+	s = openStarted(t, cfg)
+	checkIndexed(t, s, "IdxTopic", n)
+	s.crashClose()
+
+	// The same with a checkpoint on disk (full files flushed and recorded).
+	cfg.FlushConsumeQueueThoroughInterval = 1
+	s = openStarted(t, cfg)
+	waitFor(t, 5*1e9, func() bool { return s.ckpt.index.Load() > 0 })
+	s.crashClose()
+	s = openStarted(t, cfg)
+	defer shutdown(t, s)
+	checkIndexed(t, s, "IdxTopic", n)
+}
+
+func TestIndexFileLayout(t *testing.T) {
+	// "T#k1".hashCode() = ((84*31+35)*31+107)*31+49 = 2539445.
+	if h := indexKeyHash([]byte("T"), []byte("k1")); h != 2539445 {
+		t.Fatalf("hash %d", h)
+	}
+	dir := t.TempDir()
+	cfg := indexConfig(dir)
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 4, 8
+	s := openStarted(t, cfg)
+	m := testMsg("T", 0, 0)
+	m.Properties = "KEYS\x01k1\x02"
+	r, err := s.Put(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	shutdown(t, s)
+	files, _ := os.ReadDir(filepath.Join(dir, "index"))
+	if len(files) != 1 || len(files[0].Name()) != 17 {
+		t.Fatalf("index files %v", files)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index", files[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != 40+4*4+8*20 {
+		t.Fatalf("size %d", len(b))
+	}
+	be := binary.BigEndian
+	hdr := []int64{int64(be.Uint64(b[0:])), int64(be.Uint64(b[8:])), int64(be.Uint64(b[16:])), int64(be.Uint64(b[24:])),
+		int64(be.Uint32(b[32:])), int64(be.Uint32(b[36:]))}
+	want := []int64{r.StoreTimestamp, r.StoreTimestamp, r.PhysicalOffset, r.PhysicalOffset, 1, 2}
+	if fmt.Sprint(hdr) != fmt.Sprint(want) {
+		t.Fatalf("header %v, want %v", hdr, want)
+	}
+	slot := 2539445 % 4
+	if v := be.Uint32(b[40+slot*4:]); v != 1 {
+		t.Fatalf("slot %d = %d", slot, v)
+	}
+	e := b[40+4*4+20:]
+	if be.Uint32(e) != 2539445 || int64(be.Uint64(e[4:])) != r.PhysicalOffset || be.Uint32(e[12:]) != 0 || be.Uint32(e[16:]) != 0 {
+		t.Fatalf("entry % x", e[:20])
+	}
+}
