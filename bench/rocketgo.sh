@@ -30,7 +30,7 @@ start)
 	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
 	shift 4; [ $# -gt 0 ] && shift
 	mkdir -p "$dir/store"
-	echo "listenPort=$ns" >"$dir/namesrv.conf"
+	printf "listenPort=%s\nkvConfigPath=%s\n" "$ns" "$dir/kvConfig.json" >"$dir/namesrv.conf"
 	{
 		echo "brokerClusterName=BenchCluster"
 		echo "brokerName=broker-bench"

@@ -151,7 +151,8 @@ func (rp *reporter) header() {
 }
 
 // tick samples every role for the interval that ends now. A final interval
-// shorter than a fifth of the report interval is folded into the totals only.
+// shorter than a fifth of the report interval is folded into the totals only
+// (unless it is the only one).
 func (rp *reporter) tick(final bool) {
 	now := time.Now()
 	dt := now.Sub(rp.last).Seconds()
@@ -160,7 +161,7 @@ func (rp *reporter) tick(final bool) {
 	}
 	rp.last = now
 	t := now.Sub(rp.start).Seconds()
-	keep := !final || dt >= rp.interval.Seconds()/5
+	keep := !final || dt >= rp.interval.Seconds()/5 || len(rp.roles[0].rows) == 0
 	for _, r := range rp.roles {
 		w := r.sample(t, dt, keep)
 		if keep && !rp.quiet {
