@@ -4,7 +4,7 @@ BIN       := bin
 FUZZTIME  ?= 5s
 PKGS      := ./...
 
-.PHONY: build run test unit fuzz-short fuzz test-compat soak bench lint fmt tidy clean
+.PHONY: build run test unit fuzz-short fuzz test-compat soak bench bench-compare lint fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -48,6 +48,13 @@ soak: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# mqbench workloads against rocketgo and the Apache reference (issue #3),
+# alternating; BENCH_ARGS e.g. "-q" (quick) or "-n 200000 -r 1", or two
+# systems: "rocketgo bench/rocketgo.sh rocketgo2 bench/rocketgo.sh".
+BENCH_ARGS ?=
+bench-compare: build
+	bench/compare.sh $(BENCH_ARGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)

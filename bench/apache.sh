@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Start/stop adapter for the Apache RocketMQ reference (issue #3's
+# compat-tests/reference/run.sh), with the same contract as bench/rocketgo.sh:
+#
+#   bench/apache.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE]
+#   bench/apache.sh stop  DIR
+#
+# The name server is started through run.sh. The broker is started with
+# run.sh's classpath and JVM flags but with a broker.properties written here,
+# because run.sh pins flushDiskType=ASYNC_FLUSH and SYNC_FLUSH is measured too.
+# Keep the JVM flags below in step with run.sh java_opts.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+REF=${APACHE_REFERENCE:-$ROOT/compat-tests/reference/run.sh}
+
+wait_port() {
+	local end=$((SECONDS + $2))
+	while ((SECONDS < end)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "port $1 not open after $2 s" >&2
+	return 1
+}
+
+case "${1:-}" in
+start)
+	[ -x "$REF" ] || { echo "no Apache reference harness at $REF (issue #3)" >&2; exit 3; }
+	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
+	mkdir -p "$dir/namesrv" "$dir/broker/store"
+	"$REF" namesrv "$ns" "$dir/namesrv" >>"$dir/namesrv.log" 2>&1 &
+	echo $! >"$dir/namesrv.pid"
+	wait_port "$ns" 60
+	cp=$("$REF" classpath)
+	b=$dir/broker
+	cat >"$b/broker.properties" <<CONF
+brokerClusterName=BenchCluster
+brokerName=broker-bench
+brokerId=0
+listenPort=$bp
+namesrvAddr=127.0.0.1:$ns
+brokerIP1=127.0.0.1
+storePathRootDir=$b/store
+storePathCommitLog=$b/store/commitlog
+flushDiskType=$flush
+autoCreateTopicEnable=true
+diskMaxUsedSpaceRatio=99
+timerWheelEnable=false
+CONF
+	launched=$(date +%s%N)
+	ROCKETMQ_HOME=$b java -server -Xms256m -Xmx256m -Xmn128m -XX:MaxDirectMemorySize=256m \
+		-XX:+UseG1GC -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 \
+		-XX:InitiatingHeapOccupancyPercent=30 -XX:SoftRefLRUPolicyMSPerMB=0 \
+		-XX:-OmitStackTraceInFastThrow -XX:-UseLargePages \
+		--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+		--add-exports java.base/jdk.internal.ref=ALL-UNNAMED \
+		-Duser.home="$b" -Drocketmq.home.dir="$b" \
+		-cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$b/broker.properties" -n "127.0.0.1:$ns" \
+		>>"$dir/broker.log" 2>&1 &
+	echo $! >"$dir/broker.pid"
+	wait_port "$bp" 60
+	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
+	;;
+stop)
+	exec "$(dirname "$0")/rocketgo.sh" stop "$2"
+	;;
+*)
+	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] | stop DIR" >&2
+	exit 2
+	;;
+esac

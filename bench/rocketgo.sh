@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Start or stop a rocketgo name server + broker pair for benchmarks.
+#
+#   bench/rocketgo.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [extra broker.conf lines...]
+#   bench/rocketgo.sh stop  DIR
+#
+# start writes DIR/{namesrv,broker}.conf, launches bin/mqnamesrv and
+# bin/mqbroker (logs DIR/*.log, store DIR/store), records their pids in
+# DIR/{namesrv,broker}.pid and returns once the ports accept connections.
+# It prints "broker_pid=<pid> launched_ns=<unix ns>" (the moment the broker
+# was launched, for start-up time measurements).
+# This is the contract bench/compare.sh expects from any start script
+# (the Apache reference harness gets a wrapper with the same interface).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
+
+wait_port() { # port timeout_s
+	local end=$((SECONDS + $2))
+	while ((SECONDS < end)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "port $1 not open after $2 s" >&2
+	return 1
+}
+
+case "${1:-}" in
+start)
+	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
+	shift 4; [ $# -gt 0 ] && shift
+	mkdir -p "$dir/store"
+	printf "listenPort=%s\nkvConfigPath=%s\n" "$ns" "$dir/kvConfig.json" >"$dir/namesrv.conf"
+	{
+		echo "brokerClusterName=BenchCluster"
+		echo "brokerName=broker-bench"
+		echo "brokerId=0"
+		echo "listenPort=$bp"
+		echo "namesrvAddr=127.0.0.1:$ns"
+		echo "brokerIP1=127.0.0.1"
+		echo "storePathRootDir=$dir/store"
+		echo "flushDiskType=$flush"
+		echo "autoCreateTopicEnable=true"
+		for l in "$@"; do echo "$l"; done
+	} >"$dir/broker.conf"
+	"$BIN/mqnamesrv" -c "$dir/namesrv.conf" >>"$dir/namesrv.log" 2>&1 &
+	echo $! >"$dir/namesrv.pid"
+	wait_port "$ns" 15
+	launched=$(date +%s%N)
+	"$BIN/mqbroker" -c "$dir/broker.conf" -n "127.0.0.1:$ns" >>"$dir/broker.log" 2>&1 &
+	echo $! >"$dir/broker.pid"
+	wait_port "$bp" 15
+	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
+	;;
+stop)
+	dir=$2
+	for p in broker namesrv; do
+		[ -f "$dir/$p.pid" ] || continue
+		pid=$(cat "$dir/$p.pid")
+		if kill -TERM "$pid" 2>/dev/null; then
+			for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+		rm -f "$dir/$p.pid"
+	done
+	;;
+*)
+	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR" >&2
+	exit 2
+	;;
+esac

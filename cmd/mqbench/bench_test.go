@@ -1,0 +1,240 @@
+package main
+
+// End-to-end: real mqnamesrv and mqbroker processes on free loopback ports
+// with a temporary store, a tiny produce + consume + e2e run through run(),
+// counts checked exactly, CSV and SVG parsed back.
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func buildServers(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-o", dir+"/", "../mqnamesrv", "../mqbroker")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+}
+
+func startServer(t *testing.T, dir, name string, args ...string) {
+	t.Helper()
+	logf, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, name), args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("%s log:\n%s", name, b)
+		}
+	})
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, fn func() error) {
+	t.Helper()
+	end := time.Now().Add(timeout)
+	for {
+		err := fn()
+		if err == nil {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func summaryOf(t *testing.T, sums []summary, role string) summary {
+	t.Helper()
+	for _, s := range sums {
+		if s.role == role {
+			return s
+		}
+	}
+	t.Fatalf("no %s summary in %+v", role, sums)
+	return summary{}
+}
+
+func TestBenchAgainstServers(t *testing.T) {
+	dir := t.TempDir()
+	buildServers(t, dir)
+	nsPort, brokerPort := freePort(t), freePort(t)
+	ns := fmt.Sprintf("127.0.0.1:%d", nsPort)
+	brokerAddr := fmt.Sprintf("127.0.0.1:%d", brokerPort)
+	nsConf := filepath.Join(dir, "namesrv.conf")
+	brokerConf := filepath.Join(dir, "broker.conf")
+	must(t, os.WriteFile(nsConf, fmt.Appendf(nil, "listenPort=%d\nkvConfigPath=%s\n", nsPort, filepath.Join(dir, "kv.json")), 0o644))
+	must(t, os.WriteFile(brokerConf, fmt.Appendf(nil, "brokerName=broker-t\nlistenPort=%d\nbrokerIP1=127.0.0.1\nstorePathRootDir=%s\nmappedFileSizeCommitLog=16777216\n",
+		brokerPort, filepath.Join(dir, "store")), 0o644))
+	startServer(t, dir, "mqnamesrv", "-c", nsConf)
+	waitFor(t, 10*time.Second, "name server up", func() error {
+		c, err := net.Dial("tcp", ns)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	})
+	startServer(t, dir, "mqbroker", "-c", brokerConf, "-n", ns)
+	a := newAdmin()
+	defer a.close()
+	waitFor(t, 10*time.Second, "broker registered", func() error {
+		_, err := a.route(ns, "TBW102")
+		return err
+	})
+
+	var out bytes.Buffer
+	w := io.Writer(&out)
+	if testing.Verbose() {
+		w = io.MultiWriter(&out, os.Stdout)
+	}
+	base := func(mode string) *options {
+		o, err := parseFlags([]string{mode, "-n", ns, "-t", "BenchTestTopic", "-q", "4", "-c", "2", "-w", "8", "-s", "200",
+			"-k", "-tag", "TagA", "-i", "200ms"}, io.Discard)
+		must(t, err)
+		return o
+	}
+
+	// Produce 3000 single messages and 2000 in batches of 16 (the last one short).
+	po := base("produce")
+	po.createTopic, po.count = true, 3000
+	po.csv, po.plot = filepath.Join(dir, "p.csv"), filepath.Join(dir, "p.svg")
+	sums, err := run(po, w, nil)
+	must(t, err)
+	s1 := summaryOf(t, sums, "send")
+	po = base("produce")
+	po.count, po.batch = 2000, 16
+	sums, err = run(po, w, nil)
+	must(t, err)
+	s2 := summaryOf(t, sums, "send")
+	if s1.msgs != 3000 || s1.errs != 0 || s2.msgs != 2000 || s2.errs != 0 {
+		t.Fatalf("acknowledged %d+%d (errors %d+%d), want 3000+2000", s1.msgs, s2.msgs, s1.errs, s2.errs)
+	}
+	var stored int64
+	for q := int32(0); q < 4; q++ {
+		n, err := a.maxOffset(target{addr: brokerAddr, queueID: q}, "BenchTestTopic")
+		must(t, err)
+		stored += n
+	}
+	if stored != 5000 {
+		t.Fatalf("queues hold %d messages, want 5000", stored)
+	}
+
+	// Consume them all, pipelined, from the start.
+	co := base("consume")
+	co.count, co.duration = 5000, 0
+	co.csv, co.plot = filepath.Join(dir, "c.csv"), filepath.Join(dir, "c.svg")
+	done := make(chan struct{})
+	timer := time.AfterFunc(15*time.Second, func() { close(done) })
+	sums, err = run(co, w, done)
+	timer.Stop()
+	must(t, err)
+	if c := summaryOf(t, sums, "pull"); c.msgs != 5000 || c.errs != 0 {
+		t.Fatalf("consumed %d (errors %d), want 5000", c.msgs, c.errs)
+	}
+
+	// End to end at a fixed rate: everything sent is consumed from the tail.
+	eo := base("e2e")
+	eo.count, eo.rate = 600, 2000
+	eo.csv, eo.plot = filepath.Join(dir, "e.csv"), filepath.Join(dir, "e.svg")
+	sums, err = run(eo, w, nil)
+	must(t, err)
+	es, er := summaryOf(t, sums, "send"), summaryOf(t, sums, "e2e")
+	if es.msgs != 600 || er.msgs != 600 || es.errs+er.errs != 0 || er.p99 <= 0 {
+		t.Fatalf("e2e sent %d consumed %d errors %d/%d p99 %.3f", es.msgs, er.msgs, es.errs, er.errs, er.p99)
+	}
+
+	for _, f := range []string{"p", "c", "e"} {
+		checkCSV(t, filepath.Join(dir, f+".csv"))
+		checkSVG(t, filepath.Join(dir, f+".svg"))
+	}
+	if !strings.Contains(out.String(), "SUMMARY role=send") {
+		t.Fatalf("no summary line in output:\n%s", out.String())
+	}
+}
+
+func checkCSV(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	must(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	must(t, err)
+	if len(recs) < 2 || recs[0][0] != "time_s" || len(recs[0]) != 10 {
+		t.Fatalf("%s: %d records, header %v", path, len(recs), recs[0])
+	}
+}
+
+func checkSVG(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	d := xml.NewDecoder(bytes.NewReader(b))
+	var root string
+	polylines := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", path, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if root == "" {
+				root = se.Name.Local
+			}
+			if se.Name.Local == "polyline" {
+				polylines++
+			}
+		}
+	}
+	if root != "svg" || polylines == 0 {
+		t.Fatalf("%s: root %q, %d polylines", path, root, polylines)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

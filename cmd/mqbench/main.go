@@ -1,0 +1,378 @@
+// Command mqbench benchmarks RocketMQ brokers (rocketgo or Apache) over the
+// Remoting protocol, in the spirit of Apache's
+// org.apache.rocketmq.example.benchmark.Producer / Consumer, but pipelined:
+// every connection keeps a window of requests in flight.
+//
+//	mqbench produce -n 127.0.0.1:9876 -t BenchTopic -create-topic -c 4 -w 32 -s 1024 -d 30s
+//	mqbench consume -n 127.0.0.1:9876 -t BenchTopic -count 1000000
+//	mqbench e2e     -n 127.0.0.1:9876 -t BenchTopic -create-topic -rate 10000 -d 30s
+//	mqbench probe   -n 127.0.0.1:9876 -t BenchTopic -create-topic -since $(date +%s%N)
+//
+// Every mode prints one row per interval and role (send: send round trip;
+// pull: pull round trip; e2e: born-to-consumed latency from a wall-clock
+// stamp in each body's first 8 bytes) and SUMMARY lines at the end;
+// -csv and -plot write the rows as CSV and as an SVG chart.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+type options struct {
+	mode        string
+	namesrv     string
+	broker      string
+	brokerName  string
+	topic       string
+	group       string
+	conns       int
+	window      int
+	size        int
+	keys        bool
+	tag         string
+	uniq        bool
+	batch       int
+	count       int64
+	duration    time.Duration
+	rate        float64
+	createTopic bool
+	queues      int
+	interval    time.Duration
+	csv         string
+	plot        string
+	serName     string
+	ser         remoting.SerializeType
+	pullBatch   int
+	from        string
+	e2e         bool
+	since       int64
+	timeout     time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
+		return nil, errors.New("usage: mqbench produce|consume|e2e|probe [flags]  (mqbench <mode> -h lists flags)")
+	}
+	o := &options{mode: args[0]}
+	fs := flag.NewFlagSet("mqbench "+o.mode, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.namesrv, "n", "", "name server address (ip:port[;ip:port]); routes via GET_ROUTEINFO_BY_TOPIC")
+	fs.StringVar(&o.broker, "broker", "", "broker address; bypasses the name server (queues 0..-q-1)")
+	fs.StringVar(&o.brokerName, "broker-name", "", "broker name sent as bname with -broker")
+	fs.StringVar(&o.topic, "t", "BenchmarkTest", "topic")
+	fs.StringVar(&o.group, "g", "", "producer / consumer group (default mqbench_<mode>_<pid>)")
+	fs.IntVar(&o.conns, "c", 4, "connections (producer threads / consumer workers)")
+	fs.IntVar(&o.window, "w", 32, "in-flight requests per producer connection / per consumed queue")
+	fs.IntVar(&o.size, "s", 128, "message body size in bytes")
+	fs.BoolVar(&o.keys, "k", false, "set a KEYS property on every message")
+	fs.StringVar(&o.tag, "tag", "", "TAGS property on every message")
+	fs.BoolVar(&o.uniq, "uniq", true, "set a UNIQ_KEY property like the Java producer")
+	fs.IntVar(&o.batch, "b", 1, "messages per request; > 1 uses SEND_BATCH_MESSAGE (320)")
+	fs.Int64Var(&o.count, "count", 0, "messages to send (produce/e2e) or to consume (consume); 0 = use -d")
+	fs.DurationVar(&o.duration, "d", 10*time.Second, "run time when -count is 0")
+	fs.Float64Var(&o.rate, "rate", 0, "total send rate in messages/s (0 = as fast as the window allows)")
+	fs.BoolVar(&o.createTopic, "create-topic", false, "create the topic first (UPDATE_AND_CREATE_TOPIC 17) on -broker or every broker routed for TBW102")
+	fs.IntVar(&o.queues, "q", 8, "queues for -create-topic and for -broker without a name server")
+	fs.DurationVar(&o.interval, "i", time.Second, "report interval")
+	fs.StringVar(&o.csv, "csv", "", "write per-interval rows to this CSV file")
+	fs.StringVar(&o.plot, "plot", "", "write an SVG plot of TPS and latency to this file")
+	fs.StringVar(&o.serName, "ser", "rocketmq", "request header format: rocketmq (binary, as Apache's benchmark) or json")
+	fs.IntVar(&o.pullBatch, "pull-batch", 32, "maxMsgNums per pull")
+	fs.StringVar(&o.from, "from", "", "consume from: earliest (consume default) or latest (e2e default)")
+	fs.BoolVar(&o.e2e, "e2e", false, "consume: measure born-to-consumed latency instead of pull round trip")
+	fs.Int64Var(&o.since, "since", 0, "probe: Unix-ns start time the start-up time is measured from")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "probe: give up after this long")
+	if err := fs.Parse(args[1:]); err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(o.serName) {
+	case "rocketmq", "binary":
+		o.ser = remoting.RocketMQ
+	case "json":
+		o.ser = remoting.JSON
+	default:
+		return nil, fmt.Errorf("-ser %q: want rocketmq or json", o.serName)
+	}
+	if o.group == "" {
+		o.group = fmt.Sprintf("mqbench_%s_%d", o.mode, os.Getpid())
+	}
+	if o.from == "" {
+		o.from = "earliest"
+		if o.mode == "e2e" {
+			o.from = "latest"
+		}
+	}
+	if o.conns < 1 || o.window < 1 || o.size < 0 || o.batch < 1 || o.queues < 1 || o.pullBatch < 1 {
+		return nil, errors.New("-c, -w, -b, -q, -pull-batch must be >= 1 and -s >= 0")
+	}
+	if o.interval <= 0 {
+		o.interval = time.Second
+	}
+	return o, nil
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(2)
+	}
+	stop := make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sig
+		close(stop)
+	}()
+	if _, err := run(o, os.Stdout, stop); err != nil {
+		fmt.Fprintln(os.Stderr, "mqbench:", err)
+		os.Exit(1)
+	}
+}
+
+// run executes one benchmark and returns its summaries. stop ends it early.
+func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+	a := newAdmin()
+	defer a.close()
+	switch o.mode {
+	case "produce":
+		return runProduce(o, a, out, stop)
+	case "consume":
+		return runConsume(o, a, out, stop)
+	case "e2e":
+		return runE2E(o, a, out, stop)
+	case "probe":
+		return nil, runProbe(o, a, out)
+	}
+	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e or probe", o.mode)
+}
+
+func describe(out io.Writer, o *options, targets []target) {
+	brokers := map[string]bool{}
+	for _, t := range targets {
+		brokers[t.addr] = true
+	}
+	fmt.Fprintf(out, "# mqbench %s topic=%s queues=%d brokers=%d conns=%d window=%d size=%d batch=%d keys=%v tag=%q ser=%s count=%d duration=%s rate=%g\n",
+		o.mode, o.topic, len(targets), len(brokers), o.conns, o.window, o.size, o.batch, o.keys, o.tag, o.ser, o.count, o.duration, o.rate)
+}
+
+// deadline closes the returned channel when stop closes, when d elapses
+// (d > 0) or when done closes (done != nil).
+func deadline(stop <-chan struct{}, d time.Duration, done <-chan struct{}) chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		var tc <-chan time.Time
+		if d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			tc = t.C
+		}
+		select {
+		case <-stop:
+		case <-tc:
+		case <-done:
+		}
+		close(ch)
+	}()
+	return ch
+}
+
+func finish(o *options, rp *reporter, elapsed time.Duration) ([]summary, error) {
+	sums := rp.summarize(elapsed)
+	if o.csv != "" {
+		if err := writeCSV(o.csv, rp.allRows()); err != nil {
+			return sums, fmt.Errorf("write csv: %w", err)
+		}
+	}
+	if o.plot != "" {
+		title := fmt.Sprintf("mqbench %s: %s, %d B, %d conns x %d window", o.mode, o.topic, o.size, o.conns, o.window)
+		if err := writeSVG(o.plot, title, rp.allRows()); err != nil {
+			return sums, fmt.Errorf("write plot: %w", err)
+		}
+	}
+	return sums, nil
+}
+
+func runProduce(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+	targets, err := resolve(a, o, true)
+	if err != nil {
+		return nil, err
+	}
+	describe(out, o, targets)
+	send := &role{name: "send"}
+	rp := newReporter(out, o.interval, send)
+	rp.header()
+	d := o.duration
+	if o.count > 0 {
+		d = 0
+	}
+	runStop := deadline(stop, d, nil)
+	repStop := make(chan struct{})
+	repDone := make(chan struct{})
+	go func() { rp.run(repStop); close(repDone) }()
+	start := time.Now()
+	err = runProducers(o, targets, send, runStop)
+	elapsed := time.Since(start)
+	close(repStop)
+	<-repDone
+	sums, ferr := finish(o, rp, elapsed)
+	return sums, errors.Join(err, ferr)
+}
+
+func startOffsets(a *admin, o *options, targets []target) ([]int64, error) {
+	at := make([]int64, len(targets))
+	if o.from != "latest" {
+		return at, nil
+	}
+	for i, t := range targets {
+		off, err := a.maxOffset(t, o.topic)
+		if err != nil {
+			return nil, err
+		}
+		at[i] = off
+	}
+	return at, nil
+}
+
+func runConsume(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+	targets, err := resolve(a, o, false)
+	if err != nil {
+		return nil, err
+	}
+	at, err := startOffsets(a, o, targets)
+	if err != nil {
+		return nil, err
+	}
+	describe(out, o, targets)
+	name := "pull"
+	if o.e2e {
+		name = "e2e"
+	}
+	pull := &role{name: name}
+	rp := newReporter(out, o.interval, pull)
+	rp.header()
+	total := &counter{target: o.count, done: make(chan struct{})}
+	d := o.duration
+	if o.count > 0 {
+		d = 0
+	}
+	runStop := deadline(stop, d, total.done)
+	repStop := make(chan struct{})
+	repDone := make(chan struct{})
+	go func() { rp.run(repStop); close(repDone) }()
+	start := time.Now()
+	err = runConsumers(o, targets, at, pull, o.e2e, runStop, total)
+	elapsed := time.Since(start)
+	close(repStop)
+	<-repDone
+	sums, ferr := finish(o, rp, elapsed)
+	return sums, errors.Join(err, ferr)
+}
+
+// runE2E consumes from the queues' current ends while producing (at -rate),
+// and reports send round trip and born-to-consumed latency side by side.
+func runE2E(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+	wt, err := resolve(a, o, true)
+	if err != nil {
+		return nil, err
+	}
+	co := *o
+	co.createTopic = false
+	rt := wt
+	if o.broker == "" && !o.createTopic {
+		if rt, err = resolve(a, &co, false); err != nil {
+			return nil, err
+		}
+	}
+	at, err := startOffsets(a, o, rt)
+	if err != nil {
+		return nil, err
+	}
+	describe(out, o, wt)
+	send, recv := &role{name: "send"}, &role{name: "e2e"}
+	rp := newReporter(out, o.interval, send, recv)
+	rp.header()
+	total := &counter{}
+	consStop := make(chan struct{})
+	consErr := make(chan error, 1)
+	start := time.Now()
+	go func() { consErr <- runConsumers(&co, rt, at, recv, true, consStop, total) }()
+	repStop := make(chan struct{})
+	repDone := make(chan struct{})
+	go func() { rp.run(repStop); close(repDone) }()
+	d := o.duration
+	if o.count > 0 {
+		d = 0
+	}
+	perr := runProducers(o, wt, send, deadline(stop, d, nil))
+	// Wait (up to 10 s) until everything acknowledged was consumed.
+	var acked int64
+	for _, s := range send.parts {
+		acked += s.msgs.Load()
+	}
+	wait := time.Now().Add(10 * time.Second)
+	for time.Now().Before(wait) {
+		total.mu.Lock()
+		n := total.n
+		total.mu.Unlock()
+		if n >= acked {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(consStop)
+	cerr := <-consErr
+	elapsed := time.Since(start)
+	close(repStop)
+	<-repDone
+	sums, ferr := finish(o, rp, elapsed)
+	return sums, errors.Join(perr, cerr, ferr)
+}
+
+// runProbe retries until one message is accepted and prints the time since
+// -since (the moment the broker was launched): start-up time to first send.
+func runProbe(o *options, a *admin, out io.Writer) error {
+	since := time.Now()
+	if o.since > 0 {
+		since = time.Unix(0, o.since)
+	}
+	a.timeout = time.Second
+	end := time.Now().Add(o.timeout)
+	var last error
+	for time.Now().Before(end) {
+		targets, err := resolve(a, o, true)
+		if err == nil {
+			t := targets[0]
+			req := remoting.NewRequest(remoting.SendMessageV2, map[string]string{
+				"a": o.group, "b": o.topic, "c": "TBW102", "d": "4", "e": fmt.Sprint(t.queueID), "f": "0",
+				"g": fmt.Sprint(time.Now().UnixMilli()), "h": "0", "i": "WAIT\x01true\x02", "n": t.brokerName,
+			}, make([]byte, o.size))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			resp, err := a.cl.Invoke(ctx, t.addr, req)
+			cancel()
+			if err == nil && resp.Code == remoting.Success {
+				fmt.Fprintf(out, "PROBE first_send_ms=%.1f\n", float64(time.Since(since))/1e6)
+				return nil
+			}
+			if err == nil {
+				err = fmt.Errorf("send: code %d %s", resp.Code, resp.Remark)
+			}
+		}
+		last = err
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("no send accepted within %s: %v", o.timeout, last)
+}
