@@ -67,6 +67,19 @@ func (s *Store) load() error {
 	ev.Bool("lastExitOK", lastExitOK).Int64("startOffset", files[start].start).
 		Int64("processOffset", processOffset).AnErr("stopReason", why).Msg("commit log recovered")
 	scanStart := files[start].start
+	if why != nil {
+		// A bad record followed by a later file that starts with a valid
+		// one is damage, not a torn tail: truncating would drop good data.
+		for _, mf := range files {
+			if mf.start <= processOffset {
+				continue
+			}
+			if _, res, _ := checkRecord(mf.data, s.cfg.CheckCRCOnRecover); res == scanOK {
+				return fmt.Errorf("open store: commit log damaged at offset %d (%v) but %s holds valid records; "+
+					"not truncating, restore or move the damaged files: %w", processOffset, why, mf.path, ErrCorrupt)
+			}
+		}
+	}
 	if err := s.cl.q.truncate(processOffset); err != nil {
 		return fmt.Errorf("open store: truncate commit log at %d: %w", processOffset, err)
 	}

@@ -663,3 +663,59 @@ func TestConcurrentPutGetDelete(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncFlushPowerLoss simulates losing the page cache with ASYNC_FLUSH:
+// everything after the last flushed offset reads as zeros (commit log and
+// consume queue tails). Recovery keeps every flushed message, drops the
+// rest cleanly and appends continue at the recovered end.
+func TestAsyncFlushPowerLoss(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.FlushIntervalCommitLog = 600000 // only explicit flushes
+	s := openStarted(t, cfg)
+	putN(t, s, "P", 2, 0, 300)
+	if err := s.flushCommitLog(0); err != nil {
+		t.Fatal(err)
+	}
+	flushed := s.cl.flushedWhere.Load()
+	putN(t, s, "P", 2, 300, 200) // never flushed
+	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	end := s.MaxPhyOffset()
+	s.crashClose()
+	// The page cache is gone: zero [flushed, end) in the commit log.
+	for off := flushed; off < end; {
+		file := off / cfg.MappedFileSizeCommitLog * cfg.MappedFileSizeCommitLog
+		n := min(end, file+cfg.MappedFileSizeCommitLog) - off
+		writeAt(t, filepath.Join(cfg.StorePathRootDir, "commitlog", fileName(file)), off-file, make([]byte, n))
+		off += n
+	}
+	s = openStarted(t, cfg)
+	defer shutdown(t, s)
+	if s.MaxPhyOffset() != flushed {
+		t.Fatalf("recovered to %d, flushed was %d", s.MaxPhyOffset(), flushed)
+	}
+	checkQueues(t, s, "P", 2, 300)
+	more := putN(t, s, "P", 2, 300, 2)
+	if more[0].QueueOffset != 150 || more[0].PhysicalOffset != flushed {
+		t.Fatalf("put after recovery: %+v", more[0])
+	}
+}
+
+// TestDamageBeforeTailRefused: a bad record in an older file, with valid
+// records after it, stops Open instead of truncating good data.
+func TestDamageBeforeTailRefused(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	s := openStarted(t, cfg)
+	res := putN(t, s, "D", 1, 0, 1500) // several 64 KiB files
+	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	if s.MaxPhyOffset() < 2*cfg.MappedFileSizeCommitLog {
+		t.Fatal("need several files")
+	}
+	s.crashClose() // abnormal: recovery scans from the first file
+	writeAt(t, filepath.Join(cfg.StorePathRootDir, "commitlog", fileName(0)), res[10].PhysicalOffset+4, []byte{0, 0, 0, 0})
+	_, err := Open(cfg, testLogger())
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("open with damage in file 0: %v", err)
+	}
+}
