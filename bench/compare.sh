@@ -99,6 +99,10 @@ run_system() {
 	local rep=$1 i=$2 name=${NAMES[$2]} script=${SCRIPTS[$2]}
 	local dir ns bp out pid launched ns_addr
 	for flush in ASYNC_FLUSH SYNC_FLUSH; do
+		# Let the previous run's dirty pages reach the disk first: writeback
+		# competing with the next run skews it (seen: 2x on A/A runs).
+		sync
+		sleep 2
 		dir=$(mktemp -d "/tmp/mqbench-$name-$flush.XXXXXX")
 		ns=$(free_port) bp=$(free_port)
 		ns_addr=127.0.0.1:$ns
