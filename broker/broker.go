@@ -36,6 +36,7 @@ type Broker struct {
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
+	delay     *delayService
 
 	quit     chan struct{}
 	wg       sync.WaitGroup
@@ -78,7 +79,18 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	b.Store = st
 	b.Holds = newHolds(st.MaxOffset)
-	st.OnDispatch(func(topic string, queueID int32, _ int64) { b.Holds.Arrived(topic, queueID) })
+	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
+		root.With().Str("component", "delay").Logger())
+	if err := b.delay.load(); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
+		return nil, fmt.Errorf("broker: load delay offsets: %w", err)
+	}
+	st.OnDispatch(func(topic string, queueID int32, _ int64) {
+		b.Holds.Arrived(topic, queueID)
+		if topic == ScheduleTopic {
+			b.delay.poke()
+		}
+	})
 	host := cfg.StoreHost()
 	b.UniqIDs = message.NewUniqIDGen(host.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	return b, nil
@@ -105,6 +117,9 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.goRun(b.persistLoop)
+	for _, run := range b.schedulers() {
+		b.goRun(func() { run(b.quit) })
+	}
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config.Addr()).Str("cluster", b.Config.BrokerClusterName).
@@ -169,7 +184,8 @@ func (b *Broker) persistLoop() {
 	offsetsEvery := time.Duration(b.Config.FlushConsumerOffsetInterval) * time.Millisecond
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	lastOffsets := time.Now()
+	delayEvery := time.Duration(b.Config.FlushDelayOffsetInterval) * time.Millisecond
+	lastOffsets, lastDelay := time.Now(), time.Now()
 	for {
 		select {
 		case <-b.quit:
@@ -181,12 +197,17 @@ func (b *Broker) persistLoop() {
 				lastOffsets = now
 				b.logPersist(b.Offsets.persistIfDirty())
 			}
+			if now.Sub(lastDelay) >= delayEvery {
+				lastDelay = now
+				b.logPersist(b.delay.persistIfDirty())
+			}
 		}
 	}
 }
 
 func (b *Broker) persistAll() error {
-	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty())
+	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
+		b.delay.persistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {
@@ -206,4 +227,9 @@ func (b *Broker) expireLoop() {
 			b.Clients.expire(now)
 		}
 	}
+}
+
+// schedulers are the delivery loops of delayed and timer messages.
+func (b *Broker) schedulers() []func(quit <-chan struct{}) {
+	return []func(<-chan struct{}){b.delay.run}
 }

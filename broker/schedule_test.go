@@ -1,0 +1,188 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
+}
+
+// waitFor polls cond every 10 ms until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// testBroker opens a broker on a temp store without serving; run starts the
+// store and the delay and timer loops, stopped by t.Cleanup.
+func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.BrokerName = "b"
+	cfg.BrokerIP1 = "127.0.0.1"
+	cfg.Store.StorePathRootDir = dir
+	cfg.Store.MappedFileSizeCommitLog = 1 << 20
+	cfg.Store.MessageDelayLevel = "1s 2s"
+	if edit != nil {
+		edit(&cfg)
+	}
+	b, err := New(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	var wg sync.WaitGroup
+	quit := make(chan struct{})
+	stop := func() {
+		once.Do(func() {
+			close(quit)
+			wg.Wait()
+			if err := b.persistAll(); err != nil {
+				t.Error(err)
+			}
+			if err := b.Store.Shutdown(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	if err := b.Store.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range b.schedulers() {
+		wg.Add(1)
+		go func() { defer wg.Done(); fn(quit) }()
+	}
+	t.Cleanup(stop)
+	return b, stop
+}
+
+func testMsg(topic, props string) *store.PutMessage {
+	h := netip.MustParseAddrPort("127.0.0.1:1234")
+	return &store.PutMessage{Topic: topic, Body: []byte("hello"), Properties: props, BornHost: h, StoreHost: h,
+		BornTimestamp: time.Now().UnixMilli()}
+}
+
+func props(kv ...string) string {
+	var b []byte
+	for i := 0; i+1 < len(kv); i += 2 {
+		b = message.AppendProperty(b, kv[i], kv[i+1])
+	}
+	return string(b)
+}
+
+func TestPropsEdit(t *testing.T) {
+	p := props("A", "1", "B", "2", "C", "3")
+	if got := propsDel(p, "B"); got != props("A", "1", "C", "3") {
+		t.Errorf("propsDel = %q", got)
+	}
+	if got := propsSet(p, "A", "9", "D", "4"); got != props("B", "2", "C", "3", "A", "9", "D", "4") {
+		t.Errorf("propsSet = %q", got)
+	}
+	if got := propsDel("A\x01x", "B"); got != props("A", "x") {
+		t.Errorf("unterminated last pair: %q", got)
+	}
+}
+
+func TestScheduleTransforms(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	now := time.Now().UnixMilli()
+	m := testMsg("T", props("DELAY", "7", "TIMER_DELAY_SEC", "5"))
+	m.QueueID = 3
+	if err := b.schedule(m, now); err != nil {
+		t.Fatal(err)
+	}
+	pm := message.ParseProperties(m.Properties)
+	if m.Topic != ScheduleTopic || m.QueueID != 1 || pm["DELAY"] != "2" || pm["REAL_TOPIC"] != "T" ||
+		pm["REAL_QID"] != "3" || pm["TIMER_DELAY_SEC"] != "" {
+		t.Errorf("level 7 of 2: topic=%s queue=%d props=%v", m.Topic, m.QueueID, pm)
+	}
+	// Precedence: DELAY_SEC, then DELAY_MS, then DELIVER_MS.
+	m = testMsg("T", props("TIMER_DELIVER_MS", "1", "TIMER_DELAY_MS", "1500", "TIMER_DELAY_SEC", "3"))
+	if err := b.schedule(m, now); err != nil {
+		t.Fatal(err)
+	}
+	if m.Topic != TimerTopic || message.Property(m.Properties, "TIMER_OUT_MS") != itoa(now+3000) {
+		t.Errorf("timer: topic=%s props=%q", m.Topic, m.Properties)
+	}
+	for _, tc := range []struct {
+		name, props string
+		want        error
+	}{
+		{"beyond max", props("TIMER_DELAY_SEC", itoa(3*24*3600+1)), ErrTimerIllegal},
+		{"garbage", props("TIMER_DELIVER_MS", "soon"), ErrTimerIllegal},
+		{"past delete", props("TIMER_DELIVER_MS", "1", "TIMER_DEL_UNIQKEY", "x"), ErrTimerIllegal},
+		{"past", props("TIMER_DELIVER_MS", "1"), nil},
+	} {
+		m := testMsg("T", tc.props)
+		if err := b.schedule(m, now); !errors.Is(err, tc.want) || (err == nil && m.Topic != "T") {
+			t.Errorf("%s: err=%v topic=%s", tc.name, err, m.Topic)
+		}
+	}
+	b.Config.TimerWheelEnable = false
+	if err := b.schedule(testMsg("T", props("TIMER_DELAY_SEC", "3")), now); !errors.Is(err, ErrTimerDisabled) {
+		t.Errorf("disabled wheel: %v", err)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestDelayDeliveryAndOffsetFile(t *testing.T) {
+	dir := t.TempDir()
+	b, stop := testBroker(t, dir, nil)
+	sent := time.Now()
+	for i := 0; i < 3; i++ {
+		m := testMsg("Real", props("DELAY", "1", "K", "v"))
+		m.QueueID = 2
+		if _, err := b.Put(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !waitFor(t, 5*time.Second, func() bool { return b.Store.MaxOffset("Real", 2) == 3 }) {
+		t.Fatalf("delayed messages not delivered to Real-2 within 5 s")
+	}
+	if d := time.Since(sent); d < time.Second {
+		t.Errorf("level 1 (1 s) delivered after %s", d)
+	}
+	es := b.Store.ReadQueue("Real", 2, 0, 10)
+	rec, err := b.Store.RecordAt(es[0].PhyOffset, es[0].Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := message.DecodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := message.ParseProperties(r.Properties)
+	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "" || string(r.Body) != "hello" {
+		t.Errorf("delivered record: props=%v body=%q", pm, r.Body)
+	}
+	stop()
+	raw, err := os.ReadFile(filepath.Join(dir, "config", "delayOffset.json"))
+	if err != nil || string(raw) != `{"offsetTable":{1:3}}` {
+		t.Fatalf("delayOffset.json = %q, %v", raw, err)
+	}
+}
