@@ -37,6 +37,7 @@ type Broker struct {
 	registrar *registrar
 	server    *remoting.Server
 	delay     *delayService
+	timer     *timerService
 
 	quit     chan struct{}
 	wg       sync.WaitGroup
@@ -68,6 +69,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	for _, tc := range systemTopics(&b.Config) {
 		b.Topics.putSystem(tc)
 	}
+	if cfg.TimerWheelEnable {
+		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
+	}
 	for name, load := range map[string]func() error{"topics": b.Topics.load, "groups": b.Groups.load, "offsets": b.Offsets.load} {
 		if err := load(); err != nil {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
@@ -85,10 +89,19 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load delay offsets: %w", err)
 	}
+	b.timer = newTimerService(b, filepath.Join(dir, "config", "timerProgress.json"),
+		root.With().Str("component", "timer").Logger())
+	if err := b.timer.load(); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
+		return nil, fmt.Errorf("broker: load timer progress: %w", err)
+	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
 		b.Holds.Arrived(topic, queueID)
-		if topic == ScheduleTopic {
+		switch topic {
+		case ScheduleTopic:
 			b.delay.poke()
+		case TimerTopic:
+			b.timer.poke()
 		}
 	})
 	host := cfg.StoreHost()
@@ -193,6 +206,7 @@ func (b *Broker) persistLoop() {
 		case now := <-t.C:
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.Groups.persistIfDirty())
+			b.logPersist(b.timer.persistIfDirty())
 			if now.Sub(lastOffsets) >= offsetsEvery {
 				lastOffsets = now
 				b.logPersist(b.Offsets.persistIfDirty())
@@ -207,7 +221,7 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
-		b.delay.persistIfDirty())
+		b.delay.persistIfDirty(), b.timer.persistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {
@@ -231,5 +245,5 @@ func (b *Broker) expireLoop() {
 
 // schedulers are the delivery loops of delayed and timer messages.
 func (b *Broker) schedulers() []func(quit <-chan struct{}) {
-	return []func(<-chan struct{}){b.delay.run}
+	return []func(<-chan struct{}){b.delay.run, b.timer.run}
 }

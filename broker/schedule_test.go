@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,5 +185,63 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(dir, "config", "delayOffset.json"))
 	if err != nil || string(raw) != `{"offsetTable":{1:3}}` {
 		t.Fatalf("delayOffset.json = %q, %v", raw, err)
+	}
+}
+
+func TestTimerDeliveryOrderAndRestart(t *testing.T) {
+	dir := t.TempDir()
+	b, stop := testBroker(t, dir, nil)
+	now := time.Now().UnixMilli()
+	put := func(b *Broker, id string, due int64) {
+		t.Helper()
+		m := testMsg("Real", props("TIMER_DELIVER_MS", itoa(due), "id", id))
+		if _, err := b.Put(m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Topic != TimerTopic {
+			t.Fatalf("%s staged in %s", id, m.Topic)
+		}
+	}
+	put(b, "c", now+600)
+	put(b, "a", now+200)
+	put(b, "b", now+400)
+	put(b, "late", now+1500)
+	ids := func(b *Broker) []string {
+		var out []string
+		for _, e := range b.Store.ReadQueue("Real", 0, 0, 100) {
+			rec, err := b.Store.RecordAt(e.PhyOffset, e.Size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _, _ := message.DecodeRecord(rec)
+			pm := message.ParseProperties(r.Properties)
+			if pm["REAL_TOPIC"] != "" || pm["TIMER_DEQUEUE_MS"] == "" {
+				t.Errorf("delivered props %v", pm)
+			}
+			out = append(out, pm["id"])
+		}
+		return out
+	}
+	if !waitFor(t, 3*time.Second, func() bool { return b.Store.MaxOffset("Real", 0) == 3 }) {
+		t.Fatal("three timer messages not delivered within 3 s")
+	}
+	if d := time.Now().UnixMilli() - now; d < 600 {
+		t.Errorf("third message delivered %d ms after send, asked 600", d)
+	}
+	if got := strings.Join(ids(b), ","); got != "a,b,c" {
+		t.Errorf("delivery order %s, want a,b,c", got)
+	}
+	stop()
+
+	b2, _ := testBroker(t, dir, nil)
+	if !waitFor(t, 3*time.Second, func() bool { return b2.Store.MaxOffset("Real", 0) == 4 }) {
+		t.Fatal("pending timer message not delivered after restart")
+	}
+	if d := time.Now().UnixMilli() - now; d < 1500 {
+		t.Errorf("late message delivered %d ms after send, asked 1500", d)
+	}
+	waitFor(t, 300*time.Millisecond, func() bool { return b2.Store.MaxOffset("Real", 0) > 4 })
+	if got := strings.Join(ids(b2), ","); got != "a,b,c,late" {
+		t.Errorf("after restart: %s, want a,b,c,late (no redelivery)", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,4 +256,54 @@ func TestDelayAcrossRestart(t *testing.T) {
 		t.Errorf("deliveries early=%d late=%d, want 1 each", len(col.get("early")), len(col.get("late")))
 	}
 	report(t, start, 2, col.deliveries(), fmt.Sprintf("late_after=%.2fs", d.Seconds()))
+}
+
+// Timer messages: TIMER_DELIVER_MS = now+3 s arrives after ~3 s (v2.1.2 has
+// no WithDelayTimestamp; newer clients set the same property). A delay past
+// timerMaxDelaySec (3 days) is refused with MESSAGE_ILLEGAL.
+func TestTimerMessage(t *testing.T) {
+	start := time.Now()
+	c := sharedCluster(t)
+	topic := uniq("TimerTopic")
+	createTopic(t, c, topic)
+	p := newProducer(t, c)
+	col := newCollector("timer")
+	startConsumer(t, c, uniq("CG_timer"), topic, "*", col)
+
+	want := map[string]time.Time{}
+	var ids []string
+	for i, d := range []time.Duration{3 * time.Second, 2 * time.Second, 4 * time.Second} {
+		m := newMsg(topic, fmt.Sprintf("timer-%d", i), "TagT")
+		at := time.Now().Add(d)
+		m.WithProperty("TIMER_DELIVER_MS", strconv.FormatInt(at.UnixMilli(), 10))
+		p.mustSend(t, m)
+		want[m.GetProperty(idProp)] = at
+		ids = append(ids, m.GetProperty(idProp))
+	}
+	rel := newMsg(topic, "timer-sec", "TagT")
+	rel.WithProperty("TIMER_DELAY_SEC", "2")
+	want["timer-sec"] = time.Now().Add(2 * time.Second)
+	p.mustSend(t, rel)
+	ids = append(ids, "timer-sec")
+
+	waitAll(t, col, ids, 20*time.Second, "timer messages")
+	var worst time.Duration
+	for _, id := range ids {
+		r := col.get(id)[0]
+		late := r.At.Sub(want[id])
+		if late < -50*time.Millisecond || late > time.Second {
+			t.Errorf("%s arrived %s after the asked time, want within [0, 1 s]", id, late)
+		}
+		worst = max(worst, late)
+		if r.Topic != topic || r.Tags != "TagT" || string(r.Body) != "body-"+id {
+			t.Errorf("%s delivered as topic=%q tags=%q body=%q", id, r.Topic, r.Tags, r.Body)
+		}
+	}
+
+	far := newMsg(topic, "timer-far", "")
+	far.WithProperty("TIMER_DELAY_SEC", strconv.Itoa(3*24*3600+60))
+	if _, err := p.sendSync(context.Background(), far); err == nil || !strings.Contains(err.Error(), "13") {
+		t.Errorf("timer message 3 days + 60 s ahead: err=%v, want MESSAGE_ILLEGAL (13)", err)
+	}
+	report(t, start, len(ids), col.deliveries(), fmt.Sprintf("worst_lateness=%dms", worst.Milliseconds()))
 }
