@@ -30,6 +30,7 @@ type Broker struct {
 	Offsets *Offsets
 	Clients *Clients
 	Holds   *Holds
+	Locks   *Locks
 	UniqIDs *message.UniqIDGen
 
 	log       zerolog.Logger // component=broker
@@ -60,6 +61,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		Groups:  newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
 		Offsets: newOffsets(filepath.Join(dir, "config", "consumerOffset.json")),
 		Clients: newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
+		Locks:   newLocks(LockMaxLive),
 		log:     log,
 		root:    root,
 		quit:    make(chan struct{}),
@@ -122,7 +124,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config.BindAddress, strconv.Itoa(b.Config.ListenPort)),
 		NumEventLoop: b.Config.ServerWorkerThreads,
-		OnClose:      b.Clients.ConnClosed,
+		OnClose:      b.connClosed,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
 		_ = b.Store.Shutdown(context.Background())
@@ -246,4 +248,10 @@ func (b *Broker) expireLoop() {
 // schedulers are the delivery loops of delayed and timer messages.
 func (b *Broker) schedulers() []func(quit <-chan struct{}) {
 	return []func(<-chan struct{}){b.delay.run, b.timer.run}
+}
+
+// connClosed drops the connection's client registrations and orderly locks.
+func (b *Broker) connClosed(c *remoting.Conn) {
+	b.Clients.ConnClosed(c)
+	b.Locks.ConnClosed(c.ID)
 }

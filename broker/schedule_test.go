@@ -245,3 +245,36 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 		t.Errorf("after restart: %s, want a,b,c,late (no redelivery)", got)
 	}
 }
+
+func TestLocks(t *testing.T) {
+	l := newLocks(time.Minute)
+	now := time.Now()
+	q := []MessageQueue{{"T", "b", 0}, {"T", "b", 1}}
+	if got := l.TryLock("G", "A", 1, q, now); len(got) != 2 {
+		t.Fatalf("A locked %v", got)
+	}
+	if got := l.TryLock("G", "B", 2, q, now); len(got) != 0 {
+		t.Fatalf("B got %v while A holds both", got)
+	}
+	if got := l.TryLock("G2", "B", 2, q, now); len(got) != 2 {
+		t.Fatalf("other group: %v", got)
+	}
+	l.Unlock("G", "B", q[:1]) // not B's: no effect
+	l.Unlock("G", "A", q[:1])
+	if got := l.TryLock("G", "B", 2, q, now); len(got) != 1 || got[0].QueueID != 0 {
+		t.Fatalf("after unlock of q0 B got %v", got)
+	}
+	if got := l.TryLock("G", "B", 2, q, now.Add(61*time.Second)); len(got) != 2 {
+		t.Fatalf("after A's lock expired B got %v", got)
+	}
+	if !l.Held("G", now) || l.Held("G", now.Add(3*time.Minute)) {
+		t.Fatal("Held wrong")
+	}
+	l.ConnClosed(2)
+	if l.Held("G", now) {
+		t.Fatal("locks survive their connection")
+	}
+	if got := l.TryLock("G", "A", 3, q, now); len(got) != 2 {
+		t.Fatalf("after B's connection closed A got %v", got)
+	}
+}

@@ -5,15 +5,20 @@ package compattest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
 )
 
 // shortDelays makes every delay level 1 s except level 18 (4 s), so retry
@@ -306,4 +311,154 @@ func TestTimerMessage(t *testing.T) {
 		t.Errorf("timer message 3 days + 60 s ahead: err=%v, want MESSAGE_ILLEGAL (13)", err)
 	}
 	report(t, start, len(ids), col.deliveries(), fmt.Sprintf("worst_lateness=%dms", worst.Milliseconds()))
+}
+
+// Orderly: LOCK_BATCH_MQ (41) grants the queues, an orderly consumer sees
+// each sharding key's messages in send order, and SuspendCurrentQueueAMoment
+// redelivers the same message before anything else of its queue.
+func TestOrderlyConsume(t *testing.T) {
+	start := time.Now()
+	c := sharedCluster(t)
+	topic := uniq("OrderTopic")
+	createTopic(t, c, topic, admin.WithReadQueueNums(4), admin.WithWriteQueueNums(4))
+	p := newProducer(t, c, producer.WithQueueSelector(producer.NewHashQueueSelector()))
+
+	type delivery struct {
+		key       string
+		seq       int
+		queue     int
+		reconsume int32
+	}
+	var (
+		mu        sync.Mutex
+		log       []delivery
+		suspended bool
+	)
+	const keys, per = 5, 12
+	fn := func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range msgs {
+			seq, _ := strconv.Atoi(m.GetProperty("seq"))
+			log = append(log, delivery{m.GetShardingKey(), seq, m.Queue.QueueId, m.ReconsumeTimes})
+			if m.GetShardingKey() == "k0" && seq == 3 && !suspended {
+				suspended = true
+				return consumer.SuspendCurrentQueueAMoment, nil
+			}
+		}
+		return consumer.ConsumeSuccess, nil
+	}
+	startConsumerFn(t, c, uniq("CG_order"), topic, tagAll, fn, consumer.WithConsumerOrder(true))
+	for s := 0; s < per; s++ {
+		for k := 0; k < keys; k++ {
+			m := newMsg(topic, fmt.Sprintf("k%d-%d", k, s), "")
+			m.WithShardingKey(fmt.Sprintf("k%d", k))
+			m.WithProperty("seq", strconv.Itoa(s))
+			p.mustSend(t, m)
+		}
+	}
+	if !waitFor(t, 30*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(log) >= keys*per+1
+	}) {
+		mu.Lock()
+		t.Fatalf("orderly consumer got %d deliveries within 30 s, want %d", len(log), keys*per+1)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	next := map[string]int{}
+	queueOf := map[string]int{}
+	for i, d := range log {
+		if q, ok := queueOf[d.key]; ok && q != d.queue {
+			t.Errorf("key %s delivered from queues %d and %d", d.key, q, d.queue)
+		}
+		queueOf[d.key] = d.queue
+		if d.key == "k0" && d.seq == 3 && d.reconsume == 0 {
+			// The next delivery from this queue must be the same message again.
+			for _, e := range log[i+1:] {
+				if e.queue == d.queue {
+					if e.key != "k0" || e.seq != 3 || e.reconsume != 1 {
+						t.Errorf("after SuspendCurrentQueueAMoment the queue delivered %+v, want k0/3 with ReconsumeTimes 1", e)
+					}
+					break
+				}
+			}
+			continue
+		}
+		if d.seq != next[d.key] {
+			t.Errorf("key %s: got seq %d, want %d (order broken)", d.key, d.seq, next[d.key])
+		}
+		next[d.key] = d.seq + 1
+	}
+	queues := map[int]bool{}
+	for _, q := range queueOf {
+		queues[q] = true
+	}
+	report(t, start, keys*per, len(log), fmt.Sprintf("keys=%d queues_used=%d", keys, len(queues)))
+}
+
+// LOCK_BATCH_MQ on raw sockets: a queue locked by one client is refused to
+// another, renewed for its owner, and released when the owner's connection
+// closes (or by UNLOCK_BATCH_MQ).
+func TestLockBatchRaw(t *testing.T) {
+	c := sharedCluster(t)
+	group := uniq("CG_lock")
+	mq := fmt.Sprintf(`{"topic":"T","brokerName":%q,"queueId":%%d}`, c.brokerName)
+	lockBody := func(client string, qs ...int) []byte {
+		var parts []string
+		for _, q := range qs {
+			parts = append(parts, fmt.Sprintf(mq, q))
+		}
+		return []byte(fmt.Sprintf(`{"consumerGroup":%q,"clientId":%q,"mqSet":[%s]}`, group, client, strings.Join(parts, ",")))
+	}
+	locked := func(resp *rawCmd, err error) []int {
+		t.Helper()
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("LOCK_BATCH_MQ: err=%v resp=%v", err, resp)
+		}
+		var body struct {
+			Set []struct {
+				QueueID int `json:"queueId"`
+			} `json:"lockOKMQSet"`
+		}
+		if err := json.Unmarshal(resp.Body, &body); err != nil {
+			t.Fatalf("lock response body %q: %v", resp.Body, err)
+		}
+		var out []int
+		for _, q := range body.Set {
+			out = append(out, q.QueueID)
+		}
+		sort.Ints(out)
+		return out
+	}
+	connA, err := net.DialTimeout("tcp", c.brokerAddr, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer connA.Close()
+	if got := locked(invokeOn(connA, newRequest(41, nil, lockBody("A", 0, 1)), 3*time.Second)); fmt.Sprint(got) != "[0 1]" {
+		t.Fatalf("A locked %v, want [0 1]", got)
+	}
+	if got := locked(rawInvoke(c.brokerAddr, newRequest(41, nil, lockBody("B", 0, 1, 2)), 3*time.Second)); fmt.Sprint(got) != "[2]" {
+		t.Fatalf("B locked %v while A holds 0 and 1, want [2]", got)
+	}
+	if got := locked(invokeOn(connA, newRequest(41, nil, lockBody("A", 1)), 3*time.Second)); fmt.Sprint(got) != "[1]" {
+		t.Fatalf("A renewing 1 got %v", got)
+	}
+	resp, err := invokeOn(connA, newRequest(42, nil, lockBody("A", 0)), 3*time.Second)
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("UNLOCK_BATCH_MQ: %v %v", err, resp)
+	}
+	if got := locked(rawInvoke(c.brokerAddr, newRequest(41, nil, lockBody("B", 0, 1)), 3*time.Second)); fmt.Sprint(got) != "[0]" {
+		t.Fatalf("after A unlocked 0, B got %v, want [0]", got)
+	}
+	connA.Close()
+	var got []int
+	if !waitFor(t, 5*time.Second, func() bool {
+		got = locked(rawInvoke(c.brokerAddr, newRequest(41, nil, lockBody("B", 1)), 3*time.Second))
+		return fmt.Sprint(got) == "[1]"
+	}) {
+		t.Fatalf("A's lock on 1 not released by closing its connection: B got %v", got)
+	}
 }

@@ -24,6 +24,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerOffsets(t)
 	p.registerTopics(t)
 	p.registerSendBack(t)
+	p.registerLocks(t)
 	return t
 }
 
