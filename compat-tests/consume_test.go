@@ -462,3 +462,38 @@ func TestLockBatchRaw(t *testing.T) {
 		t.Fatalf("A's lock on 1 not released by closing its connection: B got %v", got)
 	}
 }
+
+// Broadcasting: two consumers of one group each receive every message; no
+// retry topic, no GET_CONSUMER_LIST_BY_GROUP allocation involved.
+func TestBroadcasting(t *testing.T) {
+	start := time.Now()
+	c := sharedCluster(t)
+	topic := uniq("BcastTopic")
+	createTopic(t, c, topic, admin.WithReadQueueNums(4), admin.WithWriteQueueNums(4))
+	group := uniq("CG_bcast")
+	cols := []*collector{newCollector("bcast-1"), newCollector("bcast-2")}
+	for _, col := range cols {
+		startConsumerFn(t, c, group, topic, tagAll, col.handle, consumer.WithConsumerModel(consumer.BroadCasting))
+	}
+	// Both members registered before sending: GET_CONSUMER_LIST_BY_GROUP lists two ids.
+	if !waitFor(t, 10*time.Second, func() bool {
+		ids, _ := consumerList(c.brokerAddr, group)
+		return len(ids) == 2
+	}) {
+		t.Fatalf("broadcasting group %s never showed two members", group)
+	}
+	p := newProducer(t, c)
+	var ids []string
+	for i := 0; i < 40; i++ {
+		m := newMsg(topic, fmt.Sprintf("bc-%d", i), "")
+		p.mustSend(t, m)
+		ids = append(ids, m.GetProperty(idProp))
+	}
+	for _, col := range cols {
+		waitAll(t, col, ids, 30*time.Second, "broadcast consumer "+col.name)
+		if q := col.queuesFor("bc-"); len(q) != 4 {
+			t.Errorf("%s consumed from queues %v, want all 4", col.name, keys(q))
+		}
+	}
+	report(t, start, len(ids), cols[0].deliveries()+cols[1].deliveries(), "consumers=2")
+}

@@ -161,6 +161,12 @@ func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.S
 	if !gc.ConsumeEnable {
 		return nil, remoting.NewResponse(req, remoting.NoPermission, "subscription group no permission, "+h.group)
 	}
+	if !gc.ConsumeBroadcastEnable {
+		if info, ok := p.b.Clients.ConsumerInfo(h.group); ok && info.MessageModel == "BROADCASTING" {
+			return nil, remoting.NewResponse(req, remoting.NoPermission,
+				fmt.Sprintf("the consumer group[%s] can not consume by broadcast way", h.group))
+		}
+	}
 	tc, ok := p.b.Topics.Get(h.topic)
 	if !ok {
 		return nil, remoting.NewResponse(req, remoting.TopicNotExist,
