@@ -31,6 +31,7 @@ type Broker struct {
 	Clients *Clients
 	Holds   *Holds
 	Locks   *Locks
+	Filters Filters
 	UniqIDs *message.UniqIDGen
 
 	log       zerolog.Logger // component=broker

@@ -497,3 +497,68 @@ func TestBroadcasting(t *testing.T) {
 	}
 	report(t, start, len(ids), cols[0].deliveries()+cols[1].deliveries(), "consumers=2")
 }
+
+// SQL92: with enablePropertyFilter=true a push consumer with an SQL92
+// selector receives exactly the messages whose properties (and TAGS) match;
+// CHECK_CLIENT_CONFIG (46) accepts a good expression and answers a bad one
+// with SUBSCRIPTION_PARSE_FAILED naming the column; with the filter off
+// (Apache's default, the shared broker) 46 answers SYSTEM_ERROR.
+func TestSQL92Filter(t *testing.T) {
+	start := time.Now()
+	c := newClusterConf(t, "sql92", "enablePropertyFilter=true\n")
+	topic := uniq("SqlTopic")
+	createTopic(t, c, topic)
+	p := newProducer(t, c)
+
+	const expr = "(a > 5 AND a <= 15 AND TAGS IN ('TagA', 'TagB')) OR name STARTSWITH 'vip'"
+	col := newCollector("sql92")
+	startConsumerFn(t, c, uniq("CG_sql"), topic, consumer.MessageSelector{Type: consumer.SQL92, Expression: expr}, col.handle)
+	var want, all []string
+	for i := 0; i < 30; i++ {
+		tag := []string{"TagA", "TagB", "TagC"}[i%3]
+		m := newMsg(topic, fmt.Sprintf("sql-%d", i), tag)
+		m.WithProperty("a", strconv.Itoa(i))
+		if i%10 == 0 {
+			m.WithProperty("name", "vip-"+strconv.Itoa(i))
+		}
+		p.mustSend(t, m)
+		all = append(all, m.GetProperty(idProp))
+		if i > 5 && i <= 15 && tag != "TagC" || i%10 == 0 {
+			want = append(want, m.GetProperty(idProp))
+		}
+	}
+	// A last matching message: once it arrived, every earlier one was pulled.
+	last := newMsg(topic, "sql-last", "TagA")
+	last.WithProperty("name", "vip-last")
+	p.mustSend(t, last)
+	want = append(want, "sql-last")
+	waitAll(t, col, want, 30*time.Second, "SQL92 "+expr)
+	wantSet := map[string]bool{}
+	for _, id := range want {
+		wantSet[id] = true
+	}
+	for _, id := range all {
+		if n := len(col.get(id)); n > 0 && !wantSet[id] {
+			t.Errorf("%s delivered though it does not match %q", id, expr)
+		}
+	}
+
+	check := func(addr, expr string) *rawCmd {
+		body := fmt.Sprintf(`{"clientId":"x","group":"g","subscriptionData":{"topic":%q,"subString":%q,"expressionType":"SQL92","tagsSet":[],"codeSet":[],"subVersion":1}}`, topic, expr)
+		resp, err := rawInvoke(addr, newRequest(46, nil, []byte(body)), 3*time.Second)
+		if err != nil {
+			t.Fatalf("CHECK_CLIENT_CONFIG: %v", err)
+		}
+		return resp
+	}
+	if r := check(c.brokerAddr, expr); r.Code != 0 {
+		t.Errorf("CHECK_CLIENT_CONFIG(%q) = %d %q, want 0", expr, r.Code, r.Remark)
+	}
+	if r := check(c.brokerAddr, "a > "); r.Code != 23 || !strings.Contains(r.Remark, "column 5") {
+		t.Errorf("CHECK_CLIENT_CONFIG(bad) = %d %q, want 23 naming column 5", r.Code, r.Remark)
+	}
+	if r := check(sharedCluster(t).brokerAddr, expr); r.Code != 1 {
+		t.Errorf("CHECK_CLIENT_CONFIG with enablePropertyFilter=false = %d %q, want 1", r.Code, r.Remark)
+	}
+	report(t, start, len(all)+1, col.deliveries(), fmt.Sprintf("matching=%d", len(want)))
+}

@@ -25,6 +25,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerTopics(t)
 	p.registerSendBack(t)
 	p.registerLocks(t)
+	p.registerFilter(t)
 	return t
 }
 
