@@ -60,24 +60,27 @@ func (d *delayService) load() error {
 			return fmt.Errorf("decode %s: %w", d.path, err)
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	offsets := make(map[int]int64, len(f.OffsetTable))
 	for k, v := range f.OffsetTable {
 		lvl, err := strconv.Atoi(k)
 		if err != nil || lvl <= 0 {
 			return fmt.Errorf("decode %s: bad level %q", d.path, k)
 		}
-		d.offsets[lvl] = v
+		offsets[lvl] = v
 	}
+	dirty := false
 	for lvl := 1; lvl <= len(d.levels); lvl++ {
 		q := int32(lvl - 1)
-		off := max(d.offsets[lvl], d.b.Store.MinOffset(ScheduleTopic, q))
+		off := max(offsets[lvl], d.b.Store.MinOffset(ScheduleTopic, q))
 		off = min(off, d.b.Store.MaxOffset(ScheduleTopic, q))
-		if off != d.offsets[lvl] {
-			d.offsets[lvl] = off
-			d.dirty = true
+		if off != offsets[lvl] {
+			offsets[lvl] = off
+			dirty = true
 		}
 	}
+	d.mu.Lock()
+	d.offsets, d.dirty = offsets, dirty
+	d.mu.Unlock()
 	return nil
 }
 

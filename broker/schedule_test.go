@@ -278,3 +278,35 @@ func TestLocks(t *testing.T) {
 		t.Fatalf("after B's connection closed A got %v", got)
 	}
 }
+
+func TestRetrySendRules(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	send := func(reconsume, max int32, hasMax bool) *store.PutMessage {
+		t.Helper()
+		m := testMsg("%RETRY%G", props("DELAY", "3"))
+		m.ReconsumeTimes = reconsume
+		if err := b.RetrySend(m, max, hasMax); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := send(16, 0, false); m.Topic != "%RETRY%G" {
+		t.Errorf("reconsumeTimes 16 of the group's 16 went to %s", m.Topic)
+	}
+	if m := send(17, 0, false); m.Topic != "%DLQ%G" || message.Property(m.Properties, "DELAY") != "0" {
+		t.Errorf("reconsumeTimes 17 > 16: topic %s props %q", m.Topic, m.Properties)
+	}
+	if m := send(2, 1, true); m.Topic != "%DLQ%G" {
+		t.Errorf("header maxReconsumeTimes 1: topic %s", m.Topic)
+	}
+	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermWrite || tc.WriteQueueNums != 1 {
+		t.Errorf("DLQ topic %+v %v", tc, ok)
+	}
+	b.Locks.TryLock("G", "c", 1, []MessageQueue{{"T", "b", 0}}, time.Now())
+	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
+		t.Errorf("group with orderly locks: topic %s", m.Topic)
+	}
+	if err := b.RetrySend(testMsg("%RETRY%nope", ""), 0, false); err != nil {
+		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
+	}
+}

@@ -165,6 +165,10 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 	if strings.HasPrefix(h.topic, broker.RetryGroupPrefix) {
 		return remoting.NewResponse(req, remoting.MessageIllegal, "batch request does not support retry group "+h.topic)
 	}
+	if lvl, _ := strconv.Atoi(message.Property(h.properties, message.PropDelayTimeLevel)); lvl > 0 {
+		// Apache's CommitLog.asyncPutMessages refuses delayed batches.
+		return remoting.NewResponse(req, remoting.MessageIllegal, "batch message does not support delay level")
+	}
 	var batchProps []byte
 	batchProps = append(batchProps, h.properties...)
 	batchProps = message.AppendProperty(batchProps, message.PropCluster, p.b.Config.BrokerClusterName)
