@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rocketgo/rocketgo/message"
@@ -33,6 +34,10 @@ func (b *Broker) Put(m *store.PutMessage) (store.PutResult, error) {
 }
 
 func (b *Broker) schedule(m *store.PutMessage, now int64) error {
+	// Fast path for the plain send: one substring search, no property parse.
+	if !strings.Contains(m.Properties, message.PropDelayTimeLevel) && !strings.Contains(m.Properties, "TIMER_") {
+		return nil
+	}
 	t := message.TransactionType(m.SysFlag)
 	if t != message.TransactionNot && t != message.TransactionCommit {
 		return nil

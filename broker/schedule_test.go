@@ -310,3 +310,14 @@ func TestRetrySendRules(t *testing.T) {
 		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
 	}
 }
+
+func BenchmarkScheduleHookPlainSend(b *testing.B) {
+	br := &Broker{Config: DefaultConfig(), delay: &delayService{levels: []int64{1000}}}
+	m := testMsg("T", props("KEYS", "k1", "TAGS", "TagA", "UNIQ_KEY", "7F0000010001000000000000000000AA", "WAIT", "true"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := br.schedule(m, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
