@@ -26,7 +26,7 @@ test: lint unit fuzz-short test-compat
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
 
-FUZZ_TARGETS := ./remoting:FuzzDecodeFrame ./message:FuzzDecodeRecord ./message:FuzzDecodeBatch ./message:FuzzParseProperties
+FUZZ_TARGETS := ./remoting:FuzzDecodeFrame ./message:FuzzDecodeRecord ./message:FuzzDecodeBatch ./message:FuzzParseProperties ./filter:FuzzCompile
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \

@@ -30,12 +30,16 @@ type Broker struct {
 	Offsets *Offsets
 	Clients *Clients
 	Holds   *Holds
+	Locks   *Locks
+	Filters Filters
 	UniqIDs *message.UniqIDGen
 
 	log       zerolog.Logger // component=broker
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
+	delay     *delayService
+	timer     *timerService
 
 	quit     chan struct{}
 	wg       sync.WaitGroup
@@ -58,6 +62,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		Groups:  newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
 		Offsets: newOffsets(filepath.Join(dir, "config", "consumerOffset.json")),
 		Clients: newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
+		Locks:   newLocks(LockMaxLive),
 		log:     log,
 		root:    root,
 		quit:    make(chan struct{}),
@@ -66,6 +71,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), b.registrar.poke)
 	for _, tc := range systemTopics(&b.Config) {
 		b.Topics.putSystem(tc)
+	}
+	if cfg.TimerWheelEnable {
+		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
 	for name, load := range map[string]func() error{"topics": b.Topics.load, "groups": b.Groups.load, "offsets": b.Offsets.load} {
 		if err := load(); err != nil {
@@ -78,7 +86,27 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	b.Store = st
 	b.Holds = newHolds(st.MaxOffset)
-	st.OnDispatch(func(topic string, queueID int32, _ int64) { b.Holds.Arrived(topic, queueID) })
+	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
+		root.With().Str("component", "delay").Logger())
+	if err := b.delay.load(); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
+		return nil, fmt.Errorf("broker: load delay offsets: %w", err)
+	}
+	b.timer = newTimerService(b, filepath.Join(dir, "config", "timerProgress.json"),
+		root.With().Str("component", "timer").Logger())
+	if err := b.timer.load(); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
+		return nil, fmt.Errorf("broker: load timer progress: %w", err)
+	}
+	st.OnDispatch(func(topic string, queueID int32, _ int64) {
+		b.Holds.Arrived(topic, queueID)
+		switch topic {
+		case ScheduleTopic:
+			b.delay.poke()
+		case TimerTopic:
+			b.timer.poke()
+		}
+	})
 	host := cfg.StoreHost()
 	b.UniqIDs = message.NewUniqIDGen(host.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	return b, nil
@@ -97,7 +125,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config.BindAddress, strconv.Itoa(b.Config.ListenPort)),
 		NumEventLoop: b.Config.ServerWorkerThreads,
-		OnClose:      b.Clients.ConnClosed,
+		OnClose:      b.connClosed,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
 		_ = b.Store.Shutdown(context.Background())
@@ -105,6 +133,9 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.goRun(b.persistLoop)
+	for _, run := range b.schedulers() {
+		b.goRun(func() { run(b.quit) })
+	}
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config.Addr()).Str("cluster", b.Config.BrokerClusterName).
@@ -169,7 +200,8 @@ func (b *Broker) persistLoop() {
 	offsetsEvery := time.Duration(b.Config.FlushConsumerOffsetInterval) * time.Millisecond
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	lastOffsets := time.Now()
+	delayEvery := time.Duration(b.Config.FlushDelayOffsetInterval) * time.Millisecond
+	lastOffsets, lastDelay := time.Now(), time.Now()
 	for {
 		select {
 		case <-b.quit:
@@ -177,16 +209,22 @@ func (b *Broker) persistLoop() {
 		case now := <-t.C:
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.Groups.persistIfDirty())
+			b.logPersist(b.timer.persistIfDirty())
 			if now.Sub(lastOffsets) >= offsetsEvery {
 				lastOffsets = now
 				b.logPersist(b.Offsets.persistIfDirty())
+			}
+			if now.Sub(lastDelay) >= delayEvery {
+				lastDelay = now
+				b.logPersist(b.delay.persistIfDirty())
 			}
 		}
 	}
 }
 
 func (b *Broker) persistAll() error {
-	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty())
+	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
+		b.delay.persistIfDirty(), b.timer.persistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {
@@ -206,4 +244,15 @@ func (b *Broker) expireLoop() {
 			b.Clients.expire(now)
 		}
 	}
+}
+
+// schedulers are the delivery loops of delayed and timer messages.
+func (b *Broker) schedulers() []func(quit <-chan struct{}) {
+	return []func(<-chan struct{}){b.delay.run, b.timer.run}
+}
+
+// connClosed drops the connection's client registrations and orderly locks.
+func (b *Broker) connClosed(c *remoting.Conn) {
+	b.Clients.ConnClosed(c)
+	b.Locks.ConnClosed(c.ID)
 }

@@ -42,7 +42,13 @@ type Config struct {
 	MaxTransferCountOnMessageInMemory int    `key:"maxTransferCountOnMessageInMemory"`
 	RegionID                          string `key:"regionId"`
 	TraceOn                           bool   `key:"traceOn"`
-	ServerWorkerThreads               int    `key:"serverWorkerThreads"` // event loops; 0 = GOMAXPROCS
+	ServerWorkerThreads               int    `key:"serverWorkerThreads"`      // event loops; 0 = GOMAXPROCS
+	FlushDelayOffsetInterval          int    `key:"flushDelayOffsetInterval"` // ms, delayOffset.json
+	EnablePropertyFilter              bool   `key:"enablePropertyFilter"`     // SQL92 subscriptions
+	// TimerWheelEnable and TimerMaxDelaySec are MessageStoreConfig keys in
+	// Apache 5.x; the timer lives in the broker here.
+	TimerWheelEnable bool  `key:"timerWheelEnable"`
+	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
 
 	Store store.Config
 }
@@ -85,6 +91,9 @@ func DefaultConfig() Config {
 		MaxTransferCountOnMessageInMemory: 32,
 		RegionID:                          "DefaultRegion",
 		TraceOn:                           true,
+		FlushDelayOffsetInterval:          10000,
+		TimerWheelEnable:                  true,
+		TimerMaxDelaySec:                  3 * 24 * 3600,
 		Store:                             sc,
 	}
 }
@@ -102,6 +111,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := netip.ParseAddr(c.BrokerIP1); err != nil {
 		return fmt.Errorf("broker: brokerIP1 %q is not an IP address: %w", c.BrokerIP1, err)
+	}
+	if c.FlushDelayOffsetInterval <= 0 {
+		return fmt.Errorf("broker: flushDelayOffsetInterval %d must be positive", c.FlushDelayOffsetInterval)
 	}
 	if c.DefaultTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)

@@ -1,14 +1,29 @@
 // Package broker holds a RocketMQ broker's state above the message store:
 // its config, topics, subscription groups, consumer offsets, the registry of
-// connected producers and consumers, parked long-poll pulls, and registration
-// with the name servers.
+// connected producers and consumers, parked long-poll pulls, orderly locks,
+// delayed and timer messages, retry and dead-letter queues, compiled SQL92
+// filters, and registration with the name servers.
 //
 // Owns: Broker (lifecycle), Config, Topics, Groups, Offsets, Clients, Holds,
-// the config/*.json files in Apache's shapes.
+// Locks, Filters, the schedule hook (Broker.Put: DELAY → SCHEDULE_TOPIC_XXXX,
+// TIMER_* → rmq_sys_wheel_timer), SendBack / RetrySend, the config/*.json
+// files in Apache's shapes (plus timerProgress.json, ours).
 // Never: parses frames or request headers (processor does); touches the
 // CommitLog except through store.Store; blocks an event loop (file writes and
-// name-server calls run on the broker's own goroutines).
+// name-server calls run on the broker's own goroutines; Put only appends).
+//
+// Invariants:
+//   - A staged (delay or timer) message keeps REAL_TOPIC / REAL_QID; delivery
+//     stores a new record in that queue and only then advances the level
+//     offset or drops the heap entry, so a crash repeats, never loses, a delivery.
+//   - Entries of one delay-level queue are due in queue order: the delay loop
+//     reads only each queue's head.
+//   - Lock owner = (group, clientId, connection); a lock held by another live,
+//     unexpired owner is never granted.
 //
 // Goroutines: persister (config files), registrar (name servers), client
-// expiry, long-poll holds; all started by Start and awaited by Shutdown.
+// expiry, long-poll holds, delay-level delivery, timer delivery; all started
+// by Start and awaited by Shutdown.
+// Lock order: none nested — Locks, Filters, the delay offsets and the timer
+// checkpoint each have their own mutex, never held across a store call.
 package broker

@@ -253,10 +253,13 @@ type cluster struct {
 	ns         *proc
 	broker     *proc
 	starts     int
+	extraConf  string // appended to broker.properties (e.g. messageDelayLevel)
 }
 
-func startCluster(name string) (*cluster, error) {
-	c := &cluster{name: name, brokerName: "broker-" + name}
+func startCluster(name string) (*cluster, error) { return startClusterConf(name, "") }
+
+func startClusterConf(name, extraConf string) (*cluster, error) {
+	c := &cluster{name: name, brokerName: "broker-" + name, extraConf: extraConf}
 	c.dir = filepath.Join(workDir, name)
 	if err := os.MkdirAll(filepath.Join(c.dir, "store"), 0o755); err != nil {
 		return nil, err
@@ -296,7 +299,7 @@ storePathRootDir=%s
 flushDiskType=ASYNC_FLUSH
 autoCreateTopicEnable=true
 mappedFileSizeCommitLog=67108864
-`, clusterName, c.brokerName, c.brokerPort, c.nsAddr, filepath.Join(c.dir, "store"))
+`, clusterName, c.brokerName, c.brokerPort, c.nsAddr, filepath.Join(c.dir, "store")) + c.extraConf
 }
 
 // startBroker starts (or restarts) the broker on the same ports and store and
@@ -387,9 +390,12 @@ func sharedCluster(t *testing.T) *cluster {
 }
 
 // newCluster starts a dedicated namesrv+broker pair for one test.
-func newCluster(t *testing.T, name string) *cluster {
+func newCluster(t *testing.T, name string) *cluster { t.Helper(); return newClusterConf(t, name, "") }
+
+// newClusterConf is newCluster with extra broker.properties lines.
+func newClusterConf(t *testing.T, name, extraConf string) *cluster {
 	t.Helper()
-	c, err := startCluster(name)
+	c, err := startClusterConf(name, extraConf)
 	if c != nil {
 		t.Cleanup(c.stop)
 		c.attachLogs(t)

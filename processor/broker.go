@@ -24,6 +24,9 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerOffsets(t)
 	p.registerTopics(t)
 	p.registerQuery(t)
+	p.registerSendBack(t)
+	p.registerLocks(t)
+	p.registerFilter(t)
 	return t
 }
 

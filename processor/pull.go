@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/filter"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -78,7 +79,7 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 	if err != nil {
 		return p.fail(req, err)
 	}
-	sub, resp := p.checkPull(req, &h)
+	sub, expr, resp := p.checkPull(req, &h)
 	if resp != nil {
 		return resp
 	}
@@ -89,7 +90,16 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 		maxBytes = int(h.maxMsgBytes)
 	}
 	var match func(int64, []byte) bool
-	if !sub.All() {
+	if expr != nil {
+		// SQL92: the tags code says nothing; evaluate against the properties.
+		match = func(_ int64, record []byte) bool {
+			v, _, err := message.DecodeRecordView(record)
+			return err == nil && expr.Match(func(name string) (string, bool) {
+				b := message.PropertyBytes(v.Properties, name)
+				return string(b), len(b) > 0
+			})
+		}
+	} else if !sub.All() {
 		match = func(code int64, record []byte) bool {
 			if !sub.MatchTagsCode(code) {
 				return false
@@ -147,8 +157,25 @@ func pullCode(s store.GetStatus, requested int64) int32 {
 }
 
 // checkPull applies the broker's permission, group, topic and subscription
-// checks, returning the subscription to filter with or an error response.
-func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.Subscription, *remoting.Command) {
+// checks, returning the subscription to filter with (and its compiled
+// expression for SQL92) or an error response.
+func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.Subscription, *filter.Expr, *remoting.Command) {
+	sub, resp := p.checkPullSub(req, h)
+	if resp != nil || isTagType(sub.ExpressionType) {
+		return sub, nil, resp
+	}
+	if !strings.EqualFold(sub.ExpressionType, "SQL92") || !p.b.Config.EnablePropertyFilter {
+		return nil, nil, sql92Unsupported(req)
+	}
+	expr, err := p.b.Filters.Compile(sub.SubString)
+	if err != nil {
+		return nil, nil, remoting.NewResponse(req, remoting.SubscriptionParseFailed,
+			"parse the consumer's subscription failed: "+err.Error())
+	}
+	return sub, expr, nil
+}
+
+func (p *brokerProcs) checkPullSub(req *remoting.Command, h *pullHeader) (*broker.Subscription, *remoting.Command) {
 	if p.b.Config.BrokerPermission&broker.PermRead == 0 {
 		return nil, remoting.NewResponse(req, remoting.NoPermission,
 			fmt.Sprintf("the broker[%s] pulling message is forbidden", p.b.Config.Addr()))
@@ -160,6 +187,12 @@ func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.S
 	}
 	if !gc.ConsumeEnable {
 		return nil, remoting.NewResponse(req, remoting.NoPermission, "subscription group no permission, "+h.group)
+	}
+	if !gc.ConsumeBroadcastEnable {
+		if info, ok := p.b.Clients.ConsumerInfo(h.group); ok && info.MessageModel == "BROADCASTING" {
+			return nil, remoting.NewResponse(req, remoting.NoPermission,
+				fmt.Sprintf("the consumer group[%s] can not consume by broadcast way", h.group))
+		}
 	}
 	tc, ok := p.b.Topics.Get(h.topic)
 	if !ok {
@@ -178,9 +211,11 @@ func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.S
 	var sub *broker.Subscription
 	if h.sysFlag&pullSubscription != 0 {
 		if !isTagType(h.expressionType) {
-			return nil, sql92Unsupported(req)
+			sub = &broker.Subscription{Topic: h.topic, SubString: h.subscription, ExpressionType: h.expressionType,
+				SubVersion: h.subVersion}
+		} else {
+			sub = broker.NewTagSubscription(h.topic, h.subscription, h.subVersion)
 		}
-		sub = broker.NewTagSubscription(h.topic, h.subscription, h.subVersion)
 	} else {
 		s, known := p.b.Clients.Subscription(h.group, h.topic)
 		if !known {
@@ -194,9 +229,6 @@ func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.S
 		if s.SubVersion < h.subVersion {
 			return nil, remoting.NewResponse(req, remoting.SubscriptionNotLatest,
 				fmt.Sprintf("the consumer's subscription not latest, group: %s", h.group))
-		}
-		if !isTagType(s.ExpressionType) {
-			return nil, sql92Unsupported(req)
 		}
 		sub = s
 	}

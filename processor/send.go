@@ -36,6 +36,7 @@ type sendHeader struct {
 	properties            string
 	reconsumeTimes        int32
 	maxReconsumeTimes     int32
+	hasMaxReconsumeTimes  bool
 	batch                 bool
 }
 
@@ -78,6 +79,7 @@ func parseSendHeader(req *remoting.Command) (h sendHeader, err error) {
 	h.properties = req.Str(keys[8])
 	h.reconsumeTimes = int32(req.OptInt64(keys[9], 0))
 	h.maxReconsumeTimes = int32(req.OptInt64(keys[10], 0))
+	h.hasMaxReconsumeTimes = req.Str(keys[10]) != ""
 	h.batch = req.Bool(keys[11]) || req.Code == remoting.SendBatchMessage
 	return h, nil
 }
@@ -143,7 +145,10 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	m.Flag = h.flag
 	m.Body = req.Body
 	m.Properties = string(props)
-	res, err := p.b.Store.Put(&m)
+	if err := p.b.RetrySend(&m, h.maxReconsumeTimes, h.hasMaxReconsumeTimes); err != nil {
+		return p.sendError(req, err)
+	}
+	res, err := p.b.Put(&m)
 	if err != nil {
 		return p.sendError(req, err)
 	}
@@ -159,6 +164,10 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *sendHeader, base store.PutMessage) *remoting.Command {
 	if strings.HasPrefix(h.topic, broker.RetryGroupPrefix) {
 		return remoting.NewResponse(req, remoting.MessageIllegal, "batch request does not support retry group "+h.topic)
+	}
+	if lvl, _ := strconv.Atoi(message.Property(h.properties, message.PropDelayTimeLevel)); lvl > 0 {
+		// Apache's CommitLog.asyncPutMessages refuses delayed batches.
+		return remoting.NewResponse(req, remoting.MessageIllegal, "batch message does not support delay level")
 	}
 	var batchProps []byte
 	batchProps = append(batchProps, h.properties...)
@@ -268,6 +277,14 @@ func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Comm
 	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
 		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch):
 		return remoting.NewResponse(req, remoting.MessageIllegal, err.Error())
+	case errors.Is(err, broker.ErrTimerIllegal):
+		return remoting.NewResponse(req, remoting.MessageIllegal, fmt.Sprintf("timer message illegal, the delay time should "+
+			"not be bigger than the max delay %dms; or if set del msg, the delay time should be bigger than the current time",
+			p.b.Config.TimerMaxDelaySec*1000))
+	case errors.Is(err, broker.ErrTimerDisabled):
+		return remoting.NewResponse(req, remoting.SystemError, "accurate timer message is not enabled, timerWheelEnable is false")
+	case errors.Is(err, broker.ErrGroupNotExist):
+		return remoting.NewResponse(req, remoting.SubscriptionGroupNotExist, strings.ReplaceAll(err.Error(), "broker: ", ""))
 	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
 		return remoting.NewResponse(req, remoting.ServiceNotAvailable, "service not available now: "+err.Error())
 	}

@@ -1,0 +1,227 @@
+package broker
+
+// Delay levels (Apache ScheduleMessageService). A message with DELAY=n is
+// stored in SCHEDULE_TOPIC_XXXX queue n-1 (see schedule.go); the store's
+// dispatcher writes its delivery time (store time + level delay) into the
+// consume queue's tags slot. Every entry of one level queue has the same
+// delay, so delivery times rise along the queue: the delivery goroutine only
+// looks at the head of each level queue, never at the pending messages
+// behind it. Progress per level is config/delayOffset.json,
+// {"offsetTable":{1:17,2:0}} (level → next queue offset), written with
+// fastjson's bare integer keys every flushDelayOffsetInterval and at shutdown.
+// A crash between a delivery and the next write delivers again (at least once).
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+type delayService struct {
+	b      *Broker
+	levels []int64 // ms per level; index 0 = level 1
+	path   string
+	log    zerolog.Logger
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	offsets map[int]int64 // level → next queue offset of queue level-1
+	dirty   bool
+}
+
+func newDelayService(b *Broker, path string, levels []int64, log zerolog.Logger) *delayService {
+	return &delayService{b: b, levels: levels, path: path, log: log, wake: make(chan struct{}, 1),
+		offsets: make(map[int]int64)}
+}
+
+type delayOffsetFile struct {
+	OffsetTable map[string]int64 `json:"offsetTable"`
+}
+
+// load reads delayOffset.json and clamps each offset into its queue's
+// [min, max] (as 5.x does).
+func (d *delayService) load() error {
+	b, err := readConfigFile(d.path)
+	if err != nil {
+		return err
+	}
+	var f delayOffsetFile
+	if b != nil {
+		if err := jsoniter.Unmarshal(b, &f); err != nil {
+			return fmt.Errorf("decode %s: %w", d.path, err)
+		}
+	}
+	offsets := make(map[int]int64, len(f.OffsetTable))
+	for k, v := range f.OffsetTable {
+		lvl, err := strconv.Atoi(k)
+		if err != nil || lvl <= 0 {
+			return fmt.Errorf("decode %s: bad level %q", d.path, k)
+		}
+		offsets[lvl] = v
+	}
+	dirty := false
+	for lvl := 1; lvl <= len(d.levels); lvl++ {
+		q := int32(lvl - 1)
+		off := max(offsets[lvl], d.b.Store.MinOffset(ScheduleTopic, q))
+		off = min(off, d.b.Store.MaxOffset(ScheduleTopic, q))
+		if off != offsets[lvl] {
+			offsets[lvl] = off
+			dirty = true
+		}
+	}
+	d.mu.Lock()
+	d.offsets, d.dirty = offsets, dirty
+	d.mu.Unlock()
+	return nil
+}
+
+// marshal writes {"offsetTable":{1:17,...}} with fastjson's bare keys.
+func (d *delayService) marshal() []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	lvls := make([]int, 0, len(d.offsets))
+	for l := range d.offsets {
+		lvls = append(lvls, l)
+	}
+	slices.Sort(lvls)
+	out := []byte(`{"offsetTable":{`)
+	for i, l := range lvls {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendInt(out, int64(l), 10)
+		out = append(out, ':')
+		out = strconv.AppendInt(out, d.offsets[l], 10)
+	}
+	return append(out, "}}"...)
+}
+
+func (d *delayService) persistIfDirty() error {
+	d.mu.Lock()
+	dirty := d.dirty
+	d.dirty = false
+	d.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	if err := writeConfigFile(d.path, d.marshal()); err != nil {
+		d.mu.Lock()
+		d.dirty = true
+		d.mu.Unlock()
+		return fmt.Errorf("persist delay offsets: %w", err)
+	}
+	return nil
+}
+
+// poke wakes the delivery loop (a SCHEDULE_TOPIC_XXXX entry was dispatched).
+func (d *delayService) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (d *delayService) run(quit <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		next := d.deliverDue(time.Now().UnixMilli(), quit)
+		wait := time.Hour
+		if next > 0 {
+			wait = max(time.Duration(next-time.Now().UnixMilli())*time.Millisecond, 0)
+		}
+		t.Reset(wait)
+		select {
+		case <-quit:
+			return
+		case <-d.wake:
+		case <-t.C:
+		}
+	}
+}
+
+// deliverDue re-publishes every due message of every level and returns the
+// earliest delivery time still pending (0: none).
+func (d *delayService) deliverDue(now int64, quit <-chan struct{}) int64 {
+	var next int64
+	soonest := func(t int64) {
+		if next == 0 || t < next {
+			next = t
+		}
+	}
+	for lvl := 1; lvl <= len(d.levels); lvl++ {
+		select {
+		case <-quit:
+			return 0
+		default:
+		}
+		if t := d.deliverLevel(lvl, now); t > 0 {
+			soonest(t)
+		}
+	}
+	return next
+}
+
+// deliverLevel delivers the due head of one level queue; it returns when
+// the head is not due yet (its time) or the queue is drained (0).
+func (d *delayService) deliverLevel(lvl int, now int64) int64 {
+	q := int32(lvl - 1)
+	d.mu.Lock()
+	off := d.offsets[lvl]
+	d.mu.Unlock()
+	for budget := 0; budget < 4096; {
+		es := d.b.Store.ReadQueue(ScheduleTopic, q, off, 64)
+		if len(es) == 0 {
+			if max := d.b.Store.MaxOffset(ScheduleTopic, q); off < max {
+				d.advance(lvl, off+1) // unreadable slot (deleted file)
+				off++
+				continue
+			}
+			return 0
+		}
+		for _, e := range es {
+			due := e.TagsCode
+			if due > now+d.levels[lvl-1] { // Apache's correctDeliverTimestamp
+				due = now
+			}
+			if due > now {
+				return due
+			}
+			rec, err := d.b.Store.RecordAt(e.PhyOffset, e.Size)
+			if err == nil {
+				err = d.b.reputReal(rec, []string{message.PropDelayTimeLevel, message.PropTimerDeliverMs,
+					message.PropTimerDelaySec, message.PropTimerDelayMs})
+			}
+			switch {
+			case err == nil:
+			case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted):
+				return 0
+			case errors.Is(err, errNoRealTopic), errors.Is(err, store.ErrNotFound):
+				d.log.Warn().Err(err).Int("delayLevel", lvl).Int64("offset", e.QueueOffset).Msg("skip undeliverable delayed message")
+			default:
+				d.log.Error().Err(err).Int("delayLevel", lvl).Msg("deliver delayed message, retrying in 1s")
+				return now + 1000
+			}
+			off = e.QueueOffset + 1
+			d.advance(lvl, off)
+			budget++
+		}
+	}
+	return now // budget spent: come back at once
+}
+
+func (d *delayService) advance(lvl int, off int64) {
+	d.mu.Lock()
+	d.offsets[lvl] = off
+	d.dirty = true
+	d.mu.Unlock()
+}

@@ -1,0 +1,155 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// TimerTopic stages 5.x timer messages (Apache TimerMessageStore.TIMER_TOPIC).
+const TimerTopic = "rmq_sys_wheel_timer"
+
+var (
+	// ErrTimerIllegal: a timer message asks for a time beyond timerMaxDelaySec
+	// or carries an unparsable time (Apache WHEEL_TIMER_MSG_ILLEGAL).
+	ErrTimerIllegal = errors.New("broker: timer message illegal")
+	// ErrTimerDisabled: a timer message while timerWheelEnable=false.
+	ErrTimerDisabled = errors.New("broker: timer wheel not enabled")
+)
+
+// Put stores one message after Apache's schedule hook
+// (HookUtils.handleScheduleMessage): a positive DELAY level moves it to
+// SCHEDULE_TOPIC_XXXX (queue level-1), a TIMER_* property to the timer topic,
+// both keeping the real topic and queue in REAL_TOPIC / REAL_QID.
+func (b *Broker) Put(m *store.PutMessage) (store.PutResult, error) {
+	if err := b.schedule(m, time.Now().UnixMilli()); err != nil {
+		return store.PutResult{}, err
+	}
+	return b.Store.Put(m)
+}
+
+func (b *Broker) schedule(m *store.PutMessage, now int64) error {
+	// Fast path for the plain send: one substring search, no property parse.
+	if !strings.Contains(m.Properties, message.PropDelayTimeLevel) && !strings.Contains(m.Properties, "TIMER_") {
+		return nil
+	}
+	t := message.TransactionType(m.SysFlag)
+	if t != message.TransactionNot && t != message.TransactionCommit {
+		return nil
+	}
+	level, _ := strconv.Atoi(message.Property(m.Properties, message.PropDelayTimeLevel))
+	if level > 0 {
+		// A level wins over timer properties, which are dropped.
+		if hasTimerProps(m.Properties) {
+			m.Properties = propsDel(m.Properties, message.PropTimerDeliverMs, message.PropTimerDelaySec, message.PropTimerDelayMs)
+		}
+		b.toDelayLevel(m, level)
+		return nil
+	}
+	if m.Topic == TimerTopic || message.Property(m.Properties, message.PropTimerOutMs) != "" || !hasTimerProps(m.Properties) {
+		return nil
+	}
+	if !b.Config.TimerWheelEnable {
+		return fmt.Errorf("put %s: %w", m.Topic, ErrTimerDisabled)
+	}
+	return b.toTimer(m, now)
+}
+
+func hasTimerProps(props string) bool {
+	return message.Property(props, message.PropTimerDeliverMs) != "" ||
+		message.Property(props, message.PropTimerDelaySec) != "" ||
+		message.Property(props, message.PropTimerDelayMs) != ""
+}
+
+func (b *Broker) toDelayLevel(m *store.PutMessage, level int) {
+	levels := b.delay.levels
+	if len(levels) == 0 {
+		return
+	}
+	kv := []string{message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID))}
+	if level > len(levels) {
+		level = len(levels)
+		kv = append(kv, message.PropDelayTimeLevel, strconv.Itoa(level))
+	}
+	m.Properties = propsSet(m.Properties, kv...)
+	m.Topic = ScheduleTopic
+	m.QueueID = int32(level - 1)
+}
+
+// toTimer computes the delivery time (precedence TIMER_DELAY_SEC,
+// TIMER_DELAY_MS, TIMER_DELIVER_MS, as Apache) and stages the message in
+// the timer topic. A time not in the future stores the message as is.
+func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
+	var deliver int64
+	var err error
+	if s := message.Property(m.Properties, message.PropTimerDelaySec); s != "" {
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 64)
+		deliver = now + n*1000
+	} else if s := message.Property(m.Properties, message.PropTimerDelayMs); s != "" {
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 64)
+		deliver = now + n
+	} else {
+		deliver, err = strconv.ParseInt(message.Property(m.Properties, message.PropTimerDeliverMs), 10, 64)
+	}
+	if err != nil {
+		return fmt.Errorf("put %s: %w: %w", m.Topic, ErrTimerIllegal, err)
+	}
+	if deliver <= now {
+		if message.Property(m.Properties, message.PropTimerDelUniqKey) != "" {
+			return fmt.Errorf("put %s: delete marker in the past: %w", m.Topic, ErrTimerIllegal)
+		}
+		return nil
+	}
+	if deliver-now > b.Config.TimerMaxDelaySec*1000 {
+		return fmt.Errorf("put %s: delay %d ms: %w", m.Topic, deliver-now, ErrTimerIllegal)
+	}
+	m.Properties = propsSet(m.Properties, message.PropTimerOutMs, strconv.FormatInt(deliver, 10),
+		message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))
+	m.Topic = TimerTopic
+	m.QueueID = 0
+	return nil
+}
+
+// errNoRealTopic: a staged record without REAL_TOPIC; it is skipped.
+var errNoRealTopic = errors.New("broker: staged message without REAL_TOPIC")
+
+// reputReal stores a copy of a staged record (delay level or timer) in its
+// REAL_TOPIC / REAL_QID, as ScheduleMessageService.messageTimeup does: same
+// body, flag, born info, reconsume times and properties minus strip, WAIT=false.
+func (b *Broker) reputReal(rec []byte, strip []string, add ...string) error {
+	v, _, err := message.DecodeRecordView(rec)
+	if err != nil {
+		return fmt.Errorf("reput: %w", err)
+	}
+	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
+	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
+	if topic == "" || err != nil {
+		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
+	}
+	props := propsDel(string(v.Properties), strip...)
+	props = propsSet(props, append([]string{message.PropWaitStoreMsgOK, "false"}, add...)...)
+	m := store.PutMessage{
+		Topic:                     topic,
+		QueueID:                   int32(qid),
+		Flag:                      v.Flag,
+		Body:                      v.Body,
+		Properties:                props,
+		SysFlag:                   v.SysFlag,
+		BornTimestamp:             v.BornTimestamp,
+		BornHost:                  v.BornHost,
+		StoreHost:                 v.StoreHost,
+		ReconsumeTimes:            v.ReconsumeTimes,
+		PreparedTransactionOffset: v.PreparedTransactionOffset,
+	}
+	if _, err := b.Store.Put(&m); err != nil {
+		return fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
+	}
+	return nil
+}

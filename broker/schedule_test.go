@@ -1,0 +1,323 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
+}
+
+// waitFor polls cond every 10 ms until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// testBroker opens a broker on a temp store without serving; run starts the
+// store and the delay and timer loops, stopped by t.Cleanup.
+func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.BrokerName = "b"
+	cfg.BrokerIP1 = "127.0.0.1"
+	cfg.Store.StorePathRootDir = dir
+	cfg.Store.MappedFileSizeCommitLog = 1 << 20
+	cfg.Store.MessageDelayLevel = "1s 2s"
+	if edit != nil {
+		edit(&cfg)
+	}
+	b, err := New(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	var wg sync.WaitGroup
+	quit := make(chan struct{})
+	stop := func() {
+		once.Do(func() {
+			close(quit)
+			wg.Wait()
+			if err := b.persistAll(); err != nil {
+				t.Error(err)
+			}
+			if err := b.Store.Shutdown(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	if err := b.Store.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range b.schedulers() {
+		wg.Add(1)
+		go func() { defer wg.Done(); fn(quit) }()
+	}
+	t.Cleanup(stop)
+	return b, stop
+}
+
+func testMsg(topic, props string) *store.PutMessage {
+	h := netip.MustParseAddrPort("127.0.0.1:1234")
+	return &store.PutMessage{Topic: topic, Body: []byte("hello"), Properties: props, BornHost: h, StoreHost: h,
+		BornTimestamp: time.Now().UnixMilli()}
+}
+
+func props(kv ...string) string {
+	var b []byte
+	for i := 0; i+1 < len(kv); i += 2 {
+		b = message.AppendProperty(b, kv[i], kv[i+1])
+	}
+	return string(b)
+}
+
+func TestPropsEdit(t *testing.T) {
+	p := props("A", "1", "B", "2", "C", "3")
+	if got := propsDel(p, "B"); got != props("A", "1", "C", "3") {
+		t.Errorf("propsDel = %q", got)
+	}
+	if got := propsSet(p, "A", "9", "D", "4"); got != props("B", "2", "C", "3", "A", "9", "D", "4") {
+		t.Errorf("propsSet = %q", got)
+	}
+	if got := propsDel("A\x01x", "B"); got != props("A", "x") {
+		t.Errorf("unterminated last pair: %q", got)
+	}
+}
+
+func TestScheduleTransforms(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	now := time.Now().UnixMilli()
+	m := testMsg("T", props("DELAY", "7", "TIMER_DELAY_SEC", "5"))
+	m.QueueID = 3
+	if err := b.schedule(m, now); err != nil {
+		t.Fatal(err)
+	}
+	pm := message.ParseProperties(m.Properties)
+	if m.Topic != ScheduleTopic || m.QueueID != 1 || pm["DELAY"] != "2" || pm["REAL_TOPIC"] != "T" ||
+		pm["REAL_QID"] != "3" || pm["TIMER_DELAY_SEC"] != "" {
+		t.Errorf("level 7 of 2: topic=%s queue=%d props=%v", m.Topic, m.QueueID, pm)
+	}
+	// Precedence: DELAY_SEC, then DELAY_MS, then DELIVER_MS.
+	m = testMsg("T", props("TIMER_DELIVER_MS", "1", "TIMER_DELAY_MS", "1500", "TIMER_DELAY_SEC", "3"))
+	if err := b.schedule(m, now); err != nil {
+		t.Fatal(err)
+	}
+	if m.Topic != TimerTopic || message.Property(m.Properties, "TIMER_OUT_MS") != itoa(now+3000) {
+		t.Errorf("timer: topic=%s props=%q", m.Topic, m.Properties)
+	}
+	for _, tc := range []struct {
+		name, props string
+		want        error
+	}{
+		{"beyond max", props("TIMER_DELAY_SEC", itoa(3*24*3600+1)), ErrTimerIllegal},
+		{"garbage", props("TIMER_DELIVER_MS", "soon"), ErrTimerIllegal},
+		{"past delete", props("TIMER_DELIVER_MS", "1", "TIMER_DEL_UNIQKEY", "x"), ErrTimerIllegal},
+		{"past", props("TIMER_DELIVER_MS", "1"), nil},
+	} {
+		m := testMsg("T", tc.props)
+		if err := b.schedule(m, now); !errors.Is(err, tc.want) || (err == nil && m.Topic != "T") {
+			t.Errorf("%s: err=%v topic=%s", tc.name, err, m.Topic)
+		}
+	}
+	b.Config.TimerWheelEnable = false
+	if err := b.schedule(testMsg("T", props("TIMER_DELAY_SEC", "3")), now); !errors.Is(err, ErrTimerDisabled) {
+		t.Errorf("disabled wheel: %v", err)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestDelayDeliveryAndOffsetFile(t *testing.T) {
+	dir := t.TempDir()
+	b, stop := testBroker(t, dir, nil)
+	sent := time.Now()
+	for i := 0; i < 3; i++ {
+		m := testMsg("Real", props("DELAY", "1", "K", "v"))
+		m.QueueID = 2
+		if _, err := b.Put(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !waitFor(t, 5*time.Second, func() bool { return b.Store.MaxOffset("Real", 2) == 3 }) {
+		t.Fatalf("delayed messages not delivered to Real-2 within 5 s")
+	}
+	if d := time.Since(sent); d < time.Second {
+		t.Errorf("level 1 (1 s) delivered after %s", d)
+	}
+	es := b.Store.ReadQueue("Real", 2, 0, 10)
+	rec, err := b.Store.RecordAt(es[0].PhyOffset, es[0].Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := message.DecodeRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := message.ParseProperties(r.Properties)
+	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "" || string(r.Body) != "hello" {
+		t.Errorf("delivered record: props=%v body=%q", pm, r.Body)
+	}
+	stop()
+	raw, err := os.ReadFile(filepath.Join(dir, "config", "delayOffset.json"))
+	if err != nil || string(raw) != `{"offsetTable":{1:3}}` {
+		t.Fatalf("delayOffset.json = %q, %v", raw, err)
+	}
+}
+
+func TestTimerDeliveryOrderAndRestart(t *testing.T) {
+	dir := t.TempDir()
+	b, stop := testBroker(t, dir, nil)
+	now := time.Now().UnixMilli()
+	put := func(b *Broker, id string, due int64) {
+		t.Helper()
+		m := testMsg("Real", props("TIMER_DELIVER_MS", itoa(due), "id", id))
+		if _, err := b.Put(m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Topic != TimerTopic {
+			t.Fatalf("%s staged in %s", id, m.Topic)
+		}
+	}
+	put(b, "c", now+600)
+	put(b, "a", now+200)
+	put(b, "b", now+400)
+	put(b, "late", now+1500)
+	ids := func(b *Broker) []string {
+		var out []string
+		for _, e := range b.Store.ReadQueue("Real", 0, 0, 100) {
+			rec, err := b.Store.RecordAt(e.PhyOffset, e.Size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _, _ := message.DecodeRecord(rec)
+			pm := message.ParseProperties(r.Properties)
+			if pm["REAL_TOPIC"] != "" || pm["TIMER_DEQUEUE_MS"] == "" {
+				t.Errorf("delivered props %v", pm)
+			}
+			out = append(out, pm["id"])
+		}
+		return out
+	}
+	if !waitFor(t, 3*time.Second, func() bool { return b.Store.MaxOffset("Real", 0) == 3 }) {
+		t.Fatal("three timer messages not delivered within 3 s")
+	}
+	if d := time.Now().UnixMilli() - now; d < 600 {
+		t.Errorf("third message delivered %d ms after send, asked 600", d)
+	}
+	if got := strings.Join(ids(b), ","); got != "a,b,c" {
+		t.Errorf("delivery order %s, want a,b,c", got)
+	}
+	stop()
+
+	b2, _ := testBroker(t, dir, nil)
+	if !waitFor(t, 3*time.Second, func() bool { return b2.Store.MaxOffset("Real", 0) == 4 }) {
+		t.Fatal("pending timer message not delivered after restart")
+	}
+	if d := time.Now().UnixMilli() - now; d < 1500 {
+		t.Errorf("late message delivered %d ms after send, asked 1500", d)
+	}
+	waitFor(t, 300*time.Millisecond, func() bool { return b2.Store.MaxOffset("Real", 0) > 4 })
+	if got := strings.Join(ids(b2), ","); got != "a,b,c,late" {
+		t.Errorf("after restart: %s, want a,b,c,late (no redelivery)", got)
+	}
+}
+
+func TestLocks(t *testing.T) {
+	l := newLocks(time.Minute)
+	now := time.Now()
+	q := []MessageQueue{{"T", "b", 0}, {"T", "b", 1}}
+	if got := l.TryLock("G", "A", 1, q, now); len(got) != 2 {
+		t.Fatalf("A locked %v", got)
+	}
+	if got := l.TryLock("G", "B", 2, q, now); len(got) != 0 {
+		t.Fatalf("B got %v while A holds both", got)
+	}
+	if got := l.TryLock("G2", "B", 2, q, now); len(got) != 2 {
+		t.Fatalf("other group: %v", got)
+	}
+	l.Unlock("G", "B", q[:1]) // not B's: no effect
+	l.Unlock("G", "A", q[:1])
+	if got := l.TryLock("G", "B", 2, q, now); len(got) != 1 || got[0].QueueID != 0 {
+		t.Fatalf("after unlock of q0 B got %v", got)
+	}
+	if got := l.TryLock("G", "B", 2, q, now.Add(61*time.Second)); len(got) != 2 {
+		t.Fatalf("after A's lock expired B got %v", got)
+	}
+	if !l.Held("G", now) || l.Held("G", now.Add(3*time.Minute)) {
+		t.Fatal("Held wrong")
+	}
+	l.ConnClosed(2)
+	if l.Held("G", now) {
+		t.Fatal("locks survive their connection")
+	}
+	if got := l.TryLock("G", "A", 3, q, now); len(got) != 2 {
+		t.Fatalf("after B's connection closed A got %v", got)
+	}
+}
+
+func TestRetrySendRules(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	send := func(reconsume, max int32, hasMax bool) *store.PutMessage {
+		t.Helper()
+		m := testMsg("%RETRY%G", props("DELAY", "3"))
+		m.ReconsumeTimes = reconsume
+		if err := b.RetrySend(m, max, hasMax); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := send(16, 0, false); m.Topic != "%RETRY%G" {
+		t.Errorf("reconsumeTimes 16 of the group's 16 went to %s", m.Topic)
+	}
+	if m := send(17, 0, false); m.Topic != "%DLQ%G" || message.Property(m.Properties, "DELAY") != "0" {
+		t.Errorf("reconsumeTimes 17 > 16: topic %s props %q", m.Topic, m.Properties)
+	}
+	if m := send(2, 1, true); m.Topic != "%DLQ%G" {
+		t.Errorf("header maxReconsumeTimes 1: topic %s", m.Topic)
+	}
+	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermWrite || tc.WriteQueueNums != 1 {
+		t.Errorf("DLQ topic %+v %v", tc, ok)
+	}
+	b.Locks.TryLock("G", "c", 1, []MessageQueue{{"T", "b", 0}}, time.Now())
+	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
+		t.Errorf("group with orderly locks: topic %s", m.Topic)
+	}
+	if err := b.RetrySend(testMsg("%RETRY%nope", ""), 0, false); err != nil {
+		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
+	}
+}
+
+func BenchmarkScheduleHookPlainSend(b *testing.B) {
+	br := &Broker{Config: DefaultConfig(), delay: &delayService{levels: []int64{1000}}}
+	m := testMsg("T", props("KEYS", "k1", "TAGS", "TagA", "UNIQ_KEY", "7F0000010001000000000000000000AA", "WAIT", "true"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := br.schedule(m, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

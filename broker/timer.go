@@ -1,0 +1,249 @@
+package broker
+
+// Timer messages (5.x TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS).
+//
+// A timer message is stored in rmq_sys_wheel_timer queue 0 with TIMER_OUT_MS
+// (the delivery time), REAL_TOPIC and REAL_QID (see schedule.go), as Apache
+// does. Instead of Apache's timerlog + timer wheel files, one goroutine keeps
+// the pending messages in a min-heap keyed by delivery time (a pointer to
+// the record, 40 bytes each, no body), fed from the timer queue behind the
+// dispatcher. It sleeps until the heap's head is due or a new entry is
+// dispatched; each delivery pops the head — O(log n), no scan of the pending
+// set on any tick.
+//
+// Restart: config/timerProgress.json holds a checkpoint taken right after a
+// delivery pass at time readTimeMs:
+//
+//	{"enqueueOffset":E,"lowOffset":W,"readTimeMs":R}
+//
+// Invariant: every timer queue entry below W was delivered; entries in [W,E)
+// are delivered iff their delivery time is ≤ R; entries from E on were not
+// read yet. On start the loop re-reads [W,E), keeping entries due after R,
+// then continues at E. W is the oldest pending queue offset, kept with a FIFO
+// of queue offsets in read order. A crash between a delivery and the next
+// checkpoint (written every second) delivers those messages again.
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+type timerItem struct {
+	due, qoff, phy int64
+	size           int32
+}
+
+type timerHeap []timerItem
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	return h[i].due < h[j].due || h[i].due == h[j].due && h[i].qoff < h[j].qoff
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timerItem)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type timerCheckpoint struct {
+	EnqueueOffset int64 `json:"enqueueOffset"`
+	LowOffset     int64 `json:"lowOffset"`
+	ReadTimeMs    int64 `json:"readTimeMs"`
+}
+
+type timerService struct {
+	b    *Broker
+	path string
+	log  zerolog.Logger
+	wake chan struct{}
+
+	// Owned by the run goroutine (and load, before it starts).
+	enq       int64 // next timer queue offset to read
+	rescanEnd int64 // below this, entries due ≤ rescanTime were delivered before a restart
+	rescanT   int64
+	pending   timerHeap
+	waiting   map[int64]struct{} // queue offsets in pending
+	fifo      []int64            // queue offsets in read order, front may be delivered
+
+	mu    sync.Mutex
+	ckpt  timerCheckpoint // guarded by mu
+	dirty bool            // guarded by mu
+}
+
+func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
+	return &timerService{b: b, path: path, log: log, wake: make(chan struct{}, 1), waiting: map[int64]struct{}{}}
+}
+
+func (ts *timerService) load() error {
+	raw, err := readConfigFile(ts.path)
+	if err != nil || raw == nil {
+		return err
+	}
+	var c timerCheckpoint
+	if err := jsoniter.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("decode %s: %w", ts.path, err)
+	}
+	ts.ckpt = c
+	ts.enq, ts.rescanEnd, ts.rescanT = c.LowOffset, c.EnqueueOffset, c.ReadTimeMs
+	return nil
+}
+
+func (ts *timerService) persistIfDirty() error {
+	ts.mu.Lock()
+	c, dirty := ts.ckpt, ts.dirty
+	ts.dirty = false
+	ts.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	b, err := jsoniter.Marshal(c)
+	if err == nil {
+		err = writeConfigFile(ts.path, b)
+	}
+	if err != nil {
+		ts.mu.Lock()
+		ts.dirty = true
+		ts.mu.Unlock()
+		return fmt.Errorf("persist timer progress: %w", err)
+	}
+	return nil
+}
+
+func (ts *timerService) poke() {
+	select {
+	case ts.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (ts *timerService) run(quit <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		ts.enqueue()
+		now := time.Now().UnixMilli()
+		readTime := ts.deliver(now)
+		ts.checkpoint(readTime)
+		wait := time.Hour
+		if len(ts.pending) > 0 {
+			wait = max(time.Duration(ts.pending[0].due-time.Now().UnixMilli())*time.Millisecond, 0)
+		}
+		if readTime < now { // a delivery failed: retry in a second
+			wait = min(wait, time.Second)
+		}
+		t.Reset(wait)
+		select {
+		case <-quit:
+			return
+		case <-ts.wake:
+		case <-t.C:
+		}
+	}
+}
+
+// enqueue reads new timer queue entries into the heap.
+func (ts *timerService) enqueue() {
+	for {
+		es := ts.b.Store.ReadQueue(TimerTopic, 0, ts.enq, 256)
+		if len(es) == 0 {
+			if ts.enq < ts.b.Store.MaxOffset(TimerTopic, 0) {
+				ts.enq++ // unreadable slot
+				continue
+			}
+			return
+		}
+		for _, e := range es {
+			ts.enq = e.QueueOffset + 1
+			rec, err := ts.b.Store.RecordAt(e.PhyOffset, e.Size)
+			var v message.RecordView
+			if err == nil {
+				v, _, err = message.DecodeRecordView(rec)
+			}
+			var due int64
+			if err == nil {
+				due, err = strconv.ParseInt(string(message.PropertyBytes(v.Properties, message.PropTimerOutMs)), 10, 64)
+			}
+			if err != nil {
+				ts.log.Warn().Err(err).Int64("offset", e.QueueOffset).Msg("skip unreadable timer message")
+				continue
+			}
+			if e.QueueOffset < ts.rescanEnd && due <= ts.rescanT {
+				continue // delivered before the restart
+			}
+			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size})
+			ts.waiting[e.QueueOffset] = struct{}{}
+			ts.fifo = append(ts.fifo, e.QueueOffset)
+		}
+	}
+}
+
+// deliver re-publishes every due message; it returns the time up to which
+// everything due was delivered (now, or just before a failed delivery).
+func (ts *timerService) deliver(now int64) int64 {
+	for len(ts.pending) > 0 && ts.pending[0].due <= now {
+		it := ts.pending[0]
+		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
+		if err == nil {
+			err = ts.b.reputReal(rec, []string{message.PropRealTopic, message.PropRealQueueID},
+				message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
+				message.PropTimerDequeueMs, strconv.FormatInt(now, 10))
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, errNoRealTopic), errors.Is(err, store.ErrNotFound):
+			ts.log.Warn().Err(err).Int64("offset", it.qoff).Msg("skip undeliverable timer message")
+		default:
+			if !errors.Is(err, store.ErrClosed) {
+				ts.log.Error().Err(err).Msg("deliver timer message, retrying in 1s")
+			}
+			return it.due - 1
+		}
+		heap.Pop(&ts.pending)
+		delete(ts.waiting, it.qoff)
+	}
+	return now
+}
+
+func recordStoreTime(rec []byte) int64 {
+	v, _, err := message.DecodeRecordView(rec)
+	if err != nil {
+		return 0
+	}
+	return v.StoreTimestamp
+}
+
+func (ts *timerService) checkpoint(readTime int64) {
+	for len(ts.fifo) > 0 {
+		if _, ok := ts.waiting[ts.fifo[0]]; ok {
+			break
+		}
+		ts.fifo = ts.fifo[1:]
+	}
+	low := ts.enq
+	if len(ts.fifo) > 0 {
+		low = ts.fifo[0]
+	}
+	c := timerCheckpoint{EnqueueOffset: ts.enq, LowOffset: low, ReadTimeMs: readTime}
+	if ts.enq < ts.rescanEnd { // still re-reading after a restart
+		c.EnqueueOffset, c.ReadTimeMs = ts.rescanEnd, min(readTime, ts.rescanT)
+	}
+	ts.mu.Lock()
+	if c != ts.ckpt {
+		ts.ckpt = c
+		ts.dirty = true
+	}
+	ts.mu.Unlock()
+}
