@@ -1,6 +1,10 @@
 package remoting
 
-import "testing"
+import (
+	"encoding/binary"
+	"encoding/json"
+	"testing"
+)
 
 func FuzzDecodeFrame(f *testing.F) {
 	seeds := []*Command{
@@ -16,6 +20,12 @@ func FuzzDecodeFrame(f *testing.F) {
 		c, err := DecodeFrame(frame)
 		if err != nil {
 			return
+		}
+		// The hand-written JSON parser must not accept what is not JSON.
+		if c.Serialize == JSON {
+			if h := frame[4 : 4+binary.BigEndian.Uint32(frame)&0xFFFFFF]; !json.Valid(h) {
+				t.Fatalf("accepted invalid JSON header %q", h)
+			}
 		}
 		// What decodes must re-encode and decode to the same command.
 		again, err := DecodeFrame(AppendFrame(nil, c)[4:])

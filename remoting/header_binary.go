@@ -41,6 +41,8 @@ func appendBinaryHeader(dst []byte, c *Command) []byte {
 	return dst
 }
 
+// decodeBinaryHeader copies the header's text into one string; the remark and
+// every key and value are substrings of it.
 func decodeBinaryHeader(b []byte) (*Command, error) {
 	if len(b) < 21 {
 		return nil, fmt.Errorf("%w: binary header %d bytes, need 21", ErrMalformed, len(b))
@@ -52,12 +54,14 @@ func decodeBinaryHeader(b []byte) (*Command, error) {
 		Opaque:   int32(binary.BigEndian.Uint32(b[5:])),
 		Flag:     int32(binary.BigEndian.Uint32(b[9:])),
 	}
+	text := string(b) // one allocation for all strings below
 	rl := binary.BigEndian.Uint32(b[13:])
 	rest := b[17:]
+	at := func(sub []byte) int { return len(b) - len(sub) } // offset of sub in b
 	if uint64(rl) > uint64(len(rest)) {
 		return nil, fmt.Errorf("%w: remark length %d exceeds header", ErrMalformed, rl)
 	}
-	c.Remark = string(rest[:rl])
+	c.Remark = text[at(rest) : at(rest)+int(rl)]
 	rest = rest[rl:]
 	if len(rest) < 4 {
 		return nil, fmt.Errorf("%w: binary header truncated before extFields", ErrMalformed)
@@ -69,7 +73,7 @@ func decodeBinaryHeader(b []byte) (*Command, error) {
 	}
 	ext := rest[:el]
 	if len(ext) > 0 {
-		c.ExtFields = make(map[string]string, 8)
+		c.ExtFields = make(map[string]string, 16)
 	}
 	for len(ext) > 0 {
 		if len(ext) < 2 {
@@ -80,7 +84,7 @@ func decodeBinaryHeader(b []byte) (*Command, error) {
 		if kl > len(ext) {
 			return nil, fmt.Errorf("%w: extFields key length %d", ErrMalformed, kl)
 		}
-		k := string(ext[:kl])
+		k := text[at(ext) : at(ext)+kl]
 		ext = ext[kl:]
 		if len(ext) < 4 {
 			return nil, fmt.Errorf("%w: truncated extFields value length", ErrMalformed)
@@ -91,7 +95,7 @@ func decodeBinaryHeader(b []byte) (*Command, error) {
 			return nil, fmt.Errorf("%w: extFields value length %d", ErrMalformed, vl)
 		}
 		if kl > 0 && vl > 0 {
-			c.ExtFields[k] = string(ext[:vl])
+			c.ExtFields[k] = text[at(ext) : at(ext)+int(vl)]
 		}
 		ext = ext[vl:]
 	}

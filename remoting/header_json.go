@@ -11,11 +11,12 @@ package remoting
 // the official clients) are kept as their literal JSON text.
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
-
-	jsoniter "github.com/json-iterator/go"
 )
 
 func appendJSONHeader(dst []byte, c *Command) []byte {
@@ -98,65 +99,366 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-var jsonAPI = jsoniter.ConfigCompatibleWithStandardLibrary
-
-func decodeJSONHeader(b []byte) (c *Command, err error) {
-	it := jsonAPI.BorrowIterator(b)
-	defer jsonAPI.ReturnIterator(it)
-	c = &Command{}
-	if it.WhatIsNext() != jsoniter.ObjectValue {
-		return nil, fmt.Errorf("%w: JSON header is not an object", ErrMalformed)
-	}
-	it.ReadObjectCB(func(it *jsoniter.Iterator, field string) bool {
-		switch field {
-		case "code":
-			c.Code = it.ReadInt32()
-		case "version":
-			c.Version = it.ReadInt32()
-		case "opaque":
-			c.Opaque = it.ReadInt32()
-		case "flag":
-			c.Flag = it.ReadInt32()
-		case "language":
-			if it.WhatIsNext() == jsoniter.StringValue {
-				c.Language = parseLanguage(it.ReadString())
-			} else {
-				c.Language = LanguageCode(it.ReadUint8())
-			}
-		case "remark":
-			if it.WhatIsNext() == jsoniter.NilValue {
-				it.Skip()
-			} else {
-				c.Remark = it.ReadString()
-			}
-		case "extFields":
-			readExtFields(it, c)
-		default:
-			it.Skip()
-		}
-		return it.Error == nil
-	})
-	if it.Error != nil {
-		return nil, fmt.Errorf("%w: JSON header: %v", ErrMalformed, it.Error)
+// decodeJSONHeader parses the header with one allocation for all its text:
+// the header is copied into one string and every key and value is a
+// substring of it (only values with escapes are built anew). Numbers must be
+// integers; unknown keys are skipped whatever their value.
+func decodeJSONHeader(b []byte) (*Command, error) {
+	p := jsonParser{s: string(b)}
+	c := &Command{}
+	if err := p.header(c); err != nil {
+		return nil, fmt.Errorf("%w: JSON header: %v at byte %d", ErrMalformed, err, p.i)
 	}
 	return c, nil
 }
 
-func readExtFields(it *jsoniter.Iterator, c *Command) {
-	if it.WhatIsNext() == jsoniter.NilValue {
-		it.Skip()
-		return
-	}
-	c.ExtFields = make(map[string]string, 8)
-	it.ReadMapCB(func(it *jsoniter.Iterator, key string) bool {
-		switch it.WhatIsNext() {
-		case jsoniter.StringValue:
-			c.ExtFields[key] = it.ReadString()
-		case jsoniter.NilValue:
-			it.Skip()
+type jsonParser struct {
+	s string
+	i int
+}
+
+var (
+	errJSONSyntax = errors.New("syntax error")
+	errJSONRange  = errors.New("number out of range")
+	errJSONDepth  = errors.New("nesting too deep")
+)
+
+func (p *jsonParser) ws() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
 		default:
-			c.ExtFields[key] = string(it.SkipAndReturnBytes())
+			return
 		}
-		return it.Error == nil
+	}
+}
+
+// peek returns the next non-space byte without consuming it (0 at the end).
+func (p *jsonParser) peek() byte {
+	p.ws()
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+func (p *jsonParser) expect(c byte) error {
+	if p.peek() != c {
+		return errJSONSyntax
+	}
+	p.i++
+	return nil
+}
+
+// object calls member for every key of an object, positioned at its value.
+func (p *jsonParser) object(member func(key string) error) error {
+	if err := p.expect('{'); err != nil {
+		return err
+	}
+	if p.peek() == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		key, err := p.str()
+		if err != nil {
+			return err
+		}
+		if err := p.expect(':'); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		switch p.peek() {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return nil
+		default:
+			return errJSONSyntax
+		}
+	}
+}
+
+func (p *jsonParser) header(c *Command) error {
+	err := p.object(func(key string) error {
+		var err error
+		switch key {
+		case "code":
+			c.Code, err = p.int32()
+		case "version":
+			c.Version, err = p.int32()
+		case "opaque":
+			c.Opaque, err = p.int32()
+		case "flag":
+			c.Flag, err = p.int32()
+		case "language":
+			if p.peek() == '"' {
+				var name string
+				name, err = p.str()
+				c.Language = parseLanguage(name)
+			} else {
+				var n int32
+				n, err = p.int32()
+				c.Language = LanguageCode(n)
+			}
+		case "remark":
+			if p.null() {
+				return nil
+			}
+			c.Remark, err = p.str()
+		case "extFields":
+			err = p.extFields(c)
+		default:
+			err = p.skip(0)
+		}
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	if p.ws(); p.i != len(p.s) {
+		return errJSONSyntax // trailing bytes
+	}
+	return nil
+}
+
+func (p *jsonParser) extFields(c *Command) error {
+	if p.null() {
+		return nil
+	}
+	c.ExtFields = make(map[string]string, 16)
+	return p.object(func(key string) error {
+		switch p.peek() {
+		case '"':
+			v, err := p.str()
+			c.ExtFields[key] = v
+			return err
+		case 'n':
+			return p.skip(0) // Java omits nulls
+		default:
+			start := p.i
+			if err := p.skip(0); err != nil {
+				return err
+			}
+			c.ExtFields[key] = p.s[start:p.i] // a number or boolean, as its literal text
+			return nil
+		}
+	})
+}
+
+// null consumes a null literal if one is next.
+func (p *jsonParser) null() bool {
+	if p.peek() == 'n' && strings.HasPrefix(p.s[p.i:], "null") {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+func (p *jsonParser) int32() (int32, error) {
+	p.ws()
+	start := p.i
+	integer, err := p.number()
+	if err != nil {
+		return 0, err
+	}
+	if !integer {
+		return 0, errJSONSyntax
+	}
+	n, err := strconv.ParseInt(p.s[start:p.i], 10, 32)
+	if err != nil {
+		return 0, errJSONRange
+	}
+	return int32(n), nil
+}
+
+// number scans a JSON number (RFC 8259 grammar) and reports whether it is an integer.
+func (p *jsonParser) number() (integer bool, err error) {
+	digits := func() int {
+		n := 0
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	if p.i < len(p.s) && p.s[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.s) && p.s[p.i] == '0':
+		p.i++
+	case digits() == 0:
+		return false, errJSONSyntax
+	}
+	integer = true
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		if digits() == 0 {
+			return false, errJSONSyntax
+		}
+		integer = false
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return false, errJSONSyntax
+		}
+		integer = false
+	}
+	return integer, nil
+}
+
+// str reads a string; without escapes the result is a substring of the header.
+func (p *jsonParser) str() (string, error) {
+	if err := p.expect('"'); err != nil {
+		return "", err
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			p.i++
+			return p.s[start : p.i-1], nil
+		case c == '\\':
+			return p.unescape(start)
+		case c < 0x20:
+			return "", errJSONSyntax
+		default:
+			p.i++
+		}
+	}
+	return "", errJSONSyntax
+}
+
+// unescape finishes a string that has escapes, from its first byte at start.
+func (p *jsonParser) unescape(start int) (string, error) {
+	var b strings.Builder
+	end := p.i
+	for end < len(p.s) && p.s[end] != '"' {
+		if p.s[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	b.Grow(min(end, len(p.s)) - start) // the unescaped text is never longer
+	b.WriteString(p.s[start:p.i])
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return b.String(), nil
+		case c < 0x20:
+			return "", errJSONSyntax
+		case c != '\\':
+			b.WriteByte(c)
+			p.i++
+			continue
+		}
+		if p.i+1 >= len(p.s) {
+			return "", errJSONSyntax
+		}
+		e := p.s[p.i+1]
+		p.i += 2
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", errJSONSyntax
+			}
+			if utf16.IsSurrogate(r) {
+				if strings.HasPrefix(p.s[p.i:], "\\u") {
+					p.i += 2
+					r2, ok := p.hex4()
+					if !ok {
+						return "", errJSONSyntax
+					}
+					r = utf16.DecodeRune(r, r2)
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b.WriteRune(r)
+		default:
+			return "", errJSONSyntax
+		}
+	}
+	return "", errJSONSyntax
+}
+
+func (p *jsonParser) hex4() (rune, bool) {
+	if p.i+4 > len(p.s) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	p.i += 4
+	return rune(n), true
+}
+
+// skip passes over any value (unknown keys), bounding the nesting depth.
+func (p *jsonParser) skip(depth int) error {
+	if depth > 32 {
+		return errJSONDepth
+	}
+	switch c := p.peek(); {
+	case c == '"':
+		_, err := p.str()
+		return err
+	case c == '{':
+		return p.object(func(string) error { return p.skip(depth + 1) })
+	case c == '[':
+		p.i++
+		if p.peek() == ']' {
+			p.i++
+			return nil
+		}
+		for {
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			switch p.peek() {
+			case ',':
+				p.i++
+			case ']':
+				p.i++
+				return nil
+			default:
+				return errJSONSyntax
+			}
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		_, err := p.number()
+		return err
+	default:
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if strings.HasPrefix(p.s[p.i:], lit) {
+				p.i += len(lit)
+				return nil
+			}
+		}
+		return errJSONSyntax
+	}
 }
