@@ -292,14 +292,25 @@ func TestTimerMessage(t *testing.T) {
 	ids = append(ids, "timer-sec")
 
 	waitAll(t, col, ids, 20*time.Second, "timer messages")
-	var worst time.Duration
+	var worst, worstBroker time.Duration
 	for _, id := range ids {
 		r := col.get(id)[0]
-		late := r.At.Sub(want[id])
-		if late < -50*time.Millisecond || late > time.Second {
-			t.Errorf("%s arrived %s after the asked time, want within [0, 1 s]", id, late)
+		// Broker side: TIMER_DEQUEUE_MS is when the broker re-published it.
+		deq, err := strconv.ParseInt(r.Props["TIMER_DEQUEUE_MS"], 10, 64)
+		if err != nil {
+			t.Errorf("%s delivered without TIMER_DEQUEUE_MS: %v", id, r.Props)
+			continue
 		}
-		worst = max(worst, late)
+		brokerLate := time.UnixMilli(deq).Sub(want[id].Truncate(time.Millisecond))
+		if brokerLate < 0 || brokerLate > time.Second {
+			t.Errorf("%s re-published %s after the asked time, want within [0, 1 s]", id, brokerLate)
+		}
+		// Consumer side adds the pull round trip (looser: CI machines are shared).
+		late := r.At.Sub(want[id])
+		if late < -50*time.Millisecond || late > 3*time.Second {
+			t.Errorf("%s arrived %s after the asked time, want within [0, 3 s]", id, late)
+		}
+		worst, worstBroker = max(worst, late), max(worstBroker, brokerLate)
 		if r.Topic != topic || r.Tags != "TagT" || string(r.Body) != "body-"+id {
 			t.Errorf("%s delivered as topic=%q tags=%q body=%q", id, r.Topic, r.Tags, r.Body)
 		}
@@ -310,7 +321,7 @@ func TestTimerMessage(t *testing.T) {
 	if _, err := p.sendSync(context.Background(), far); err == nil || !strings.Contains(err.Error(), "13") {
 		t.Errorf("timer message 3 days + 60 s ahead: err=%v, want MESSAGE_ILLEGAL (13)", err)
 	}
-	report(t, start, len(ids), col.deliveries(), fmt.Sprintf("worst_lateness=%dms", worst.Milliseconds()))
+	report(t, start, len(ids), col.deliveries(), fmt.Sprintf("worst_lateness broker=%dms consumer=%dms", worstBroker.Milliseconds(), worst.Milliseconds()))
 }
 
 // Orderly: LOCK_BATCH_MQ (41) grants the queues, an orderly consumer sees
