@@ -221,8 +221,8 @@ func TestDelayLevel(t *testing.T) {
 	report(t, start, len(ids), col.deliveries(), fmt.Sprintf("latest_arrival=%.2fs", worst.Seconds()))
 }
 
-// A delayed message survives a broker restart (delayOffset.json and the
-// SCHEDULE_TOPIC_XXXX queues) and is delivered once, after its delay.
+// A delayed and a timer message survive a broker restart (delayOffset.json,
+// timerProgress.json, the staging queues) and are delivered once, on time.
 func TestDelayAcrossRestart(t *testing.T) {
 	start := time.Now()
 	c := newClusterConf(t, "delayrestart", shortDelays)
@@ -236,6 +236,9 @@ func TestDelayAcrossRestart(t *testing.T) {
 	m.WithDelayTimeLevel(18) // 4 s
 	sentAt := time.Now()
 	p.mustSend(t, m)
+	tm := newMsg(topic, "timer", "")
+	tm.WithProperty("TIMER_DELAY_SEC", "4")
+	p.mustSend(t, tm)
 	p.shutdown()
 	// Let the 1 s message go out and delayOffset.json be written at shutdown.
 	if !waitFor(t, 5*time.Second, func() bool {
@@ -250,17 +253,20 @@ func TestDelayAcrossRestart(t *testing.T) {
 	}
 	col := newCollector("delayrestart")
 	startConsumer(t, c, uniq("CG_delayrestart"), topic, "*", col)
-	waitAll(t, col, []string{"early", "late"}, 30*time.Second, "delayed messages across a restart")
+	waitAll(t, col, []string{"early", "late", "timer"}, 30*time.Second, "delayed and timer messages across a restart")
 	d := col.get("late")[0].At.Sub(sentAt)
 	if d < 4*time.Second {
 		t.Errorf("level 18 (4 s) message arrived %s after send", d)
 	}
 	// Nothing delivered twice (the early one went out before the restart).
 	waitFor(t, time.Second, func() bool { return false })
-	if len(col.get("early")) != 1 || len(col.get("late")) != 1 {
-		t.Errorf("deliveries early=%d late=%d, want 1 each", len(col.get("early")), len(col.get("late")))
+	if d := col.get("timer")[0].At.Sub(sentAt); d < 4*time.Second {
+		t.Errorf("TIMER_DELAY_SEC=4 message arrived %s after send", d)
 	}
-	report(t, start, 2, col.deliveries(), fmt.Sprintf("late_after=%.2fs", d.Seconds()))
+	if len(col.get("early")) != 1 || len(col.get("late")) != 1 || len(col.get("timer")) != 1 {
+		t.Errorf("deliveries early=%d late=%d timer=%d, want 1 each", len(col.get("early")), len(col.get("late")), len(col.get("timer")))
+	}
+	report(t, start, 3, col.deliveries(), fmt.Sprintf("late_after=%.2fs", d.Seconds()))
 }
 
 // Timer messages: TIMER_DELIVER_MS = now+3 s arrives after ~3 s (v2.1.2 has
