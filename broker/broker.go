@@ -41,12 +41,13 @@ type Broker struct {
 	delay     *delayService
 	timer     *timerService
 
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	started  atomic.Bool
-	stopping atomic.Bool
-	stopOnce sync.Once
-	stopErr  error
+	quit       chan struct{}
+	persistNow chan struct{} // a topic changed: write topics.json now, not at the next tick
+	wg         sync.WaitGroup
+	started    atomic.Bool
+	stopping   atomic.Bool
+	stopOnce   sync.Once
+	stopErr    error
 }
 
 // New opens the store and the config files; Start serves.
@@ -58,17 +59,18 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
 	b := &Broker{
-		Config:  cfg,
-		Groups:  newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
-		Offsets: newOffsets(filepath.Join(dir, "config", "consumerOffset.json")),
-		Clients: newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
-		Locks:   newLocks(LockMaxLive),
-		log:     log,
-		root:    root,
-		quit:    make(chan struct{}),
+		Config:     cfg,
+		Groups:     newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
+		Offsets:    newOffsets(filepath.Join(dir, "config", "consumerOffset.json")),
+		Clients:    newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
+		Locks:      newLocks(LockMaxLive),
+		log:        log,
+		root:       root,
+		quit:       make(chan struct{}),
+		persistNow: make(chan struct{}, 1),
 	}
 	b.registrar = newRegistrar(b)
-	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), b.registrar.poke)
+	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), b.topicsChanged)
 	for _, tc := range systemTopics(&b.Config) {
 		b.Topics.putSystem(tc)
 	}
@@ -193,8 +195,17 @@ func (b *Broker) Go(fn func()) bool {
 	return true
 }
 
-// TopicsChanged asks for an immediate registration with the name servers.
-func (b *Broker) TopicsChanged() { b.registrar.poke() }
+// topicsChanged runs after every change of the topic table (possibly on an
+// event loop, so it only signals): register with the name servers and write
+// topics.json now. Apache writes the file inside the request; a broker killed
+// right after creating a topic must not forget it.
+func (b *Broker) topicsChanged() {
+	b.registrar.poke()
+	select {
+	case b.persistNow <- struct{}{}:
+	default:
+	}
+}
 
 func (b *Broker) persistLoop() {
 	offsetsEvery := time.Duration(b.Config.FlushConsumerOffsetInterval) * time.Millisecond
@@ -206,6 +217,8 @@ func (b *Broker) persistLoop() {
 		select {
 		case <-b.quit:
 			return
+		case <-b.persistNow:
+			b.logPersist(b.Topics.persistIfDirty())
 		case now := <-t.C:
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.Groups.persistIfDirty())
