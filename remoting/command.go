@@ -77,6 +77,18 @@ type Command struct {
 	Body      []byte
 	// Serialize is the header format the command arrived in, or is to be sent in.
 	Serialize SerializeType
+	// ReleaseBody, if set on a response, is called once the connection no
+	// longer needs Body (written, buffered by gnet, or dropped), so a pooled
+	// buffer can be reused. Until then Body must not change.
+	ReleaseBody func()
+}
+
+// releaseBody calls ReleaseBody once.
+func (c *Command) releaseBody() {
+	if c.ReleaseBody != nil {
+		c.ReleaseBody()
+		c.ReleaseBody = nil
+	}
 }
 
 // IsResponse reports whether the response bit is set.

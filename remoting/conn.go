@@ -37,12 +37,26 @@ func (c *Conn) Closed() bool { return c.closed.Load() }
 func (c *Conn) Close() { _ = c.gc.Close() }
 
 // Reply writes a late answer (long poll, flush wait) from any goroutine. A
-// response for a one-way request or a closed connection is dropped.
+// response for a closed connection is dropped. A large body is handed to the
+// socket as is (writev), not copied into the frame.
 func (c *Conn) Reply(resp *Command) {
 	if c.closed.Load() {
+		resp.releaseBody()
 		return
 	}
-	_ = c.write(AppendFrame(nil, resp))
+	if len(resp.Body) < inlineBodyMax {
+		frame := AppendFrame(nil, resp)
+		resp.releaseBody()
+		_ = c.write(frame)
+		return
+	}
+	bufs := [][]byte{AppendFrameHeader(nil, resp), resp.Body}
+	if err := c.gc.AsyncWritev(bufs, func(gnet.Conn, error) error {
+		resp.releaseBody() // runs on the loop after the write (or with the close error)
+		return nil
+	}); err != nil {
+		resp.releaseBody() // the loop cannot be woken; the callback will not run
+	}
 }
 
 // Send writes a server-initiated one-way request (e.g. NOTIFY_CONSUMER_IDS_CHANGED).

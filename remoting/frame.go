@@ -19,6 +19,12 @@ var (
 
 // AppendFrame appends c as a whole frame (length field included) to dst.
 func AppendFrame(dst []byte, c *Command) []byte {
+	return append(AppendFrameHeader(dst, c), c.Body...)
+}
+
+// AppendFrameHeader appends everything of c's frame but the body; the length
+// field counts the body, which the caller writes right after (writev).
+func AppendFrameHeader(dst []byte, c *Command) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
 	switch c.Serialize {
@@ -28,8 +34,7 @@ func AppendFrame(dst []byte, c *Command) []byte {
 		dst = appendJSONHeader(dst, c)
 	}
 	headerLen := len(dst) - start - 8
-	dst = append(dst, c.Body...)
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4+len(c.Body)))
 	binary.BigEndian.PutUint32(dst[start+4:], uint32(c.Serialize)<<24|uint32(headerLen)&0xFFFFFF)
 	return dst
 }

@@ -206,12 +206,36 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 			c.deliver(req)
 			continue
 		}
-		if resp := s.serve(c, req); resp != nil && !req.IsOneway() {
-			c.out = AppendFrame(c.out, resp)
+		if resp := s.serve(c, req); resp != nil {
+			if req.IsOneway() {
+				resp.releaseBody()
+			} else {
+				s.queue(gc, c, resp)
+			}
 		}
 	}
 	s.flush(gc, c)
 	return gnet.None
+}
+
+// inlineBodyMax: bodies below it are copied into the connection's output
+// buffer; larger ones (pull answers) go to the socket with writev, uncopied.
+const inlineBodyMax = 16 << 10
+
+// queue adds an answer to the connection's inline output.
+func (s *Server) queue(gc gnet.Conn, c *Conn, resp *Command) {
+	c.out = AppendFrameHeader(c.out, resp)
+	if len(resp.Body) < inlineBodyMax {
+		c.out = append(c.out, resp.Body...)
+		resp.releaseBody()
+		return
+	}
+	if !c.closed.Load() {
+		// gnet copies whatever the kernel does not take, so the body is free after this.
+		_, _ = gc.Writev([][]byte{c.out, resp.Body})
+	}
+	c.out = c.out[:0]
+	resp.releaseBody()
 }
 
 func (s *Server) flush(gc gnet.Conn, c *Conn) {

@@ -1,6 +1,7 @@
 package remoting
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"io"
@@ -32,9 +33,13 @@ const (
 	codeEcho  int32 = 1
 	codeLate  int32 = 2
 	codePanic int32 = 3
+	codeBig   int32 = 4 // late answer with a large, released body
 )
 
-type testHandler struct{ closed atomic.Int32 }
+type testHandler struct {
+	closed   atomic.Int32
+	released atomic.Int32
+}
 
 func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 	switch req.Code {
@@ -51,6 +56,15 @@ func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 		return nil
 	case codePanic:
 		panic("boom")
+	case codeBig:
+		resp := NewResponse(req, Success, "")
+		resp.Body = bytes.Repeat([]byte{'x'}, 200<<10)
+		resp.ReleaseBody = func() { h.released.Add(1) }
+		if req.Str("late") == "" {
+			return resp
+		}
+		go c.Reply(resp)
+		return nil
 	}
 	return NewResponse(req, RequestCodeNotSupported, "unknown")
 }
@@ -83,7 +97,7 @@ func waitFor(t *testing.T, d time.Duration, cond func() bool) {
 }
 
 func TestServerRoundTrip(t *testing.T) {
-	s, _ := startServer(t)
+	s, h := startServer(t)
 	cl := NewClient(testLogger())
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -103,6 +117,13 @@ func TestServerRoundTrip(t *testing.T) {
 	resp, err := cl.Invoke(ctx, s.Addr(), NewRequest(codeLate, nil, nil))
 	if err != nil || resp.Remark != "late" {
 		t.Fatalf("late reply: %+v %v", resp, err)
+	}
+	for i, late := range []string{"", "yes"} {
+		resp, err := cl.Invoke(ctx, s.Addr(), NewRequest(codeBig, map[string]string{"late": late}, nil))
+		if err != nil || len(resp.Body) != 200<<10 || resp.Body[len(resp.Body)-1] != 'x' {
+			t.Fatalf("big body (late=%q): %v", late, err)
+		}
+		waitFor(t, 5*time.Second, func() bool { return h.released.Load() == int32(i+1) })
 	}
 	resp, err = cl.Invoke(ctx, s.Addr(), NewRequest(codePanic, nil, nil))
 	if err != nil || resp.Code != SystemError {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -111,6 +112,7 @@ loop:
 			break
 		}
 		readAny = true
+		res.Body = growFor(res.Body, buf[:n*cqEntrySize], maxMsgNums-res.Count, maxBytes-(len(res.Body)-len(dst)))
 		for i := 0; i < n; i++ {
 			e := readEntry(buf[i*cqEntrySize:])
 			if res.Count > 0 && (res.Count >= maxMsgNums || len(res.Body)-len(dst)+int(e.size) > maxBytes) {
@@ -153,4 +155,23 @@ loop:
 	}
 	res.NextBeginOffset = offset + int64(examined)
 	return res
+}
+
+// growFor makes room in body for the records the entries will most likely
+// add (up to count of them within maxBytes, at least one), so a pull copies
+// each record once instead of re-growing the result.
+func growFor(body, entries []byte, count, maxBytes int) []byte {
+	need := 0
+	for i := 0; i+cqEntrySize <= len(entries) && count > 0; i += cqEntrySize {
+		e := readEntry(entries[i:])
+		if e.filler() || e.size <= 0 {
+			continue
+		}
+		if need > 0 && need+int(e.size) > maxBytes {
+			break
+		}
+		need += int(e.size)
+		count--
+	}
+	return slices.Grow(body, need)
 }
