@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,8 @@ type Broker struct {
 	Locks   *Locks
 	Filters Filters
 	UniqIDs *message.UniqIDGen
+	// StoreHost is brokerIP1:listenPort, written into every stored record.
+	StoreHost netip.AddrPort
 
 	log       zerolog.Logger // component=broker
 	root      zerolog.Logger // for parts that add their own component
@@ -110,6 +113,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		}
 	})
 	host := cfg.StoreHost()
+	b.StoreHost = host
 	b.UniqIDs = message.NewUniqIDGen(host.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	return b, nil
 }

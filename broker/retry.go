@@ -96,7 +96,7 @@ func (b *Broker) SendBack(r SendBack) error {
 		SysFlag:        v.SysFlag,
 		BornTimestamp:  v.BornTimestamp,
 		BornHost:       v.BornHost,
-		StoreHost:      b.Config.StoreHost(),
+		StoreHost:      b.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes + 1,
 	}
 	if _, err := b.Put(&m); err != nil {

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/message"
@@ -117,14 +117,13 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	if queueID < 0 {
 		queueID = rand.Int32N(tc.WriteQueueNums)
 	}
-	bornHost, _ := netip.ParseAddrPort(c.Remote)
 	base := store.PutMessage{
 		Topic:          h.topic,
 		QueueID:        queueID,
 		SysFlag:        h.sysFlag,
 		BornTimestamp:  h.bornTimestamp,
-		BornHost:       bornHost,
-		StoreHost:      p.b.Config.StoreHost(),
+		BornHost:       c.RemoteAddr,
+		StoreHost:      p.b.StoreHost,
 		ReconsumeTimes: h.reconsumeTimes,
 	}
 	if req.Code == remoting.SendBatchMessage {
@@ -134,17 +133,14 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 		return remoting.NewResponse(req, remoting.MessageIllegal,
 			fmt.Sprintf("the message body size over max value, MAX: %d", p.b.Config.Store.MaxMessageSize))
 	}
-	props := []byte(h.properties)
 	uniq := message.Property(h.properties, message.PropUniqClientMessageID)
 	if uniq == "" {
 		uniq = p.b.UniqIDs.Next(time.Now())
-		props = message.AppendProperty(props, message.PropUniqClientMessageID, uniq)
 	}
-	props = message.AppendProperty(props, message.PropCluster, p.b.Config.BrokerClusterName)
 	m := base
 	m.Flag = h.flag
 	m.Body = req.Body
-	m.Properties = string(props)
+	m.Properties = p.storedProperties(h.properties, uniq)
 	if err := p.b.RetrySend(&m, h.maxReconsumeTimes, h.hasMaxReconsumeTimes); err != nil {
 		return p.sendError(req, err)
 	}
@@ -159,6 +155,20 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	resp.Set("transactionId", uniq)
 	p.setSendExtras(resp)
 	return p.afterPut(c, req, resp, res.PhysicalOffset+int64(res.WroteBytes), m.Properties)
+}
+
+// storedProperties is what the broker stores for a single send: the
+// client's properties plus UNIQ_KEY (when the client sent none) and CLUSTER,
+// built in one allocation.
+func (p *brokerProcs) storedProperties(props, uniq string) string {
+	cluster := p.b.Config.BrokerClusterName
+	b := make([]byte, 0, len(props)+len(message.PropUniqClientMessageID)+len(uniq)+len(message.PropCluster)+len(cluster)+4)
+	b = append(b, props...)
+	if message.Property(props, message.PropUniqClientMessageID) == "" {
+		b = message.AppendProperty(b, message.PropUniqClientMessageID, uniq)
+	}
+	b = message.AppendProperty(b, message.PropCluster, cluster)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
 }
 
 func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *sendHeader, base store.PutMessage) *remoting.Command {

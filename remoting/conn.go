@@ -3,6 +3,7 @@ package remoting
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 
@@ -15,8 +16,9 @@ var ErrConnClosed = errors.New("remoting: connection closed")
 // Conn is one inbound connection. Reply, Send and Invoke are safe from any
 // goroutine; everything else about the gnet connection stays on its loop.
 type Conn struct {
-	ID     uint64
-	Remote string // peer "ip:port", captured when the connection opened
+	ID         uint64
+	Remote     string         // peer "ip:port", captured when the connection opened
+	RemoteAddr netip.AddrPort // the same, parsed (bornHost of the messages it sends)
 
 	gc     gnet.Conn
 	srv    *Server

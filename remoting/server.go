@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -145,6 +146,9 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	c := &Conn{ID: s.ids.Add(1), gc: gc, srv: s}
 	if ra := gc.RemoteAddr(); ra != nil {
 		c.Remote = ra.String()
+		if ap, err := netip.ParseAddrPort(c.Remote); err == nil {
+			c.RemoteAddr = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+		}
 	}
 	gc.SetContext(c)
 	return nil, gnet.None
