@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
@@ -35,7 +36,7 @@ type delayService struct {
 
 	mu      sync.Mutex
 	offsets map[int]int64 // level → next queue offset of queue level-1
-	dirty   bool
+	dirty   atomic.Bool
 }
 
 func newDelayService(b *Broker, path string, levels []int64, log zerolog.Logger) *delayService {
@@ -79,8 +80,9 @@ func (d *delayService) load() error {
 		}
 	}
 	d.mu.Lock()
-	d.offsets, d.dirty = offsets, dirty
+	d.offsets = offsets
 	d.mu.Unlock()
+	d.dirty.Store(dirty)
 	return nil
 }
 
@@ -106,20 +108,7 @@ func (d *delayService) marshal() []byte {
 }
 
 func (d *delayService) persistIfDirty() error {
-	d.mu.Lock()
-	dirty := d.dirty
-	d.dirty = false
-	d.mu.Unlock()
-	if !dirty {
-		return nil
-	}
-	if err := writeConfigFile(d.path, d.marshal()); err != nil {
-		d.mu.Lock()
-		d.dirty = true
-		d.mu.Unlock()
-		return fmt.Errorf("persist delay offsets: %w", err)
-	}
-	return nil
+	return persistIfDirty(d.path, &d.dirty, func() ([]byte, error) { return d.marshal(), nil })
 }
 
 // poke wakes the delivery loop (a SCHEDULE_TOPIC_XXXX entry was dispatched).
@@ -222,6 +211,6 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 func (d *delayService) advance(lvl int, off int64) {
 	d.mu.Lock()
 	d.offsets[lvl] = off
-	d.dirty = true
+	d.dirty.Store(true)
 	d.mu.Unlock()
 }

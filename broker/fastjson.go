@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
 
 // quoteBareKeys rewrites fastjson's unquoted numeric object keys as JSON strings.
@@ -62,6 +63,24 @@ func quoteBareKeys(b []byte) []byte {
 		out = append(out, c)
 	}
 	return out
+}
+
+// persistIfDirty writes path with encode's output if dirty was set, and sets
+// it again when the write fails. A change made while encoding sets dirty anew
+// and is written next time; nothing is lost between the two.
+func persistIfDirty(path string, dirty *atomic.Bool, encode func() ([]byte, error)) error {
+	if !dirty.Swap(false) {
+		return nil
+	}
+	b, err := encode()
+	if err == nil {
+		err = writeConfigFile(path, b)
+	}
+	if err != nil {
+		dirty.Store(true)
+		return fmt.Errorf("persist %s: %w", filepath.Base(path), err)
+	}
+	return nil
 }
 
 // writeConfigFile replaces path with data durably: temp file, fsync, keep the

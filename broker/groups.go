@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -47,7 +48,7 @@ type Groups struct {
 	mu      sync.RWMutex
 	table   map[string]*GroupConfig // values never mutated after insertion
 	version DataVersion
-	dirty   bool
+	dirty   atomic.Bool
 }
 
 func newGroups(path string, autoCreate bool) *Groups {
@@ -71,7 +72,7 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	}
 	g.table[name] = &def
 	g.version.next()
-	g.dirty = true
+	g.dirty.Store(true)
 	return &def, true
 }
 
@@ -80,7 +81,7 @@ func (g *Groups) Put(gc GroupConfig) {
 	g.mu.Lock()
 	g.table[gc.GroupName] = &gc
 	g.version.next()
-	g.dirty = true
+	g.dirty.Store(true)
 	g.mu.Unlock()
 }
 
@@ -90,7 +91,7 @@ func (g *Groups) Delete(name string) {
 	if _, ok := g.table[name]; ok {
 		delete(g.table, name)
 		g.version.next()
-		g.dirty = true
+		g.dirty.Store(true)
 	}
 	g.mu.Unlock()
 }
@@ -128,22 +129,5 @@ func (g *Groups) load() error {
 }
 
 func (g *Groups) persistIfDirty() error {
-	g.mu.Lock()
-	dirty := g.dirty
-	g.dirty = false
-	g.mu.Unlock()
-	if !dirty {
-		return nil
-	}
-	b, err := g.MarshalWrapper()
-	if err == nil {
-		err = writeConfigFile(g.path, b)
-	}
-	if err != nil {
-		g.mu.Lock()
-		g.dirty = true
-		g.mu.Unlock()
-		return fmt.Errorf("persist subscription groups: %w", err)
-	}
-	return nil
+	return persistIfDirty(g.path, &g.dirty, g.MarshalWrapper)
 }

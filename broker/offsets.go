@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
 )
@@ -22,7 +23,7 @@ type Offsets struct {
 
 	mu    sync.RWMutex
 	table map[string]map[int32]int64 // "topic@group" → queueId → offset
-	dirty bool
+	dirty atomic.Bool
 }
 
 func newOffsets(path string) *Offsets {
@@ -41,7 +42,7 @@ func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
 		o.table[key] = q
 	}
 	q[queueID] = offset
-	o.dirty = true
+	o.dirty.Store(true)
 	o.mu.Unlock()
 }
 
@@ -72,7 +73,7 @@ func (o *Offsets) DeleteTopic(topic string) {
 	for k := range o.table {
 		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "@") {
 			delete(o.table, k)
-			o.dirty = true
+			o.dirty.Store(true)
 		}
 	}
 	o.mu.Unlock()
@@ -156,18 +157,5 @@ func (o *Offsets) marshal() []byte {
 }
 
 func (o *Offsets) persistIfDirty() error {
-	o.mu.Lock()
-	dirty := o.dirty
-	o.dirty = false
-	o.mu.Unlock()
-	if !dirty {
-		return nil
-	}
-	if err := writeConfigFile(o.path, o.marshal()); err != nil {
-		o.mu.Lock()
-		o.dirty = true
-		o.mu.Unlock()
-		return fmt.Errorf("persist consumer offsets: %w", err)
-	}
-	return nil
+	return persistIfDirty(o.path, &o.dirty, func() ([]byte, error) { return o.marshal(), nil })
 }

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
@@ -80,7 +81,7 @@ type timerService struct {
 
 	mu    sync.Mutex
 	ckpt  timerCheckpoint // guarded by mu
-	dirty bool            // guarded by mu
+	dirty atomic.Bool
 }
 
 func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
@@ -102,24 +103,12 @@ func (ts *timerService) load() error {
 }
 
 func (ts *timerService) persistIfDirty() error {
-	ts.mu.Lock()
-	c, dirty := ts.ckpt, ts.dirty
-	ts.dirty = false
-	ts.mu.Unlock()
-	if !dirty {
-		return nil
-	}
-	b, err := jsoniter.Marshal(c)
-	if err == nil {
-		err = writeConfigFile(ts.path, b)
-	}
-	if err != nil {
+	return persistIfDirty(ts.path, &ts.dirty, func() ([]byte, error) {
 		ts.mu.Lock()
-		ts.dirty = true
+		c := ts.ckpt
 		ts.mu.Unlock()
-		return fmt.Errorf("persist timer progress: %w", err)
-	}
-	return nil
+		return jsoniter.Marshal(c)
+	})
 }
 
 func (ts *timerService) poke() {
@@ -243,7 +232,7 @@ func (ts *timerService) checkpoint(readTime int64) {
 	ts.mu.Lock()
 	if c != ts.ckpt {
 		ts.ckpt = c
-		ts.dirty = true
+		ts.dirty.Store(true)
 	}
 	ts.mu.Unlock()
 }

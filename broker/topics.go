@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
@@ -69,7 +70,7 @@ type Topics struct {
 	mu      sync.RWMutex
 	table   map[string]*TopicConfig // values are never mutated after insertion
 	version DataVersion
-	dirty   bool
+	dirty   atomic.Bool
 }
 
 func newTopics(path string, onChange func()) *Topics {
@@ -123,7 +124,7 @@ func (t *Topics) Put(tc TopicConfig) {
 	t.mu.Lock()
 	t.table[tc.TopicName] = &tc
 	t.version.next()
-	t.dirty = true
+	t.dirty.Store(true)
 	t.mu.Unlock()
 	t.onChange()
 }
@@ -143,7 +144,7 @@ func (t *Topics) Delete(name string) bool {
 	if ok {
 		delete(t.table, name)
 		t.version.next()
-		t.dirty = true
+		t.dirty.Store(true)
 	}
 	t.mu.Unlock()
 	if ok {
@@ -163,7 +164,7 @@ func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool)
 	normalize(&tc)
 	t.table[tc.TopicName] = &tc
 	t.version.next()
-	t.dirty = true
+	t.dirty.Store(true)
 	t.mu.Unlock()
 	t.onChange()
 	return &tc, true
@@ -224,24 +225,7 @@ func (t *Topics) MarshalWrapper() ([]byte, error) {
 }
 
 func (t *Topics) persistIfDirty() error {
-	t.mu.Lock()
-	dirty := t.dirty
-	t.dirty = false
-	t.mu.Unlock()
-	if !dirty {
-		return nil
-	}
-	b, err := t.MarshalWrapper()
-	if err == nil {
-		err = writeConfigFile(t.path, b)
-	}
-	if err != nil {
-		t.mu.Lock()
-		t.dirty = true
-		t.mu.Unlock()
-		return fmt.Errorf("persist topics: %w", err)
-	}
-	return nil
+	return persistIfDirty(t.path, &t.dirty, t.MarshalWrapper)
 }
 
 // ValidTopicName applies Apache's TopicValidator rules.
