@@ -23,6 +23,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerClients(t)
 	p.registerOffsets(t)
 	p.registerTopics(t)
+	p.registerAdmin(t)
 	return t
 }
 
