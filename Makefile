@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 200000x
 PKGS      := ./...
 
-.PHONY: build run test unit fuzz-short fuzz test-compat soak bench bench-compare lint fmt tidy clean
+.PHONY: build run test unit fuzz-short fuzz test-compat test-java reference soak bench bench-compare lint fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -22,8 +22,9 @@ run: build
 		wait'
 
 # vet, unit tests with the race detector, a short fuzz pass, then the compat
-# tests with the official Go client against real server processes.
-test: lint unit fuzz-short test-compat
+# tests with the official Go client, the Java clients and mqadmin against real
+# server processes.
+test: lint unit fuzz-short test-compat test-java
 
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
@@ -47,6 +48,18 @@ test-compat: build
 # cycles (make test runs 3).
 soak: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_CRASH_CYCLES=20 $(GO) test -count=1 -timeout 30m -run 'TestCrash' ./...
+
+# The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
+# Maven from compat-tests/java (the first run downloads the pinned jars), and
+# the differential tests against the Apache reference (compat-tests/reference).
+JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference
+test-java: build
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 14m -run '$(JAVA_TESTS)' ./...
+
+# The Apache RocketMQ name server and broker (version pinned in
+# compat-tests/reference/pom.xml) on 127.0.0.1:9886 / 10921, in the foreground; Ctrl-C stops.
+reference:
+	compat-tests/reference/run.sh all 9886 10921
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -171,6 +171,14 @@ func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remo
 		for _, s := range info.Subscriptions {
 			g.subs[s.Topic] = s
 		}
+	} else {
+		// Same expressions: keep the newest subVersion (Java bumps it on
+		// every rebalance and pulls with it), as Apache's updateSubscription.
+		for _, s := range info.Subscriptions {
+			if o := g.subs[s.Topic]; o != nil && s.SubVersion > o.SubVersion {
+				g.subs[s.Topic] = s
+			}
+		}
 	}
 	var members []*remoting.Conn
 	if changed && notify {

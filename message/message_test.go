@@ -357,3 +357,24 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Java clients send properties without the trailing 0x02; appending the
+// broker's own pairs must still separate them.
+func TestAppendPropertyAfterUnterminated(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "CLUSTER\x01c\x02"},
+		{"terminated", "a\x011\x02", "a\x011\x02CLUSTER\x01c\x02"},
+		{"unterminated (Java)", "a\x011", "a\x011\x02CLUSTER\x01c\x02"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(AppendProperty([]byte(tc.in), "CLUSTER", "c"))
+			if got != tc.want {
+				t.Fatalf("AppendProperty(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if v := Property(got, "a"); tc.in != "" && v != "1" {
+				t.Fatalf("property a = %q after append", v)
+			}
+		})
+	}
+}

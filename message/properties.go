@@ -156,6 +156,11 @@ func AppendProperty(dst []byte, name, value string) []byte {
 	if name == "" || value == "" {
 		return dst
 	}
+	// Java clients (4.9.x, 5.x) send their properties string without the
+	// trailing separator: add it before the new pair.
+	if len(dst) > 0 && dst[len(dst)-1] != PropertySeparator {
+		dst = append(dst, PropertySeparator)
+	}
 	dst = append(dst, name...)
 	dst = append(dst, NameValueSeparator)
 	dst = append(dst, value...)

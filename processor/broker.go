@@ -27,6 +27,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerSendBack(t)
 	p.registerLocks(t)
 	p.registerFilter(t)
+	p.registerAdmin(t)
 	return t
 }
 

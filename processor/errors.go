@@ -19,6 +19,7 @@ var errorCodes = [...]struct {
 	{broker.ErrNoPermission, remoting.NoPermission},
 	{broker.ErrTopicNotExist, remoting.TopicNotExist},
 	{broker.ErrLookupFailed, remoting.SystemError},
+	{broker.ErrConfigBlackListed, remoting.NoPermission},
 }
 
 // mappedError answers err with its code from errorCodes, if it has one. The

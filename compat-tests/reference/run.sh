@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs the Apache RocketMQ reference (name server and broker, version pinned in
+# pom.xml) from jars Maven resolves; nothing is installed by hand.
+#
+#   run.sh classpath                         print the classpath (resolving it once)
+#   run.sh namesrv PORT DIR                  exec the name server on 127.0.0.1:PORT
+#   run.sh broker PORT NSADDR DIR [CLUSTER]  exec a broker on 127.0.0.1:PORT, store under DIR
+#   run.sh all [NSPORT BROKERPORT DIR]       both in the foreground (make reference); Ctrl-C stops
+#
+# DIR is ROCKETMQ_HOME and user.home (logs land in DIR/logs). Heap is 256 MB.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cpfile="$here/target/classpath.txt"
+
+classpath() {
+	if [[ ! -s "$cpfile" || "$here/pom.xml" -nt "$cpfile" ]]; then
+		mkdir -p "$here/target"
+		mvn -q -f "$here/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cpfile" >&2
+	fi
+	cat "$cpfile"
+}
+
+# The JVM flags of upstream's runserver.sh/runbroker.sh for JDK >= 9, with a small heap.
+java_opts() {
+	local dir=$1
+	echo -server -Xms256m -Xmx256m -Xmn128m -XX:MaxDirectMemorySize=256m \
+		-XX:+UseG1GC -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 \
+		-XX:InitiatingHeapOccupancyPercent=30 -XX:SoftRefLRUPolicyMSPerMB=0 \
+		-XX:-OmitStackTraceInFastThrow -XX:-UseLargePages \
+		--add-opens java.base/java.nio=ALL-UNNAMED \
+		--add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+		--add-exports java.base/jdk.internal.ref=ALL-UNNAMED \
+		-Duser.home="$dir" -Drocketmq.home.dir="$dir"
+}
+
+namesrv() {
+	local port=$1 dir=$2
+	mkdir -p "$dir"
+	printf 'listenPort=%s\n' "$port" >"$dir/namesrv.properties"
+	local cp
+	cp=$(classpath)
+	export ROCKETMQ_HOME="$dir"
+	# shellcheck disable=SC2046
+	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.namesrv.NamesrvStartup -c "$dir/namesrv.properties"
+}
+
+broker() {
+	local port=$1 ns=$2 dir=$3 cluster=${4:-ReferenceCluster}
+	mkdir -p "$dir/store"
+	cat >"$dir/broker.properties" <<CONF
+brokerClusterName=$cluster
+brokerName=broker-ref
+brokerId=0
+listenPort=$port
+namesrvAddr=$ns
+brokerIP1=127.0.0.1
+storePathRootDir=$dir/store
+storePathCommitLog=$dir/store/commitlog
+flushDiskType=ASYNC_FLUSH
+autoCreateTopicEnable=true
+mappedFileSizeCommitLog=67108864
+diskMaxUsedSpaceRatio=99
+timerWheelEnable=false
+CONF
+	local cp
+	cp=$(classpath)
+	export ROCKETMQ_HOME="$dir"
+	# shellcheck disable=SC2046
+	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$dir/broker.properties" -n "$ns"
+}
+
+all() {
+	local nsport=${1:-9886} bport=${2:-10921} dir=${3:-$(mktemp -d /tmp/rocketmq-reference.XXXXXX)}
+	classpath >/dev/null
+	trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT INT TERM
+	"$0" namesrv "$nsport" "$dir/namesrv" &
+	"$0" broker "$bport" "127.0.0.1:$nsport" "$dir/broker" &
+	echo "Apache RocketMQ reference: namesrv 127.0.0.1:$nsport, broker 127.0.0.1:$bport, files under $dir (Ctrl-C stops)" >&2
+	wait
+}
+
+cmd=${1:-all}
+shift || true
+case "$cmd" in
+classpath) classpath ;;
+namesrv) namesrv "$@" ;;
+broker) broker "$@" ;;
+all) all "$@" ;;
+*) echo "usage: $0 classpath | namesrv PORT DIR | broker PORT NSADDR DIR [CLUSTER] | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,16 @@
+package remoting
+
+// Admin request codes (mqadmin → broker, broker → client) added with the
+// mqadmin compatibility work; see spec remoting.md §5.9–5.10.
+const (
+	GetTopicStatsInfo         int32 = 202
+	GetConsumerConnectionList int32 = 203
+	GetProducerConnectionList int32 = 204
+	GetConsumeStats           int32 = 208
+	ResetConsumerClientOffset int32 = 220
+	InvokeBrokerToResetOffset int32 = 222
+	QueryTopicConsumeByWho    int32 = 300
+	QueryTopicsByConsumer     int32 = 343
+	GetConsumerRunningInfo    int32 = 307
+	ConsumeMessageDirectly    int32 = 309
+)
