@@ -112,8 +112,10 @@ run_system() {
 		pid=$(sed -n 's/.*broker_pid=\([0-9]*\).*/\1/p' <<<"$out")
 		launched=$(sed -n 's/.*launched_ns=\([0-9]*\).*/\1/p' <<<"$out")
 		local pre=$OUT/$name-r$rep-${flush%%_*}
+		# Every start waits for its first accepted send: the broker's port opens
+		# before it has registered with the name server (Apache: up to seconds).
+		"$MQB" probe -n "$ns_addr" -t bench_probe -create-topic -q 1 -since "$launched" -timeout 120s >"$pre-probe.txt" 2>&1
 		if [ $flush = ASYNC_FLUSH ]; then
-			"$MQB" probe -n "$ns_addr" -t bench_probe -create-topic -q 1 -since "$launched" -timeout 120s >"$pre-probe.txt" 2>&1
 			record "$rep" "$name" startup_ms "$(sed -n 's/PROBE first_send_ms=//p' "$pre-probe.txt")"
 			sleep 2
 			record "$rep" "$name" rss_idle_mb "$(( $(rss_kb "$pid") / 1024 ))"
