@@ -28,6 +28,16 @@ type Conn struct {
 	mu      sync.Mutex
 	pending map[int32]chan *Command // server-initiated requests awaiting an answer
 
+	// Late frames from other goroutines are batched: the first one schedules
+	// a single loop task that writes everything gathered by then, so a group
+	// commit answering hundreds of sends costs one wake-up and one write per
+	// connection, not one of each per send.
+	lateMu      sync.Mutex
+	late        []byte // frames waiting for the loop
+	lateQueued  bool   // a flushLate task is scheduled
+	lateSpare   []byte // the other buffer; loop-only
+	flushLateFn gnet.AsyncCallback
+
 	// out collects inline answers during one OnTraffic; loop-only.
 	out []byte
 }
@@ -47,9 +57,11 @@ func (c *Conn) Reply(resp *Command) {
 		return
 	}
 	if len(resp.Body) < inlineBodyMax {
-		frame := AppendFrame(nil, resp)
+		c.lateMu.Lock()
+		c.late = AppendFrame(c.late, resp)
+		c.lateMu.Unlock()
 		resp.releaseBody()
-		_ = c.write(frame)
+		c.scheduleLate()
 		return
 	}
 	bufs := [][]byte{AppendFrameHeader(nil, resp), resp.Body}
@@ -116,6 +128,49 @@ func (c *Conn) deliver(resp *Command) {
 }
 
 func (c *Conn) write(frame []byte) error {
-	// frame is not touched again by us, so no release callback is needed.
-	return c.gc.AsyncWrite(frame, nil)
+	if c.closed.Load() {
+		return ErrConnClosed
+	}
+	c.lateMu.Lock()
+	c.late = append(c.late, frame...)
+	c.lateMu.Unlock()
+	return c.scheduleLate()
+}
+
+// scheduleLate makes sure one flushLate task is queued on the loop.
+func (c *Conn) scheduleLate() error {
+	c.lateMu.Lock()
+	if c.lateQueued {
+		c.lateMu.Unlock()
+		return nil
+	}
+	c.lateQueued = true
+	c.lateMu.Unlock()
+	// An empty asynchronous write is a high-priority task whose callback runs
+	// on the loop, where Write is allowed.
+	if err := c.gc.AsyncWrite(nil, c.flushLateFn); err != nil {
+		c.lateMu.Lock()
+		c.lateQueued = false // the loop cannot be woken; a later frame retries
+		c.lateMu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// flushLate runs on the connection's loop and writes the batched frames.
+func (c *Conn) flushLate(gc gnet.Conn, err error) error {
+	c.lateMu.Lock()
+	out := c.late
+	c.late = c.lateSpare[:0]
+	c.lateQueued = false
+	c.lateMu.Unlock()
+	if err == nil && len(out) > 0 && !c.closed.Load() {
+		_, _ = gc.Write(out) // gnet copies what the socket does not take
+	}
+	if cap(out) <= 1<<20 {
+		c.lateSpare = out[:0]
+	} else {
+		c.lateSpare = nil
+	}
+	return nil
 }

@@ -144,6 +144,7 @@ func (s *Server) OnBoot(e gnet.Engine) gnet.Action {
 
 func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	c := &Conn{ID: s.ids.Add(1), gc: gc, srv: s}
+	c.flushLateFn = c.flushLate
 	if ra := gc.RemoteAddr(); ra != nil {
 		c.Remote = ra.String()
 		if ap, err := netip.ParseAddrPort(c.Remote); err == nil {
