@@ -16,7 +16,8 @@
 #     probe), idle RSS, a warm-up, send TPS at 128 B / 1 KiB / 4 KiB (RSS
 #     sampled meanwhile), N stored messages then consume catch-up TPS, and
 #     end-to-end latency at a fixed rate;
-#   SYNC_FLUSH start: send TPS at 1 KiB.
+#   SYNC_FLUSH start: send TPS at 1 KiB, and MiB/s of 1 KiB messages sent in
+#     batches of 16 (to set against the disk's sequential bandwidth).
 # Each start gets a fresh store. Medians over the repetitions and the ratio
 # A/B are printed; raw numbers go to OUT/results.tsv, mqbench output, CSV and
 # SVG files to OUT/. A disk sequential-write measurement (dd, fdatasync at
@@ -144,6 +145,9 @@ run_system() {
 			bench "$pre-send1024" produce -n "$ns_addr" -t bench_s1024 -create-topic -c "$C" -w "$W" -s 1024 -d "${D}s"
 			record "$rep" "$name" send_tps_1024_sync "$(field "$pre-send1024.txt" send tps)"
 			record "$rep" "$name" send_p99_ms_1024_sync "$(field "$pre-send1024.txt" send p99_ms)"
+			# The disk-bandwidth target: 1 KiB messages in batches of 16, 4x the window.
+			bench "$pre-sendb16" produce -n "$ns_addr" -t bench_b16 -create-topic -c "$C" -w "$W" -b 16 -s 1024 -d "${D}s"
+			record "$rep" "$name" send_mibps_1024x16_sync "$(field "$pre-sendb16.txt" send mibps)"
 		fi
 		"$script" stop "$dir"
 		rm -rf "$dir"
