@@ -48,6 +48,9 @@ func main() {
 	if err := b.Start(processor.BrokerTable(b, log)); err != nil {
 		log.Fatal().Err(err).Msg("start broker")
 	}
+	// Apache's start-up line on stdout: scripts and container checks wait for it.
+	fmt.Printf("The broker[%s, %s] boot success. serializeType=JSON and name server is %s\n",
+		cfg.BrokerName, b.Config.Addr(), cfg.NamesrvAddr)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {

@@ -59,6 +59,7 @@ func run() int {
 		log.Error().Err(err).Msg("name server not started")
 		return 1
 	}
+	// Apache's start-up line on stdout: scripts and container checks wait for it.
 	fmt.Fprintf(os.Stdout, "The Name Server boot success. serializeType=JSON, address %s\n", ns.Addr())
 
 	sig := make(chan os.Signal, 1)
