@@ -191,7 +191,8 @@ func (a *admin) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 		body = strconv.AppendInt(body, lo, 10)
 		body = append(body, '}')
 	}
-	body = append(body, "}}"...)
+	// Apache 5.x adds the topic's put TPS; rocketgo keeps no per-topic rate.
+	body = append(body, `},"topicPutTps":0.0}`...)
 	return okBody(req, body)
 }
 
