@@ -125,6 +125,20 @@ func jsonShape(v any) string {
 	return "?"
 }
 
+// topKeys lists a JSON object's top-level keys.
+func topKeys(b []byte) string {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(b, &v) != nil {
+		return "not an object"
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
 func observe(resp *rawCmd, values ...string) observation {
 	o := observation{Code: resp.Code, Values: map[string]string{}}
 	for k := range resp.ExtFields {
@@ -166,6 +180,8 @@ func javaRequest(code int, ext map[string]string, body []byte) *rawCmd {
 	return r
 }
 
+var bareIntKey = regexp.MustCompile(`([{,])(-?\d+):`)
+
 var bareKeys = regexp.MustCompile(`"brokerAddrs":\{[^}]*\}`)
 
 func sendV2(topic string, queueID int, body []byte) *rawCmd {
@@ -185,6 +201,11 @@ func pullReq(topic, group string, queueID int, offset int64) *rawCmd {
 	}, nil)
 }
 
+// knownExtraKeys are keys rocketgo reports that Apache 5.3.3 does not, on purpose.
+var knownExtraKeys = map[string]bool{
+	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
+}
+
 // probe is one scenario, run against each target.
 type probe struct {
 	name string
@@ -195,6 +216,8 @@ type probe struct {
 var intendedDiffs = map[string]string{
 	"route for a pre-4.9.4 client": "Apache writes fastjson's bare integer brokerAddrs keys for clients older " +
 		"than V4_9_4, rocketgo always standard JSON (every client accepts it)",
+	"heartbeat reply": "Apache 5.x answers IS_SUPPORT_HEART_BEAT_V2 and IS_SUB_CHANGE; rocketgo has no fingerprint " +
+		"heartbeats (V2), and without the flag 5.x clients keep sending full heartbeats",
 }
 
 func TestReference(t *testing.T) {
@@ -320,6 +343,37 @@ func TestReference(t *testing.T) {
 			resp := invoke(t, tg.brokerAddr, javaRequest(208, map[string]string{"consumerGroup": group, "topic": topic}, nil))
 			return observation{Code: resp.Code, Body: normalizedBody(resp.Body, tg.brokerName)}
 		}},
+		{"cluster info shape", func(t *testing.T, tg target, _ string) observation {
+			resp := invoke(t, tg.nsAddr, javaRequest(106, nil, nil))
+			var v map[string]map[string]any
+			// Apache writes fastjson's bare integer keys here (rocketgo quotes
+			// them, see README): quote before parsing.
+			if err := json.Unmarshal(bareIntKey.ReplaceAll(resp.Body, []byte(`$1"$2":`)), &v); err != nil {
+				t.Fatalf("%s: cluster info: %v: %s", tg.name, err, resp.Body)
+			}
+			o := observation{Code: resp.Code}
+			for _, bd := range v["brokerAddrTable"] { // one broker: its entry's shape
+				o.Shape = jsonShape(bd)
+			}
+			return o
+		}},
+		{"all topic config top-level keys", func(t *testing.T, tg target, _ string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(21, nil, nil))
+			return observation{Code: resp.Code, Shape: topKeys(resp.Body)}
+		}},
+		{"heartbeat reply", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(34, nil, []byte(`{"clientID":"diff@1","consumerDataSet":[],"producerDataSet":[{"groupName":"diffpg"}]}`))))
+		}},
+		{"consumer list of unknown group", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(38, map[string]string{"consumerGroup": uniq("nosuch")}, nil)))
+		}},
+		{"search offset by timestamp", func(t *testing.T, tg target, topic string) observation {
+			now := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
+			return observe(invoke(t, tg.brokerAddr, javaRequest(29, map[string]string{"topic": topic, "queueId": "0", "timestamp": now}, nil)), "offset")
+		}},
+		{"earliest store time of an empty queue", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(32, map[string]string{"topic": topic, "queueId": "3"}, nil)), "timestamp")
+		}},
 		{"topic stats of unknown topic", func(t *testing.T, tg target, _ string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(202, map[string]string{"topic": uniq("nosuch")}, nil)))
 		}},
@@ -332,6 +386,48 @@ func TestReference(t *testing.T) {
 		{"view message at bad offset", func(t *testing.T, tg target, _ string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(33, map[string]string{"offset": "123456789"}, nil)))
 		}},
+	}
+	// Key sets where rocketgo may report fewer keys than Apache but never others.
+	subsets := []struct {
+		name string
+		keys func(t *testing.T, tg target) map[string]bool
+	}{
+		{"runtime info keys", func(t *testing.T, tg target) map[string]bool {
+			var v struct{ Table map[string]string }
+			if err := json.Unmarshal(invoke(t, tg.brokerAddr, javaRequest(28, nil, nil)).Body, &v); err != nil {
+				t.Fatalf("%s: runtime info: %v", tg.name, err)
+			}
+			out := map[string]bool{}
+			for k := range v.Table {
+				out[k] = true
+			}
+			return out
+		}},
+		{"broker config keys", func(t *testing.T, tg target) map[string]bool {
+			out := map[string]bool{}
+			for _, line := range strings.Split(string(invoke(t, tg.brokerAddr, javaRequest(26, nil, nil)).Body), "\n") {
+				if k, _, ok := strings.Cut(line, "="); ok {
+					out[k] = true
+				}
+			}
+			return out
+		}},
+	}
+	for _, sc := range subsets {
+		t.Run(sc.name, func(t *testing.T) {
+			ours, theirs := sc.keys(t, targets[0]), sc.keys(t, targets[1])
+			var extra []string
+			for k := range ours {
+				if !theirs[k] && !knownExtraKeys[k] {
+					extra = append(extra, k)
+				}
+			}
+			sort.Strings(extra)
+			if len(extra) > 0 {
+				t.Errorf("rocketgo reports keys Apache 5.3.3 does not: %v", extra)
+			}
+			t.Logf("%d keys (Apache %d)", len(ours), len(theirs))
+		})
 	}
 	for _, p := range probes {
 		t.Run(p.name, func(t *testing.T) {
