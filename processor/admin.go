@@ -72,16 +72,6 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, b...)
 }
 
-// appendJavaDouble writes a float as Java's Double.toString would for the
-// values we produce (always with a fraction: 0.0, 12.5).
-func appendJavaDouble(dst []byte, f float64) []byte {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
-	}
-	return append(dst, s...)
-}
-
 func okBody(req *remoting.Command, body []byte) *remoting.Command {
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Body = body
