@@ -76,6 +76,14 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	return &def, true
 }
 
+// Contains reports whether the group is configured, never creating it.
+func (g *Groups) Contains(name string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	_, ok := g.table[name]
+	return ok
+}
+
 // Put creates or replaces a group's config.
 func (g *Groups) Put(gc GroupConfig) {
 	g.mu.Lock()

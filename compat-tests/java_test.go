@@ -153,23 +153,27 @@ func TestJavaClients(t *testing.T) {
 	c := newCluster(t, "java")
 	for _, line := range javaLines {
 		for _, ser := range serializations {
-			t.Run(line.label+"/"+ser, func(t *testing.T) {
-				start := time.Now()
-				run := strings.ToLower(fmt.Sprintf("%s-%s-%d", line.profile, ser, time.Now().UnixNano()%1_000_000))
-				go2java := "go2java-" + run
-				java2go := "java2go-" + run
-				createTopic(t, c, go2java)
-				createTopic(t, c, java2go)
-				sendMixedFromGo(t, c, go2java)
-				runMaven(t, mavenRun{profile: line.profile, serialize: ser, class: "ClientTest", props: map[string]string{
-					"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
-					"brokerAddr": c.brokerAddr, "go2javaTopic": go2java, "java2goTopic": java2go,
-				}})
-				t.Run("javaProducerToGoConsumer", func(t *testing.T) { checkMixedInGo(t, c, java2go) })
-				report(t, start, 0, 0, "")
-			})
+			t.Run(line.label+"/"+ser, func(t *testing.T) { runJavaClientScenarios(t, c, line, ser) })
 		}
 	}
+}
+
+// runJavaClientScenarios runs ClientTest for one client line and serialization
+// against c, with the Go side of the mixed-client exchange around it.
+func runJavaClientScenarios(t *testing.T, c *cluster, line struct{ profile, label string }, ser string) {
+	start := time.Now()
+	run := strings.ToLower(fmt.Sprintf("%s-%s-%d", line.profile, ser, time.Now().UnixNano()%1_000_000))
+	go2java := "go2java-" + run
+	java2go := "java2go-" + run
+	createTopic(t, c, go2java)
+	createTopic(t, c, java2go)
+	sendMixedFromGo(t, c, go2java)
+	runMaven(t, mavenRun{profile: line.profile, serialize: ser, class: "ClientTest", props: map[string]string{
+		"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
+		"brokerAddr": c.brokerAddr, "go2javaTopic": go2java, "java2goTopic": java2go,
+	}})
+	t.Run("javaProducerToGoConsumer", func(t *testing.T) { checkMixedInGo(t, c, java2go) })
+	report(t, start, 0, 0, "")
 }
 
 // sendMixedFromGo sends the messages the Java goProducerToJavaConsumer case expects.
@@ -249,6 +253,13 @@ func checkMixedInGo(t *testing.T, c *cluster, topic string) {
 func TestMQAdmin(t *testing.T) {
 	requireJava(t)
 	c := newCluster(t, "mqadmin")
+	for _, line := range javaLines {
+		t.Run(line.label, func(t *testing.T) { runMQAdmin(t, c, line) })
+	}
+}
+
+// runMQAdmin runs MqAdminTest with one tools version against c.
+func runMQAdmin(t *testing.T, c *cluster, line struct{ profile, label string }) {
 	home := t.TempDir()
 	// 4.9.x tools configure logback from $ROCKETMQ_HOME/conf/logback_tools.xml
 	// and skip the command when it is missing.
@@ -266,14 +277,10 @@ func TestMQAdmin(t *testing.T) {
 		t.Fatalf("QUERY_MESSAGE probe: %v", err)
 	}
 	unsupported := strconv.FormatBool(probe.Code == 3)
-	for _, line := range javaLines {
-		t.Run(line.label, func(t *testing.T) {
-			run := strings.ToLower(fmt.Sprintf("%s-adm-%d", line.profile, time.Now().UnixNano()%1_000_000))
-			runMaven(t, mavenRun{profile: line.profile, serialize: "JSON", class: "MqAdminTest", props: map[string]string{
-				"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
-				"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
-				"rocketmq.home.dir": home, "user.home": home, "queryMessageUnsupported": unsupported,
-			}})
-		})
-	}
+	run := strings.ToLower(fmt.Sprintf("%s-adm-%d", line.profile, time.Now().UnixNano()%1_000_000))
+	runMaven(t, mavenRun{profile: line.profile, serialize: "JSON", class: "MqAdminTest", props: map[string]string{
+		"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
+		"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
+		"rocketmq.home.dir": home, "user.home": home, "queryMessageUnsupported": unsupported,
+	}})
 }

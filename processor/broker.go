@@ -19,6 +19,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p := &brokerProcs{b: b, log: log.With().Str("component", "processor").Logger()}
 	t := Table{}
 	p.registerSend(t)
+	p.completeSendReplies(t)
 	p.registerPull(t)
 	p.registerClients(t)
 	p.registerOffsets(t)

@@ -66,6 +66,13 @@ func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Comma
 	if err != nil {
 		return p.fail(req, err)
 	}
+	// As Apache 5.x: the group must exist (a heartbeat or updateSubGroup creates it).
+	if !p.b.Groups.Contains(group) {
+		if req.Language == remoting.LangGo {
+			return nil // never answered, see below
+		}
+		return remoting.NewResponse(req, remoting.SubscriptionGroupNotExist, "Group "+group+" not exist!")
+	}
 	if _, ok := p.b.Topics.Get(h.topic); !ok {
 		return remoting.NewResponse(req, remoting.TopicNotExist, "Topic "+h.topic+" not exist!")
 	}

@@ -71,6 +71,12 @@ func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *r
 	if err != nil {
 		return p.fail(req, err)
 	}
+	// Apache 5.x answers TopicConfigAndMappingSerializeWrapper; rocketgo has
+	// no static topics, so the mapping tables are empty.
+	if n := len(body); n > 0 && body[n-1] == '}' {
+		body = append(body[:n-1], `,"mappingDataVersion":{"counter":0,"stateVersion":0,"timestamp":0},`+
+			`"topicQueueMappingDetailMap":{},"topicQueueMappingInfoMap":{}}`...)
+	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Body = body
 	return resp

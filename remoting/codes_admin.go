@@ -11,6 +11,4 @@ const (
 	InvokeBrokerToResetOffset int32 = 222
 	QueryTopicConsumeByWho    int32 = 300
 	QueryTopicsByConsumer     int32 = 343
-	GetConsumerRunningInfo    int32 = 307
-	ConsumeMessageDirectly    int32 = 309
 )

@@ -61,7 +61,6 @@ flushDiskType=ASYNC_FLUSH
 autoCreateTopicEnable=true
 mappedFileSizeCommitLog=67108864
 diskMaxUsedSpaceRatio=99
-timerWheelEnable=false
 CONF
 	local cp
 	cp=$(classpath)

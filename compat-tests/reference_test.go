@@ -1,0 +1,463 @@
+package compattest
+
+// Differential tests: the same raw requests against rocketgo and against the
+// Apache reference (compat-tests/reference, started here), comparing what a
+// client can observe — response codes, reply header fields, body JSON shapes,
+// offsets. Differences kept on purpose are listed in intendedDiffs and in the
+// README ("Where rocketgo differs from Apache on purpose").
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reference is an Apache name server + broker pair run by reference/run.sh.
+type reference struct {
+	nsAddr, brokerAddr string
+	ns, broker         *proc
+	dir                string
+}
+
+func startReference(t *testing.T) *reference {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reference{dir: filepath.Join(workDir, "reference")}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nsPort, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokerPort, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.nsAddr = fmt.Sprintf("127.0.0.1:%d", nsPort)
+	r.brokerAddr = fmt.Sprintf("127.0.0.1:%d", brokerPort)
+	start := time.Now()
+	r.ns, err = startProc("apache-namesrv", script, []string{"namesrv", strconv.Itoa(nsPort), filepath.Join(r.dir, "namesrv")},
+		filepath.Join(r.dir, "namesrv.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.ns.stop() })
+	if err := waitTCP(r.ns, r.nsAddr, 90*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.broker, err = startProc("apache-broker", script, []string{"broker", strconv.Itoa(brokerPort), r.nsAddr,
+		filepath.Join(r.dir, "broker"), clusterName}, filepath.Join(r.dir, "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.broker.stop() })
+	if err := waitTCP(r.broker, r.brokerAddr, 90*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, 60*time.Second, func() bool {
+		code, rd, _, err := queryRoute(r.nsAddr, "TBW102")
+		return err == nil && code == 0 && rd.hasBroker(r.brokerAddr)
+	}) {
+		t.Fatalf("Apache broker not routed within 60 s:\n%s", tailFile(filepath.Join(r.dir, "broker.log"), 30))
+	}
+	t.Logf("Apache reference up in %.1fs (namesrv %s, broker %s)", time.Since(start).Seconds(), r.nsAddr, r.brokerAddr)
+	return r
+}
+
+// target is one side of the comparison.
+type target struct {
+	name, nsAddr, brokerAddr, brokerName string
+}
+
+// observation is what a client sees of one response.
+type observation struct {
+	Body    string // normalized body, for bodies compared verbatim
+	Code    int
+	ExtKeys []string // reply header fields present
+	Shape   string   // JSON shape of the body ("" when not JSON)
+	Values  map[string]string
+}
+
+func (o observation) String() string {
+	return fmt.Sprintf("code=%d ext=%v values=%v shape=%s body=%s", o.Code, o.ExtKeys, o.Values, o.Shape, o.Body)
+}
+
+// jsonShape renders a JSON value's structure: objects with their sorted keys,
+// arrays by their first element, scalars by type.
+func jsonShape(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + jsonShape(x[k])
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	case []any:
+		if len(x) == 0 {
+			return "[]"
+		}
+		return "[" + jsonShape(x[0]) + "]"
+	case string:
+		return "s"
+	case float64:
+		return "n"
+	case bool:
+		return "b"
+	case nil:
+		return "null"
+	}
+	return "?"
+}
+
+// topKeys lists a JSON object's top-level keys.
+func topKeys(b []byte) string {
+	var v map[string]json.RawMessage
+	if json.Unmarshal(b, &v) != nil {
+		return "not an object"
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func observe(resp *rawCmd, values ...string) observation {
+	o := observation{Code: resp.Code, Values: map[string]string{}}
+	for k := range resp.ExtFields {
+		o.ExtKeys = append(o.ExtKeys, k)
+	}
+	sort.Strings(o.ExtKeys)
+	var v any
+	if len(resp.Body) > 0 && json.Unmarshal(resp.Body, &v) == nil {
+		o.Shape = jsonShape(v)
+	}
+	for _, k := range values {
+		o.Values[k] = resp.ExtFields[k]
+	}
+	return o
+}
+
+var timestampField = regexp.MustCompile(`"(lastUpdateTimestamp|lastTimestamp)":\d+`)
+
+// normalizedBody is the body with the broker name and store timestamps
+// replaced, for byte-exact comparison (fastjson object-key maps are not JSON).
+// Entries of maps keyed by MessageQueue are sorted: their order is a Java
+// HashMap's, which no client depends on.
+func normalizedBody(b []byte, brokerName string) string {
+	s := strings.ReplaceAll(string(b), `"`+brokerName+`"`, `"BROKER"`)
+	s = timestampField.ReplaceAllString(s, `"$1":T`)
+	entries := mqEntry.FindAllString(s, -1)
+	sort.Strings(entries)
+	rest := mqEntry.ReplaceAllString(s, "E")
+	return rest + " entries=" + strings.Join(entries, ";")
+}
+
+var mqEntry = regexp.MustCompile(`\{"brokerName":"[^"]*","queueId":\d+,"topic":"[^"]*"\}:(\{[^}]*\}|-?\d+)`)
+
+// javaRequest is a request as the 4.9.8/5.x Java client sends it (so both
+// name servers answer routes in standard JSON).
+func javaRequest(code int, ext map[string]string, body []byte) *rawCmd {
+	r := newRequest(code, ext, body)
+	r.Language, r.Version = "JAVA", 409
+	return r
+}
+
+var bareIntKey = regexp.MustCompile(`([{,])(-?\d+):`)
+
+var bareKeys = regexp.MustCompile(`"brokerAddrs":\{[^}]*\}`)
+
+func sendV2(topic string, queueID int, body []byte) *rawCmd {
+	return javaRequest(310, map[string]string{
+		"a": "diff-producer", "b": topic, "c": "TBW102", "d": "4", "e": strconv.Itoa(queueID), "f": "0",
+		"g": strconv.FormatInt(time.Now().UnixMilli(), 10), "h": "0",
+		"i": "KEYS\x01k1\x02TAGS\x01t1\x02UNIQ_KEY\x01" + fmt.Sprintf("%032X", time.Now().UnixNano()),
+		"j": "0", "k": "false", "m": "false",
+	}, body)
+}
+
+func pullReq(topic, group string, queueID int, offset int64) *rawCmd {
+	return javaRequest(11, map[string]string{
+		"consumerGroup": group, "topic": topic, "queueId": strconv.Itoa(queueID),
+		"queueOffset": strconv.FormatInt(offset, 10), "maxMsgNums": "32", "sysFlag": "0", "commitOffset": "0",
+		"suspendTimeoutMillis": "0", "subscription": "*", "subVersion": "0", "expressionType": "TAG",
+	}, nil)
+}
+
+// knownExtraKeys are keys rocketgo reports that Apache 5.3.3 does not, on purpose.
+var knownExtraKeys = map[string]bool{
+	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
+}
+
+// probe is one scenario, run against each target.
+type probe struct {
+	name string
+	run  func(t *testing.T, tg target, topic string) observation
+}
+
+// intendedDiffs names the probes whose observations may differ, and why.
+var intendedDiffs = map[string]string{
+	"route for a pre-4.9.4 client": "Apache writes fastjson's bare integer brokerAddrs keys for clients older " +
+		"than V4_9_4, rocketgo always standard JSON (every client accepts it)",
+	"heartbeat reply": "Apache 5.x answers IS_SUPPORT_HEART_BEAT_V2 and IS_SUB_CHANGE; rocketgo has no fingerprint " +
+		"heartbeats (V2), and without the flag 5.x clients keep sending full heartbeats",
+}
+
+func TestReference(t *testing.T) {
+	requireJava(t)
+	ref := startReference(t)
+	ours := sharedCluster(t)
+	targets := []target{
+		{"rocketgo", ours.nsAddr, ours.brokerAddr, ours.brokerName},
+		{"apache", ref.nsAddr, ref.brokerAddr, "broker-ref"},
+	}
+	topic := uniq("diff")
+	const sent = 3
+	for _, tg := range targets {
+		resp, err := rawInvoke(tg.brokerAddr, javaRequest(17, map[string]string{
+			"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "4", "writeQueueNums": "4", "perm": "6",
+			"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
+		}, nil), 5*time.Second)
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("%s: UPDATE_AND_CREATE_TOPIC: %v %v", tg.name, err, resp)
+		}
+		if !waitFor(t, 30*time.Second, func() bool {
+			code, rd, _, err := queryRoute(tg.nsAddr, topic)
+			return err == nil && code == 0 && rd.hasBroker(tg.brokerAddr)
+		}) {
+			t.Fatalf("%s: route of %s never appeared", tg.name, topic)
+		}
+		for i := 0; i < sent; i++ {
+			resp, err := rawInvoke(tg.brokerAddr, sendV2(topic, 0, []byte("diff-body")), 5*time.Second)
+			if err != nil || resp.Code != 0 {
+				t.Fatalf("%s: SEND_MESSAGE_V2: %v %v", tg.name, err, resp)
+			}
+		}
+	}
+	invoke := func(t *testing.T, addr string, req *rawCmd) *rawCmd {
+		t.Helper()
+		resp, err := rawInvoke(addr, req, 10*time.Second)
+		if err != nil {
+			t.Fatalf("request %d to %s: %v", req.Code, addr, err)
+		}
+		return resp
+	}
+	probes := []probe{
+		{"route", func(t *testing.T, tg target, topic string) observation {
+			o := observe(invoke(t, tg.nsAddr, javaRequest(105, map[string]string{"topic": topic}, nil)))
+			return o
+		}},
+		{"route for a pre-4.9.4 client", func(t *testing.T, tg target, topic string) observation {
+			req := javaRequest(105, map[string]string{"topic": topic}, nil)
+			req.Version = 317
+			resp := invoke(t, tg.nsAddr, req)
+			return observation{Code: resp.Code, Body: normalizedBody(bareKeys.Find(resp.Body), tg.brokerName)}
+		}},
+		{"route of unknown topic", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.nsAddr, javaRequest(105, map[string]string{"topic": uniq("nosuch")}, nil)))
+		}},
+		{"send reply header", func(t *testing.T, tg target, topic string) observation {
+			o := observe(invoke(t, tg.brokerAddr, sendV2(topic, 1, []byte("x"))), "queueId", "queueOffset")
+			return o
+		}},
+		{"send to unknown topic without auto-create default", func(t *testing.T, tg target, _ string) observation {
+			req := sendV2(uniq("nosuch"), 0, []byte("x"))
+			req.ExtFields["c"] = uniq("nodefault")
+			return observe(invoke(t, tg.brokerAddr, req))
+		}},
+		{"message too big", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, sendV2(topic, 0, make([]byte, 4*1024*1024+1))))
+		}},
+		{"bad request (send without topic)", func(t *testing.T, tg target, topic string) observation {
+			req := sendV2(topic, 0, []byte("x"))
+			delete(req.ExtFields, "b")
+			return observe(invoke(t, tg.brokerAddr, req))
+		}},
+		{"unknown request code", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(9999, nil, nil)))
+		}},
+		{"max offset", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(30, map[string]string{"topic": topic, "queueId": "0"}, nil)), "offset")
+		}},
+		{"min offset", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(31, map[string]string{"topic": topic, "queueId": "0"}, nil)), "offset")
+		}},
+		{"pull found", func(t *testing.T, tg target, topic string) observation {
+			o := observe(invoke(t, tg.brokerAddr, pullReq(topic, uniq("diffcg"), 0, 0)), "nextBeginOffset", "minOffset", "maxOffset")
+			return o
+		}},
+		{"pull offset too big", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, pullReq(topic, uniq("diffcg"), 0, 100)), "nextBeginOffset", "minOffset", "maxOffset")
+		}},
+		{"pull at max offset", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, pullReq(topic, uniq("diffcg"), 0, sent)), "nextBeginOffset", "minOffset", "maxOffset")
+		}},
+		{"pull unknown topic", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, pullReq(uniq("nosuch"), uniq("diffcg"), 0, 0)))
+		}},
+		{"commit offset of unknown group", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(15, map[string]string{"consumerGroup": uniq("nosuch"),
+				"topic": topic, "queueId": "0", "commitOffset": "1"}, nil)))
+		}},
+		{"consumer offset of new group", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(14, map[string]string{
+				"consumerGroup": uniq("diffcg"), "topic": topic, "queueId": "0"}, nil)), "offset")
+		}},
+		{"topic stats", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(202, map[string]string{"topic": topic}, nil)))
+		}},
+		{"topic stats body", func(t *testing.T, tg target, topic string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(202, map[string]string{"topic": topic}, nil))
+			return observation{Code: resp.Code, Body: normalizedBody(resp.Body, tg.brokerName)}
+		}},
+		{"consume stats body", func(t *testing.T, tg target, topic string) observation {
+			group := uniq("diffcg")
+			body := []byte(`{"groupName":"` + group + `"}`)
+			if resp := invoke(t, tg.brokerAddr, javaRequest(200, nil, body)); resp.Code != 0 {
+				t.Fatalf("%s: UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: %v", tg.name, resp)
+			}
+			for q := 0; q < 4; q++ {
+				resp := invoke(t, tg.brokerAddr, javaRequest(15, map[string]string{"consumerGroup": group, "topic": topic,
+					"queueId": strconv.Itoa(q), "commitOffset": strconv.Itoa(min(q, sent-1))}, nil))
+				if resp.Code != 0 {
+					t.Fatalf("%s: UPDATE_CONSUMER_OFFSET: %v", tg.name, resp)
+				}
+			}
+			resp := invoke(t, tg.brokerAddr, javaRequest(208, map[string]string{"consumerGroup": group, "topic": topic}, nil))
+			return observation{Code: resp.Code, Body: normalizedBody(resp.Body, tg.brokerName)}
+		}},
+		{"cluster info shape", func(t *testing.T, tg target, _ string) observation {
+			resp := invoke(t, tg.nsAddr, javaRequest(106, nil, nil))
+			var v map[string]map[string]any
+			// Apache writes fastjson's bare integer keys here (rocketgo quotes
+			// them, see README): quote before parsing.
+			if err := json.Unmarshal(bareIntKey.ReplaceAll(resp.Body, []byte(`$1"$2":`)), &v); err != nil {
+				t.Fatalf("%s: cluster info: %v: %s", tg.name, err, resp.Body)
+			}
+			o := observation{Code: resp.Code}
+			for _, bd := range v["brokerAddrTable"] { // one broker: its entry's shape
+				o.Shape = jsonShape(bd)
+			}
+			return o
+		}},
+		{"all topic config top-level keys", func(t *testing.T, tg target, _ string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(21, nil, nil))
+			return observation{Code: resp.Code, Shape: topKeys(resp.Body)}
+		}},
+		{"heartbeat reply", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(34, nil, []byte(`{"clientID":"diff@1","consumerDataSet":[],"producerDataSet":[{"groupName":"diffpg"}]}`))))
+		}},
+		{"consumer list of unknown group", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(38, map[string]string{"consumerGroup": uniq("nosuch")}, nil)))
+		}},
+		{"search offset by timestamp", func(t *testing.T, tg target, topic string) observation {
+			now := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
+			return observe(invoke(t, tg.brokerAddr, javaRequest(29, map[string]string{"topic": topic, "queueId": "0", "timestamp": now}, nil)), "offset")
+		}},
+		{"earliest store time of an empty queue", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(32, map[string]string{"topic": topic, "queueId": "3"}, nil)), "timestamp")
+		}},
+		{"topic stats of unknown topic", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(202, map[string]string{"topic": uniq("nosuch")}, nil)))
+		}},
+		{"topic config of unknown topic", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(351, map[string]string{"topic": uniq("nosuch")}, nil)))
+		}},
+		{"consumer connections of unknown group", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(203, map[string]string{"consumerGroup": uniq("nosuch")}, nil)))
+		}},
+		{"view message at bad offset", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(33, map[string]string{"offset": "123456789"}, nil)))
+		}},
+	}
+	// Key sets where rocketgo may report fewer keys than Apache but never others.
+	subsets := []struct {
+		name string
+		keys func(t *testing.T, tg target) map[string]bool
+	}{
+		{"runtime info keys", func(t *testing.T, tg target) map[string]bool {
+			var v struct{ Table map[string]string }
+			var last *rawCmd
+			if !waitFor(t, 10*time.Second, func() bool {
+				last = invoke(t, tg.brokerAddr, javaRequest(28, nil, nil))
+				return last.Code == 0 && json.Unmarshal(last.Body, &v) == nil
+			}) {
+				t.Fatalf("%s: runtime info: %v %q", tg.name, last, last.Body)
+			}
+			out := map[string]bool{}
+			for k := range v.Table {
+				out[k] = true
+			}
+			return out
+		}},
+		{"broker config keys", func(t *testing.T, tg target) map[string]bool {
+			out := map[string]bool{}
+			for _, line := range strings.Split(string(invoke(t, tg.brokerAddr, javaRequest(26, nil, nil)).Body), "\n") {
+				if k, _, ok := strings.Cut(line, "="); ok {
+					out[k] = true
+				}
+			}
+			return out
+		}},
+	}
+	for _, sc := range subsets {
+		t.Run(sc.name, func(t *testing.T) {
+			ours, theirs := sc.keys(t, targets[0]), sc.keys(t, targets[1])
+			var extra []string
+			for k := range ours {
+				if !theirs[k] && !knownExtraKeys[k] {
+					extra = append(extra, k)
+				}
+			}
+			sort.Strings(extra)
+			if len(extra) > 0 {
+				t.Errorf("rocketgo reports keys Apache 5.3.3 does not: %v", extra)
+			}
+			t.Logf("%d keys (Apache %d)", len(ours), len(theirs))
+		})
+	}
+	for _, p := range probes {
+		t.Run(p.name, func(t *testing.T) {
+			got := map[string]observation{}
+			for _, tg := range targets {
+				got[tg.name] = p.run(t, tg, topic)
+			}
+			a, b := got["rocketgo"], got["apache"]
+			if fmt.Sprint(a) == fmt.Sprint(b) {
+				return
+			}
+			if why, ok := intendedDiffs[p.name]; ok {
+				t.Logf("differs on purpose (%s):\n  rocketgo: %v\n  apache:   %v", why, a, b)
+				return
+			}
+			t.Errorf("rocketgo and Apache differ:\n  rocketgo: %v\n  apache:   %v", a, b)
+		})
+	}
+
+	// The Java scenarios themselves against Apache: every assertion the Java
+	// tests make of rocketgo holds for the reference too.
+	apache := &cluster{name: "reference", nsAddr: ref.nsAddr, brokerAddr: ref.brokerAddr, brokerName: "broker-ref"}
+	t.Run("java client scenarios on Apache", func(t *testing.T) {
+		runJavaClientScenarios(t, apache, javaLines[1], "JSON")
+	})
+	t.Run("mqadmin on Apache", func(t *testing.T) {
+		runMQAdmin(t, apache, javaLines[1])
+	})
+}
