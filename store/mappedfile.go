@@ -25,8 +25,9 @@ type mappedFile struct {
 	size  int64
 	data  []byte
 
-	wrote   atomic.Int64 // write position inside the file
-	flushed atomic.Int64 // msync'ed up to here
+	wrote     atomic.Int64 // write position inside the file
+	flushed   atomic.Int64 // msync'ed up to here
+	populated atomic.Int64 // pages faulted in ahead of wrote up to here (prefault.go)
 }
 
 // fileName is UtilAll.offset2FileName.

@@ -86,6 +86,7 @@ type Store struct {
 
 	dispatchCh chan struct{}
 	flushCh    chan struct{}
+	prefaultCh chan struct{}
 
 	flushMu   sync.Mutex
 	flushReqs []flushReq // guarded by flushMu
@@ -124,6 +125,7 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		cqs:          make(map[string]map[int32]*consumeQueue),
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
+		prefaultCh:   make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		now:          time.Now,
 		diskUsage:    diskUsage,
@@ -210,6 +212,7 @@ func (s *Store) Start() error {
 	s.goRun(s.flushCommitLogLoop)
 	s.goRun(s.flushConsumeQueueLoop)
 	s.goRun(s.cleanupLoop)
+	s.goRun(s.prefaultLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -453,6 +456,9 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 
 // publishLocked makes bytes up to pos in mf visible to readers.
 func (s *Store) publishLocked(mf *mappedFile, pos int64, storeTs int64) {
+	if pos+prefaultAhead/2 > mf.populated.Load() && pos < mf.size {
+		s.signal(s.prefaultCh)
+	}
 	mf.wrote.Store(pos)
 	s.cl.maxOffset.Store(mf.start + pos)
 	s.cl.lastStoreTs.Store(storeTs)
