@@ -23,6 +23,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -51,7 +52,7 @@ type delayOffsetFile struct {
 // load reads delayOffset.json and clamps each offset into its queue's
 // [min, max] (as 5.x does).
 func (d *delayService) load() error {
-	b, err := readConfigFile(d.path)
+	b, err := config.ReadFile(d.path)
 	if err != nil {
 		return err
 	}

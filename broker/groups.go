@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // GroupConfig is Apache's SubscriptionGroupConfig (4.9 fields), alphabetical.
@@ -116,7 +118,7 @@ func (g *Groups) MarshalWrapper() ([]byte, error) {
 }
 
 func (g *Groups) load() error {
-	b, err := readConfigFile(g.path)
+	b, err := config.ReadFile(g.path)
 	if err != nil || b == nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // Offsets holds consumer groups' committed offsets (next offset to consume per
@@ -95,7 +97,7 @@ func (o *Offsets) Groups(topic string) []string {
 }
 
 func (o *Offsets) load() error {
-	b, err := readConfigFile(o.path)
+	b, err := config.ReadFile(o.path)
 	if err != nil || b == nil {
 		return err
 	}

@@ -35,6 +35,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -89,7 +90,7 @@ func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
 }
 
 func (ts *timerService) load() error {
-	raw, err := readConfigFile(ts.path)
+	raw, err := config.ReadFile(ts.path)
 	if err != nil || raw == nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // System topic names (Apache TopicValidator / MixAll).
@@ -79,7 +81,7 @@ func newTopics(path string, onChange func()) *Topics {
 
 // load reads topics.json over the system topics already present.
 func (t *Topics) load() error {
-	b, err := readConfigFile(t.path)
+	b, err := config.ReadFile(t.path)
 	if err != nil || b == nil {
 		return err
 	}

@@ -1,8 +1,13 @@
-// Package config reads Java-properties files (broker.conf, namesrv.conf) into
-// plain structs whose fields carry Apache's key names in `key:"..."` tags.
+// Package config reads and writes the servers' configuration files: the
+// Java-properties files (broker.conf, namesrv.conf), read into plain structs
+// whose fields carry Apache's key names in `key:"..."` tags, and the
+// fastjson-shaped JSON files under store/config (jsonfile.go).
 //
-// Owns: the properties syntax and the reflection that maps keys to fields.
-// Never: holds defaults (each owner's DefaultConfig does) or runs after startup.
+// Owns: the properties syntax and the reflection that maps keys to fields;
+// durable replacement of a JSON file with its .bak; reading fastjson's bare
+// integer keys.
+// Never: holds defaults (each owner's DefaultConfig does) or knows what a
+// file's fields mean.
 package config
 
 import (

@@ -18,6 +18,8 @@ import (
 	"fmt"
 
 	jsoniter "github.com/json-iterator/go"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // versionV3_0_11 is MQVersion.Version.V3_0_11's ordinal: from it on the body
@@ -62,7 +64,7 @@ func DecodeRegisterBody(body []byte, version int32) (RegisterBody, error) {
 	}
 	if err := lenient.Unmarshal(body, dst); err != nil {
 		rb = RegisterBody{}
-		if err2 := lenient.Unmarshal(quoteBareKeys(body), dst); err2 != nil {
+		if err2 := lenient.Unmarshal(config.QuoteBareKeys(body), dst); err2 != nil {
 			return RegisterBody{}, fmt.Errorf("%w: register broker: %v", ErrBadBody, err)
 		}
 	}
@@ -76,60 +78,6 @@ func DecodeDataVersion(body []byte) (DataVersion, error) {
 		return DataVersion{}, fmt.Errorf("%w: data version: %v", ErrBadBody, err)
 	}
 	return v, nil
-}
-
-// quoteBareKeys rewrites fastjson's unquoted numeric object keys
-// ({0:"a"}) as standard JSON ({"0":"a"}). Strings are copied untouched;
-// anything else malformed is left for the decoder to reject.
-func quoteBareKeys(b []byte) []byte {
-	out := make([]byte, 0, len(b)+16)
-	var stack []byte
-	expectKey := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '"':
-			j := i + 1
-			for j < len(b) && b[j] != '"' {
-				if b[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(b) {
-				j = len(b) - 1
-			}
-			out = append(out, b[i:j+1]...)
-			i = j
-			expectKey = false
-		case c == '{' || c == '[':
-			stack = append(stack, c)
-			expectKey = c == '{'
-			out = append(out, c)
-		case c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			expectKey = false
-			out = append(out, c)
-		case c == ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
-			out = append(out, c)
-		case expectKey && (c == '-' || (c >= '0' && c <= '9')):
-			j := i + 1
-			for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] == '+' || b[j] == '-') {
-				j++
-			}
-			out = append(out, '"')
-			out = append(out, b[i:j]...)
-			out = append(out, '"')
-			i = j - 1
-			expectKey = false
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // DecodeRouteQueueDatas reads the queueDatas of a TopicRouteData body
@@ -148,7 +96,7 @@ func DecodeRouteQueueDatas(body []byte) ([]QueueData, error) {
 		return nil, nil
 	}
 	if err := lenient.Unmarshal(body, &rd); err != nil {
-		if err2 := lenient.Unmarshal(quoteBareKeys(body), &rd); err2 != nil {
+		if err2 := lenient.Unmarshal(config.QuoteBareKeys(body), &rd); err2 != nil {
 			return nil, fmt.Errorf("%w: topic route data: %v", ErrBadBody, err)
 		}
 	}

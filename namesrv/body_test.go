@@ -3,6 +3,8 @@ package namesrv
 import (
 	"errors"
 	"testing"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 func TestDecodeRegisterBody(t *testing.T) {
@@ -59,27 +61,11 @@ func TestDecodeRegisterBodyErrors(t *testing.T) {
 	}
 }
 
-func TestQuoteBareKeys(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{0:"a",1:"b"}`, `{"0":"a","1":"b"}`},
-		{`{"k":{-1:[1,2]}}`, `{"k":{"-1":[1,2]}}`},
-		{`[1,{2:3}]`, `[1,{"2":3}]`},
-		{`{"s":"{0:\"x\"}"}`, `{"s":"{0:\"x\"}"}`},
-		{`{ 7 : 8 }`, `{ "7" : 8 }`},
-		{`{"unterminated`, `{"unterminated`},
-	}
-	for _, tt := range tests {
-		if got := string(quoteBareKeys([]byte(tt.in))); got != tt.want {
-			t.Errorf("quoteBareKeys(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 func FuzzDecodeRegisterBody(f *testing.F) {
 	f.Add([]byte(`{"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":{"counter":1},"topicConfigTable":{"T":{"topicName":"T"}}}}`))
 	f.Add([]byte(`{0:{1:"x"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = DecodeRegisterBody(b, 409) // must not panic
-		_ = quoteBareKeys(b)
+		_ = config.QuoteBareKeys(b)
 	})
 }

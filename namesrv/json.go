@@ -17,7 +17,8 @@ package namesrv
 import (
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Perm bits (PermName).
@@ -247,51 +248,8 @@ func appendStrings(dst []byte, ss []string) []byte {
 	return append(dst, ']')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string: quotes, backslashes and control
-// characters escaped, other UTF-8 raw (fastjson's default), invalid bytes
-// replaced by U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			i += n
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString appends s as a JSON string the way fastjson writes it.
+func appendString(dst []byte, s string) []byte { return remoting.AppendJSONString(dst, s) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))

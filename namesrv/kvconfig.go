@@ -6,12 +6,10 @@ package namesrv
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // NamespaceOrderTopicConfig holds per-topic orderTopicConf strings.
@@ -40,15 +38,12 @@ type kvFile struct {
 // Load reads the file at the KV's path (or the .bak Apache leaves mid-write);
 // a missing file is an empty table.
 func (kv *KV) Load() error {
-	b, err := os.ReadFile(kv.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		b, err = os.ReadFile(kv.path + ".bak")
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-	}
+	b, err := config.ReadFile(kv.path)
 	if err != nil {
 		return fmt.Errorf("load kv config %s: %w", kv.path, err)
+	}
+	if b == nil {
+		return nil
 	}
 	var f kvFile
 	if err := lenient.Unmarshal(b, &f); err != nil {
@@ -118,7 +113,7 @@ func (kv *KV) markDirty() {
 	}
 }
 
-// Persist writes the table atomically: temp file, fsync, rename, fsync dir.
+// Persist writes the table durably, the previous content kept as .bak.
 func (kv *KV) Persist() error {
 	kv.mu.RLock()
 	b, err := json.Marshal(kvFile{ConfigTable: kv.table})
@@ -126,43 +121,8 @@ func (kv *KV) Persist() error {
 	if err != nil {
 		return fmt.Errorf("persist kv config: %w", err)
 	}
-	if err := writeAtomic(kv.path, b); err != nil {
+	if err := config.WriteFile(kv.path, b); err != nil {
 		return fmt.Errorf("persist kv config %s: %w", kv.path, err)
 	}
 	return nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		_ = f.Close() // the write error is the one to report
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close() // the sync error is the one to report
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	if err := d.Sync(); err != nil {
-		_ = d.Close() // the sync error is the one to report
-		return err
-	}
-	return d.Close()
 }

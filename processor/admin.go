@@ -17,11 +17,8 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// brokerVersion is what rocketgo reports as its version (V4_9_8).
-const (
-	brokerVersion     = 409
-	brokerVersionDesc = "V4_9_8"
-)
+// brokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
+const brokerVersionDesc = "V4_9_8"
 
 // admin serves the mqadmin codes. rc and stats are owned here because they
 // only exist for these requests.
@@ -52,17 +49,12 @@ func (p *brokerProcs) registerAdmin(t Table) {
 // {"brokerName":"b","queueId":0,"topic":"t"}.
 func appendMQKey(dst []byte, brokerName, topic string, queueID int32) []byte {
 	dst = append(dst, `{"brokerName":`...)
-	dst = appendJSONString(dst, brokerName)
+	dst = remoting.AppendJSONString(dst, brokerName)
 	dst = append(dst, `,"queueId":`...)
 	dst = strconv.AppendInt(dst, int64(queueID), 10)
 	dst = append(dst, `,"topic":`...)
-	dst = appendJSONString(dst, topic)
+	dst = remoting.AppendJSONString(dst, topic)
 	return append(dst, '}')
-}
-
-func appendJSONString(dst []byte, s string) []byte {
-	b, _ := jsoniter.Marshal(s) // a string always marshals
-	return append(dst, b...)
 }
 
 func okBody(req *remoting.Command, body []byte) *remoting.Command {
@@ -88,7 +80,7 @@ func (a *admin) runtimeInfo(_ *remoting.Conn, req *remoting.Command) *remoting.C
 	table := map[string]string{
 		"brokerActive":                             "true",
 		"brokerVersionDesc":                        brokerVersionDesc,
-		"brokerVersion":                            strconv.Itoa(brokerVersion),
+		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
 		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),
 		"msgPutTotalTodayMorning":                  strconv.FormatInt(total-sinceStart, 10),
 		"msgPutTotalTodayNow":                      strconv.FormatInt(total, 10),

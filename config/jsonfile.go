@@ -1,19 +1,19 @@
-package broker
+package config
 
-// Apache writes config/*.json with fastjson, which puts integer map keys
-// unquoted ({0:12}). Readers must take both that and standard JSON; writers
-// produce the fastjson form so an Apache broker reads our files unchanged.
+// Apache writes config/*.json (topics, offsets, groups, KV config…) with
+// fastjson, which leaves integer map keys unquoted ({0:12}). ReadFile takes
+// both that and standard JSON; writers produce the fastjson form themselves so
+// an Apache broker reads rocketgo's files unchanged.
 
 import (
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 )
 
-// quoteBareKeys rewrites fastjson's unquoted numeric object keys as JSON strings.
-func quoteBareKeys(b []byte) []byte {
+// QuoteBareKeys rewrites fastjson's unquoted numeric object keys as JSON strings.
+func QuoteBareKeys(b []byte) []byte {
 	out := make([]byte, 0, len(b)+64)
 	var stack []byte // open brackets
 	inString, escaped, expectKey := false, false, false
@@ -65,27 +65,9 @@ func quoteBareKeys(b []byte) []byte {
 	return out
 }
 
-// persistIfDirty writes path with encode's output if dirty was set, and sets
-// it again when the write fails. A change made while encoding sets dirty anew
-// and is written next time; nothing is lost between the two.
-func persistIfDirty(path string, dirty *atomic.Bool, encode func() ([]byte, error)) error {
-	if !dirty.Swap(false) {
-		return nil
-	}
-	b, err := encode()
-	if err == nil {
-		err = writeConfigFile(path, b)
-	}
-	if err != nil {
-		dirty.Store(true)
-		return fmt.Errorf("persist %s: %w", filepath.Base(path), err)
-	}
-	return nil
-}
-
-// writeConfigFile replaces path with data durably: temp file, fsync, keep the
+// WriteFile replaces path with data durably: temp file, fsync, keep the
 // previous content as path.bak, rename, fsync the directory.
-func writeConfigFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -125,16 +107,16 @@ func writeConfigFile(path string, data []byte) error {
 	return nil
 }
 
-// readConfigFile returns the file's content, falling back to path.bak when the
+// ReadFile returns the file's content, falling back to path.bak when the
 // file is missing or empty, as Apache's ConfigManager does. Both missing: nil, nil.
-func readConfigFile(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) {
 	for _, p := range []string{path, path + ".bak"} {
 		b, err := os.ReadFile(p)
 		if err != nil && !os.IsNotExist(err) {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
-			return quoteBareKeys(b), nil
+			return QuoteBareKeys(b), nil
 		}
 	}
 	return nil, nil
