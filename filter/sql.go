@@ -176,38 +176,20 @@ func describe(n *node) string {
 	return "(expression)"
 }
 
-func (p *parser) or() (*node, error) {
-	pos := p.peek().pos
-	l, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	for p.peek().kind == tOr {
-		rpos := p.next().pos
-		r, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		if l, err = p.asBool(l, pos); err != nil {
-			return nil, err
-		}
-		if r, err = p.asBool(r, rpos); err != nil {
-			return nil, err
-		}
-		l = &node{op: opOr, l: l, r: r, isBool: true}
-	}
-	return l, nil
-}
+func (p *parser) or() (*node, error)  { return p.boolChain(p.and, tOr, opOr) }
+func (p *parser) and() (*node, error) { return p.boolChain(p.equality, tAnd, opAnd) }
 
-func (p *parser) and() (*node, error) {
+// boolChain parses operand (sep operand)* into a left-deep tree of o, every
+// operand checked to be boolean at its own position.
+func (p *parser) boolChain(operand func() (*node, error), sep tokKind, o op) (*node, error) {
 	pos := p.peek().pos
-	l, err := p.equality()
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.peek().kind == tAnd {
+	for p.peek().kind == sep {
 		rpos := p.next().pos
-		r, err := p.equality()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
@@ -217,7 +199,7 @@ func (p *parser) and() (*node, error) {
 		if r, err = p.asBool(r, rpos); err != nil {
 			return nil, err
 		}
-		l = &node{op: opAnd, l: l, r: r, isBool: true}
+		l = &node{op: o, l: l, r: r, isBool: true}
 	}
 	return l, nil
 }
