@@ -16,7 +16,7 @@
 #     probe), idle RSS, a warm-up, send TPS at 128 B / 1 KiB / 4 KiB (RSS
 #     sampled meanwhile), N stored messages then consume catch-up TPS, and
 #     end-to-end latency at a fixed rate;
-#   SYNC_FLUSH start: send TPS at 1 KiB, and MiB/s of 1 KiB messages sent in
+#   SYNC_FLUSH start: send TPS at 128 B / 1 KiB / 4 KiB, and MiB/s of 1 KiB messages sent in
 #     batches of 16 (to set against the disk's sequential bandwidth).
 # Each start gets a fresh store. Medians over the repetitions and the ratio
 # A/B are printed; raw numbers go to OUT/results.tsv, mqbench output, CSV and
@@ -142,9 +142,11 @@ run_system() {
 			record "$rep" "$name" rss_anon_load_mb "$(( ${amax:-0} / 1024 ))"
 		else
 			bench "$pre-warm" produce -n "$ns_addr" -t bench_warm -create-topic -c "$C" -w "$W" -s 1024 -d "${WARM}s"
-			bench "$pre-send1024" produce -n "$ns_addr" -t bench_s1024 -create-topic -c "$C" -w "$W" -s 1024 -d "${D}s"
-			record "$rep" "$name" send_tps_1024_sync "$(field "$pre-send1024.txt" send tps)"
-			record "$rep" "$name" send_p99_ms_1024_sync "$(field "$pre-send1024.txt" send p99_ms)"
+			for s in 128 1024 4096; do
+				bench "$pre-send$s" produce -n "$ns_addr" -t "bench_s$s" -create-topic -c "$C" -w "$W" -s $s -d "${D}s"
+				record "$rep" "$name" "send_tps_${s}_sync" "$(field "$pre-send$s.txt" send tps)"
+				record "$rep" "$name" "send_p99_ms_${s}_sync" "$(field "$pre-send$s.txt" send p99_ms)"
+			done
 			# The disk-bandwidth target: 1 KiB messages in batches of 16, 4x the window.
 			bench "$pre-sendb16" produce -n "$ns_addr" -t bench_b16 -create-topic -c "$C" -w "$W" -b 16 -s 1024 -d "${D}s"
 			record "$rep" "$name" send_mibps_1024x16_sync "$(field "$pre-sendb16.txt" send mibps)"
