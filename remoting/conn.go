@@ -1,7 +1,6 @@
 package remoting
 
 import (
-	"context"
 	"errors"
 	"net/netip"
 	"sync"
@@ -13,7 +12,7 @@ import (
 // ErrConnClosed is returned for writes and calls on a closed connection.
 var ErrConnClosed = errors.New("remoting: connection closed")
 
-// Conn is one inbound connection. Reply, Send and Invoke are safe from any
+// Conn is one inbound connection. Reply and Send are safe from any
 // goroutine; everything else about the gnet connection stays on its loop.
 type Conn struct {
 	ID         uint64
@@ -24,9 +23,6 @@ type Conn struct {
 	srv    *Server
 	closed atomic.Bool
 	opaque atomic.Int32 // opaques of server-initiated requests
-
-	mu      sync.Mutex
-	pending map[int32]chan *Command // server-initiated requests awaiting an answer
 
 	// Late frames from other goroutines are batched: the first one schedules
 	// a single loop task that writes everything gathered by then, so a group
@@ -81,50 +77,6 @@ func (c *Conn) Send(req *Command) error {
 	req.Opaque = c.opaque.Add(1)
 	req.Flag |= FlagOneway
 	return c.write(AppendFrame(nil, req))
-}
-
-// Invoke sends a server-initiated request and waits for the client's answer.
-// It must never be called from an event loop.
-func (c *Conn) Invoke(ctx context.Context, req *Command) (*Command, error) {
-	if c.closed.Load() {
-		return nil, ErrConnClosed
-	}
-	req.Opaque = c.opaque.Add(1)
-	req.Flag &^= FlagOneway
-	ch := make(chan *Command, 1)
-	c.mu.Lock()
-	if c.pending == nil {
-		c.pending = make(map[int32]chan *Command)
-	}
-	c.pending[req.Opaque] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, req.Opaque)
-		c.mu.Unlock()
-	}()
-	if err := c.write(AppendFrame(nil, req)); err != nil {
-		return nil, err
-	}
-	select {
-	case resp := <-ch:
-		return resp, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// deliver hands a response frame from the client to a waiting Invoke.
-func (c *Conn) deliver(resp *Command) {
-	c.mu.Lock()
-	ch := c.pending[resp.Opaque]
-	c.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- resp:
-		default:
-		}
-	}
 }
 
 func (c *Conn) write(frame []byte) error {

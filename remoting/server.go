@@ -208,7 +208,8 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 			return gnet.Close
 		}
 		if req.IsResponse() {
-			c.deliver(req)
+			// A client's answer to a one-way request it treated as two-way
+			// (Java answers codes it does not handle): nothing waits for it.
 			continue
 		}
 		if resp := s.serve(c, req); resp != nil {
