@@ -13,17 +13,13 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"go.uber.org/goleak"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
-}
+func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
 
 // waitFor polls cond every 10 ms until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {

@@ -7,36 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"go.uber.org/goleak"
-
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
-
-// gnet's ants pool starts two goroutines when the package is imported.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
-}
-
-func testLogger() zerolog.Logger {
-	if os.Getenv("ROCKETGO_LOG") == "debug" {
-		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
-}
-
-func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an outcome
-	}
-}
 
 // testConfig returns a config for tests: loopback, free port, temp KV file.
 func testConfig(t *testing.T) Config {
@@ -57,7 +30,7 @@ func (nopHandler) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Comma
 func TestServerLifecycle(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.ScanNotActiveBrokerInterval = 10
-	s, err := New(cfg, testLogger())
+	s, err := New(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +45,7 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatal("second Start accepted")
 	}
 
-	cl := remoting.NewClient(testLogger())
+	cl := remoting.NewClient(testutil.Logger())
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -85,9 +58,9 @@ func TestServerLifecycle(t *testing.T) {
 	reg := masterReg("broker-a", "127.0.0.1:10911", 0, "T", "U")
 	reg.HeartbeatTimeout = time.Millisecond
 	mustRegister(t, s.Routes, reg, time.Now())
-	waitFor(t, 5*time.Second, func() bool { _, err := s.Routes.Route("T"); return err != nil })
+	testutil.WaitFor(t, 5*time.Second, func() bool { _, err := s.Routes.Route("T"); return err != nil })
 	s.KV.Put("ns", "k", "v")
-	waitFor(t, 5*time.Second, func() bool { _, err := os.Stat(cfg.KvConfigPath); return err == nil })
+	testutil.WaitFor(t, 5*time.Second, func() bool { _, err := os.Stat(cfg.KvConfigPath); return err == nil })
 
 	s.KV.Put("ns", "k2", "v2") // persisted by Shutdown at the latest
 	if err := s.Shutdown(context.Background()); err != nil {
@@ -108,10 +81,10 @@ func TestServerLifecycle(t *testing.T) {
 func TestNewRejectsBadConfig(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.ListenPort = 70000
-	if _, err := New(cfg, testLogger()); err == nil {
+	if _, err := New(cfg, testutil.Logger()); err == nil {
 		t.Fatal("bad port accepted")
 	}
-	s, err := New(testConfig(t), testLogger())
+	s, err := New(testConfig(t), testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,3 +92,5 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }

@@ -3,43 +3,15 @@ package processor
 import (
 	"context"
 	"hash/crc32"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"go.uber.org/goleak"
-
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
-
-// gnet's ants pool starts two goroutines when the package is imported.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
-}
-
-func nsTestLogger() zerolog.Logger {
-	if os.Getenv("ROCKETGO_LOG") == "debug" {
-		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
-}
-
-func nsWaitFor(t *testing.T, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a wait for an outcome
-	}
-}
 
 // startNamesrv runs a name server on a free loopback port.
 func startNamesrv(t *testing.T, edit func(*namesrv.Config)) (*namesrv.Server, *remoting.Client) {
@@ -52,7 +24,7 @@ func startNamesrv(t *testing.T, edit func(*namesrv.Config)) (*namesrv.Server, *r
 	if edit != nil {
 		edit(&cfg)
 	}
-	log := nsTestLogger()
+	log := testutil.Logger()
 	ns, err := namesrv.New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +242,7 @@ func TestNamesrvDisabledLists(t *testing.T) {
 func TestNamesrvBrokerConnClose(t *testing.T) {
 	ns, cl := startNamesrv(t, nil)
 	addr := ns.Addr()
-	broker := remoting.NewClient(nsTestLogger())
+	broker := remoting.NewClient(testutil.Logger())
 	body := []byte(registerBody)
 	resp := call(t, broker, addr, remoting.RegisterBroker, registerHeader("broker-a", "127.0.0.1:10911", 0, body), body)
 	expectCode(t, resp, remoting.Success)
@@ -279,10 +251,12 @@ func TestNamesrvBrokerConnClose(t *testing.T) {
 	if err := broker.Close(); err != nil {
 		t.Fatal(err)
 	}
-	nsWaitFor(t, 5*time.Second, func() bool {
+	testutil.WaitFor(t, 5*time.Second, func() bool {
 		return call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "T"}, nil).Code == remoting.TopicNotExist
 	})
 	if resp := call(t, cl, addr, remoting.GetBrokerClusterInfo, nil, nil); string(resp.Body) != `{"brokerAddrTable":{},"clusterAddrTable":{}}` {
 		t.Fatalf("cluster %s", resp.Body)
 	}
 }
+
+func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }

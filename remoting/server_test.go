@@ -6,28 +6,12 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"go.uber.org/goleak"
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
-
-// gnet's ants pool starts two goroutines when the package is imported.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"))
-}
-
-func testLogger() zerolog.Logger {
-	if os.Getenv("ROCKETGO_LOG") == "debug" {
-		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
-}
 
 const (
 	codeEcho  int32 = 1
@@ -73,7 +57,7 @@ func startServer(t *testing.T) (*Server, *testHandler) {
 	t.Helper()
 	h := &testHandler{}
 	var s *Server
-	s = NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 2, OnClose: func(*Conn) { h.closed.Add(1) }}, h, testLogger())
+	s = NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 2, OnClose: func(*Conn) { h.closed.Add(1) }}, h, testutil.Logger())
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,20 +69,9 @@ func startServer(t *testing.T) (*Server, *testHandler) {
 	return s, h
 }
 
-func waitFor(t *testing.T, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestServerRoundTrip(t *testing.T) {
 	s, h := startServer(t)
-	cl := NewClient(testLogger())
+	cl := NewClient(testutil.Logger())
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -123,7 +96,7 @@ func TestServerRoundTrip(t *testing.T) {
 		if err != nil || len(resp.Body) != 200<<10 || resp.Body[len(resp.Body)-1] != 'x' {
 			t.Fatalf("big body (late=%q): %v", late, err)
 		}
-		waitFor(t, 5*time.Second, func() bool { return h.released.Load() == int32(i+1) })
+		testutil.WaitFor(t, 5*time.Second, func() bool { return h.released.Load() == int32(i+1) })
 	}
 	resp, err = cl.Invoke(ctx, s.Addr(), NewRequest(codePanic, nil, nil))
 	if err != nil || resp.Code != SystemError {
@@ -202,5 +175,7 @@ func TestServerClosesOnGarbage(t *testing.T) {
 		}
 		nc.Close()
 	}
-	waitFor(t, 5*time.Second, func() bool { return h.closed.Load() == 3 })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return h.closed.Load() == 3 })
 }
+
+func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -176,7 +177,7 @@ func TestOpenApacheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	if q := s.QueryMessage(nil, "FixtureTopic", "k999", 4, 0, math.MaxInt64); q.Count != 1 {
 		t.Fatalf("new record not indexed: %d", q.Count)
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 func cleanupConfig(dir string) Config {
@@ -37,7 +39,7 @@ func fillForCleanup(t *testing.T, s *Store, n int) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 5*time.Second, func() bool {
+	testutil.WaitFor(t, 5*time.Second, func() bool {
 		return s.DispatchedPhyOffset() == s.MaxPhyOffset() && s.cl.flushedWhere.Load() >= s.MaxPhyOffset()
 	})
 }
@@ -45,7 +47,7 @@ func fillForCleanup(t *testing.T, s *Store, n int) {
 func TestCleanupExpiredFiles(t *testing.T) {
 	dir := t.TempDir()
 	cfg := cleanupConfig(dir)
-	s, err := Open(cfg, testLogger())
+	s, err := Open(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestCleanupExpiredFiles(t *testing.T) {
 
 func TestCleanupDiskFull(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(cleanupConfig(dir), testLogger())
+	s, err := Open(cleanupConfig(dir), testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestCleanupDiskFull(t *testing.T) {
 // appends (run with -race).
 func TestCleanupWhileReading(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(cleanupConfig(dir), testLogger())
+	s, err := Open(cleanupConfig(dir), testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 // TestFlushLeastPages: with ASYNC_FLUSH a commit log flush waits for
@@ -17,7 +19,7 @@ func TestFlushLeastPages(t *testing.T) {
 	s := openStarted(t, cfg)
 	t0 := time.Now()
 	putN(t, s, "F", 1, 0, 1) // far less than a page
-	waitFor(t, 5*time.Second, func() bool { return s.cl.flushedWhere.Load() >= s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.cl.flushedWhere.Load() >= s.MaxPhyOffset() })
 	if d := time.Since(t0); d < 250*time.Millisecond {
 		t.Fatalf("one small message flushed after %v, before the thorough interval", d)
 	}
@@ -35,7 +37,7 @@ func TestFlushLeastPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Five dirty pages: flushed by an ordinary interval.
-	waitFor(t, 5*time.Second, func() bool { return s.cl.flushedWhere.Load() >= s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.cl.flushedWhere.Load() >= s.MaxPhyOffset() })
 	if s.ckpt.physic.Load() == 0 {
 		t.Fatal("checkpoint physic timestamp not advanced by a complete flush")
 	}

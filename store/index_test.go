@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -73,7 +74,7 @@ func TestIndexQuery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	checkIndexed(t, s, "IdxTopic", n)
 
 	// Three keys per record, 19 entries per file: 90 entries, 5 files.
@@ -112,7 +113,7 @@ func TestIndexRebuiltAfterCrash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	s.crashClose()
 
 	// Every index file newer than the checkpoint is deleted (as Apache
@@ -124,7 +125,7 @@ func TestIndexRebuiltAfterCrash(t *testing.T) {
 	// The same with a checkpoint on disk (full files flushed and recorded).
 	cfg.FlushConsumeQueueThoroughInterval = 1
 	s = openStarted(t, cfg)
-	waitFor(t, 5*1e9, func() bool { return s.ckpt.index.Load() > 0 })
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.ckpt.index.Load() > 0 })
 	s.crashClose()
 	s = openStarted(t, cfg)
 	defer shutdown(t, s)
@@ -146,7 +147,7 @@ func TestIndexFileLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	shutdown(t, s)
 	files, _ := os.ReadDir(filepath.Join(dir, "index"))
 	if len(files) != 1 || len(files[0].Name()) != 17 {

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 func benchConfig(b *testing.B) Config {
@@ -57,7 +59,7 @@ func BenchmarkPut1KiBParallel(b *testing.B) {
 // BenchmarkDispatch: consume queue and index entries (KEYS + UNIQ_KEY)
 // built for records already in the commit log.
 func BenchmarkDispatch(b *testing.B) {
-	s, err := Open(benchConfig(b), testLogger()) // not started: no dispatcher running
+	s, err := Open(benchConfig(b), testutil.Logger()) // not started: no dispatcher running
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func BenchmarkQueryMessage(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	waitFor(b, 10*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(b, 10*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	buf := make([]byte, 0, 4<<10)
 	keys := make([]string, n)
 	for i := range keys {
@@ -127,7 +129,7 @@ func benchGetMessages(b *testing.B, buf []byte) {
 			b.Fatal(err)
 		}
 	}
-	waitFor(b, 10*time.Second, func() bool { return s.MaxOffset("BenchTopic", 0) == n })
+	testutil.WaitFor(b, 10*time.Second, func() bool { return s.MaxOffset("BenchTopic", 0) == n })
 	b.SetBytes(32 * int64(len(m.Body)))
 	b.ReportAllocs()
 	b.ResetTimer()

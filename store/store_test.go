@@ -10,20 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func testLogger() zerolog.Logger {
-	if os.Getenv("ROCKETGO_LOG") == "debug" {
-		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
-}
 
 func testConfig(dir string) Config {
 	cfg := DefaultConfig()
@@ -35,20 +28,9 @@ func testConfig(dir string) Config {
 	return cfg
 }
 
-func waitFor(t testing.TB, timeout time.Duration, fn func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !fn() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", timeout)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func openStarted(t testing.TB, cfg Config) *Store {
 	t.Helper()
-	s, err := Open(cfg, testLogger())
+	s, err := Open(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +162,7 @@ func TestPutGetRollover(t *testing.T) {
 	defer shutdown(t, s)
 	const n = 1000 // ~150 KiB: three commit log files, several CQ files per queue
 	res := putN(t, s, "TopicTest", 4, 0, n)
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	checkQueues(t, s, "TopicTest", 4, n)
 	ents, _ := os.ReadDir(filepath.Join(s.cfg.StorePathRootDir, "commitlog"))
 	if len(ents) < 3 || ents[1].Name() != "00000000000000065536" {
@@ -220,7 +202,7 @@ func TestGetStatuses(t *testing.T) {
 	s := openStarted(t, testConfig(t.TempDir()))
 	defer shutdown(t, s)
 	putN(t, s, "T", 1, 0, 10)
-	waitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 0) == 10 })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 0) == 10 })
 	tagA := message.TagsHash("TagA")
 	onlyA := func(code int64, rec []byte) bool { return code == tagA }
 	never := func(int64, []byte) bool { return false }
@@ -320,7 +302,7 @@ func TestCrashRecovery(t *testing.T) {
 			cfg := testConfig(t.TempDir())
 			s := openStarted(t, cfg)
 			res := putN(t, s, "TopicTest", 2, 0, 600)
-			waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+			testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 			end := s.MaxPhyOffset()
 			rec, err := s.MessageAt(res[len(res)-1].PhysicalOffset)
 			if err != nil {
@@ -358,7 +340,7 @@ func TestCrashRebuildsConsumeQueues(t *testing.T) {
 	cfg := testConfig(t.TempDir())
 	s := openStarted(t, cfg)
 	putN(t, s, "TopicTest", 2, 0, 400)
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	s.crashClose()
 	// Lose one queue entirely and the tail of the other.
 	if err := os.RemoveAll(filepath.Join(cfg.StorePathRootDir, "consumequeue", "TopicTest", "1")); err != nil {
@@ -406,7 +388,7 @@ func TestPutBatch(t *testing.T) {
 			t.Fatal("batch not contiguous")
 		}
 	}
-	waitFor(t, 5*time.Second, func() bool { return s.MaxOffset("B", 0) == 8 })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("B", 0) == 8 })
 	checkQueues(t, s, "B", 1, 8)
 	ms[1].QueueID = 1
 	if _, err := s.PutBatch(ms); !errors.Is(err, ErrBadBatch) {
@@ -429,7 +411,7 @@ func TestTransactionRecords(t *testing.T) {
 	if _, err := s.Put(m); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	if s.MaxOffset("Tx", 0) != 1 {
 		t.Fatalf("max offset %d", s.MaxOffset("Tx", 0))
 	}
@@ -440,7 +422,7 @@ func TestWaitFlushAndOnDispatch(t *testing.T) {
 	cfg := testConfig(t.TempDir())
 	cfg.FlushDiskType = SyncFlush
 	cfg.FlushIntervalCommitLog = 60000
-	s, err := Open(cfg, testLogger())
+	s, err := Open(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +469,7 @@ func TestOffsetByTimeDeleteTopic(t *testing.T) {
 	s := openStarted(t, testConfig(t.TempDir()))
 	defer shutdown(t, s)
 	res := putN(t, s, "T", 1, 0, 50)
-	waitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 0) == 50 })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 0) == 50 })
 	for _, i := range []int{0, 17, 49} {
 		ts := res[i].StoreTimestamp
 		got := s.OffsetByTime("T", 0, ts)
@@ -528,7 +510,7 @@ func TestScheduleTopicTagsCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, func() bool { return s.MaxOffset(ScheduleTopic, 1) == 1 })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset(ScheduleTopic, 1) == 1 })
 	e, ok := s.findCQ(ScheduleTopic, 1).entry(0)
 	if !ok || e.tagsCode != r.StoreTimestamp+5000 || e.phy != r.PhysicalOffset || e.size != r.WroteBytes {
 		t.Fatalf("entry %+v", e)
@@ -564,7 +546,7 @@ func TestBadFileSizeRefused(t *testing.T) {
 	putN(t, s, "T", 1, 0, 3)
 	shutdown(t, s)
 	cfg.MappedFileSizeCommitLog *= 2
-	if _, err := Open(cfg, testLogger()); !errors.Is(err, ErrBadFileSize) {
+	if _, err := Open(cfg, testutil.Logger()); !errors.Is(err, ErrBadFileSize) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -580,7 +562,7 @@ func TestCrashAfterCheckpoint(t *testing.T) {
 		t.Fatal("checkpoint not written")
 	}
 	res := putN(t, s, "TopicTest", 2, 800, 800)
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	s.crashClose()
 	// Pretend the flush services checkpointed up to a record in file 2
 	// (store times in a test run are too close together for the -3 s rule).
@@ -600,7 +582,7 @@ func TestCrashAfterCheckpoint(t *testing.T) {
 	if err := ck.flush(); err != nil {
 		t.Fatal(err)
 	}
-	s, err = Open(cfg, testLogger())
+	s, err = Open(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -653,7 +635,7 @@ func TestConcurrentPutGetDelete(t *testing.T) {
 		}
 	}
 	<-done
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	for q := int32(0); q < 2; q++ {
 		recs := readAll(t, s, "C", q)
 		for k, r := range recs {
@@ -679,7 +661,7 @@ func TestAsyncFlushPowerLoss(t *testing.T) {
 	}
 	flushed := s.cl.flushedWhere.Load()
 	putN(t, s, "P", 2, 300, 200) // never flushed
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	end := s.MaxPhyOffset()
 	s.crashClose()
 	// The page cache is gone: zero [flushed, end) in the commit log.
@@ -708,13 +690,13 @@ func TestDamageBeforeTailRefused(t *testing.T) {
 	cfg := testConfig(t.TempDir())
 	s := openStarted(t, cfg)
 	res := putN(t, s, "D", 1, 0, 1500) // several 64 KiB files
-	waitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	if s.MaxPhyOffset() < 2*cfg.MappedFileSizeCommitLog {
 		t.Fatal("need several files")
 	}
 	s.crashClose() // abnormal: recovery scans from the first file
 	writeAt(t, filepath.Join(cfg.StorePathRootDir, "commitlog", fileName(0)), res[10].PhysicalOffset+4, []byte{0, 0, 0, 0})
-	_, err := Open(cfg, testLogger())
+	_, err := Open(cfg, testutil.Logger())
 	if !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("open with damage in file 0: %v", err)
 	}
