@@ -18,6 +18,15 @@ type queueHeader struct {
 	queueID int32
 }
 
+// parseGroupQueueHeader is parseQueueHeader plus the required consumerGroup.
+func parseGroupQueueHeader(req *remoting.Command) (group string, h queueHeader, err error) {
+	if h, err = parseQueueHeader(req); err != nil {
+		return "", h, err
+	}
+	group, err = req.RequireStr("consumerGroup")
+	return group, h, err
+}
+
 func parseQueueHeader(req *remoting.Command) (h queueHeader, err error) {
 	if h.topic, err = req.RequireStr("topic"); err != nil {
 		return
@@ -33,11 +42,7 @@ func offsetResponse(req *remoting.Command, offset int64) *remoting.Command {
 }
 
 func (p *brokerProcs) queryConsumerOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	h, err := parseQueueHeader(req)
-	if err != nil {
-		return p.fail(req, err)
-	}
-	group, err := req.RequireStr("consumerGroup")
+	group, h, err := parseGroupQueueHeader(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -54,11 +59,7 @@ func (p *brokerProcs) queryConsumerOffset(_ *remoting.Conn, req *remoting.Comman
 }
 
 func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	h, err := parseQueueHeader(req)
-	if err != nil {
-		return p.fail(req, err)
-	}
-	group, err := req.RequireStr("consumerGroup")
+	group, h, err := parseGroupQueueHeader(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -66,25 +67,32 @@ func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Comma
 	if err != nil {
 		return p.fail(req, err)
 	}
+	return oneWayForGo(req, p.commitOffset(req, group, h, off))
+}
+
+// commitOffset checks and stores one commit (UPDATE_CONSUMER_OFFSET).
+func (p *brokerProcs) commitOffset(req *remoting.Command, group string, h queueHeader, off int64) *remoting.Command {
 	// As Apache 5.x: the group must exist (a heartbeat or updateSubGroup creates it).
 	if !p.b.Groups.Contains(group) {
-		if req.Language == remoting.LangGo {
-			return nil // never answered, see below
-		}
 		return remoting.NewResponse(req, remoting.SubscriptionGroupNotExist, "Group "+group+" not exist!")
 	}
 	if _, ok := p.b.Topics.Get(h.topic); !ok {
 		return remoting.NewResponse(req, remoting.TopicNotExist, "Topic "+h.topic+" not exist!")
 	}
 	p.b.Offsets.Commit(group, h.topic, h.queueID, off)
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// oneWayForGo drops the answer to a Go client's UPDATE_CONSUMER_OFFSET. The Go
+// client sends it one-way without the one-way bit and closes its connections
+// right after its last commits at shutdown; an answer still unread in its
+// socket turns that close into a reset, and the reset discards the commits the
+// broker has not read yet.
+func oneWayForGo(req, resp *remoting.Command) *remoting.Command {
 	if req.Language == remoting.LangGo {
-		// The Go client sends this one-way without the one-way bit and closes
-		// its connections right after its last commits at shutdown. An answer
-		// still unread in its socket then turns that close into a reset, and
-		// the reset discards the commits we have not read yet.
 		return nil
 	}
-	return remoting.NewResponse(req, remoting.Success, "")
+	return resp
 }
 
 func (p *brokerProcs) maxOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
