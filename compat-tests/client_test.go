@@ -299,27 +299,8 @@ func (h *consumerHandle) shutdown() { h.once.Do(func() { _ = h.pc.Shutdown() }) 
 // reading from the first offset.
 func startConsumer(t *testing.T, c *cluster, group, topic, expr string, col *collector, opts ...consumer.Option) *consumerHandle {
 	t.Helper()
-	inst := uniq("cons")
-	all := append([]consumer.Option{
-		consumer.WithNsResolver(resolver(c)),
-		consumer.WithGroupName(group),
-		consumer.WithInstance(inst),
-		consumer.WithConsumerModel(consumer.Clustering),
-		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
-	}, opts...)
-	pc, err := consumer.NewPushConsumer(all...)
-	if err != nil {
-		t.Fatalf("NewPushConsumer(group=%s): %v", group, err)
-	}
-	sel := consumer.MessageSelector{Type: consumer.TAG, Expression: expr}
-	if err := pc.Subscribe(topic, sel, col.handle); err != nil {
-		t.Fatalf("Subscribe(%s): %v", topic, err)
-	}
-	if err := pc.Start(); err != nil {
-		t.Fatalf("pushConsumer.Start(group=%s topic=%s): %v", group, topic, err)
-	}
-	h := &consumerHandle{pc: pc, group: group, instance: inst, col: col}
-	t.Cleanup(h.shutdown)
+	h := startConsumerFn(t, c, group, topic, consumer.MessageSelector{Type: consumer.TAG, Expression: expr}, col.handle, opts...)
+	h.col = col
 	return h
 }
 
