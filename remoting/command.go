@@ -75,11 +75,15 @@ type Command struct {
 	Remark    string
 	ExtFields map[string]string
 	Body      []byte
+	// BodyVec, when non-nil, is the body as several slices written in order
+	// (a pull answer straight from the mapped commit log); Body is then unused.
+	BodyVec [][]byte
 	// Serialize is the header format the command arrived in, or is to be sent in.
 	Serialize SerializeType
 	// ReleaseBody, if set on a response, is called once the connection no
-	// longer needs Body (written, buffered by gnet, or dropped), so a pooled
-	// buffer can be reused. Until then Body must not change.
+	// longer needs Body or BodyVec (written, buffered by gnet, or dropped), so
+	// a pooled buffer can be reused or a mapped file let go. Until then the
+	// body must not change.
 	ReleaseBody func()
 }
 
@@ -89,6 +93,29 @@ func (c *Command) releaseBody() {
 		c.ReleaseBody()
 		c.ReleaseBody = nil
 	}
+}
+
+// BodyLen is the length of the body, whichever form it is in.
+func (c *Command) BodyLen() int {
+	if c.BodyVec == nil {
+		return len(c.Body)
+	}
+	n := 0
+	for _, b := range c.BodyVec {
+		n += len(b)
+	}
+	return n
+}
+
+// appendBody appends the body, whichever form it is in.
+func (c *Command) appendBody(dst []byte) []byte {
+	if c.BodyVec == nil {
+		return append(dst, c.Body...)
+	}
+	for _, b := range c.BodyVec {
+		dst = append(dst, b...)
+	}
+	return dst
 }
 
 // IsResponse reports whether the response bit is set.

@@ -36,6 +36,7 @@ type Conn struct {
 
 	// out collects inline answers during one OnTraffic; loop-only.
 	out []byte
+	iov [][]byte // writev scratch for large inline answers; loop-only
 }
 
 // Closed reports whether the connection has gone.
@@ -52,7 +53,7 @@ func (c *Conn) Reply(resp *Command) {
 		resp.releaseBody()
 		return
 	}
-	if len(resp.Body) < inlineBodyMax {
+	if writesInline(resp) {
 		c.lateMu.Lock()
 		c.late = AppendFrame(c.late, resp)
 		c.lateMu.Unlock()
@@ -60,7 +61,7 @@ func (c *Conn) Reply(resp *Command) {
 		c.scheduleLate()
 		return
 	}
-	bufs := [][]byte{AppendFrameHeader(nil, resp), resp.Body}
+	bufs := resp.iovec(make([][]byte, 0, len(resp.BodyVec)+2), AppendFrameHeader(nil, resp))
 	if err := c.gc.AsyncWritev(bufs, func(gnet.Conn, error) error {
 		resp.releaseBody() // runs on the loop after the write (or with the close error)
 		return nil

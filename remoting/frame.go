@@ -19,7 +19,7 @@ var (
 
 // AppendFrame appends c as a whole frame (length field included) to dst.
 func AppendFrame(dst []byte, c *Command) []byte {
-	return append(AppendFrameHeader(dst, c), c.Body...)
+	return c.appendBody(AppendFrameHeader(dst, c))
 }
 
 // AppendFrameHeader appends everything of c's frame but the body; the length
@@ -34,7 +34,7 @@ func AppendFrameHeader(dst []byte, c *Command) []byte {
 		dst = appendJSONHeader(dst, c)
 	}
 	headerLen := len(dst) - start - 8
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4+len(c.Body)))
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4+c.BodyLen()))
 	binary.BigEndian.PutUint32(dst[start+4:], uint32(c.Serialize)<<24|uint32(headerLen)&0xFFFFFF)
 	return dst
 }

@@ -228,17 +228,38 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 // buffer; larger ones (pull answers) go to the socket with writev, uncopied.
 const inlineBodyMax = 16 << 10
 
+// maxIOV is gnet's limit of slices per writev (IOV_MAX); a body in more
+// pieces than that is copied instead.
+const maxIOV = 1024
+
+// writesInline reports whether resp's body is copied into the frame buffer
+// rather than handed to writev.
+func writesInline(resp *Command) bool {
+	return resp.BodyLen() < inlineBodyMax || len(resp.BodyVec) >= maxIOV
+}
+
+// iovec returns header followed by the body's pieces, in iov's storage.
+func (c *Command) iovec(iov [][]byte, header []byte) [][]byte {
+	iov = append(iov[:0], header)
+	if c.BodyVec == nil {
+		return append(iov, c.Body)
+	}
+	return append(iov, c.BodyVec...)
+}
+
 // queue adds an answer to the connection's inline output.
 func (s *Server) queue(gc gnet.Conn, c *Conn, resp *Command) {
 	c.out = AppendFrameHeader(c.out, resp)
-	if len(resp.Body) < inlineBodyMax {
-		c.out = append(c.out, resp.Body...)
+	if writesInline(resp) {
+		c.out = resp.appendBody(c.out)
 		resp.releaseBody()
 		return
 	}
 	if !c.closed.Load() {
 		// gnet copies whatever the kernel does not take, so the body is free after this.
-		_, _ = gc.Writev([][]byte{c.out, resp.Body})
+		c.iov = resp.iovec(c.iov, c.out)
+		_, _ = gc.Writev(c.iov)
+		clear(c.iov) // do not pin the body (or a mapped file) until the next answer
 	}
 	c.out = c.out[:0]
 	resp.releaseBody()

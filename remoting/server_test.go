@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,6 +44,12 @@ func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 	case codeBig:
 		resp := NewResponse(req, Success, "")
 		resp.Body = bytes.Repeat([]byte{'x'}, 200<<10)
+		if n, _ := req.Int64("vec"); n > 0 { // the same length in four pieces a, b, c, d
+			resp.Body = nil
+			for _, b := range "abcd" {
+				resp.BodyVec = append(resp.BodyVec, bytes.Repeat([]byte{byte(b)}, int(n)))
+			}
+		}
 		resp.ReleaseBody = func() { h.released.Add(1) }
 		if req.Str("late") == "" {
 			return resp
@@ -91,12 +98,25 @@ func TestServerRoundTrip(t *testing.T) {
 	if err != nil || resp.Remark != "late" {
 		t.Fatalf("late reply: %+v %v", resp, err)
 	}
-	for i, late := range []string{"", "yes"} {
+	released := int32(0)
+	for _, late := range []string{"", "yes"} {
 		resp, err := cl.Invoke(ctx, s.Addr(), NewRequest(codeBig, map[string]string{"late": late}, nil))
 		if err != nil || len(resp.Body) != 200<<10 || resp.Body[len(resp.Body)-1] != 'x' {
 			t.Fatalf("big body (late=%q): %v", late, err)
 		}
-		testutil.WaitFor(t, 5*time.Second, func() bool { return h.released.Load() == int32(i+1) })
+		released++
+		testutil.WaitFor(t, 5*time.Second, func() bool { return h.released.Load() == released })
+		// A body in pieces, small (copied into the frame) and large (writev).
+		for _, n := range []int{10, 50 << 10} {
+			resp, err := cl.Invoke(ctx, s.Addr(), NewRequest(codeBig, map[string]string{"late": late, "vec": strconv.Itoa(n)}, nil))
+			want := bytes.Repeat([]byte{'a'}, n)
+			want = append(append(append(want, bytes.Repeat([]byte{'b'}, n)...), bytes.Repeat([]byte{'c'}, n)...), bytes.Repeat([]byte{'d'}, n)...)
+			if err != nil || !bytes.Equal(resp.Body, want) {
+				t.Fatalf("body in pieces of %d (late=%q): %d bytes, %v", n, late, len(resp.Body), err)
+			}
+			released++
+			testutil.WaitFor(t, 5*time.Second, func() bool { return h.released.Load() == released })
+		}
 	}
 	resp, err = cl.Invoke(ctx, s.Addr(), NewRequest(codePanic, nil, nil))
 	if err != nil || resp.Code != SystemError {
