@@ -184,9 +184,9 @@ func AppendProperties(dst []byte, m map[string]string) []byte {
 // JoinProperties returns a + b as one properties string, inserting the
 // 0x02 separator if a is non-empty and does not end with one (how the
 // broker appends batch-level properties to inner messages).
-func JoinProperties(dst []byte, a, b string) []byte {
+func JoinProperties[S ~string | ~[]byte](dst []byte, a, b S) []byte {
 	dst = append(dst, a...)
-	if a != "" && b != "" && a[len(a)-1] != PropertySeparator {
+	if len(a) > 0 && len(b) > 0 && a[len(a)-1] != PropertySeparator {
 		dst = append(dst, PropertySeparator)
 	}
 	return append(dst, b...)

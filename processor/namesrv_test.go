@@ -94,7 +94,7 @@ func TestNamesrvRequests(t *testing.T) {
 
 	resp = call(t, cl, addr, remoting.RegisterBroker, registerHeader("broker-a", "127.0.0.1:10911", 0, body), body)
 	expectCode(t, resp, remoting.Success)
-	if _, ok := resp.ExtFields["masterAddr"]; ok {
+	if _, ok := resp.Lookup("masterAddr"); ok {
 		t.Fatalf("master got masterAddr: %v", resp.ExtFields)
 	}
 

@@ -124,8 +124,9 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 		if !p.b.Config.LongPollingEnable {
 			timeout = time.Duration(p.b.Config.ShortPollingTimeMills) * time.Millisecond
 		}
+		held := req.Clone() // req is recycled when this handler returns
 		p.b.Holds.Park(c, h.topic, h.queueID, h.queueOffset, timeout, func() *remoting.Command {
-			return p.pullMessage(c, req, false)
+			return p.pullMessage(c, held, false)
 		})
 		return nil
 	}

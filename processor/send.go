@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -140,7 +141,7 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	m := base
 	m.Flag = h.flag
 	m.Body = req.Body
-	m.Properties = p.storedProperties(h.properties, uniq)
+	m.Properties = p.storedProperties(req, h.properties, uniq)
 	if err := p.b.RetrySend(&m, h.maxReconsumeTimes, h.hasMaxReconsumeTimes); err != nil {
 		return p.sendError(req, err)
 	}
@@ -149,7 +150,8 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 		return p.sendError(req, err)
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Set("msgId", message.OffsetMsgID(m.StoreHost, res.PhysicalOffset))
+	var id [message.OffsetMsgIDLenV6]byte
+	resp.SetBytes("msgId", message.AppendOffsetMsgID(id[:0], m.StoreHost, res.PhysicalOffset))
 	resp.SetInt64("queueId", int64(queueID))
 	resp.SetInt64("queueOffset", res.QueueOffset)
 	resp.Set("transactionId", uniq)
@@ -158,11 +160,12 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 }
 
 // storedProperties is what the broker stores for a single send: the
-// client's properties plus UNIQ_KEY (when the client sent none) and CLUSTER,
-// built in one allocation.
-func (p *brokerProcs) storedProperties(props, uniq string) string {
+// client's properties plus UNIQ_KEY (when the client sent none) and CLUSTER.
+// It lives in the request's scratch space, so it is valid only until the
+// handler returns; the store copies it into the commit log.
+func (p *brokerProcs) storedProperties(req *remoting.Command, props, uniq string) string {
 	cluster := p.b.Config.BrokerClusterName
-	b := make([]byte, 0, len(props)+len(message.PropUniqClientMessageID)+len(uniq)+len(message.PropCluster)+len(cluster)+4)
+	b := req.Scratch(len(props) + len(message.PropUniqClientMessageID) + len(uniq) + len(message.PropCluster) + len(cluster) + 4)
 	b = append(b, props...)
 	if message.Property(props, message.PropUniqClientMessageID) == "" {
 		b = message.AppendProperty(b, message.PropUniqClientMessageID, uniq)
@@ -179,10 +182,21 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 		// Apache's CommitLog.asyncPutMessages refuses delayed batches.
 		return remoting.NewResponse(req, remoting.MessageIllegal, "batch message does not support delay level")
 	}
-	var batchProps []byte
-	batchProps = append(batchProps, h.properties...)
-	batchProps = message.AppendProperty(batchProps, message.PropCluster, p.b.Config.BrokerClusterName)
-	var msgs []store.PutMessage
+	cluster := p.b.Config.BrokerClusterName
+	// Every message's stored properties go into the request's scratch space
+	// (the store copies them). Appending past its capacity moves later ones
+	// to a new array; the earlier views keep the old one alive.
+	text := req.Scratch(len(req.Body) + 16*(len(h.properties)+len(message.PropCluster)+len(cluster)+4))
+	text = append(text, h.properties...)
+	text = message.AppendProperty(text, message.PropCluster, cluster)
+	batchProps := text[:len(text):len(text)]
+	pooled := putBatches.Get().(*[]store.PutMessage)
+	msgs := (*pooled)[:0]
+	defer func() {
+		clear(msgs) // drop the views into the request
+		*pooled = msgs[:0]
+		putBatches.Put(pooled)
+	}()
 	err := message.DecodeBatch(req.Body, func(flag int32, body, props []byte) error {
 		if len(body) > p.b.Config.Store.MaxMessageSize {
 			return refuse(remoting.MessageIllegal, "the message body size over max value, MAX: %d", p.b.Config.Store.MaxMessageSize)
@@ -190,7 +204,9 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 		m := base
 		m.Flag = flag
 		m.Body = body
-		m.Properties = string(message.JoinProperties(nil, string(props), string(batchProps)))
+		at := len(text)
+		text = message.JoinProperties(text, props, batchProps)
+		m.Properties = unsafe.String(unsafe.SliceData(text[at:]), len(text)-at)
 		msgs = append(msgs, m)
 		return nil
 	})
@@ -208,7 +224,8 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 	if err != nil {
 		return p.sendError(req, err)
 	}
-	ids := make([]byte, 0, len(results)*33)
+	var stack [1024]byte // a batch of up to 31 IPv4 ids without allocating
+	ids := stack[:0]
 	for i, r := range results {
 		if i > 0 {
 			ids = append(ids, ',')
@@ -216,13 +233,19 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 		ids = message.AppendOffsetMsgID(ids, base.StoreHost, r.PhysicalOffset)
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Set("msgId", string(ids))
+	resp.SetBytes("msgId", ids)
 	resp.SetInt64("queueId", int64(base.QueueID))
 	resp.SetInt64("queueOffset", results[0].QueueOffset)
 	p.setSendExtras(resp)
 	last := results[len(results)-1]
 	return p.afterPut(c, req, resp, last.PhysicalOffset+int64(last.WroteBytes), h.properties)
 }
+
+// putBatches recycles the message slices of batch sends.
+var putBatches = sync.Pool{New: func() any {
+	s := make([]store.PutMessage, 0, 64)
+	return &s
+}}
 
 func (p *brokerProcs) setSendExtras(resp *remoting.Command) {
 	resp.Set("MSG_REGION", p.b.Config.RegionID)
@@ -235,12 +258,13 @@ func (p *brokerProcs) afterPut(c *remoting.Conn, req, resp *remoting.Command, en
 	if p.b.Config.Store.FlushDiskType != store.SyncFlush || message.Property(props, message.PropWaitStoreMsgOK) == "false" {
 		return resp
 	}
+	oneway := req.IsOneway() // req is recycled when the handler returns; resp is ours until replied
 	p.b.Store.WaitFlush(end, func(err error) {
 		if err != nil {
 			resp.Code = remoting.FlushDiskTimeout
 			resp.Remark = err.Error()
 		}
-		if !req.IsOneway() {
+		if !oneway {
 			c.Reply(resp)
 		}
 	})

@@ -19,7 +19,7 @@ func (p *brokerProcs) completeSendReplies(t Table) {
 		t[code] = func(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 			resp := h(c, req)
 			if resp != nil && resp.Code != remoting.Success && sendHeaderDecodes(req) {
-				if _, ok := resp.ExtFields["MSG_REGION"]; !ok {
+				if _, ok := resp.Lookup("MSG_REGION"); !ok {
 					p.setSendExtras(resp)
 				}
 			}
@@ -36,7 +36,7 @@ func sendHeaderDecodes(req *remoting.Command) bool {
 		required = sendRequiredLong[:]
 	}
 	for _, k := range required {
-		if _, ok := req.ExtFields[k]; !ok {
+		if _, ok := req.Lookup(k); !ok {
 			return false
 		}
 	}

@@ -50,23 +50,23 @@ func (c *Conn) Close() { _ = c.gc.Close() }
 // socket as is (writev), not copied into the frame.
 func (c *Conn) Reply(resp *Command) {
 	if c.closed.Load() {
-		resp.releaseBody()
+		resp.done()
 		return
 	}
 	if writesInline(resp) {
 		c.lateMu.Lock()
 		c.late = AppendFrame(c.late, resp)
 		c.lateMu.Unlock()
-		resp.releaseBody()
+		resp.done()
 		c.scheduleLate()
 		return
 	}
 	bufs := resp.iovec(make([][]byte, 0, len(resp.BodyVec)+2), AppendFrameHeader(nil, resp))
 	if err := c.gc.AsyncWritev(bufs, func(gnet.Conn, error) error {
-		resp.releaseBody() // runs on the loop after the write (or with the close error)
+		resp.done() // runs on the loop after the write (or with the close error)
 		return nil
 	}); err != nil {
-		resp.releaseBody() // the loop cannot be woken; the callback will not run
+		resp.done() // the loop cannot be woken; the callback will not run
 	}
 }
 

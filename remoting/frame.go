@@ -42,34 +42,45 @@ func AppendFrameHeader(dst []byte, c *Command) []byte {
 // DecodeFrame decodes the bytes that follow a frame's length field. The body
 // of the returned Command aliases frame, so frame must be owned by the caller.
 func DecodeFrame(frame []byte) (*Command, error) {
+	c := &Command{}
+	if err := decodeInto(c, frame); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeInto fills c, whose fields are empty, from frame. Body aliases
+// frame; the header's text is copied into one string.
+func decodeInto(c *Command, frame []byte) error {
 	if len(frame) < 4 {
-		return nil, fmt.Errorf("%w: %d bytes, need 4", ErrMalformed, len(frame))
+		return fmt.Errorf("%w: %d bytes, need 4", ErrMalformed, len(frame))
 	}
 	word := binary.BigEndian.Uint32(frame)
 	typ := SerializeType(word >> 24)
 	headerLen := int(word & 0xFFFFFF)
 	if headerLen > len(frame)-4 {
-		return nil, fmt.Errorf("%w: header length %d exceeds frame %d", ErrMalformed, headerLen, len(frame)-4)
+		return fmt.Errorf("%w: header length %d exceeds frame %d", ErrMalformed, headerLen, len(frame)-4)
 	}
 	header := frame[4 : 4+headerLen]
-	var (
-		c   *Command
-		err error
-	)
+	var err error
 	switch typ {
 	case JSON:
-		c, err = decodeJSONHeader(header)
+		err = decodeJSONHeader(c, header)
 	case RocketMQ:
-		c, err = decodeBinaryHeader(header)
+		err = decodeBinaryHeader(c, header)
 	default:
-		return nil, fmt.Errorf("%w: serialize type %d", ErrMalformed, typ)
+		return fmt.Errorf("%w: serialize type %d", ErrMalformed, typ)
 	}
 	if err != nil {
-		return nil, err
+		return err
+	}
+	c.internText()
+	if !c.pooled {
+		c.scratch = nil // only a pooled command reuses it
 	}
 	c.Serialize = typ
 	if body := frame[4+headerLen:]; len(body) > 0 {
 		c.Body = body
 	}
-	return c, nil
+	return nil
 }

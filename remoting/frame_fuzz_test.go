@@ -1,15 +1,17 @@
 package remoting
 
 import (
+	"bytes"
 	"encoding/binary"
+	"maps"
 	"encoding/json"
 	"testing"
 )
 
 func FuzzDecodeFrame(f *testing.F) {
 	seeds := []*Command{
-		{Code: 105, Opaque: 7, ExtFields: map[string]string{"topic": "TopicTest"}},
-		{Code: 11, Opaque: -1, Flag: 1, Remark: "r", ExtFields: map[string]string{"a": "b"}, Body: []byte("x"), Serialize: RocketMQ},
+		{Code: 105, Opaque: 7, ExtFields: Fields(map[string]string{"topic": "TopicTest"})},
+		{Code: 11, Opaque: -1, Flag: 1, Remark: "r", ExtFields: Fields(map[string]string{"a": "b"}), Body: []byte("x"), Serialize: RocketMQ},
 		{Code: 34, Language: LangGo, Version: 317, Body: []byte(`{"clientID":"x"}`)},
 	}
 	for _, c := range seeds {
@@ -35,5 +37,15 @@ func FuzzDecodeFrame(f *testing.F) {
 		if again.Code != c.Code || again.Opaque != c.Opaque || len(again.ExtFields) > len(c.ExtFields) {
 			t.Fatalf("round trip changed command: %+v vs %+v", again, c)
 		}
+		// A recycled command left dirty by an earlier request decodes the same.
+		pooled := newPooledRequest(len(frame))
+		copy(pooled.frame, frame)
+		if err := decodeInto(pooled, pooled.frame); err != nil {
+			t.Fatalf("pooled decode: %v", err)
+		}
+		if !maps.Equal(pooled.FieldMap(), c.FieldMap()) || pooled.Remark != c.Remark || !bytes.Equal(pooled.Body, c.Body) {
+			t.Fatalf("pooled decode differs: %+v vs %+v", pooled, c)
+		}
+		pooled.recycle()
 	})
 }

@@ -9,7 +9,7 @@ import (
 
 func TestJSONFrameGolden(t *testing.T) {
 	c := &Command{Code: 105, Language: LangJava, Version: 409, Opaque: 7, Flag: 0,
-		ExtFields: map[string]string{"topic": "T\x01x"}}
+		ExtFields: Fields(map[string]string{"topic": "T\x01x"})}
 	got := AppendFrame(nil, c)
 	header := `{"code":105,"extFields":{"topic":"T\u0001x"},"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":409}`
 	want := append([]byte{0, 0, 0, byte(4 + len(header)), 0, 0, 0, byte(len(header))}, header...)
@@ -34,7 +34,7 @@ func TestDecodeGoClientHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Command{Code: 34, Language: LangGo, Version: 317, Opaque: 5, ExtFields: map[string]string{"a": "1"},
+	want := &Command{Code: 34, Language: LangGo, Version: 317, Opaque: 5, ExtFields: Fields(map[string]string{"a": "1"}),
 		Body: []byte("body")}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got %+v want %+v", c, want)
@@ -47,14 +47,14 @@ func TestDecodeJSONLenient(t *testing.T) {
 		`{"opaque":-3,"code":1,"unknown":{"x":[1,2]},"serializeTypeCurrentRPC":"JSON"}`,
 		`{"code":1,"opaque":-3,"extFields":{"n":12,"b":true,"z":null}}`,
 	} {
-		c, err := decodeJSONHeader([]byte(h))
+		c, err := DecodeFrame(append([]byte{0, 0, 0, byte(len(h))}, h...))
 		if err != nil {
 			t.Fatalf("%s: %v", h, err)
 		}
 		if c.Code != 1 || c.Opaque != -3 {
 			t.Fatalf("%s: got %+v", h, c)
 		}
-		if c.ExtFields != nil && c.ExtFields["n"] != "" && (c.ExtFields["n"] != "12" || c.ExtFields["b"] != "true") {
+		if n, ok := c.Lookup("n"); ok && (n != "12" || c.Str("b") != "true") {
 			t.Fatalf("%s: ext %v", h, c.ExtFields)
 		}
 	}
@@ -62,7 +62,7 @@ func TestDecodeJSONLenient(t *testing.T) {
 
 func TestBinaryFrameGolden(t *testing.T) {
 	c := &Command{Code: 11, Language: LangGo, Version: 317, Opaque: 258, Flag: 1, Remark: "hi",
-		ExtFields: map[string]string{"k": "vv"}, Body: []byte{0xAB}, Serialize: RocketMQ}
+		ExtFields: Fields(map[string]string{"k": "vv"}), Body: []byte{0xAB}, Serialize: RocketMQ}
 	got := AppendFrame(nil, c)
 	want, _ := hex.DecodeString("00000025" + "01000020" + // length 37, type 1, header 32
 		"000b" + "09" + "013d" + "00000102" + "00000001" + // code, lang, version, opaque, flag
@@ -108,7 +108,7 @@ func TestAppendJSONString(t *testing.T) {
 }
 
 func TestEncodeAllocs(t *testing.T) {
-	c := &Command{Code: 0, Opaque: 1, Flag: 1, ExtFields: map[string]string{"msgId": "X", "queueId": "1"}}
+	c := &Command{Code: 0, Opaque: 1, Flag: 1, ExtFields: Fields(map[string]string{"msgId": "X", "queueId": "1"})}
 	buf := make([]byte, 0, 512)
 	if n := testing.AllocsPerRun(100, func() { buf = AppendFrame(buf[:0], c) }); n != 0 {
 		t.Fatalf("AppendFrame allocates %v times", n)

@@ -16,6 +16,7 @@ package remoting
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 func appendBinaryHeader(dst []byte, c *Command) []byte {
@@ -28,76 +29,77 @@ func appendBinaryHeader(dst []byte, c *Command) []byte {
 	dst = append(dst, c.Remark...)
 	lenAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
-	for k, v := range c.ExtFields {
-		if len(k) > 0x7FFF {
+	for _, f := range c.ExtFields {
+		if len(f.Key) > 0x7FFF {
 			continue // cannot be represented; Java would throw
 		}
-		dst = binary.BigEndian.AppendUint16(dst, uint16(len(k)))
-		dst = append(dst, k...)
-		dst = binary.BigEndian.AppendUint32(dst, uint32(len(v)))
-		dst = append(dst, v...)
+		dst = binary.BigEndian.AppendUint16(dst, uint16(len(f.Key)))
+		dst = append(dst, f.Key...)
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(f.Value)))
+		dst = append(dst, f.Value...)
 	}
 	binary.BigEndian.PutUint32(dst[lenAt:], uint32(len(dst)-lenAt-4))
 	return dst
 }
 
-// decodeBinaryHeader copies the header's text into one string; the remark and
-// every key and value are substrings of it.
-func decodeBinaryHeader(b []byte) (*Command, error) {
+// decodeBinaryHeader fills c from a binary header. The remark and fields are
+// views into b until the caller interns them.
+func decodeBinaryHeader(c *Command, b []byte) error {
 	if len(b) < 21 {
-		return nil, fmt.Errorf("%w: binary header %d bytes, need 21", ErrMalformed, len(b))
+		return fmt.Errorf("%w: binary header %d bytes, need 21", ErrMalformed, len(b))
 	}
-	c := &Command{
-		Code:     int32(int16(binary.BigEndian.Uint16(b))),
-		Language: LanguageCode(b[2]),
-		Version:  int32(int16(binary.BigEndian.Uint16(b[3:]))),
-		Opaque:   int32(binary.BigEndian.Uint32(b[5:])),
-		Flag:     int32(binary.BigEndian.Uint32(b[9:])),
-	}
-	text := string(b) // one allocation for all strings below
+	c.Code = int32(int16(binary.BigEndian.Uint16(b)))
+	c.Language = LanguageCode(b[2])
+	c.Version = int32(int16(binary.BigEndian.Uint16(b[3:])))
+	c.Opaque = int32(binary.BigEndian.Uint32(b[5:]))
+	c.Flag = int32(binary.BigEndian.Uint32(b[9:]))
 	rl := binary.BigEndian.Uint32(b[13:])
 	rest := b[17:]
-	at := func(sub []byte) int { return len(b) - len(sub) } // offset of sub in b
 	if uint64(rl) > uint64(len(rest)) {
-		return nil, fmt.Errorf("%w: remark length %d exceeds header", ErrMalformed, rl)
+		return fmt.Errorf("%w: remark length %d exceeds header", ErrMalformed, rl)
 	}
-	c.Remark = text[at(rest) : at(rest)+int(rl)]
+	c.Remark = view(rest[:rl])
 	rest = rest[rl:]
 	if len(rest) < 4 {
-		return nil, fmt.Errorf("%w: binary header truncated before extFields", ErrMalformed)
+		return fmt.Errorf("%w: binary header truncated before extFields", ErrMalformed)
 	}
 	el := binary.BigEndian.Uint32(rest)
 	rest = rest[4:]
 	if uint64(el) > uint64(len(rest)) {
-		return nil, fmt.Errorf("%w: extFields length %d exceeds header", ErrMalformed, el)
+		return fmt.Errorf("%w: extFields length %d exceeds header", ErrMalformed, el)
 	}
 	ext := rest[:el]
-	if len(ext) > 0 {
-		c.ExtFields = make(map[string]string, 16)
-	}
 	for len(ext) > 0 {
 		if len(ext) < 2 {
-			return nil, fmt.Errorf("%w: truncated extFields key length", ErrMalformed)
+			return fmt.Errorf("%w: truncated extFields key length", ErrMalformed)
 		}
 		kl := int(binary.BigEndian.Uint16(ext))
 		ext = ext[2:]
 		if kl > len(ext) {
-			return nil, fmt.Errorf("%w: extFields key length %d", ErrMalformed, kl)
+			return fmt.Errorf("%w: extFields key length %d", ErrMalformed, kl)
 		}
-		k := text[at(ext) : at(ext)+kl]
+		k := ext[:kl]
 		ext = ext[kl:]
 		if len(ext) < 4 {
-			return nil, fmt.Errorf("%w: truncated extFields value length", ErrMalformed)
+			return fmt.Errorf("%w: truncated extFields value length", ErrMalformed)
 		}
 		vl := binary.BigEndian.Uint32(ext)
 		ext = ext[4:]
 		if uint64(vl) > uint64(len(ext)) {
-			return nil, fmt.Errorf("%w: extFields value length %d", ErrMalformed, vl)
+			return fmt.Errorf("%w: extFields value length %d", ErrMalformed, vl)
 		}
-		if kl > 0 && vl > 0 {
-			c.ExtFields[k] = text[at(ext) : at(ext)+int(vl)]
+		if kl > 0 && vl > 0 { // Java's readStr turns a zero length into null: absent
+			c.ExtFields = append(c.ExtFields, Field{view(k), view(ext[:vl])})
 		}
 		ext = ext[vl:]
 	}
-	return c, nil
+	return nil
+}
+
+// view is b as a string without copying; valid while b is (see internText).
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

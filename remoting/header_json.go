@@ -22,17 +22,15 @@ import (
 func appendJSONHeader(dst []byte, c *Command) []byte {
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, int64(c.Code), 10)
-	if c.ExtFields != nil {
+	if len(c.ExtFields) > 0 {
 		dst = append(dst, `,"extFields":{`...)
-		first := true
-		for k, v := range c.ExtFields {
-			if !first {
+		for i, f := range c.ExtFields {
+			if i > 0 {
 				dst = append(dst, ',')
 			}
-			first = false
-			dst = AppendJSONString(dst, k)
+			dst = AppendJSONString(dst, f.Key)
 			dst = append(dst, ':')
-			dst = AppendJSONString(dst, v)
+			dst = AppendJSONString(dst, f.Value)
 		}
 		dst = append(dst, '}')
 	}
@@ -99,22 +97,23 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// decodeJSONHeader parses the header with one allocation for all its text:
-// the header is copied into one string and every key and value is a
-// substring of it (only values with escapes are built anew). Numbers must be
-// integers; unknown keys are skipped whatever their value.
-func decodeJSONHeader(b []byte) (*Command, error) {
-	p := jsonParser{s: string(b)}
-	c := &Command{}
-	if err := p.header(c); err != nil {
-		return nil, fmt.Errorf("%w: JSON header: %v at byte %d", ErrMalformed, err, p.i)
+// decodeJSONHeader fills c from a JSON header. Strings without escapes are
+// views into b, unescaped ones live in c.scratch, until the caller interns
+// them. Numbers must be integers; unknown keys are skipped whatever their value.
+func decodeJSONHeader(c *Command, b []byte) error {
+	p := jsonParser{s: view(b), esc: c.scratch[:0]}
+	err := p.header(c)
+	c.scratch = p.esc
+	if err != nil {
+		return fmt.Errorf("%w: JSON header: %v at byte %d", ErrMalformed, err, p.i)
 	}
-	return c, nil
+	return nil
 }
 
 type jsonParser struct {
-	s string
-	i int
+	s   string
+	i   int
+	esc []byte // unescaped strings; never grown in place while views into it live
 }
 
 var (
@@ -230,12 +229,11 @@ func (p *jsonParser) extFields(c *Command) error {
 	if p.null() {
 		return nil
 	}
-	c.ExtFields = make(map[string]string, 16)
 	return p.object(func(key string) error {
 		switch p.peek() {
 		case '"':
 			v, err := p.str()
-			c.ExtFields[key] = v
+			c.ExtFields = append(c.ExtFields, Field{key, v})
 			return err
 		case 'n':
 			return p.skip(0) // Java omits nulls
@@ -244,7 +242,7 @@ func (p *jsonParser) extFields(c *Command) error {
 			if err := p.skip(0); err != nil {
 				return err
 			}
-			c.ExtFields[key] = p.s[start:p.i] // a number or boolean, as its literal text
+			c.ExtFields = append(c.ExtFields, Field{key, p.s[start:p.i]}) // a number or boolean, as its literal text
 			return nil
 		}
 	})
@@ -339,8 +337,8 @@ func (p *jsonParser) str() (string, error) {
 }
 
 // unescape finishes a string that has escapes, from its first byte at start.
+// The result is a view into p.esc.
 func (p *jsonParser) unescape(start int) (string, error) {
-	var b strings.Builder
 	end := p.i
 	for end < len(p.s) && p.s[end] != '"' {
 		if p.s[end] == '\\' {
@@ -348,18 +346,27 @@ func (p *jsonParser) unescape(start int) (string, error) {
 		}
 		end++
 	}
-	b.Grow(min(end, len(p.s)) - start) // the unescaped text is never longer
-	b.WriteString(p.s[start:p.i])
+	need := min(end, len(p.s)) - start // the unescaped text is never longer
+	if len(p.esc)+need > cap(p.esc) {
+		// Views into the old array stay valid: it is not reused.
+		p.esc = make([]byte, 0, max(512, 2*need))
+	}
+	at := len(p.esc)
+	b := append(p.esc, p.s[start:p.i]...)
+	done := func() (string, error) {
+		p.esc = b
+		return view(b[at:]), nil
+	}
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			return b.String(), nil
+			return done()
 		case c < 0x20:
 			return "", errJSONSyntax
 		case c != '\\':
-			b.WriteByte(c)
+			b = append(b, c)
 			p.i++
 			continue
 		}
@@ -370,17 +377,17 @@ func (p *jsonParser) unescape(start int) (string, error) {
 		p.i += 2
 		switch e {
 		case '"', '\\', '/':
-			b.WriteByte(e)
+			b = append(b, e)
 		case 'b':
-			b.WriteByte('\b')
+			b = append(b, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			b = append(b, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			b = append(b, '\r')
 		case 't':
-			b.WriteByte('\t')
+			b = append(b, '\t')
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
@@ -398,7 +405,7 @@ func (p *jsonParser) unescape(start int) (string, error) {
 					r = utf8.RuneError
 				}
 			}
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		default:
 			return "", errJSONSyntax
 		}

@@ -199,10 +199,10 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 			break // partial frame: gnet keeps the bytes
 		}
 		_, _ = gc.Discard(4)
-		frame := make([]byte, length) // owned by the request from here on
-		_, _ = gc.Read(frame)
-		req, err := DecodeFrame(frame)
-		if err != nil {
+		req := newPooledRequest(int(length)) // the frame is the request's until it is recycled
+		_, _ = gc.Read(req.frame)
+		if err := decodeInto(req, req.frame); err != nil {
+			req.recycle()
 			s.warn.Warn().Str("remote", c.Remote).Err(err).Msg("undecodable frame; closing connection")
 			s.flush(gc, c)
 			return gnet.Close
@@ -210,15 +210,17 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 		if req.IsResponse() {
 			// A client's answer to a one-way request it treated as two-way
 			// (Java answers codes it does not handle): nothing waits for it.
+			req.recycle()
 			continue
 		}
 		if resp := s.serve(c, req); resp != nil {
 			if req.IsOneway() {
-				resp.releaseBody()
+				resp.done()
 			} else {
 				s.queue(gc, c, resp)
 			}
 		}
+		req.recycle()
 	}
 	s.flush(gc, c)
 	return gnet.None
@@ -252,7 +254,7 @@ func (s *Server) queue(gc gnet.Conn, c *Conn, resp *Command) {
 	c.out = AppendFrameHeader(c.out, resp)
 	if writesInline(resp) {
 		c.out = resp.appendBody(c.out)
-		resp.releaseBody()
+		resp.done()
 		return
 	}
 	if !c.closed.Load() {
@@ -262,7 +264,7 @@ func (s *Server) queue(gc gnet.Conn, c *Conn, resp *Command) {
 		clear(c.iov) // do not pin the body (or a mapped file) until the next answer
 	}
 	c.out = c.out[:0]
-	resp.releaseBody()
+	resp.done()
 }
 
 func (s *Server) flush(gc gnet.Conn, c *Conn) {

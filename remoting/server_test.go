@@ -34,9 +34,10 @@ func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 		resp.Body = req.Body
 		return resp
 	case codeLate:
+		resp := NewResponse(req, Success, "late") // req is recycled when Serve returns
 		go func() { // parked, answered from another goroutine
 			time.Sleep(20 * time.Millisecond)
-			c.Reply(NewResponse(req, Success, "late"))
+			c.Reply(resp)
 		}()
 		return nil
 	case codePanic:
@@ -137,7 +138,7 @@ func TestServerPipelinedAndSplitFrames(t *testing.T) {
 	defer nc.Close()
 	var out []byte
 	for i := int32(0); i < 50; i++ {
-		out = AppendFrame(out, &Command{Code: codeEcho, Opaque: i, ExtFields: map[string]string{"v": "p"}})
+		out = AppendFrame(out, &Command{Code: codeEcho, Opaque: i, ExtFields: Fields(map[string]string{"v": "p"})})
 	}
 	// Dribble the bytes so frames straddle reads.
 	for i := 0; i < len(out); i += 7 {

@@ -28,7 +28,7 @@ func TestReqWriterMatchesCodec(t *testing.T) {
 			}
 			want := map[string]string{"a": `grp"\x`, "i": "TAGS\x01A\x02KEYS\x01k 1\x02", "g": "1700000000123", "e": "-1"}
 			if c.Code != remoting.SendMessageV2 || c.Opaque != -77 || c.Flag != 0 || c.Serialize != ser ||
-				!maps.Equal(c.ExtFields, want) || string(c.Body) != "hello world" {
+				!maps.Equal(c.FieldMap(), want) || string(c.Body) != "hello world" {
 				t.Fatalf("decoded %+v ext %q body %q", c, c.ExtFields, c.Body)
 			}
 		})
@@ -87,7 +87,7 @@ func TestHotPathAllocs(t *testing.T) {
 			t.Errorf("batch %d: appendSend allocates %.1f times", batch, n)
 		}
 		c, err := remoting.DecodeFrame(p.c.w.buf[4:])
-		if err != nil || c.ExtFields["b"] != "T" || c.ExtFields["e"] != "3" {
+		if err != nil || c.Str("b") != "T" || c.Str("e") != "3" {
 			t.Fatalf("batch %d: decoded %v %v", batch, c, err)
 		}
 	}

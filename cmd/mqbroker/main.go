@@ -45,6 +45,7 @@ func main() {
 	if err != nil {
 		log.Fatal().Err(err).Msg("open broker")
 	}
+	startPprof(log)
 	if err := b.Start(processor.BrokerTable(b, log)); err != nil {
 		log.Fatal().Err(err).Msg("start broker")
 	}

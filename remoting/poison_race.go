@@ -1,0 +1,6 @@
+//go:build race
+
+package remoting
+
+// poisonRecycled: race-detector builds (make test) poison recycled commands.
+const poisonRecycled = true

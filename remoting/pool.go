@@ -1,0 +1,129 @@
+package remoting
+
+// Commands on the serving path are recycled so that decoding a request and
+// answering it allocate nothing but the one string holding the request's
+// header text (handlers keep header strings: topic and group names, keys).
+//
+// Invariants:
+//   - A pooled request lives from its decode until its handler returns; a
+//     pooled response until the connection has written or dropped it.
+//   - Nothing keeps a pooled Command, its Body, its ExtFields slice or a
+//     response's field values past that point. Handlers that answer later
+//     keep req.Clone() (a pull parked in Holds).
+//   - Under the race detector recycled commands are poisoned and never
+//     reused, so a use after recycling shows up as garbage in the tests.
+
+import (
+	"sync"
+	"unsafe"
+)
+
+var commandPool = sync.Pool{New: func() any { return &Command{pooled: true} }}
+
+// Buffers above these sizes are dropped at recycling rather than kept in the
+// pool: one 4 MiB message must not pin 4 MiB per pooled command.
+const (
+	maxPooledFrame   = 1 << 20
+	maxPooledScratch = 64 << 10
+	maxPooledFields  = 64
+)
+
+// newPooledRequest returns a pooled command whose frame has room for n bytes.
+func newPooledRequest(n int) *Command {
+	c := commandPool.Get().(*Command)
+	if cap(c.frame) < n {
+		c.frame = make([]byte, n, max(n, 4<<10))
+	}
+	c.frame = c.frame[:n]
+	return c
+}
+
+// recycle returns a pooled command to the pool; others are left to the GC.
+func (c *Command) recycle() {
+	if c == nil || !c.pooled {
+		return
+	}
+	if poisonRecycled {
+		c.poison()
+		return
+	}
+	frame, fields, scratch := c.frame[:0], c.ExtFields[:0], c.scratch[:0]
+	clear(fields[:cap(fields)]) // drop the strings
+	if cap(frame) > maxPooledFrame {
+		frame = nil
+	}
+	if cap(scratch) > maxPooledScratch {
+		scratch = nil
+	}
+	if cap(fields) > maxPooledFields {
+		fields = nil
+	}
+	*c = Command{pooled: true, frame: frame, ExtFields: fields, scratch: scratch}
+	commandPool.Put(c)
+}
+
+// poison makes every later read of a recycled command visibly wrong.
+func (c *Command) poison() {
+	for i := range c.frame {
+		c.frame[i] = 0xA5
+	}
+	for i := range c.scratch {
+		c.scratch[i] = '!'
+	}
+	for i := range c.ExtFields {
+		c.ExtFields[i] = Field{"RECYCLED", "RECYCLED"}
+	}
+	c.Code, c.Opaque, c.Remark = -999, -999, "RECYCLED"
+	c.pooled = false // a second recycle is a no-op
+}
+
+// Scratch returns an empty buffer with room for n bytes that a handler may
+// use until it returns: the request is recycled then, and the buffer with it.
+// For text the store copies (a send's stored properties).
+func (c *Command) Scratch(n int) []byte {
+	if !c.pooled {
+		return make([]byte, 0, n)
+	}
+	if cap(c.scratch) < n {
+		c.scratch = make([]byte, 0, max(n, 512))
+	}
+	return c.scratch[:0] // the decode's unescaped text was interned: free again
+}
+
+// Clone returns a copy of c that owns all its memory and is not pooled: what
+// a handler keeps when it answers after returning.
+func (c *Command) Clone() *Command {
+	d := &Command{Code: c.Code, Language: c.Language, Version: c.Version, Opaque: c.Opaque, Flag: c.Flag,
+		Remark: c.Remark, Serialize: c.Serialize}
+	d.ExtFields = append([]Field(nil), c.ExtFields...) // the strings are immutable: no scratch in requests
+	if c.Body != nil {
+		d.Body = append([]byte(nil), c.Body...)
+	}
+	return d
+}
+
+// internText copies the remark and every key and value into one new string
+// and points the fields at it: after decoding they are views into the frame
+// or the unescape scratch, both of which are reused.
+func (c *Command) internText() {
+	n := len(c.Remark)
+	for _, f := range c.ExtFields {
+		n += len(f.Key) + len(f.Value)
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]byte, 0, n)
+	take := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		at := len(buf)
+		buf = append(buf, s...)
+		return unsafe.String(&buf[at], len(s)) // buf is never written again
+	}
+	c.Remark = take(c.Remark)
+	for i := range c.ExtFields {
+		c.ExtFields[i] = Field{take(c.ExtFields[i].Key), take(c.ExtFields[i].Value)}
+	}
+}
