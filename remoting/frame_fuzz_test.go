@@ -3,8 +3,8 @@ package remoting
 import (
 	"bytes"
 	"encoding/binary"
-	"maps"
 	"encoding/json"
+	"maps"
 	"testing"
 )
 

@@ -35,7 +35,7 @@ func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 		return resp
 	case codeLate:
 		resp := NewResponse(req, Success, "late") // req is recycled when Serve returns
-		go func() { // parked, answered from another goroutine
+		go func() {                               // parked, answered from another goroutine
 			time.Sleep(20 * time.Millisecond)
 			c.Reply(resp)
 		}()
