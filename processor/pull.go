@@ -3,7 +3,6 @@ package processor
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -109,12 +108,14 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 			return err == nil && sub.MatchTag(message.PropertyBytes(v.Properties, message.PropTags))
 		}
 	}
-	buf := pullBodies.Get().(*[]byte)
-	res := st.GetMessages((*buf)[:0], h.topic, h.queueID, h.queueOffset, max(maxNums, 1), maxBytes, match)
+	// The answer's body is slices of the mapped commit log, pinned until the
+	// connection has written them (ReleaseBody); nothing is copied here.
+	res := st.GetMessageViews(h.topic, h.queueID, h.queueOffset, max(maxNums, 1), maxBytes, match)
 
 	code := pullCode(res.Status, h.queueOffset)
-	if code != remoting.Success {
-		pullBodies.Put(buf)
+	if code != remoting.Success && res.Release != nil {
+		res.Release() // not sent, and a parked pull must pin nothing
+		res.Release, res.Vec = nil, nil
 	}
 	if allowSuspend && h.sysFlag&pullCommitOffset != 0 {
 		p.b.Offsets.Commit(h.group, h.topic, h.queueID, h.commitOffset)
@@ -138,26 +139,10 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 	if code != remoting.Success {
 		return out
 	}
-	out.Body = res.Body
-	out.ReleaseBody = func() {
-		if cap(res.Body) <= maxPooledPullBody {
-			*buf = res.Body[:0]
-			pullBodies.Put(buf)
-		}
-	}
+	out.BodyVec = res.Vec
+	out.ReleaseBody = res.Release
 	return out
 }
-
-// pullBodies recycles pull answer bodies: allocating and zeroing a fresh
-// 32 KiB-256 KiB body per pull cost 6x the copy itself (BenchmarkGetMessagesNil).
-// The connection returns a body once it is written (remoting.Command.ReleaseBody).
-var pullBodies = sync.Pool{New: func() any {
-	b := make([]byte, 0, 64<<10)
-	return &b
-}}
-
-// maxPooledPullBody keeps one pull of a 4 MiB message from pinning 4 MiB per pooled buffer.
-const maxPooledPullBody = 1 << 20
 
 // pullCode maps the store's result to Apache's response code
 // (PullMessageProcessor; remoting.md §6.5).

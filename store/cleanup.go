@@ -20,10 +20,11 @@ import (
 // until usage is back at the force-clean ratio. Then consume queue and
 // index files wholly below the new commit log min offset go too.
 //
-// Readers copy record bytes out under the file list's read lock and the
-// flusher skips fully flushed files, so cleanup unmaps a (fully flushed)
-// file under the write lock with no reference counts; the unlink happens
-// outside the lock.
+// A deleted commit log file leaves the list under the write lock and is
+// unlinked at once, but stays mapped while pull answers hold it (slices of
+// it queued for writev): the last release unmaps it (mappedFile refs).
+// Readers that copy do so under the list's read lock, and the flusher skips
+// fully flushed files, so neither needs a hold.
 
 // diskUsage is UtilAll.getDiskPartitionSpaceUsedPercent: (total − free) /
 // total of the partition holding path, in [0, 1].
@@ -146,14 +147,17 @@ func (s *Store) deleteOldestCommitLog(now time.Time, reserved time.Duration, cle
 	// Only cleanup removes the head of the list, and appends only add at
 	// the tail, so files[0] is still mf.
 	q.mu.Lock()
-	err := mf.unmap()
 	q.files[0] = nil
 	q.files = q.files[1:]
+	held := mf.held()
+	err := q.retireLocked(mf)
 	q.mu.Unlock()
+	// Unlinking a mapped file is fine: holders keep reading the pages, the
+	// space comes back when the last mapping goes.
 	if rmErr := os.Remove(mf.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 		err = errors.Join(err, rmErr)
 	}
-	s.log.Info().Str("file", mf.path).Bool("forcibly", cleanNow).Msg("commit log file deleted")
+	s.log.Info().Str("file", mf.path).Bool("forcibly", cleanNow).Bool("unmapDeferred", held).Msg("commit log file deleted")
 	if err != nil {
 		return true, fmt.Errorf("cleanup: delete %s: %w", mf.path, err)
 	}

@@ -277,6 +277,7 @@ func (cq *consumeQueue) rollNextFile(idx int64) int64 {
 // the min offset. It returns the number of files deleted.
 func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
 	var gone []*mappedFile
+	var errs []error
 	cq.q.mu.Lock()
 	for len(cq.q.files) > 1 {
 		mf := cq.q.files[0]
@@ -284,16 +285,15 @@ func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
 		if last.phy >= clMin && !last.filler() {
 			break
 		}
-		if err := mf.unmap(); err != nil {
-			cq.q.mu.Unlock()
-			return len(gone), err
-		}
-		gone = append(gone, mf)
 		cq.q.files[0] = nil
 		cq.q.files = cq.q.files[1:]
+		gone = append(gone, mf)
+		if err := cq.q.retireLocked(mf); err != nil {
+			errs = append(errs, err)
+			break
+		}
 	}
 	cq.q.mu.Unlock()
-	var errs []error
 	for _, mf := range gone {
 		if err := os.Remove(mf.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)

@@ -23,9 +23,13 @@
 //     queues, under the queue's write lock), cleanup (the oldest commit log
 //     file once fully flushed and dispatched, never the last; consume queue
 //     and index files wholly below the commit log min offset, never the
-//     last) and Shutdown after the goroutines stopped. Readers copy record
-//     bytes out under the file list's read lock, so no reference counts are
-//     needed; a zero-copy pull would need them.
+//     last) and Shutdown after the goroutines stopped. Readers that copy do
+//     so under the file list's read lock.
+//   - A slice into a mapped file outlives the list's lock only while the
+//     file is held (mappedFile refs; GetMessageViews until its Release).
+//     Cleanup takes a held file out of the list and unlinks it; the last
+//     release unmaps it. Only Shutdown unmaps held files, so it runs after
+//     the network servers (whose writes read the slices) have stopped.
 //   - Index files are written by the dispatcher and read by QueryMessage
 //     under indexService.mu; after an abnormal exit the files newer than
 //     the checkpoint's index timestamp are deleted and rebuilt from their

@@ -41,7 +41,7 @@ func (g GetStatus) String() string {
 	return "GetStatus(" + strconv.Itoa(int(g)) + ")"
 }
 
-// GetResult is the outcome of GetMessages.
+// GetResult is the outcome of GetMessages or GetMessageViews.
 type GetResult struct {
 	Status GetStatus
 	// NextBeginOffset is where the consumer should pull next (already
@@ -49,10 +49,18 @@ type GetResult struct {
 	NextBeginOffset int64
 	MinOffset       int64
 	MaxOffset       int64
-	// Count is the number of records appended to Body.
+	// Count is the number of records returned.
 	Count int
-	// Body is dst with the records appended, exactly as stored.
+	// Body (GetMessages) is dst with the records appended, exactly as stored.
 	Body []byte
+	// Vec (GetMessageViews) is the records as slices of the mapped commit
+	// log, adjacent records of one file in one slice. Read-only: the
+	// mapping is the commit log itself.
+	Vec [][]byte
+	// Release (GetMessageViews; nil unless Status is Found) lets go of the
+	// files Vec points into and recycles Vec. Call it exactly once, after
+	// the last read of Vec.
+	Release func()
 }
 
 // maxFilterEntries bounds the entries examined per call (Java:
@@ -69,7 +77,84 @@ func maxFilterEntries(maxMsgNums int) int {
 // (as Apache's do), so a result may be short.
 func (s *Store) GetMessages(dst []byte, topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
 	match func(tagsCode int64, record []byte) bool) GetResult {
-	res := GetResult{Status: NoMatchedLogicQueue, NextBeginOffset: offset, Body: dst}
+	g := gather{body: dst}
+	res := s.get(&g, topic, queueID, offset, maxMsgNums, maxBytes, match)
+	res.Body = g.body
+	return res
+}
+
+// GetMessageViews is GetMessages without the copy: the records come back
+// as slices of the mapped commit log files (res.Vec), which stay mapped,
+// even if cleanup deletes them, until res.Release is called. match is
+// called with the record's view. At most maxViewSlices slices are
+// returned; a result needing more is cut short like one reaching maxBytes.
+// Store.Shutdown unmaps whatever is still held: stop every reader first.
+func (s *Store) GetMessageViews(topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
+	match func(tagsCode int64, record []byte) bool) GetResult {
+	p := pinsPool.Get().(*pins)
+	p.s = s
+	g := gather{p: p}
+	res := s.get(&g, topic, queueID, offset, maxMsgNums, maxBytes, match)
+	if res.Count == 0 {
+		p.Release() // filtered records may have pinned a file
+		return res
+	}
+	res.Vec, res.Release = p.vec, p.release
+	return res
+}
+
+// gather is where get puts the records it keeps: copies appended to body,
+// or, with p set, views pinned by p.
+type gather struct {
+	body  []byte
+	p     *pins
+	bytes int // record bytes kept
+}
+
+// recordOutcome is what gathering one record came to.
+type recordOutcome int
+
+const (
+	recordKept     recordOutcome = iota
+	recordFiltered               // match said no
+	recordGone                   // not (or no longer) in the commit log
+)
+
+// add gathers the record of e unless match refuses it.
+func (g *gather) add(cl *commitLog, e cqEntry, match func(int64, []byte) bool) recordOutcome {
+	if g.p != nil {
+		rec, mf, pos, ok := g.p.view(cl, e.phy, e.size)
+		if !ok {
+			return recordGone
+		}
+		if match != nil && !match(e.tagsCode, rec) {
+			return recordFiltered // its file, if newly held, stays so until Release: harmless
+		}
+		g.p.keep(mf, pos, int64(len(rec)))
+		g.bytes += len(rec)
+		return recordKept
+	}
+	start := len(g.body)
+	b, ok := cl.read(g.body, e.phy, e.size)
+	if !ok {
+		return recordGone
+	}
+	if match != nil && !match(e.tagsCode, b[start:]) {
+		g.body = b[:start]
+		return recordFiltered
+	}
+	g.body = b
+	g.bytes += len(b) - start
+	return recordKept
+}
+
+// full reports whether the result cannot take more slices.
+func (g *gather) full() bool { return g.p != nil && len(g.p.vec) >= maxViewSlices }
+
+// get is the loop of GetMessages and GetMessageViews.
+func (s *Store) get(g *gather, topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
+	match func(tagsCode int64, record []byte) bool) GetResult {
+	res := GetResult{Status: NoMatchedLogicQueue, NextBeginOffset: offset}
 	cq := s.findCQ(topic, queueID)
 	if cq == nil {
 		res.NextBeginOffset = 0
@@ -112,10 +197,12 @@ loop:
 			break
 		}
 		readAny = true
-		res.Body = growFor(res.Body, buf[:n*cqEntrySize], maxMsgNums-res.Count, maxBytes-(len(res.Body)-len(dst)))
+		if g.p == nil {
+			g.body = growFor(g.body, buf[:n*cqEntrySize], maxMsgNums-res.Count, maxBytes-g.bytes)
+		}
 		for i := 0; i < n; i++ {
 			e := readEntry(buf[i*cqEntrySize:])
-			if res.Count > 0 && (res.Count >= maxMsgNums || len(res.Body)-len(dst)+int(e.size) > maxBytes) {
+			if res.Count > 0 && (res.Count >= maxMsgNums || g.bytes+int(e.size) > maxBytes || g.full()) {
 				break loop
 			}
 			examined++
@@ -125,24 +212,19 @@ loop:
 				}
 				continue
 			}
-			start := len(res.Body)
-			b, ok := s.cl.read(res.Body, e.phy, e.size)
-			if !ok {
+			switch g.add(&s.cl, e, match) {
+			case recordGone:
 				if res.Count == 0 {
 					res.Status = MessageWasRemoving
 				}
-				continue
-			}
-			if match != nil && !match(e.tagsCode, b[start:]) {
-				res.Body = b[:start]
+			case recordFiltered:
 				if res.Count == 0 {
 					res.Status = NoMatchedMessage
 				}
-				continue
+			case recordKept:
+				res.Count++
+				res.Status = Found
 			}
-			res.Body = b
-			res.Count++
-			res.Status = Found
 		}
 		if n < len(buf)/cqEntrySize {
 			break // end of file or of the queue

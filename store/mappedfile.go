@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -19,15 +20,28 @@ const pageSize = 4096
 // below wrote are immutable; the single writer (commit log: holder of the
 // append lock; consume queue: the dispatcher) writes at wrote and then
 // publishes the new position.
+//
+// Reference count (Apache's ReferenceResource): refs is 1 for the
+// mappedQueue list the file is in, plus 1 per hold. A hold lets a slice of
+// data outlive the list's lock (a pull answer written from the mapping).
+// hold is taken only under the list's lock while the file is in the list,
+// so refs never climbs back from 0; removing the file from the list drops
+// the list's reference (retireLocked), and whoever drops the last
+// reference unmaps. Shutdown unmaps regardless (mappedQueue.close), which
+// is why it must come after everything that could still read a held
+// slice has stopped. unmapped makes munmap happen once either way.
 type mappedFile struct {
 	path  string
 	start int64 // file name: offset of byte 0 in the queue's stream
 	size  int64
-	data  []byte
+	data  []byte // written only at open and by the one unmap
 
 	wrote     atomic.Int64 // write position inside the file
 	flushed   atomic.Int64 // msync'ed up to here
 	populated atomic.Int64 // pages faulted in ahead of wrote up to here (prefault.go)
+
+	refs     atomic.Int32
+	unmapped atomic.Bool
 }
 
 // fileName is UtilAll.offset2FileName.
@@ -64,6 +78,7 @@ func openMappedFile(path string, start, size int64, create bool) (*mappedFile, e
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
 	mf := &mappedFile{path: path, start: start, size: size, data: data}
+	mf.refs.Store(1) // the list's
 	if !create {
 		// Loaded files count as full until recovery sets the positions.
 		mf.wrote.Store(size)
@@ -92,8 +107,28 @@ func (mf *mappedFile) dirtyPages() int64 {
 	return mf.wrote.Load()/pageSize - mf.flushed.Load()/pageSize
 }
 
+// hold takes a reference. Call it only under the list's lock with the file
+// still in the list (so the list's reference keeps it mapped meanwhile).
+func (mf *mappedFile) hold() { mf.refs.Add(1) }
+
+// held reports whether anything but the list holds the file.
+func (mf *mappedFile) held() bool { return mf.refs.Load() > 1 }
+
+// release drops a reference; dropping the last one unmaps.
+func (mf *mappedFile) release() error {
+	switch n := mf.refs.Add(-1); {
+	case n > 0:
+		return nil
+	case n < 0:
+		return fmt.Errorf("BUG: mapped file %s released %d more times than held", mf.path, -n)
+	}
+	return mf.unmap()
+}
+
+// unmap unmaps the file now, whatever its references (the last release,
+// or shutdown); the first call wins.
 func (mf *mappedFile) unmap() error {
-	if mf.data == nil {
+	if !mf.unmapped.CompareAndSwap(false, true) {
 		return nil
 	}
 	err := unix.Munmap(mf.data)
@@ -135,7 +170,7 @@ func punchHole(path string, off, n int64) error {
 }
 
 // mappedQueue is the ordered list of files of a commit log or one consume
-// queue. mu guards the slice (and unmapping); file contents follow the
+// queue. mu guards the slices (and unmapping); file contents follow the
 // mappedFile rules.
 type mappedQueue struct {
 	dir      string
@@ -143,6 +178,10 @@ type mappedQueue struct {
 
 	mu    sync.RWMutex
 	files []*mappedFile
+	// retired are files taken out of files while held: their last release
+	// unmaps them, or close does at shutdown. Unmapped ones are pruned at
+	// the next retirement, so the slice stays as short as the holds are.
+	retired []*mappedFile
 }
 
 // load maps every file of dir in name order. A zero-length last file (a
@@ -238,12 +277,30 @@ func (q *mappedQueue) maxOffset() int64 {
 	return 0
 }
 
+// retireLocked drops the list's reference to mf, which the caller (holding
+// mu for writing) has just taken out of files. The file is unmapped now if
+// nothing holds it, else by the last release (or close).
+func (q *mappedQueue) retireLocked(mf *mappedFile) error {
+	q.retired = slices.DeleteFunc(q.retired, func(r *mappedFile) bool { return r.unmapped.Load() })
+	err := mf.release()
+	if !mf.unmapped.Load() {
+		q.retired = append(q.retired, mf)
+	}
+	return err
+}
+
 // truncate drops everything at or after offset: later files are unmapped
 // and deleted, the file holding offset is zeroed from there. Not for use
-// while readers run.
+// while readers run; a held file is refused rather than zeroed under its
+// holder.
 func (q *mappedQueue) truncate(offset int64) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	for _, mf := range q.files {
+		if mf.start+mf.size > offset && mf.held() {
+			return fmt.Errorf("BUG: truncate %s at %d: %s is held", q.dir, offset, mf.path)
+		}
+	}
 	keep := q.files[:0]
 	var errs []error
 	for _, mf := range q.files {
@@ -254,7 +311,7 @@ func (q *mappedQueue) truncate(offset int64) error {
 			errs = append(errs, mf.truncateAt(offset-mf.start))
 			keep = append(keep, mf)
 		default:
-			errs = append(errs, mf.unmap(), os.Remove(mf.path))
+			errs = append(errs, q.retireLocked(mf), os.Remove(mf.path))
 		}
 	}
 	clear(q.files[len(keep):])
@@ -296,7 +353,11 @@ func (q *mappedQueue) flush(leastPages int, holdLock bool) (int64, error) {
 	return where, nil
 }
 
-// close unmaps every file.
+// close unmaps every file, retired ones still held included: at shutdown
+// the holders' releases may never come (an asynchronous write queued on a
+// stopped engine never calls back), so close does not wait for them and
+// must run only after everything that reads held slices has stopped. A
+// release arriving later finds the file unmapped and does nothing.
 func (q *mappedQueue) close() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -304,6 +365,9 @@ func (q *mappedQueue) close() error {
 	for _, mf := range q.files {
 		errs = append(errs, mf.unmap())
 	}
-	q.files = nil
+	for _, mf := range q.retired {
+		errs = append(errs, mf.unmap())
+	}
+	q.files, q.retired = nil, nil
 	return errors.Join(errs...)
 }

@@ -112,13 +112,32 @@ func BenchmarkQueryMessage(b *testing.B) {
 }
 
 // BenchmarkGetMessages pulls 32 × 1 KiB into a caller buffer (dst reused).
-func BenchmarkGetMessages(b *testing.B) { benchGetMessages(b, make([]byte, 0, 64<<10)) }
+func BenchmarkGetMessages(b *testing.B) {
+	buf := make([]byte, 0, 64<<10)
+	benchGetMessages(b, func(s *Store, off int64) int {
+		return s.GetMessages(buf[:0], "BenchTopic", 0, off, 32, 256<<10, nil).Count
+	})
+}
 
 // BenchmarkGetMessagesNil is the pull without a caller buffer: the result is
-// allocated per call (what the broker avoids with its pool).
-func BenchmarkGetMessagesNil(b *testing.B) { benchGetMessages(b, nil) }
+// allocated per call.
+func BenchmarkGetMessagesNil(b *testing.B) {
+	benchGetMessages(b, func(s *Store, off int64) int {
+		return s.GetMessages(nil, "BenchTopic", 0, off, 32, 256<<10, nil).Count
+	})
+}
 
-func benchGetMessages(b *testing.B, buf []byte) {
+// BenchmarkGetMessageViews is the broker's pull: the same 32 × 1 KiB as
+// slices of the mapping (one, the records being adjacent), held and released.
+func BenchmarkGetMessageViews(b *testing.B) {
+	benchGetMessages(b, func(s *Store, off int64) int {
+		res := s.GetMessageViews("BenchTopic", 0, off, 32, 256<<10, nil)
+		res.Release()
+		return res.Count
+	})
+}
+
+func benchGetMessages(b *testing.B, get func(s *Store, off int64) int) {
 	s := openStarted(b, benchConfig(b))
 	defer shutdown(b, s)
 	m := testMsg("BenchTopic", 0, 0)
@@ -134,9 +153,8 @@ func benchGetMessages(b *testing.B, buf []byte) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res := s.GetMessages(buf[:0], "BenchTopic", 0, int64(i*32)%(n-32), 32, 256<<10, nil)
-		if res.Count != 32 {
-			b.Fatalf("count %d status %v", res.Count, res.Status)
+		if c := get(s, int64(i*32)%(n-32)); c != 32 {
+			b.Fatalf("count %d", c)
 		}
 	}
 }
