@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/rocketgo/rocketgo/filter"
@@ -29,6 +30,7 @@ func (f *Filters) Compile(src string) (*filter.Expr, error) {
 	if ok {
 		return c.expr, c.err
 	}
+	src = strings.Clone(src) // kept: not a view into a request (remoting/pool.go)
 	e, err := filter.Compile(src)
 	f.mu.Lock()
 	if f.m == nil || len(f.m) >= maxFilters {

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -66,13 +67,13 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	if ok || !g.autoCreate {
 		return gc, ok
 	}
-	def := DefaultGroupConfig(name)
+	def := DefaultGroupConfig(strings.Clone(name)) // not a view into a request (remoting/pool.go)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if gc, ok := g.table[name]; ok {
 		return gc, true
 	}
-	g.table[name] = &def
+	g.table[def.GroupName] = &def
 	g.version.next()
 	g.dirty.Store(true)
 	return &def, true

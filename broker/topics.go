@@ -103,7 +103,19 @@ func (t *Topics) load() error {
 	return nil
 }
 
+// normalize fills defaults and makes tc's strings its own: a name taken from
+// a request header would otherwise pin that connection's header text arena
+// (remoting/pool.go) for as long as the topic exists.
 func normalize(tc *TopicConfig) {
+	tc.TopicName = strings.Clone(tc.TopicName)
+	tc.TopicFilterType = strings.Clone(tc.TopicFilterType)
+	if len(tc.Attributes) > 0 {
+		own := make(map[string]string, len(tc.Attributes))
+		for k, v := range tc.Attributes {
+			own[strings.Clone(k)] = strings.Clone(v)
+		}
+		tc.Attributes = own
+	}
 	if tc.Attributes == nil {
 		tc.Attributes = map[string]string{}
 	}

@@ -7,6 +7,7 @@ package namesrv
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/rocketgo/rocketgo/config"
@@ -62,6 +63,8 @@ func (kv *KV) Load() error {
 
 // Put sets a value.
 func (kv *KV) Put(namespace, key, value string) {
+	// Kept for good: not views into a request (remoting/pool.go).
+	namespace, key, value = strings.Clone(namespace), strings.Clone(key), strings.Clone(value)
 	kv.mu.Lock()
 	m := kv.table[namespace]
 	if m == nil {

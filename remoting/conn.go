@@ -35,8 +35,9 @@ type Conn struct {
 	flushLateFn gnet.AsyncCallback
 
 	// out collects inline answers during one OnTraffic; loop-only.
-	out []byte
-	iov [][]byte // writev scratch for large inline answers; loop-only
+	out  []byte
+	iov  [][]byte // writev scratch for large inline answers; loop-only
+	text []byte   // header text arena of the requests (pool.go); loop-only
 }
 
 // Closed reports whether the connection has gone.

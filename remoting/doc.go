@@ -16,8 +16,10 @@
 //
 // Invariants:
 //   - A response carries the request's opaque and serialize type and has flag bit 0 set.
-//   - Bytes handed out by gnet are copied before OnTraffic returns; a decoded
-//     Command owns all of its memory.
+//   - Bytes handed out by gnet are copied before OnTraffic returns. A request
+//     the server decodes is pooled and recycled when its handler returns; its
+//     header strings live in the connection's text arena and may be kept
+//     (pool.go). A response from NewResponse is recycled once written.
 //   - Handlers run on the event loop and must not block; late answers go through
 //     Conn.Reply, which uses the loop's asynchronous write.
 //

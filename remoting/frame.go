@@ -43,15 +43,15 @@ func AppendFrameHeader(dst []byte, c *Command) []byte {
 // of the returned Command aliases frame, so frame must be owned by the caller.
 func DecodeFrame(frame []byte) (*Command, error) {
 	c := &Command{}
-	if err := decodeInto(c, frame); err != nil {
+	if err := decodeInto(c, frame, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // decodeInto fills c, whose fields are empty, from frame. Body aliases
-// frame; the header's text is copied into one string.
-func decodeInto(c *Command, frame []byte) error {
+// frame; the header's text is copied into arena (see internText).
+func decodeInto(c *Command, frame []byte, arena *[]byte) error {
 	if len(frame) < 4 {
 		return fmt.Errorf("%w: %d bytes, need 4", ErrMalformed, len(frame))
 	}
@@ -74,7 +74,7 @@ func decodeInto(c *Command, frame []byte) error {
 	if err != nil {
 		return err
 	}
-	c.internText()
+	c.internText(arena)
 	if !c.pooled {
 		c.scratch = nil // only a pooled command reuses it
 	}

@@ -54,7 +54,7 @@ func BenchmarkEncodeSendResponse(b *testing.B) {
 func decodePooled(b *testing.B, frame []byte) {
 	c := newPooledRequest(len(frame))
 	copy(c.frame, frame)
-	if err := decodeInto(c, c.frame); err != nil {
+	if err := decodeInto(c, c.frame, &benchArena); err != nil {
 		b.Fatal(err)
 	}
 	c.recycle()
@@ -78,3 +78,5 @@ func BenchmarkBuildSendResponse(b *testing.B) {
 		resp.done()
 	}
 }
+
+var benchArena []byte // the connection's header text arena

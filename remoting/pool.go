@@ -1,8 +1,8 @@
 package remoting
 
-// Commands on the serving path are recycled so that decoding a request and
-// answering it allocate nothing but the one string holding the request's
-// header text (handlers keep header strings: topic and group names, keys).
+// Commands on the serving path are recycled, and the header text of requests
+// goes into a per-connection arena, so decoding a request and answering it
+// allocate nothing in the steady state.
 //
 // Invariants:
 //   - A pooled request lives from its decode until its handler returns; a
@@ -10,6 +10,11 @@ package remoting
 //   - Nothing keeps a pooled Command, its Body, its ExtFields slice or a
 //     response's field values past that point. Handlers that answer later
 //     keep req.Clone() (a pull parked in Holds).
+//   - Header strings are immutable views into a text arena: an arena is only
+//     ever appended to, and a full one is replaced, never reused, so handlers
+//     may keep header strings (topic and group names) as long as they like.
+//     A string kept for good pins its arena (textArenaSize): tables that keep
+//     names for the broker's lifetime clone them.
 //   - Under the race detector recycled commands are poisoned and never
 //     reused, so a use after recycling shows up as garbage in the tests.
 
@@ -102,10 +107,16 @@ func (c *Command) Clone() *Command {
 	return d
 }
 
-// internText copies the remark and every key and value into one new string
-// and points the fields at it: after decoding they are views into the frame
-// or the unescape scratch, both of which are reused.
-func (c *Command) internText() {
+// textArenaSize is the size of a connection's header text arena: about 60
+// requests of the official clients per allocation.
+const textArenaSize = 16 << 10
+
+// internText copies the remark and every key and value into arena (a fresh
+// buffer when arena is nil) and points the fields at the copies: after
+// decoding they are views into the frame or the unescape scratch, both of
+// which are reused. Bytes in an arena are written once, below its capacity,
+// so the views stay valid for as long as they are referenced.
+func (c *Command) internText(arena *[]byte) {
 	n := len(c.Remark)
 	for _, f := range c.ExtFields {
 		n += len(f.Key) + len(f.Value)
@@ -113,17 +124,29 @@ func (c *Command) internText() {
 	if n == 0 {
 		return
 	}
-	buf := make([]byte, 0, n)
+	var buf []byte
+	switch {
+	case arena == nil:
+		buf = make([]byte, 0, n)
+	case cap(*arena)-len(*arena) < n:
+		// The full arena lives on while strings point into it.
+		buf = make([]byte, 0, max(textArenaSize, n))
+	default:
+		buf = *arena
+	}
 	take := func(s string) string {
 		if s == "" {
 			return ""
 		}
 		at := len(buf)
-		buf = append(buf, s...)
-		return unsafe.String(&buf[at], len(s)) // buf is never written again
+		buf = append(buf, s...) // within capacity: never moves
+		return unsafe.String(&buf[at], len(s))
 	}
 	c.Remark = take(c.Remark)
 	for i := range c.ExtFields {
 		c.ExtFields[i] = Field{take(c.ExtFields[i].Key), take(c.ExtFields[i].Value)}
+	}
+	if arena != nil {
+		*arena = buf
 	}
 }

@@ -201,7 +201,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 		_, _ = gc.Discard(4)
 		req := newPooledRequest(int(length)) // the frame is the request's until it is recycled
 		_, _ = gc.Read(req.frame)
-		if err := decodeInto(req, req.frame); err != nil {
+		if err := decodeInto(req, req.frame, &c.text); err != nil {
 			req.recycle()
 			s.warn.Warn().Str("remote", c.Remote).Err(err).Msg("undecodable frame; closing connection")
 			s.flush(gc, c)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,11 +26,19 @@ const (
 type testHandler struct {
 	closed   atomic.Int32
 	released atomic.Int32
+	mu       sync.Mutex
+	kept     map[int32]string // echo values kept past their request, by opaque
 }
 
 func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 	switch req.Code {
 	case codeEcho:
+		h.mu.Lock()
+		if h.kept == nil {
+			h.kept = map[int32]string{}
+		}
+		h.kept[req.Opaque] = req.Str("v") // a handler may keep header strings
+		h.mu.Unlock()
 		resp := NewResponse(req, Success, "")
 		resp.Set("echo", req.Str("v"))
 		resp.Body = req.Body
@@ -130,15 +140,18 @@ func TestServerRoundTrip(t *testing.T) {
 }
 
 func TestServerPipelinedAndSplitFrames(t *testing.T) {
-	s, _ := startServer(t)
+	s, h := startServer(t)
 	nc, err := net.Dial("tcp", s.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
 	var out []byte
+	// 50 values of ~1 KiB (with an escape in JSON) fill several header text arenas.
+	value := func(i int32) string { return strings.Repeat(strconv.Itoa(int(i)), 400) + "\x01" }
 	for i := int32(0); i < 50; i++ {
-		out = AppendFrame(out, &Command{Code: codeEcho, Opaque: i, ExtFields: Fields(map[string]string{"v": "p"})})
+		out = AppendFrame(out, &Command{Code: codeEcho, Opaque: i, Serialize: SerializeType(i % 2),
+			ExtFields: Fields(map[string]string{"v": value(i)})})
 	}
 	// Dribble the bytes so frames straddle reads.
 	for i := 0; i < len(out); i += 7 {
@@ -150,10 +163,18 @@ func TestServerPipelinedAndSplitFrames(t *testing.T) {
 	seen := map[int32]bool{}
 	for len(seen) < 50 {
 		resp := readFrame(t, nc)
-		if resp.Str("echo") != "p" {
+		if resp.Str("echo") != value(resp.Opaque) {
 			t.Fatalf("bad response %+v", resp)
 		}
 		seen[resp.Opaque] = true
+	}
+	// Every kept string is intact after its request was recycled.
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := int32(0); i < 50; i++ {
+		if h.kept[i] != value(i) {
+			t.Fatalf("kept value %d changed: %.40q", i, h.kept[i])
+		}
 	}
 }
 
