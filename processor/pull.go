@@ -269,6 +269,7 @@ func (t *tagSubs) get(expr string) *broker.Subscription {
 	if ok {
 		return s
 	}
+	expr = strings.Clone(expr) // kept: not a view into the request (remoting/pool.go)
 	s = broker.NewTagSubscription("", expr, 0)
 	t.mu.Lock()
 	if t.m == nil {

@@ -88,7 +88,7 @@ func putBig(t *testing.T, b *broker.Broker, topic string, from, n int) {
 		ms = append(ms, store.PutMessage{Topic: topic, Body: body, BornHost: h, StoreHost: h,
 			Properties: string(message.AppendProperty(nil, message.PropTags, "TagA")), BornTimestamp: int64(i)})
 	}
-	if _, err := b.Store.PutBatch(ms); err != nil {
+	if _, err := b.Store.PutBatch(ms, nil); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.MaxOffset(topic, 0) == int64(from+n) })

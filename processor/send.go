@@ -178,9 +178,12 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 	if strings.HasPrefix(h.topic, broker.RetryGroupPrefix) {
 		return remoting.NewResponse(req, remoting.MessageIllegal, "batch request does not support retry group "+h.topic)
 	}
-	if lvl, _ := strconv.Atoi(message.Property(h.properties, message.PropDelayTimeLevel)); lvl > 0 {
-		// Apache's CommitLog.asyncPutMessages refuses delayed batches.
-		return remoting.NewResponse(req, remoting.MessageIllegal, "batch message does not support delay level")
+	// Apache's CommitLog.asyncPutMessages refuses delayed batches. (Atoi("")
+	// would allocate its syntax error on every batch.)
+	if s := message.Property(h.properties, message.PropDelayTimeLevel); s != "" {
+		if lvl, _ := strconv.Atoi(s); lvl > 0 {
+			return remoting.NewResponse(req, remoting.MessageIllegal, "batch message does not support delay level")
+		}
 	}
 	cluster := p.b.Config.BrokerClusterName
 	// Every message's stored properties go into the request's scratch space
@@ -220,7 +223,8 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 	if len(msgs) == 0 {
 		return remoting.NewResponse(req, remoting.MessageIllegal, "empty batch")
 	}
-	results, err := p.b.Store.PutBatch(msgs)
+	var resBuf [64]store.PutResult
+	results, err := p.b.Store.PutBatch(msgs, resBuf[:0])
 	if err != nil {
 		return p.sendError(req, err)
 	}

@@ -147,7 +147,7 @@ func TestCleanupDiskFull(t *testing.T) {
 	if _, err := s.Put(keyedMsg("C", 1)); !errors.Is(err, ErrDiskFull) {
 		t.Fatalf("put on a full disk: %v", err)
 	}
-	if _, err := s.PutBatch([]PutMessage{*keyedMsg("C", 2)}); !errors.Is(err, ErrDiskFull) {
+	if _, err := s.PutBatch([]PutMessage{*keyedMsg("C", 2)}, nil); !errors.Is(err, ErrDiskFull) {
 		t.Fatalf("batch on a full disk: %v", err)
 	}
 	if res := s.GetMessages(nil, "C", 0, s.MinOffset("C", 0), 8, 1<<20, nil); res.Status != Found {

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -465,14 +466,19 @@ func (s *Store) publishLocked(mf *mappedFile, pos int64, storeTs int64) {
 }
 
 // PutBatch appends messages of one topic/queue atomically with consecutive
-// queue offsets, all in one commit log file. Transaction PREPARED/ROLLBACK
-// messages are refused (ErrBadBatch).
-func (s *Store) PutBatch(ms []PutMessage) ([]PutResult, error) {
+// queue offsets, all in one commit log file, and appends their results to
+// res. Transaction PREPARED/ROLLBACK messages are refused (ErrBadBatch).
+func (s *Store) PutBatch(ms []PutMessage, res []PutResult) ([]PutResult, error) {
 	if len(ms) == 0 {
-		return nil, nil
+		return res, nil
 	}
 	var total int64
-	crcs := make([]int32, len(ms))
+	var crcBuf [64]int32 // the body CRCs are computed outside the lock
+	crcs := crcBuf[:0]
+	if len(ms) > len(crcBuf) {
+		crcs = make([]int32, 0, len(ms))
+	}
+	crcs = crcs[:len(ms)]
 	for i := range ms {
 		m := &ms[i]
 		if m.Topic != ms[0].Topic || m.QueueID != ms[0].QueueID || !hasQueueOffset(m.SysFlag) {
@@ -487,12 +493,13 @@ func (s *Store) PutBatch(ms []PutMessage) ([]PutResult, error) {
 	if total+message.BlankRecordSize > s.cl.q.fileSize {
 		return nil, fmt.Errorf("put batch %s: %d bytes: %w", ms[0].Topic, total, ErrMessageTooLarge)
 	}
-	res := make([]PutResult, len(ms))
+	at := len(res)
+	res = slices.Grow(res, len(ms))[:at+len(ms)]
 	s.mu.Lock()
-	err := s.putBatchLocked(ms, crcs, total, res)
+	err := s.putBatchLocked(ms, crcs, total, res[at:])
 	s.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return res[:at], err
 	}
 	s.signal(s.dispatchCh)
 	return res, nil

@@ -376,7 +376,7 @@ func TestPutBatch(t *testing.T) {
 	for i := 3; i < 8; i++ {
 		ms = append(ms, *testMsg("B", 0, i))
 	}
-	res, err := s.PutBatch(ms)
+	res, err := s.PutBatch(ms, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestPutBatch(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("B", 0) == 8 })
 	checkQueues(t, s, "B", 1, 8)
 	ms[1].QueueID = 1
-	if _, err := s.PutBatch(ms); !errors.Is(err, ErrBadBatch) {
+	if _, err := s.PutBatch(ms, nil); !errors.Is(err, ErrBadBatch) {
 		t.Fatalf("mixed batch: %v", err)
 	}
 }
