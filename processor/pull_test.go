@@ -3,8 +3,6 @@ package processor
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
-	"io"
 	"net"
 	"net/netip"
 	"strconv"
@@ -177,15 +175,7 @@ func TestPullFromMappedCommitLog(t *testing.T) {
 
 func readFrame(t *testing.T, conn net.Conn) *remoting.Command {
 	t.Helper()
-	var lp [4]byte
-	if _, err := io.ReadFull(conn, lp[:]); err != nil {
-		t.Fatal(err)
-	}
-	frame := make([]byte, binary.BigEndian.Uint32(lp[:]))
-	if _, err := io.ReadFull(conn, frame); err != nil {
-		t.Fatal(err)
-	}
-	c, err := remoting.DecodeFrame(frame)
+	c, err := remoting.ReadFrame(conn)
 	if err != nil {
 		t.Fatal(err)
 	}

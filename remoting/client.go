@@ -161,25 +161,10 @@ func (cc *clientConn) send(ctx context.Context, frame []byte) error {
 func (cc *clientConn) readLoop() {
 	defer close(cc.readerDone)
 	br := bufio.NewReaderSize(cc.nc, 64<<10)
-	var lp [4]byte
 	for {
-		if _, err := io.ReadFull(br, lp[:]); err != nil {
-			cc.fail(err)
-			return
-		}
-		n := int32(binary.BigEndian.Uint32(lp[:]))
-		if n < 4 || n > MaxFrameLength {
-			cc.fail(fmt.Errorf("%w: length %d from %s", ErrFrameTooLarge, n, cc.addr))
-			return
-		}
-		frame := make([]byte, n)
-		if _, err := io.ReadFull(br, frame); err != nil {
-			cc.fail(err)
-			return
-		}
-		resp, err := DecodeFrame(frame)
+		resp, err := ReadFrame(br)
 		if err != nil {
-			cc.fail(err)
+			cc.fail(fmt.Errorf("read from %s: %w", cc.addr, err))
 			return
 		}
 		if !resp.IsResponse() {
@@ -204,4 +189,22 @@ func (cc *clientConn) fail(err error) {
 		close(cc.done)
 		_ = cc.nc.Close()
 	})
+}
+
+// ReadFrame reads and decodes one whole frame from a blocking reader (the
+// client's connections, tests). The Command owns its memory.
+func ReadFrame(r io.Reader) (*Command, error) {
+	var lp [4]byte
+	if _, err := io.ReadFull(r, lp[:]); err != nil {
+		return nil, err
+	}
+	n := int32(binary.BigEndian.Uint32(lp[:]))
+	if n < 4 || n > MaxFrameLength {
+		return nil, fmt.Errorf("%w: length %d", ErrFrameTooLarge, n)
+	}
+	frame := make([]byte, n)
+	if _, err := io.ReadFull(r, frame); err != nil {
+		return nil, err
+	}
+	return DecodeFrame(frame)
 }

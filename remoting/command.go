@@ -101,6 +101,7 @@ type Command struct {
 	ReleaseBody func()
 
 	pooled  bool   // from commandPool: recycle returns it
+	free    bool   // in the pool: a second recycle (a bug) must not put it twice
 	frame   []byte // a pooled request's frame; Body aliases it
 	scratch []byte // decode: unescaped text; pooled response: formatted values
 }
@@ -182,6 +183,7 @@ func (c *Command) FieldMap() map[string]string {
 // written, so nothing may keep it (or its field values) after returning it.
 func NewResponse(req *Command, code int32, remark string) *Command {
 	c := commandPool.Get().(*Command)
+	c.free = false
 	c.Code = code
 	c.Language = LangJava
 	c.Version = ServerVersion

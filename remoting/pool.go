@@ -36,6 +36,7 @@ const (
 // newPooledRequest returns a pooled command whose frame has room for n bytes.
 func newPooledRequest(n int) *Command {
 	c := commandPool.Get().(*Command)
+	c.free = false
 	if cap(c.frame) < n {
 		c.frame = make([]byte, n, max(n, 4<<10))
 	}
@@ -45,7 +46,7 @@ func newPooledRequest(n int) *Command {
 
 // recycle returns a pooled command to the pool; others are left to the GC.
 func (c *Command) recycle() {
-	if c == nil || !c.pooled {
+	if c == nil || !c.pooled || c.free {
 		return
 	}
 	if poisonRecycled {
@@ -63,7 +64,7 @@ func (c *Command) recycle() {
 	if cap(fields) > maxPooledFields {
 		fields = nil
 	}
-	*c = Command{pooled: true, frame: frame, ExtFields: fields, scratch: scratch}
+	*c = Command{pooled: true, free: true, frame: frame, ExtFields: fields, scratch: scratch}
 	commandPool.Put(c)
 }
 

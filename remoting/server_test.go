@@ -3,7 +3,6 @@ package remoting
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"io"
 	"net"
 	"strconv"
@@ -180,15 +179,7 @@ func TestServerPipelinedAndSplitFrames(t *testing.T) {
 
 func readFrame(t *testing.T, r io.Reader) *Command {
 	t.Helper()
-	var lp [4]byte
-	if _, err := io.ReadFull(r, lp[:]); err != nil {
-		t.Fatal(err)
-	}
-	frame := make([]byte, binary.BigEndian.Uint32(lp[:]))
-	if _, err := io.ReadFull(r, frame); err != nil {
-		t.Fatal(err)
-	}
-	c, err := DecodeFrame(frame)
+	c, err := ReadFrame(r)
 	if err != nil {
 		t.Fatal(err)
 	}
