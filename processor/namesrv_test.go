@@ -32,16 +32,22 @@ func startNamesrv(t *testing.T, edit func(*namesrv.Config)) (*namesrv.Server, *r
 	if err := ns.Start(NamesrvTable(ns.Routes, ns.KV, cfg, log)); err != nil {
 		t.Fatal(err)
 	}
-	cl := remoting.NewClient(log)
+	return ns, clientUntilShutdown(t, ns.Shutdown)
+}
+
+// clientUntilShutdown returns a client for a server the test started; at
+// cleanup the client closes and the server shuts down.
+func clientUntilShutdown(t *testing.T, shutdown func(context.Context) error) *remoting.Client {
+	cl := remoting.NewClient(testutil.Logger())
 	t.Cleanup(func() {
 		_ = cl.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := ns.Shutdown(ctx); err != nil {
+		if err := shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return ns, cl
+	return cl
 }
 
 func call(t *testing.T, cl *remoting.Client, addr string, code int32, ext map[string]string, body []byte) *remoting.Command {

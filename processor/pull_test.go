@@ -45,16 +45,7 @@ func startBroker(t *testing.T) (*broker.Broker, *remoting.Client) {
 	if err := b.Start(BrokerTable(b, log)); err != nil {
 		t.Fatal(err)
 	}
-	cl := remoting.NewClient(log)
-	t.Cleanup(func() {
-		_ = cl.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := b.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	return b, cl
+	return b, clientUntilShutdown(t, b.Shutdown)
 }
 
 func pullReq(topic string, offset int64, sysFlag int32, sub string) *remoting.Command {

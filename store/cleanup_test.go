@@ -171,18 +171,25 @@ func TestCleanupDiskFull(t *testing.T) {
 	}
 }
 
-// TestCleanupWhileReading deletes files under concurrent pulls, queries and
-// appends (run with -race).
-func TestCleanupWhileReading(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(cleanupConfig(dir), testutil.Logger())
+// openForceCleaning starts a store on cleanupConfig whose disk reads 87%
+// full, so every cleanup round deletes (forcibly) what it may.
+func openForceCleaning(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(cleanupConfig(t.TempDir()), testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.diskUsage = func(string) (float64, error) { return 0.87, nil } // force-clean every round
+	s.diskUsage = func(string) (float64, error) { return 0.87, nil }
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestCleanupWhileReading deletes files under concurrent pulls, queries and
+// appends (run with -race).
+func TestCleanupWhileReading(t *testing.T) {
+	s := openForceCleaning(t)
 	defer shutdown(t, s)
 	fillForCleanup(t, s, 300)
 	stop := make(chan struct{})

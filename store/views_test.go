@@ -181,15 +181,7 @@ func TestGetMessageViewsSliceCap(t *testing.T) {
 // A file cleanup deletes while an answer holds it stays mapped and
 // readable, unlinked, until the release; then it is unmapped.
 func TestViewsHeldAcrossCleanup(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(cleanupConfig(dir), testutil.Logger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.diskUsage = func(string) (float64, error) { return 0.87, nil } // force-clean
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s := openForceCleaning(t)
 	defer shutdown(t, s)
 	fillForCleanup(t, s, 400)
 	first := s.cl.q.files[0]
@@ -239,15 +231,7 @@ func TestViewsHeldAcrossCleanup(t *testing.T) {
 // Shutdown unmaps a file an answer still holds (its release may never
 // come); a release after that changes nothing.
 func TestShutdownUnmapsHeld(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(cleanupConfig(dir), testutil.Logger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.diskUsage = func(string) (float64, error) { return 0.87, nil }
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s := openForceCleaning(t)
 	fillForCleanup(t, s, 400)
 	first, last := s.cl.q.files[0], s.cl.q.lastLocked()
 	v1 := s.GetMessageViews("C", 0, 0, 4, 1<<20, nil)
@@ -271,15 +255,7 @@ func TestShutdownUnmapsHeld(t *testing.T) {
 // by other goroutines as the network layer does (run with -race): no
 // count is lost, every retired file ends unmapped.
 func TestViewsWhileCleaning(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(cleanupConfig(dir), testutil.Logger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.diskUsage = func(string) (float64, error) { return 0.87, nil }
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s := openForceCleaning(t)
 	defer shutdown(t, s)
 	fillForCleanup(t, s, 300)
 	stop := make(chan struct{})
