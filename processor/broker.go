@@ -9,9 +9,8 @@ import (
 
 // brokerProcs serves a broker's request codes.
 type brokerProcs struct {
-	b    *broker.Broker
-	log  zerolog.Logger
-	subs tagSubs // TAG expressions of pulls that carry their subscription
+	b   *broker.Broker
+	log zerolog.Logger
 }
 
 // BrokerTable returns the broker's request table. Each request family

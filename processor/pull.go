@@ -3,7 +3,6 @@ package processor
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -224,7 +223,7 @@ func (p *brokerProcs) checkPullSub(req *remoting.Command, h *pullHeader) (*broke
 			sub = &broker.Subscription{Topic: h.topic, SubString: h.subscription, ExpressionType: h.expressionType,
 				SubVersion: h.subVersion}
 		} else {
-			sub = p.subs.get(h.subscription)
+			sub = p.b.Filters.Tags(h.subscription)
 		}
 	} else {
 		s, known := p.b.Clients.Subscription(h.group, h.topic)
@@ -249,35 +248,4 @@ func isTagType(t string) bool { return t == "" || strings.EqualFold(t, "TAG") }
 
 func sql92Unsupported(req *remoting.Command) *remoting.Command {
 	return remoting.NewResponse(req, remoting.SystemError, "The broker does not support consumer to filter message by SQL92")
-}
-
-// tagSubs caches TAG subscriptions parsed from pull headers: the Go client
-// sends its expression with every pull, and parsing it allocated per pull.
-// Entries are for matching only (no Topic, no SubVersion); a broker sees few
-// distinct expressions, and past maxTagSubs new ones are parsed per pull.
-type tagSubs struct {
-	mu sync.RWMutex
-	m  map[string]*broker.Subscription
-}
-
-const maxTagSubs = 4096
-
-func (t *tagSubs) get(expr string) *broker.Subscription {
-	t.mu.RLock()
-	s, ok := t.m[expr]
-	t.mu.RUnlock()
-	if ok {
-		return s
-	}
-	expr = strings.Clone(expr) // kept: not a view into the request (remoting/pool.go)
-	s = broker.NewTagSubscription("", expr, 0)
-	t.mu.Lock()
-	if t.m == nil {
-		t.m = make(map[string]*broker.Subscription)
-	}
-	if len(t.m) < maxTagSubs {
-		t.m[expr] = s
-	}
-	t.mu.Unlock()
-	return s
 }
