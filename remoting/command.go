@@ -144,6 +144,15 @@ func (c *Command) appendBody(dst []byte) []byte {
 	return dst
 }
 
+// iovec returns header followed by the body's pieces, in iov's storage.
+func (c *Command) iovec(iov [][]byte, header []byte) [][]byte {
+	iov = append(iov[:0], header)
+	if c.BodyVec == nil {
+		return append(iov, c.Body)
+	}
+	return append(iov, c.BodyVec...)
+}
+
 // IsResponse reports whether the response bit is set.
 func (c *Command) IsResponse() bool { return c.Flag&FlagResponse != 0 }
 

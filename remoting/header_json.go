@@ -353,16 +353,13 @@ func (p *jsonParser) unescape(start int) (string, error) {
 	}
 	at := len(p.esc)
 	b := append(p.esc, p.s[start:p.i]...)
-	done := func() (string, error) {
-		p.esc = b
-		return view(b[at:]), nil
-	}
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			return done()
+			p.esc = b
+			return view(b[at:]), nil
 		case c < 0x20:
 			return "", errJSONSyntax
 		case c != '\\':

@@ -240,15 +240,6 @@ func writesInline(resp *Command) bool {
 	return resp.BodyLen() < inlineBodyMax || len(resp.BodyVec) >= maxIOV
 }
 
-// iovec returns header followed by the body's pieces, in iov's storage.
-func (c *Command) iovec(iov [][]byte, header []byte) [][]byte {
-	iov = append(iov[:0], header)
-	if c.BodyVec == nil {
-		return append(iov, c.Body)
-	}
-	return append(iov, c.BodyVec...)
-}
-
 // queue adds an answer to the connection's inline output.
 func (s *Server) queue(gc gnet.Conn, c *Conn, resp *Command) {
 	c.out = AppendFrameHeader(c.out, resp)
