@@ -75,6 +75,10 @@ func maxFilterEntries(maxMsgNums int) int {
 // tags code and the record (a view into the result, valid during the call);
 // unmatched records are dropped. Reads stay inside one consume queue file
 // (as Apache's do), so a result may be short.
+//
+// The broker pulls with GetMessageViews; this copying read is what the view
+// tests compare against (its record reads go through commitLog.read, not
+// the pinning path) and the benchmarks' baseline.
 func (s *Store) GetMessages(dst []byte, topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
 	match func(tagsCode int64, record []byte) bool) GetResult {
 	g := gather{body: dst}
