@@ -38,14 +38,16 @@
 //     commit log order; MaxOffset counts dispatched entries.
 //
 // Goroutines: dispatch, commit log flush (+ group commit), consume queue
-// and index flush, cleanup; started by Start, stopped and awaited by
-// Shutdown.
+// and index flush, cleanup, commit log prefault, trim (unmaps cold pages,
+// trim.go); started by Start, stopped and awaited by Shutdown.
 //
 // Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
 // log file list (read) → Store.cqMu (released) → consumeQueue.wmu →
 // consumeQueue file list; DeleteTopic: Store.cqMu → consumeQueue.wmu →
 // consumeQueue file list; dispatcher → indexService.mu. Cleanup: commit
 // log file list (alone), then consumeQueue.wmu → consumeQueue file list,
-// then indexService.maint → indexService.mu. Nothing holds Store.cqMu or a
+// then indexService.maint → indexService.mu. Trim: commit log file list
+// (read, released before trimming), then Store.cqMu (read) → consume
+// queue file list (read), then indexService.mu (read). Nothing holds Store.cqMu or a
 // consume queue lock while taking Store.mu.
 package store

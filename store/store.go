@@ -214,6 +214,7 @@ func (s *Store) Start() error {
 	s.goRun(s.flushConsumeQueueLoop)
 	s.goRun(s.cleanupLoop)
 	s.goRun(s.prefaultLoop)
+	s.goRun(s.trimLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
