@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,8 +19,9 @@ const pageSize = 4096
 
 // mappedFile is one fixed-size file mapped read-write and shared. Bytes
 // below wrote are immutable; the single writer (commit log: holder of the
-// append lock; consume queue: the dispatcher) writes at wrote and then
-// publishes the new position.
+// append lock, through the mapping or writeAt; consume queue: the
+// dispatcher, through the mapping) writes at wrote and then publishes the
+// new position.
 //
 // Reference count (Apache's ReferenceResource): refs is 1 for the
 // mappedQueue list the file is in, plus 1 per hold. A hold lets a slice of
@@ -35,6 +37,7 @@ type mappedFile struct {
 	start int64 // file name: offset of byte 0 in the queue's stream
 	size  int64
 	data  []byte // written only at open and by the one unmap
+	fd    int    // kept open for writeAt (commit log files), else -1
 
 	wrote     atomic.Int64 // write position inside the file
 	flushed   atomic.Int64 // msync'ed up to here
@@ -48,8 +51,9 @@ type mappedFile struct {
 func fileName(start int64) string { return fmt.Sprintf("%020d", start) }
 
 // openMappedFile maps path, creating it with the full size when create is
-// set. An existing file must be exactly size bytes.
-func openMappedFile(path string, start, size int64, create bool) (*mappedFile, error) {
+// set. An existing file must be exactly size bytes. With keepFD the
+// descriptor stays open for writeAt until the file is unmapped.
+func openMappedFile(path string, start, size int64, create, keepFD bool) (*mappedFile, error) {
 	flag := os.O_RDWR
 	if create {
 		flag |= os.O_CREATE | os.O_EXCL
@@ -58,7 +62,7 @@ func openMappedFile(path string, start, size int64, create bool) (*mappedFile, e
 	if err != nil {
 		return nil, fmt.Errorf("open mapped file: %w", err)
 	}
-	defer f.Close() // the mapping outlives the descriptor
+	defer f.Close() // the mapping outlives the descriptor; writeAt uses a dup
 	if create {
 		if err := f.Truncate(size); err != nil {
 			_ = os.Remove(path) // best effort: a short file would fail the next load
@@ -77,7 +81,13 @@ func openMappedFile(path string, start, size int64, create bool) (*mappedFile, e
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
-	mf := &mappedFile{path: path, start: start, size: size, data: data}
+	mf := &mappedFile{path: path, start: start, size: size, data: data, fd: -1}
+	if keepFD {
+		if mf.fd, err = unix.Dup(int(f.Fd())); err != nil {
+			_ = unix.Munmap(data)
+			return nil, fmt.Errorf("keep descriptor of %s: %w", path, err)
+		}
+	}
 	mf.refs.Store(1) // the list's
 	if !create {
 		// Loaded files count as full until recovery sets the positions.
@@ -133,8 +143,30 @@ func (mf *mappedFile) unmap() error {
 	}
 	err := unix.Munmap(mf.data)
 	mf.data = nil
+	if mf.fd >= 0 {
+		err = errors.Join(err, unix.Close(mf.fd))
+		mf.fd = -1
+	}
 	if err != nil {
-		return fmt.Errorf("munmap %s: %w", mf.path, err)
+		return fmt.Errorf("unmap %s: %w", mf.path, err)
+	}
+	return nil
+}
+
+// writeAt writes b at pos with pwrite, into the same page cache pages the
+// mapping shows (readers see the bytes once pwrite returns).
+func (mf *mappedFile) writeAt(b []byte, pos int64) error {
+	for len(b) > 0 {
+		n, err := unix.Pwrite(mf.fd, b, pos)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return fmt.Errorf("write %s at %d: %w", mf.path, pos, err)
+		case n == 0:
+			return fmt.Errorf("write %s at %d: %w", mf.path, pos, io.ErrShortWrite)
+		}
+		b, pos = b[n:], pos+int64(n)
 	}
 	return nil
 }
@@ -175,6 +207,7 @@ func punchHole(path string, off, n int64) error {
 type mappedQueue struct {
 	dir      string
 	fileSize int64
+	writeFD  bool // files keep a descriptor for writeAt (the commit log)
 
 	mu    sync.RWMutex
 	files []*mappedFile
@@ -223,7 +256,7 @@ func (q *mappedQueue) load() error {
 		if i > 0 && n.start != names[i-1].start+q.fileSize {
 			return fmt.Errorf("load %s: file %s does not follow %s: %w", q.dir, n.name, names[i-1].name, ErrCorrupt)
 		}
-		mf, err := openMappedFile(path, n.start, q.fileSize, false)
+		mf, err := openMappedFile(path, n.start, q.fileSize, false, q.writeFD)
 		if err != nil {
 			return fmt.Errorf("load %s: %w", q.dir, err)
 		}
@@ -257,7 +290,7 @@ func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
 	if err := os.MkdirAll(q.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create dir %s: %w", q.dir, err)
 	}
-	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true)
+	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true, q.writeFD)
 	if err != nil {
 		return nil, err
 	}

@@ -73,6 +73,7 @@ type Store struct {
 	queueOffsets map[queueKey]int64 // next queue offset per queue
 	werr         error              // sticky write error
 	stopped      bool               // Puts refused
+	stage        []byte             // records bound for writeAt (prefault.go)
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
@@ -131,7 +132,7 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		now:          time.Now,
 		diskUsage:    diskUsage,
 	}
-	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, writeFD: true}
 	if cfg.MessageIndexEnable {
 		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log)
 	}
@@ -419,8 +420,12 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		return PutResult{}, err
 	}
 	r.PhysicalOffset = mf.start + pos
-	if _, err := message.AppendRecord(mf.data[pos:pos:mf.size], &r); err != nil {
-		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, err)
+	b, err := message.AppendRecord(s.appendDstLocked(mf, pos, int64(size)), &r)
+	if err == nil {
+		err = s.writeLocked(mf, pos, b)
+	}
+	if err != nil {
+		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, err) // nothing published
 	}
 	s.publishLocked(mf, pos+int64(size), now)
 	if hasQueueOffset(m.SysFlag) {
@@ -439,7 +444,10 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 			return mf, pos, nil
 		}
 		if left := mf.size - pos; left >= message.BlankRecordSize {
-			message.AppendBlank(mf.data[pos:pos:mf.size], int32(left))
+			b := message.AppendBlank(s.appendDstLocked(mf, pos, message.BlankRecordSize), int32(left))
+			if err := s.writeLocked(mf, pos, b); err != nil {
+				return nil, 0, fmt.Errorf("close commit log file: %w", err)
+			}
 		}
 		s.publishLocked(mf, mf.size, s.cl.lastStoreTs.Load())
 	}
@@ -524,6 +532,7 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 	}
 	now := time.Now().UnixMilli()
 	p := pos
+	b := s.appendDstLocked(mf, pos, total)
 	for i := range ms {
 		m := &ms[i]
 		r := message.Record{
@@ -532,12 +541,16 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 			StoreHost: m.StoreHost, ReconsumeTimes: m.ReconsumeTimes, PreparedTransactionOffset: m.PreparedTransactionOffset,
 			BodyCRC: crcs[i], Body: m.Body, Topic: m.Topic, Properties: m.Properties,
 		}
-		b, err := message.AppendRecord(mf.data[p:p:mf.size], &r)
-		if err != nil {
+		var err error
+		if b, err = message.AppendRecord(b, &r); err != nil {
 			return fmt.Errorf("put batch %s: %w", m.Topic, err) // nothing published yet
 		}
-		res[i] = PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: r.QueueOffset, WroteBytes: int32(len(b)), StoreTimestamp: now}
-		p += int64(len(b))
+		size := pos + int64(len(b)) - p
+		res[i] = PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: r.QueueOffset, WroteBytes: int32(size), StoreTimestamp: now}
+		p += size
+	}
+	if err := s.writeLocked(mf, pos, b); err != nil {
+		return fmt.Errorf("put batch %s: %w", ms[0].Topic, err)
 	}
 	s.publishLocked(mf, p, now)
 	s.queueOffsets[key] = qoff + int64(len(ms))
