@@ -14,28 +14,30 @@
 # For each repetition both systems run, in alternating order (AB, BA, ...):
 #   ASYNC_FLUSH start: start-up time to the first accepted send (mqbench
 #     probe), idle RSS, a warm-up, send TPS at 128 B / 1 KiB / 4 KiB (RSS
-#     sampled meanwhile), N stored messages then consume catch-up TPS, and
-#     end-to-end latency at a fixed rate;
+#     sampled meanwhile), send p99 of 4 KiB at a fixed rate (-S), N stored
+#     messages then consume catch-up TPS, and end-to-end latency at a fixed
+#     rate;
 #   SYNC_FLUSH start: send TPS at 128 B / 1 KiB / 4 KiB, and MiB/s of 1 KiB messages sent in
 #     batches of 16 (to set against the disk's sequential bandwidth).
 # Each start gets a fresh store. Medians over the repetitions and the ratio
 # A/B are printed; raw numbers go to OUT/results.tsv, mqbench output, CSV and
-# SVG files to OUT/. A disk sequential-write measurement (dd, fdatasync at
-# the end, and 4 KiB O_DSYNC writes) is printed first: it bounds SYNC_FLUSH.
+# SVG files to OUT/. Disk sequential-write measurements (dd, fdatasync at
+# the end; O_DIRECT; 4 KiB O_DSYNC writes) are printed first.
 #
 # Options:
 #   -d SECONDS   each send run (default 20)        -n N     catch-up messages (default 1000000)
 #   -r REPS      repetitions (default 3)            -R RATE  e2e rate msgs/s (default 10000)
+#   -S RATE      fixed-rate 4 KiB send row, msgs/s (default 20000)
 #   -c CONNS     connections (default 4)            -w WIN   window per connection (default 32)
 #   -o DIR       output dir (default bench/results/<date>)
 #   -q           quick: -d 3 -n 50000 -r 1, 1 s warm-up
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
-D=20 N=1000000 REPS=3 RATE=10000 C=4 W=32 OUT="" WARM=5
-while getopts "d:n:r:R:c:w:o:q" opt; do
+D=20 N=1000000 REPS=3 RATE=10000 SRATE=20000 C=4 W=32 OUT="" WARM=5
+while getopts "d:n:r:R:S:c:w:o:q" opt; do
 	case $opt in
-	d) D=$OPTARG ;; n) N=$OPTARG ;; r) REPS=$OPTARG ;; R) RATE=$OPTARG ;;
+	d) D=$OPTARG ;; n) N=$OPTARG ;; r) REPS=$OPTARG ;; R) RATE=$OPTARG ;; S) SRATE=$OPTARG ;;
 	c) C=$OPTARG ;; w) W=$OPTARG ;; o) OUT=$OPTARG ;;
 	q) D=3 N=50000 REPS=1 WARM=1 ;;
 	*) sed -n '2,30p' "$0"; exit 2 ;;
@@ -136,6 +138,10 @@ run_system() {
 				record "$rep" "$name" "send_tps_${s}_async" "$(field "$pre-send$s.txt" send tps)"
 				record "$rep" "$name" "send_p99_ms_${s}_async" "$(field "$pre-send$s.txt" send p99_ms)"
 			done
+			# The rows above are closed-loop: their p99 is each broker's queueing at
+			# its own saturation. This one sends at the same rate to both.
+			bench "$pre-send4096r" produce -n "$ns_addr" -t bench_s4096r -create-topic -c "$C" -w "$W" -s 4096 -rate "$SRATE" -d "${D}s"
+			record "$rep" "$name" "send_p99_ms_4096_at_${SRATE}_async" "$(field "$pre-send4096r.txt" send p99_ms)"
 			bench "$pre-fill" produce -n "$ns_addr" -t bench_catchup -create-topic -c "$C" -w "$W" -s 1024 -count "$N"
 			bench "$pre-catchup" consume -n "$ns_addr" -t bench_catchup -c "$C" -w 4 -count "$N"
 			record "$rep" "$name" consume_tps_catchup "$(field "$pre-catchup.txt" pull tps)"

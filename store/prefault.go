@@ -39,8 +39,7 @@ func (s *Store) prefaultLoop() {
 		case <-s.prefaultCh:
 		}
 		if err := s.prefault(); err != nil {
-			// Kernels before 5.14 lack MADV_POPULATE_WRITE: appends fault as before.
-			s.log.Info().Err(err).Msg("commit log prefault disabled")
+			s.log.Info().Err(err).Msg("commit log prefault disabled, appends use pwrite")
 			return
 		}
 	}
@@ -53,19 +52,60 @@ func (s *Store) prefault() error {
 	if mf == nil || mf.data == nil {
 		return nil
 	}
-	from := max(mf.populated.Load(), mf.wrote.Load()) &^ (pageSize - 1)
-	to := min(mf.wrote.Load()+prefaultAhead, mf.size)
+	w := mf.wrote.Load()
+	return s.populate(mf, max(mf.populated.Load(), w), w+prefaultAhead)
+}
+
+// assistPrefault is called by Put before it takes the append lock. When
+// the next size bytes would land beyond the populated pages (the
+// prefaulter is behind), the appending goroutine populates them, and
+// assistAhead more, itself: the event loops then pay for first touches in
+// parallel, outside the lock, and the append under the lock is a copy.
+func (s *Store) assistPrefault(size int64) {
+	if s.noPopulate.Load() {
+		return
+	}
+	s.cl.q.mu.RLock()
+	mf := s.cl.q.lastLocked()
+	if mf == nil || mf.data == nil {
+		s.cl.q.mu.RUnlock()
+		return
+	}
+	w, p := mf.wrote.Load(), mf.populated.Load()
+	if w+size <= p || w+size > mf.size {
+		s.cl.q.mu.RUnlock()
+		return // populated, or the append goes to the next file
+	}
+	mf.hold() // cleanup never takes the last file, but a roll may make it old
+	s.cl.q.mu.RUnlock()
+	_ = s.populate(mf, max(p, w), w+size+assistAhead) // failure: pwrite under the lock
+	if err := mf.release(); err != nil {
+		s.log.Error().Err(err).Msg("commit log prefault")
+	}
+}
+
+const assistAhead = 1 << 20
+
+// populate faults in [from, to) of mf writable and raises mf.populated to
+// to. Concurrent callers may populate overlapping ranges; populated only
+// grows, to the end of a range its caller populated whole. EINVAL (kernels
+// before 5.14 lack MADV_POPULATE_WRITE) disables prefaulting for good.
+func (s *Store) populate(mf *mappedFile, from, to int64) error {
+	from &^= pageSize - 1
+	to = min(to, mf.size)
 	if to <= from {
 		return nil
 	}
 	if err := unix.Madvise(mf.data[from:to], unix.MADV_POPULATE_WRITE); err != nil {
 		if errors.Is(err, unix.EINVAL) {
+			s.noPopulate.Store(true)
 			return err
 		}
-		// ENOMEM/EFAULT and the like: leave it to the page faults.
+		// ENOMEM/EFAULT and the like: appends fall back to pwrite.
 		return nil
 	}
-	mf.populated.Store(to)
+	for p := mf.populated.Load(); p < to && !mf.populated.CompareAndSwap(p, to); p = mf.populated.Load() {
+	}
 	return nil
 }
 

@@ -74,6 +74,7 @@ type Store struct {
 	werr         error              // sticky write error
 	stopped      bool               // Puts refused
 	stage        []byte             // records bound for writeAt (prefault.go)
+	noPopulate   atomic.Bool        // MADV_POPULATE_WRITE unsupported (prefault.go)
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
@@ -352,6 +353,7 @@ func (s *Store) Put(m *PutMessage) (PutResult, error) {
 		return PutResult{}, err
 	}
 	crc := message.BodyCRC(m.Body) // outside the lock
+	s.assistPrefault(int64(message.RecordSize(message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost), len(m.Body), len(m.Topic), len(m.Properties))))
 	s.mu.Lock()
 	res, err := s.putLocked(m, crc)
 	s.mu.Unlock()
@@ -504,6 +506,7 @@ func (s *Store) PutBatch(ms []PutMessage, res []PutResult) ([]PutResult, error) 
 	}
 	at := len(res)
 	res = slices.Grow(res, len(ms))[:at+len(ms)]
+	s.assistPrefault(total)
 	s.mu.Lock()
 	err := s.putBatchLocked(ms, crcs, total, res[at:])
 	s.mu.Unlock()

@@ -24,15 +24,16 @@ import (
 // appends, dispatch and tail pulls work), the last trimKeepQueue bytes of
 // each consume queue, and the current index file's header and hash slots
 // plus its last trimKeepQueue bytes of entries (slots are written at
-// random). Everything else is trimmed every trimInterval, so a catch-up
-// read faults in at most what it reads in one interval.
+// random). The last trimRecentFiles commit log files (where appends and
+// most reads are) are trimmed every trimInterval, so a read of them faults
+// in at most what it reads in one interval; the rest of the store, which
+// only old catch-up reads map, every trimSweepEvery intervals.
 const (
 	trimInterval      = 50 * time.Millisecond
 	trimKeepCommitLog = 32 << 20
 	trimKeepQueue     = 256 << 10
-	// Queues and index files grow slowly: they are swept every
-	// trimQueueEvery intervals.
-	trimQueueEvery = 20
+	trimRecentFiles   = 4
+	trimSweepEvery    = 20
 )
 
 func (s *Store) trimLoop() {
@@ -44,8 +45,9 @@ func (s *Store) trimLoop() {
 			return
 		case <-tick.C:
 		}
-		s.trimCommitLog(trimKeepCommitLog)
-		if n%trimQueueEvery == 0 {
+		sweep := n%trimSweepEvery == 0
+		s.trimCommitLog(trimKeepCommitLog, sweep)
+		if sweep {
 			s.trimConsumeQueues(trimKeepQueue)
 			if s.idx != nil {
 				s.idx.trim(trimKeepQueue)
@@ -54,18 +56,23 @@ func (s *Store) trimLoop() {
 	}
 }
 
-// trimCommitLog trims the commit log below its last keep bytes. Files
-// are held, not locked, while trimmed: unmapping a resident gigabyte takes
-// milliseconds that the append path must not wait for on a roll.
-func (s *Store) trimCommitLog(keep int64) {
+// trimCommitLog trims the commit log below its last keep bytes: the last
+// trimRecentFiles files, or all with sweep. Files are held, not locked,
+// while trimmed: unmapping a resident gigabyte takes milliseconds that the
+// append path must not wait for on a roll.
+func (s *Store) trimCommitLog(keep int64, sweep bool) {
 	keepFrom := s.cl.maxOffset.Load() - keep
 	if keepFrom <= 0 {
 		return
 	}
-	var held [64]*mappedFile
+	var held [trimRecentFiles]*mappedFile
 	files := held[:0]
 	s.cl.q.mu.RLock()
-	for _, mf := range s.cl.q.files {
+	from := 0
+	if !sweep {
+		from = max(0, len(s.cl.q.files)-trimRecentFiles)
+	}
+	for _, mf := range s.cl.q.files[from:] {
 		if mf.start >= keepFrom {
 			break
 		}

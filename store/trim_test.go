@@ -58,7 +58,13 @@ func TestTrimUnmapsColdPages(t *testing.T) {
 	cl, cq, idx := filepath.Join(dir, "commitlog"), filepath.Join(dir, "consumequeue"), filepath.Join(dir, "index")
 	before := [3]int64{residentUnder(t, cl), residentUnder(t, cq), residentUnder(t, idx)}
 	const keep = 64 << 10
-	s.trimCommitLog(keep)
+	// Between sweeps only the last trimRecentFiles files are trimmed.
+	oldest := s.cl.q.files[0].path
+	s.trimCommitLog(keep, false)
+	if r := residentUnder(t, oldest); r == 0 || residentUnder(t, cl) >= before[0] {
+		t.Errorf("recent trim: oldest file resident %d, all %d of %d", r, residentUnder(t, cl), before[0])
+	}
+	s.trimCommitLog(keep, true)
 	s.trimConsumeQueues(pageSize)
 	s.idx.trim(pageSize)
 	after := [3]int64{residentUnder(t, cl), residentUnder(t, cq), residentUnder(t, idx)}
@@ -86,7 +92,7 @@ func TestTrimUnmapsColdPages(t *testing.T) {
 	// shutdown flush.
 	putN(t, s, "T", 2, 3000, 500)
 	testutil.WaitFor(t, 5*time.Second, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
-	s.trimCommitLog(0)
+	s.trimCommitLog(0, true)
 	s.trimConsumeQueues(0)
 	shutdown(t, s)
 	s = openStarted(t, cfg)
