@@ -16,19 +16,21 @@ import (
 // The prefaulter keeps the prefaultAhead bytes after the write position of
 // the last commit log file faulted in writable with MADV_POPULATE_WRITE,
 // which maps the pages without reading or writing their contents, so it is
-// safe next to concurrent appends. Appends that fit below the populated
-// position are stored through the mapping. Those beyond it (the prefaulter
-// is behind: it zeroes pages at about the rate a 2-core machine receives
-// 4 KiB messages, and competes with the event loops for the cores) are
-// written with pwrite instead, which fills just the pages written without
-// a fault or read-ahead; the prefaulter later maps them without zeroing.
-// Before this, such an append faulted and held the append lock for 20 ms
-// or more, some 15 times a second with 4 KiB messages, stalling every
-// connection at once.
+// safe next to concurrent appends. It zeroes pages at about the rate a
+// 2-core machine receives 4 KiB messages, and competes with the event
+// loops for the cores, so it falls behind under load. Then a Put that
+// would land beyond the populated pages populates them itself before it
+// takes the append lock (assistPrefault): the loops pay for first touches
+// in parallel, and the append under the lock is a copy. An append still
+// beyond them (a race with a roll, or no MADV_POPULATE_WRITE) is written
+// with pwrite, which fills just the pages written without a fault or
+// read-ahead, never stored through the unpopulated mapping. Before this,
+// such appends faulted and held the append lock for 20 ms or more, some
+// 15 times a second with 4 KiB messages, stalling every connection at once.
 //
-// It only touches the last commit log file, which nothing unmaps while the
-// store runs (cleanup removes older files, Shutdown stops this goroutine
-// first).
+// The prefaulter only touches the last commit log file, which nothing
+// unmaps while the store runs (cleanup removes older files, Shutdown stops
+// this goroutine first); assistPrefault holds the file it populates.
 const prefaultAhead = 8 << 20
 
 func (s *Store) prefaultLoop() {

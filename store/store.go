@@ -349,11 +349,12 @@ func (s *Store) closeFiles() error {
 // SYNC_FLUSH semantics. Transaction PREPARED/ROLLBACK records get queue
 // offset 0 and no consume queue entry.
 func (s *Store) Put(m *PutMessage) (PutResult, error) {
-	if err := s.check(m); err != nil {
+	size, err := s.check(m)
+	if err != nil {
 		return PutResult{}, err
 	}
 	crc := message.BodyCRC(m.Body) // outside the lock
-	s.assistPrefault(int64(message.RecordSize(message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost), len(m.Body), len(m.Topic), len(m.Properties))))
+	s.assistPrefault(size)
 	s.mu.Lock()
 	res, err := s.putLocked(m, crc)
 	s.mu.Unlock()
@@ -363,20 +364,22 @@ func (s *Store) Put(m *PutMessage) (PutResult, error) {
 	return res, err
 }
 
-func (s *Store) check(m *PutMessage) error {
+// check refuses what cannot be stored and returns the record's size.
+func (s *Store) check(m *PutMessage) (int64, error) {
 	switch {
 	case len(m.Topic) == 0 || len(m.Topic) > message.MaxTopicLenV1:
-		return fmt.Errorf("put %q: %w", m.Topic, ErrTopicTooLong)
+		return 0, fmt.Errorf("put %q: %w", m.Topic, ErrTopicTooLong)
 	case len(m.Body) > s.cfg.MaxMessageSize:
-		return fmt.Errorf("put %s: body %d bytes: %w", m.Topic, len(m.Body), ErrMessageTooLarge)
+		return 0, fmt.Errorf("put %s: body %d bytes: %w", m.Topic, len(m.Body), ErrMessageTooLarge)
 	case len(m.Properties) > message.MaxPropertiesLen:
-		return fmt.Errorf("put %s: properties %d bytes: %w", m.Topic, len(m.Properties), ErrPropertiesTooLarge)
+		return 0, fmt.Errorf("put %s: properties %d bytes: %w", m.Topic, len(m.Properties), ErrPropertiesTooLarge)
 	}
 	sysFlag := message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost)
-	if int64(message.RecordSize(sysFlag, len(m.Body), len(m.Topic), len(m.Properties)))+message.BlankRecordSize > s.cl.q.fileSize {
-		return fmt.Errorf("put %s: record larger than a commit log file: %w", m.Topic, ErrMessageTooLarge)
+	size := int64(message.RecordSize(sysFlag, len(m.Body), len(m.Topic), len(m.Properties)))
+	if size+message.BlankRecordSize > s.cl.q.fileSize {
+		return 0, fmt.Errorf("put %s: record larger than a commit log file: %w", m.Topic, ErrMessageTooLarge)
 	}
-	return nil
+	return size, nil
 }
 
 func hasQueueOffset(sysFlag int32) bool {
@@ -495,10 +498,11 @@ func (s *Store) PutBatch(ms []PutMessage, res []PutResult) ([]PutResult, error) 
 		if m.Topic != ms[0].Topic || m.QueueID != ms[0].QueueID || !hasQueueOffset(m.SysFlag) {
 			return nil, fmt.Errorf("put batch %s: message %d: %w", ms[0].Topic, i, ErrBadBatch)
 		}
-		if err := s.check(m); err != nil {
+		size, err := s.check(m)
+		if err != nil {
 			return nil, err
 		}
-		total += int64(message.RecordSize(message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost), len(m.Body), len(m.Topic), len(m.Properties)))
+		total += size
 		crcs[i] = message.BodyCRC(m.Body)
 	}
 	if total+message.BlankRecordSize > s.cl.q.fileSize {
