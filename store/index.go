@@ -63,7 +63,7 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			continue
 		}
 		path := filepath.Join(x.dir, e.Name())
-		mf, err := openMappedFile(path, 0, size, false, false)
+		mf, err := openMappedFile(path, 0, size, false)
 		if errors.Is(err, ErrBadFileSize) {
 			// Written with another maxHashSlotNum/maxIndexNum: keep it for
 			// the operator, do not read it.
@@ -117,7 +117,7 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 		now = now.Add(time.Millisecond)
 		name = indexFileName(now)
 	}
-	mf, err := openMappedFile(filepath.Join(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true, false)
+	mf, err := openMappedFile(filepath.Join(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true)
 	if err != nil {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}

@@ -36,8 +36,8 @@ type mappedFile struct {
 	path  string
 	start int64 // file name: offset of byte 0 in the queue's stream
 	size  int64
-	data  []byte // written only at open and by the one unmap
-	fd    int    // kept open for writeAt (commit log files), else -1
+	data  []byte       // written only at open and by the one unmap
+	fd    atomic.Int32 // writeAt's descriptor, opened by its first call; -1 when closed
 
 	wrote     atomic.Int64 // write position inside the file
 	flushed   atomic.Int64 // msync'ed up to here
@@ -51,9 +51,8 @@ type mappedFile struct {
 func fileName(start int64) string { return fmt.Sprintf("%020d", start) }
 
 // openMappedFile maps path, creating it with the full size when create is
-// set. An existing file must be exactly size bytes. With keepFD the
-// descriptor stays open for writeAt until the file is unmapped.
-func openMappedFile(path string, start, size int64, create, keepFD bool) (*mappedFile, error) {
+// set. An existing file must be exactly size bytes.
+func openMappedFile(path string, start, size int64, create bool) (*mappedFile, error) {
 	flag := os.O_RDWR
 	if create {
 		flag |= os.O_CREATE | os.O_EXCL
@@ -62,7 +61,7 @@ func openMappedFile(path string, start, size int64, create, keepFD bool) (*mappe
 	if err != nil {
 		return nil, fmt.Errorf("open mapped file: %w", err)
 	}
-	defer f.Close() // the mapping outlives the descriptor; writeAt uses a dup
+	defer f.Close() // the mapping outlives the descriptor
 	if create {
 		if err := f.Truncate(size); err != nil {
 			_ = os.Remove(path) // best effort: a short file would fail the next load
@@ -81,13 +80,8 @@ func openMappedFile(path string, start, size int64, create, keepFD bool) (*mappe
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
-	mf := &mappedFile{path: path, start: start, size: size, data: data, fd: -1}
-	if keepFD {
-		if mf.fd, err = unix.Dup(int(f.Fd())); err != nil {
-			_ = unix.Munmap(data)
-			return nil, fmt.Errorf("keep descriptor of %s: %w", path, err)
-		}
-	}
+	mf := &mappedFile{path: path, start: start, size: size, data: data}
+	mf.fd.Store(-1)
 	mf.refs.Store(1) // the list's
 	if !create {
 		// Loaded files count as full until recovery sets the positions.
@@ -141,12 +135,8 @@ func (mf *mappedFile) unmap() error {
 	if !mf.unmapped.CompareAndSwap(false, true) {
 		return nil
 	}
-	err := unix.Munmap(mf.data)
+	err := errors.Join(unix.Munmap(mf.data), mf.closeFD())
 	mf.data = nil
-	if mf.fd >= 0 {
-		err = errors.Join(err, unix.Close(mf.fd))
-		mf.fd = -1
-	}
 	if err != nil {
 		return fmt.Errorf("unmap %s: %w", mf.path, err)
 	}
@@ -154,10 +144,19 @@ func (mf *mappedFile) unmap() error {
 }
 
 // writeAt writes b at pos with pwrite, into the same page cache pages the
-// mapping shows (readers see the bytes once pwrite returns).
+// mapping shows (readers see the bytes once pwrite returns). Only the
+// file's single writer calls it; the descriptor stays open until closeFD.
 func (mf *mappedFile) writeAt(b []byte, pos int64) error {
+	fd := int(mf.fd.Load())
+	if fd < 0 {
+		var err error
+		if fd, err = unix.Open(mf.path, unix.O_RDWR|unix.O_CLOEXEC, 0); err != nil {
+			return fmt.Errorf("open %s for writing: %w", mf.path, err)
+		}
+		mf.fd.Store(int32(fd))
+	}
 	for len(b) > 0 {
-		n, err := unix.Pwrite(mf.fd, b, pos)
+		n, err := unix.Pwrite(fd, b, pos)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -167,6 +166,15 @@ func (mf *mappedFile) writeAt(b []byte, pos int64) error {
 			return fmt.Errorf("write %s at %d: %w", mf.path, pos, io.ErrShortWrite)
 		}
 		b, pos = b[n:], pos+int64(n)
+	}
+	return nil
+}
+
+// closeFD closes writeAt's descriptor, if open: when the file is full (the
+// commit log rolled) or unmapped.
+func (mf *mappedFile) closeFD() error {
+	if fd := mf.fd.Swap(-1); fd >= 0 {
+		return unix.Close(int(fd))
 	}
 	return nil
 }
@@ -207,7 +215,6 @@ func punchHole(path string, off, n int64) error {
 type mappedQueue struct {
 	dir      string
 	fileSize int64
-	writeFD  bool // files keep a descriptor for writeAt (the commit log)
 
 	mu    sync.RWMutex
 	files []*mappedFile
@@ -256,7 +263,7 @@ func (q *mappedQueue) load() error {
 		if i > 0 && n.start != names[i-1].start+q.fileSize {
 			return fmt.Errorf("load %s: file %s does not follow %s: %w", q.dir, n.name, names[i-1].name, ErrCorrupt)
 		}
-		mf, err := openMappedFile(path, n.start, q.fileSize, false, q.writeFD)
+		mf, err := openMappedFile(path, n.start, q.fileSize, false)
 		if err != nil {
 			return fmt.Errorf("load %s: %w", q.dir, err)
 		}
@@ -290,7 +297,7 @@ func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
 	if err := os.MkdirAll(q.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create dir %s: %w", q.dir, err)
 	}
-	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true, q.writeFD)
+	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true)
 	if err != nil {
 		return nil, err
 	}

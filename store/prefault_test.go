@@ -61,6 +61,11 @@ func TestAppendPathsAgree(t *testing.T) {
 	if len(s.cl.q.files) < 4 {
 		t.Fatalf("only %d commit log files", len(s.cl.q.files))
 	}
+	for _, mf := range s.cl.q.files[:len(s.cl.q.files)-1] {
+		if mf.fd.Load() >= 0 {
+			t.Fatalf("%s is full and still open for writing", mf.path)
+		}
+	}
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		now:          time.Now,
 		diskUsage:    diskUsage,
 	}
-	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, writeFD: true}
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
 	if cfg.MessageIndexEnable {
 		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log)
 	}
@@ -455,6 +455,9 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 			}
 		}
 		s.publishLocked(mf, mf.size, s.cl.lastStoreTs.Load())
+		if err := mf.closeFD(); err != nil { // never written again
+			s.log.Warn().Err(err).Str("file", mf.path).Msg("close full commit log file")
+		}
 	}
 	start := s.cl.maxOffset.Load()
 	if mf != nil {
