@@ -44,6 +44,18 @@ func fillForCleanup(t *testing.T, s *Store, n int) {
 	})
 }
 
+// churnCleanup appends and cleans 20 times over, for tests that read
+// concurrently.
+func churnCleanup(t *testing.T, s *Store) {
+	t.Helper()
+	for range 20 {
+		fillForCleanup(t, s, 50)
+		if _, err := s.cleanOnce(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestCleanupExpiredFiles(t *testing.T) {
 	dir := t.TempDir()
 	cfg := cleanupConfig(dir)
@@ -214,12 +226,7 @@ func TestCleanupWhileReading(t *testing.T) {
 			}
 		}()
 	}
-	for round := 0; round < 20; round++ {
-		fillForCleanup(t, s, 50)
-		if _, err := s.cleanOnce(); err != nil {
-			t.Error(err)
-		}
-	}
+	churnCleanup(t, s)
 	close(stop)
 	wg.Wait()
 }

@@ -85,9 +85,6 @@ func TestGetMessageViews(t *testing.T) {
 		return 0
 	}
 	crossT, crossU := crossAt("T"), crossAt("U")
-	tagA := message.TagsHash("TagA")
-	onlyA := func(code int64, rec []byte) bool { return code == tagA }
-	never := func(int64, []byte) bool { return false }
 	tests := []struct {
 		name   string
 		topic  string
@@ -300,12 +297,7 @@ func TestViewsWhileCleaning(t *testing.T) {
 			}
 		}()
 	}
-	for round := 0; round < 20; round++ {
-		fillForCleanup(t, s, 50)
-		if _, err := s.cleanOnce(); err != nil {
-			t.Error(err)
-		}
-	}
+	churnCleanup(t, s)
 	close(stop)
 	wg.Wait()
 	close(releases)
