@@ -139,8 +139,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // connClosed runs on the connection's event loop: brokers registered over it
-// are gone at once.
+// are gone at once, unless the name server itself cut the connection (a
+// frame it could not read, a limit): that broker may be alive, so it stays
+// until it re-registers or expires.
 func (s *Server) connClosed(c *remoting.Conn) {
+	if why := c.ClosedByServer(); why != nil {
+		s.log.Warn().Err(why).Str("remote", c.Remote).
+			Msg("closed a connection; brokers registered over it stay until they expire")
+		return
+	}
 	for _, b := range s.Routes.ConnClosed(c.ID) {
 		s.log.Info().Str("clusterName", b.Cluster).Str("brokerAddr", b.Addr).
 			Str("remote", c.Remote).Msg("broker connection closed; broker removed")

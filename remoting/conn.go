@@ -22,6 +22,9 @@ type Conn struct {
 	gc     gnet.Conn
 	srv    *Server
 	closed atomic.Bool
+	// why is set before the server itself closes the connection (a bad
+	// frame, a limit); nil when the peer closed it or the socket failed.
+	why    atomic.Pointer[error]
 	opaque atomic.Int32 // opaques of server-initiated requests
 
 	// Late frames from other goroutines are batched: the first one schedules
@@ -45,6 +48,23 @@ func (c *Conn) Closed() bool { return c.closed.Load() }
 
 // Close closes the connection asynchronously.
 func (c *Conn) Close() { _ = c.gc.Close() }
+
+// ClosedByServer is why the server closed the connection (a frame it could
+// not read, a limit crossed), or nil when the peer closed it or the socket
+// failed. Owners read it in ServerConfig.OnClose: a peer the server cut off
+// may well be alive (a name server keeps such a broker's registration).
+func (c *Conn) ClosedByServer() error {
+	if p := c.why.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// closeFor records why the server is closing the connection; the first
+// reason wins.
+func (c *Conn) closeFor(err error) {
+	c.why.CompareAndSwap(nil, &err)
+}
 
 // Reply writes a late answer (long poll, flush wait) from any goroutine. A
 // response for a closed connection is dropped. A large body is handed to the

@@ -192,6 +192,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 		length := int64(int32(binary.BigEndian.Uint32(lp)))
 		if length < 4 || length > MaxFrameLength {
 			s.warn.Warn().Str("remote", c.Remote).Int64("length", length).Msg("bad frame length; closing connection")
+			c.closeFor(fmt.Errorf("%w: length %d", ErrFrameTooLarge, length))
 			s.flush(gc, c)
 			return gnet.Close
 		}
@@ -204,6 +205,7 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 		if err := decodeInto(req, req.frame, &c.text); err != nil {
 			req.recycle()
 			s.warn.Warn().Str("remote", c.Remote).Err(err).Msg("undecodable frame; closing connection")
+			c.closeFor(err)
 			s.flush(gc, c)
 			return gnet.Close
 		}
