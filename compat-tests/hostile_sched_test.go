@@ -1,0 +1,228 @@
+package compattest
+
+// Hostile scheduled messages (issue #11, attack 3): timer and delay-level
+// messages that can never be delivered, staged the ways a client or an
+// operator can stage them, must not spin the broker, flood its log, hold up
+// the other scheduled messages or come back after a restart. Also the
+// process probes (/proc) the other hostile tests of this area use.
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/admin"
+)
+
+// hsProcStat returns a process's user+system CPU time in clock ticks (100 Hz
+// on Linux) from /proc/<pid>/stat.
+func hsProcStat(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatalf("read /proc/%d/stat: %v", pid, err)
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th fields of the whole line.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return ut + st
+}
+
+// hsVmRSS returns a process's VmRSS in bytes from /proc/<pid>/status.
+func hsVmRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("read /proc/%d/status: %v", pid, err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+func hsFileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// hsQuiet watches the broker for d: its log must grow by less than maxLog
+// bytes and it must use less than half a core (a spin takes a whole one).
+func hsQuiet(t *testing.T, c *cluster, d time.Duration, maxLog int64, when string) {
+	t.Helper()
+	pid := c.broker.cmd.Process.Pid
+	logPath := c.broker.logPath
+	log0, cpu0, t0 := hsFileSize(t, logPath), hsProcStat(t, pid), time.Now()
+	waitFor(t, d, func() bool { return false }) // observe for d; nothing to wait for
+	log1, cpu1, el := hsFileSize(t, logPath), hsProcStat(t, pid), time.Since(t0)
+	share := float64(cpu1-cpu0) / 100 / el.Seconds()
+	t.Logf("%s: broker log +%d bytes, CPU %.0f%% of a core over %s", when, log1-log0, share*100, el.Round(time.Millisecond))
+	if log1-log0 > maxLog {
+		t.Errorf("%s: broker log grew %d bytes in %s (limit %d): a delivery loop logging in a spin?\n%s",
+			when, log1-log0, el, maxLog, tailFile(logPath, 5))
+	}
+	if share > 0.5 {
+		t.Errorf("%s: broker used %.0f%% of a core while idle: a delivery loop spinning?", when, share*100)
+	}
+}
+
+// hsSend sends one SEND_MESSAGE_V2 with the given properties and body, and
+// returns the answer's code and remark.
+func hsSend(t *testing.T, addr, topic string, queueID int, props string, body []byte) (int, string) {
+	t.Helper()
+	req := javaRequest(310, map[string]string{
+		"a": "hs-producer", "b": topic, "c": "TBW102", "d": "4", "e": strconv.Itoa(queueID), "f": "0",
+		"g": strconv.FormatInt(time.Now().UnixMilli(), 10), "h": "0", "i": props,
+		"j": "0", "k": "false", "m": "false",
+	}, body)
+	resp, err := rawInvoke(addr, req, 10*time.Second)
+	if err != nil {
+		t.Fatalf("send to %s: %v", topic, err)
+	}
+	return resp.Code, resp.Remark
+}
+
+func hsProps(kv ...string) string {
+	var b strings.Builder
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.WriteString(kv[i] + "\x01" + kv[i+1] + "\x02")
+	}
+	return b.String()
+}
+
+// hsCountSince counts lines containing sub in the broker log written since
+// the last start marker of the broker run number start.
+func hsCountSince(t *testing.T, c *cluster, start int, sub string) int {
+	t.Helper()
+	b, err := os.ReadFile(c.broker.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if i := strings.LastIndex(s, fmt.Sprintf("===== mqbroker#%d start", start)); i >= 0 {
+		s = s[i:]
+	}
+	return strings.Count(s, sub)
+}
+
+// TestHostileSchedPoison stages undeliverable timer and delay messages ahead
+// of good ones:
+//   - as the attacker did, through the wire: a send straight into
+//     rmq_sys_wheel_timer / SCHEDULE_TOPIC_XXXX whose REAL_TOPIC is 200 bytes
+//     (once names are checked at the send, that send is refused instead);
+//   - a timer message whose properties only overflow 32767 bytes once
+//     delivery adds TIMER_ENQUEUE_MS / TIMER_DEQUEUE_MS;
+//   - an old store: 64 KiB delay and timer messages staged before the broker
+//     restarts with maxMessageSize=32768.
+//
+// The good delay and timer messages behind them are delivered, the broker
+// neither spins nor floods its log, and after a second restart the poison
+// stays aside.
+func TestHostileSchedPoison(t *testing.T) {
+	c := newClusterConf(t, "hspoison", "messageDelayLevel=1s 2s 4s\n")
+	topic := uniq("HsReal")
+	createTopic(t, c, topic, admin.WithReadQueueNums(1), admin.WithWriteQueueNums(1))
+
+	big := make([]byte, 64<<10)
+	_, _ = rand.Read(big)
+	for _, p := range []string{hsProps("DELAY", "3"), hsProps("TIMER_DELAY_SEC", "4")} {
+		if code, remark := hsSend(t, c.brokerAddr, topic, 0, p, big); code != 0 {
+			t.Fatalf("stage 64 KiB message %q: code %d %s", p, code, remark)
+		}
+	}
+	c.stopBroker()
+	c.extraConf += "maxMessageSize=32768\n"
+	if err := c.startBroker(); err != nil {
+		t.Fatalf("restart with maxMessageSize=32768: %v", err)
+	}
+
+	long := strings.Repeat("x", 200)
+	due := strconv.FormatInt(time.Now().Add(500*time.Millisecond).UnixMilli(), 10)
+	for _, w := range []struct{ topic, props string }{
+		{"rmq_sys_wheel_timer", hsProps("TIMER_OUT_MS", due, "REAL_TOPIC", long, "REAL_QID", "0")},
+		{"SCHEDULE_TOPIC_XXXX", hsProps("REAL_TOPIC", long, "REAL_QID", "0")},
+	} {
+		code, remark := hsSend(t, c.brokerAddr, w.topic, 0, w.props, []byte("poison"))
+		t.Logf("wire poison into %s: code %d %q (a refusal is names validation at the send)", w.topic, code, remark)
+	}
+	// The largest properties the send accepts: staged, they fit; delivered
+	// with two more timer properties, they do not.
+	staged := false
+	for pad := 32767 - 40; pad > 32767-200 && !staged; pad -= 4 {
+		p := hsProps("TIMER_DELAY_SEC", "1", "WAIT", "true", "P", strings.Repeat("p", pad))
+		if len(p) > 32767 {
+			continue
+		}
+		code, _ := hsSend(t, c.brokerAddr, topic, 0, p, []byte("overflow"))
+		staged = code == 0
+	}
+	if !staged {
+		t.Fatal("no near-limit timer message accepted")
+	}
+
+	// Good messages behind the poison, on the same level and the timer.
+	col := newCollector("hspoison")
+	startConsumer(t, c, uniq("CG_hspoison"), topic, "*", col)
+	sent := time.Now()
+	var ids []string
+	for i, p := range []string{
+		hsProps("DELAY", "3", idProp, "delay-3"), hsProps("DELAY", "1", idProp, "delay-1"),
+		hsProps("TIMER_DELAY_SEC", "2", idProp, "timer-2"), hsProps("TIMER_DELAY_MS", "500", idProp, "timer-0.5"),
+	} {
+		if code, remark := hsSend(t, c.brokerAddr, topic, 0, p, []byte("good-"+strconv.Itoa(i))); code != 0 {
+			t.Fatalf("send good %q: code %d %s", p, code, remark)
+		}
+		ids = append(ids, hsID(p))
+	}
+	waitAll(t, col, ids, 30*time.Second, "good scheduled messages behind the poison")
+	for _, id := range ids {
+		t.Logf("%s arrived %s after the send", id, col.get(id)[0].At.Sub(sent).Round(time.Millisecond))
+	}
+	waitFor(t, 5*time.Second, func() bool { return hsCountSince(t, c, c.starts, "set aside") >= 3 })
+	n := hsCountSince(t, c, c.starts, "set aside")
+	t.Logf("set-aside lines: %d", n)
+	if n < 3 {
+		t.Errorf("%d set-aside lines, want at least the 3 messages that cannot pass any check", n)
+	}
+	hsQuiet(t, c, 3*time.Second, 64<<10, "poison due")
+
+	// Restart: the poison stays aside; a new timer message is delivered.
+	c.stopBroker()
+	if err := c.startBroker(); err != nil {
+		t.Fatalf("second restart: %v", err)
+	}
+	if code, remark := hsSend(t, c.brokerAddr, topic, 0, hsProps("TIMER_DELAY_MS", "300", idProp, "after"), []byte("after")); code != 0 {
+		t.Fatalf("send after restart: code %d %s", code, remark)
+	}
+	waitAll(t, col, []string{"after"}, 30*time.Second, "timer message after the restart")
+	hsQuiet(t, c, 2*time.Second, 16<<10, "after restart")
+	if n := hsCountSince(t, c, c.starts, "set aside"); n != 0 {
+		t.Errorf("poison back after restart: %d set-aside lines\n%s", n, tailFile(c.broker.logPath, 10))
+	}
+	for _, id := range ids {
+		if k := len(col.get(id)); k != 1 {
+			t.Errorf("%s delivered %d times", id, k)
+		}
+	}
+}
+
+// hsID returns the compat_id of hsProps output.
+func hsID(props string) string {
+	i := strings.Index(props, idProp+"\x01")
+	rest := props[i+len(idProp)+1:]
+	return rest[:strings.IndexByte(rest, '\x02')]
+}
