@@ -1,6 +1,9 @@
 package namesrv
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -61,11 +64,96 @@ func TestDecodeRegisterBodyErrors(t *testing.T) {
 	}
 }
 
+// compressedBody writes Apache's RegisterBrokerBody.encode(true) layout (as
+// a 5.3.3 broker with compressedRegister=true sends it); raw overrides the
+// topic lines.
+func compressedBody(t testing.TB, dv string, lines []string, filters string) []byte {
+	var in bytes.Buffer
+	put := func(b []byte) {
+		_ = binary.Write(&in, binary.BigEndian, int32(len(b)))
+		in.Write(b)
+	}
+	put([]byte(dv))
+	_ = binary.Write(&in, binary.BigEndian, int32(len(lines)))
+	for _, l := range lines {
+		put([]byte(l))
+	}
+	put([]byte(filters))
+	_ = binary.Write(&in, binary.BigEndian, int32(0))
+	var out bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&out, zlib.BestCompression)
+	if _, err := zw.Write(in.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func TestDecodeCompressedRegisterBody(t *testing.T) {
+	body := compressedBody(t, `{"counter":3,"stateVersion":1,"timestamp":9}`,
+		[]string{`T 8 4 6 SINGLE_TAG {"+message.type":"NORMAL"}`, `U 1 1 4 MULTI_TAG`}, `["10.0.0.1:1"]`)
+	if !IsZlib(body) || IsZlib([]byte(`{"filterServerList":[]}`)) || IsZlib([]byte(" {}")) {
+		t.Fatal("IsZlib")
+	}
+	rb, err := DecodeCompressedRegisterBody(body, DefaultMaxRegisterBodyInflated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rb.TopicConfigSerializeWrapper
+	if w.DataVersion != (DataVersion{Counter: 3, StateVersion: 1, Timestamp: 9}) ||
+		w.TopicConfigTable["T"] != (TopicConfig{TopicName: "T", ReadQueueNums: 8, WriteQueueNums: 4, Perm: 6}) ||
+		w.TopicConfigTable["U"] != (TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 4}) ||
+		len(rb.FilterServerList) != 1 {
+		t.Fatalf("decoded %+v", rb)
+	}
+
+	// Every refusal is ErrBadBody, and nothing is allocated beyond the budget.
+	bomb := func() []byte {
+		var out bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&out, zlib.BestCompression)
+		_ = binary.Write(zw, binary.BigEndian, int32(2))
+		zw.Write([]byte("{}"))
+		_ = binary.Write(zw, binary.BigEndian, int32(1))
+		_ = binary.Write(zw, binary.BigEndian, int32(1<<30)) // a 1 GiB topic line
+		zw.Write(make([]byte, 8<<20))
+		zw.Close()
+		return out.Bytes()
+	}()
+	for name, b := range map[string][]byte{
+		"not zlib":         []byte("{}"),
+		"truncated":        body[:len(body)/2],
+		"bad line":         compressedBody(t, `{}`, []string{`T 8 x 6 SINGLE_TAG`}, `[]`),
+		"short line":       compressedBody(t, `{}`, []string{`T 8 4`}, `[]`),
+		"bad filter type":  compressedBody(t, `{}`, []string{`T 8 4 6 NO_TAG`}, `[]`),
+		"bad data version": compressedBody(t, `[`, nil, `[]`),
+		"bomb":             bomb,
+	} {
+		if _, err := DecodeCompressedRegisterBody(b, 1<<20); !errors.Is(err, ErrBadBody) {
+			t.Errorf("%s: err = %v, want ErrBadBody", name, err)
+		}
+	}
+	// An undecodable filter server list is an empty one, as in Apache.
+	if rb, err := DecodeCompressedRegisterBody(compressedBody(t, `{}`, nil, `nope`), 1<<20); err != nil || rb.FilterServerList == nil {
+		t.Errorf("bad filter list: %+v %v", rb, err)
+	}
+}
+
+// FuzzDecodeRegisterBody feeds both registration body forms: JSON (as 4.9
+// and 5.x brokers send it) and compressed (RegisterBrokerBody.encode(true)).
 func FuzzDecodeRegisterBody(f *testing.F) {
 	f.Add([]byte(`{"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":{"counter":1},"topicConfigTable":{"T":{"topicName":"T"}}}}`))
 	f.Add([]byte(`{0:{1:"x"}}`))
+	f.Add(compressedBody(f, `{"counter":3,"stateVersion":1,"timestamp":9}`,
+		[]string{`T 8 4 6 SINGLE_TAG {"+message.type":"NORMAL"}`, `%RETRY%g 1 1 6 SINGLE_TAG {}`}, `[]`))
+	f.Add(compressedBody(f, `{}`, nil, `[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = DecodeRegisterBody(b, 409) // must not panic
 		_ = config.QuoteBareKeys(b)
+		rb, err := DecodeCompressedRegisterBody(b, 1<<20)
+		if err == nil && rb.TopicConfigSerializeWrapper.TopicConfigTable == nil {
+			t.Fatal("decoded without a topic table")
+		}
 	})
 }
