@@ -115,8 +115,8 @@ func DefaultConfig() Config {
 		CompressedRegister:        false,
 		EnableSplitRegistration:   false,
 		SplitRegistrationSize:     800,
-		FilterCacheMaxBytes:       64 << 20,
-		FilterExpressionMaxLength: 64 << 10,
+		FilterCacheMaxBytes:       defaultFilterCacheMaxBytes,
+		FilterExpressionMaxLength: defaultFilterExpressionMaxLength,
 		MaxParkedPulls:            100_000,
 		Store:                     sc,
 	}
