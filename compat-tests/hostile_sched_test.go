@@ -9,9 +9,12 @@ package compattest
 import (
 	"crypto/rand"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,4 +228,146 @@ func hsID(props string) string {
 	i := strings.Index(props, idProp+"\x01")
 	rest := props[i+len(idProp)+1:]
 	return rest[:strings.IndexByte(rest, '\x02')]
+}
+
+// hsPull is a PULL_MESSAGE (11) with its TAG expression in the request
+// (subscription flag) and, if suspendMs > 0, the suspend flag.
+func hsPull(topic, group, expr string, suspendMs int64) *rawCmd {
+	sysFlag := 0x4 // subscription
+	if suspendMs > 0 {
+		sysFlag |= 0x2
+	}
+	return javaRequest(11, map[string]string{
+		"consumerGroup": group, "topic": topic, "queueId": "0", "queueOffset": "0", "maxMsgNums": "32",
+		"sysFlag": strconv.Itoa(sysFlag), "commitOffset": "0", "suspendTimeoutMillis": strconv.FormatInt(suspendMs, 10),
+		"subscription": expr, "subVersion": "0", "expressionType": "TAG",
+	}, nil)
+}
+
+// hsTags is a distinct TAG expression of about n bytes: "<seed>||t1||t2...".
+func hsTags(seed string, n int) string {
+	var b strings.Builder
+	b.WriteString(seed)
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString("||t")
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()
+}
+
+// TestHostileFilterCache: 20 pulls with distinct 8 MB TAG expressions are
+// refused as unparsable (SUBSCRIPTION_PARSE_FAILED) instead of kept (they
+// took the broker to 1.3 GB), and 1,500 pulls with distinct 60 KB
+// expressions (~10,000 tags each, 1 GB if all kept) leave the cache within
+// filterCacheMaxBytes: VmRSS grows by less than 400 MB.
+func TestHostileFilterCache(t *testing.T) {
+	c := newCluster(t, "hsfilter")
+	topic := uniq("HsFilter")
+	createTopic(t, c, topic, admin.WithReadQueueNums(1), admin.WithWriteQueueNums(1))
+	pid := c.broker.cmd.Process.Pid
+	rss0 := hsVmRSS(t, pid)
+	conn, err := net.DialTimeout("tcp", c.brokerAddr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i := 0; i < 20; i++ {
+		resp, err := invokeOn(conn, hsPull(topic, "hs-filter-group", hsTags(strconv.Itoa(i), 8<<20), 0), 30*time.Second)
+		if err != nil {
+			t.Fatalf("8 MB pull %d: %v", i, err)
+		}
+		if resp.Code != 23 || resp.Remark != "parse the consumer's subscription failed" {
+			t.Errorf("8 MB pull %d: code %d %q, want 23 \"parse the consumer's subscription failed\"", i, resp.Code, resp.Remark)
+		}
+	}
+	rss1 := hsVmRSS(t, pid)
+	t.Logf("20 pulls with 8 MB expressions: VmRSS %d -> %d MB", rss0>>20, rss1>>20)
+	peak := rss1
+	for i := 0; i < 1500; i++ {
+		resp, err := invokeOn(conn, hsPull(topic, "hs-filter-group", hsTags("e"+strconv.Itoa(i), 60<<10), 0), 30*time.Second)
+		if err != nil || (resp.Code != 19 && resp.Code != 0) {
+			t.Fatalf("60 KB pull %d: %v %v", i, resp, err)
+		}
+		if i%100 == 0 {
+			peak = max(peak, hsVmRSS(t, pid))
+		}
+	}
+	peak = max(peak, hsVmRSS(t, pid))
+	t.Logf("then 1,500 pulls with distinct 60 KB expressions: VmRSS peak %d MB (from %d MB)", peak>>20, rss0>>20)
+	if peak-rss0 > 400<<20 {
+		t.Errorf("VmRSS grew %d MB with the filter cache bounded at 64 MiB", (peak-rss0)>>20)
+	}
+}
+
+// TestHostileParkedPulls: with maxParkedPulls=1000, 3,000 long-polling pulls
+// that find nothing park 1,000 and answer the rest at once PULL_NOT_FOUND;
+// the event is logged a few times (sampled), not 2,000; once the parked ones
+// expire, a new pull parks again.
+func TestHostileParkedPulls(t *testing.T) {
+	c := newClusterConf(t, "hsparked", "maxParkedPulls=1000\n")
+	topic := uniq("HsParked")
+	createTopic(t, c, topic, admin.WithReadQueueNums(1), admin.WithWriteQueueNums(1))
+	pid := c.broker.cmd.Process.Pid
+	rss0 := hsVmRSS(t, pid)
+	const conns, per = 10, 300
+	var answered atomic.Int32
+	var wg sync.WaitGroup
+	var cs []net.Conn
+	for i := 0; i < conns; i++ {
+		conn, err := net.DialTimeout("tcp", c.brokerAddr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, conn)
+		var frames []byte
+		for j := 0; j < per; j++ {
+			frames = append(frames, hsPull(topic, "hs-parked-group", "*", 4000).encode()...)
+		}
+		if _, err := conn.Write(frames); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				resp, err := readFrame(conn)
+				if err != nil {
+					return
+				}
+				if resp.Code == 19 {
+					answered.Add(1)
+				}
+			}
+		}()
+	}
+	defer func() {
+		for _, conn := range cs {
+			conn.Close()
+		}
+		wg.Wait()
+	}()
+	if !waitFor(t, 3*time.Second, func() bool { return answered.Load() >= conns*per-1000 }) || answered.Load() > conns*per-1000 {
+		t.Fatalf("%d pulls answered at once, want %d (1,000 parked)", answered.Load(), conns*per-1000)
+	}
+	t.Logf("%d of %d long-polling pulls answered at once; VmRSS %d -> %d MB", answered.Load(), conns*per,
+		rss0>>20, hsVmRSS(t, pid)>>20)
+	if n := hsCountSince(t, c, c.starts, "parked pulls at the bound"); n == 0 || n > 20 {
+		t.Errorf("%d log lines for 2,000 refused parks, want a few (sampled)", n)
+	}
+	// The parked ones are answered when their 4 s expire; places free again.
+	if !waitFor(t, 15*time.Second, func() bool { return answered.Load() == conns*per }) {
+		t.Fatalf("parked pulls not answered after their hold: %d of %d", answered.Load(), conns*per)
+	}
+	conn, err := net.DialTimeout("tcp", c.brokerAddr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	if resp, err := invokeOn(conn, hsPull(topic, "hs-parked-group", "*", 1500), 10*time.Second); err != nil || resp.Code != 19 {
+		t.Fatalf("pull after the flood: %v %v", resp, err)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("pull after the flood answered after %s: not parked (places not freed)", d)
+	}
 }
