@@ -85,3 +85,36 @@ func TestChunk(t *testing.T) {
 		}
 	}
 }
+
+// The broker's cost of one full registration of 100,000 topics, per body
+// form (the topics are sorted once per registration too).
+func BenchmarkRegistrationBody100k(b *testing.B) {
+	topics := regTopics(100_000)
+	v := DataVersion{Counter: 1}
+	for _, tc := range []struct {
+		name              string
+		compressed, split bool
+	}{{"json", false, false}, {"compressed", true, false}, {"split-json", false, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := &registrar{b: &Broker{Config: DefaultConfig()}}
+			r.b.Config.CompressedRegister = tc.compressed
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				parts := [][]*TopicConfig{topics}
+				if tc.split {
+					parts = chunk(topics, r.b.Config.SplitRegistrationSize, true)
+				}
+				n = 0
+				for _, p := range parts {
+					body, err := r.encode(p, v)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += len(body)
+				}
+			}
+			b.ReportMetric(float64(n), "bytes/registration")
+		})
+	}
+}

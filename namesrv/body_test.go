@@ -5,7 +5,9 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/rocketgo/rocketgo/config"
 )
@@ -156,4 +158,52 @@ func FuzzDecodeRegisterBody(f *testing.F) {
 			t.Fatal("decoded without a topic table")
 		}
 	})
+}
+
+// The name server's cost of one registration of 100,000 topics: decoding the
+// body and updating the route table (first registration, then a repeat with
+// the same data version, as split parts and periodic ones are).
+func BenchmarkRegister100k(b *testing.B) {
+	const n = 100_000
+	var js bytes.Buffer
+	js.WriteString(`{"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":{"counter":1,"stateVersion":0,"timestamp":1},"topicConfigTable":{`)
+	lines := make([]string, n)
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("%%RETRY%%hostile-group-%06d", i)
+		if i > 0 {
+			js.WriteByte(',')
+		}
+		fmt.Fprintf(&js, `%q:{"attributes":{},"order":false,"perm":6,"readQueueNums":1,"topicFilterType":"SINGLE_TAG","topicName":%q,"topicSysFlag":0,"writeQueueNums":1}`, name, name)
+		lines[i] = name + " 1 1 6 SINGLE_TAG {}"
+	}
+	js.WriteString("}}}")
+	comp := compressedBody(b, `{"counter":1,"stateVersion":0,"timestamp":1}`, lines, `[]`)
+	b.Logf("100,000 topics: JSON %d bytes, compressed %d bytes", js.Len(), len(comp))
+	for _, tc := range []struct {
+		name   string
+		decode func() (RegisterBody, error)
+	}{
+		{"json", func() (RegisterBody, error) { return DecodeRegisterBody(js.Bytes(), 409) }},
+		{"compressed", func() (RegisterBody, error) {
+			return DecodeCompressedRegisterBody(comp, DefaultMaxRegisterBodyInflated)
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var rt *Routes
+			for b.Loop() {
+				rb, err := tc.decode()
+				if err != nil {
+					b.Fatal(err)
+				}
+				rt = NewRoutes(DefaultConfig())
+				reg := Registration{ClusterName: "c", BrokerAddr: "127.0.0.1:10911", BrokerName: "b",
+					DataVersion: rb.TopicConfigSerializeWrapper.DataVersion, Topics: rb.TopicConfigSerializeWrapper.TopicConfigTable}
+				if _, err := rt.Register(reg, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_ = rt
+		})
+	}
 }
