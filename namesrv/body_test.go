@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -142,6 +143,32 @@ func TestDecodeCompressedRegisterBody(t *testing.T) {
 	}
 }
 
+// A REGISTER_BROKER captured from the Apache 5.3.3 broker with
+// compressedRegister=true (testdata/*.header.json holds its header): the body
+// is deflated although the header says compressed=false.
+func TestDecodeApacheCompressedRegisterBody(t *testing.T) {
+	body, err := os.ReadFile("testdata/apache-5.3.3-register-compressed.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, err := os.ReadFile("testdata/apache-5.3.3-register-compressed.header.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(hdr, []byte(`"compressed":"false"`)) || !IsZlib(body) {
+		t.Fatalf("captured header %s / body % x", hdr, body[:2])
+	}
+	rb, err := DecodeCompressedRegisterBody(body, DefaultMaxRegisterBodyInflated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rb.TopicConfigSerializeWrapper
+	if len(w.TopicConfigTable) != 13 || w.TopicConfigTable["TBW102"] != (TopicConfig{TopicName: "TBW102", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7}) ||
+		w.DataVersion.Timestamp == 0 || rb.FilterServerList == nil {
+		t.Fatalf("decoded %d topics, TBW102 %+v, version %+v", len(w.TopicConfigTable), w.TopicConfigTable["TBW102"], w.DataVersion)
+	}
+}
+
 // FuzzDecodeRegisterBody feeds both registration body forms: JSON (as 4.9
 // and 5.x brokers send it) and compressed (RegisterBrokerBody.encode(true)).
 func FuzzDecodeRegisterBody(f *testing.F) {
@@ -150,6 +177,9 @@ func FuzzDecodeRegisterBody(f *testing.F) {
 	f.Add(compressedBody(f, `{"counter":3,"stateVersion":1,"timestamp":9}`,
 		[]string{`T 8 4 6 SINGLE_TAG {"+message.type":"NORMAL"}`, `%RETRY%g 1 1 6 SINGLE_TAG {}`}, `[]`))
 	f.Add(compressedBody(f, `{}`, nil, `[]`))
+	if b, err := os.ReadFile("testdata/apache-5.3.3-register-compressed.bin"); err == nil {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = DecodeRegisterBody(b, 409) // must not panic
 		_ = config.QuoteBareKeys(b)
