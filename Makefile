@@ -29,7 +29,7 @@ test: lint unit fuzz-short test-compat test-java
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
 
-FUZZ_TARGETS := ./remoting:FuzzDecodeFrame ./message:FuzzDecodeRecord ./message:FuzzDecodeBatch ./message:FuzzParseProperties ./filter:FuzzCompile
+FUZZ_TARGETS := ./remoting:FuzzDecodeFrame ./message:FuzzDecodeRecord ./message:FuzzDecodeBatch ./message:FuzzParseProperties ./filter:FuzzCompile ./namesrv:FuzzDecodeRegisterBody
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \

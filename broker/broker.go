@@ -90,7 +90,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: open store: %w", err)
 	}
 	b.Store = st
-	b.Holds = newHolds(st.MaxOffset)
+	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
+	b.Filters.setLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
 	if err := b.delay.load(); err != nil {

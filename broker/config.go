@@ -50,6 +50,23 @@ type Config struct {
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
 	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
 
+	// Registration, filters and parked pulls (issue #11, sched).
+	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
+	// are Apache's BrokerConfig keys (registration.go); the others are
+	// rocketgo's own.
+	CompressedRegister      bool `key:"compressedRegister"`
+	EnableSplitRegistration bool `key:"enableSplitRegistration"`
+	SplitRegistrationSize   int  `key:"splitRegistrationSize"`
+	// FilterCacheMaxBytes bounds the compiled TAG and SQL92 expressions kept
+	// (filters.go), counted by expression length.
+	FilterCacheMaxBytes int64 `key:"filterCacheMaxBytes"`
+	// FilterExpressionMaxLength is the longest subscription expression the
+	// broker compiles; a longer one is refused as unparsable.
+	FilterExpressionMaxLength int `key:"filterExpressionMaxLength"`
+	// MaxParkedPulls bounds the long-polling pulls parked at once (holds.go);
+	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
+	MaxParkedPulls int `key:"maxParkedPulls"`
+
 	Store store.Config
 }
 
@@ -94,7 +111,14 @@ func DefaultConfig() Config {
 		FlushDelayOffsetInterval:          10000,
 		TimerWheelEnable:                  true,
 		TimerMaxDelaySec:                  3 * 24 * 3600,
-		Store:                             sc,
+		// Registration, filters and parked pulls (issue #11, sched).
+		CompressedRegister:        false,
+		EnableSplitRegistration:   false,
+		SplitRegistrationSize:     800,
+		FilterCacheMaxBytes:       defaultFilterCacheMaxBytes,
+		FilterExpressionMaxLength: defaultFilterExpressionMaxLength,
+		MaxParkedPulls:            100_000,
+		Store:                     sc,
 	}
 }
 
@@ -114,6 +138,14 @@ func (c *Config) Validate() error {
 	}
 	if c.FlushDelayOffsetInterval <= 0 {
 		return fmt.Errorf("broker: flushDelayOffsetInterval %d must be positive", c.FlushDelayOffsetInterval)
+	}
+	// Registration, filters and parked pulls (issue #11, sched).
+	if c.SplitRegistrationSize <= 0 {
+		return fmt.Errorf("broker: splitRegistrationSize %d must be positive", c.SplitRegistrationSize)
+	}
+	if c.FilterCacheMaxBytes <= 0 || c.FilterExpressionMaxLength <= 0 || c.MaxParkedPulls <= 0 {
+		return fmt.Errorf("broker: filterCacheMaxBytes %d, filterExpressionMaxLength %d and maxParkedPulls %d must be positive",
+			c.FilterCacheMaxBytes, c.FilterExpressionMaxLength, c.MaxParkedPulls)
 	}
 	if c.DefaultTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)

@@ -10,6 +10,7 @@ package broker
 // {"offsetTable":{1:17,2:0}} (level → next queue offset), written with
 // fastjson's bare integer keys every flushDelayOffsetInterval and at shutdown.
 // A crash between a delivery and the next write delivers again (at least once).
+// A message that cannot be delivered is retried or set aside (deliver.go).
 
 import (
 	"errors"
@@ -29,11 +30,13 @@ import (
 )
 
 type delayService struct {
-	b      *Broker
-	levels []int64 // ms per level; index 0 = level 1
-	path   string
-	log    zerolog.Logger
-	wake   chan struct{}
+	b       *Broker
+	levels  []int64 // ms per level; index 0 = level 1
+	path    string
+	log     zerolog.Logger
+	sampled zerolog.Logger // per-message lines (deliver.go)
+	wake    chan struct{}
+	retry   []retryState // per level, index 0 = level 1; owned by run
 
 	mu      sync.Mutex
 	offsets map[int]int64 // level → next queue offset of queue level-1
@@ -41,8 +44,8 @@ type delayService struct {
 }
 
 func newDelayService(b *Broker, path string, levels []int64, log zerolog.Logger) *delayService {
-	return &delayService{b: b, levels: levels, path: path, log: log, wake: make(chan struct{}, 1),
-		offsets: make(map[int]int64)}
+	return &delayService{b: b, levels: levels, path: path, log: log, sampled: sampledLog(log),
+		wake: make(chan struct{}, 1), retry: make([]retryState, len(levels)), offsets: make(map[int]int64)}
 }
 
 type delayOffsetFile struct {
@@ -162,9 +165,14 @@ func (d *delayService) deliverDue(now int64, quit <-chan struct{}) int64 {
 }
 
 // deliverLevel delivers the due head of one level queue; it returns when
-// the head is not due yet (its time) or the queue is drained (0).
+// the head is not due yet (its time), when a transient failure asks for a
+// pause (the retry time) or when the queue is drained (0).
 func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 	q := int32(lvl - 1)
+	retry := &d.retry[lvl-1]
+	if now < retry.at {
+		return retry.at
+	}
 	d.mu.Lock()
 	off := d.offsets[lvl]
 	d.mu.Unlock()
@@ -193,13 +201,18 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 			}
 			switch {
 			case err == nil:
-			case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted):
-				return 0
-			case errors.Is(err, errNoRealTopic), errors.Is(err, store.ErrNotFound):
-				d.log.Warn().Err(err).Int("delayLevel", lvl).Int64("offset", e.QueueOffset).Msg("skip undeliverable delayed message")
+				retry.ok()
+			case transientDelivery(err):
+				at := retry.failed(now)
+				if !errors.Is(err, store.ErrClosed) {
+					d.sampled.Error().Err(err).Int("delayLevel", lvl).Int64("offset", e.QueueOffset).
+						Int64("retryInMs", at-now).Msg("deliver delayed message, retrying")
+				}
+				return at
 			default:
-				d.log.Error().Err(err).Int("delayLevel", lvl).Msg("deliver delayed message, retrying in 1s")
-				return now + 1000
+				d.sampled.Error().Err(err).Int("delayLevel", lvl).Int64("offset", e.QueueOffset).
+					Int64("commitLogOffset", e.PhyOffset).Int32("size", e.Size).
+					Msg("delayed message cannot be delivered, set aside")
 			}
 			off = e.QueueOffset + 1
 			d.advance(lvl, off)

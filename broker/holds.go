@@ -2,7 +2,10 @@ package broker
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -10,8 +13,16 @@ import (
 // Holds parks long-polling pulls that found nothing, keyed by topic queue, and
 // answers them from its own goroutine when a message for that queue is
 // dispatched or when their hold time ends. Event loops never wait here.
+//
+// At most maxParkedPulls are parked at once (each keeps a copy of its
+// request): a pull that would be one more is answered at once, PULL_NOT_FOUND,
+// as Apache answers a pull it does not suspend (DefaultPullMessageResultHandler
+// without the suspend flag), and the event is logged, sampled.
 type Holds struct {
 	maxOffset func(topic string, queueID int32) int64
+	max       int64
+	n         atomic.Int64 // parked or reserved
+	sampled   zerolog.Logger
 
 	mu      sync.Mutex
 	parked  map[queueKey][]*hold
@@ -32,17 +43,39 @@ type hold struct {
 	answer func() *remoting.Command
 }
 
-func newHolds(maxOffset func(string, int32) int64) *Holds {
+func newHolds(maxOffset func(string, int32) int64, maxParked int, log zerolog.Logger) *Holds {
+	if maxParked <= 0 {
+		maxParked = DefaultConfig().MaxParkedPulls
+	}
 	return &Holds{
 		maxOffset: maxOffset,
+		max:       int64(maxParked),
+		sampled:   log.Sample(&zerolog.BurstSampler{Burst: 5, Period: time.Minute}),
 		parked:    make(map[queueKey][]*hold),
 		arrived:   make(map[queueKey]struct{}),
 		wake:      make(chan struct{}, 1),
 	}
 }
 
+// Reserve takes a place for one parked pull; false (logged, sampled) when
+// maxParkedPulls are parked: the caller answers at once instead. A reserved
+// place is used by Park.
+func (h *Holds) Reserve(remote string) bool {
+	if n := h.n.Add(1); n > h.max {
+		h.n.Add(-1)
+		h.sampled.Warn().Int64("maxParkedPulls", h.max).Str("remote", remote).
+			Msg("parked pulls at the bound; pull answered at once")
+		return false
+	}
+	return true
+}
+
+// Parked is the number of parked (or reserved) pulls.
+func (h *Holds) Parked() int64 { return h.n.Load() }
+
 // Park holds a pull of topic/queueID at offset until a message past offset
-// arrives or timeout passes; then answer's result is written to c.
+// arrives or timeout passes; then answer's result is written to c. The
+// caller has a place from Reserve.
 func (h *Holds) Park(c *remoting.Conn, topic string, queueID int32, offset int64, timeout time.Duration, answer func() *remoting.Command) {
 	k := queueKey{topic, queueID}
 	h.mu.Lock()
@@ -126,6 +159,7 @@ func (h *Holds) releaseQueue(k queueKey, due func(*hold) bool) {
 		h.parked[k] = keep
 	}
 	h.mu.Unlock()
+	h.n.Add(-int64(len(ready)))
 	for _, x := range ready {
 		if x.conn.Closed() {
 			continue

@@ -1,26 +1,79 @@
 package broker
 
+// Registration with the name servers (Apache BrokerController.registerBrokerAll
+// and BrokerOuterAPI.registerBrokerAll).
+//
+// Full registrations (at start and every registerNameServerPeriod) carry the
+// whole topic table; between them a change of the table sends only the
+// topics added or changed since the last registration that every name server
+// accepted (Apache's registerIncrementBrokerData), with the new data version,
+// so a broker whose table grows by heartbeats does not re-send 100,000
+// topics for each new one.
+//
+// Body forms (REGISTER_BROKER 103):
+//   - JSON RegisterBrokerBody (default);
+//   - compressedRegister=true: Apache's RegisterBrokerBody.encode(true), a
+//     zlib stream of length-prefixed fields (namesrv/body_compressed.go has
+//     the layout), with header compressed=true.
+//
+// Split registration (enableSplitRegistration=true): the table is sent as
+// parts of splitRegistrationSize topics, each a registration of its own, and
+// a last part with the rest (possibly none), as Apache's loop does. Every
+// part carries the same data version. A name server merges them: topics a
+// registration omits keep their routes (unless the name server runs with
+// deleteTopicWithBrokerRegistration, which does not mix with split
+// registration, in Apache as here).
+//
+// With both keys false, Apache sends one body whatever its size; a body past
+// the name server's 16 MiB frame limit is refused as a bad frame, Apache's
+// name server closes the connection and drops the broker, and every later
+// registration fails the same way: the broker leaves the cluster. rocketgo
+// instead splits such a table into parts of splitRegistrationSize topics
+// (logged, sampled), which any name server accepts.
+
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+// maxRegisterBody is the largest registration body sent in one request:
+// a frame (16 MiB) less room for the header.
+const maxRegisterBody = remoting.MaxFrameLength - 64<<10
+
+// compressLevel: Apache deflates at BEST_COMPRESSION; any level inflates the
+// same, and the default level is several times faster for ~5% more bytes.
+const compressLevel = zlib.DefaultCompression
+
 // registrar keeps the broker registered with every name server: at start,
-// every registerNameServerPeriod, and at once when the topic table changes.
+// every registerNameServerPeriod, and soon after the topic table changes.
 type registrar struct {
 	b       *Broker
 	client  *remoting.Client
 	trigger chan struct{}
+	sampled zerolog.Logger
+
+	// Owned by run: the table as last accepted by every name server (values
+	// are never mutated after insertion, so pointers tell changes); nil until
+	// a full registration succeeded.
+	sent map[string]*TopicConfig
 }
 
 func newRegistrar(b *Broker) *registrar {
-	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1)}
+	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1),
+		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute})}
 }
 
 // poke asks for a registration soon; never blocks.
@@ -38,56 +91,236 @@ func (r *registrar) run(quit <-chan struct{}) {
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	full := true
 	for {
-		r.registerAll()
+		r.register(full)
 		select {
 		case <-quit:
 			return
 		case <-t.C:
+			full = true
 		case <-r.trigger:
+			full = false
 		}
 	}
 }
 
-// registerBody is Apache's RegisterBrokerBody.
-type registerBody struct {
-	FilterServerList            []string            `json:"filterServerList"`
-	TopicConfigSerializeWrapper jsoniter.RawMessage `json:"topicConfigSerializeWrapper"`
+// register sends the whole table (full) or the topics changed since the last
+// accepted registration, falling back to a full one when that fails.
+func (r *registrar) register(full bool) {
+	table, version := r.b.Topics.snapshot()
+	if !full && r.sent != nil {
+		var changed []*TopicConfig
+		for name, tc := range table {
+			if r.sent[name] != tc {
+				changed = append(changed, tc)
+			}
+		}
+		if len(changed) == 0 {
+			return // deletions only: name servers keep omitted topics anyway
+		}
+		if len(changed) < len(table)/2 && r.send(changed, version, "increment") {
+			for _, tc := range changed {
+				r.sent[tc.TopicName] = tc
+			}
+			return
+		}
+	}
+	topics := make([]*TopicConfig, 0, len(table))
+	for _, tc := range table {
+		topics = append(topics, tc)
+	}
+	if r.send(topics, version, "full") {
+		r.sent = table
+	} else {
+		r.sent = nil
+	}
 }
 
-func (r *registrar) registerAll() {
-	wrapper, err := r.b.Topics.MarshalWrapper()
-	if err != nil {
-		r.b.log.Error().Err(err).Msg("encode topic table for registration")
-		return
+// send registers topics with every name server, in parts when split
+// registration is on or one body would not fit a frame; it reports whether
+// every name server accepted every part.
+func (r *registrar) send(topics []*TopicConfig, version DataVersion, kind string) bool {
+	slices.SortFunc(topics, func(a, b *TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
+	c := &r.b.Config
+	size := c.SplitRegistrationSize
+	var parts [][]*TopicConfig
+	switch {
+	case c.EnableSplitRegistration && len(topics) >= size:
+		parts = chunk(topics, size, true)
+	case !c.EnableSplitRegistration && len(topics) > size && r.estimate(topics) > maxRegisterBody:
+		r.sampled.Warn().Int("topics", len(topics)).Int("splitRegistrationSize", size).
+			Msg("topic table exceeds a frame: registering in parts (set enableSplitRegistration or compressedRegister)")
+		parts = chunk(topics, size, false)
+	default:
+		parts = [][]*TopicConfig{topics}
 	}
-	body, err := jsoniter.Marshal(registerBody{FilterServerList: []string{}, TopicConfigSerializeWrapper: wrapper})
-	if err != nil {
-		r.b.log.Error().Err(err).Msg("encode registration body")
-		return
+	bodies := make([][]byte, len(parts))
+	for i, p := range parts {
+		body, err := r.encode(p, version)
+		if err != nil {
+			r.b.log.Error().Err(err).Msg("encode registration body")
+			return false
+		}
+		if len(body) > maxRegisterBody {
+			r.sampled.Error().Int("bodyLen", len(body)).Int("topics", len(p)).
+				Msg("registration body exceeds a frame even in parts")
+		}
+		bodies[i] = body
 	}
-	timeout := time.Duration(r.b.Config.RegisterBrokerTimeoutMills) * time.Millisecond
+	timeout := time.Duration(c.RegisterBrokerTimeoutMills) * time.Millisecond
+	header := r.header()
+	var ok sync.Map
 	var wg sync.WaitGroup
-	for _, addr := range r.b.Config.NamesrvAddrs() {
+	addrs := c.NamesrvAddrs()
+	for _, addr := range addrs {
 		wg.Add(1)
 		go func(addr string) {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), timeout)
-			defer cancel()
-			req := remoting.NewRequest(remoting.RegisterBroker, r.header(), body)
-			resp, err := r.client.Invoke(ctx, addr, req)
-			switch {
-			case err != nil:
-				r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Msg("register broker failed")
-			case resp.Code != remoting.Success:
-				r.b.log.Warn().Int32("code", resp.Code).Str("remark", resp.Remark).Str("namesrvAddr", addr).
-					Msg("register broker refused")
-			default:
-				r.b.log.Debug().Str("namesrvAddr", addr).Msg("registered broker")
+			for i, body := range bodies {
+				if err := r.invoke(addr, header, body, timeout); err != nil {
+					r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Str("kind", kind).Int("part", i+1).
+						Int("parts", len(bodies)).Msg("register broker failed")
+					return
+				}
 			}
+			ok.Store(addr, true)
+			r.b.log.Debug().Str("namesrvAddr", addr).Str("kind", kind).Int("topics", len(topics)).
+				Int("parts", len(bodies)).Msg("registered broker")
 		}(addr)
 	}
 	wg.Wait()
+	for _, a := range addrs {
+		if _, done := ok.Load(a); !done {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
+var errRegisterRefused = errors.New("broker: registration refused")
+
+func (r *registrar) invoke(addr string, header map[string]string, body []byte, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := r.client.Invoke(ctx, addr, remoting.NewRequest(remoting.RegisterBroker, header, body))
+	if err != nil {
+		return err
+	}
+	if resp.Code != remoting.Success {
+		return fmt.Errorf("%w: code %d: %s", errRegisterRefused, resp.Code, resp.Remark)
+	}
+	return nil
+}
+
+// chunk cuts topics into parts of size; withRest adds the (possibly empty)
+// remainder as Apache's split loop does.
+func chunk(topics []*TopicConfig, size int, withRest bool) [][]*TopicConfig {
+	var parts [][]*TopicConfig
+	for len(topics) >= size {
+		parts = append(parts, topics[:size])
+		topics = topics[size:]
+	}
+	if len(topics) > 0 || withRest {
+		parts = append(parts, topics)
+	}
+	return parts
+}
+
+// estimate bounds the encoded size of a body from above without encoding it.
+func (r *registrar) estimate(topics []*TopicConfig) int {
+	if r.b.Config.CompressedRegister {
+		return 0 // encoded and checked instead: deflate gains too much to guess
+	}
+	n := 128
+	for _, tc := range topics {
+		n += 192 + 2*len(tc.TopicName) + 2*len(tc.TopicFilterType)
+		for k, v := range tc.Attributes {
+			n += 8 + 2*(len(k)+len(v))
+		}
+	}
+	return n
+}
+
+// registerBody is Apache's RegisterBrokerBody.
+type registerBody struct {
+	FilterServerList            []string   `json:"filterServerList"`
+	TopicConfigSerializeWrapper topicsFile `json:"topicConfigSerializeWrapper"`
+}
+
+func (r *registrar) encode(topics []*TopicConfig, version DataVersion) ([]byte, error) {
+	if r.b.Config.CompressedRegister {
+		return encodeCompressedBody(topics, version)
+	}
+	m := make(map[string]*TopicConfig, len(topics))
+	for _, tc := range topics {
+		m[tc.TopicName] = tc
+	}
+	return jsoniter.Marshal(registerBody{FilterServerList: []string{},
+		TopicConfigSerializeWrapper: topicsFile{DataVersion: version, TopicConfigTable: m}})
+}
+
+// encodeCompressedBody writes RegisterBrokerBody.encode(true): a zlib stream
+// of the data version, the topics (TopicConfig.encode: "name read write perm
+// filterType attributes"), an empty filter server list and no queue mappings.
+func encodeCompressedBody(topics []*TopicConfig, version DataVersion) ([]byte, error) {
+	var out bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&out, compressLevel)
+	if err != nil {
+		return nil, err
+	}
+	var scratch []byte
+	field := func(b []byte) {
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], uint32(len(b)))
+		_, _ = zw.Write(n[:]) // writes to a bytes.Buffer; errors surface at Close
+		_, _ = zw.Write(b)
+	}
+	count := func(n int) {
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], uint32(n))
+		_, _ = zw.Write(b[:])
+	}
+	dv, err := jsoniter.Marshal(version)
+	if err != nil {
+		return nil, err
+	}
+	field(dv)
+	count(len(topics))
+	for _, tc := range topics {
+		attrs, err := jsoniter.Marshal(tc.Attributes)
+		if err != nil {
+			return nil, err
+		}
+		scratch = append(scratch[:0], tc.TopicName...)
+		scratch = append(scratch, ' ')
+		scratch = strconv.AppendInt(scratch, int64(tc.ReadQueueNums), 10)
+		scratch = append(scratch, ' ')
+		scratch = strconv.AppendInt(scratch, int64(tc.WriteQueueNums), 10)
+		scratch = append(scratch, ' ')
+		scratch = strconv.AppendInt(scratch, int64(tc.Perm), 10)
+		scratch = append(scratch, ' ')
+		scratch = append(scratch, tc.TopicFilterType...)
+		scratch = append(scratch, ' ')
+		scratch = append(scratch, attrs...)
+		field(scratch)
+	}
+	field([]byte("[]"))
+	count(0)
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("deflate registration body: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (r *registrar) header() map[string]string {
@@ -98,7 +331,7 @@ func (r *registrar) header() map[string]string {
 		"clusterName":  c.BrokerClusterName,
 		"haServerAddr": c.BrokerIP1 + ":" + strconv.Itoa(c.ListenPort+1),
 		"brokerId":     strconv.FormatInt(c.BrokerID, 10),
-		"compressed":   "false",
+		"compressed":   strconv.FormatBool(c.CompressedRegister),
 		"bodyCrc32":    "0", // 0 = not checked, as Apache's name server treats it
 	}
 }

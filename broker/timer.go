@@ -21,7 +21,10 @@ package broker
 // read yet. On start the loop re-reads [W,E), keeping entries due after R,
 // then continues at E. W is the oldest pending queue offset, kept with a FIFO
 // of queue offsets in read order. A crash between a delivery and the next
-// checkpoint (written every second) delivers those messages again.
+// checkpoint (written every second) delivers those messages again. A message
+// that cannot be delivered is retried with a pause or set aside (deliver.go);
+// one set aside counts as delivered for the checkpoint, so it stays aside
+// across restarts.
 
 import (
 	"container/heap"
@@ -67,10 +70,11 @@ type timerCheckpoint struct {
 }
 
 type timerService struct {
-	b    *Broker
-	path string
-	log  zerolog.Logger
-	wake chan struct{}
+	b       *Broker
+	path    string
+	log     zerolog.Logger
+	sampled zerolog.Logger // per-message lines (deliver.go)
+	wake    chan struct{}
 
 	// Owned by the run goroutine (and load, before it starts).
 	enq       int64 // next timer queue offset to read
@@ -79,6 +83,7 @@ type timerService struct {
 	pending   timerHeap
 	waiting   map[int64]struct{} // queue offsets in pending
 	fifo      []int64            // queue offsets in read order, front may be delivered
+	retry     retryState         // pause after a transient delivery failure
 
 	mu    sync.Mutex
 	ckpt  timerCheckpoint // guarded by mu
@@ -86,7 +91,8 @@ type timerService struct {
 }
 
 func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
-	return &timerService{b: b, path: path, log: log, wake: make(chan struct{}, 1), waiting: map[int64]struct{}{}}
+	return &timerService{b: b, path: path, log: log, sampled: sampledLog(log), wake: make(chan struct{}, 1),
+		waiting: map[int64]struct{}{}}
 }
 
 func (ts *timerService) load() error {
@@ -127,12 +133,16 @@ func (ts *timerService) run(quit <-chan struct{}) {
 		now := time.Now().UnixMilli()
 		readTime := ts.deliver(now)
 		ts.checkpoint(readTime)
-		wait := time.Hour
+		next := int64(-1)
 		if len(ts.pending) > 0 {
-			wait = max(time.Duration(ts.pending[0].due-time.Now().UnixMilli())*time.Millisecond, 0)
+			next = ts.pending[0].due
 		}
-		if readTime < now { // a delivery failed: retry in a second
-			wait = min(wait, time.Second)
+		if readTime < now { // a transient failure: not before the retry time
+			next = max(next, ts.retry.at)
+		}
+		wait := time.Hour
+		if next >= 0 {
+			wait = max(time.Duration(next-time.Now().UnixMilli())*time.Millisecond, 0)
 		}
 		t.Reset(wait)
 		select {
@@ -167,7 +177,8 @@ func (ts *timerService) enqueue() {
 				due, err = strconv.ParseInt(string(message.PropertyBytes(v.Properties, message.PropTimerOutMs)), 10, 64)
 			}
 			if err != nil {
-				ts.log.Warn().Err(err).Int64("offset", e.QueueOffset).Msg("skip unreadable timer message")
+				ts.sampled.Error().Err(err).Int64("offset", e.QueueOffset).Int64("commitLogOffset", e.PhyOffset).
+					Msg("timer message unreadable, set aside")
 				continue
 			}
 			if e.QueueOffset < ts.rescanEnd && due <= ts.rescanT {
@@ -181,10 +192,15 @@ func (ts *timerService) enqueue() {
 }
 
 // deliver re-publishes every due message; it returns the time up to which
-// everything due was delivered (now, or just before a failed delivery).
+// everything due was delivered or set aside (now, or just before a message
+// whose delivery failed transiently: it and the messages behind it are
+// retried at ts.retry.at).
 func (ts *timerService) deliver(now int64) int64 {
 	for len(ts.pending) > 0 && ts.pending[0].due <= now {
 		it := ts.pending[0]
+		if now < ts.retry.at {
+			return it.due - 1
+		}
 		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
 		if err == nil {
 			err = ts.b.reputReal(rec, []string{message.PropRealTopic, message.PropRealQueueID},
@@ -193,13 +209,17 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		switch {
 		case err == nil:
-		case errors.Is(err, errNoRealTopic), errors.Is(err, store.ErrNotFound):
-			ts.log.Warn().Err(err).Int64("offset", it.qoff).Msg("skip undeliverable timer message")
-		default:
+			ts.retry.ok()
+		case transientDelivery(err):
+			at := ts.retry.failed(now)
 			if !errors.Is(err, store.ErrClosed) {
-				ts.log.Error().Err(err).Msg("deliver timer message, retrying in 1s")
+				ts.sampled.Error().Err(err).Int64("offset", it.qoff).Int64("retryInMs", at-now).
+					Msg("deliver timer message, retrying")
 			}
 			return it.due - 1
+		default:
+			ts.sampled.Error().Err(err).Int64("offset", it.qoff).Int64("commitLogOffset", it.phy).
+				Int32("size", it.size).Msg("timer message cannot be delivered, set aside")
 		}
 		heap.Pop(&ts.pending)
 		delete(ts.waiting, it.qoff)

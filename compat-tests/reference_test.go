@@ -204,6 +204,8 @@ func pullReq(topic, group string, queueID int, offset int64) *rawCmd {
 // knownExtraKeys are keys rocketgo reports that Apache 5.3.3 does not, on purpose.
 var knownExtraKeys = map[string]bool{
 	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
+	// Issue #11 (sched): rocketgo's own bounds, README "Registration, scheduled messages, caches and parked pulls".
+	"filterCacheMaxBytes": true, "filterExpressionMaxLength": true, "maxParkedPulls": true,
 }
 
 // probe is one scenario, run against each target.

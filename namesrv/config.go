@@ -43,6 +43,11 @@ type Config struct {
 	ListenPort int `key:"listenPort"`
 	// ServerSelectorThreads is the number of event loops.
 	ServerSelectorThreads int `key:"serverSelectorThreads"`
+
+	// Registration (issue #11, sched). RegisterBodyMaxInflatedBytes bounds
+	// what a compressed REGISTER_BROKER body may inflate to (rocketgo's own
+	// key; Apache has no bound): a larger one is refused, SYSTEM_ERROR.
+	RegisterBodyMaxInflatedBytes int64 `key:"registerBodyMaxInflatedBytes"`
 }
 
 // DefaultConfig returns Apache's defaults (NamesrvStartup sets listenPort 9876).
@@ -64,6 +69,7 @@ func DefaultConfig() Config {
 		BindAddress:                       "0.0.0.0",
 		ListenPort:                        9876,
 		ServerSelectorThreads:             3,
+		RegisterBodyMaxInflatedBytes:      DefaultMaxRegisterBodyInflated,
 	}
 }
 
@@ -77,6 +83,9 @@ func (c Config) Validate() error {
 	}
 	if c.KvConfigPath == "" {
 		return fmt.Errorf("namesrv: kvConfigPath is empty")
+	}
+	if c.RegisterBodyMaxInflatedBytes <= 0 {
+		return fmt.Errorf("namesrv: registerBodyMaxInflatedBytes %d must be positive", c.RegisterBodyMaxInflatedBytes)
 	}
 	if c.ServerSelectorThreads < 0 {
 		return fmt.Errorf("namesrv: serverSelectorThreads %d is negative", c.ServerSelectorThreads)

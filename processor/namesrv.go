@@ -28,11 +28,14 @@ type nsHandlers struct {
 	kv     *namesrv.KV
 	cfg    namesrv.Config
 	log    zerolog.Logger
+	// sampled carries per-request warnings a client can trigger at will.
+	sampled zerolog.Logger
 }
 
 // NamesrvTable returns the name server's request table.
 func NamesrvTable(routes *namesrv.Routes, kv *namesrv.KV, cfg namesrv.Config, log zerolog.Logger) Table {
 	h := &nsHandlers{routes: routes, kv: kv, cfg: cfg, log: log.With().Str("component", "namesrv-processor").Logger()}
+	h.sampled = h.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})
 	return Table{
 		remoting.PutKVConfig:                   h.putKVConfig,
 		remoting.GetKVConfig:                   h.getKVConfig,
@@ -159,11 +162,17 @@ func (h *nsHandlers) registerBroker(c *remoting.Conn, req *remoting.Command) *re
 			return remoting.NewResponse(req, remoting.SystemError, "crc32 not match")
 		}
 	}
-	if req.Bool("compressed") {
-		return remoting.NewResponse(req, remoting.SystemError, "compressed register body not supported")
+	var body namesrv.RegisterBody
+	// Apache 5.3.3's broker deflates the body under compressedRegister=true
+	// but still sends compressed=false (BrokerOuterAPI.registerBrokerAll):
+	// a zlib header, which no JSON body starts with, says so too.
+	if req.Bool("compressed") || namesrv.IsZlib(req.Body) {
+		body, err = namesrv.DecodeCompressedRegisterBody(req.Body, h.cfg.RegisterBodyMaxInflatedBytes)
+	} else {
+		body, err = namesrv.DecodeRegisterBody(req.Body, req.Version)
 	}
-	body, err := namesrv.DecodeRegisterBody(req.Body, req.Version)
 	if err != nil {
+		h.sampled.Warn().Err(err).Str("brokerAddr", f[1]).Int("bodyLen", len(req.Body)).Msg("register broker body refused")
 		return h.nsError(req, err)
 	}
 	reg := namesrv.Registration{

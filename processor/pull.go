@@ -125,11 +125,13 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 		if !p.b.Config.LongPollingEnable {
 			timeout = time.Duration(p.b.Config.ShortPollingTimeMills) * time.Millisecond
 		}
-		held := req.Clone() // req is recycled when this handler returns
-		p.b.Holds.Park(c, h.topic, h.queueID, h.queueOffset, timeout, func() *remoting.Command {
-			return p.pullMessage(c, held, false)
-		})
-		return nil
+		if p.b.Holds.Reserve(c.Remote) { // else maxParkedPulls: answered now, as a pull not suspended
+			held := req.Clone() // req is recycled when this handler returns
+			p.b.Holds.Park(c, h.topic, h.queueID, h.queueOffset, timeout, func() *remoting.Command {
+				return p.pullMessage(c, held, false)
+			})
+			return nil
+		}
 	}
 	out := remoting.NewResponse(req, code, "")
 	out.SetInt64("nextBeginOffset", res.NextBeginOffset)
@@ -223,7 +225,12 @@ func (p *brokerProcs) checkPullSub(req *remoting.Command, h *pullHeader) (*broke
 			sub = &broker.Subscription{Topic: h.topic, SubString: h.subscription, ExpressionType: h.expressionType,
 				SubVersion: h.subVersion}
 		} else {
-			sub = p.b.Filters.Tags(h.subscription)
+			s, err := p.b.Filters.Tags(h.subscription)
+			if err != nil { // filterExpressionMaxLength
+				return nil, remoting.NewResponse(req, remoting.SubscriptionParseFailed,
+					"parse the consumer's subscription failed")
+			}
+			sub = s
 		}
 	} else {
 		s, known := p.b.Clients.Subscription(h.group, h.topic)
