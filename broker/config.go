@@ -50,6 +50,13 @@ type Config struct {
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
 	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
 
+	// Names and paths (issue #11): UPDATE_AND_CREATE_TOPIC and
+	// DELETE_TOPIC_IN_BROKER refuse system topics (Apache's key and default);
+	// no topic a request creates has more than MaxTopicQueueNums read or write
+	// queues, nor a group more retry queues (rocketgo's key).
+	ValidateSystemTopicWhenUpdateTopic bool  `key:"validateSystemTopicWhenUpdateTopic"`
+	MaxTopicQueueNums                  int32 `key:"maxTopicQueueNums"`
+
 	Store store.Config
 }
 
@@ -95,6 +102,9 @@ func DefaultConfig() Config {
 		TimerWheelEnable:                  true,
 		TimerMaxDelaySec:                  3 * 24 * 3600,
 		Store:                             sc,
+		// names and paths (issue #11)
+		ValidateSystemTopicWhenUpdateTopic: true,
+		MaxTopicQueueNums:                  1024,
 	}
 }
 
@@ -117,6 +127,10 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)
+	}
+	// names and paths (issue #11)
+	if c.MaxTopicQueueNums <= 0 {
+		return fmt.Errorf("broker: maxTopicQueueNums %d must be positive", c.MaxTopicQueueNums)
 	}
 	return nil
 }
