@@ -41,6 +41,9 @@ func newOffsets(path string, maxQueueNums int32) *Offsets {
 
 func offsetKey(topic, group string) string { return topic + "@" + group }
 
+// cutOffsetKey splits "topic@group"; neither name may hold '@'.
+func cutOffsetKey(key string) (topic, group string, ok bool) { return strings.Cut(key, "@") }
+
 // Commit stores a group's offset for a queue.
 func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
 	key := offsetKey(topic, group)
@@ -134,7 +137,7 @@ func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64
 	var issues []loadIssue
 	table := make(map[string]map[int32]int64, len(f.OffsetTable))
 	for key, queues := range f.OffsetTable {
-		topic, group, ok := strings.Cut(key, "@")
+		topic, group, ok := cutOffsetKey(key)
 		if !ok {
 			issues = append(issues, loadIssue{name: key, reason: "not topic@group"})
 			continue

@@ -99,9 +99,17 @@ func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Comm
 	return resp
 }
 
-func (p *brokerProcs) updateSubscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+// decodeGroupConfig reads UPDATE_AND_CREATE_SUBSCRIPTIONGROUP's body
+// (SubscriptionGroupConfig) over Apache's defaults.
+func decodeGroupConfig(body []byte) (broker.GroupConfig, error) {
 	gc := broker.DefaultGroupConfig("")
-	if err := jsoniter.Unmarshal(req.Body, &gc); err != nil {
+	err := jsoniter.Unmarshal(body, &gc)
+	return gc, err
+}
+
+func (p *brokerProcs) updateSubscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	gc, err := decodeGroupConfig(req.Body)
+	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
 	}
 	// Upstream's validateGroup (5.3.3 takes any name) and bounded retry queues.
