@@ -19,7 +19,7 @@ func (p *brokerProcs) registerTopics(t Table) {
 // updateAndCreateTopic serves UPDATE_AND_CREATE_TOPIC (CreateTopicRequestHeader):
 // the name, system-topic and queue-count rules are the broker's
 // (Broker.UpdateTopic), refusals INVALID_PARAMETER.
-func (p *brokerProcs) updateAndCreateTopic(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+func (p *brokerProcs) updateAndCreateTopic(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
 		return p.fail(req, err)
@@ -46,11 +46,23 @@ func (p *brokerProcs) updateAndCreateTopic(_ *remoting.Conn, req *remoting.Comma
 		}
 	}
 	if err := p.b.UpdateTopic(tc); err != nil {
-		return p.fail(req, err)
+		return p.refuse(c, req, err)
 	}
 	p.log.Info().Str("topic", topic).Int32("readQueueNums", tc.ReadQueueNums).
 		Int32("writeQueueNums", tc.WriteQueueNums).Int32("perm", tc.Perm).Msg("topic created or updated")
 	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// refuse answers an admin request the broker refused, with a sampled line
+// naming the caller: a hostile name is worth an operator's look.
+func (p *brokerProcs) refuse(c *remoting.Conn, req *remoting.Command, err error) *remoting.Command {
+	remote := ""
+	if c != nil {
+		remote = c.Remote
+	}
+	p.refused.Warn().Str("remote", remote).Int32("code", req.Code).Str("reason", logName(err.Error())).
+		Msg("admin request refused")
+	return p.fail(req, err)
 }
 
 // optInt32 reads an optional int32 header field: def when absent or empty.
@@ -67,7 +79,7 @@ func (p *brokerProcs) deleteTopic(c *remoting.Conn, req *remoting.Command) *remo
 		return p.fail(req, err)
 	}
 	if err := p.b.DeleteTopic(topic); err != nil {
-		return p.fail(req, err)
+		return p.refuse(c, req, err)
 	}
 	p.log.Info().Str("topic", topic).Str("remote", c.Remote).Msg("topic deleted")
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -107,14 +119,14 @@ func decodeGroupConfig(body []byte) (broker.GroupConfig, error) {
 	return gc, err
 }
 
-func (p *brokerProcs) updateSubscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+func (p *brokerProcs) updateSubscriptionGroup(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	gc, err := decodeGroupConfig(req.Body)
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
 	}
 	// Upstream's validateGroup (5.3.3 takes any name) and bounded retry queues.
 	if err := p.b.Groups.Put(gc); err != nil {
-		return p.fail(req, err)
+		return p.refuse(c, req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
