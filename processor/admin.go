@@ -147,9 +147,10 @@ func (a *admin) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	}
 	st := a.p.b.Store
 	name := a.p.b.Config.BrokerName
-	body := append(make([]byte, 0, 256), `{"offsetTable":{`...)
 	// Every queue id the topic has (Apache: the larger count); bounded by
-	// maxTopicQueueNums, which every topic in the table keeps.
+	// maxTopicQueueNums, which every topic in the table keeps. ~110 bytes and
+	// the two names per queue: sized once.
+	body := append(make([]byte, 0, 64+int(tc.QueueNums())*(110+len(name)+len(topic))), `{"offsetTable":{`...)
 	for q := int32(0); q < tc.QueueNums(); q++ {
 		if q > 0 {
 			body = append(body, ',')

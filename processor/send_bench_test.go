@@ -47,3 +47,23 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 		}
 	}
 }
+
+// GET_TOPIC_STATS_INFO of a topic with the most queues a request can give it
+// (maxTopicQueueNums): the bound on what one stats request costs.
+func BenchmarkTopicStatsMaxQueues(b *testing.B) {
+	p := newBrokerProcs(b)
+	n := p.b.Config.MaxTopicQueueNums
+	if err := p.b.Topics.Put(broker.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
+		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		b.Fatal(err)
+	}
+	a := &admin{p: p}
+	req := remoting.NewRequest(remoting.GetTopicStatsInfo, map[string]string{"topic": "Wide"}, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if resp := a.topicStats(nil, req); resp.Code != remoting.Success {
+			b.Fatal(resp.Remark)
+		}
+	}
+}
