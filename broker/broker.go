@@ -63,8 +63,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	dir := cfg.Store.StorePathRootDir
 	b := &Broker{
 		Config:     cfg,
-		Groups:     newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup),
-		Offsets:    newOffsets(filepath.Join(dir, "config", "consumerOffset.json")),
+		Groups:     newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup, cfg.MaxTopicQueueNums),
+		Offsets:    newOffsets(filepath.Join(dir, "config", "consumerOffset.json"), cfg.MaxTopicQueueNums),
 		Clients:    newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
 		Locks:      newLocks(LockMaxLive),
 		log:        log,
@@ -73,15 +73,16 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		persistNow: make(chan struct{}, 1),
 	}
 	b.registrar = newRegistrar(b)
-	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), b.topicsChanged)
+	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
 	for _, tc := range systemTopics(&b.Config) {
 		b.Topics.putSystem(tc)
 	}
 	if cfg.TimerWheelEnable {
 		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
-	for name, load := range map[string]func() error{"topics": b.Topics.load, "groups": b.Groups.load, "offsets": b.Offsets.load} {
-		if err := load(); err != nil {
+	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.load, "groups": b.Groups.load,
+		"offsets": b.Offsets.load} {
+		if err := load(log); err != nil {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
 		}
 	}

@@ -66,6 +66,12 @@ type Config struct {
 	// MaxParkedPulls bounds the long-polling pulls parked at once (holds.go);
 	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
 	MaxParkedPulls int `key:"maxParkedPulls"`
+	// Names and paths (issue #11): UPDATE_AND_CREATE_TOPIC and
+	// DELETE_TOPIC_IN_BROKER refuse system topics (Apache's key and default);
+	// no topic a request creates has more than MaxTopicQueueNums read or write
+	// queues, nor a group more retry queues (rocketgo's key).
+	ValidateSystemTopicWhenUpdateTopic bool  `key:"validateSystemTopicWhenUpdateTopic"`
+	MaxTopicQueueNums                  int32 `key:"maxTopicQueueNums"`
 
 	Store store.Config
 }
@@ -119,6 +125,9 @@ func DefaultConfig() Config {
 		FilterExpressionMaxLength: defaultFilterExpressionMaxLength,
 		MaxParkedPulls:            100_000,
 		Store:                     sc,
+		// names and paths (issue #11)
+		ValidateSystemTopicWhenUpdateTopic: true,
+		MaxTopicQueueNums:                  1024,
 	}
 }
 
@@ -149,6 +158,10 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)
+	}
+	// names and paths (issue #11)
+	if c.MaxTopicQueueNums <= 0 {
+		return fmt.Errorf("broker: maxTopicQueueNums %d must be positive", c.MaxTopicQueueNums)
 	}
 	return nil
 }

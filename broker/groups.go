@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
 )
@@ -44,9 +45,14 @@ type groupsFile struct {
 }
 
 // Groups is the subscription group table, persisted as config/subscriptionGroup.json.
+//
+// Invariant: every group in the table passed ValidGroupName (so
+// %RETRY%<group> and %DLQ%<group> are valid topic names) and has
+// retryQueueNums in [0, maxQueueNums].
 type Groups struct {
-	path       string
-	autoCreate bool
+	path         string
+	autoCreate   bool
+	maxQueueNums int32 // maxTopicQueueNums: the retry topic's queues
 
 	mu      sync.RWMutex
 	table   map[string]*GroupConfig // values never mutated after insertion
@@ -54,17 +60,18 @@ type Groups struct {
 	dirty   atomic.Bool
 }
 
-func newGroups(path string, autoCreate bool) *Groups {
-	return &Groups{path: path, autoCreate: autoCreate, table: make(map[string]*GroupConfig)}
+func newGroups(path string, autoCreate bool, maxQueueNums int32) *Groups {
+	return &Groups{path: path, autoCreate: autoCreate, maxQueueNums: maxQueueNums, table: make(map[string]*GroupConfig)}
 }
 
 // Get returns a group's config; with autoCreateSubscriptionGroup a missing one
-// is created with Apache's defaults.
+// is created with Apache's defaults, unless its name breaks the group rule
+// (Apache's findSubscriptionGroupConfig returns null then).
 func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	g.mu.RLock()
 	gc, ok := g.table[name]
 	g.mu.RUnlock()
-	if ok || !g.autoCreate {
+	if ok || !g.autoCreate || ValidGroupName(name) != nil {
 		return gc, ok
 	}
 	def := DefaultGroupConfig(strings.Clone(name)) // not a view into a request (remoting/pool.go)
@@ -87,13 +94,32 @@ func (g *Groups) Contains(name string) bool {
 	return ok
 }
 
-// Put creates or replaces a group's config.
-func (g *Groups) Put(gc GroupConfig) {
+// Put creates or replaces a group's config after check.
+func (g *Groups) Put(gc GroupConfig) error {
+	if err := g.check(&gc); err != nil {
+		return err
+	}
+	gc.GroupName = strings.Clone(gc.GroupName)
 	g.mu.Lock()
 	g.table[gc.GroupName] = &gc
 	g.version.next()
 	g.dirty.Store(true)
 	g.mu.Unlock()
+	return nil
+}
+
+// check applies the group rule and bounds retryQueueNums, the queue count of
+// the group's retry topic (0: no retries, as Apache).
+func (g *Groups) check(gc *GroupConfig) error {
+	if err := ValidGroupName(gc.GroupName); err != nil {
+		return err
+	}
+	if gc.RetryQueueNums < 0 || gc.RetryQueueNums > g.maxQueueNums {
+		return &InvalidError{Kind: ErrQueueNumsInvalid, Remark: fmt.Sprintf(
+			"The retryQueueNums of group[%s] must be between 0 and %d (maxTopicQueueNums), got %d.",
+			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)}
+	}
+	return nil
 }
 
 // Delete removes a group's config.
@@ -118,25 +144,52 @@ func (g *Groups) MarshalWrapper() ([]byte, error) {
 	return jsoniter.Marshal(f)
 }
 
-func (g *Groups) load() error {
-	b, err := config.ReadFile(g.path)
-	if err != nil || b == nil {
-		return err
-	}
-	var f groupsFile
-	if err := jsoniter.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("decode %s: %w", g.path, err)
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for name, gc := range f.SubscriptionGroupTable {
-		if gc != nil {
-			gc.GroupName = name
+// load reads subscriptionGroup.json. A group whose name breaks the group
+// rule is skipped, a retryQueueNums out of bounds is brought into them; each
+// with an error line naming the group.
+func (g *Groups) load(log zerolog.Logger) error {
+	return config.LoadFile(g.path, log, func(b []byte) error {
+		f, issues, err := decodeGroupsFile(b, g.maxQueueNums)
+		if err != nil {
+			return err
+		}
+		logIssues(log, g.path, "consumerGroup", issues)
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for name, gc := range f.SubscriptionGroupTable {
 			g.table[name] = gc
 		}
+		g.version = f.DataVersion
+		return nil
+	})
+}
+
+// decodeGroupsFile parses subscriptionGroup.json into configs that keep the
+// table's invariant.
+func decodeGroupsFile(b []byte, maxQueueNums int32) (groupsFile, []loadIssue, error) {
+	var f groupsFile
+	if err := jsoniter.Unmarshal(b, &f); err != nil {
+		return f, nil, err
 	}
-	g.version = f.DataVersion
-	return nil
+	var issues []loadIssue
+	for name, gc := range f.SubscriptionGroupTable {
+		if gc == nil {
+			delete(f.SubscriptionGroupTable, name)
+			continue
+		}
+		if err := ValidGroupName(name); err != nil {
+			issues = append(issues, loadIssue{name: name, reason: err.Error()})
+			delete(f.SubscriptionGroupTable, name)
+			continue
+		}
+		if n := min(max(gc.RetryQueueNums, 0), maxQueueNums); n != gc.RetryQueueNums {
+			issues = append(issues, loadIssue{name: name, kept: true, reason: fmt.Sprintf(
+				"retryQueueNums %d brought to %d (maxTopicQueueNums %d)", gc.RetryQueueNums, n, maxQueueNums)})
+			gc.RetryQueueNums = n
+		}
+		gc.GroupName = name
+	}
+	return f, issues, nil
 }
 
 func (g *Groups) persistIfDirty() error {

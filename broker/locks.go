@@ -111,3 +111,24 @@ func (l *Locks) Held(group string, now time.Time) bool {
 
 // lockedGroup reports whether group holds unexpired orderly queue locks.
 func (b *Broker) lockedGroup(group string) bool { return b.Locks.Held(group, time.Now()) }
+
+// LockBatch is LOCK_BATCH_MQ: TryLock of the queues whose names and ids
+// could exist. A group or topic that breaks the name rules, or a queue id
+// outside [0, maxTopicQueueNums), is never locked (Apache locks whatever it
+// is sent): the table holds no entry a client could not hold a real queue by.
+func (b *Broker) LockBatch(group, clientID string, connID uint64, mqs []MessageQueue, now time.Time) []MessageQueue {
+	if ValidGroupName(group) != nil {
+		return []MessageQueue{}
+	}
+	ok := mqs[:0:0]
+	for _, mq := range mqs {
+		if b.lockable(mq) {
+			ok = append(ok, mq)
+		}
+	}
+	return b.Locks.TryLock(group, clientID, connID, ok, now)
+}
+
+func (b *Broker) lockable(mq MessageQueue) bool {
+	return mq.QueueID >= 0 && mq.QueueID < b.Config.MaxTopicQueueNums && ValidTopicName(mq.Topic) == nil
+}

@@ -9,8 +9,10 @@ import (
 	"sync/atomic"
 
 	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Offsets holds consumer groups' committed offsets (next offset to consume per
@@ -20,19 +22,27 @@ import (
 // File shape (fastjson, bare integer keys):
 //
 //	{"offsetTable":{"TopicTest@groupA":{0:250,1:249}}}
+//
+// Invariant: every key's topic passed ValidTopicName and its group
+// ValidGroupName (neither holds '@'), and queue ids are in [0, maxQueueNums):
+// what is loaded is checked here, what is committed by the handlers.
 type Offsets struct {
-	path string
+	path         string
+	maxQueueNums int32
 
 	mu    sync.RWMutex
 	table map[string]map[int32]int64 // "topic@group" → queueId → offset
 	dirty atomic.Bool
 }
 
-func newOffsets(path string) *Offsets {
-	return &Offsets{path: path, table: make(map[string]map[int32]int64)}
+func newOffsets(path string, maxQueueNums int32) *Offsets {
+	return &Offsets{path: path, maxQueueNums: maxQueueNums, table: make(map[string]map[int32]int64)}
 }
 
 func offsetKey(topic, group string) string { return topic + "@" + group }
+
+// cutOffsetKey splits "topic@group"; neither name may hold '@'.
+func cutOffsetKey(key string) (topic, group string, ok bool) { return strings.Cut(key, "@") }
 
 // Commit stores a group's offset for a queue.
 func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
@@ -96,31 +106,63 @@ func (o *Offsets) Groups(topic string) []string {
 	return out
 }
 
-func (o *Offsets) load() error {
-	b, err := config.ReadFile(o.path)
-	if err != nil || b == nil {
-		return err
-	}
+// load reads consumerOffset.json. An entry whose topic or group breaks the
+// name rules, or a queue id outside [0, maxTopicQueueNums), is skipped with
+// an error line naming it.
+func (o *Offsets) load(log zerolog.Logger) error {
+	return config.LoadFile(o.path, log, func(b []byte) error {
+		table, issues, err := decodeOffsetsFile(b, o.maxQueueNums)
+		if err != nil {
+			return err
+		}
+		logIssues(log, o.path, "key", issues)
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		for k, m := range table {
+			o.table[k] = m
+		}
+		return nil
+	})
+}
+
+// decodeOffsetsFile parses consumerOffset.json's offsetTable into entries
+// that keep the table's invariant.
+func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64, []loadIssue, error) {
 	var f struct {
 		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
 	}
 	if err := jsoniter.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("decode %s: %w", o.path, err)
+		return nil, nil, err
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	var issues []loadIssue
+	table := make(map[string]map[int32]int64, len(f.OffsetTable))
 	for key, queues := range f.OffsetTable {
+		topic, group, ok := cutOffsetKey(key)
+		if !ok {
+			issues = append(issues, loadIssue{name: key, reason: "not topic@group"})
+			continue
+		}
+		if err := ValidTopicName(topic); err != nil {
+			issues = append(issues, loadIssue{name: key, reason: err.Error()})
+			continue
+		}
+		if err := ValidGroupName(group); err != nil {
+			issues = append(issues, loadIssue{name: key, reason: err.Error()})
+			continue
+		}
 		m := make(map[int32]int64, len(queues))
 		for qs, off := range queues {
 			qid, err := strconv.ParseInt(qs, 10, 32)
-			if err != nil {
-				return fmt.Errorf("decode %s: queue id %q of %s", o.path, qs, key)
+			if err != nil || qid < 0 || qid >= int64(maxQueueNums) {
+				issues = append(issues, loadIssue{name: key, reason: fmt.Sprintf(
+					"queue id %q not in [0, %d) (maxTopicQueueNums)", qs, maxQueueNums)})
+				continue
 			}
 			m[int32(qid)] = off
 		}
-		o.table[key] = m
+		table[key] = m
 	}
-	return nil
+	return table, issues, nil
 }
 
 // marshal writes the fastjson form: sorted keys, unquoted queue ids.
@@ -137,7 +179,7 @@ func (o *Offsets) marshal() []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, k)
+		b = remoting.AppendJSONString(b, k) // JSON's escapes, not Go's: the file must stay JSON
 		b = append(b, ":{"...)
 		q := o.table[k]
 		ids := make([]int, 0, len(q))

@@ -41,7 +41,7 @@ type SendBack struct {
 func (b *Broker) SendBack(r SendBack) error {
 	gc, ok := b.Groups.Get(r.Group)
 	if !ok {
-		return fmt.Errorf("%w, %s", ErrGroupNotExist, r.Group)
+		return groupNotExist(r.Group)
 	}
 	if b.Config.BrokerPermission&PermWrite == 0 {
 		return fmt.Errorf("%w: the broker[%s] sending message is forbidden", ErrNoPermission, b.Config.BrokerIP1)
@@ -51,8 +51,13 @@ func (b *Broker) SendBack(r SendBack) error {
 	}
 	topic := RetryGroupPrefix + r.Group
 	queueID := rand.Int32N(gc.RetryQueueNums)
-	tc, _ := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
+	// The group passed ValidGroupName (Groups' invariant), so the name is a
+	// valid topic and its queue count is bounded.
+	tc, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
 		WriteQueueNums: gc.RetryQueueNums, Perm: PermRead | PermWrite})
+	if err != nil {
+		return fmt.Errorf("send back to %s: %w", topic, err)
+	}
 	if !tc.Writable() {
 		return fmt.Errorf("%w: the topic[%s] sending message is forbidden", ErrNoPermission, topic)
 	}
@@ -78,7 +83,9 @@ func (b *Broker) SendBack(r SendBack) error {
 	if v.ReconsumeTimes >= maxTimes || level < 0 {
 		topic = DLQGroupPrefix + r.Group
 		queueID = rand.Int32N(dlqQueueNums)
-		b.createDLQ(topic)
+		if err := b.createDLQ(topic); err != nil {
+			return err
+		}
 		level = 0
 	} else if level == 0 {
 		level = 3 + v.ReconsumeTimes
@@ -107,9 +114,22 @@ func (b *Broker) SendBack(r SendBack) error {
 
 // createDLQ creates %DLQ%<group> on demand with one write-only queue, as
 // Apache 4.9 does (an operator grants read to consume it).
-func (b *Broker) createDLQ(topic string) {
-	b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
-		WriteQueueNums: dlqQueueNums, Perm: PermWrite})
+func (b *Broker) createDLQ(topic string) error {
+	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
+		WriteQueueNums: dlqQueueNums, Perm: PermWrite}); err != nil {
+		return fmt.Errorf("create %s: %w", topic, err)
+	}
+	return nil
+}
+
+// FAQGroupNotExist is FAQUrl.suggestTodo(SUBSCRIPTION_GROUP_NOT_EXIST), which
+// Apache appends to its remarks about a missing group.
+const FAQGroupNotExist = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
+
+// groupNotExist is Apache's "subscription group not exist" refusal of a send
+// back or a send into a retry topic.
+func groupNotExist(group string) error {
+	return fmt.Errorf("%w, %s %s", ErrGroupNotExist, group, FAQGroupNotExist)
 }
 
 // RetrySend applies the retry rules to a plain send into %RETRY%<group>
@@ -124,7 +144,7 @@ func (b *Broker) RetrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax 
 	group := strings.TrimPrefix(m.Topic, RetryGroupPrefix)
 	gc, ok := b.Groups.Get(group)
 	if !ok {
-		return fmt.Errorf("%w, %s", ErrGroupNotExist, group)
+		return groupNotExist(group)
 	}
 	maxTimes := gc.RetryMaxTimes
 	if hasMax {
@@ -133,7 +153,9 @@ func (b *Broker) RetrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax 
 	if m.ReconsumeTimes > maxTimes || b.lockedGroup(group) {
 		m.Topic = DLQGroupPrefix + group
 		m.QueueID = rand.Int32N(dlqQueueNums)
-		b.createDLQ(m.Topic)
+		if err := b.createDLQ(m.Topic); err != nil {
+			return err
+		}
 		m.Properties = propsSet(m.Properties, message.PropDelayTimeLevel, "0")
 	}
 	return nil

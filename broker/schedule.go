@@ -117,6 +117,25 @@ func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
 	return nil
 }
 
+// checkRealTopic refuses a REAL_TOPIC / REAL_QID no client could have sent
+// to: a name that breaks the topic rule (it could name a path outside the
+// store), a topic clients may not send to (the staging topics themselves),
+// or a queue id outside [0, maxTopicQueueNums). Staging writes both from a
+// checked send, so only a record written otherwise (by an older broker, or
+// forged) fails; the error wraps ErrTopicInvalid, a permanent refusal.
+func (b *Broker) checkRealTopic(topic string, qid int) error {
+	if err := ValidTopicName(topic); err != nil {
+		return fmt.Errorf("REAL_TOPIC %q: %w", topic, err)
+	}
+	if NotAllowedSend(topic) {
+		return fmt.Errorf("REAL_TOPIC %s: %w: clients may not send to it", topic, ErrTopicInvalid)
+	}
+	if qid < 0 || qid >= int(b.Config.MaxTopicQueueNums) {
+		return fmt.Errorf("REAL_QID %d of %s not in [0, %d): %w", qid, topic, b.Config.MaxTopicQueueNums, ErrTopicInvalid)
+	}
+	return nil
+}
+
 // errNoRealTopic: a staged record without REAL_TOPIC; it is skipped.
 var errNoRealTopic = errors.New("broker: staged message without REAL_TOPIC")
 
@@ -132,6 +151,9 @@ func (b *Broker) reputReal(rec []byte, strip []string, add ...string) error {
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	if topic == "" || err != nil {
 		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
+	}
+	if err := b.checkRealTopic(topic, qid); err != nil {
+		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
 	}
 	props := propsDel(string(v.Properties), strip...)
 	props = propsSet(props, append([]string{message.PropWaitStoreMsgOK, "false"}, add...)...)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 // Files as Apache 5.x writes them: fastjson, tabs, bare integer keys, extra fields.
@@ -37,15 +39,15 @@ func TestLoadApacheConfigFiles(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "consumerOffset.json"), apacheOffsets)
 	writeFile(t, filepath.Join(dir, "subscriptionGroup.json"), apacheGroups)
 
-	topics := newTopics(filepath.Join(dir, "topics.json"), func() {})
-	if err := topics.load(); err != nil {
+	topics := newTopics(filepath.Join(dir, "topics.json"), 1024, func() {})
+	if err := topics.load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if tc, ok := topics.Get("TopicTest"); !ok || tc.ReadQueueNums != 4 || tc.Perm != 6 {
 		t.Fatalf("TopicTest: %+v %v", tc, ok)
 	}
-	offsets := newOffsets(filepath.Join(dir, "consumerOffset.json"))
-	if err := offsets.load(); err != nil {
+	offsets := newOffsets(filepath.Join(dir, "consumerOffset.json"), 1024)
+	if err := offsets.load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if off, ok := offsets.Query("groupA", "TopicTest", 2); !ok || off != 249 {
@@ -54,8 +56,8 @@ func TestLoadApacheConfigFiles(t *testing.T) {
 	if off, ok := offsets.Query("groupA", "%RETRY%groupA", 0); !ok || off != 3 {
 		t.Fatalf("retry offset: %d %v", off, ok)
 	}
-	groups := newGroups(filepath.Join(dir, "subscriptionGroup.json"), false)
-	if err := groups.load(); err != nil {
+	groups := newGroups(filepath.Join(dir, "subscriptionGroup.json"), false, 1024)
+	if err := groups.load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if gc, ok := groups.Get("groupA"); !ok || gc.RetryMaxTimes != 16 || !gc.ConsumeEnable {
@@ -66,7 +68,7 @@ func TestLoadApacheConfigFiles(t *testing.T) {
 func TestOffsetsFileShape(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config", "consumerOffset.json")
-	o := newOffsets(path)
+	o := newOffsets(path, 1024)
 	o.Commit("G", "T", 1, 249)
 	o.Commit("G", "T", 0, 250)
 	o.Commit("G2", "%RETRY%G2", 0, 3)
@@ -89,8 +91,8 @@ func TestOffsetsFileShape(t *testing.T) {
 	if bak, _ := os.ReadFile(path + ".bak"); string(bak) != want {
 		t.Fatalf(".bak holds %q, want the previous content", bak)
 	}
-	again := newOffsets(path)
-	if err := again.load(); err != nil {
+	again := newOffsets(path, 1024)
+	if err := again.load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if off, _ := again.Query("G", "T", 0); off != 251 {
@@ -99,7 +101,7 @@ func TestOffsetsFileShape(t *testing.T) {
 }
 
 func TestTopicsWrapperShape(t *testing.T) {
-	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), func() {})
+	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() {})
 	topics.putSystem(TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6})
 	got, err := topics.MarshalWrapper()
 	if err != nil {
@@ -114,7 +116,7 @@ func TestTopicsWrapperShape(t *testing.T) {
 
 func TestAutoCreateFromTemplate(t *testing.T) {
 	changes := 0
-	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), func() { changes++ })
+	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() { changes++ })
 	topics.putSystem(TopicConfig{TopicName: AutoCreateTopicKey, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7})
 	tc, err := topics.AutoCreate("New", AutoCreateTopicKey, 4)
 	if err != nil || tc.WriteQueueNums != 4 || tc.Perm != 6 || changes != 1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
 )
@@ -40,7 +41,23 @@ type TopicConfig struct {
 	TopicName       string            `json:"topicName"`
 	TopicSysFlag    int32             `json:"topicSysFlag"`
 	WriteQueueNums  int32             `json:"writeQueueNums"`
+
+	// Set by normalize when the config enters the table, so the send path
+	// checks a known topic without looking at its name again.
+	nameInvalid bool // a system topic named from the config, e.g. a broker name with '.'
+	sendRefused bool // NotAllowedSend
 }
+
+// NameInvalid reports a topic whose name breaks the topic rule: only system
+// topics named after the broker's config can be in the table so.
+func (tc *TopicConfig) NameInvalid() bool { return tc.nameInvalid }
+
+// SendRefused reports a topic clients may not send to (NotAllowedSend).
+func (tc *TopicConfig) SendRefused() bool { return tc.sendRefused }
+
+// QueueNums is the larger of the read and write queue counts: the queue ids
+// the topic has (Apache's stats and send checks use the same).
+func (tc *TopicConfig) QueueNums() int32 { return max(tc.ReadQueueNums, tc.WriteQueueNums) }
 
 // Readable and Writable test the perm bits.
 func (tc *TopicConfig) Readable() bool { return tc.Perm&PermRead != 0 }
@@ -65,42 +82,108 @@ type topicsFile struct {
 }
 
 // Topics is the broker's topic table, persisted as config/topics.json.
+//
+// Invariant: every topic in the table either passed ValidTopicName and has
+// queue counts in [0, maxQueueNums] (at least 1 when created by a request),
+// or was put there by putSystem from the broker's config.
 type Topics struct {
-	path     string
-	onChange func() // called after every change, outside the lock; must not block
+	path         string
+	maxQueueNums int32  // maxTopicQueueNums
+	onChange     func() // called after every change, outside the lock; must not block
 
 	mu      sync.RWMutex
 	table   map[string]*TopicConfig // values are never mutated after insertion
+	system  map[string]bool         // names putSystem inserted (Apache's addSystemTopic)
 	version DataVersion
 	dirty   atomic.Bool
 }
 
-func newTopics(path string, onChange func()) *Topics {
-	return &Topics{path: path, onChange: onChange, table: make(map[string]*TopicConfig)}
+func newTopics(path string, maxQueueNums int32, onChange func()) *Topics {
+	return &Topics{path: path, maxQueueNums: maxQueueNums, onChange: onChange,
+		table: make(map[string]*TopicConfig), system: make(map[string]bool)}
 }
 
-// load reads topics.json over the system topics already present.
-func (t *Topics) load() error {
-	b, err := config.ReadFile(t.path)
-	if err != nil || b == nil {
-		return err
+// load reads topics.json over the system topics already present. A topic
+// whose name breaks the topic rule is skipped, queue counts beyond
+// maxQueueNums are lowered to it; each with an error line naming the topic.
+func (t *Topics) load(log zerolog.Logger) error {
+	return config.LoadFile(t.path, log, func(b []byte) error {
+		f, issues, err := decodeTopicsFile(b, t.maxQueueNums, t.IsSystem)
+		if err != nil {
+			return err
+		}
+		logIssues(log, t.path, "topic", issues)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for name, tc := range f.TopicConfigTable {
+			t.table[name] = tc
+		}
+		t.version = f.DataVersion
+		return nil
+	})
+}
+
+// loadIssue is one entry of a config file that was skipped or changed.
+type loadIssue struct {
+	name   string
+	reason string
+	kept   bool // changed (clamped) rather than skipped
+}
+
+// cut shortens what goes into a log line: a name an older broker took from a
+// request may be as long as a frame.
+func cut(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
 	}
+	return s
+}
+
+func logIssues(log zerolog.Logger, path, kind string, issues []loadIssue) {
+	for _, is := range issues {
+		msg := "config entry skipped"
+		if is.kept {
+			msg = "config entry changed"
+		}
+		log.Error().Str("file", path).Str(kind, cut(is.name)).Str("reason", cut(is.reason)).Msg(msg)
+	}
+}
+
+// decodeTopicsFile parses topics.json (TopicConfigSerializeWrapper) into
+// normalized configs that keep the table's invariant; isSystem names the
+// topics the broker itself created, which keep their config-derived names.
+func decodeTopicsFile(b []byte, maxQueueNums int32, isSystem func(string) bool) (topicsFile, []loadIssue, error) {
 	var f topicsFile
 	if err := jsoniter.Unmarshal(b, &f); err != nil {
-		return fmt.Errorf("decode %s: %w", t.path, err)
+		return f, nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	var issues []loadIssue
 	for name, tc := range f.TopicConfigTable {
 		if tc == nil {
+			delete(f.TopicConfigTable, name)
 			continue
+		}
+		if err := ValidTopicName(name); err != nil && !isSystem(name) {
+			issues = append(issues, loadIssue{name: name, reason: err.Error()})
+			delete(f.TopicConfigTable, name)
+			continue
+		}
+		if tc.ReadQueueNums < 0 || tc.WriteQueueNums < 0 {
+			issues = append(issues, loadIssue{name: name, reason: fmt.Sprintf("negative queue nums: read %d write %d",
+				tc.ReadQueueNums, tc.WriteQueueNums)})
+			delete(f.TopicConfigTable, name)
+			continue
+		}
+		if (tc.ReadQueueNums > maxQueueNums || tc.WriteQueueNums > maxQueueNums) && !isSystem(name) {
+			issues = append(issues, loadIssue{name: name, kept: true, reason: fmt.Sprintf(
+				"queue nums read %d write %d lowered to maxTopicQueueNums %d", tc.ReadQueueNums, tc.WriteQueueNums, maxQueueNums)})
+			tc.ReadQueueNums = min(tc.ReadQueueNums, maxQueueNums)
+			tc.WriteQueueNums = min(tc.WriteQueueNums, maxQueueNums)
 		}
 		tc.TopicName = name
 		normalize(tc)
-		t.table[name] = tc
 	}
-	t.version = f.DataVersion
-	return nil
+	return f, issues, nil
 }
 
 // normalize fills defaults and makes tc's strings its own: a name taken from
@@ -122,6 +205,34 @@ func normalize(tc *TopicConfig) {
 	if tc.TopicFilterType == "" {
 		tc.TopicFilterType = "SINGLE_TAG"
 	}
+	tc.nameInvalid = ValidTopicName(tc.TopicName) != nil
+	tc.sendRefused = NotAllowedSend(tc.TopicName)
+}
+
+// check applies the rules every topic a request creates must pass: the name
+// rule and queue counts in [1, maxTopicQueueNums].
+func (t *Topics) check(tc *TopicConfig) error {
+	if err := ValidTopicName(tc.TopicName); err != nil {
+		return err
+	}
+	if tc.ReadQueueNums < 1 || tc.WriteQueueNums < 1 || tc.ReadQueueNums > t.maxQueueNums || tc.WriteQueueNums > t.maxQueueNums {
+		return &InvalidError{Kind: ErrQueueNumsInvalid, Remark: fmt.Sprintf(
+			"The queue nums of topic[%s] must be between 1 and %d (maxTopicQueueNums), read %d write %d.",
+			tc.TopicName, t.maxQueueNums, tc.ReadQueueNums, tc.WriteQueueNums)}
+	}
+	return nil
+}
+
+// IsSystem is TopicValidator.isSystemTopic: Apache's system topics, the
+// rmq_sys_ prefix, and the topics this broker created from its config
+// (cluster name, broker name, reply and trace topics).
+func (t *Topics) IsSystem(name string) bool {
+	if isSystemTopicName(name) {
+		return true
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.system[name]
 }
 
 // Get returns a topic's config. The result must not be modified.
@@ -132,8 +243,11 @@ func (t *Topics) Get(name string) (*TopicConfig, bool) {
 	return tc, ok
 }
 
-// Put creates or replaces a topic.
-func (t *Topics) Put(tc TopicConfig) {
+// Put creates or replaces a topic after check.
+func (t *Topics) Put(tc TopicConfig) error {
+	if err := t.check(&tc); err != nil {
+		return err
+	}
 	normalize(&tc)
 	t.mu.Lock()
 	t.table[tc.TopicName] = &tc
@@ -141,13 +255,16 @@ func (t *Topics) Put(tc TopicConfig) {
 	t.dirty.Store(true)
 	t.mu.Unlock()
 	t.onChange()
+	return nil
 }
 
-// putSystem inserts a system topic at start-up without bumping the version.
+// putSystem inserts a system topic at start-up without bumping the version;
+// its name is the config's and is not checked (Apache does not either).
 func (t *Topics) putSystem(tc TopicConfig) {
 	normalize(&tc)
 	t.mu.Lock()
 	t.table[tc.TopicName] = &tc
+	t.system[tc.TopicName] = true
 	t.mu.Unlock()
 }
 
@@ -167,21 +284,27 @@ func (t *Topics) Delete(name string) bool {
 	return ok
 }
 
-// CreateIfAbsent returns the existing config of tc.TopicName or inserts tc.
-// created reports whether tc was inserted.
-func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool) {
+// CreateIfAbsent returns the existing config of tc.TopicName or inserts tc
+// after check. created reports whether tc was inserted.
+func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool, err error) {
+	if old, ok := t.Get(tc.TopicName); ok {
+		return old, false, nil
+	}
+	if err := t.check(&tc); err != nil {
+		return nil, false, err
+	}
+	normalize(&tc)
 	t.mu.Lock()
 	if old, ok := t.table[tc.TopicName]; ok {
 		t.mu.Unlock()
-		return old, false
+		return old, false, nil
 	}
-	normalize(&tc)
 	t.table[tc.TopicName] = &tc
 	t.version.next()
 	t.dirty.Store(true)
 	t.mu.Unlock()
 	t.onChange()
-	return &tc, true
+	return &tc, true, nil
 }
 
 // AutoCreate creates topic from the template defaultTopic on a producer's first
@@ -197,14 +320,14 @@ func (t *Topics) AutoCreate(topic, defaultTopic string, clientQueueNums int32) (
 	if n <= 0 {
 		n = tpl.WriteQueueNums
 	}
-	cfg, _ := t.CreateIfAbsent(TopicConfig{
+	cfg, _, err := t.CreateIfAbsent(TopicConfig{
 		TopicName:      topic,
-		ReadQueueNums:  n,
-		WriteQueueNums: n,
+		ReadQueueNums:  min(n, t.maxQueueNums), // a system template may have more
+		WriteQueueNums: min(n, t.maxQueueNums),
 		Perm:           tpl.Perm &^ PermInherit,
 		TopicSysFlag:   tpl.TopicSysFlag,
 	})
-	return cfg, nil
+	return cfg, err
 }
 
 // snapshot returns a copy of the table and its version, for registration and
@@ -242,23 +365,6 @@ func (t *Topics) persistIfDirty() error {
 	return persistIfDirty(t.path, &t.dirty, t.MarshalWrapper)
 }
 
-// ValidTopicName applies Apache's TopicValidator rules.
-func ValidTopicName(name string) error {
-	if name == "" {
-		return fmt.Errorf("%w: the specified topic is blank", ErrTopicInvalid)
-	}
-	if len(name) > 127 {
-		return fmt.Errorf("%w: the specified topic is longer than topic max length 127", ErrTopicInvalid)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '%' || c == '|' || c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return fmt.Errorf("%w: the specified topic[%s] contains illegal characters, allowing only ^[%%|a-zA-Z0-9_-]+$", ErrTopicInvalid, name)
-		}
-	}
-	return nil
-}
-
 // systemTopics are (re)inserted at every start before topics.json is read.
 func systemTopics(c *Config) []TopicConfig {
 	out := []TopicConfig{
@@ -289,3 +395,51 @@ func systemTopics(c *Config) []TopicConfig {
 
 // IsRetryTopic reports whether topic is a %RETRY% topic.
 func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, RetryGroupPrefix) }
+
+// ErrSystemTopic: UPDATE_AND_CREATE_TOPIC or DELETE_TOPIC_IN_BROKER of a
+// system topic while validateSystemTopicWhenUpdateTopic is on.
+var ErrSystemTopic = errors.New("broker: system topic")
+
+func systemConflict(topic string) error {
+	return &InvalidError{Kind: ErrSystemTopic, Remark: "The topic[" + topic + "] is conflict with system topic."}
+}
+
+// UpdateTopic creates or replaces a topic for UPDATE_AND_CREATE_TOPIC, as
+// Apache's AdminBrokerProcessor.updateAndCreateTopic checks it: the topic
+// rule, then no system topic (validateSystemTopicWhenUpdateTopic), then
+// (rocketgo) queue counts in [1, maxTopicQueueNums].
+func (b *Broker) UpdateTopic(tc TopicConfig) error {
+	if err := ValidTopicName(tc.TopicName); err != nil {
+		return err
+	}
+	if b.Config.ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(tc.TopicName) {
+		return systemConflict(tc.TopicName)
+	}
+	return b.Topics.Put(tc)
+}
+
+// DeleteTopic is DELETE_TOPIC_IN_BROKER: the topic, its offsets and, off the
+// caller's goroutine, its consume queue files. Apache refuses a blank name
+// and a system topic; rocketgo also refuses any name that breaks the topic
+// rule, which Apache lets through: such a name is no topic of the table, and
+// it could name a path outside the store ("..").
+func (b *Broker) DeleteTopic(topic string) error {
+	if blank(topic) {
+		return &InvalidError{Kind: ErrTopicInvalid, Remark: remarkTopicBlank}
+	}
+	if b.Config.ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(topic) {
+		return systemConflict(topic)
+	}
+	if err := ValidTopicName(topic); err != nil {
+		return err
+	}
+	b.Topics.Delete(topic)
+	b.Offsets.DeleteTopic(topic)
+	topic = strings.Clone(topic) // outlives the request
+	b.Go(func() {
+		if err := b.Store.DeleteTopic(topic); err != nil {
+			b.log.Error().Err(err).Str("topic", topic).Msg("delete topic files")
+		}
+	})
+	return nil
+}

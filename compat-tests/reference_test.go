@@ -87,11 +87,15 @@ type observation struct {
 	ExtKeys []string // reply header fields present
 	Shape   string   // JSON shape of the body ("" when not JSON)
 	Values  map[string]string
+	Remark  string // compared by the probes that set it (refusals)
 }
 
 func (o observation) String() string {
-	return fmt.Sprintf("code=%d ext=%v values=%v shape=%s body=%s", o.Code, o.ExtKeys, o.Values, o.Shape, o.Body)
+	return fmt.Sprintf("code=%d remark=%q ext=%v values=%v shape=%s body=%s", o.Code, o.Remark, o.ExtKeys, o.Values, o.Shape, o.Body)
 }
+
+// refusal is what a client sees of a refused request: its code and remark.
+func refusal(resp *rawCmd) observation { return observation{Code: resp.Code, Remark: resp.Remark} }
 
 // jsonShape renders a JSON value's structure: objects with their sorted keys,
 // arrays by their first element, scalars by type.
@@ -206,6 +210,7 @@ var knownExtraKeys = map[string]bool{
 	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
 	// Issue #11 (sched): rocketgo's own bounds, README "Registration, scheduled messages, caches and parked pulls".
 	"filterCacheMaxBytes": true, "filterExpressionMaxLength": true, "maxParkedPulls": true,
+	"maxTopicQueueNums": true, // rocketgo's bound on the queues of a topic (issue #11; Apache has none)
 }
 
 // probe is one scenario, run against each target.
@@ -220,6 +225,21 @@ var intendedDiffs = map[string]string{
 		"than V4_9_4, rocketgo always standard JSON (every client accepts it)",
 	"heartbeat reply": "Apache 5.x answers IS_SUPPORT_HEART_BEAT_V2 and IS_SUB_CHANGE; rocketgo has no fingerprint " +
 		"heartbeats (V2), and without the flag 5.x clients keep sending full heartbeats",
+	// Names and paths (issue #11): where 5.3.3 accepts a name or count that
+	// would break rocketgo, rocketgo refuses it.
+	"delete topic ..": "Apache 5.3.3 answers SUCCESS to DELETE_TOPIC_IN_BROKER of a name that breaks the topic rule " +
+		"(no such topic exists); rocketgo refuses it with INVALID_PARAMETER and the rule's remark: its consume queue " +
+		"path is outside the store",
+	"subscription group with a bad name": "Apache 5.3.3 takes any group name in UPDATE_AND_CREATE_SUBSCRIPTIONGROUP; " +
+		"rocketgo applies upstream's validateGroup (INVALID_PARAMETER, upstream's remark): retry and DLQ topics are built from it",
+	"send to rmq_sys_wheel_timer": "Apache 5.3.3 stores a client's message in its timer topic and delivers it to the " +
+		"REAL_TOPIC the client chose; rocketgo refuses it as a topic clients may not send to (NO_PERMISSION, Apache's remark)",
+	"create topic with 2147483647 write queues": "rocketgo bounds the queues of a topic (maxTopicQueueNums, 1024) with " +
+		"INVALID_PARAMETER; Apache 5.3.3 has no bound, and its own GET_TOPIC_STATS_INFO then loops 2^31 times",
+	"commit offset of queue 2147483647": "rocketgo refuses queue ids outside [0, maxTopicQueueNums) in " +
+		"UPDATE_CONSUMER_OFFSET (INVALID_PARAMETER); Apache stores them",
+	"lock a queue of a bad group": "Apache 5.3.3 locks queues of any group or topic name; rocketgo locks none whose " +
+		"group or topic breaks the name rules (SUCCESS, empty lockOKMQSet)",
 }
 
 func TestReference(t *testing.T) {
@@ -389,6 +409,7 @@ func TestReference(t *testing.T) {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(33, map[string]string{"offset": "123456789"}, nil)))
 		}},
 	}
+	probes = append(probes, nameProbes(invoke)...)
 	// Key sets where rocketgo may report fewer keys than Apache but never others.
 	subsets := []struct {
 		name string
@@ -462,4 +483,99 @@ func TestReference(t *testing.T) {
 	t.Run("mqadmin on Apache", func(t *testing.T) {
 		runMQAdmin(t, apache, javaLines[1])
 	})
+}
+
+// nameProbes are the refusals of names and queue counts (issue #11): codes
+// and remarks must be Apache's, or the difference is listed in intendedDiffs.
+func nameProbes(invoke func(t *testing.T, addr string, req *rawCmd) *rawCmd) []probe {
+	create := func(topic string, read, write int) *rawCmd {
+		return javaRequest(17, map[string]string{"topic": topic, "defaultTopic": "TBW102",
+			"readQueueNums": strconv.Itoa(read), "writeQueueNums": strconv.Itoa(write), "perm": "6",
+			"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false"}, nil)
+	}
+	createProbe := func(name, topic string) probe {
+		return probe{name, func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, create(topic, 1, 1)))
+		}}
+	}
+	deleteProbe := func(name, topic string) probe {
+		return probe{name, func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(215, map[string]string{"topic": topic}, nil)))
+		}}
+	}
+	sendProbe := func(name, topic string) probe {
+		return probe{name, func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, sendV2(topic, 0, []byte("x"))))
+		}}
+	}
+	const badGroup = "../diff-bad-group"
+	return []probe{
+		createProbe("create system topic SCHEDULE_TOPIC_XXXX", "SCHEDULE_TOPIC_XXXX"),
+		createProbe("create system topic TBW102", "TBW102"),
+		createProbe("create system topic rmq_sys_wheel_timer", "rmq_sys_wheel_timer"),
+		createProbe("create system topic RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_HALF_TOPIC"),
+		createProbe("create topic named after the cluster", clusterName),
+		createProbe("create topic with a slash", "a/b"),
+		createProbe("create topic ..", ".."),
+		createProbe("create topic with a blank name", ""),
+		createProbe("create topic longer than 127", strings.Repeat("t", 128)),
+		deleteProbe("delete system topic SCHEDULE_TOPIC_XXXX", "SCHEDULE_TOPIC_XXXX"),
+		deleteProbe("delete topic with a blank name", ""),
+		deleteProbe("delete topic ..", ".."),
+		{"create topic with 2147483647 write queues", func(t *testing.T, tg target, _ string) observation {
+			topic := uniq("diffbig")
+			o := refusal(invoke(t, tg.brokerAddr, create(topic, 8, 2147483647)))
+			// Never asked for its stats; deleted again so nothing lists it.
+			invoke(t, tg.brokerAddr, javaRequest(215, map[string]string{"topic": topic}, nil))
+			return o
+		}},
+		{"subscription group with a bad name", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(200, nil, []byte(`{"groupName":"`+badGroup+`"}`))))
+		}},
+		{"heartbeat with a bad group name", func(t *testing.T, tg target, _ string) observation {
+			body := `{"clientID":"diff@2","producerDataSet":[],"consumerDataSet":[{"groupName":"../diff-hb-group",` +
+				`"consumeType":"CONSUME_PASSIVELY","messageModel":"CLUSTERING","consumeFromWhere":"CONSUME_FROM_LAST_OFFSET",` +
+				`"subscriptionDataSet":[{"topic":"TBW102","subString":"*","expressionType":"TAG"}]}]}`
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(34, nil, []byte(body))))
+		}},
+		{"retry topic of a heartbeat's bad group", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(351, map[string]string{"topic": "%RETRY%../diff-hb-group"}, nil)))
+		}},
+		{"consumers of a heartbeat's bad group", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(203, map[string]string{"consumerGroup": "../diff-hb-group"}, nil)))
+		}},
+		{"pull with a bad group", func(t *testing.T, tg target, topic string) observation {
+			return refusal(invoke(t, tg.brokerAddr, pullReq(topic, "../diff-pull-group", 0, 0)))
+		}},
+		{"send back with a bad group", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(36, map[string]string{"group": "../diff-sb-group",
+				"offset": "0", "delayLevel": "-1", "originTopic": "TBW102", "maxReconsumeTimes": "16"}, nil)))
+		}},
+		sendProbe("send to a topic with a slash", "a/b"),
+		sendProbe("send to SELF_TEST_TOPIC", "SELF_TEST_TOPIC"),
+		sendProbe("send to SCHEDULE_TOPIC_XXXX", "SCHEDULE_TOPIC_XXXX"),
+		{"send to rmq_sys_wheel_timer", func(t *testing.T, tg target, _ string) observation {
+			// Due in a second, to a fresh topic, so Apache's delivery
+			// disturbs no other probe.
+			due := strconv.FormatInt(time.Now().Add(time.Second).UnixMilli(), 10)
+			req := sendV2("rmq_sys_wheel_timer", 0, []byte("x"))
+			req.ExtFields["i"] = "TIMER_OUT_MS\x01" + due + "\x02REAL_TOPIC\x01" + uniq("diffreal") +
+				"\x02REAL_QID\x010\x02UNIQ_KEY\x01" + fmt.Sprintf("%032X", time.Now().UnixNano())
+			return refusal(invoke(t, tg.brokerAddr, req))
+		}},
+		{"commit offset of queue 2147483647", func(t *testing.T, tg target, topic string) observation {
+			group := uniq("diffcg")
+			if resp := invoke(t, tg.brokerAddr, javaRequest(200, nil, []byte(`{"groupName":"`+group+`"}`))); resp.Code != 0 {
+				t.Fatalf("%s: UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: %v", tg.name, resp)
+			}
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(15, map[string]string{"consumerGroup": group, "topic": topic,
+				"queueId": "2147483647", "commitOffset": "1"}, nil)))
+		}},
+		{"lock a queue of a bad group", func(t *testing.T, tg target, topic string) observation {
+			body := fmt.Sprintf(`{"consumerGroup":"../diff-lock","clientId":"diff@3","mqSet":[{"topic":%q,"brokerName":%q,"queueId":0}]}`,
+				topic, tg.brokerName)
+			resp := invoke(t, tg.brokerAddr, javaRequest(41, nil, []byte(body)))
+			return observation{Code: resp.Code, Body: normalizedBody(resp.Body, tg.brokerName)}
+		}},
+	}
 }

@@ -131,6 +131,7 @@ func ReadProperties(r io.Reader) ([][2]string, error) {
 	var out [][2]string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Split(scanPropertyLines)
 	var logical strings.Builder
 	for sc.Scan() {
 		line := strings.TrimLeft(sc.Text(), " \t\f")
@@ -151,6 +152,29 @@ func ReadProperties(r io.Reader) ([][2]string, error) {
 		out = append(out, [2]string{unescape(k), unescape(v)})
 	}
 	return out, sc.Err()
+}
+
+// scanPropertyLines splits at "\n", "\r" or "\r\n", the line ends of
+// java.util.Properties (bufio.ScanLines knows no lone "\r": "a=1\rb=2" would
+// be one pair, where Apache reads two).
+func scanPropertyLines(data []byte, atEOF bool) (advance int, line []byte, err error) {
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			return i + 1, data[:i], nil
+		case c != '\r':
+		case i+1 < len(data) && data[i+1] == '\n':
+			return i + 2, data[:i], nil
+		case i+1 < len(data) || atEOF:
+			return i + 1, data[:i], nil
+		default:
+			return 0, nil, nil // a "\n" may follow
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 func trailingBackslashes(s string) int {

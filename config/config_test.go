@@ -68,3 +68,20 @@ func TestPairs(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// Line ends as java.util.Properties reads them: "\n", "\r\n" and a lone "\r".
+func TestReadPropertiesLineEnds(t *testing.T) {
+	pairs, err := ReadProperties(strings.NewReader("a=1\rb=2\r\nc=3\nd=4\\\r  5\r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "45"}}
+	if len(pairs) != len(want) {
+		t.Fatalf("pairs %q, want %q", pairs, want)
+	}
+	for i := range want {
+		if pairs[i] != want[i] {
+			t.Fatalf("pairs %q, want %q", pairs, want)
+		}
+	}
+}

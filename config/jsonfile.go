@@ -7,9 +7,12 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/rs/zerolog"
 )
 
 // QuoteBareKeys rewrites fastjson's unquoted numeric object keys as JSON strings.
@@ -120,4 +123,32 @@ func ReadFile(path string) ([]byte, error) {
 		}
 	}
 	return nil, nil
+}
+
+// LoadFile passes the content of path (bare keys quoted) to decode. As
+// Apache's ConfigManager.load, a file that is missing, empty or refused by
+// decode falls back to path.bak; that fallback is logged. Neither file
+// present is not an error: there is nothing to load. decode must not change
+// anything before it returns nil.
+func LoadFile(path string, log zerolog.Logger, decode func([]byte) error) error {
+	var errs []error
+	for _, p := range []string{path, path + ".bak"} {
+		b, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			errs = append(errs, fmt.Errorf("read %s: %w", p, err))
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if err := decode(QuoteBareKeys(b)); err != nil {
+			errs = append(errs, fmt.Errorf("decode %s: %w", p, err))
+			continue
+		}
+		if len(errs) > 0 {
+			log.Error().Err(errors.Join(errs...)).Str("file", p).Msg("config file unreadable, loaded its backup")
+		}
+		return nil
+	}
+	return errors.Join(errs...)
 }

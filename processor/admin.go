@@ -147,8 +147,11 @@ func (a *admin) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	}
 	st := a.p.b.Store
 	name := a.p.b.Config.BrokerName
-	body := append(make([]byte, 0, 256), `{"offsetTable":{`...)
-	for q := int32(0); q < tc.WriteQueueNums; q++ {
+	// Every queue id the topic has (Apache: the larger count); bounded by
+	// maxTopicQueueNums, which every topic in the table keeps. ~110 bytes and
+	// the two names per queue: sized once.
+	body := append(make([]byte, 0, 64+int(tc.QueueNums())*(110+len(name)+len(topic))), `{"offsetTable":{`...)
+	for q := int32(0); q < tc.QueueNums(); q++ {
 		if q > 0 {
 			body = append(body, ',')
 		}
@@ -171,12 +174,15 @@ func (a *admin) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	return okBody(req, body)
 }
 
-// consumeStatsTopics is Apache's getTopicsForCollectingConsumeStats.
+// consumeStatsTopics is Apache's getTopicsForCollectingConsumeStats. A topic
+// listed twice is collected once (Apache's answer is a map keyed by queue).
 func (a *admin) consumeStatsTopics(req *remoting.Command, group string) []string {
 	if list := req.Str("topicList"); list != "" {
 		var out []string
+		seen := map[string]bool{}
 		for _, t := range strings.Split(list, ";") {
-			if t != "" {
+			if t != "" && !seen[t] {
+				seen[t] = true
 				out = append(out, t)
 			}
 		}

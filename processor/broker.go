@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"time"
+
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -11,12 +13,16 @@ import (
 type brokerProcs struct {
 	b   *broker.Broker
 	log zerolog.Logger
+	// refused logs what a client sent that was dropped or refused (a bad
+	// name in a heartbeat, ...): sampled, so a client cannot flood the log.
+	refused zerolog.Logger
 }
 
 // BrokerTable returns the broker's request table. Each request family
 // registers its codes from its own file.
 func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
-	p := &brokerProcs{b: b, log: log.With().Str("component", "processor").Logger()}
+	plog := log.With().Str("component", "processor").Logger()
+	p := &brokerProcs{b: b, log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 	t := Table{}
 	p.registerSend(t)
 	p.completeSendReplies(t)

@@ -25,6 +25,12 @@ var errorCodes = [...]struct {
 // mappedError answers err with its code from errorCodes, if it has one. The
 // remark drops the package prefix, as Apache's remarks have none.
 func mappedError(req *remoting.Command, err error) (*remoting.Command, bool) {
+	// A refused name or queue count: INVALID_PARAMETER and the broker's
+	// remark (Apache's where Apache refuses the same), whatever wraps it.
+	var inv *broker.InvalidError
+	if errors.As(err, &inv) {
+		return remoting.NewResponse(req, remoting.InvalidParameter, inv.Remark), true
+	}
 	for _, m := range errorCodes {
 		if errors.Is(err, m.err) {
 			return remoting.NewResponse(req, m.code, strings.ReplaceAll(err.Error(), "broker: ", "")), true

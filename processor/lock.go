@@ -37,7 +37,7 @@ func (p *brokerProcs) lockBatch(c *remoting.Conn, req *remoting.Command) *remoti
 	if resp != nil {
 		return resp
 	}
-	locked := p.b.Locks.TryLock(b.ConsumerGroup, b.ClientID, c.ID, b.MQSet, time.Now())
+	locked := p.b.LockBatch(b.ConsumerGroup, b.ClientID, c.ID, b.MQSet, time.Now())
 	body, err := jsoniter.Marshal(struct {
 		LockOKMQSet []broker.MessageQueue `json:"lockOKMQSet"`
 	}{locked})

@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"fmt"
+
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -78,6 +80,12 @@ func (p *brokerProcs) commitOffset(req *remoting.Command, group string, h queueH
 	}
 	if _, ok := p.b.Topics.Get(h.topic); !ok {
 		return remoting.NewResponse(req, remoting.TopicNotExist, "Topic "+h.topic+" not exist!")
+	}
+	// The group and topic exist, so their names passed the rules when they
+	// were created; the queue id bounds the entries one topic@group can hold.
+	if limit := p.b.Config.MaxTopicQueueNums; h.queueID < 0 || h.queueID >= limit {
+		return remoting.NewResponse(req, remoting.InvalidParameter, fmt.Sprintf(
+			"queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]", h.queueID, h.topic, limit))
 	}
 	p.b.Offsets.Commit(group, h.topic, h.queueID, off)
 	return remoting.NewResponse(req, remoting.Success, "")

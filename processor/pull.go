@@ -193,8 +193,10 @@ func (p *brokerProcs) checkPullSub(req *remoting.Command, h *pullHeader) (*broke
 	}
 	gc, ok := p.b.Groups.Get(h.group)
 	if !ok {
+		// An invalid name is never created (Groups.Get), as Apache's
+		// findSubscriptionGroupConfig: the same answer as for a missing group.
 		return nil, remoting.NewResponse(req, remoting.SubscriptionGroupNotExist,
-			fmt.Sprintf("subscription group [%s] does not exist", h.group))
+			fmt.Sprintf("subscription group [%s] does not exist, %s", h.group, broker.FAQGroupNotExist))
 	}
 	if !gc.ConsumeEnable {
 		return nil, remoting.NewResponse(req, remoting.NoPermission, "subscription group no permission, "+h.group)

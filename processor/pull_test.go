@@ -109,7 +109,10 @@ func checkRecords(t *testing.T, b *broker.Broker, resp *remoting.Command, topic 
 // (long poll answered from Holds), and give their files back once written.
 func TestPullFromMappedCommitLog(t *testing.T) {
 	b, cl := startBroker(t)
-	b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: broker.PermRead | broker.PermWrite})
+	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		t.Fatal(err)
+	}
 	putBig(t, b, "T", 0, 40)
 	held := func() bool { return b.Store.HeldCommitLogFiles() == 0 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,20 +98,12 @@ func refuse(code int32, format string, args ...any) error {
 	return &errSendRefused{code: code, remark: fmt.Sprintf(format, args...)}
 }
 
-// notAllowedSendTopics are system topics producers may not write (TopicValidator).
-var notAllowedSendTopics = map[string]bool{
-	broker.ScheduleTopic:          true,
-	"RMQ_SYS_TRANS_HALF_TOPIC":    true,
-	"RMQ_SYS_TRANS_OP_HALF_TOPIC": true,
-	"TRANS_CHECK_MAX_TIME_TOPIC":  true,
-}
-
 func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	h, err := parseSendHeader(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	tc, err := p.checkSend(&h)
+	tc, err := p.checkSend(c, &h)
 	if err != nil {
 		return p.sendError(req, err)
 	}
@@ -275,25 +268,32 @@ func (p *brokerProcs) afterPut(c *remoting.Conn, req, resp *remoting.Command, en
 	return nil
 }
 
-// checkSend applies Apache's msgCheck: topic name, broker and topic
-// permissions, auto-creation, queue id range.
-func (p *brokerProcs) checkSend(h *sendHeader) (*broker.TopicConfig, error) {
+// checkSend applies Apache's msgCheck: topic name, topics clients may not
+// send to, broker and topic permissions, auto-creation, queue id range. A
+// topic found in the table was checked when it entered it, so a known topic
+// costs one lookup and two flags, never a look at its name.
+func (p *brokerProcs) checkSend(c *remoting.Conn, h *sendHeader) (*broker.TopicConfig, error) {
 	if p.b.Config.BrokerPermission&broker.PermWrite == 0 {
 		return nil, refuse(remoting.NoPermission, "the broker[%s] sending message is forbidden", p.b.Config.Addr())
 	}
-	if err := broker.ValidTopicName(h.topic); err != nil {
-		return nil, refuse(remoting.SystemError, "%s", strings.TrimPrefix(err.Error(), "broker: topic name invalid: "))
+	tc, ok := p.b.Topics.Get(h.topic)
+	if !ok || tc.NameInvalid() {
+		if err := broker.ValidTopicName(h.topic); err != nil {
+			return nil, refuse(remoting.InvalidParameter, "%s", err.Error())
+		}
 	}
-	if notAllowedSendTopics[h.topic] {
+	if (ok && tc.SendRefused()) || (!ok && broker.NotAllowedSend(h.topic)) {
 		return nil, refuse(remoting.NoPermission, "Sending message to topic[%s] is forbidden.", h.topic)
 	}
-	tc, ok := p.b.Topics.Get(h.topic)
 	if !ok {
 		var err error
 		if broker.IsRetryTopic(h.topic) {
-			tc, _ = p.b.Topics.CreateIfAbsent(broker.TopicConfig{TopicName: h.topic, ReadQueueNums: 1,
+			tc, _, err = p.b.Topics.CreateIfAbsent(broker.TopicConfig{TopicName: h.topic, ReadQueueNums: 1,
 				WriteQueueNums: 1, Perm: broker.PermRead | broker.PermWrite})
-		} else if tc, err = p.b.Topics.AutoCreate(h.topic, h.defaultTopic, h.defaultTopicQueueNums); err != nil {
+		} else {
+			tc, err = p.b.Topics.AutoCreate(h.topic, h.defaultTopic, h.defaultTopicQueueNums)
+		}
+		if err != nil {
 			return nil, refuse(remoting.TopicNotExist, "topic[%s] not exist, apply first please!", h.topic)
 		}
 		p.log.Info().Str("topic", h.topic).Int32("queueNums", tc.WriteQueueNums).Msg("topic auto-created on send")
@@ -301,10 +301,35 @@ func (p *brokerProcs) checkSend(h *sendHeader) (*broker.TopicConfig, error) {
 	if !tc.Writable() {
 		return nil, refuse(remoting.NoPermission, "the topic[%s] sending message is forbidden", h.topic)
 	}
-	if h.queueID >= max(tc.WriteQueueNums, tc.ReadQueueNums) {
-		return nil, refuse(remoting.SystemError, "request queueId[%d] is illegal, %s Producer: %s", h.queueID, h.topic, h.producerGroup)
+	// A negative queue id picks one of the write queues: there must be one.
+	if h.queueID >= tc.QueueNums() || (h.queueID < 0 && tc.WriteQueueNums <= 0) {
+		return nil, refuse(remoting.InvalidParameter, "request queueId[%d] is illegal, %s Producer: %s",
+			h.queueID, topicConfigString(tc), c.Remote)
 	}
 	return tc, nil
+}
+
+// topicConfigString is Apache's TopicConfig.toString, as its send refusals
+// print it.
+func topicConfigString(tc *broker.TopicConfig) string {
+	perm := []byte("---")
+	if tc.Readable() {
+		perm[0] = 'R'
+	}
+	if tc.Writable() {
+		perm[1] = 'W'
+	}
+	if tc.Perm&broker.PermInherit != 0 {
+		perm[2] = 'X'
+	}
+	attrs := make([]string, 0, len(tc.Attributes))
+	for k, v := range tc.Attributes {
+		attrs = append(attrs, k+"="+v)
+	}
+	sort.Strings(attrs)
+	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=%s, "+
+		"topicSysFlag=%d, order=%t, attributes={%s}]", tc.TopicName, tc.ReadQueueNums, tc.WriteQueueNums, perm,
+		tc.TopicFilterType, tc.TopicSysFlag, tc.Order, strings.Join(attrs, ", "))
 }
 
 func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Command {

@@ -1,8 +1,6 @@
 package processor
 
 import (
-	"fmt"
-
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -18,51 +16,72 @@ func (p *brokerProcs) registerTopics(t Table) {
 	t[remoting.DeleteSubscriptionGroup] = p.deleteSubscriptionGroup
 }
 
-func (p *brokerProcs) updateAndCreateTopic(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+// updateAndCreateTopic serves UPDATE_AND_CREATE_TOPIC (CreateTopicRequestHeader):
+// the name, system-topic and queue-count rules are the broker's
+// (Broker.UpdateTopic), refusals INVALID_PARAMETER.
+func (p *brokerProcs) updateAndCreateTopic(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := broker.ValidTopicName(topic); err != nil {
-		return remoting.NewResponse(req, remoting.SystemError, err.Error())
-	}
-	if topic == p.b.Config.BrokerClusterName {
-		return remoting.NewResponse(req, remoting.SystemError,
-			fmt.Sprintf("the topic[%s] is conflict with system topic.", topic))
-	}
 	tc := broker.TopicConfig{
 		TopicName:       topic,
-		ReadQueueNums:   int32(req.OptInt64("readQueueNums", 16)),
-		WriteQueueNums:  int32(req.OptInt64("writeQueueNums", 16)),
-		Perm:            int32(req.OptInt64("perm", int64(broker.PermRead|broker.PermWrite))),
 		TopicFilterType: req.Str("topicFilterType"),
-		TopicSysFlag:    int32(req.OptInt64("topicSysFlag", 0)),
 		Order:           req.Bool("order"),
 	}
-	if tc.ReadQueueNums <= 0 || tc.WriteQueueNums <= 0 {
-		return remoting.NewResponse(req, remoting.SystemError,
-			fmt.Sprintf("queue nums must be positive: read %d write %d", tc.ReadQueueNums, tc.WriteQueueNums))
+	// Integer fields as Apache's decoder reads them: a value that is not an
+	// int32 is a bad header, never truncated to one.
+	for _, f := range []struct {
+		key string
+		dst *int32
+		def int32
+	}{
+		{"readQueueNums", &tc.ReadQueueNums, 16},
+		{"writeQueueNums", &tc.WriteQueueNums, 16},
+		{"perm", &tc.Perm, broker.PermRead | broker.PermWrite},
+		{"topicSysFlag", &tc.TopicSysFlag, 0},
+	} {
+		if *f.dst, err = optInt32(req, f.key, f.def); err != nil {
+			return p.fail(req, err)
+		}
 	}
-	p.b.Topics.Put(tc)
+	if err := p.b.UpdateTopic(tc); err != nil {
+		return p.refuse(c, req, err)
+	}
 	p.log.Info().Str("topic", topic).Int32("readQueueNums", tc.ReadQueueNums).
 		Int32("writeQueueNums", tc.WriteQueueNums).Int32("perm", tc.Perm).Msg("topic created or updated")
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
-func (p *brokerProcs) deleteTopic(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+// refuse answers an admin request the broker refused, with a sampled line
+// naming the caller: a hostile name is worth an operator's look.
+func (p *brokerProcs) refuse(c *remoting.Conn, req *remoting.Command, err error) *remoting.Command {
+	remote := ""
+	if c != nil {
+		remote = c.Remote
+	}
+	p.refused.Warn().Str("remote", remote).Int32("code", req.Code).Str("reason", logName(err.Error())).
+		Msg("admin request refused")
+	return p.fail(req, err)
+}
+
+// optInt32 reads an optional int32 header field: def when absent or empty.
+func optInt32(req *remoting.Command, key string, def int32) (int32, error) {
+	if req.Str(key) == "" {
+		return def, nil
+	}
+	return req.Int32(key)
+}
+
+func (p *brokerProcs) deleteTopic(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
 		return p.fail(req, err)
 	}
-	p.b.Topics.Delete(topic)
-	p.b.Offsets.DeleteTopic(topic)
-	// Removing consume queue files is disk work: off the event loop.
-	p.b.Go(func() {
-		if err := p.b.Store.DeleteTopic(topic); err != nil {
-			p.log.Error().Err(err).Str("topic", topic).Msg("delete topic files")
-		}
-	})
-	p.log.Info().Str("topic", topic).Msg("topic deleted")
+	if err := p.b.DeleteTopic(topic); err != nil {
+		return p.refuse(c, req, err)
+	}
+	p.log.Info().Str("topic", topic).Str("remote", c.Remote).Msg("topic deleted")
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
@@ -92,15 +111,23 @@ func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Comm
 	return resp
 }
 
-func (p *brokerProcs) updateSubscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+// decodeGroupConfig reads UPDATE_AND_CREATE_SUBSCRIPTIONGROUP's body
+// (SubscriptionGroupConfig) over Apache's defaults.
+func decodeGroupConfig(body []byte) (broker.GroupConfig, error) {
 	gc := broker.DefaultGroupConfig("")
-	if err := jsoniter.Unmarshal(req.Body, &gc); err != nil {
+	err := jsoniter.Unmarshal(body, &gc)
+	return gc, err
+}
+
+func (p *brokerProcs) updateSubscriptionGroup(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	gc, err := decodeGroupConfig(req.Body)
+	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
 	}
-	if gc.GroupName == "" {
-		return remoting.NewResponse(req, remoting.SystemError, "groupName is empty")
+	// Upstream's validateGroup (5.3.3 takes any name) and bounded retry queues.
+	if err := p.b.Groups.Put(gc); err != nil {
+		return p.refuse(c, req, err)
 	}
-	p.b.Groups.Put(gc)
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 

@@ -1,0 +1,174 @@
+package broker
+
+// Topic and group names as Apache's TopicValidator checks them: 5.3.3's topic
+// rule (characters ^[%|a-zA-Z0-9_-]+$, at most 127), upstream's group rule
+// (validateGroup: the same characters, at most 120, so that %RETRY%<group>
+// and %DLQ%<group> are valid topics), the system topics and the topics
+// clients may not send to. A name that passes contains no '/', '.', NUL or
+// control character, so it is safe as a file name under the store.
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Name limits (TopicValidator.TOPIC_MAX_LENGTH, upstream GROUP_MAX_LENGTH).
+const (
+	TopicMaxLength = 127
+	GroupMaxLength = 120
+)
+
+// Topics the broker uses that are not created by rocketgo but are Apache's
+// system topics (TopicValidator).
+const (
+	TransHalfTopic         = "RMQ_SYS_TRANS_HALF_TOPIC"
+	TransOpHalfTopic       = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
+	TransCheckMaxTimeTopic = "TRANS_CHECK_MAX_TIME_TOPIC"
+	SystemTopicPrefix      = "rmq_sys_"
+)
+
+var (
+	// ErrGroupInvalid: a group name that breaks the group rule.
+	ErrGroupInvalid = errors.New("broker: group name invalid")
+	// ErrQueueNumsInvalid: queue counts outside [1, maxTopicQueueNums].
+	ErrQueueNumsInvalid = errors.New("broker: queue nums invalid")
+)
+
+// InvalidError is a name or number the broker refuses. Remark is what the
+// client is told: Apache's words where Apache refuses the same. It wraps
+// Kind (ErrTopicInvalid, ErrGroupInvalid or ErrQueueNumsInvalid), which the
+// processor answers INVALID_PARAMETER.
+type InvalidError struct {
+	Remark string
+	Kind   error
+}
+
+func (e *InvalidError) Error() string { return e.Remark }
+func (e *InvalidError) Unwrap() error { return e.Kind }
+
+// Remarks of TopicValidator.validateTopic (5.3.3).
+const (
+	remarkTopicBlank   = "The specified topic is blank."
+	remarkTopicIllegal = "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+	remarkTopicTooLong = "The specified topic is longer than topic max length."
+)
+
+// validChar is TopicValidator.VALID_CHAR_BIT_MAP.
+var validChar = func() (m [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		m[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		m[c] = true
+		m[c-'a'+'A'] = true
+	}
+	m['%'], m['|'], m['_'], m['-'] = true, true, true, true
+	return m
+}()
+
+// illegalName is TopicValidator.isTopicOrGroupIllegal. Any byte of a
+// multi-byte UTF-8 sequence is illegal, as every non-ASCII char is in Java.
+func illegalName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !validChar[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// blank is Apache's UtilAll.isBlank: empty or only Java whitespace
+// (Character.isWhitespace: the ASCII controls 9-13 and 28-31, and Unicode
+// space separators other than the no-break ones).
+func blank(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') && (c < 0x1c || c > 0x1f) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == 0xa0 || r == 0x2007 || r == 0x202f ||
+			!(unicode.Is(unicode.Zs, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// ValidTopicName applies TopicValidator.validateTopic (5.3.3), in its order:
+// blank, characters, length. The error is an *InvalidError wrapping
+// ErrTopicInvalid whose Remark is Apache's.
+func ValidTopicName(name string) error {
+	switch {
+	case blank(name):
+		return &InvalidError{Remark: remarkTopicBlank, Kind: ErrTopicInvalid}
+	case illegalName(name):
+		return &InvalidError{Remark: remarkTopicIllegal, Kind: ErrTopicInvalid}
+	case len(name) > TopicMaxLength:
+		return &InvalidError{Remark: remarkTopicTooLong, Kind: ErrTopicInvalid}
+	}
+	return nil
+}
+
+// ValidGroupName applies upstream's TopicValidator.validateGroup (5.3.3 has
+// no such check on the broker; see the README). The error is an
+// *InvalidError wrapping ErrGroupInvalid with upstream's remark.
+func ValidGroupName(name string) error {
+	switch {
+	case blank(name):
+		return &InvalidError{Remark: "The specified group is blank.", Kind: ErrGroupInvalid}
+	case illegalName(name):
+		return &InvalidError{Remark: "The specified group: " + name +
+			", contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$", Kind: ErrGroupInvalid}
+	case len(name) > GroupMaxLength:
+		return &InvalidError{Remark: "The specified group: " + name + ", is longer than group max length: 120",
+			Kind: ErrGroupInvalid}
+	}
+	return nil
+}
+
+// staticSystemTopics is TopicValidator.SYSTEM_TOPIC_SET before the broker
+// adds its own (cluster name, broker name, trace and reply topics: see
+// Topics.putSystem).
+var staticSystemTopics = map[string]bool{
+	AutoCreateTopicKey:     true,
+	ScheduleTopic:          true,
+	"BenchmarkTest":        true,
+	TransHalfTopic:         true,
+	"RMQ_SYS_TRACE_TOPIC":  true,
+	TransOpHalfTopic:       true,
+	TransCheckMaxTimeTopic: true,
+	SelfTestTopic:          true,
+	OffsetMovedEvent:       true,
+	"CHECKPOINT_TOPIC":     true,
+}
+
+// notAllowedSend is TopicValidator.NOT_ALLOWED_SEND_TOPIC_SET plus the timer
+// topic: a message staged there is delivered to the topic its REAL_TOPIC
+// names, so a client that could write it directly could write anywhere.
+var notAllowedSend = map[string]bool{
+	ScheduleTopic:          true,
+	TransHalfTopic:         true,
+	TransOpHalfTopic:       true,
+	TransCheckMaxTimeTopic: true,
+	SelfTestTopic:          true,
+	OffsetMovedEvent:       true,
+	TimerTopic:             true,
+}
+
+// NotAllowedSend reports whether clients may not send to topic
+// (TopicValidator.isNotAllowedSendTopic, plus rmq_sys_wheel_timer).
+func NotAllowedSend(topic string) bool { return notAllowedSend[topic] }
+
+// isSystemTopicName is TopicValidator.isSystemTopic without the names a
+// broker adds from its config (Topics.IsSystem has those).
+func isSystemTopicName(topic string) bool {
+	return staticSystemTopics[topic] || strings.HasPrefix(topic, SystemTopicPrefix)
+}
