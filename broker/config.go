@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -49,6 +50,11 @@ type Config struct {
 	// Apache 5.x; the timer lives in the broker here.
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
 	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
+
+	// Connections, frames and output (issue #11): NettyServerConfig's
+	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
+	// own bounds beside them (remoting.Limits holds the keys).
+	Limits remoting.Limits
 
 	Store store.Config
 }
@@ -94,6 +100,7 @@ func DefaultConfig() Config {
 		FlushDelayOffsetInterval:          10000,
 		TimerWheelEnable:                  true,
 		TimerMaxDelaySec:                  3 * 24 * 3600,
+		Limits:                            remoting.DefaultLimits(), // connections, frames and output (issue #11)
 		Store:                             sc,
 	}
 }
@@ -117,6 +124,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)
+	}
+	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
+		return fmt.Errorf("broker: %w", err)
 	}
 	return nil
 }

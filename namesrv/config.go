@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Config holds the keys of Apache's NamesrvConfig and NettyServerConfig that
@@ -43,6 +45,11 @@ type Config struct {
 	ListenPort int `key:"listenPort"`
 	// ServerSelectorThreads is the number of event loops.
 	ServerSelectorThreads int `key:"serverSelectorThreads"`
+
+	// Connections, frames and output (issue #11): NettyServerConfig's
+	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
+	// own bounds beside them (remoting.Limits holds the keys).
+	Limits remoting.Limits
 }
 
 // DefaultConfig returns Apache's defaults (NamesrvStartup sets listenPort 9876).
@@ -64,6 +71,7 @@ func DefaultConfig() Config {
 		BindAddress:                       "0.0.0.0",
 		ListenPort:                        9876,
 		ServerSelectorThreads:             3,
+		Limits:                            remoting.DefaultLimits(), // connections, frames and output (issue #11)
 	}
 }
 
@@ -80,6 +88,9 @@ func (c Config) Validate() error {
 	}
 	if c.ServerSelectorThreads < 0 {
 		return fmt.Errorf("namesrv: serverSelectorThreads %d is negative", c.ServerSelectorThreads)
+	}
+	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
+		return fmt.Errorf("namesrv: %w", err)
 	}
 	return nil
 }

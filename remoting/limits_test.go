@@ -509,3 +509,36 @@ func TestDefaultHeaderLimitAdmitsLargestProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestLimitsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		lim       Limits
+		ok        bool
+		high, low int
+	}{
+		{"defaults", DefaultLimits(), true, DefaultHighWater, DefaultLowWater},
+		{"zero", Limits{}, true, DefaultHighWater, DefaultLowWater},
+		{"high only", Limits{WriteBufferHighWaterMark: 1 << 20}, true, 1 << 20, 512 << 10},
+		{"low only", Limits{WriteBufferLowWaterMark: 6 << 20}, true, DefaultHighWater, 6 << 20},
+		{"both", Limits{WriteBufferHighWaterMark: 64 << 10, WriteBufferLowWaterMark: 32 << 10}, true, 64 << 10, 32 << 10},
+		{"low above high", Limits{WriteBufferHighWaterMark: 1 << 20, WriteBufferLowWaterMark: 2 << 20}, false, 0, 0},
+		{"negative idle", Limits{ServerChannelMaxIdleTimeSeconds: -1}, false, 0, 0},
+		{"negative budget", Limits{ServerInputBufferMaxBytes: -1}, false, 0, 0},
+		{"negative connections", Limits{ServerMaxConnections: -1}, false, 0, 0},
+		{"negative header", Limits{ServerMaxHeaderBytes: -1}, false, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.lim.Validate()
+			if (err == nil) != tc.ok {
+				t.Fatalf("Validate: %v", err)
+			}
+			if tc.ok && (tc.lim.highWater() != tc.high || tc.lim.lowWater() != tc.low) {
+				t.Fatalf("marks %d/%d, want %d/%d", tc.lim.highWater(), tc.lim.lowWater(), tc.high, tc.low)
+			}
+		})
+	}
+	if n := ConnLimitFromRlimit(); n < 1 {
+		t.Fatalf("connection limit from RLIMIT_NOFILE: %d", n)
+	}
+}
