@@ -204,6 +204,13 @@ func pullReq(topic, group string, queueID int, offset int64) *rawCmd {
 // knownExtraKeys are keys rocketgo reports that Apache 5.3.3 does not, on purpose.
 var knownExtraKeys = map[string]bool{
 	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
+	// rocketgo's own connection, frame and output bounds (remoting.Limits, issue #11)
+	"serverMaxConnections":               true,
+	"serverIncompleteFrameTimeoutMillis": true,
+	"serverInputBufferMaxBytes":          true,
+	"serverSlowConsumerTimeoutMillis":    true,
+	"serverMaxHeaderBytes":               true,
+	"serverMaxHeaderFields":              true,
 }
 
 // probe is one scenario, run against each target.
