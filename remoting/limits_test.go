@@ -542,3 +542,28 @@ func TestLimitsValidate(t *testing.T) {
 		t.Fatalf("connection limit from RLIMIT_NOFILE: %d", n)
 	}
 }
+
+// An engine that stops without Shutdown is reported (Done, Err): the
+// binaries exit non-zero on it, so a supervisor restarts them.
+func TestEngineStopIsReported(t *testing.T) {
+	s := NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1}, &testHandler{}, testutil.Logger())
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = s.eng.Stop(cctx) // behind the server's back, as gnet's own acceptor did on EMFILE
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done not closed")
+	}
+	if s.Err() == nil {
+		t.Fatal("Err is nil after an unrequested stop")
+	}
+}
