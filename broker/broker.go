@@ -134,6 +134,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		Addr:         net.JoinHostPort(b.Config.BindAddress, strconv.Itoa(b.Config.ListenPort)),
 		NumEventLoop: b.Config.ServerWorkerThreads,
 		OnClose:      b.connClosed,
+		Limits:       b.Config.Limits,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
 		_ = b.Store.Shutdown(context.Background())

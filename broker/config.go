@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -72,6 +73,10 @@ type Config struct {
 	// queues, nor a group more retry queues (rocketgo's key).
 	ValidateSystemTopicWhenUpdateTopic bool  `key:"validateSystemTopicWhenUpdateTopic"`
 	MaxTopicQueueNums                  int32 `key:"maxTopicQueueNums"`
+	// Connections, frames and output (issue #11): NettyServerConfig's
+	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
+	// own bounds beside them (remoting.Limits holds the keys).
+	Limits remoting.Limits
 
 	Store store.Config
 }
@@ -128,6 +133,7 @@ func DefaultConfig() Config {
 		// names and paths (issue #11)
 		ValidateSystemTopicWhenUpdateTopic: true,
 		MaxTopicQueueNums:                  1024,
+		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
 	}
 }
 
@@ -162,6 +168,9 @@ func (c *Config) Validate() error {
 	// names and paths (issue #11)
 	if c.MaxTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: maxTopicQueueNums %d must be positive", c.MaxTopicQueueNums)
+	}
+	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
+		return fmt.Errorf("broker: %w", err)
 	}
 	return nil
 }

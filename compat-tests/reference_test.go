@@ -211,6 +211,13 @@ var knownExtraKeys = map[string]bool{
 	// Issue #11 (sched): rocketgo's own bounds, README "Registration, scheduled messages, caches and parked pulls".
 	"filterCacheMaxBytes": true, "filterExpressionMaxLength": true, "maxParkedPulls": true,
 	"maxTopicQueueNums": true, // rocketgo's bound on the queues of a topic (issue #11; Apache has none)
+	// rocketgo's own connection, frame and output bounds (remoting.Limits, issue #11)
+	"serverMaxConnections":               true,
+	"serverIncompleteFrameTimeoutMillis": true,
+	"serverInputBufferMaxBytes":          true,
+	"serverSlowConsumerTimeoutMillis":    true,
+	"serverMaxHeaderBytes":               true,
+	"serverMaxHeaderFields":              true,
 }
 
 // probe is one scenario, run against each target.

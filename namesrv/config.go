@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Config holds the keys of Apache's NamesrvConfig and NettyServerConfig that
@@ -48,6 +50,10 @@ type Config struct {
 	// what a compressed REGISTER_BROKER body may inflate to (rocketgo's own
 	// key; Apache has no bound): a larger one is refused, SYSTEM_ERROR.
 	RegisterBodyMaxInflatedBytes int64 `key:"registerBodyMaxInflatedBytes"`
+	// Connections, frames and output (issue #11): NettyServerConfig's
+	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
+	// own bounds beside them (remoting.Limits holds the keys).
+	Limits remoting.Limits
 }
 
 // DefaultConfig returns Apache's defaults (NamesrvStartup sets listenPort 9876).
@@ -70,6 +76,7 @@ func DefaultConfig() Config {
 		ListenPort:                        9876,
 		ServerSelectorThreads:             3,
 		RegisterBodyMaxInflatedBytes:      DefaultMaxRegisterBodyInflated,
+		Limits:                            remoting.DefaultLimits(), // connections, frames and output (issue #11)
 	}
 }
 
@@ -89,6 +96,9 @@ func (c Config) Validate() error {
 	}
 	if c.ServerSelectorThreads < 0 {
 		return fmt.Errorf("namesrv: serverSelectorThreads %d is negative", c.ServerSelectorThreads)
+	}
+	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
+		return fmt.Errorf("namesrv: %w", err)
 	}
 	return nil
 }

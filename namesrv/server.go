@@ -67,6 +67,7 @@ func (s *Server) Start(h remoting.Handler) error {
 		Addr:         addr,
 		NumEventLoop: s.Config.ServerSelectorThreads,
 		OnClose:      s.connClosed,
+		Limits:       s.Config.Limits,
 	}, h, s.root)
 	if err := rs.Start(); err != nil {
 		return fmt.Errorf("namesrv: start: %w", err)

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/panjf2000/gnet/v2"
 )
@@ -21,6 +22,7 @@ type Conn struct {
 
 	gc     gnet.Conn
 	srv    *Server
+	opened atomic.Bool // OnOpen ran: the accept loop counts a failed registration back
 	closed atomic.Bool
 	// why is set before the server itself closes the connection (a bad
 	// frame, a limit); nil when the peer closed it or the socket failed.
@@ -37,10 +39,28 @@ type Conn struct {
 	lateSpare   []byte // the other buffer; loop-only
 	flushLateFn gnet.AsyncCallback
 
+	// Times on the server's clock (Server.now), read by the sweeper.
+	lastRead   atomic.Int64 // bytes last read (or the connection opened)
+	inSince    atomic.Int64 // in began holding input; 0 while it is empty
+	aboveSince atomic.Int64 // output went above the high-water mark; 0 below it
+	// lateOut counts the bytes of late frames (Reply, Send) not yet handed
+	// to gnet: they count toward the output marks.
+	lateOut atomic.Int64
+
 	// out collects inline answers during one OnTraffic; loop-only.
 	out  []byte
 	iov  [][]byte // writev scratch for large inline answers; loop-only
 	text []byte   // header text arena of the requests (pool.go); loop-only
+
+	// Input read from gnet but not yet served (input.go); loop-only.
+	in        []byte // in[inOff:] is the unserved stream: a partial frame, or requests held back
+	inOff     int
+	inFrame   int // size of the frame at in[inOff:] with its length field, once known; else 0
+	inCharged int // cap(in), as charged to the server's input budget
+
+	// Backpressure (server.go); loop-only.
+	resume      *time.Timer // wakes the connection to look at its output again
+	resumeDelay time.Duration
 }
 
 // Closed reports whether the connection has gone.
@@ -66,6 +86,12 @@ func (c *Conn) closeFor(err error) {
 	c.why.CompareAndSwap(nil, &err)
 }
 
+// cut closes the connection for err, from any goroutine.
+func (c *Conn) cut(err error) {
+	c.closeFor(err)
+	_ = c.gc.Close()
+}
+
 // Reply writes a late answer (long poll, flush wait) from any goroutine. A
 // response for a closed connection is dropped. A large body is handed to the
 // socket as is (writev), not copied into the frame.
@@ -76,17 +102,28 @@ func (c *Conn) Reply(resp *Command) {
 	}
 	if writesInline(resp) {
 		c.lateMu.Lock()
+		n := len(c.late)
 		c.late = AppendFrame(c.late, resp)
+		c.lateOut.Add(int64(len(c.late) - n))
 		c.lateMu.Unlock()
 		resp.done()
-		c.scheduleLate()
+		_ = c.scheduleLate()
 		return
 	}
-	bufs := resp.iovec(make([][]byte, 0, len(resp.BodyVec)+2), AppendFrameHeader(nil, resp))
-	if err := c.gc.AsyncWritev(bufs, func(gnet.Conn, error) error {
-		resp.done() // runs on the loop after the write (or with the close error)
+	header := AppendFrameHeader(nil, resp)
+	size := int64(len(header) + resp.BodyLen())
+	bufs := resp.iovec(make([][]byte, 0, len(resp.BodyVec)+2), header)
+	c.lateOut.Add(size)
+	if err := c.gc.AsyncWritev(bufs, func(gc gnet.Conn, err error) error {
+		// On the loop, after the write (or with the close error).
+		c.lateOut.Add(-size)
+		resp.done()
+		if err == nil {
+			c.srv.wrote(gc, c)
+		}
 		return nil
 	}); err != nil {
+		c.lateOut.Add(-size)
 		resp.done() // the loop cannot be woken; the callback will not run
 	}
 }
@@ -107,6 +144,7 @@ func (c *Conn) write(frame []byte) error {
 	}
 	c.lateMu.Lock()
 	c.late = append(c.late, frame...)
+	c.lateOut.Add(int64(len(frame)))
 	c.lateMu.Unlock()
 	return c.scheduleLate()
 }
@@ -137,9 +175,11 @@ func (c *Conn) flushLate(gc gnet.Conn, err error) error {
 	out := c.late
 	c.late = c.lateSpare[:0]
 	c.lateQueued = false
+	c.lateOut.Add(-int64(len(out)))
 	c.lateMu.Unlock()
 	if err == nil && len(out) > 0 && !c.closed.Load() {
 		_, _ = gc.Write(out) // gnet copies what the socket does not take
+		c.srv.wrote(gc, c)
 	}
 	if cap(out) <= 1<<20 {
 		c.lateSpare = out[:0]

@@ -22,7 +22,18 @@
 //     (pool.go). A response from NewResponse is recycled once written.
 //   - Handlers run on the event loop and must not block; late answers go through
 //     Conn.Reply, which uses the loop's asynchronous write.
+//   - Everything a client can make the server hold is bounded (Limits):
+//     connections, input read and not yet served (kept in the connection's
+//     own buffer, never in gnet's, and charged to one budget), output not yet
+//     sent (above the high-water mark the connection's requests are not
+//     read), header bytes and fields. Crossing a bound closes or refuses the
+//     connection with a sampled log line and records why
+//     (Conn.ClosedByServer), or answers the request with an error.
+//   - A resource error at accept (EMFILE, ENFILE, ENOBUFS, ENOMEM) never stops
+//     the server: it sheds the pending connection and backs off.
 //
-// Goroutines: the gnet engine (Server.Start/Shutdown); one reader per client
-// connection (Client, closed by Client.Close).
+// Goroutines: the gnet engine, the accept loop and the sweeper (idle and
+// incomplete-frame limits, the clock), all started by Server.Start and
+// stopped by Server.Shutdown; one reader per client connection (Client,
+// closed by Client.Close).
 package remoting

@@ -43,15 +43,17 @@ func AppendFrameHeader(dst []byte, c *Command) []byte {
 // of the returned Command aliases frame, so frame must be owned by the caller.
 func DecodeFrame(frame []byte) (*Command, error) {
 	c := &Command{}
-	if err := decodeInto(c, frame, nil); err != nil {
+	if err := decodeInto(c, frame, nil, 0); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // decodeInto fills c, whose fields are empty, from frame. Body aliases
-// frame; the header's text is copied into arena (see internText).
-func decodeInto(c *Command, frame []byte, arena *[]byte) error {
+// frame; the header's text is copied into arena (see internText). With more
+// than maxFields header fields (0: no limit) it returns ErrTooManyFields and
+// c holds only what an error answer needs: code, opaque, flag, serialize type.
+func decodeInto(c *Command, frame []byte, arena *[]byte, maxFields int) error {
 	if len(frame) < 4 {
 		return fmt.Errorf("%w: %d bytes, need 4", ErrMalformed, len(frame))
 	}
@@ -65,11 +67,16 @@ func decodeInto(c *Command, frame []byte, arena *[]byte) error {
 	var err error
 	switch typ {
 	case JSON:
-		err = decodeJSONHeader(c, header)
+		err = decodeJSONHeader(c, header, maxFields)
 	case RocketMQ:
-		err = decodeBinaryHeader(c, header)
+		err = decodeBinaryHeader(c, header, maxFields)
 	default:
 		return fmt.Errorf("%w: serialize type %d", ErrMalformed, typ)
+	}
+	if errors.Is(err, ErrTooManyFields) {
+		c.Remark, c.ExtFields = "", c.ExtFields[:0] // views into frame: not to be kept
+		c.Serialize = typ
+		return err
 	}
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func BenchmarkEncodeSendResponse(b *testing.B) {
 func decodePooled(b *testing.B, frame []byte) {
 	c := newPooledRequest(len(frame))
 	copy(c.frame, frame)
-	if err := decodeInto(c, c.frame, &benchArena); err != nil {
+	if err := decodeInto(c, c.frame, &benchArena, 256); err != nil {
 		b.Fatal(err)
 	}
 	c.recycle()

@@ -43,8 +43,10 @@ func appendBinaryHeader(dst []byte, c *Command) []byte {
 }
 
 // decodeBinaryHeader fills c from a binary header. The remark and fields are
-// views into b until the caller interns them.
-func decodeBinaryHeader(c *Command, b []byte) error {
+// views into b until the caller interns them. Beyond maxFields fields (0: no
+// limit) the rest are checked but not stored, and ErrTooManyFields is
+// returned with the fixed fields (code, opaque, flag) decoded.
+func decodeBinaryHeader(c *Command, b []byte, maxFields int) error {
 	if len(b) < 21 {
 		return fmt.Errorf("%w: binary header %d bytes, need 21", ErrMalformed, len(b))
 	}
@@ -69,6 +71,7 @@ func decodeBinaryHeader(c *Command, b []byte) error {
 		return fmt.Errorf("%w: extFields length %d exceeds header", ErrMalformed, el)
 	}
 	ext := rest[:el]
+	over := false
 	for len(ext) > 0 {
 		if len(ext) < 2 {
 			return fmt.Errorf("%w: truncated extFields key length", ErrMalformed)
@@ -89,9 +92,16 @@ func decodeBinaryHeader(c *Command, b []byte) error {
 			return fmt.Errorf("%w: extFields value length %d", ErrMalformed, vl)
 		}
 		if kl > 0 && vl > 0 { // Java's readStr turns a zero length into null: absent
-			c.ExtFields = append(c.ExtFields, Field{view(k), view(ext[:vl])})
+			if maxFields > 0 && len(c.ExtFields) >= maxFields {
+				over = true
+			} else {
+				c.ExtFields = append(c.ExtFields, Field{view(k), view(ext[:vl])})
+			}
 		}
 		ext = ext[vl:]
+	}
+	if over {
+		return ErrTooManyFields
 	}
 	return nil
 }

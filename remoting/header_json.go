@@ -99,21 +99,29 @@ func AppendJSONString(dst []byte, s string) []byte {
 
 // decodeJSONHeader fills c from a JSON header. Strings without escapes are
 // views into b, unescaped ones live in c.scratch, until the caller interns
-// them. Numbers must be integers; unknown keys are skipped whatever their value.
-func decodeJSONHeader(c *Command, b []byte) error {
-	p := jsonParser{s: view(b), esc: c.scratch[:0]}
+// them. Numbers must be integers; unknown keys are skipped whatever their
+// value. Beyond maxFields extFields (0: no limit) the rest are parsed but
+// not stored, and ErrTooManyFields is returned once the whole header (and
+// so the opaque, wherever it is) has been read.
+func decodeJSONHeader(c *Command, b []byte, maxFields int) error {
+	p := jsonParser{s: view(b), esc: c.scratch[:0], maxFields: maxFields}
 	err := p.header(c)
 	c.scratch = p.esc
 	if err != nil {
 		return fmt.Errorf("%w: JSON header: %v at byte %d", ErrMalformed, err, p.i)
 	}
+	if p.over {
+		return ErrTooManyFields
+	}
 	return nil
 }
 
 type jsonParser struct {
-	s   string
-	i   int
-	esc []byte // unescaped strings; never grown in place while views into it live
+	s         string
+	i         int
+	esc       []byte // unescaped strings; never grown in place while views into it live
+	maxFields int    // extFields stored at most (0: all)
+	over      bool   // more extFields than maxFields were seen
 }
 
 var (
@@ -230,6 +238,10 @@ func (p *jsonParser) extFields(c *Command) error {
 		return nil
 	}
 	return p.object(func(key string) error {
+		if p.maxFields > 0 && len(c.ExtFields) >= p.maxFields && p.peek() != 'n' {
+			p.over = true
+			return p.skip(0)
+		}
 		switch p.peek() {
 		case '"':
 			v, err := p.str()

@@ -20,6 +20,7 @@ const (
 	codeLate  int32 = 2
 	codePanic int32 = 3
 	codeBig   int32 = 4 // late answer with a large, released body
+	codePark  int32 = 5 // parked until the test wakes it (a long-polling pull), then a 200 KiB answer
 )
 
 type testHandler struct {
@@ -27,6 +28,29 @@ type testHandler struct {
 	released atomic.Int32
 	mu       sync.Mutex
 	kept     map[int32]string // echo values kept past their request, by opaque
+	parked   []parked
+}
+
+type parked struct {
+	c    *Conn
+	resp *Command
+}
+
+// wakeParked answers every parked request from other goroutines.
+func (h *testHandler) wakeParked() {
+	h.mu.Lock()
+	ps := h.parked
+	h.parked = nil
+	h.mu.Unlock()
+	for _, p := range ps {
+		go p.c.Reply(p.resp)
+	}
+}
+
+func (h *testHandler) parkedCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.parked)
 }
 
 func (h *testHandler) Serve(c *Conn, req *Command) *Command {
@@ -51,6 +75,13 @@ func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 		return nil
 	case codePanic:
 		panic("boom")
+	case codePark:
+		resp := NewResponse(req, Success, "")
+		resp.Body = bytes.Repeat([]byte{'p'}, 200<<10)
+		h.mu.Lock()
+		h.parked = append(h.parked, parked{c, resp})
+		h.mu.Unlock()
+		return nil
 	case codeBig:
 		resp := NewResponse(req, Success, "")
 		resp.Body = bytes.Repeat([]byte{'x'}, 200<<10)

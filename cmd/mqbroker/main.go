@@ -17,9 +17,17 @@ import (
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/processor"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 func main() {
+	os.Exit(run())
+}
+
+// run returns the exit status: 0 after a requested stop, 1 when the broker
+// could not start, stopped serving on its own, or did not shut down cleanly
+// (a supervisor restarts it then).
+func run() int {
 	confFile := flag.String("c", "", "broker config file (Java properties, Apache key names)")
 	namesrv := flag.String("n", "", "name server address list, e.g. 127.0.0.1:9876;127.0.0.2:9876")
 	printConf := flag.Bool("p", false, "print the effective configuration and exit")
@@ -29,7 +37,8 @@ func main() {
 	cfg := broker.DefaultConfig()
 	if *confFile != "" {
 		if err := config.Load(*confFile, &cfg, log); err != nil {
-			log.Fatal().Err(err).Msg("load config")
+			log.Error().Err(err).Msg("load config")
+			return 1
 		}
 	}
 	if *namesrv != "" {
@@ -39,33 +48,56 @@ func main() {
 		for _, kv := range config.Pairs(cfg) {
 			fmt.Printf("%s=%s\n", kv[0], kv[1])
 		}
-		return
+		return 0
 	}
+	logFileLimit(log)
 	b, err := broker.New(cfg, log)
 	if err != nil {
-		log.Fatal().Err(err).Msg("open broker")
+		log.Error().Err(err).Msg("open broker")
+		return 1
 	}
 	startPprof(log)
 	if err := b.Start(processor.BrokerTable(b, log)); err != nil {
-		log.Fatal().Err(err).Msg("start broker")
+		log.Error().Err(err).Msg("start broker")
+		return 1
 	}
 	// Apache's start-up line on stdout: scripts and container checks wait for it.
 	fmt.Printf("The broker[%s, %s] boot success. serializeType=JSON and name server is %s\n",
 		cfg.BrokerName, b.Config.Addr(), cfg.NamesrvAddr)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	code := 0
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
 	case <-b.Done():
 		log.Error().Err(b.Err()).Msg("network engine stopped unexpectedly")
+		code = 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := b.Shutdown(ctx); err != nil {
 		log.Error().Err(err).Msg("shutdown")
-		os.Exit(1)
+		code = 1
 	}
+	return code
+}
+
+// logFileLimit logs the open file limit the broker runs with: each
+// connection takes a descriptor, and serverMaxConnections 0 is derived from
+// it. Go has already raised the soft limit to the hard one.
+func logFileLimit(log zerolog.Logger) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		log.Warn().Err(err).Msg("open file limit unknown")
+		return
+	}
+	ev := log.Info()
+	if rl.Cur < 4096 {
+		ev = log.Warn() // fewer connections than a busy broker needs; raise the hard limit (ulimit -Hn)
+	}
+	ev.Uint64("soft", rl.Cur).Uint64("hard", rl.Max).Int("derivedMaxConnections", remoting.ConnLimitFromRlimit()).
+		Msg("open file limit")
 }
 
 func newLogger() zerolog.Logger {
