@@ -331,6 +331,22 @@ func (r *Routes) Expire(now time.Time) []BrokerAddr {
 	return gone
 }
 
+// OnConn returns the brokers registered over a connection, keeping them.
+func (r *Routes) OnConn(connID uint64) []BrokerAddr {
+	if connID == 0 {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []BrokerAddr
+	for key, bl := range r.live {
+		if bl.connID == connID {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
 // ConnClosed removes the brokers registered over the closed connection and
 // returns them.
 func (r *Routes) ConnClosed(connID uint64) []BrokerAddr {

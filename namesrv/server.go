@@ -145,8 +145,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // until it re-registers or expires.
 func (s *Server) connClosed(c *remoting.Conn) {
 	if why := c.ClosedByServer(); why != nil {
-		s.log.Warn().Err(why).Str("remote", c.Remote).
-			Msg("closed a connection; brokers registered over it stay until they expire")
+		// Logged only for brokers: a flood of cut client connections is
+		// already logged, sampled, by the remoting server.
+		for _, b := range s.Routes.OnConn(c.ID) {
+			s.log.Warn().Err(why).Str("clusterName", b.Cluster).Str("brokerAddr", b.Addr).Str("remote", c.Remote).
+				Msg("cut a broker's connection; it stays registered until it re-registers or expires")
+		}
 		return
 	}
 	for _, b := range s.Routes.ConnClosed(c.ID) {

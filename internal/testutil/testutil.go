@@ -27,7 +27,7 @@ func VerifyNoLeaks(m *testing.M) {
 // Logger discards logs unless ROCKETGO_LOG=debug, then writes them to the test log.
 func Logger() zerolog.Logger {
 	if os.Getenv("ROCKETGO_LOG") == "debug" {
-		return zerolog.New(zerolog.NewTestWriter(nil)).Level(zerolog.DebugLevel)
+		return zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.DebugLevel) // a TestWriter needs a t, which callers do not pass
 	}
 	return zerolog.Nop()
 }
