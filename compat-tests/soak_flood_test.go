@@ -11,7 +11,7 @@ package compattest
 //	          sending all of it but the last byte; held until the server
 //	          closes them or 30 s, again
 //	pipeline  20 connections to the broker, each writing 500 pulls of ~256 KB
-//	          answers and never reading; held 30 s, again
+//	          answers and not reading for 30 s, again
 //	header    every 5 s, a ~13 MB header of a million fields (JSON, then
 //	          ROCKETMQ binary) to the broker and the name server in turn
 //	filter    every 5 s, a pull with a new 8 MB TAG expression
@@ -183,7 +183,7 @@ func partialFrameFlood(ctx context.Context, st *floodStats, addr string) {
 	}
 }
 
-// pipelineFlood writes count pulls and never reads the answers.
+// pipelineFlood writes count pulls and does not read the answers for 30 s.
 func pipelineFlood(ctx context.Context, st *floodStats, addr string, pulls []byte, count int) {
 	for ctx.Err() == nil {
 		c, ok := floodDial(ctx, st, addr)
@@ -199,8 +199,13 @@ func pipelineFlood(ctx context.Context, st *floodStats, addr string, pulls []byt
 		if closedByPeer(err) && ctx.Err() == nil {
 			st.closedByServer.Add(1)
 		}
-		if err == nil {
-			sleepCtx(ctx, 30*time.Second)
+		if err == nil && sleepCtx(ctx, 30*time.Second) {
+			// Did the server cut this client that does not read? Read what
+			// is buffered for up to 2 s: EOF or a reset says yes.
+			_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if _, err := io.Copy(io.Discard, c); err == nil || closedByPeer(err) {
+				st.closedByServer.Add(1)
+			}
 		}
 		stop()
 		c.Close()

@@ -7,6 +7,7 @@ package compattest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net"
@@ -142,6 +143,13 @@ func (s *soak) prefillFlood() {
 		p.mustSend(t, m)
 	}
 	p.shutdown()
+	// Acknowledged is not yet dispatched: wait for the consume queue.
+	if !waitFor(t, 10*time.Second, func() bool {
+		n, err := getMaxOffset(s.c.brokerAddr, s.tFlood, 0)
+		return err == nil && n >= soakFloodMsgs
+	}) {
+		t.Fatalf("the %d prefilled flood messages are not in %s queue 0 within 10 s", soakFloodMsgs, s.tFlood)
+	}
 	resp, err := rawInvoke(s.c.brokerAddr, soakPull(s.tFlood, "soak_setup", 0, 0, "*"), 5*time.Second)
 	if err != nil || resp.Code != 0 {
 		t.Fatalf("pull of the prefilled flood topic: %v %v", err, resp)
@@ -581,10 +589,10 @@ func (l *soakLoad) describeAcks(as []soakAck) string {
 // the store, read back
 
 type storeCheck struct {
-	acked, recovered, lost, misplaced, undelivered       int
-	kinds                                                string
-	unchecked                                            string // why the store could not be read
-	lostExamples, misplacedExamples, undeliveredExamples []string
+	acked, recovered, lost, misplaced, undelivered, unverified int
+	kinds                                                      string
+	unchecked                                                  string // why the store could not be read
+	lostExamples, misplacedExamples, undeliveredExamples       []string
 }
 
 // verifyStore reads every queue holding acknowledged plain, batch and order
@@ -610,12 +618,8 @@ func (l *soakLoad) verifyStore() storeCheck {
 		r.unchecked = "the broker is not running"
 		return r
 	}
-	conn, err := net.DialTimeout("tcp", s.c.brokerAddr, 5*time.Second)
-	if err != nil {
-		r.unchecked = "the broker is unreachable: " + err.Error()
-		return r
-	}
-	defer conn.Close()
+	cc := &checkConn{addr: s.c.brokerAddr}
+	defer cc.close()
 
 	type qkey struct {
 		topic string
@@ -638,65 +642,132 @@ func (l *soakLoad) verifyStore() storeCheck {
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i].topic < keys[j].topic || keys[i].topic == keys[j].topic && keys[i].queue < keys[j].queue
 	})
+	lookups := 0
 	for _, k := range keys {
 		as := byQueue[k]
 		lo, hi := as[0].offset, as[0].offset
 		for _, a := range as {
 			lo, hi = min(lo, a.offset), max(hi, a.offset)
 		}
-		stored, scanErr := scanQueue(conn, k.topic, k.queue, lo, hi+1)
+		stored, scanErr := scanQueue(cc, k.topic, k.queue, lo, hi+1)
 		for _, a := range as {
 			if got, ok := stored[a.offset]; ok && got == a.id {
 				r.recovered++
 				continue
 			}
-			where := l.findByKey(conn, a)
+			where := "not searched by key (more than 500 missing)"
+			if lookups++; lookups <= 500 {
+				where = findByKey(cc, a)
+			}
 			desc := fmt.Sprintf("  %s %s topic %s queue %d offset %d sent %s: at that offset %q; %s",
 				soakKindNames[a.kind], a.id, a.topic, a.queue, a.offset, a.sentAt.Format("15:04:05.000"),
 				stored[a.offset], where)
 			if scanErr != nil {
 				desc += "; reading the queue: " + scanErr.Error()
 			}
-			if strings.HasPrefix(where, "found") {
+			switch {
+			case cc.dead():
+				r.unverified++
+			case strings.HasPrefix(where, "found"):
 				r.recovered++
 				r.misplaced++
 				if len(r.misplacedExamples) < 10 {
 					r.misplacedExamples = append(r.misplacedExamples, desc)
 				}
-				continue
-			}
-			r.lost++
-			if len(r.lostExamples) < 10 {
-				r.lostExamples = append(r.lostExamples, desc)
+			default:
+				r.lost++
+				if len(r.lostExamples) < 10 {
+					r.lostExamples = append(r.lostExamples, desc)
+				}
 			}
 		}
 	}
 	end := time.Now().UnixMilli() + 1000
 	for _, a := range scheduled {
-		res, err := queryMessageOn(conn, a.topic, a.id, 32, 0, end, false)
+		res, err := cc.query(a.topic, a.id, end, false)
 		if err == nil && res.code == 0 && hasID(res.records, a.id) {
 			r.recovered++
 			continue
 		}
 		// Not in its topic: still staged, or gone?
 		staging := map[soakKind]string{kindDelay: "SCHEDULE_TOPIC_XXXX", kindTimer: "rmq_sys_wheel_timer"}[a.kind]
-		st, serr := queryMessageOn(conn, staging, a.uniq, 32, 0, end, true)
+		st, serr := cc.query(staging, a.uniq, end, true)
 		desc := fmt.Sprintf("  %s %s (%s) acknowledged in %s queue %d offset %d, sent %s: not in %s (%s)",
 			soakKindNames[a.kind], a.id, a.delay, staging, a.queue, a.offset, a.sentAt.Format("15:04:05.000"), a.topic, answer(res, err))
-		if serr == nil && st.code == 0 && len(st.records) > 0 {
+		switch {
+		case cc.dead():
+			r.unverified++
+		case serr == nil && st.code == 0 && len(st.records) > 0:
 			r.recovered++
 			r.undelivered++
 			if len(r.undeliveredExamples) < 10 {
 				r.undeliveredExamples = append(r.undeliveredExamples, desc+"; still in "+staging)
 			}
-			continue
-		}
-		r.lost++
-		if len(r.lostExamples) < 10 {
-			r.lostExamples = append(r.lostExamples, desc+"; nor in "+staging+" ("+answer(st, serr)+")")
+		default:
+			r.lost++
+			if len(r.lostExamples) < 10 {
+				r.lostExamples = append(r.lostExamples, desc+"; nor in "+staging+" ("+answer(st, serr)+")")
+			}
 		}
 	}
+	if r.unverified > 0 {
+		r.unchecked = fmt.Sprintf("the broker stopped answering during the check (%v); %d messages not verified", cc.last, r.unverified)
+	}
 	return r
+}
+
+// checkConn is the final check's connection to the broker. A request without
+// an answer closes it (the next one dials again); after three such failures
+// in a row the broker counts as gone and every request fails at once, so a
+// hung broker cannot make the check wait 5 s per message.
+type checkConn struct {
+	addr  string
+	conn  net.Conn
+	fails int
+	last  error
+}
+
+var errCheckGone = errors.New("broker gone: three requests in a row without an answer")
+
+func (c *checkConn) dead() bool { return c.fails >= 3 }
+
+func (c *checkConn) close() {
+	if c.conn != nil {
+		c.conn.Close()
+	}
+}
+
+func (c *checkConn) do(f func(net.Conn) error) error {
+	if c.dead() {
+		return errCheckGone
+	}
+	if c.conn == nil {
+		conn, err := net.DialTimeout("tcp", c.addr, 5*time.Second)
+		if err != nil {
+			c.fails++
+			c.last = err
+			return err
+		}
+		c.conn = conn
+	}
+	if err := f(c.conn); err != nil {
+		c.conn.Close()
+		c.conn = nil
+		c.fails++
+		c.last = err
+		return err
+	}
+	c.fails = 0
+	return nil
+}
+
+func (c *checkConn) query(topic, key string, end int64, uniqKey bool) (*queryResult, error) {
+	var res *queryResult
+	err := c.do(func(conn net.Conn) (err error) {
+		res, err = queryMessageOn(conn, topic, key, 32, 0, end, uniqKey)
+		return err
+	})
+	return res, err
 }
 
 func answer(r *queryResult, err error) string {
@@ -720,8 +791,8 @@ func hasID(ms []*primitive.MessageExt, id string) bool {
 }
 
 // findByKey looks a message up by its key (the id) and says where it is.
-func (l *soakLoad) findByKey(conn net.Conn, a soakAck) string {
-	res, err := queryMessageOn(conn, a.topic, a.id, 32, 0, time.Now().UnixMilli()+1000, false)
+func findByKey(cc *checkConn, a soakAck) string {
+	res, err := cc.query(a.topic, a.id, time.Now().UnixMilli()+1000, false)
 	if err != nil || res.code != 0 {
 		return "not found by key (" + answer(res, err) + ")"
 	}
@@ -736,10 +807,14 @@ func (l *soakLoad) findByKey(conn net.Conn, a soakAck) string {
 // scanQueue pulls [from, to) of one queue and returns offset -> id. Bodies
 // must read "body-<id>"; a record whose body does not match is returned as
 // "corrupt:<id>".
-func scanQueue(conn net.Conn, topic string, queue int, from, to int64) (map[int64]string, error) {
+func scanQueue(cc *checkConn, topic string, queue int, from, to int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	for off := from; off < to; {
-		resp, err := invokeOn(conn, soakPull(topic, "soak_verify", queue, off, "*"), 10*time.Second)
+		var resp *rawCmd
+		err := cc.do(func(conn net.Conn) (err error) {
+			resp, err = invokeOn(conn, soakPull(topic, "soak_verify", queue, off, "*"), 10*time.Second)
+			return err
+		})
 		if err != nil {
 			return out, fmt.Errorf("pull %s/%d at %d: %w", topic, queue, off, err)
 		}

@@ -448,7 +448,7 @@ func (s *soak) printTable(v storeCheck, cons consumeCheck, outside []string) {
 	}
 	row("acknowledged", num(int64(v.acked)), v.kinds)
 	if v.unchecked != "" {
-		row("recovered", "not checked", v.unchecked)
+		row("recovered", num(int64(v.recovered)), "NOT CHECKED (all): "+v.unchecked)
 	} else {
 		row("recovered", num(int64(v.recovered)), "in the store after the final restart (at its queue offset; delay/timer: in its topic)")
 	}
