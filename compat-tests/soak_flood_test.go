@@ -36,6 +36,10 @@ import (
 
 type floodStats struct {
 	opened, dialErrors, closedByServer, frames, bytes atomic.Int64
+	// churn(addr) changes whenever that server is killed or back up; a dial
+	// failing while it is down (odd), or a connection that lived across a
+	// change, tells nothing about refusals: our kill -9 did it.
+	churn func(addr string) int64
 }
 
 const (
@@ -95,17 +99,35 @@ func (s *soak) startFloods(ctx context.Context, wg *sync.WaitGroup) {
 	}
 }
 
-func floodDial(ctx context.Context, st *floodStats, addr string) (net.Conn, bool) {
+// floodConn is a flood's connection, remembering the server's churn when it
+// was opened.
+type floodConn struct {
+	net.Conn
+	st    *floodStats
+	addr  string
+	epoch int64
+}
+
+func floodDial(ctx context.Context, st *floodStats, addr string) (*floodConn, bool) {
+	epoch := st.churn(addr)
 	d := net.Dialer{Timeout: 2 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && epoch%2 == 0 && st.churn(addr) == epoch {
 			st.dialErrors.Add(1)
 		}
 		return nil, false
 	}
 	st.opened.Add(1)
-	return c, true
+	return &floodConn{Conn: c, st: st, addr: addr, epoch: epoch}, true
+}
+
+// cut counts err as the server closing the connection, unless it was our
+// timeout, the end of the run, or a kill of the server since the dial.
+func (c *floodConn) cut(ctx context.Context, err error) {
+	if closedByPeer(err) && ctx.Err() == nil && c.st.churn(c.addr) == c.epoch {
+		c.st.closedByServer.Add(1)
+	}
 }
 
 // closedByPeer tells a connection the server closed (EOF, reset, broken pipe)
@@ -122,7 +144,7 @@ func connFlood(ctx context.Context, st *floodStats, addr string, n int, yield fu
 	for ctx.Err() == nil {
 		for yield() && sleepCtx(ctx, 100*time.Millisecond) {
 		}
-		conns := make([]net.Conn, 0, n)
+		conns := make([]*floodConn, 0, n)
 		for len(conns) < n && !yield() {
 			c, ok := floodDial(ctx, st, addr)
 			if !ok {
@@ -137,9 +159,8 @@ func connFlood(ctx context.Context, st *floodStats, addr string, n int, yield fu
 		}
 		for _, c := range conns {
 			_ = c.SetReadDeadline(time.Now().Add(time.Millisecond))
-			if _, err := c.Read(one[:]); closedByPeer(err) {
-				st.closedByServer.Add(1)
-			}
+			_, err := c.Read(one[:])
+			c.cut(ctx, err)
 			c.Close()
 		}
 		sleepCtx(ctx, 5*time.Second)
@@ -175,9 +196,7 @@ func partialFrameFlood(ctx context.Context, st *floodStats, addr string) {
 			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 			_, err = c.Read(one[:])
 		}
-		if closedByPeer(err) && ctx.Err() == nil {
-			st.closedByServer.Add(1)
-		}
+		c.cut(ctx, err)
 		stop()
 		c.Close()
 	}
@@ -196,16 +215,16 @@ func pipelineFlood(ctx context.Context, st *floodStats, addr string, pulls []byt
 		n, err := c.Write(pulls)
 		st.bytes.Add(int64(n))
 		st.frames.Add(int64(n * count / len(pulls)))
-		if closedByPeer(err) && ctx.Err() == nil {
-			st.closedByServer.Add(1)
-		}
+		c.cut(ctx, err)
 		if err == nil && sleepCtx(ctx, 30*time.Second) {
 			// Did the server cut this client that does not read? Read what
 			// is buffered for up to 2 s: EOF or a reset says yes.
 			_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-			if _, err := io.Copy(io.Discard, c); err == nil || closedByPeer(err) {
-				st.closedByServer.Add(1)
+			_, err := io.Copy(io.Discard, c)
+			if err == nil {
+				err = io.EOF
 			}
+			c.cut(ctx, err)
 		}
 		stop()
 		c.Close()
@@ -278,9 +297,7 @@ func oneShot(ctx context.Context, st *floodStats, addr string, f []byte) {
 		st.frames.Add(1)
 		_, err = readFrame(c)
 	}
-	if closedByPeer(err) && ctx.Err() == nil {
-		st.closedByServer.Add(1)
-	}
+	c.cut(ctx, err)
 }
 
 func headerFlood(ctx context.Context, st *floodStats, broker, ns string) {
@@ -424,7 +441,7 @@ func (s *soak) hostileRound() []hostileReq {
 // namesFlood sends one round of hostile requests every 3 s on one
 // connection, reconnecting when the broker closed it (or was killed).
 func (s *soak) namesFlood(ctx context.Context, st *floodStats) {
-	var c net.Conn
+	var c *floodConn
 	defer func() {
 		if c != nil {
 			c.Close()
@@ -448,9 +465,7 @@ func (s *soak) namesFlood(ctx context.Context, st *floodStats) {
 			st.bytes.Add(int64(len(req.Body) + 200))
 			s.hostile.note(h.name, resp, err)
 			if err != nil {
-				if closedByPeer(err) {
-					st.closedByServer.Add(1)
-				}
+				c.cut(ctx, err)
 				c.Close()
 				c = nil
 			}

@@ -152,6 +152,7 @@ type soak struct {
 
 	broker     atomic.Pointer[proc] // the running broker (the sampler reads it)
 	restarting atomic.Bool          // a broker (re)start is waiting for its registration
+	churn      atomic.Int64         // odd while the broker is down by our doing (see floodStats)
 	ns         atomic.Pointer[proc] // the running name server
 	kills      atomic.Int64
 
@@ -182,7 +183,7 @@ func TestSoak(t *testing.T) {
 
 	s := &soak{t: t, cfg: cfg, expected: map[*proc]string{}, floods: map[string]*floodStats{}, hostile: newHostileLog()}
 	for _, f := range soakFloodNames {
-		s.floods[f] = &floodStats{}
+		s.floods[f] = &floodStats{churn: s.churnOf}
 	}
 	s.setup()
 	s.run()
@@ -503,6 +504,26 @@ func humanBytes(n int64) string {
 // ---------------------------------------------------------------------------
 // processes: kill -9, restarts, unexpected exits
 
+// churnOf is floodStats.churn: the broker's down/up count, 0 for the name
+// server (whose kills end the run anyway).
+func (s *soak) churnOf(addr string) int64 {
+	if addr == s.c.brokerAddr {
+		return s.churn.Load()
+	}
+	return 0
+}
+
+// brokerDown and brokerUp move the churn count to odd and back to even.
+func (s *soak) brokerDown() {
+	for n := s.churn.Load(); n%2 == 0 && !s.churn.CompareAndSwap(n, n+1); n = s.churn.Load() {
+	}
+}
+
+func (s *soak) brokerUp() {
+	for n := s.churn.Load(); n%2 == 1 && !s.churn.CompareAndSwap(n, n+1); n = s.churn.Load() {
+	}
+}
+
 // expect marks p as ended by us; its exit is then no failure.
 func (s *soak) expect(p *proc, how string) {
 	s.mu.Lock()
@@ -549,6 +570,8 @@ func (s *soak) startBroker() error {
 	c := s.c
 	s.restarting.Store(true)
 	defer s.restarting.Store(false)
+	s.brokerDown() // a crash or a failed start left it down without a kill of ours
+	defer s.brokerUp()
 	err := c.startBroker()
 	if c.broker != nil {
 		s.broker.Store(c.broker)
@@ -596,6 +619,7 @@ func (s *soak) killLoop(ctx context.Context) {
 			return // died by itself: recorded by watch, the run is aborting
 		}
 		s.expect(p, "kill -9")
+		s.brokerDown()
 		_ = p.cmd.Process.Kill()
 		<-p.done
 		n := s.kills.Add(1)

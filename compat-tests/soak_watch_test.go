@@ -90,6 +90,9 @@ func (s *soak) killForMemory(p *proc) {
 		return
 	}
 	s.expect(p, "SIGKILL by the soak: RSS above the bound")
+	if p == s.broker.Load() {
+		s.brokerDown()
+	}
 	_ = p.cmd.Process.Kill()
 	<-p.done // freeing gigabytes takes a moment; the end must see it gone
 	fmt.Printf("soak %s: %s killed: RSS above the bound\n", s.elapsed(), p.name)
