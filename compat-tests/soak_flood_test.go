@@ -370,13 +370,6 @@ func soakSendV2(topic string, queueID int, props string, body []byte) *rawCmd {
 	}, body)
 }
 
-func createTopicReq(topic string, read, write, perm string) *rawCmd {
-	return javaRequest(17, map[string]string{
-		"topic": topic, "defaultTopic": "TBW102", "readQueueNums": read, "writeQueueNums": write, "perm": perm,
-		"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
-	}, nil)
-}
-
 type hostileReq struct {
 	name string
 	req  func() *rawCmd
@@ -406,19 +399,19 @@ func (s *soak) hostileRound() []hostileReq {
 	huge := "SoakHugeQueues_" + strconv.Itoa(os.Getpid())
 	rs = append(rs,
 		hostileReq{"17 UPDATE_AND_CREATE_TOPIC queues 2147483647", func() *rawCmd {
-			return createTopicReq(huge, "2147483647", "2147483647", "6")
+			return createTopicReq(huge, 2147483647, 2147483647)
 		}},
 		hostileReq{"202 GET_TOPIC_STATS_INFO of that topic", func() *rawCmd {
 			return javaRequest(202, map[string]string{"topic": huge}, nil)
 		}},
 		hostileReq{`17 UPDATE_AND_CREATE_TOPIC "../../evil-create"`, func() *rawCmd {
-			return createTopicReq("../../evil-create", "1", "1", "6")
+			return createTopicReq("../../evil-create", 1, 1)
 		}},
 		hostileReq{`310 SEND to "../../evil-create"`, func() *rawCmd {
 			return soakSendV2("../../evil-create", 0, "TAGS\x01t", []byte("hostile"))
 		}},
 		hostileReq{"17 UPDATE_AND_CREATE_TOPIC SCHEDULE_TOPIC_XXXX perm 2, 1 queue", func() *rawCmd {
-			return createTopicReq("SCHEDULE_TOPIC_XXXX", "1", "1", "2")
+			return createTopicReq("SCHEDULE_TOPIC_XXXX", 1, 1)
 		}},
 		hostileReq{`310 SEND to rmq_sys_wheel_timer REAL_TOPIC "../../evil-timer"`, func() *rawCmd {
 			props := "TIMER_OUT_MS\x01" + strconv.FormatInt(time.Now().Add(time.Second).UnixMilli(), 10) +
