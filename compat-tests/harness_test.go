@@ -275,7 +275,7 @@ func startClusterConf(name, extraConf string) (*cluster, error) {
 	c.brokerAddr = fmt.Sprintf("127.0.0.1:%d", c.brokerPort)
 
 	nsConf := filepath.Join(c.dir, "namesrv.properties")
-	if err := os.WriteFile(nsConf, []byte(fmt.Sprintf("listenPort=%d\n", c.nsPort)), 0o644); err != nil {
+	if err := os.WriteFile(nsConf, []byte(fmt.Sprintf("listenPort=%d\nkvConfigPath=%s\n", c.nsPort, filepath.Join(c.dir, "kvConfig.json"))), 0o644); err != nil {
 		return nil, err
 	}
 	c.ns, err = startProc("mqnamesrv", filepath.Join(binDir, "mqnamesrv"), []string{"-c", nsConf}, filepath.Join(c.dir, "namesrv.log"))
