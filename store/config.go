@@ -189,7 +189,7 @@ func (c *Config) commitLogDir() string {
 	if c.StorePathCommitLog != "" {
 		return c.StorePathCommitLog
 	}
-	return filepath.Join(c.StorePathRootDir, "commitlog")
+	return mustStorePath(c.StorePathRootDir, dirCommitLog)
 }
 
 // parseDelayLevels parses "1s 5s 1m 2h 1d" into ms per level (index 0 = level 1).

@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -71,15 +69,14 @@ type consumeQueue struct {
 	touched uint64 // dispatcher round that last touched it; dispatcher only
 }
 
-func newConsumeQueue(root, topic string, queueID int32, fileSize int64, log zerolog.Logger) *consumeQueue {
+// newConsumeQueue makes the queue of dir, which cqDir built from topic and
+// queueID.
+func newConsumeQueue(dir, topic string, queueID int32, fileSize int64, log zerolog.Logger) *consumeQueue {
 	return &consumeQueue{
 		topic:   topic,
 		queueID: queueID,
 		log:     log,
-		q: mappedQueue{
-			dir:      filepath.Join(root, topic, strconv.Itoa(int(queueID))),
-			fileSize: fileSize,
-		},
+		q:       mappedQueue{dir: dir, fileSize: fileSize},
 	}
 }
 

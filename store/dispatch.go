@@ -95,6 +95,9 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 		return nil
 	}
 	cq := s.findOrCreateCQ(v.Topic, v.QueueID)
+	if cq == nil {
+		return nil
+	}
 	wrote, err := cq.put(cqEntry{phy: v.PhysicalOffset, size: v.TotalSize, tagsCode: s.tagsCode(v)}, v.QueueOffset)
 	if err != nil {
 		return err

@@ -9,13 +9,18 @@ var (
 	ErrMessageTooLarge    = errors.New("store: message too large")
 	ErrPropertiesTooLarge = errors.New("store: properties too large")
 	ErrTopicTooLong       = errors.New("store: topic too long")
-	ErrBadBatch           = errors.New("store: bad batch")
-	ErrFlushTimeout       = errors.New("store: flush timeout")
-	ErrCorrupt            = errors.New("store: corrupt data")
-	ErrBadFileSize        = errors.New("store: mapped file size differs from config")
-	ErrLocked             = errors.New("store: locked by another process")
-	ErrNotFound           = errors.New("store: message not found")
-	ErrNoQueue            = errors.New("store: consume queue not found")
+	// ErrBadTopic: a topic outside ^[%|a-zA-Z0-9_-]+$, which cannot name a
+	// consume queue directory (paths.go).
+	ErrBadTopic = errors.New("store: topic name not allowed")
+	// ErrBadQueueID: a negative queue id.
+	ErrBadQueueID   = errors.New("store: queue id not allowed")
+	ErrBadBatch     = errors.New("store: bad batch")
+	ErrFlushTimeout = errors.New("store: flush timeout")
+	ErrCorrupt      = errors.New("store: corrupt data")
+	ErrBadFileSize  = errors.New("store: mapped file size differs from config")
+	ErrLocked       = errors.New("store: locked by another process")
+	ErrNotFound     = errors.New("store: message not found")
+	ErrNoQueue      = errors.New("store: consume queue not found")
 	// ErrDiskFull refuses writes while disk usage is above
 	// diskSpaceWarningLevelRatio (Apache's DISK_FULL running flag; the
 	// broker answers SERVICE_NOT_AVAILABLE, 14).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -40,7 +39,7 @@ type indexService struct {
 }
 
 func newIndexService(root string, slots, entries int, log zerolog.Logger) *indexService {
-	return &indexService{dir: filepath.Join(root, "index"), slots: int32(slots), entries: int32(entries), log: log}
+	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log}
 }
 
 // load maps every index file in name order (IndexService.load). After an
@@ -62,7 +61,11 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 		if e.IsDir() {
 			continue
 		}
-		path := filepath.Join(x.dir, e.Name())
+		path, err := storePath(x.dir, e.Name())
+		if err != nil {
+			x.log.Warn().Str("file", e.Name()).Msg("foreign entry under index ignored")
+			continue
+		}
 		mf, err := openMappedFile(path, 0, size, false)
 		if errors.Is(err, ErrBadFileSize) {
 			// Written with another maxHashSlotNum/maxIndexNum: keep it for
@@ -117,7 +120,7 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 		now = now.Add(time.Millisecond)
 		name = indexFileName(now)
 	}
-	mf, err := openMappedFile(filepath.Join(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true)
+	mf, err := openMappedFile(mustStorePath(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true)
 	if err != nil {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}

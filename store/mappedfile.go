@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -251,7 +250,7 @@ func (q *mappedQueue) load() error {
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i].start < names[j].start })
 	for i, n := range names {
-		path := filepath.Join(q.dir, n.name)
+		path := mustStorePath(q.dir, n.name)
 		if i == len(names)-1 {
 			if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
 				if err := os.Remove(path); err != nil {
@@ -297,7 +296,7 @@ func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
 	if err := os.MkdirAll(q.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create dir %s: %w", q.dir, err)
 	}
-	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true)
+	mf, err := openMappedFile(mustStorePath(q.dir, fileName(start)), start, q.fileSize, true)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 func (s *Store) load() error {
 	_, err := os.Stat(s.abortPath())
 	lastExitOK := errors.Is(err, os.ErrNotExist)
-	if s.ckpt, err = loadCheckpoint(filepath.Join(s.cfg.StorePathRootDir, "checkpoint")); err != nil {
+	if s.ckpt, err = loadCheckpoint(mustStorePath(s.cfg.StorePathRootDir, fileCheckpoint)); err != nil {
 		return err
 	}
 	if err := s.cl.q.load(); err != nil {
@@ -144,25 +144,37 @@ func (s *Store) abnormalStartFile() int {
 }
 
 // loadConsumeQueues maps and recovers every consumequeue/<topic>/<queueId>.
+// Anything else there (files, symbolic links, names no topic or queue id
+// can have) is left alone and logged: it is not the store's.
 func (s *Store) loadConsumeQueues() error {
 	topics, err := os.ReadDir(s.cqRoot)
 	if err != nil {
 		return fmt.Errorf("load consumequeue: %w", err)
 	}
+	foreign := func(name string) {
+		s.log.Warn().Str("path", filepath.Join(s.cqRoot, name)).Msg("foreign entry under consumequeue ignored")
+	}
 	for _, t := range topics {
-		if !t.IsDir() {
+		if !t.IsDir() || !SafeName(t.Name()) {
+			foreign(t.Name())
 			continue
 		}
-		qids, err := os.ReadDir(filepath.Join(s.cqRoot, t.Name()))
+		tdir := mustStorePath(s.cqRoot, t.Name())
+		qids, err := os.ReadDir(tdir)
 		if err != nil {
 			return fmt.Errorf("load consumequeue %s: %w", t.Name(), err)
 		}
 		for _, q := range qids {
 			id, err := strconv.ParseInt(q.Name(), 10, 32)
-			if !q.IsDir() || err != nil {
+			if !q.IsDir() || err != nil || id < 0 || strconv.FormatInt(id, 10) != q.Name() {
+				foreign(filepath.Join(t.Name(), q.Name()))
 				continue
 			}
-			cq := newConsumeQueue(s.cqRoot, t.Name(), int32(id), s.cqFileSize, s.log)
+			dir, err := cqDir(s.cqRoot, t.Name(), int32(id))
+			if err != nil {
+				return fmt.Errorf("BUG: load consumequeue: %w", err)
+			}
+			cq := newConsumeQueue(dir, t.Name(), int32(id), s.cqFileSize, s.log)
 			if err := cq.q.load(); err != nil {
 				return fmt.Errorf("load consumequeue: %w", err)
 			}

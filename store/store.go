@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,7 @@ type queueKey struct {
 type Store struct {
 	cfg         Config
 	log         zerolog.Logger
+	sampled     zerolog.Logger // for what outside input can repeat: a burst, then quiet
 	delayLevels []int64
 	cqFileSize  int64
 	cqRoot      string
@@ -119,11 +121,13 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 	}
 	levels, _ := parseDelayLevels(cfg.MessageDelayLevel) // validated above
 	s := &Store{
-		cfg:          cfg,
-		log:          log.With().Str("component", "store").Logger(),
+		cfg: cfg,
+		log: log.With().Str("component", "store").Logger(),
+		sampled: log.With().Str("component", "store").Logger().
+			Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
 		delayLevels:  levels,
 		cqFileSize:   cfg.cqFileSize(),
-		cqRoot:       filepath.Join(cfg.StorePathRootDir, "consumequeue"),
+		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
 		dispatchCh:   make(chan struct{}, 1),
@@ -156,12 +160,12 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) abortPath() string { return filepath.Join(s.cfg.StorePathRootDir, "abort") }
+func (s *Store) abortPath() string { return mustStorePath(s.cfg.StorePathRootDir, fileAbort) }
 
 // lock takes the fcntl range lock [0,1) on <root>/lock, as Java's
 // FileChannel.tryLock does.
 func (s *Store) lock() error {
-	path := filepath.Join(s.cfg.StorePathRootDir, "lock")
+	path := mustStorePath(s.cfg.StorePathRootDir, fileLock)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open store: lock file: %w", err)
@@ -367,8 +371,8 @@ func (s *Store) Put(m *PutMessage) (PutResult, error) {
 // check refuses what cannot be stored and returns the record's size.
 func (s *Store) check(m *PutMessage) (int64, error) {
 	switch {
-	case len(m.Topic) == 0 || len(m.Topic) > message.MaxTopicLenV1:
-		return 0, fmt.Errorf("put %q: %w", m.Topic, ErrTopicTooLong)
+	case len(m.Topic) == 0 || len(m.Topic) > MaxTopicLen:
+		return 0, fmt.Errorf("put: topic of %d bytes: %w", len(m.Topic), ErrTopicTooLong)
 	case len(m.Body) > s.cfg.MaxMessageSize:
 		return 0, fmt.Errorf("put %s: body %d bytes: %w", m.Topic, len(m.Body), ErrMessageTooLarge)
 	case len(m.Properties) > message.MaxPropertiesLen:
@@ -400,7 +404,14 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	key := queueKey{m.Topic, m.QueueID}
 	var qoff int64
 	if hasQueueOffset(m.SysFlag) {
-		qoff = s.queueOffsets[key]
+		var seen bool
+		if qoff, seen = s.queueOffsets[key]; !seen {
+			if err := s.firstSightLocked(&key); err != nil {
+				return PutResult{}, err
+			}
+		}
+	} else if err := checkQueueName(m.Topic, m.QueueID); err != nil {
+		return PutResult{}, fmt.Errorf("put: %w", err)
 	}
 	now := time.Now().UnixMilli()
 	r := message.Record{
@@ -437,6 +448,19 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		s.queueOffsets[key] = qoff + 1
 	}
 	return PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: qoff, WroteBytes: int32(size), StoreTimestamp: now}, nil
+}
+
+// firstSightLocked checks a queue the offset table does not know yet: its
+// topic and id must be able to name a consume queue directory. Known
+// queues passed this check, so the append path costs nothing more. The
+// key's topic is cloned: the table keeps it for good, and the caller's
+// string may point into a larger buffer (a connection's header arena).
+func (s *Store) firstSightLocked(key *queueKey) error {
+	if err := checkQueueName(key.topic, key.queueID); err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	key.topic = strings.Clone(key.topic)
+	return nil
 }
 
 // reserveLocked returns the file and position where size bytes fit,
@@ -535,7 +559,12 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 		return s.werr
 	}
 	key := queueKey{ms[0].Topic, ms[0].QueueID}
-	qoff := s.queueOffsets[key]
+	qoff, seen := s.queueOffsets[key]
+	if !seen {
+		if err := s.firstSightLocked(&key); err != nil {
+			return err
+		}
+	}
 	mf, pos, err := s.reserveLocked(total)
 	if err != nil {
 		return err
@@ -575,13 +604,20 @@ func (s *Store) findCQ(topic string, queueID int32) *consumeQueue {
 }
 
 // findOrCreateCQ is used by the dispatcher; topic may be a view, it is
-// copied only when a queue is created.
+// copied only when a queue is created. A topic or queue id that cannot
+// name a directory (a record an older version wrote) gets no queue: nil,
+// and the record is skipped with a (sampled) log line.
 func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 	s.cqMu.RLock()
 	cq := s.cqs[string(topic)][queueID]
 	s.cqMu.RUnlock()
 	if cq != nil {
 		return cq
+	}
+	dir, err := cqDir(s.cqRoot, string(topic), queueID)
+	if err != nil {
+		s.sampled.Warn().Err(err).Msg("record skipped by dispatch, its topic cannot name a consume queue")
+		return nil
 	}
 	s.cqMu.Lock()
 	defer s.cqMu.Unlock()
@@ -591,7 +627,7 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 		s.cqs[string(topic)] = qs
 	}
 	if cq = qs[queueID]; cq == nil {
-		cq = newConsumeQueue(s.cqRoot, string(topic), queueID, s.cqFileSize, s.log)
+		cq = newConsumeQueue(dir, string(topic), queueID, s.cqFileSize, s.log)
 		qs[queueID] = cq
 	}
 	return cq
@@ -644,6 +680,10 @@ func (s *Store) MessageAt(phyOffset int64) ([]byte, error) {
 // DeleteTopic drops the topic's consume queues (files included) and its
 // queue offsets. Commit log records stay until cleanup.
 func (s *Store) DeleteTopic(topic string) error {
+	dir, err := storePath(s.cqRoot, topic)
+	if err != nil {
+		return fmt.Errorf("delete topic: %w", err)
+	}
 	// Files go while cqMu is held, so the dispatcher cannot re-create the
 	// queue on top of files still being deleted.
 	var errs []error
@@ -652,7 +692,7 @@ func (s *Store) DeleteTopic(topic string) error {
 		errs = append(errs, cq.destroy())
 	}
 	delete(s.cqs, topic)
-	if err := os.RemoveAll(filepath.Join(s.cqRoot, topic)); err != nil {
+	if err := os.RemoveAll(dir); err != nil {
 		errs = append(errs, err)
 	}
 	s.cqMu.Unlock()
