@@ -168,16 +168,8 @@ func (s *Store) deleteOldestCommitLog(now time.Time, reserved time.Duration, cle
 // min offset and moves the queues' min offsets forward.
 func (s *Store) cleanLogics() error {
 	clMin := s.cl.minOffset()
-	s.cqMu.RLock()
-	var cqs []*consumeQueue
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cqs = append(cqs, cq)
-		}
-	}
-	s.cqMu.RUnlock()
 	var errs []error
-	for _, cq := range cqs {
+	for _, cq := range s.allQueues() {
 		cq.wmu.Lock() // not while destroy runs
 		if !cq.closed {
 			if _, err := cq.deleteBelow(clMin); err != nil {

@@ -21,8 +21,13 @@ var (
 	ErrLocked       = errors.New("store: locked by another process")
 	ErrNotFound     = errors.New("store: message not found")
 	ErrNoQueue      = errors.New("store: consume queue not found")
+	// ErrResource marks the kernel refusing memory, a mapping or a
+	// descriptor (ENOMEM, EMFILE, ENFILE): a condition to wait out, never
+	// corrupt data (resource.go).
+	ErrResource = errors.New("store: resource exhausted")
 	// ErrDiskFull refuses writes while disk usage is above
 	// diskSpaceWarningLevelRatio (Apache's DISK_FULL running flag; the
-	// broker answers SERVICE_NOT_AVAILABLE, 14).
+	// broker answers SERVICE_NOT_AVAILABLE, 14); it also marks ENOSPC and
+	// EDQUOT from the file system.
 	ErrDiskFull = errors.New("store: disk full")
 )

@@ -26,6 +26,7 @@ type indexService struct {
 	slots   int32
 	entries int32
 	log     zerolog.Logger
+	ops     *fileOps
 
 	// maint serialises flush with deleteBelow, so a file is never
 	// unmapped while it is being msynced outside mu.
@@ -38,8 +39,8 @@ type indexService struct {
 	broken bool
 }
 
-func newIndexService(root string, slots, entries int, log zerolog.Logger) *indexService {
-	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log}
+func newIndexService(root string, slots, entries int, log zerolog.Logger, ops *fileOps) *indexService {
+	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log, ops: ops}
 }
 
 // load maps every index file in name order (IndexService.load). After an
@@ -66,7 +67,7 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			x.log.Warn().Str("file", e.Name()).Msg("foreign entry under index ignored")
 			continue
 		}
-		mf, err := openMappedFile(path, 0, size, false)
+		mf, err := openMappedFile(x.ops, path, 0, size, false, false)
 		if errors.Is(err, ErrBadFileSize) {
 			// Written with another maxHashSlotNum/maxIndexNum: keep it for
 			// the operator, do not read it.
@@ -120,7 +121,7 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 		now = now.Add(time.Millisecond)
 		name = indexFileName(now)
 	}
-	mf, err := openMappedFile(mustStorePath(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true)
+	mf, err := openMappedFile(x.ops, mustStorePath(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true, false)
 	if err != nil {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}
@@ -159,7 +160,7 @@ func (x *indexService) build(v *message.RecordView) error {
 	}
 	f, err := x.lastWritableLocked()
 	if err != nil {
-		x.broken = true
+		x.broken = !isResource(err) // a resource shortage passes: dispatch retries
 		return err
 	}
 	if v.PhysicalOffset < f.endPhyOffset() {
@@ -191,7 +192,7 @@ func (x *indexService) putLocked(f **indexFile, hash int32, v *message.RecordVie
 	for !(*f).putKey(hash, v.PhysicalOffset, v.StoreTimestamp) {
 		nf, err := x.lastWritableLocked()
 		if err != nil {
-			x.broken = true
+			x.broken = !isResource(err)
 			return err
 		}
 		*f = nf

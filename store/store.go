@@ -65,6 +65,7 @@ type Store struct {
 	cqFileSize  int64
 	cqRoot      string
 	lockFile    *os.File
+	ops         fileOps // system calls that can run out of resources; tests inject failures
 
 	cl   commitLog
 	ckpt *checkpoint
@@ -80,6 +81,17 @@ type Store struct {
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
+
+	// Consume queue files (queuefiles.go): mapped ones and their limit,
+	// bytes of entries waiting for a first file, queues waiting for the
+	// creator.
+	cqMapped   atomic.Int64
+	cqMapLimit atomic.Int64
+	pendBytes  atomic.Int64
+	createMu   sync.Mutex
+	createList []*consumeQueue // guarded by createMu
+	createCh   chan struct{}
+	unmapCh    chan struct{}
 
 	// dispatch state: written only by the dispatcher (or Open before Start).
 	reput           atomic.Int64 // commit log offset dispatched up to
@@ -115,7 +127,10 @@ type Store struct {
 // Open loads (and if needed recovers) the store under cfg.StorePathRootDir,
 // rebuilds consume queue entries missing for records in the commit log, and
 // marks the store open (abort file). Call Start to run flush and dispatch.
-func Open(cfg Config, log zerolog.Logger) (*Store, error) {
+func Open(cfg Config, log zerolog.Logger) (*Store, error) { return openWith(cfg, log, sysOps) }
+
+// openWith is Open with the system calls tests may replace.
+func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -133,13 +148,17 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		prefaultCh:   make(chan struct{}, 1),
+		createCh:     make(chan struct{}, 1),
+		unmapCh:      make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		now:          time.Now,
 		diskUsage:    diskUsage,
+		ops:          ops,
 	}
-	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
+	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops}
 	if cfg.MessageIndexEnable {
-		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log)
+		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log, &s.ops)
 	}
 	for _, d := range []string{cfg.StorePathRootDir, s.cl.q.dir, s.cqRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -221,6 +240,8 @@ func (s *Store) Start() error {
 	s.goRun(s.cleanupLoop)
 	s.goRun(s.prefaultLoop)
 	s.goRun(s.trimLoop)
+	s.goRun(s.createLoop)
+	s.goRun(s.unmapLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -280,7 +301,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 	close(s.quit)
 	s.wg.Wait()
 	if !s.started.Load() {
-		s.dispatchAvailable() // catch up synchronously
+		_ = s.dispatchAvailable() // catch up synchronously; behind is reported below
 	}
 	if s.reput.Load() < s.cl.maxOffset.Load() {
 		caughtUp = false
@@ -627,10 +648,27 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 		s.cqs[string(topic)] = qs
 	}
 	if cq = qs[queueID]; cq == nil {
-		cq = newConsumeQueue(dir, string(topic), queueID, s.cqFileSize, s.log)
+		cq = newConsumeQueue(dir, string(topic), queueID, s)
 		qs[queueID] = cq
 	}
 	return cq
+}
+
+// allQueues lists every consume queue.
+func (s *Store) allQueues() []*consumeQueue {
+	s.cqMu.RLock()
+	defer s.cqMu.RUnlock()
+	var n int
+	for _, qs := range s.cqs {
+		n += len(qs)
+	}
+	out := make([]*consumeQueue, 0, n)
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			out = append(out, cq)
+		}
+	}
+	return out
 }
 
 // MaxOffset is one past the last dispatched entry of the queue (0 if unknown).
