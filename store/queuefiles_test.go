@@ -40,6 +40,24 @@ func failOps(match string, openErr, mmapErr error, fail *atomic.Bool, failed *at
 	return ops
 }
 
+// failAllocOps returns sysOps whose fallocate fails with ENOSPC while
+// *fail is set, for paths containing match.
+func failAllocOps(match string, fail *atomic.Bool, failed *atomic.Int64) fileOps {
+	ops := sysOps
+	alloc := ops.allocate
+	ops.allocate = func(fd int, off, n int64) error {
+		if fail.Load() {
+			p, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+			if strings.Contains(p, match) {
+				failed.Add(1)
+				return unix.ENOSPC
+			}
+		}
+		return alloc(fd, off, n)
+	}
+	return ops
+}
+
 func openWithOps(t *testing.T, cfg Config, ops fileOps) *Store {
 	t.Helper()
 	s, err := openWith(cfg, testutil.Logger(), ops)

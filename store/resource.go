@@ -43,6 +43,8 @@ type fileOps struct {
 	open     func(path string, flag int, perm uint32) (int, error)
 	mmap     func(fd int, size int64) ([]byte, error)
 	allocate func(fd int, off, n int64) error // fallocate, mode 0
+	// diskSpace is the used ratio of path's partition and its size (space.go).
+	diskSpace func(path string) (float64, int64, error)
 }
 
 // sysOps are the real system calls.
@@ -53,7 +55,8 @@ var sysOps = fileOps{
 	mmap: func(fd int, size int64) ([]byte, error) {
 		return unix.Mmap(fd, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	},
-	allocate: func(fd int, off, n int64) error { return unix.Fallocate(fd, 0, off, n) },
+	allocate:  func(fd int, off, n int64) error { return unix.Fallocate(fd, 0, off, n) },
+	diskSpace: diskSpace,
 }
 
 // openFile opens path (read-write unless flag says otherwise).

@@ -109,12 +109,19 @@ type Store struct {
 	flushReqs []flushReq // guarded by flushMu
 	flushErr  error      // guarded by flushMu: sticky flush error
 
-	// diskFull refuses puts (ErrDiskFull); set and cleared by cleanup.
-	diskFull atomic.Bool
-	// now and diskUsage are time.Now and the statfs usage; tests replace
-	// them before Start.
-	now       func() time.Time
-	diskUsage func(path string) (float64, error)
+	// diskFull refuses puts (ErrDiskFull); set and cleared by checkSpace
+	// (space.go), which the space goroutine, cleanup and Open call.
+	diskFull       atomic.Bool
+	spaceCh        chan struct{}
+	lastSpaceCheck atomic.Int64 // unix ns
+	checkEvery     atomic.Int64 // appended bytes between two readings
+	sinceCheck     int64        // appended since the last reading; append lock
+	// A commit log file that could not be made for lack of a resource is
+	// tried again only after rollRetryAt (append lock).
+	rollErr     error
+	rollRetryAt time.Time
+	// now is time.Now; tests replace it before Start.
+	now func() time.Time
 
 	started  atomic.Bool
 	closing  atomic.Bool
@@ -150,9 +157,9 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		prefaultCh:   make(chan struct{}, 1),
 		createCh:     make(chan struct{}, 1),
 		unmapCh:      make(chan struct{}, 1),
+		spaceCh:      make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		now:          time.Now,
-		diskUsage:    diskUsage,
 		ops:          ops,
 	}
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
@@ -175,6 +182,9 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	if err := touchFile(s.abortPath()); err != nil {
 		s.closeFiles()
 		return nil, fmt.Errorf("open store: create abort file: %w", err)
+	}
+	if _, err := s.checkSpace(); err != nil {
+		s.log.Error().Err(err).Msg("disk usage unknown at start-up")
 	}
 	return s, nil
 }
@@ -242,6 +252,7 @@ func (s *Store) Start() error {
 	s.goRun(s.trimLoop)
 	s.goRun(s.createLoop)
 	s.goRun(s.unmapLoop)
+	s.goRun(s.spaceLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -417,6 +428,7 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		return PutResult{}, ErrClosed
 	}
 	if s.diskFull.Load() {
+		s.signal(s.spaceCh) // taken again as soon as space is back
 		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
@@ -465,6 +477,7 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, err) // nothing published
 	}
 	s.publishLocked(mf, pos+int64(size), now)
+	s.wroteLocked(int64(size))
 	if hasQueueOffset(m.SysFlag) {
 		s.queueOffsets[key] = qoff + 1
 	}
@@ -508,12 +521,25 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 	if mf != nil {
 		start = mf.start + mf.size
 	}
+	if s.rollErr != nil && time.Now().Before(s.rollRetryAt) {
+		return nil, 0, s.rollErr
+	}
+	s.signal(s.spaceCh) // a roll: read the usage
 	nf, err := s.cl.q.newFile(start)
 	if err != nil {
-		s.werr = fmt.Errorf("roll commit log: %w", err)
+		err = fmt.Errorf("roll commit log: %w", err)
+		if isResource(err) {
+			// Not the data's fault, nor for good (space may be freed): this
+			// append is refused, the next roll is tried after a second.
+			s.rollErr, s.rollRetryAt = err, time.Now().Add(time.Second)
+			s.sampled.Error().Err(err).Msg("commit log roll failed, writes refused for now")
+			return nil, 0, err
+		}
+		s.werr = err
 		s.log.Error().Err(err).Msg("commit log roll failed, refusing writes")
 		return nil, 0, s.werr
 	}
+	s.rollErr = nil
 	return nf, 0, nil
 }
 
@@ -574,6 +600,7 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 		return ErrClosed
 	}
 	if s.diskFull.Load() {
+		s.signal(s.spaceCh)
 		return fmt.Errorf("put batch %s: %w", ms[0].Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
@@ -613,6 +640,7 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 		return fmt.Errorf("put batch %s: %w", ms[0].Topic, err)
 	}
 	s.publishLocked(mf, p, now)
+	s.wroteLocked(total)
 	s.queueOffsets[key] = qoff + int64(len(ms))
 	return nil
 }
