@@ -366,7 +366,6 @@ func (cq *consumeQueue) putLocked(e cqEntry, queueOffset int64) (wrote, create b
 		if mf, err = cq.q.newFile(mf.start + mf.size); err != nil {
 			return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
 		}
-		cq.s.mappedOne()
 	}
 	if err := cq.writeLocked(mf, e); err != nil {
 		return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
@@ -376,19 +375,30 @@ func (cq *consumeQueue) putLocked(e cqEntry, queueOffset int64) (wrote, create b
 	return true, false, nil
 }
 
-// writeLocked appends e at mf's write position: maps mf if the unmapper
-// dropped it, allocates blocks ahead if needed, stores, publishes.
+// writeLocked appends e at mf's write position and publishes it: through
+// the mapping (mapped now if it is not and fewer than the limit are),
+// after allocating blocks ahead if needed; or, with as many files mapped
+// as allowed, with pwrite (a cold queue's entry: its queue is mapped when
+// the unmapper has made room).
 func (cq *consumeQueue) writeLocked(mf *mappedFile, e cqEntry) error {
+	pos := mf.wrote.Load()
+	if mf.data == nil && cq.s.cqMapped.Load() < cq.s.cqMapLimit.Load() {
+		if err := cq.mapLocked(mf); err != nil && !errors.Is(err, ErrResource) {
+			return err
+		} // ENOMEM (the kernel's map count) lowered the limit: pwrite
+	}
 	if mf.data == nil {
-		if err := cq.mapLocked(mf); err != nil {
+		var b [cqEntrySize]byte
+		putEntry(b[:], e)
+		if err := cq.writeFileLocked(mf, pos, b[:]); err != nil {
 			return err
 		}
+	} else {
+		if err := cq.allocateLocked(mf, pos+cqEntrySize); err != nil {
+			return err
+		}
+		putEntry(mf.data[pos:], e)
 	}
-	pos := mf.wrote.Load()
-	if err := cq.allocateLocked(mf, pos+cqEntrySize); err != nil {
-		return err
-	}
-	putEntry(mf.data[pos:], e)
 	mf.wrote.Store(pos + cqEntrySize)
 	return nil
 }

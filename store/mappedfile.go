@@ -97,13 +97,13 @@ func openMappedFile(ops *fileOps, path string, start, size int64, create, lazy b
 		return nil, err
 	}
 	if lazy {
-		err = unix.Ftruncate(fd, size)
+		err = unix.Ftruncate(fd, size) // mapped by its writer, if at all
 	} else {
 		err = ops.allocateRange(fd, path, 0, size)
-	}
-	if err == nil {
-		if mf.data, err = ops.mmap(fd, size); err != nil {
-			err = fmt.Errorf("mmap %s: %w", path, err)
+		if err == nil {
+			if mf.data, err = ops.mmap(fd, size); err != nil {
+				err = fmt.Errorf("mmap %s: %w", path, err)
+			}
 		}
 	}
 	unix.Close(fd) // the mapping outlives the descriptor; nothing written through it
@@ -366,8 +366,8 @@ func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
 	return mf, nil
 }
 
-// createFile creates and maps the file starting at start, without adding
-// it to the list.
+// createFile creates the file starting at start (mapped unless the queue
+// is lazy), without adding it to the list.
 func (q *mappedQueue) createFile(start int64) (*mappedFile, error) {
 	if err := os.MkdirAll(q.dir, 0o755); err != nil {
 		return nil, resourceErr(fmt.Errorf("create dir %s: %w", q.dir, err))
@@ -376,10 +376,7 @@ func (q *mappedQueue) createFile(start int64) (*mappedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.lazy {
-		mf.mapped = q.mapped
-		mf.mapped.Add(1)
-	}
+	mf.mapped = q.mapped
 	return mf, nil
 }
 

@@ -17,14 +17,18 @@ import (
 //     it itself only when too much is pending. The thorough consume queue
 //     flush and Shutdown make every file still missing, so the checkpoint
 //     never covers an entry that is only in memory.
-//   - mapping: the writer maps a file when it writes to it; the unmapper
-//     (unmapLoop) keeps at most maxMappedConsumeQueueFiles mapped, dropping
-//     the files behind each queue's last one, then the least recently
-//     written queues' files, down to three quarters of the limit. Dirty
-//     pages of a dropped mapping stay in the page cache; the flusher syncs
-//     such a file through a descriptor, or with one syncfs when many files
-//     are dirty. An mmap refused with ENOMEM (vm.max_map_count reached
-//     below the limit) lowers the limit to 90% of what is mapped.
+//   - mapping: only the dispatcher maps, the file it writes to, and only
+//     while fewer than maxMappedConsumeQueueFiles are mapped; past that an
+//     entry is written with pwrite. So the limit holds at every moment (the
+//     kernel's vm.max_map_count is shared with the Go runtime, which dies
+//     when it cannot map its heap). The unmapper (unmapLoop) keeps room
+//     for busy queues: from seven eighths of the limit it drops the files
+//     behind each queue's last one, then the least recently written
+//     queues' files, down to three quarters. Dirty pages of a dropped
+//     mapping stay in the page cache; the flusher syncs such a file through
+//     a descriptor, or with one syncfs when many files are dirty. An mmap
+//     refused with ENOMEM (vm.max_map_count reached below the limit) lowers
+//     the limit to 90% of what is mapped.
 //   - blocks: allocateLocked writes zeros ahead of the writer.
 
 // queueCreate asks the creator for cq's first file.
@@ -121,23 +125,41 @@ func (cq *consumeQueue) createFirst(queueOffset int64) error {
 	if cq.closed {
 		return errors.Join(mf.unmap(), os.Remove(mf.path))
 	}
-	n := skip + int64(len(cq.pend))
-	if err := cq.allocateLocked(mf, n); err != nil {
+	// Fillers and pending entries go in with pwrite: the file is not
+	// mapped (the dispatcher maps it if it writes more).
+	b := make([]byte, 0, skip+int64(len(cq.pend)))
+	for range skip / cqEntrySize {
+		b = b[:len(b)+cqEntrySize]
+		putEntry(b[len(b)-cqEntrySize:], fillerEntry)
+	}
+	b = append(b, cq.pend...)
+	if err := cq.writeFileLocked(mf, 0, b); err != nil {
 		err = errors.Join(err, mf.unmap(), os.Remove(mf.path))
 		return fmt.Errorf("create consumequeue %s: %w", cq.q.dir, err)
 	}
-	for pos := int64(0); pos < skip; pos += cqEntrySize {
-		putEntry(mf.data[pos:], fillerEntry)
-	}
-	copy(mf.data[skip:], cq.pend)
-	mf.wrote.Store(n)
+	mf.wrote.Store(int64(len(b)))
 	cq.q.mu.Lock()
 	cq.q.files = append(cq.q.files, mf)
 	pend := len(cq.pend)
 	cq.pend = nil
 	cq.q.mu.Unlock()
 	cq.s.pendBytes.Add(-int64(pend))
-	cq.s.mappedOne()
+	return nil
+}
+
+// writeFileLocked writes b at pos of mf (not mapped) with pwrite; that
+// allocates its blocks too. Caller holds wmu.
+func (cq *consumeQueue) writeFileLocked(mf *mappedFile, pos int64, b []byte) error {
+	fd, err := mf.ops.openFile(mf.path, unix.O_RDWR)
+	if err != nil {
+		return err
+	}
+	err = pwriteFull(fd, b, pos)
+	unix.Close(fd) // the flusher syncs the file (flushed stays behind wrote)
+	if err != nil {
+		return resourceErr(fmt.Errorf("write %s at %d: %w", mf.path, pos, err))
+	}
+	mf.allocated = max(mf.allocated, pos+int64(len(b)))
 	return nil
 }
 
@@ -174,26 +196,20 @@ func (cq *consumeQueue) allocateLocked(mf *mappedFile, end int64) error {
 	return nil
 }
 
-// mapLocked maps a file the unmapper dropped, for the writer (wmu held).
+// mapLocked maps a file for its writer (the dispatcher; wmu held).
 func (cq *consumeQueue) mapLocked(mf *mappedFile) error {
 	data, err := mf.ops.mapFile(mf.path, mf.size)
 	if err != nil {
+		cq.s.noteResourceErr(err)
 		return err
 	}
 	cq.q.mu.Lock()
 	mf.data = data
 	cq.q.mu.Unlock()
-	mf.mapped.Add(1)
-	cq.s.mappedOne()
-	return nil
-}
-
-// mappedOne wakes the unmapper when a new mapping took the count above
-// the limit.
-func (s *Store) mappedOne() {
-	if s.cqMapped.Load() > s.cqMapLimit.Load() {
-		s.signal(s.unmapCh)
+	if n := mf.mapped.Add(1); n >= cq.s.cqMapLimit.Load()*7/8 {
+		cq.s.signal(cq.s.unmapCh)
 	}
+	return nil
 }
 
 // noteResourceErr reacts to an error of making or mapping a consume queue
@@ -230,11 +246,11 @@ func (s *Store) unmapLoop() {
 }
 
 // unmapIdle unmaps consume queue files down to three quarters of the
-// limit, if it is exceeded: first every queue's files but the last, then
-// the least recently written queues' last files.
+// limit once seven eighths are mapped: first every queue's files but the
+// last, then the least recently written queues' last files.
 func (s *Store) unmapIdle() {
 	limit := s.cqMapLimit.Load()
-	if s.cqMapped.Load() <= limit {
+	if s.cqMapped.Load() < limit*7/8 {
 		return
 	}
 	target := limit * 3 / 4

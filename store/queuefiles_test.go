@@ -115,14 +115,45 @@ func TestManyQueuesBoundedMappings(t *testing.T) {
 	if m := s.cqMapped.Load(); m > 32 {
 		t.Fatalf("%d consume queue files mapped, limit 32", m)
 	}
-	checkSpray(t, s, "M", n, 1) // mostly pread
-	spray(t, s, "M", n)         // appends map the files again
+	checkSpray(t, s, "M", n, 1) // pread: the creator maps nothing
+	spray(t, s, "M", n)         // appends map files up to the limit, then pwrite
 	dispatched(t, s)
-	s.unmapIdle()
 	if m := s.cqMapped.Load(); m > 32 {
 		t.Fatalf("%d consume queue files mapped after appends, limit 32", m)
 	}
 	checkSpray(t, s, "M", n, 2)
+	// The unmapper makes room (the store's runs from 7/8 of the limit,
+	// maybe already did): a queue written now is mapped.
+	s.unmapIdle()
+	if m := s.cqMapped.Load(); m > 24 {
+		t.Fatalf("%d consume queue files mapped after unmapping, want 3/4 of 32", m)
+	}
+	isMapped := func(cq *consumeQueue) bool {
+		cq.wmu.Lock()
+		defer cq.wmu.Unlock()
+		return cq.q.lastLocked().data != nil
+	}
+	cold := -1
+	for i := range n {
+		if !isMapped(s.findCQ(fmt.Sprintf("M%d", i), 0)) {
+			cold = i
+			break
+		}
+	}
+	if cold < 0 {
+		t.Fatal("every queue mapped")
+	}
+	topic := fmt.Sprintf("M%d", cold)
+	if _, err := s.Put(testMsg(topic, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	dispatched(t, s)
+	if !isMapped(s.findCQ(topic, 0)) {
+		t.Fatal("a queue written with room under the limit is not mapped")
+	}
+	if recs := readAll(t, s, topic, 0); len(recs) != 3 {
+		t.Fatalf("%s: %d records", topic, len(recs))
+	}
 	// Blocks are allocated ahead of every write position: no hole below it.
 	for _, cq := range s.allQueues() {
 		cq.q.mu.RLock()
@@ -144,7 +175,18 @@ func TestManyQueuesBoundedMappings(t *testing.T) {
 	if m := s.cqMapped.Load(); m != 0 {
 		t.Fatalf("%d files mapped by Open, want none", m)
 	}
-	checkSpray(t, s, "M", n, 2)
+	for i := range n {
+		want := int64(2)
+		if i == cold {
+			want = 3
+		}
+		if got := s.MaxOffset(fmt.Sprintf("M%d", i), 0); got != want {
+			t.Fatalf("M%d: max offset %d after a restart, want %d", i, got, want)
+		}
+	}
+	if recs := readAll(t, s, topic, 0); len(recs) != 3 {
+		t.Fatalf("%s after a restart: %d records", topic, len(recs))
+	}
 }
 
 // TestPendingEntries: entries of a queue whose first file does not exist

@@ -102,6 +102,23 @@ func (o *fileOps) allocateRange(fd int, path string, off, n int64) error {
 	return nil
 }
 
+// pwriteFull writes b at off.
+func pwriteFull(fd int, b []byte, off int64) error {
+	for len(b) > 0 {
+		k, err := unix.Pwrite(fd, b, off)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return err
+		case k == 0:
+			return io.ErrShortWrite
+		}
+		b, off = b[k:], off+int64(k)
+	}
+	return nil
+}
+
 // writeZeros writes n zero bytes at off.
 func writeZeros(fd int, off, n int64) error {
 	for n > 0 {

@@ -89,7 +89,7 @@ func (s *Store) trimCommitLog(keep int64, sweep bool) {
 }
 
 // trimConsumeQueues trims each queue's mapped files below its last keep
-// written bytes. Queue files are small: they are trimmed under the queue's
+// written bytes, and above the page being written. Queue files are small: they are trimmed under the queue's
 // read lock, which keeps destroy and the unmapper from unmapping them. The
 // queues are listed first, so that Store.cqMu (which the dispatcher takes
 // to add a queue) is not held across thousands of madvise calls.
@@ -101,7 +101,11 @@ func (s *Store) trimConsumeQueues(keep int64) {
 			for _, mf := range cq.q.files[:n-1] {
 				trimRange(mf, 0, mf.size)
 			}
-			trimRange(last, 0, last.wrote.Load()-keep)
+			w := last.wrote.Load()
+			trimRange(last, 0, w-keep)
+			// Pages past the one being written hold the zeros allocated
+			// ahead, mapped by a read's fault-around.
+			trimRange(last, w+1, last.size)
 		}
 		cq.q.mu.RUnlock()
 	}
