@@ -467,13 +467,19 @@ func (pr *prober) stats() (n int, p50, p99, worst time.Duration) {
 // after a restart, with more queues than stay mapped
 // (maxMappedConsumeQueueFiles=4096). Before issue #11 each new queue cost
 // the dispatcher a read-ahead of its whole 6 MB file and a mkdir and
-// create: the probe waited minutes.
+// create: the probe waited minutes. ROCKETGO_SPRAY=topics,queuesPerTopic
+// sets another scale (e.g. 100000,1).
 func TestHostileQueueSpray(t *testing.T) {
 	start := time.Now()
 	c := newClusterConf(t, "spray", "maxMappedConsumeQueueFiles=4096\n")
 	probe := uniq("SprayProbe")
 	createTopic(t, c, probe)
-	const topics, queueNums = 2500, 8
+	topics, queueNums := 2500, 8
+	if v := os.Getenv("ROCKETGO_SPRAY"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d,%d", &topics, &queueNums); err != nil || topics <= 0 || queueNums <= 0 {
+			t.Fatalf("ROCKETGO_SPRAY=%q: want topics,queuesPerTopic", v)
+		}
+	}
 	prefix := fmt.Sprintf("Spray%d_", os.Getpid())
 	sp := newSprayer(t, c.brokerAddr, 4)
 	probeConns := newSprayer(t, c.brokerAddr, 3).conns
@@ -486,7 +492,7 @@ func TestHostileQueueSpray(t *testing.T) {
 	sprayStart := time.Now()
 	sp.spray(t, prefix, topics, queueNums, 128)
 	sprayTook := time.Since(sprayStart)
-	if got := sp.count(0); got != topics*queueNums {
+	if got := sp.count(0); got != int64(topics*queueNums) {
 		t.Fatalf("%d of %d sprayed sends acknowledged (answers by code: %v)", got, topics*queueNums, codes(sp))
 	}
 	// Every sprayed queue is dispatched.
@@ -506,6 +512,12 @@ func TestHostileQueueSpray(t *testing.T) {
 	}
 	check("after the spray")
 	dispatchedAfter := time.Since(sprayStart)
+	rss, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.broker.cmd.Process.Pid))
+	for _, l := range strings.Split(string(rss), "\n") {
+		if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "RssAnon") {
+			t.Logf("broker after the spray: %s", strings.Join(strings.Fields(l), " "))
+		}
+	}
 	cancel()
 	<-probeDone
 	n, p50, p99, worst := pr.stats()

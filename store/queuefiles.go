@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -73,10 +75,15 @@ func (s *Store) createLoop() {
 	}
 }
 
-// createQueued makes the first file of every queue on the list, in order;
-// a queue that fails goes back on the list.
+// createQueued makes the first file of every queue on the list, in order,
+// until the store shuts down; a queue that fails goes back on the list.
 func (s *Store) createQueued() error {
 	for {
+		select {
+		case <-s.quit:
+			return nil
+		default:
+		}
 		s.createMu.Lock()
 		if len(s.createList) == 0 {
 			s.createMu.Unlock()
@@ -161,6 +168,56 @@ func (cq *consumeQueue) writeFileLocked(mf *mappedFile, pos int64, b []byte) err
 	}
 	mf.allocated = max(mf.allocated, pos+int64(len(b)))
 	return nil
+}
+
+// drainPending makes the first file of every queue whose entries are only
+// in memory, with workers goroutines, until done, until (if not zero) or
+// stop closes. It returns how many such queues are left and the errors.
+func (s *Store) drainPending(until time.Time, stop <-chan struct{}, workers int) (int, error) {
+	var todo []*consumeQueue
+	for _, cq := range s.allQueues() {
+		if cq.hasPending() {
+			todo = append(todo, cq)
+		}
+	}
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := next.Add(1) - 1
+				if i >= int64(len(todo)) || (!until.IsZero() && time.Now().After(until)) {
+					return
+				}
+				if err := todo[i].createFirst(-1); err != nil {
+					mu.Lock()
+					if len(errs) < 3 {
+						errs = append(errs, err)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	left := 0
+	for _, cq := range todo {
+		if cq.hasPending() {
+			left++
+		}
+	}
+	return left, errors.Join(errs...)
 }
 
 // hasPending reports whether entries wait for the queue's first file.

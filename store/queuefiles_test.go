@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -230,10 +231,11 @@ func TestPendingEntries(t *testing.T) {
 	checkQueues(t, s, "Busy", 1, cqPendMax+10)
 }
 
-// TestDispatchRetriesResourceErrors: mmap refused with ENOMEM and open
-// with EMFILE while consume queue files are made: dispatch is not stalled
-// as corrupt, backs off and completes once the kernel gives again; reads
-// of a file that cannot be opened leave the consumer where it is.
+// TestDispatchRetriesResourceErrors: open refused with EMFILE or ENOSPC
+// while consume queue files are made: dispatch is not stalled as corrupt,
+// backs off and completes once the kernel gives again. mmap refused with
+// ENOMEM (the map count) does not even hold dispatch back: entries are
+// written with pwrite, and the mapping limit is lowered.
 func TestDispatchRetriesResourceErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -255,7 +257,19 @@ func TestDispatchRetriesResourceErrors(t *testing.T) {
 			}
 			defer shutdown(t, s)
 			fail.Store(true)
-			putN(t, s, "R", 2, 0, 2*cqPendMax+40) // past cqPendMax: the dispatcher must make the files
+			const n = 2*cqPendMax + 40 // past cqPendMax: the dispatcher must make the files
+			putN(t, s, "R", 2, 0, n)
+			if tc.mmapEr != nil {
+				dispatched(t, s)
+				checkQueues(t, s, "R", 2, n)
+				if failed.Load() == 0 || s.cqMapped.Load() != 0 {
+					t.Fatalf("mmap refused %d times, %d files mapped", failed.Load(), s.cqMapped.Load())
+				}
+				if s.cqMapLimit.Load() >= int64(cfg.MaxMappedConsumeQueueFiles) {
+					t.Fatal("ENOMEM did not lower the mapping limit")
+				}
+				return
+			}
 			// Retried after backoffs (10, 20, 40 ms): several refusals.
 			testutil.WaitFor(t, 10*time.Second, func() bool { return failed.Load() >= 6 })
 			if s.dispatchStalled.Load() {
@@ -266,10 +280,7 @@ func TestDispatchRetriesResourceErrors(t *testing.T) {
 			}
 			fail.Store(false)
 			dispatched(t, s)
-			checkQueues(t, s, "R", 2, 2*cqPendMax+40)
-			if tc.mmapEr != nil && s.cqMapLimit.Load() >= int64(cfg.MaxMappedConsumeQueueFiles) {
-				t.Fatal("ENOMEM did not lower the mapping limit")
-			}
+			checkQueues(t, s, "R", 2, n)
 		})
 	}
 }
@@ -338,4 +349,56 @@ func TestRecoveryResourceErrors(t *testing.T) {
 	fail.Store(false)
 	dispatched(t, s)
 	checkQueues(t, s, "X", 1, 6)
+}
+
+// TestShutdownLeavesPendingToRecovery: a Shutdown that cannot make every
+// missing consume queue file in its time (here: EMFILE throughout) says
+// so, keeps the abort file and does not let the checkpoint cover those
+// entries, so the next start re-dispatches them.
+func TestShutdownLeavesPendingToRecovery(t *testing.T) {
+	t.Parallel()
+	var fail atomic.Bool
+	var failed atomic.Int64
+	cfg := testConfig(t.TempDir())
+	s := openWithOps(t, cfg, failOps("consumequeue", unix.EMFILE, nil, &fail, &failed))
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	putN(t, s, "Early", 1, 0, 3) // files made, checkpoint written below
+	dispatched(t, s)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.pendBytes.Load() == 0 })
+	fail.Store(true)
+	first, err := s.Put(testMsg("S0", 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spray(t, s, "S", 50) // S0 gets a second message
+	dispatched(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = s.Shutdown(ctx)
+	if err == nil || !strings.Contains(err.Error(), "entries only in memory") {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.StorePathRootDir, "abort")); err != nil {
+		t.Fatalf("abort file: %v", err)
+	}
+	ck, err := loadCheckpoint(filepath.Join(cfg.StorePathRootDir, "checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.logics.Load() >= first.StoreTimestamp {
+		t.Fatalf("checkpoint logics %d covers an entry only in memory (stored %d)", ck.logics.Load(), first.StoreTimestamp)
+	}
+	s = openStarted(t, cfg)
+	defer shutdown(t, s)
+	if recs := readAll(t, s, "S0", 0); len(recs) != 2 {
+		t.Fatalf("S0: %d records", len(recs))
+	}
+	for i := 1; i < 50; i++ {
+		if got := s.MaxOffset(fmt.Sprintf("S%d", i), 0); got != 1 {
+			t.Fatalf("S%d: max offset %d", i, got)
+		}
+	}
+	checkQueues(t, s, "Early", 1, 3)
 }

@@ -323,6 +323,19 @@ func (s *Store) shutdown(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	s.answerFlushWaiters(true)
+	// Queues whose entries are still only in memory get their files, in
+	// parallel, within three quarters of the time left; what is left then
+	// is re-dispatched at the next start (the abort file stays, and the
+	// checkpoint does not cover it).
+	var until time.Time
+	if d, ok := ctx.Deadline(); ok {
+		until = time.Now().Add(time.Until(d) * 3 / 4)
+	}
+	left, derr := s.drainPending(until, nil, 4)
+	if left > 0 {
+		errs = append(errs, fmt.Errorf("shutdown store: %d consume queues have entries only in memory, re-dispatched at the next start: %w",
+			left, errors.Join(derr, ctx.Err())))
+	}
 	if err := s.flushConsumeQueues(0); err != nil {
 		errs = append(errs, err)
 	}
@@ -334,7 +347,9 @@ func (s *Store) shutdown(ctx context.Context) error {
 		}
 	}
 	s.ckpt.physic.Store(s.cl.lastStoreTs.Load())
-	s.ckpt.logics.Store(s.lastDispatchTs.Load())
+	if left == 0 {
+		s.ckpt.logics.Store(s.lastDispatchTs.Load())
+	}
 	if err := s.ckpt.flush(); err != nil {
 		errs = append(errs, err)
 	}
