@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/message"
 )
@@ -91,7 +92,26 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 		}
 		x.files = append(x.files, f)
 	}
+	if n := len(x.files); n > 0 && !x.files[n-1].full() {
+		// The file written next may be sparse (an older version's or
+		// Apache's): its blocks first, or it takes no more entries.
+		last := x.files[n-1]
+		if err := allocateFile(x.ops, last.mf); err != nil {
+			last.noWrite = true
+			x.log.Warn().Err(err).Str("file", last.mf.path).Msg("index file cannot get its blocks, the next entries go to a new one")
+		}
+	}
 	return rebuildFrom, nil
+}
+
+// allocateFile gives all of mf's file its blocks.
+func allocateFile(ops *fileOps, mf *mappedFile) error {
+	fd, err := ops.openFile(mf.path, unix.O_RDWR)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd) // no data written through fd
+	return ops.allocateRange(fd, mf.path, 0, mf.size)
 }
 
 func destroyMapped(mf *mappedFile) error {
@@ -107,7 +127,7 @@ func destroyMapped(mf *mappedFile) error {
 func (x *indexService) lastWritableLocked() (*indexFile, error) {
 	var prev *indexFile
 	if n := len(x.files); n > 0 {
-		if last := x.files[n-1]; !last.full() {
+		if last := x.files[n-1]; !last.full() && !last.noWrite {
 			return last, nil
 		}
 		prev = x.files[n-1]

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -178,6 +179,47 @@ func TestIndexFileWithoutSpace(t *testing.T) {
 	for i := range 30 {
 		if r := s.QueryMessage(nil, "I", "k"+strconv.Itoa(i), 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
 			t.Fatalf("key k%d not indexed", i)
+		}
+	}
+}
+
+// TestIndexLoadedWithoutBlocks: the index file written next, loaded from
+// an older store (sparse), gets its blocks at Open; when there is no space
+// for them it takes no more entries and the next ones go to a new file
+// once space is back. Nothing is ever stored into the sparse mapping.
+func TestIndexLoadedWithoutBlocks(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 16, 100
+	s := openStarted(t, cfg)
+	putN(t, s, "I", 1, 0, 10)
+	shutdown(t, s)
+	idx := filepath.Join(cfg.StorePathRootDir, "index")
+	if n := countFiles(t, idx); n != 1 {
+		t.Fatalf("%d index files", n)
+	}
+
+	var fail atomic.Bool
+	var failed atomic.Int64
+	fail.Store(true)
+	s = openWithOps(t, cfg, failAllocOps("index", &fail, &failed))
+	if failed.Load() == 0 || !s.idx.files[0].noWrite {
+		t.Fatal("the loaded index file was not allocated, or is written without its blocks")
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	putN(t, s, "I", 1, 10, 5)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return failed.Load() >= 3 }) // a new file, refused
+	fail.Store(false)
+	dispatched(t, s)
+	if n := countFiles(t, idx); n != 2 {
+		t.Fatalf("%d index files, want a new one", n)
+	}
+	for i := range 15 {
+		if r := s.QueryMessage(nil, "I", "k"+strconv.Itoa(i), 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
+			t.Fatalf("key k%d not found", i)
 		}
 	}
 }
