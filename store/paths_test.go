@@ -186,3 +186,26 @@ func TestRecoveryIgnoresForeignEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzStorePath: whatever the elements, storePath either refuses them or
+// returns a path strictly below the root.
+func FuzzStorePath(f *testing.F) {
+	for _, s := range []string{"T", "..", "../x", "a/b", "%RETRY%g", "a\x00", ".", "", strings.Repeat("z", 300)} {
+		f.Add(s, "0")
+	}
+	f.Fuzz(func(t *testing.T, topic, queue string) {
+		const root = "/store/consumequeue"
+		p, err := storePath(root, topic, queue)
+		if err != nil {
+			if !errors.Is(err, ErrBadTopic) {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.Clean(p) != p ||
+			strings.Count(rel, "/") != 1 {
+			t.Fatalf("storePath(%q, %q) = %q outside or not two elements below %s", topic, queue, p, root)
+		}
+	})
+}
