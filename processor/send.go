@@ -338,7 +338,8 @@ func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Comm
 	case errors.As(err, &r):
 		return remoting.NewResponse(req, r.code, r.remark)
 	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
-		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch):
+		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch),
+		errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID):
 		return remoting.NewResponse(req, remoting.MessageIllegal, err.Error())
 	case errors.Is(err, broker.ErrTimerIllegal):
 		return remoting.NewResponse(req, remoting.MessageIllegal, fmt.Sprintf("timer message illegal, the delay time should "+
@@ -349,7 +350,18 @@ func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Comm
 	case errors.Is(err, broker.ErrGroupNotExist):
 		return remoting.NewResponse(req, remoting.SubscriptionGroupNotExist, strings.ReplaceAll(err.Error(), "broker: ", ""))
 	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
-		return remoting.NewResponse(req, remoting.ServiceNotAvailable, "service not available now: "+err.Error())
+		return remoting.NewResponse(req, remoting.ServiceNotAvailable, serviceNotAvailable(p.b.Store))
+	case errors.Is(err, store.ErrResource):
+		return remoting.NewResponse(req, remoting.SystemError, "create mapped file failed, server is busy or broken.")
 	}
 	return p.fail(req, err)
+}
+
+// serviceNotAvailable is Apache's remark for SERVICE_NOT_AVAILABLE, with
+// the used ratios of the store's partitions (SendMessageProcessor.diskUtil).
+func serviceNotAvailable(st *store.Store) string {
+	cl, cq, index := st.DiskUsedRatios()
+	return fmt.Sprintf("service not available now. It may be caused by one of the following reasons: the broker's disk "+
+		"is full [CL: %5.2f CQ: %5.2f INDEX: %5.2f], messages are put to the slave, message store has been shut down, etc.",
+		cl, cq, index)
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Cleanup (CleanCommitLogService, CleanConsumeQueueService): every
@@ -25,21 +23,6 @@ import (
 // it queued for writev): the last release unmaps it (mappedFile refs).
 // Readers that copy do so under the list's read lock, and the flusher skips
 // fully flushed files, so neither needs a hold.
-
-// diskUsage is UtilAll.getDiskPartitionSpaceUsedPercent: (total − free) /
-// total of the partition holding path, in [0, 1].
-func diskUsage(path string) (float64, error) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(path, &st); err != nil {
-		return 0, fmt.Errorf("statfs %s: %w", path, err)
-	}
-	if st.Blocks == 0 {
-		return 0, nil
-	}
-	return float64(st.Blocks-st.Bfree) / float64(st.Blocks), nil
-}
-
-func clampRatio(v, lo, hi int) float64 { return float64(min(max(v, lo), hi)) / 100 }
 
 func (s *Store) cleanupLoop() {
 	tick := time.NewTicker(time.Duration(s.cfg.CleanResourceInterval) * time.Millisecond)
@@ -70,27 +53,11 @@ func (s *Store) timeToDelete(now time.Time) bool {
 // files deleted.
 func (s *Store) cleanOnce() (int, error) {
 	now := s.now()
-	usage, err := s.diskUsage(s.cl.q.dir)
+	usage, err := s.checkSpace() // also sets or clears the disk-full flag
 	if err != nil {
 		return 0, err
 	}
-	warn := clampRatio(s.cfg.DiskSpaceWarningLevelRatio, 35, 90)
-	force := clampRatio(s.cfg.DiskSpaceCleanForciblyRatio, 30, 85)
-	cleanNow := false
-	switch {
-	case usage > warn:
-		if !s.diskFull.Swap(true) {
-			s.log.Error().Float64("diskUsage", usage).Float64("warningRatio", warn).Msg("disk full, writes refused")
-		}
-		cleanNow = true
-	case usage > force:
-		cleanNow = true
-	default:
-		if s.diskFull.Swap(false) {
-			s.log.Info().Float64("diskUsage", usage).Msg("disk usage back to normal, writes accepted")
-		}
-	}
-	cleanNow = cleanNow && s.cfg.CleanFileForciblyEnable
+	cleanNow := usage > clampRatio(s.cfg.DiskSpaceCleanForciblyRatio, 30, 85) && s.cfg.CleanFileForciblyEnable
 	trigger := cleanNow || s.timeToDelete(now) || usage > clampRatio(s.cfg.DiskMaxUsedSpaceRatio, 10, 95)
 	if !trigger {
 		return 0, nil
@@ -168,16 +135,8 @@ func (s *Store) deleteOldestCommitLog(now time.Time, reserved time.Duration, cle
 // min offset and moves the queues' min offsets forward.
 func (s *Store) cleanLogics() error {
 	clMin := s.cl.minOffset()
-	s.cqMu.RLock()
-	var cqs []*consumeQueue
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cqs = append(cqs, cq)
-		}
-	}
-	s.cqMu.RUnlock()
 	var errs []error
-	for _, cq := range cqs {
+	for _, cq := range s.allQueues() {
 		cq.wmu.Lock() // not while destroy runs
 		if !cq.closed {
 			if _, err := cq.deleteBelow(clMin); err != nil {

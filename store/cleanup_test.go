@@ -66,7 +66,7 @@ func TestCleanupExpiredFiles(t *testing.T) {
 	var fakeNow atomic.Int64
 	fakeNow.Store(time.Now().UnixNano())
 	s.now = func() time.Time { return time.Unix(0, fakeNow.Load()) }
-	s.diskUsage = func(string) (float64, error) { return 0.10, nil }
+	s.ops.diskSpace = func(string) (float64, int64, error) { return 0.10, 1 << 30, nil }
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestCleanupDiskFull(t *testing.T) {
 	}
 	var usage atomic.Value
 	usage.Store(0.50)
-	s.diskUsage = func(string) (float64, error) { return usage.Load().(float64), nil }
+	s.ops.diskSpace = func(string) (float64, int64, error) { return usage.Load().(float64), 1 << 30, nil }
 	s.cfg.DeleteWhen = "99"
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func openForceCleaning(t *testing.T) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.diskUsage = func(string) (float64, error) { return 0.87, nil }
+	s.ops.diskSpace = func(string) (float64, int64, error) { return 0.87, 1 << 30, nil }
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -106,6 +106,11 @@ type Config struct {
 	DeleteCommitLogFilesInterval int `key:"deleteCommitLogFilesInterval"`
 	// DeleteFileBatchMax bounds the commit log files deleted per run (10).
 	DeleteFileBatchMax int `key:"deleteFileBatchMax"`
+	// MaxMappedConsumeQueueFiles (rocketgo's own key) bounds the consume
+	// queue files kept mapped; idle ones are unmapped beyond it and read
+	// with pread (16384; the kernel allows 65530 mappings per process by
+	// default, vm.max_map_count).
+	MaxMappedConsumeQueueFiles int `key:"maxMappedConsumeQueueFiles"`
 	// MessageDelayLevel lists the delay levels; used to compute the tags
 	// code (delivery time) of SCHEDULE_TOPIC_XXXX entries.
 	MessageDelayLevel string `key:"messageDelayLevel"`
@@ -145,6 +150,7 @@ func DefaultConfig() Config {
 		MaxIndexNum:                       5000000 * 4,
 		MaxMsgsNumBatch:                   64,
 		DefaultQueryMaxNum:                32,
+		MaxMappedConsumeQueueFiles:        16384,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
 	}
 }
@@ -173,6 +179,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("store config: fileReservedTime, cleanResourceInterval, deleteCommitLogFilesInterval, deleteFileBatchMax out of range")
 	case c.MaxMsgsNumBatch <= 0 || c.DefaultQueryMaxNum <= 0:
 		return fmt.Errorf("store config: maxMsgsNumBatch and defaultQueryMaxNum must be positive")
+	case c.MaxMappedConsumeQueueFiles < 16:
+		return fmt.Errorf("store config: maxMappedConsumeQueueFiles %d below 16", c.MaxMappedConsumeQueueFiles)
 	}
 	if _, err := parseDelayLevels(c.MessageDelayLevel); err != nil {
 		return err
@@ -189,7 +197,7 @@ func (c *Config) commitLogDir() string {
 	if c.StorePathCommitLog != "" {
 		return c.StorePathCommitLog
 	}
-	return filepath.Join(c.StorePathRootDir, "commitlog")
+	return mustStorePath(c.StorePathRootDir, dirCommitLog)
 }
 
 // parseDelayLevels parses "1s 5s 1m 2h 1d" into ms per level (index 0 = level 1).

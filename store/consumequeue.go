@@ -12,6 +12,24 @@ package store
 // named by their first byte's offset in the queue's stream. A queue whose
 // first file starts past entry 0 has filler entries (0, MaxInt32, 0) before
 // its first real entry.
+//
+// A broker may have 100,000 queues (one per topic is a legitimate
+// deployment), so nothing about a queue may cost in proportion to the
+// number of queues on the dispatch path, and mappings are bounded
+// (queuefiles.go):
+//   - A new queue's entries wait in memory (pend, read from there) until
+//     the creator goroutine has made its first file: mkdir and create cost
+//     0.3–1 ms each on ext4 here, which the dispatcher, and every topic
+//     behind it in the commit log, used to wait for.
+//   - Blocks are allocated ahead of the writer with pwrite of zeros
+//     (allocateLocked), so a store into the mapping never faults for
+//     space (SIGBUS on a full disk) and never finds a page missing from the
+//     page cache: the first store into a fresh sparse 6 MB file used to
+//     read ahead and zero the whole file (1.4 ms and 6 MB of page cache per
+//     queue; at 70,000 queues, 420 GB of page cache churn).
+//   - Files are mapped on demand by the writer and unmapped when idle once
+//     more than maxMappedConsumeQueueFiles are mapped; readers copy from a
+//     mapping or pread an unmapped file, and never map.
 
 import (
 	"encoding/binary"
@@ -19,15 +37,21 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"github.com/rs/zerolog"
 )
 
 const cqEntrySize = 20
+
+const (
+	// cqPendMax is the number of entries a queue keeps in memory before its
+	// first file exists; beyond it the dispatcher creates the file itself.
+	cqPendMax = 256
+	// cqPendBudget bounds the pending entries of all queues, in bytes.
+	cqPendBudget = 16 << 20
+	// cqAllocStep is the most blocks allocateLocked allocates at once.
+	cqAllocStep = 1 << 20
+)
 
 type cqEntry struct {
 	phy      int64
@@ -51,41 +75,109 @@ func readEntry(b []byte) cqEntry {
 
 func (e cqEntry) filler() bool { return e.size == math.MaxInt32 }
 
+var fillerEntry = cqEntry{size: math.MaxInt32}
+
 // consumeQueue is one topic/queue's index. Only the dispatcher (or Open)
 // writes entries; readers take q.mu for reading and copy entries out.
+//
+// Locks: cmu (making the first file: the creator, a dispatcher whose
+// pending entries are full, the flusher, destroy) → wmu (the writer, and
+// whatever must not run beside it: install, unmapping, cleanup, destroy)
+// → q.mu (the file list, every file's mapping, pend). Mappings and pend
+// change only with wmu and q.mu held; the writer reads them under wmu,
+// readers under q.mu's read lock.
 type consumeQueue struct {
 	topic   string
 	queueID int32
-	log     zerolog.Logger
+	s       *Store
 	q       mappedQueue
 
-	// wmu serialises the writer (put) with destroy, so an entry is never
-	// written into a file being unmapped.
+	cmu sync.Mutex
 	wmu sync.Mutex
+
+	// pend holds the entries dispatched before the first file exists, from
+	// queue offset pendFrom; empty once the queue has files.
+	pend     []byte
+	pendFrom int64
 
 	maxPhy     int64        // offset+size of the last entry; writer only
 	minLogical atomic.Int64 // first readable entry index
 	maxLogical atomic.Int64 // one past the last entry index
 	closed     bool         // set under wmu and q.mu by destroy
 
-	touched uint64 // dispatcher round that last touched it; dispatcher only
+	// touched is the dispatcher round that last wrote to the queue: the
+	// dispatcher's once-per-round mark and the unmapper's idleness.
+	touched atomic.Uint64
+	queued  bool // in Store.createList; guarded by Store.createMu
 }
 
-func newConsumeQueue(root, topic string, queueID int32, fileSize int64, log zerolog.Logger) *consumeQueue {
+// newConsumeQueue makes the queue of dir, which cqDir built from topic and
+// queueID.
+func newConsumeQueue(dir, topic string, queueID int32, s *Store) *consumeQueue {
 	return &consumeQueue{
 		topic:   topic,
 		queueID: queueID,
-		log:     log,
-		q: mappedQueue{
-			dir:      filepath.Join(root, topic, strconv.Itoa(int(queueID))),
-			fileSize: fileSize,
-		},
+		s:       s,
+		q: mappedQueue{dir: dir, fileSize: s.cqFileSize, ops: &s.ops,
+			lazy: true, mapped: &s.cqMapped},
 	}
+}
+
+// scanFile calls fn with the entries of mf in [from, to) in order until it
+// returns false, and returns the position of the entry it stopped at (to
+// when it never did). The file is read from its mapping or, not mapped,
+// with pread. Caller holds q.mu or runs before Start.
+func (cq *consumeQueue) scanFile(mf *mappedFile, from, to int64, fn func(pos int64, e cqEntry) bool) (int64, error) {
+	if mf.data != nil {
+		for pos := from; pos+cqEntrySize <= to; pos += cqEntrySize {
+			if !fn(pos, readEntry(mf.data[pos:])) {
+				return pos, nil
+			}
+		}
+		return to, nil
+	}
+	// Reads grow from a page to 64 KiB of whole entries: most scans stop
+	// within the first page (a queue's end), and Open scans every queue.
+	const maxChunk = 3276 * cqEntrySize
+	buf := make([]byte, 0, 204*cqEntrySize)
+	for pos := from; pos+cqEntrySize <= to; {
+		n := min(int64(cap(buf)), (to-pos)/cqEntrySize*cqEntrySize)
+		b := buf[:n]
+		if err := mf.ops.preadFull(mf.path, b, pos); err != nil {
+			return pos, err
+		}
+		for i := int64(0); i < n; i += cqEntrySize {
+			if !fn(pos+i, readEntry(b[i:])) {
+				return pos + i, nil
+			}
+		}
+		pos += n
+		if cap(buf) < maxChunk {
+			buf = make([]byte, 0, min(2*cap(buf), maxChunk))
+		}
+	}
+	return to, nil
+}
+
+// entryInFile reads the entry at pos of mf. Caller holds q.mu.
+func (cq *consumeQueue) entryInFile(mf *mappedFile, pos int64) (cqEntry, error) {
+	var b [cqEntrySize]byte
+	if mf.data != nil {
+		return readEntry(mf.data[pos:]), nil
+	}
+	if err := mf.ops.preadFull(mf.path, b[:], pos); err != nil {
+		return cqEntry{}, err
+	}
+	return readEntry(b[:]), nil
 }
 
 // recover scans from the third-from-last file and sets the write position
 // after the last entry with offset >= 0 and size > 0 (ConsumeQueue.recover).
-func (cq *consumeQueue) recover() error {
+// After a normal exit what follows is zeros (nothing was torn) and is left
+// alone, as Apache does: zeroing and syncing the tail of 100,000 queues
+// took 80 s of start-up. After a crash it is zeroed (truncZero: Open syncs
+// the consume queue file system once).
+func (cq *consumeQueue) recover(lastExitOK bool) error {
 	files := cq.q.files
 	if len(files) == 0 {
 		return nil
@@ -94,22 +186,28 @@ func (cq *consumeQueue) recover() error {
 	end := files[i].start
 	for ; i < len(files); i++ {
 		mf := files[i]
-		pos := int64(0)
-		for ; pos+cqEntrySize <= mf.size; pos += cqEntrySize {
-			e := readEntry(mf.data[pos:])
+		pos, err := cq.scanFile(mf, 0, mf.size, func(_ int64, e cqEntry) bool {
 			if e.phy < 0 || e.size <= 0 {
-				break
+				return false
 			}
 			if !e.filler() {
 				cq.maxPhy = e.phy + int64(e.size)
 			}
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("recover consumequeue %s: %w", cq.q.dir, err)
 		}
 		end = mf.start + pos
 		if pos < mf.size {
 			break
 		}
 	}
-	if err := cq.q.truncate(end); err != nil {
+	mode := truncZero
+	if lastExitOK {
+		mode = truncPosOnly
+	}
+	if err := cq.q.truncate(end, mode); err != nil {
 		return fmt.Errorf("recover consumequeue %s: %w", cq.q.dir, err)
 	}
 	cq.maxLogical.Store(end / cqEntrySize)
@@ -118,21 +216,21 @@ func (cq *consumeQueue) recover() error {
 }
 
 // truncateDirty drops entries pointing at or beyond phyEnd
-// (ConsumeQueue.truncateDirtyLogicFiles).
-func (cq *consumeQueue) truncateDirty(phyEnd int64) error {
+// (ConsumeQueue.truncateDirtyLogicFiles) and reports whether it cut
+// (zeroed, not synced: truncZero). Before Start only.
+func (cq *consumeQueue) truncateDirty(phyEnd int64) (bool, error) {
 	if cq.maxPhy <= phyEnd {
-		return nil
+		return false, nil
 	}
 	files := cq.q.files
 	cut := int64(-1)
 	for i := len(files) - 1; i >= 0; i-- {
 		mf := files[i]
-		wrote := mf.wrote.Load()
-		pos := int64(0)
-		for ; pos+cqEntrySize <= wrote; pos += cqEntrySize {
-			if e := readEntry(mf.data[pos:]); !e.filler() && e.phy >= phyEnd {
-				break
-			}
+		pos, err := cq.scanFile(mf, 0, mf.wrote.Load(), func(_ int64, e cqEntry) bool {
+			return e.filler() || e.phy < phyEnd
+		})
+		if err != nil {
+			return false, fmt.Errorf("truncate consumequeue %s: %w", cq.q.dir, err)
 		}
 		cut = mf.start + pos
 		if pos > 0 {
@@ -140,28 +238,63 @@ func (cq *consumeQueue) truncateDirty(phyEnd int64) error {
 		}
 	}
 	if cut < 0 {
-		return nil
+		return false, nil
 	}
-	if err := cq.q.truncate(cut); err != nil {
-		return fmt.Errorf("truncate consumequeue %s: %w", cq.q.dir, err)
+	if err := cq.q.truncate(cut, truncZero); err != nil {
+		return false, fmt.Errorf("truncate consumequeue %s: %w", cq.q.dir, err)
 	}
 	cq.maxLogical.Store(cut / cqEntrySize)
 	cq.maxPhy = 0
 	if n := cut / cqEntrySize; n > cq.minLogical.Load() {
 		if mf := cq.q.findLocked((n - 1) * cqEntrySize); mf != nil {
-			e := readEntry(mf.data[(n-1)*cqEntrySize-mf.start:])
+			e, err := cq.entryInFile(mf, (n-1)*cqEntrySize-mf.start)
+			if err != nil {
+				return false, fmt.Errorf("truncate consumequeue %s: %w", cq.q.dir, err)
+			}
 			cq.maxPhy = e.phy + int64(e.size)
 		}
 	}
 	if cq.minLogical.Load() > cq.maxLogical.Load() {
 		cq.minLogical.Store(cq.maxLogical.Load())
 	}
+	return true, nil
+}
+
+// forEntriesLocked calls fn with the entries of indexes [from, to) in
+// order, from the files or the pending entries, until it returns false.
+// Caller holds q.mu.
+func (cq *consumeQueue) forEntriesLocked(from, to int64, fn func(idx int64, e cqEntry) bool) error {
+	if len(cq.q.files) == 0 {
+		for idx := max(from, cq.pendFrom); idx < to; idx++ {
+			pos := (idx - cq.pendFrom) * cqEntrySize
+			if pos+cqEntrySize > int64(len(cq.pend)) || !fn(idx, readEntry(cq.pend[pos:])) {
+				return nil
+			}
+		}
+		return nil
+	}
+	for idx := from; idx < to; {
+		mf := cq.q.findLocked(idx * cqEntrySize)
+		if mf == nil {
+			return nil
+		}
+		stop := false
+		end := min(mf.wrote.Load(), to*cqEntrySize-mf.start)
+		pos, err := cq.scanFile(mf, idx*cqEntrySize-mf.start, end, func(pos int64, e cqEntry) bool {
+			stop = !fn((mf.start+pos)/cqEntrySize, e)
+			return !stop
+		})
+		if err != nil || stop || pos < mf.size {
+			return err
+		}
+		idx = (mf.start + mf.size) / cqEntrySize
+	}
 	return nil
 }
 
 // correctMinOffset sets the min offset to the first entry whose record is
 // still in the commit log (phy >= clMin), skipping fillers.
-func (cq *consumeQueue) correctMinOffset(clMin int64) {
+func (cq *consumeQueue) correctMinOffset(clMin int64) error {
 	cq.q.mu.RLock()
 	defer cq.q.mu.RUnlock()
 	maxL := cq.maxLogical.Load()
@@ -169,18 +302,19 @@ func (cq *consumeQueue) correctMinOffset(clMin int64) {
 	if len(cq.q.files) > 0 {
 		from = max(from, cq.q.files[0].start/cqEntrySize) // files deleted by cleanup
 	}
-	for idx := from; idx < maxL; idx++ {
-		mf := cq.q.findLocked(idx * cqEntrySize)
-		if mf == nil {
-			break
-		}
-		e := readEntry(mf.data[idx*cqEntrySize-mf.start:])
+	found := maxL
+	err := cq.forEntriesLocked(from, maxL, func(idx int64, e cqEntry) bool {
 		if !e.filler() && e.phy >= clMin {
-			cq.minLogical.Store(idx)
-			return
+			found = idx
+			return false
 		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("correct min offset of consumequeue %s: %w", cq.q.dir, err)
 	}
-	cq.minLogical.Store(maxL)
+	cq.minLogical.Store(found)
+	return nil
 }
 
 // put appends the entry for a record with the given queue offset; it is
@@ -189,78 +323,175 @@ func (cq *consumeQueue) put(e cqEntry, queueOffset int64) (bool, error) {
 	if e.phy+int64(e.size) <= cq.maxPhy {
 		return false, nil // built repeatedly
 	}
-	expect := queueOffset * cqEntrySize
-	cq.wmu.Lock()
-	defer cq.wmu.Unlock()
-	if cq.closed {
-		return false, nil
+	for {
+		cq.wmu.Lock()
+		wrote, create, err := cq.putLocked(e, queueOffset)
+		cq.wmu.Unlock()
+		if !create {
+			cq.s.noteResourceErr(err)
+			return wrote, err
+		}
+		// Too much is pending: make the first file here and now.
+		if err := cq.createFirst(queueOffset); err != nil {
+			cq.s.noteResourceErr(err)
+			return false, err
+		}
 	}
+}
+
+// putLocked is put under wmu. create asks the caller to make the first
+// file (createFirst, which takes cmu, so not under wmu) and call again.
+func (cq *consumeQueue) putLocked(e cqEntry, queueOffset int64) (wrote, create bool, err error) {
+	if cq.closed {
+		return false, false, nil
+	}
+	expect := queueOffset * cqEntrySize
 	cq.q.mu.RLock()
 	mf := cq.q.lastLocked()
 	cq.q.mu.RUnlock()
 	if mf == nil {
-		// First file of the queue: fill the slots before the entry.
-		start := expect - expect%cq.q.fileSize
-		var err error
-		if mf, err = cq.q.newFile(start); err != nil {
-			return false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
-		}
-		for pos := int64(0); pos < expect-start; pos += cqEntrySize {
-			putEntry(mf.data[pos:], cqEntry{size: math.MaxInt32})
-		}
-		mf.wrote.Store(expect - start)
-		cq.minLogical.Store(queueOffset)
-		cq.maxLogical.Store(queueOffset)
+		return cq.pendLocked(e, queueOffset)
 	}
 	cur := mf.start + mf.wrote.Load()
 	if expect < cur {
-		return false, nil // built repeatedly
+		return false, false, nil // built repeatedly
 	}
 	if expect != cur {
-		cq.log.Warn().Str("topic", cq.topic).Int32("queueId", cq.queueID).
+		cq.s.log.Warn().Str("topic", cq.topic).Int32("queueId", cq.queueID).
 			Int64("expectLogicOffset", expect).Int64("currentLogicOffset", cur).
 			Msg("consumequeue order maybe wrong")
 	}
 	if mf.wrote.Load() >= mf.size {
-		var err error
+		// A roll: a new file of a busy queue, once per fileSize/20 entries.
 		if mf, err = cq.q.newFile(mf.start + mf.size); err != nil {
-			return false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
+			return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
 		}
 	}
-	pos := mf.wrote.Load()
-	putEntry(mf.data[pos:], e)
-	mf.wrote.Store(pos + cqEntrySize)
+	if err := cq.writeLocked(mf, e); err != nil {
+		return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
+	}
 	cq.maxPhy = e.phy + int64(e.size)
-	cq.maxLogical.Store((mf.start + pos + cqEntrySize) / cqEntrySize)
-	return true, nil
+	cq.maxLogical.Store((mf.start + mf.wrote.Load()) / cqEntrySize)
+	return true, false, nil
+}
+
+// writeLocked appends e at mf's write position and publishes it: through
+// the mapping (mapped now if it is not and fewer than the limit are),
+// after allocating blocks ahead if needed; or, with as many files mapped
+// as allowed, with pwrite (a cold queue's entry: its queue is mapped when
+// the unmapper has made room).
+func (cq *consumeQueue) writeLocked(mf *mappedFile, e cqEntry) error {
+	pos := mf.wrote.Load()
+	if mf.data == nil && cq.s.cqMapped.Load() < cq.s.cqMapLimit.Load() {
+		if err := cq.mapLocked(mf); err != nil && !errors.Is(err, ErrResource) {
+			return err
+		} // ENOMEM (the kernel's map count) lowered the limit: pwrite
+	}
+	if mf.data == nil {
+		var b [cqEntrySize]byte
+		putEntry(b[:], e)
+		if err := cq.writeFileLocked(mf, pos, b[:]); err != nil {
+			return err
+		}
+	} else {
+		if err := cq.allocateLocked(mf, pos+cqEntrySize); err != nil {
+			return err
+		}
+		putEntry(mf.data[pos:], e)
+	}
+	mf.wrote.Store(pos + cqEntrySize)
+	return nil
+}
+
+// pendLocked keeps an entry of a queue without files in memory and asks
+// the creator for the file, or asks the caller to create it when this
+// queue or all queues have too much pending.
+func (cq *consumeQueue) pendLocked(e cqEntry, queueOffset int64) (wrote, create bool, err error) {
+	n := int64(len(cq.pend) / cqEntrySize)
+	if n > 0 {
+		end := cq.pendFrom + n
+		if queueOffset < end {
+			return false, false, nil // built repeatedly
+		}
+		if queueOffset != end {
+			cq.s.log.Warn().Str("topic", cq.topic).Int32("queueId", cq.queueID).
+				Int64("expectLogicOffset", queueOffset*cqEntrySize).Int64("currentLogicOffset", end*cqEntrySize).
+				Msg("consumequeue order maybe wrong")
+		}
+	}
+	from := queueOffset
+	if n > 0 {
+		from = cq.pendFrom
+	}
+	// The first file must take every pending entry (install writes no
+	// other file), and pending memory is bounded.
+	room := (cq.q.fileSize - from*cqEntrySize%cq.q.fileSize) / cqEntrySize
+	if n+1 > min(cqPendMax, room) || cq.s.pendBytes.Load()+cqEntrySize > cqPendBudget {
+		return false, true, nil
+	}
+	var b [cqEntrySize]byte
+	putEntry(b[:], e)
+	cq.q.mu.Lock()
+	if n == 0 {
+		cq.pendFrom = queueOffset
+		cq.minLogical.Store(queueOffset)
+	}
+	cq.pend = append(cq.pend, b[:]...)
+	cq.q.mu.Unlock()
+	cq.s.pendBytes.Add(cqEntrySize)
+	cq.maxPhy = e.phy + int64(e.size)
+	cq.maxLogical.Store(cq.pendFrom + n + 1)
+	if n == 0 {
+		cq.s.queueCreate(cq)
+	}
+	return true, false, nil
 }
 
 // read copies entries starting at index from into buf (a multiple of 20
-// bytes), staying inside one file. It returns the number of entries.
-func (cq *consumeQueue) read(buf []byte, from int64) int {
+// bytes), staying inside one file. It returns the number of entries; an
+// error (an unmapped file that cannot be read now) only with none.
+func (cq *consumeQueue) read(buf []byte, from int64) (int, error) {
 	cq.q.mu.RLock()
 	defer cq.q.mu.RUnlock()
 	if cq.closed {
-		return 0
+		return 0, nil
+	}
+	maxL := cq.maxLogical.Load()
+	if len(cq.q.files) == 0 {
+		if from < cq.pendFrom || from >= maxL {
+			return 0, nil
+		}
+		pos := (from - cq.pendFrom) * cqEntrySize
+		end := min(int64(len(cq.pend)), (maxL-cq.pendFrom)*cqEntrySize)
+		if pos >= end {
+			return 0, nil
+		}
+		return copy(buf[:len(buf)/cqEntrySize*cqEntrySize], cq.pend[pos:end]) / cqEntrySize, nil
 	}
 	off := from * cqEntrySize
 	mf := cq.q.findLocked(off)
 	if mf == nil {
-		return 0
+		return 0, nil
 	}
 	pos := off - mf.start
-	end := min(mf.wrote.Load(), cq.maxLogical.Load()*cqEntrySize-mf.start)
+	end := min(mf.wrote.Load(), maxL*cqEntrySize-mf.start)
 	if pos >= end {
-		return 0
+		return 0, nil
 	}
-	n := copy(buf[:len(buf)/cqEntrySize*cqEntrySize], mf.data[pos:end])
-	return n / cqEntrySize
+	b := buf[:min(int64(len(buf)/cqEntrySize*cqEntrySize), end-pos)]
+	if mf.data != nil {
+		return copy(b, mf.data[pos:]) / cqEntrySize, nil
+	}
+	if err := mf.ops.preadFull(mf.path, b, pos); err != nil {
+		return 0, fmt.Errorf("read consumequeue %s: %w", cq.q.dir, err)
+	}
+	return len(b) / cqEntrySize, nil
 }
 
 // entry returns the entry at index idx.
 func (cq *consumeQueue) entry(idx int64) (cqEntry, bool) {
 	var b [cqEntrySize]byte
-	if cq.read(b[:], idx) != 1 {
+	if n, _ := cq.read(b[:], idx); n != 1 { // unreadable now reads as absent
 		return cqEntry{}, false
 	}
 	return readEntry(b[:]), true
@@ -274,42 +505,55 @@ func (cq *consumeQueue) rollNextFile(idx int64) int64 {
 
 // deleteBelow deletes files (never the last) whose last entry points below
 // the commit log's min offset (deleteExpiredFileByOffset), then corrects
-// the min offset. It returns the number of files deleted.
+// the min offset. It returns the number of files deleted. Caller holds wmu.
 func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
 	var gone []*mappedFile
 	var errs []error
-	cq.q.mu.Lock()
+	// The list and the mappings change only under wmu, which the caller
+	// holds: the entry is read without the list's lock (maybe with pread),
+	// which is taken only to take the file out.
 	for len(cq.q.files) > 1 {
 		mf := cq.q.files[0]
-		last := readEntry(mf.data[mf.size-cqEntrySize:])
+		last, err := cq.entryInFile(mf, mf.size-cqEntrySize)
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
 		if last.phy >= clMin && !last.filler() {
 			break
 		}
+		cq.q.mu.Lock()
 		cq.q.files[0] = nil
 		cq.q.files = cq.q.files[1:]
+		err = cq.q.retireLocked(mf)
+		cq.q.mu.Unlock()
 		gone = append(gone, mf)
-		if err := cq.q.retireLocked(mf); err != nil {
+		if err != nil {
 			errs = append(errs, err)
 			break
 		}
 	}
-	cq.q.mu.Unlock()
 	for _, mf := range gone {
 		if err := os.Remove(mf.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
-	cq.correctMinOffset(clMin)
+	errs = append(errs, cq.correctMinOffset(clMin))
 	return len(gone), errors.Join(errs...)
 }
 
 // destroy unmaps and deletes the queue's files and directory.
 func (cq *consumeQueue) destroy() error {
+	cq.cmu.Lock()
+	defer cq.cmu.Unlock()
 	cq.wmu.Lock()
 	defer cq.wmu.Unlock()
 	cq.q.mu.Lock()
 	cq.closed = true
+	pend := len(cq.pend)
+	cq.pend = nil
 	cq.q.mu.Unlock()
+	cq.s.pendBytes.Add(-int64(pend))
 	err := cq.q.close()
 	if rmErr := os.RemoveAll(cq.q.dir); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 		err = errors.Join(err, fmt.Errorf("remove %s: %w", cq.q.dir, rmErr))

@@ -2,37 +2,73 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/rocketgo/rocketgo/message"
 )
 
 // dispatchLoop builds consume queue entries behind the append, woken by
-// every Put (ReputMessageService).
+// every Put (ReputMessageService). A record it cannot dispatch for a
+// reason other than its bytes (the kernel refusing a mapping, a
+// descriptor or space) is retried after a pause that doubles up to a
+// second, with a sampled log line; only undecodable data stops dispatch
+// for good (dispatchStalled).
 func (s *Store) dispatchLoop() {
+	var retry <-chan time.Time
+	var backoff time.Duration
+	var since time.Time
 	for {
-		select {
-		case <-s.quit:
-			return
-		case <-s.dispatchCh:
+		if retry == nil {
+			select {
+			case <-s.quit:
+				return
+			case <-s.dispatchCh:
+			}
+		} else {
+			select {
+			case <-s.quit:
+				return
+			case <-retry:
+			}
 		}
-		s.dispatchAvailable()
+		err := s.dispatchAvailable()
+		if err == nil {
+			if retry != nil {
+				s.log.Info().Int64("offset", s.reput.Load()).Dur("waited", time.Since(since)).Msg("dispatch resumed")
+			}
+			backoff, retry = 0, nil
+			continue
+		}
+		if retry == nil {
+			since = time.Now()
+		}
+		backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+		s.sampled.Warn().Err(err).Int64("offset", s.reput.Load()).Dur("retryIn", backoff).
+			Msg("dispatch cannot proceed, retrying")
+		retry = time.After(backoff)
 	}
 }
 
 // dispatchAvailable dispatches every complete record between the reput
 // cursor and the commit log end, then calls OnDispatch for touched queues.
-// Only one goroutine calls it at a time (the dispatcher, or Open/Shutdown
-// when the dispatcher is not running).
-func (s *Store) dispatchAvailable() {
+// It stops at a record it cannot dispatch now and returns why (the cursor
+// stays at that record). Only one goroutine calls it at a time (the
+// dispatcher, or Open/Shutdown when the dispatcher is not running).
+func (s *Store) dispatchAvailable() error {
 	s.round++
 	s.touched = s.touched[:0]
+	var err error
 	for !s.dispatchStalled.Load() {
 		cur, end := s.reput.Load(), s.cl.maxOffset.Load()
 		if cur >= end {
 			break
 		}
-		cur = s.dispatchFile(cur, end)
+		cur, err = s.dispatchFile(cur, end)
 		s.reput.Store(cur)
+		if err != nil {
+			break
+		}
 	}
 	if s.onDispatch != nil {
 		for _, cq := range s.touched {
@@ -40,42 +76,42 @@ func (s *Store) dispatchAvailable() {
 		}
 	}
 	clear(s.touched)
+	return err
 }
 
 // dispatchFile dispatches records of the file holding cur, up to end, and
 // returns the new cursor.
-func (s *Store) dispatchFile(cur, end int64) int64 {
+func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 	s.cl.q.mu.RLock()
 	defer s.cl.q.mu.RUnlock()
 	mf := s.cl.q.findLocked(cur)
 	if mf == nil {
 		if len(s.cl.q.files) > 0 && cur < s.cl.q.files[0].start {
-			return s.cl.q.files[0].start // deleted files: skip ahead
+			return s.cl.q.files[0].start, nil // deleted files: skip ahead
 		}
 		s.stall(cur, errors.New("no commit log file"))
-		return cur
+		return cur, nil
 	}
 	limit := min(mf.wrote.Load(), end-mf.start)
 	pos := cur - mf.start
 	for pos < limit {
 		v, _, err := message.DecodeRecordView(mf.data[pos:limit])
 		if errors.Is(err, message.ErrBlank) {
-			return mf.start + mf.size
+			return mf.start + mf.size, nil
 		}
 		if err != nil {
 			s.stall(mf.start+pos, err)
-			return mf.start + pos
+			return mf.start + pos, nil
 		}
 		if err := s.dispatchRecord(&v); err != nil {
-			s.stall(mf.start+pos, err)
-			return mf.start + pos
+			return mf.start + pos, fmt.Errorf("dispatch record at %d: %w", mf.start+pos, err)
 		}
 		pos += int64(v.TotalSize)
 	}
 	if pos >= mf.size {
-		return mf.start + mf.size
+		return mf.start + mf.size, nil
 	}
-	return mf.start + pos
+	return mf.start + pos, nil
 }
 
 func (s *Store) stall(at int64, err error) {
@@ -84,10 +120,15 @@ func (s *Store) stall(at int64, err error) {
 }
 
 // dispatchRecord builds the index entries and the consume queue entry of
-// one record. An index failure stops indexing (logged once), not dispatch.
+// one record. Index and consume queue entries are idempotent, so a record
+// that failed is dispatched again from the start. An index failure other
+// than a resource error stops indexing (logged once), not dispatch.
 func (s *Store) dispatchRecord(v *message.RecordView) error {
 	if s.idx != nil {
 		if err := s.idx.build(v); err != nil {
+			if isResource(err) {
+				return err
+			}
 			s.log.Error().Err(err).Int64("offset", v.PhysicalOffset).Msg("index build failed, indexing stopped")
 		}
 	}
@@ -95,14 +136,17 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 		return nil
 	}
 	cq := s.findOrCreateCQ(v.Topic, v.QueueID)
+	if cq == nil {
+		return nil
+	}
 	wrote, err := cq.put(cqEntry{phy: v.PhysicalOffset, size: v.TotalSize, tagsCode: s.tagsCode(v)}, v.QueueOffset)
 	if err != nil {
 		return err
 	}
 	if wrote {
 		s.lastDispatchTs.Store(v.StoreTimestamp)
-		if cq.touched != s.round {
-			cq.touched = s.round
+		if cq.touched.Load() != s.round {
+			cq.touched.Store(s.round)
 			s.touched = append(s.touched, cq)
 		}
 	}

@@ -35,16 +35,33 @@
 //     the checkpoint's index timestamp are deleted and rebuilt from their
 //     begin offset (Apache only from the recovery start).
 //   - ConsumeQueue entries are built only by the dispatcher (or Open), in
-//     commit log order; MaxOffset counts dispatched entries.
+//     commit log order; MaxOffset counts dispatched entries. A new queue's
+//     entries are kept in memory until the creator made its first file;
+//     the thorough consume queue flush and Shutdown make the missing ones
+//     (queuefiles.go).
+//   - Consume queue files are mapped on demand and at most
+//     maxMappedConsumeQueueFiles stay mapped; blocks of every mapped file
+//     are allocated before a store into them (fallocate, or zeros written
+//     ahead of a consume queue's writer), so a full disk is an error,
+//     never a SIGBUS.
+//   - Every path is built by storePath from safe names (paths.go).
+//   - Resource errors (ENOMEM, EMFILE, ENFILE, ENOSPC) are never taken for
+//     corrupt data (resource.go).
 //
 // Goroutines: dispatch, commit log flush (+ group commit), consume queue
 // and index flush, cleanup, commit log prefault, trim (unmaps cold pages,
-// trim.go); started by Start, stopped and awaited by Shutdown.
+// trim.go), consume queue file creator and unmapper (queuefiles.go);
+// started by Start, stopped and awaited by Shutdown.
 //
 // Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
 // log file list (read) → Store.cqMu (released) → consumeQueue.wmu →
-// consumeQueue file list; DeleteTopic: Store.cqMu → consumeQueue.wmu →
-// consumeQueue file list; dispatcher → indexService.mu. Cleanup: commit
+// consumeQueue file list, or (its pending entries full) consumeQueue.cmu
+// → consumeQueue.wmu → consumeQueue file list; consumeQueue.wmu →
+// Store.createMu; creator and flusher: consumeQueue.cmu → consumeQueue.wmu
+// → consumeQueue file list; unmapper: Store.cqMu (released), then one
+// consumeQueue.wmu → consumeQueue file list at a time; DeleteTopic:
+// Store.cqMu → consumeQueue.cmu → consumeQueue.wmu → consumeQueue file
+// list; dispatcher → indexService.mu. Cleanup: commit
 // log file list (alone), then consumeQueue.wmu → consumeQueue file list,
 // then indexService.maint → indexService.mu. Trim: commit log file list
 // (read, released before trimming), then Store.cqMu (read) → consume

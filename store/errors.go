@@ -9,15 +9,25 @@ var (
 	ErrMessageTooLarge    = errors.New("store: message too large")
 	ErrPropertiesTooLarge = errors.New("store: properties too large")
 	ErrTopicTooLong       = errors.New("store: topic too long")
-	ErrBadBatch           = errors.New("store: bad batch")
-	ErrFlushTimeout       = errors.New("store: flush timeout")
-	ErrCorrupt            = errors.New("store: corrupt data")
-	ErrBadFileSize        = errors.New("store: mapped file size differs from config")
-	ErrLocked             = errors.New("store: locked by another process")
-	ErrNotFound           = errors.New("store: message not found")
-	ErrNoQueue            = errors.New("store: consume queue not found")
+	// ErrBadTopic: a topic outside ^[%|a-zA-Z0-9_-]+$, which cannot name a
+	// consume queue directory (paths.go).
+	ErrBadTopic = errors.New("store: topic name not allowed")
+	// ErrBadQueueID: a negative queue id.
+	ErrBadQueueID   = errors.New("store: queue id not allowed")
+	ErrBadBatch     = errors.New("store: bad batch")
+	ErrFlushTimeout = errors.New("store: flush timeout")
+	ErrCorrupt      = errors.New("store: corrupt data")
+	ErrBadFileSize  = errors.New("store: mapped file size differs from config")
+	ErrLocked       = errors.New("store: locked by another process")
+	ErrNotFound     = errors.New("store: message not found")
+	ErrNoQueue      = errors.New("store: consume queue not found")
+	// ErrResource marks the kernel refusing memory, a mapping or a
+	// descriptor (ENOMEM, EMFILE, ENFILE): a condition to wait out, never
+	// corrupt data (resource.go).
+	ErrResource = errors.New("store: resource exhausted")
 	// ErrDiskFull refuses writes while disk usage is above
 	// diskSpaceWarningLevelRatio (Apache's DISK_FULL running flag; the
-	// broker answers SERVICE_NOT_AVAILABLE, 14).
+	// broker answers SERVICE_NOT_AVAILABLE, 14); it also marks ENOSPC and
+	// EDQUOT from the file system.
 	ErrDiskFull = errors.New("store: disk full")
 )

@@ -153,6 +153,14 @@ func (s *Store) flushConsumeQueueLoop() {
 			lastThorough = time.Now()
 		}
 		logicsTs := s.lastDispatchTs.Load() // sampled before the flush
+		if thorough {
+			// The checkpoint's logics timestamp must not cover entries
+			// that are only in memory: their files first.
+			if left, err := s.drainPending(time.Time{}, s.quit, 1); left > 0 {
+				s.log.Error().Err(err).Int("queues", left).Msg("consume queue files missing, checkpoint not advanced")
+				continue
+			}
+		}
 		if err := s.flushConsumeQueues(least); err != nil {
 			s.log.Error().Err(err).Msg("consume queue flush failed")
 			continue
@@ -180,19 +188,51 @@ func (s *Store) flushConsumeQueueLoop() {
 	}
 }
 
-// flushConsumeQueues msyncs every consume queue.
+// syncFSFiles: with more dirty consume queue files than this, one syncfs
+// replaces a sync per file (each is a journal commit, ~3 ms here: 60 s for
+// 20,000 queues with an entry each).
+const syncFSFiles = 64
+
+// flushConsumeQueues syncs every consume queue file with leastPages dirty
+// pages (or full; 0: any).
 func (s *Store) flushConsumeQueues(leastPages int) error {
-	s.cqMu.RLock()
-	var cqs []*consumeQueue
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cqs = append(cqs, cq)
-		}
+	type dirty struct {
+		cq    *consumeQueue
+		mf    *mappedFile
+		wrote int64
 	}
-	s.cqMu.RUnlock()
-	for _, cq := range cqs {
-		if _, err := cq.q.flush(leastPages, true); err != nil {
-			return fmt.Errorf("flush consumequeue %s-%d: %w", cq.topic, cq.queueID, err)
+	var todo []dirty
+	for _, cq := range s.allQueues() {
+		cq.q.mu.RLock()
+		for _, mf := range cq.q.files {
+			w := mf.wrote.Load()
+			if w > mf.flushed.Load() && (leastPages == 0 || w >= mf.size || mf.dirtyPages() >= int64(leastPages)) {
+				todo = append(todo, dirty{cq, mf, w})
+			}
+		}
+		cq.q.mu.RUnlock()
+	}
+	if len(todo) > syncFSFiles {
+		if err := s.ops.syncFS(s.cqRoot); err != nil {
+			return fmt.Errorf("flush consumequeues: %w", err)
+		}
+		for _, d := range todo {
+			d.mf.flushedTo(d.wrote)
+		}
+		return nil
+	}
+	for _, d := range todo {
+		// Under the list's read lock, so that neither cleanup nor the
+		// unmapper drops the mapping during the msync; a file deleted
+		// meanwhile (cleanup, DeleteTopic) needs no flush.
+		d.cq.q.mu.RLock()
+		var err error
+		if !d.mf.unmapped.Load() && !d.cq.closed {
+			err = d.mf.flush()
+		}
+		d.cq.q.mu.RUnlock()
+		if err != nil {
+			return fmt.Errorf("flush consumequeue %s-%d: %w", d.cq.topic, d.cq.queueID, err)
 		}
 	}
 	return nil

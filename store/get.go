@@ -196,7 +196,14 @@ func (s *Store) get(g *gather, topic string, queueID int32, offset int64, maxMsg
 	readAny := false
 loop:
 	for examined < limit {
-		n := cq.read(buf[:min(len(buf), (limit-examined)*cqEntrySize)], offset+int64(examined))
+		n, err := cq.read(buf[:min(len(buf), (limit-examined)*cqEntrySize)], offset+int64(examined))
+		if err != nil && !readAny {
+			// An unmapped file that cannot be read now (no descriptor):
+			// nothing found here, and the consumer stays where it is.
+			s.sampled.Warn().Err(err).Str("topic", topic).Int32("queueId", queueID).Msg("consume queue not readable now")
+			res.Status = OffsetFoundNull
+			return res
+		}
 		if n == 0 {
 			break
 		}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/message"
 )
@@ -27,6 +27,7 @@ type indexService struct {
 	slots   int32
 	entries int32
 	log     zerolog.Logger
+	ops     *fileOps
 
 	// maint serialises flush with deleteBelow, so a file is never
 	// unmapped while it is being msynced outside mu.
@@ -39,8 +40,8 @@ type indexService struct {
 	broken bool
 }
 
-func newIndexService(root string, slots, entries int, log zerolog.Logger) *indexService {
-	return &indexService{dir: filepath.Join(root, "index"), slots: int32(slots), entries: int32(entries), log: log}
+func newIndexService(root string, slots, entries int, log zerolog.Logger, ops *fileOps) *indexService {
+	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log, ops: ops}
 }
 
 // load maps every index file in name order (IndexService.load). After an
@@ -62,8 +63,12 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 		if e.IsDir() {
 			continue
 		}
-		path := filepath.Join(x.dir, e.Name())
-		mf, err := openMappedFile(path, 0, size, false)
+		path, err := storePath(x.dir, e.Name())
+		if err != nil {
+			x.log.Warn().Str("file", e.Name()).Msg("foreign entry under index ignored")
+			continue
+		}
+		mf, err := openMappedFile(x.ops, path, 0, size, false, false)
 		if errors.Is(err, ErrBadFileSize) {
 			// Written with another maxHashSlotNum/maxIndexNum: keep it for
 			// the operator, do not read it.
@@ -87,7 +92,26 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 		}
 		x.files = append(x.files, f)
 	}
+	if n := len(x.files); n > 0 && !x.files[n-1].full() {
+		// The file written next may be sparse (an older version's or
+		// Apache's): its blocks first, or it takes no more entries.
+		last := x.files[n-1]
+		if err := allocateFile(x.ops, last.mf); err != nil {
+			last.noWrite = true
+			x.log.Warn().Err(err).Str("file", last.mf.path).Msg("index file cannot get its blocks, the next entries go to a new one")
+		}
+	}
 	return rebuildFrom, nil
+}
+
+// allocateFile gives all of mf's file its blocks.
+func allocateFile(ops *fileOps, mf *mappedFile) error {
+	fd, err := ops.openFile(mf.path, unix.O_RDWR)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd) // no data written through fd
+	return ops.allocateRange(fd, mf.path, 0, mf.size)
 }
 
 func destroyMapped(mf *mappedFile) error {
@@ -103,7 +127,7 @@ func destroyMapped(mf *mappedFile) error {
 func (x *indexService) lastWritableLocked() (*indexFile, error) {
 	var prev *indexFile
 	if n := len(x.files); n > 0 {
-		if last := x.files[n-1]; !last.full() {
+		if last := x.files[n-1]; !last.full() && !last.noWrite {
 			return last, nil
 		}
 		prev = x.files[n-1]
@@ -117,7 +141,7 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 		now = now.Add(time.Millisecond)
 		name = indexFileName(now)
 	}
-	mf, err := openMappedFile(filepath.Join(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true)
+	mf, err := openMappedFile(x.ops, mustStorePath(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true, false)
 	if err != nil {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}
@@ -156,7 +180,7 @@ func (x *indexService) build(v *message.RecordView) error {
 	}
 	f, err := x.lastWritableLocked()
 	if err != nil {
-		x.broken = true
+		x.broken = !isResource(err) // a resource shortage passes: dispatch retries
 		return err
 	}
 	if v.PhysicalOffset < f.endPhyOffset() {
@@ -188,7 +212,7 @@ func (x *indexService) putLocked(f **indexFile, hash int32, v *message.RecordVie
 	for !(*f).putKey(hash, v.PhysicalOffset, v.StoreTimestamp) {
 		nf, err := x.lastWritableLocked()
 		if err != nil {
-			x.broken = true
+			x.broken = !isResource(err)
 			return err
 		}
 		*f = nf

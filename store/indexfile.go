@@ -55,6 +55,7 @@ type indexFile struct {
 	slots   int32
 	entries int32
 	flushed bool // a full file's final msync is done; guarded by indexService.mu
+	noWrite bool // loaded without its blocks and none to be had: not written
 }
 
 func (f *indexFile) u64(off int64) int64 { return int64(binary.BigEndian.Uint64(f.mf.data[off:])) }

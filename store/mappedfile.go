@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -23,6 +22,12 @@ const pageSize = 4096
 // dispatcher, through the mapping) writes at wrote and then publishes the
 // new position.
 //
+// Consume queue files are mapped lazily (mappedQueue.lazy): data is nil
+// while a file is not mapped (the unmapper drops idle mappings so that
+// their number stays bounded, consumequeue.go). Their mapping changes only
+// under the queue's write lock and the list's lock; readers copy from it
+// under the list's read lock or pread the file when it is not mapped.
+//
 // Reference count (Apache's ReferenceResource): refs is 1 for the
 // mappedQueue list the file is in, plus 1 per hold. A hold lets a slice of
 // data outlive the list's lock (a pull answer written from the mapping).
@@ -36,8 +41,14 @@ type mappedFile struct {
 	path  string
 	start int64 // file name: offset of byte 0 in the queue's stream
 	size  int64
-	data  []byte       // written only at open and by the one unmap
+	ops   *fileOps
+	data  []byte       // written only at open and by the one unmap (lazy files: see above)
 	fd    atomic.Int32 // writeAt's descriptor, opened by its first call; -1 when closed
+
+	// mapped counts the mapped files of its kind (lazy files only, else nil).
+	mapped *atomic.Int64
+	// allocated: [0, allocated) has its blocks (lazy files; the writer's).
+	allocated int64
 
 	wrote     atomic.Int64 // write position inside the file
 	flushed   atomic.Int64 // msync'ed up to here
@@ -51,59 +62,86 @@ type mappedFile struct {
 func fileName(start int64) string { return fmt.Sprintf("%020d", start) }
 
 // openMappedFile maps path, creating it with the full size when create is
-// set. An existing file must be exactly size bytes.
-func openMappedFile(path string, start, size int64, create bool) (*mappedFile, error) {
-	flag := os.O_RDWR
-	if create {
-		flag |= os.O_CREATE | os.O_EXCL
-	}
-	f, err := os.OpenFile(path, flag, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open mapped file: %w", err)
-	}
-	defer f.Close() // the mapping outlives the descriptor
-	if create {
-		if err := f.Truncate(size); err != nil {
-			_ = os.Remove(path) // best effort: a short file would fail the next load
-			return nil, fmt.Errorf("size mapped file %s: %w", path, err)
-		}
-	} else {
-		fi, err := f.Stat()
+// set. An existing file must be exactly size bytes. A new file gets all its
+// blocks at once (fallocate), so no store into its mapping can fault for
+// lack of space: a full disk is an error here. A lazy file (consume queue)
+// is only sized: its writer allocates blocks ahead of itself
+// (consumeQueue.allocateLocked), and a loaded one is not mapped until used.
+func openMappedFile(ops *fileOps, path string, start, size int64, create, lazy bool) (*mappedFile, error) {
+	mf := &mappedFile{path: path, start: start, size: size, ops: ops}
+	mf.fd.Store(-1)
+	mf.refs.Store(1) // the list's
+	if !create {
+		fi, err := os.Stat(path)
 		if err != nil {
 			return nil, fmt.Errorf("stat mapped file: %w", err)
 		}
 		if fi.Size() != size {
 			return nil, fmt.Errorf("mapped file %s has %d bytes, want %d: %w", path, fi.Size(), size, ErrBadFileSize)
 		}
-	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("mmap %s: %w", path, err)
-	}
-	mf := &mappedFile{path: path, start: start, size: size, data: data}
-	mf.fd.Store(-1)
-	mf.refs.Store(1) // the list's
-	if !create {
 		// Loaded files count as full until recovery sets the positions.
 		mf.wrote.Store(size)
 		mf.flushed.Store(size)
+		if lazy {
+			return mf, nil
+		}
+		data, err := ops.mapFile(path, size)
+		if err != nil {
+			return nil, err
+		}
+		mf.data = data
+		return mf, nil
+	}
+	fd, err := ops.openFile(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL)
+	if err != nil {
+		return nil, err
+	}
+	if lazy {
+		err = unix.Ftruncate(fd, size) // mapped by its writer, if at all
+	} else {
+		err = ops.allocateRange(fd, path, 0, size)
+		if err == nil {
+			if mf.data, err = ops.mmap(fd, size); err != nil {
+				err = fmt.Errorf("mmap %s: %w", path, err)
+			}
+		}
+	}
+	unix.Close(fd) // the mapping outlives the descriptor; nothing written through it
+	if err != nil {
+		_ = os.Remove(path) // best effort: a short file would fail the next load
+		return nil, resourceErr(fmt.Errorf("create mapped file %s: %w", path, err))
 	}
 	return mf, nil
 }
 
-// flush msyncs [flushed, wrote) and advances flushed.
+// flush msyncs [flushed, wrote) and advances flushed. A lazy file the
+// unmapper dropped is synced through a descriptor instead (its dirty
+// pages stayed in the page cache).
 func (mf *mappedFile) flush() error {
 	wrote := mf.wrote.Load()
 	flushed := mf.flushed.Load()
 	if wrote <= flushed {
 		return nil
 	}
+	if mf.data == nil {
+		if err := mf.ops.syncFile(mf.path); err != nil {
+			return err
+		}
+		mf.flushedTo(wrote)
+		return nil
+	}
 	from := flushed &^ (pageSize - 1)
 	if err := unix.Msync(mf.data[from:wrote], unix.MS_SYNC); err != nil {
 		return fmt.Errorf("msync %s: %w", mf.path, err)
 	}
-	mf.flushed.Store(wrote)
+	mf.flushedTo(wrote)
 	return nil
+}
+
+// flushedTo raises flushed to pos (two flushers may finish out of order).
+func (mf *mappedFile) flushedTo(pos int64) {
+	for f := mf.flushed.Load(); f < pos && !mf.flushed.CompareAndSwap(f, pos); f = mf.flushed.Load() {
+	}
 }
 
 // dirtyPages is the number of 4 KiB pages written but not flushed.
@@ -135,7 +173,14 @@ func (mf *mappedFile) unmap() error {
 	if !mf.unmapped.CompareAndSwap(false, true) {
 		return nil
 	}
-	err := errors.Join(unix.Munmap(mf.data), mf.closeFD())
+	var err error
+	if mf.data != nil {
+		err = unix.Munmap(mf.data)
+		if mf.mapped != nil {
+			mf.mapped.Add(-1)
+		}
+	}
+	err = errors.Join(err, mf.closeFD())
 	mf.data = nil
 	if err != nil {
 		return fmt.Errorf("unmap %s: %w", mf.path, err)
@@ -150,8 +195,8 @@ func (mf *mappedFile) writeAt(b []byte, pos int64) error {
 	fd := int(mf.fd.Load())
 	if fd < 0 {
 		var err error
-		if fd, err = unix.Open(mf.path, unix.O_RDWR|unix.O_CLOEXEC, 0); err != nil {
-			return fmt.Errorf("open %s for writing: %w", mf.path, err)
+		if fd, err = mf.ops.openFile(mf.path, unix.O_RDWR); err != nil {
+			return err
 		}
 		mf.fd.Store(int32(fd))
 	}
@@ -161,7 +206,7 @@ func (mf *mappedFile) writeAt(b []byte, pos int64) error {
 		case err == unix.EINTR:
 			continue
 		case err != nil:
-			return fmt.Errorf("write %s at %d: %w", mf.path, pos, err)
+			return resourceErr(fmt.Errorf("write %s at %d: %w", mf.path, pos, err))
 		case n == 0:
 			return fmt.Errorf("write %s at %d: %w", mf.path, pos, io.ErrShortWrite)
 		}
@@ -179,34 +224,46 @@ func (mf *mappedFile) closeFD() error {
 	return nil
 }
 
-// truncateAt sets the positions to pos and zeroes everything after it
-// (punching a hole where possible), so stale bytes never look like data.
-func (mf *mappedFile) truncateAt(pos int64) error {
+// truncMode is how truncate treats the bytes after the new end.
+type truncMode int
+
+const (
+	truncSync    truncMode = iota // zeroed and synced (commit log)
+	truncZero                     // zeroed; the caller syncs (consume queues at recovery: syncfs once)
+	truncPosOnly                  // left as they are: known zero (a consume queue after a normal exit)
+)
+
+// truncateAt sets the positions to pos and, unless truncPosOnly, zeroes
+// everything after it (punching a hole where possible), so stale bytes
+// never look like data. Through the file, not the mapping: no store into
+// pages that may have no blocks (the hole), and lazy files need not be
+// mapped.
+func (mf *mappedFile) truncateAt(pos int64, mode truncMode) error {
 	mf.wrote.Store(pos)
 	mf.flushed.Store(pos)
-	hole := (pos + pageSize - 1) &^ (pageSize - 1)
-	if hole > mf.size {
-		hole = mf.size
+	mf.allocated = min(mf.allocated, pos)
+	if mode == truncPosOnly {
+		return nil
 	}
-	clear(mf.data[pos:hole])
-	if hole < mf.size {
-		if err := punchHole(mf.path, hole, mf.size-hole); err != nil {
-			clear(mf.data[hole:])
+	fd, err := mf.ops.openFile(mf.path, unix.O_RDWR)
+	if err != nil {
+		return fmt.Errorf("truncate %s at %d: %w", mf.path, pos, err)
+	}
+	defer unix.Close(fd) // closed after fdatasync, which reports write errors
+	hole := min((pos+pageSize-1)&^(pageSize-1), mf.size)
+	err = writeZeros(fd, pos, hole-pos)
+	if err == nil && hole < mf.size {
+		if unix.Fallocate(fd, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, hole, mf.size-hole) != nil {
+			err = writeZeros(fd, hole, mf.size-hole)
 		}
 	}
-	if err := unix.Msync(mf.data[pos&^(pageSize-1):], unix.MS_SYNC); err != nil {
-		return fmt.Errorf("msync %s: %w", mf.path, err)
+	if err == nil && mode == truncSync {
+		err = unix.Fdatasync(fd)
+	}
+	if err != nil {
+		return resourceErr(fmt.Errorf("truncate %s at %d: %w", mf.path, pos, err))
 	}
 	return nil
-}
-
-func punchHole(path string, off, n int64) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
 }
 
 // mappedQueue is the ordered list of files of a commit log or one consume
@@ -215,6 +272,10 @@ func punchHole(path string, off, n int64) error {
 type mappedQueue struct {
 	dir      string
 	fileSize int64
+	ops      *fileOps
+	// lazy: consume queue files, mapped on demand and counted in mapped.
+	lazy   bool
+	mapped *atomic.Int64
 
 	mu    sync.RWMutex
 	files []*mappedFile
@@ -251,7 +312,7 @@ func (q *mappedQueue) load() error {
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i].start < names[j].start })
 	for i, n := range names {
-		path := filepath.Join(q.dir, n.name)
+		path := mustStorePath(q.dir, n.name)
 		if i == len(names)-1 {
 			if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
 				if err := os.Remove(path); err != nil {
@@ -263,10 +324,11 @@ func (q *mappedQueue) load() error {
 		if i > 0 && n.start != names[i-1].start+q.fileSize {
 			return fmt.Errorf("load %s: file %s does not follow %s: %w", q.dir, n.name, names[i-1].name, ErrCorrupt)
 		}
-		mf, err := openMappedFile(path, n.start, q.fileSize, false)
+		mf, err := openMappedFile(q.ops, path, n.start, q.fileSize, false, q.lazy)
 		if err != nil {
 			return fmt.Errorf("load %s: %w", q.dir, err)
 		}
+		mf.mapped = q.mapped
 		q.files = append(q.files, mf)
 	}
 	return nil
@@ -294,16 +356,27 @@ func (q *mappedQueue) findLocked(offset int64) *mappedFile {
 
 // newFile creates and appends the file starting at start.
 func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
-	if err := os.MkdirAll(q.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create dir %s: %w", q.dir, err)
-	}
-	mf, err := openMappedFile(filepath.Join(q.dir, fileName(start)), start, q.fileSize, true)
+	mf, err := q.createFile(start)
 	if err != nil {
 		return nil, err
 	}
 	q.mu.Lock()
 	q.files = append(q.files, mf)
 	q.mu.Unlock()
+	return mf, nil
+}
+
+// createFile creates the file starting at start (mapped unless the queue
+// is lazy), without adding it to the list.
+func (q *mappedQueue) createFile(start int64) (*mappedFile, error) {
+	if err := os.MkdirAll(q.dir, 0o755); err != nil {
+		return nil, resourceErr(fmt.Errorf("create dir %s: %w", q.dir, err))
+	}
+	mf, err := openMappedFile(q.ops, mustStorePath(q.dir, fileName(start)), start, q.fileSize, true, q.lazy)
+	if err != nil {
+		return nil, err
+	}
+	mf.mapped = q.mapped
 	return mf, nil
 }
 
@@ -330,10 +403,10 @@ func (q *mappedQueue) retireLocked(mf *mappedFile) error {
 }
 
 // truncate drops everything at or after offset: later files are unmapped
-// and deleted, the file holding offset is zeroed from there. Not for use
-// while readers run; a held file is refused rather than zeroed under its
-// holder.
-func (q *mappedQueue) truncate(offset int64) error {
+// and deleted, the file holding offset is cut there (truncateAt). Not for
+// use while readers run; a held file is refused rather than zeroed under
+// its holder.
+func (q *mappedQueue) truncate(offset int64, mode truncMode) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, mf := range q.files {
@@ -348,7 +421,7 @@ func (q *mappedQueue) truncate(offset int64) error {
 		case mf.start+mf.size <= offset:
 			keep = append(keep, mf)
 		case mf.start < offset || (mf.start == offset && len(keep) == 0):
-			errs = append(errs, mf.truncateAt(offset-mf.start))
+			errs = append(errs, mf.truncateAt(offset-mf.start, mode))
 			keep = append(keep, mf)
 		default:
 			errs = append(errs, q.retireLocked(mf), os.Remove(mf.path))

@@ -24,7 +24,7 @@ func (s *Store) ReadQueue(topic string, queueID int32, from int64, max int) []Qu
 		from = m
 	}
 	buf := make([]byte, min(max, 256)*cqEntrySize)
-	n := cq.read(buf, from)
+	n, _ := cq.read(buf, from) // unreadable now: nothing, the scheduler asks again
 	out := make([]QueueEntry, 0, n)
 	for i := 0; i < n; i++ {
 		e := readEntry(buf[i*cqEntrySize:])

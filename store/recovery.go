@@ -19,7 +19,7 @@ import (
 func (s *Store) load() error {
 	_, err := os.Stat(s.abortPath())
 	lastExitOK := errors.Is(err, os.ErrNotExist)
-	if s.ckpt, err = loadCheckpoint(filepath.Join(s.cfg.StorePathRootDir, "checkpoint")); err != nil {
+	if s.ckpt, err = loadCheckpoint(mustStorePath(s.cfg.StorePathRootDir, fileCheckpoint)); err != nil {
 		return err
 	}
 	if err := s.cl.q.load(); err != nil {
@@ -31,7 +31,7 @@ func (s *Store) load() error {
 			return fmt.Errorf("open store: %w", err)
 		}
 	}
-	if err := s.loadConsumeQueues(); err != nil {
+	if err := s.loadConsumeQueues(lastExitOK); err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
 	files := s.cl.q.files
@@ -80,7 +80,7 @@ func (s *Store) load() error {
 			}
 		}
 	}
-	if err := s.cl.q.truncate(processOffset); err != nil {
+	if err := s.cl.q.truncate(processOffset, truncSync); err != nil {
 		return fmt.Errorf("open store: truncate commit log at %d: %w", processOffset, err)
 	}
 	s.cl.maxOffset.Store(processOffset)
@@ -88,13 +88,24 @@ func (s *Store) load() error {
 
 	clMin := s.cl.q.files[0].start
 	var maxCQPhy int64
+	zeroed := !lastExitOK // consume queue tails zeroed by recover
 	for _, qs := range s.cqs {
 		for _, cq := range qs {
-			if err := cq.truncateDirty(processOffset); err != nil {
+			cut, err := cq.truncateDirty(processOffset)
+			if err != nil {
 				return fmt.Errorf("open store: %w", err)
 			}
-			cq.correctMinOffset(clMin)
+			zeroed = zeroed || cut
+			if err := cq.correctMinOffset(clMin); err != nil {
+				return fmt.Errorf("open store: %w", err)
+			}
 			maxCQPhy = max(maxCQPhy, cq.maxPhy)
+		}
+	}
+	if zeroed && len(s.cqs) > 0 {
+		// One sync for every consume queue tail zeroed (truncZero).
+		if err := s.ops.syncFS(s.cqRoot); err != nil {
+			return fmt.Errorf("open store: %w", err)
 		}
 	}
 	reput := maxCQPhy
@@ -110,7 +121,7 @@ func (s *Store) load() error {
 	reput = min(max(reput, clMin), processOffset)
 	s.reput.Store(reput)
 	t0 := time.Now()
-	s.dispatchAvailable()
+	derr := s.dispatchAvailable()
 	if processOffset-reput > 0 {
 		s.log.Info().Int64("fromOffset", reput).Int64("toOffset", processOffset).
 			Dur("took", time.Since(t0)).Msg("commit log re-dispatched to consume queues and index")
@@ -122,6 +133,44 @@ func (s *Store) load() error {
 		for id, cq := range qs {
 			s.queueOffsets[queueKey{t, id}] = cq.maxLogical.Load()
 		}
+	}
+	if derr != nil {
+		// Not the data's fault (a resource, most likely): the dispatcher
+		// retries once started. Appends must still get the next queue
+		// offsets, which the records not yet dispatched carry.
+		s.log.Warn().Err(derr).Int64("offset", s.reput.Load()).Int64("toOffset", processOffset).
+			Msg("re-dispatch incomplete, the dispatcher retries after start")
+		if err := s.scanQueueOffsets(s.reput.Load(), processOffset); err != nil {
+			return fmt.Errorf("open store: %w", err)
+		}
+	}
+	return nil
+}
+
+// scanQueueOffsets raises the offset table to one past the queue offset of
+// every record in [from, to) (records recovery has checked).
+func (s *Store) scanQueueOffsets(from, to int64) error {
+	for cur := from; cur < to; {
+		mf := s.cl.q.findLocked(cur)
+		if mf == nil {
+			return fmt.Errorf("scan queue offsets at %d: no commit log file: %w", cur, ErrCorrupt)
+		}
+		pos, end := cur-mf.start, min(mf.size, to-mf.start)
+		for pos < end {
+			v, _, err := message.DecodeRecordView(mf.data[pos:end])
+			if errors.Is(err, message.ErrBlank) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("scan queue offsets at %d: %w (%w)", mf.start+pos, err, ErrCorrupt)
+			}
+			if hasQueueOffset(v.SysFlag) && checkQueueName(string(v.Topic), v.QueueID) == nil {
+				key := queueKey{string(v.Topic), v.QueueID}
+				s.queueOffsets[key] = max(s.queueOffsets[key], v.QueueOffset+1)
+			}
+			pos += int64(v.TotalSize)
+		}
+		cur = mf.start + mf.size
 	}
 	return nil
 }
@@ -144,29 +193,41 @@ func (s *Store) abnormalStartFile() int {
 }
 
 // loadConsumeQueues maps and recovers every consumequeue/<topic>/<queueId>.
-func (s *Store) loadConsumeQueues() error {
+// Anything else there (files, symbolic links, names no topic or queue id
+// can have) is left alone and logged: it is not the store's.
+func (s *Store) loadConsumeQueues(lastExitOK bool) error {
 	topics, err := os.ReadDir(s.cqRoot)
 	if err != nil {
 		return fmt.Errorf("load consumequeue: %w", err)
 	}
+	foreign := func(name string) {
+		s.log.Warn().Str("path", filepath.Join(s.cqRoot, name)).Msg("foreign entry under consumequeue ignored")
+	}
 	for _, t := range topics {
-		if !t.IsDir() {
+		if !t.IsDir() || !SafeName(t.Name()) {
+			foreign(t.Name())
 			continue
 		}
-		qids, err := os.ReadDir(filepath.Join(s.cqRoot, t.Name()))
+		tdir := mustStorePath(s.cqRoot, t.Name())
+		qids, err := os.ReadDir(tdir)
 		if err != nil {
 			return fmt.Errorf("load consumequeue %s: %w", t.Name(), err)
 		}
 		for _, q := range qids {
 			id, err := strconv.ParseInt(q.Name(), 10, 32)
-			if !q.IsDir() || err != nil {
+			if !q.IsDir() || err != nil || id < 0 || strconv.FormatInt(id, 10) != q.Name() {
+				foreign(filepath.Join(t.Name(), q.Name()))
 				continue
 			}
-			cq := newConsumeQueue(s.cqRoot, t.Name(), int32(id), s.cqFileSize, s.log)
+			dir, err := cqDir(s.cqRoot, t.Name(), int32(id))
+			if err != nil {
+				return fmt.Errorf("BUG: load consumequeue: %w", err)
+			}
+			cq := newConsumeQueue(dir, t.Name(), int32(id), s)
 			if err := cq.q.load(); err != nil {
 				return fmt.Errorf("load consumequeue: %w", err)
 			}
-			if err := cq.recover(); err != nil {
+			if err := cq.recover(lastExitOK); err != nil {
 				return err
 			}
 			if s.cqs[t.Name()] == nil {

@@ -1,9 +1,5 @@
 package store
 
-import (
-	"syscall"
-)
-
 // StoreTimeAt returns the store timestamp of the message at a queue offset;
 // false if the queue, the entry or its record is gone.
 func (s *Store) StoreTimeAt(topic string, queueID int32, offset int64) (int64, bool) {
@@ -21,9 +17,6 @@ func (s *Store) StoreTimeAt(topic string, queueID int32, offset int64) (int64, b
 // CommitLogDiskRatio is the used fraction (0..1) of the file system holding
 // the commit log, as Apache's commitLogDiskRatio; -1 if it cannot be read.
 func (s *Store) CommitLogDiskRatio() float64 {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(s.cfg.commitLogDir(), &st); err != nil || st.Blocks == 0 {
-		return -1
-	}
-	return float64(st.Blocks-st.Bfree) / float64(st.Blocks)
+	cl, _, _ := s.DiskUsedRatios()
+	return cl
 }

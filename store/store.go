@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,10 +60,12 @@ type queueKey struct {
 type Store struct {
 	cfg         Config
 	log         zerolog.Logger
+	sampled     zerolog.Logger // for what outside input can repeat: a burst, then quiet
 	delayLevels []int64
 	cqFileSize  int64
 	cqRoot      string
 	lockFile    *os.File
+	ops         fileOps // system calls that can run out of resources; tests inject failures
 
 	cl   commitLog
 	ckpt *checkpoint
@@ -78,6 +81,17 @@ type Store struct {
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
+
+	// Consume queue files (queuefiles.go): mapped ones and their limit,
+	// bytes of entries waiting for a first file, queues waiting for the
+	// creator.
+	cqMapped   atomic.Int64
+	cqMapLimit atomic.Int64
+	pendBytes  atomic.Int64
+	createMu   sync.Mutex
+	createList []*consumeQueue // guarded by createMu
+	createCh   chan struct{}
+	unmapCh    chan struct{}
 
 	// dispatch state: written only by the dispatcher (or Open before Start).
 	reput           atomic.Int64 // commit log offset dispatched up to
@@ -95,12 +109,19 @@ type Store struct {
 	flushReqs []flushReq // guarded by flushMu
 	flushErr  error      // guarded by flushMu: sticky flush error
 
-	// diskFull refuses puts (ErrDiskFull); set and cleared by cleanup.
-	diskFull atomic.Bool
-	// now and diskUsage are time.Now and the statfs usage; tests replace
-	// them before Start.
-	now       func() time.Time
-	diskUsage func(path string) (float64, error)
+	// diskFull refuses puts (ErrDiskFull); set and cleared by checkSpace
+	// (space.go), which the space goroutine, cleanup and Open call.
+	diskFull       atomic.Bool
+	spaceCh        chan struct{}
+	lastSpaceCheck atomic.Int64 // unix ns
+	checkEvery     atomic.Int64 // appended bytes between two readings
+	sinceCheck     int64        // appended since the last reading; append lock
+	// A commit log file that could not be made for lack of a resource is
+	// tried again only after rollRetryAt (append lock).
+	rollErr     error
+	rollRetryAt time.Time
+	// now is time.Now; tests replace it before Start.
+	now func() time.Time
 
 	started  atomic.Bool
 	closing  atomic.Bool
@@ -113,29 +134,38 @@ type Store struct {
 // Open loads (and if needed recovers) the store under cfg.StorePathRootDir,
 // rebuilds consume queue entries missing for records in the commit log, and
 // marks the store open (abort file). Call Start to run flush and dispatch.
-func Open(cfg Config, log zerolog.Logger) (*Store, error) {
+func Open(cfg Config, log zerolog.Logger) (*Store, error) { return openWith(cfg, log, sysOps) }
+
+// openWith is Open with the system calls tests may replace.
+func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	levels, _ := parseDelayLevels(cfg.MessageDelayLevel) // validated above
 	s := &Store{
-		cfg:          cfg,
-		log:          log.With().Str("component", "store").Logger(),
+		cfg: cfg,
+		log: log.With().Str("component", "store").Logger(),
+		sampled: log.With().Str("component", "store").Logger().
+			Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
 		delayLevels:  levels,
 		cqFileSize:   cfg.cqFileSize(),
-		cqRoot:       filepath.Join(cfg.StorePathRootDir, "consumequeue"),
+		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		prefaultCh:   make(chan struct{}, 1),
+		createCh:     make(chan struct{}, 1),
+		unmapCh:      make(chan struct{}, 1),
+		spaceCh:      make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		now:          time.Now,
-		diskUsage:    diskUsage,
+		ops:          ops,
 	}
-	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog}
+	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops}
 	if cfg.MessageIndexEnable {
-		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log)
+		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log, &s.ops)
 	}
 	for _, d := range []string{cfg.StorePathRootDir, s.cl.q.dir, s.cqRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -153,15 +183,18 @@ func Open(cfg Config, log zerolog.Logger) (*Store, error) {
 		s.closeFiles()
 		return nil, fmt.Errorf("open store: create abort file: %w", err)
 	}
+	if _, err := s.checkSpace(); err != nil {
+		s.log.Error().Err(err).Msg("disk usage unknown at start-up")
+	}
 	return s, nil
 }
 
-func (s *Store) abortPath() string { return filepath.Join(s.cfg.StorePathRootDir, "abort") }
+func (s *Store) abortPath() string { return mustStorePath(s.cfg.StorePathRootDir, fileAbort) }
 
 // lock takes the fcntl range lock [0,1) on <root>/lock, as Java's
 // FileChannel.tryLock does.
 func (s *Store) lock() error {
-	path := filepath.Join(s.cfg.StorePathRootDir, "lock")
+	path := mustStorePath(s.cfg.StorePathRootDir, fileLock)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open store: lock file: %w", err)
@@ -217,6 +250,9 @@ func (s *Store) Start() error {
 	s.goRun(s.cleanupLoop)
 	s.goRun(s.prefaultLoop)
 	s.goRun(s.trimLoop)
+	s.goRun(s.createLoop)
+	s.goRun(s.unmapLoop)
+	s.goRun(s.spaceLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -276,7 +312,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 	close(s.quit)
 	s.wg.Wait()
 	if !s.started.Load() {
-		s.dispatchAvailable() // catch up synchronously
+		_ = s.dispatchAvailable() // catch up synchronously; behind is reported below
 	}
 	if s.reput.Load() < s.cl.maxOffset.Load() {
 		caughtUp = false
@@ -287,6 +323,19 @@ func (s *Store) shutdown(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	s.answerFlushWaiters(true)
+	// Queues whose entries are still only in memory get their files, in
+	// parallel, within three quarters of the time left; what is left then
+	// is re-dispatched at the next start (the abort file stays, and the
+	// checkpoint does not cover it).
+	var until time.Time
+	if d, ok := ctx.Deadline(); ok {
+		until = time.Now().Add(time.Until(d) * 3 / 4)
+	}
+	left, derr := s.drainPending(until, nil, 4)
+	if left > 0 {
+		errs = append(errs, fmt.Errorf("shutdown store: %d consume queues have entries only in memory, re-dispatched at the next start: %w",
+			left, errors.Join(derr, ctx.Err())))
+	}
 	if err := s.flushConsumeQueues(0); err != nil {
 		errs = append(errs, err)
 	}
@@ -298,7 +347,9 @@ func (s *Store) shutdown(ctx context.Context) error {
 		}
 	}
 	s.ckpt.physic.Store(s.cl.lastStoreTs.Load())
-	s.ckpt.logics.Store(s.lastDispatchTs.Load())
+	if left == 0 {
+		s.ckpt.logics.Store(s.lastDispatchTs.Load())
+	}
 	if err := s.ckpt.flush(); err != nil {
 		errs = append(errs, err)
 	}
@@ -367,8 +418,8 @@ func (s *Store) Put(m *PutMessage) (PutResult, error) {
 // check refuses what cannot be stored and returns the record's size.
 func (s *Store) check(m *PutMessage) (int64, error) {
 	switch {
-	case len(m.Topic) == 0 || len(m.Topic) > message.MaxTopicLenV1:
-		return 0, fmt.Errorf("put %q: %w", m.Topic, ErrTopicTooLong)
+	case len(m.Topic) == 0 || len(m.Topic) > MaxTopicLen:
+		return 0, fmt.Errorf("put: topic of %d bytes: %w", len(m.Topic), ErrTopicTooLong)
 	case len(m.Body) > s.cfg.MaxMessageSize:
 		return 0, fmt.Errorf("put %s: body %d bytes: %w", m.Topic, len(m.Body), ErrMessageTooLarge)
 	case len(m.Properties) > message.MaxPropertiesLen:
@@ -392,6 +443,7 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		return PutResult{}, ErrClosed
 	}
 	if s.diskFull.Load() {
+		s.signal(s.spaceCh) // taken again as soon as space is back
 		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
@@ -400,7 +452,14 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	key := queueKey{m.Topic, m.QueueID}
 	var qoff int64
 	if hasQueueOffset(m.SysFlag) {
-		qoff = s.queueOffsets[key]
+		var seen bool
+		if qoff, seen = s.queueOffsets[key]; !seen {
+			if err := s.firstSightLocked(&key); err != nil {
+				return PutResult{}, err
+			}
+		}
+	} else if err := checkQueueName(m.Topic, m.QueueID); err != nil {
+		return PutResult{}, fmt.Errorf("put: %w", err)
 	}
 	now := time.Now().UnixMilli()
 	r := message.Record{
@@ -433,10 +492,24 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, err) // nothing published
 	}
 	s.publishLocked(mf, pos+int64(size), now)
+	s.wroteLocked(int64(size))
 	if hasQueueOffset(m.SysFlag) {
 		s.queueOffsets[key] = qoff + 1
 	}
 	return PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: qoff, WroteBytes: int32(size), StoreTimestamp: now}, nil
+}
+
+// firstSightLocked checks a queue the offset table does not know yet: its
+// topic and id must be able to name a consume queue directory. Known
+// queues passed this check, so the append path costs nothing more. The
+// key's topic is cloned: the table keeps it for good, and the caller's
+// string may point into a larger buffer (a connection's header arena).
+func (s *Store) firstSightLocked(key *queueKey) error {
+	if err := checkQueueName(key.topic, key.queueID); err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	key.topic = strings.Clone(key.topic)
+	return nil
 }
 
 // reserveLocked returns the file and position where size bytes fit,
@@ -463,12 +536,25 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 	if mf != nil {
 		start = mf.start + mf.size
 	}
+	if s.rollErr != nil && time.Now().Before(s.rollRetryAt) {
+		return nil, 0, s.rollErr
+	}
+	s.signal(s.spaceCh) // a roll: read the usage
 	nf, err := s.cl.q.newFile(start)
 	if err != nil {
-		s.werr = fmt.Errorf("roll commit log: %w", err)
+		err = fmt.Errorf("roll commit log: %w", err)
+		if isResource(err) {
+			// Not the data's fault, nor for good (space may be freed): this
+			// append is refused, the next roll is tried after a second.
+			s.rollErr, s.rollRetryAt = err, time.Now().Add(time.Second)
+			s.sampled.Error().Err(err).Msg("commit log roll failed, writes refused for now")
+			return nil, 0, err
+		}
+		s.werr = err
 		s.log.Error().Err(err).Msg("commit log roll failed, refusing writes")
 		return nil, 0, s.werr
 	}
+	s.rollErr = nil
 	return nf, 0, nil
 }
 
@@ -529,13 +615,19 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 		return ErrClosed
 	}
 	if s.diskFull.Load() {
+		s.signal(s.spaceCh)
 		return fmt.Errorf("put batch %s: %w", ms[0].Topic, ErrDiskFull)
 	}
 	if s.werr != nil {
 		return s.werr
 	}
 	key := queueKey{ms[0].Topic, ms[0].QueueID}
-	qoff := s.queueOffsets[key]
+	qoff, seen := s.queueOffsets[key]
+	if !seen {
+		if err := s.firstSightLocked(&key); err != nil {
+			return err
+		}
+	}
 	mf, pos, err := s.reserveLocked(total)
 	if err != nil {
 		return err
@@ -563,6 +655,7 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 		return fmt.Errorf("put batch %s: %w", ms[0].Topic, err)
 	}
 	s.publishLocked(mf, p, now)
+	s.wroteLocked(total)
 	s.queueOffsets[key] = qoff + int64(len(ms))
 	return nil
 }
@@ -575,13 +668,20 @@ func (s *Store) findCQ(topic string, queueID int32) *consumeQueue {
 }
 
 // findOrCreateCQ is used by the dispatcher; topic may be a view, it is
-// copied only when a queue is created.
+// copied only when a queue is created. A topic or queue id that cannot
+// name a directory (a record an older version wrote) gets no queue: nil,
+// and the record is skipped with a (sampled) log line.
 func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 	s.cqMu.RLock()
 	cq := s.cqs[string(topic)][queueID]
 	s.cqMu.RUnlock()
 	if cq != nil {
 		return cq
+	}
+	dir, err := cqDir(s.cqRoot, string(topic), queueID)
+	if err != nil {
+		s.sampled.Warn().Err(err).Msg("record skipped by dispatch, its topic cannot name a consume queue")
+		return nil
 	}
 	s.cqMu.Lock()
 	defer s.cqMu.Unlock()
@@ -591,10 +691,27 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 		s.cqs[string(topic)] = qs
 	}
 	if cq = qs[queueID]; cq == nil {
-		cq = newConsumeQueue(s.cqRoot, string(topic), queueID, s.cqFileSize, s.log)
+		cq = newConsumeQueue(dir, string(topic), queueID, s)
 		qs[queueID] = cq
 	}
 	return cq
+}
+
+// allQueues lists every consume queue.
+func (s *Store) allQueues() []*consumeQueue {
+	s.cqMu.RLock()
+	defer s.cqMu.RUnlock()
+	var n int
+	for _, qs := range s.cqs {
+		n += len(qs)
+	}
+	out := make([]*consumeQueue, 0, n)
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			out = append(out, cq)
+		}
+	}
+	return out
 }
 
 // MaxOffset is one past the last dispatched entry of the queue (0 if unknown).
@@ -644,6 +761,10 @@ func (s *Store) MessageAt(phyOffset int64) ([]byte, error) {
 // DeleteTopic drops the topic's consume queues (files included) and its
 // queue offsets. Commit log records stay until cleanup.
 func (s *Store) DeleteTopic(topic string) error {
+	dir, err := storePath(s.cqRoot, topic)
+	if err != nil {
+		return fmt.Errorf("delete topic: %w", err)
+	}
 	// Files go while cqMu is held, so the dispatcher cannot re-create the
 	// queue on top of files still being deleted.
 	var errs []error
@@ -652,7 +773,7 @@ func (s *Store) DeleteTopic(topic string) error {
 		errs = append(errs, cq.destroy())
 	}
 	delete(s.cqs, topic)
-	if err := os.RemoveAll(filepath.Join(s.cqRoot, topic)); err != nil {
+	if err := os.RemoveAll(dir); err != nil {
 		errs = append(errs, err)
 	}
 	s.cqMu.Unlock()

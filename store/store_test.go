@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -528,7 +529,7 @@ func TestOpenLockedAndLimits(t *testing.T) {
 	if _, err := s.Put(m); !errors.Is(err, ErrMessageTooLarge) {
 		t.Fatalf("big: %v", err)
 	}
-	m = testMsg(string(make([]byte, 128)), 0, 0)
+	m = testMsg(strings.Repeat("t", MaxTopicLen+1), 0, 0)
 	if _, err := s.Put(m); !errors.Is(err, ErrTopicTooLong) {
 		t.Fatalf("topic: %v", err)
 	}

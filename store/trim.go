@@ -88,24 +88,26 @@ func (s *Store) trimCommitLog(keep int64, sweep bool) {
 	}
 }
 
-// trimConsumeQueues trims each queue's files below its last keep written
-// bytes. Queue files are small: they are trimmed
-// under the queue's read lock, which keeps destroy from unmapping them.
+// trimConsumeQueues trims each queue's mapped files below its last keep
+// written bytes, and above the page being written. Queue files are small: they are trimmed under the queue's
+// read lock, which keeps destroy and the unmapper from unmapping them. The
+// queues are listed first, so that Store.cqMu (which the dispatcher takes
+// to add a queue) is not held across thousands of madvise calls.
 func (s *Store) trimConsumeQueues(keep int64) {
-	s.cqMu.RLock()
-	defer s.cqMu.RUnlock()
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cq.q.mu.RLock()
-			if n := len(cq.q.files); n > 0 && !cq.closed {
-				last := cq.q.files[n-1]
-				for _, mf := range cq.q.files[:n-1] {
-					trimRange(mf, 0, mf.size)
-				}
-				trimRange(last, 0, last.wrote.Load()-keep)
+	for _, cq := range s.allQueues() {
+		cq.q.mu.RLock()
+		if n := len(cq.q.files); n > 0 && !cq.closed {
+			last := cq.q.files[n-1]
+			for _, mf := range cq.q.files[:n-1] {
+				trimRange(mf, 0, mf.size)
 			}
-			cq.q.mu.RUnlock()
+			w := last.wrote.Load()
+			trimRange(last, 0, w-keep)
+			// Pages past the one being written hold the zeros allocated
+			// ahead, mapped by a read's fault-around.
+			trimRange(last, w+1, last.size)
 		}
+		cq.q.mu.RUnlock()
 	}
 }
 
@@ -129,7 +131,7 @@ func (x *indexService) trim(keep int64) {
 func trimRange(mf *mappedFile, from, to int64) {
 	from = (from + pageSize - 1) &^ (pageSize - 1)
 	to = min(to, mf.size) &^ (pageSize - 1)
-	if to <= from || mf.unmapped.Load() {
+	if to <= from || mf.unmapped.Load() || mf.data == nil {
 		return
 	}
 	// Errors (EINVAL on an odd kernel, EAGAIN) only leave pages mapped.

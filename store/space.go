@@ -1,0 +1,127 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Disk space guard (Apache's DISK_FULL running flag and ratios): when the
+// partition holding the commit log or the consume queues is used above
+// diskSpaceWarningLevelRatio (90% at most), appends are refused with
+// ErrDiskFull until usage is back at diskSpaceCleanForciblyRatio; reads go
+// on. Usage is read
+//   - at Open: a store opened on a full disk refuses writes from the first
+//     one and serves reads;
+//   - by the space goroutine: once a second; when the append path has
+//     written an eighth of the room left below the warning level since the
+//     last reading (a byte count under the append lock, never a statfs per
+//     message); at every commit log roll; while appends are refused (so
+//     they are taken again as soon as space is freed), at most every
+//     spaceMinInterval;
+//   - by cleanup, which deletes files on the same readings.
+//
+// Between readings the disk can still fill (another process, or the
+// store's own consume queue and index files). Every file gets its blocks
+// before anything is stored through its mapping (fallocate at creation,
+// zeros written ahead of a consume queue's writer), so the shortage is
+// ENOSPC where a file is made or written (ErrDiskFull, answered like the
+// flag), never a SIGBUS, and nothing written before is touched.
+
+const spaceMinInterval = 10 * time.Millisecond
+
+// diskSpace is UtilAll.getDiskPartitionSpaceUsedPercent: used / (used +
+// available to unprivileged users) of the partition holding path, rounded
+// up to a whole percent, and that sum in bytes.
+func diskSpace(path string) (float64, int64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return 0, 0, fmt.Errorf("statfs %s: %w", path, err)
+	}
+	used := (st.Blocks - st.Bfree) * uint64(st.Bsize)
+	entire := used + st.Bavail*uint64(st.Bsize)
+	if entire == 0 {
+		return 0, 0, nil
+	}
+	pct := used * 100 / entire
+	if used*100%entire != 0 {
+		pct++
+	}
+	return float64(pct) / 100, int64(entire), nil
+}
+
+func clampRatio(v, lo, hi int) float64 { return float64(min(max(v, lo), hi)) / 100 }
+
+// checkSpace reads the usage of the commit log's and the consume queues'
+// partitions, sets or clears the disk-full flag and returns the higher
+// usage.
+func (s *Store) checkSpace() (float64, error) {
+	s.lastSpaceCheck.Store(time.Now().UnixNano())
+	usage, entire, err := s.ops.diskSpace(s.cl.q.dir)
+	if err != nil {
+		return 0, err
+	}
+	if u, e, err := s.ops.diskSpace(s.cqRoot); err == nil && u > usage {
+		usage, entire = u, e
+	}
+	warn := clampRatio(s.cfg.DiskSpaceWarningLevelRatio, 35, 90)
+	force := clampRatio(s.cfg.DiskSpaceCleanForciblyRatio, 30, 85)
+	switch {
+	case usage > warn:
+		if !s.diskFull.Swap(true) {
+			s.log.Error().Float64("diskUsage", usage).Float64("warningRatio", warn).Msg("disk full, writes refused")
+		}
+	case usage <= force:
+		if s.diskFull.Swap(false) {
+			s.log.Info().Float64("diskUsage", usage).Msg("disk usage back to normal, writes accepted")
+		}
+	}
+	room := int64((warn - usage) * float64(entire))
+	s.checkEvery.Store(min(max(room/8, 64<<10), 64<<20))
+	return usage, nil
+}
+
+// spaceLoop reads the disk usage once a second and when signalled.
+func (s *Store) spaceLoop() {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-tick.C:
+		case <-s.spaceCh:
+			if time.Since(time.Unix(0, s.lastSpaceCheck.Load())) < spaceMinInterval {
+				continue
+			}
+		}
+		if _, err := s.checkSpace(); err != nil {
+			s.sampled.Error().Err(err).Msg("disk usage unknown")
+		}
+	}
+}
+
+// wroteLocked counts appended bytes and asks for a usage reading when
+// enough were written since the last one. Caller holds the append lock.
+func (s *Store) wroteLocked(n int64) {
+	s.sinceCheck += n
+	if s.sinceCheck >= s.checkEvery.Load() {
+		s.sinceCheck = 0
+		s.signal(s.spaceCh)
+	}
+}
+
+// DiskUsedRatios are the used fractions of the partitions holding the
+// commit log, the consume queues and the index files (Apache's diskUtil
+// remark), -1 where unknown.
+func (s *Store) DiskUsedRatios() (commitLog, consumeQueue, index float64) {
+	ratio := func(path string) float64 {
+		u, _, err := s.ops.diskSpace(path)
+		if err != nil {
+			return -1
+		}
+		return u
+	}
+	return ratio(s.cl.q.dir), ratio(s.cqRoot), ratio(mustStorePath(s.cfg.StorePathRootDir, dirIndex))
+}

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+)
+
+// usageOps reports the disk usage *usage holds.
+func usageOps(usage *atomic.Value) fileOps {
+	ops := sysOps
+	ops.diskSpace = func(string) (float64, int64, error) { return usage.Load().(float64), 1 << 30, nil }
+	return ops
+}
+
+// TestDiskFullAtStartup: a store opened on a full disk refuses appends
+// from the first one and serves reads; once space is freed appends are
+// taken again without a restart, and without waiting for cleanup.
+func TestDiskFullAtStartup(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.CleanResourceInterval = 600000
+	s := openStarted(t, cfg)
+	putN(t, s, "F", 1, 0, 5)
+	shutdown(t, s)
+
+	var usage atomic.Value
+	usage.Store(0.95)
+	s = openWithOps(t, cfg, usageOps(&usage))
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	if _, err := s.Put(testMsg("F", 0, 5)); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("first put on a full disk: %v", err)
+	}
+	if _, err := s.PutBatch([]PutMessage{*testMsg("F", 0, 5)}, nil); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("first batch on a full disk: %v", err)
+	}
+	checkQueues(t, s, "F", 1, 5)
+	usage.Store(0.88) // between the force-clean and warning ratios: still refused
+	if _, err := s.checkSpace(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(testMsg("F", 0, 5)); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("put at 88%%: %v", err)
+	}
+	usage.Store(0.50)
+	testutil.WaitFor(t, 5*time.Second, func() bool {
+		_, err := s.Put(testMsg("F", 0, 5))
+		return err == nil
+	})
+	dispatched(t, s)
+	checkQueues(t, s, "F", 1, 6)
+}
+
+// TestSpaceCheckedOnAppendPath: appends ask for a usage reading after an
+// eighth of the room below the warning level, and at every roll; the
+// reading they cause refuses the next append once usage is above it.
+func TestSpaceCheckedOnAppendPath(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MappedFileSizeCommitLog = 64 << 20
+	var usage atomic.Value
+	usage.Store(0.80)
+	s := openWithOps(t, cfg, usageOps(&usage)) // not started: nothing reads the signals
+	defer shutdown(t, s)
+	// 10% of 1 GiB below 90%: a reading every 1/8 of it (13.4 MB).
+	if got := s.checkEvery.Load(); got < 12<<20 || got > 14<<20 {
+		t.Fatalf("checkEvery %d", got)
+	}
+	if _, err := s.Put(testMsg("A", 0, 0)); err != nil { // the first file: a roll
+		t.Fatal(err)
+	}
+	if len(s.spaceCh) != 1 {
+		t.Fatal("no reading asked at a roll")
+	}
+	<-s.spaceCh
+	usage.Store(0.899) // 1 MiB left: a reading every 128 KiB or so
+	if _, err := s.checkSpace(); err != nil {
+		t.Fatal(err)
+	}
+	every := s.checkEvery.Load()
+	if every < 128<<10 || every > 136<<10 {
+		t.Fatalf("checkEvery %d near the warning level", every)
+	}
+	s.mu.Lock()
+	s.sinceCheck = 0
+	s.mu.Unlock()
+	var n int64
+	for {
+		r, err := s.Put(testMsg("A", 0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n += int64(r.WroteBytes); n >= every {
+			break
+		}
+		if len(s.spaceCh) != 0 {
+			t.Fatalf("reading asked after %d bytes, every %d", n, every)
+		}
+	}
+	if len(s.spaceCh) != 1 {
+		t.Fatalf("no reading asked after %d bytes", n)
+	}
+	usage.Store(0.91)
+	if _, err := s.checkSpace(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(testMsg("A", 0, 0)); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("put above the warning level: %v", err)
+	}
+}
+
+// TestRollFailureNotSticky: a commit log file that cannot get its blocks
+// (ENOSPC) refuses the append with ErrDiskFull and leaves nothing behind;
+// once space is back the next roll succeeds, without a restart.
+func TestRollFailureNotSticky(t *testing.T) {
+	t.Parallel()
+	var fail atomic.Bool
+	var failed atomic.Int64
+	cfg := testConfig(t.TempDir())
+	s := openWithOps(t, cfg, failAllocOps("commitlog", &fail, &failed))
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	fail.Store(true)
+	var err error
+	n := 0
+	for ; err == nil; n++ {
+		_, err = s.Put(testMsg("W", 0, n))
+	}
+	if !errors.Is(err, ErrDiskFull) || failed.Load() == 0 {
+		t.Fatalf("put at a roll without space: %v (fallocate failed %d times)", err, failed.Load())
+	}
+	n--
+	if _, err := s.Put(testMsg("W", 0, n)); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("put right after: %v", err)
+	}
+	fail.Store(false)
+	s.mu.Lock()
+	s.rollRetryAt = time.Time{} // the second is up
+	s.mu.Unlock()
+	if _, err := s.Put(testMsg("W", 0, n)); err != nil {
+		t.Fatalf("put after space returned: %v", err)
+	}
+	dispatched(t, s)
+	checkQueues(t, s, "W", 1, n+1)
+}
+
+// TestIndexFileWithoutSpace: an index file that cannot get its blocks
+// holds dispatch back (retried) instead of stopping indexing for good;
+// every message is found by key once space is back.
+func TestIndexFileWithoutSpace(t *testing.T) {
+	t.Parallel()
+	var fail atomic.Bool
+	var failed atomic.Int64
+	cfg := testConfig(t.TempDir())
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 16, 10
+	s := openWithOps(t, cfg, failAllocOps("index", &fail, &failed))
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	fail.Store(true)
+	putN(t, s, "I", 1, 0, 30) // three index files' worth
+	testutil.WaitFor(t, 10*time.Second, func() bool { return failed.Load() >= 3 })
+	if s.dispatchStalled.Load() || s.DispatchedPhyOffset() == s.MaxPhyOffset() {
+		t.Fatal("dispatch went past records it could not index, or stalled for good")
+	}
+	fail.Store(false)
+	dispatched(t, s)
+	for i := range 30 {
+		if r := s.QueryMessage(nil, "I", "k"+strconv.Itoa(i), 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
+			t.Fatalf("key k%d not indexed", i)
+		}
+	}
+}
+
+// TestIndexLoadedWithoutBlocks: the index file written next, loaded from
+// an older store (sparse), gets its blocks at Open; when there is no space
+// for them it takes no more entries and the next ones go to a new file
+// once space is back. Nothing is ever stored into the sparse mapping.
+func TestIndexLoadedWithoutBlocks(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 16, 100
+	s := openStarted(t, cfg)
+	putN(t, s, "I", 1, 0, 10)
+	shutdown(t, s)
+	idx := filepath.Join(cfg.StorePathRootDir, "index")
+	if n := countFiles(t, idx); n != 1 {
+		t.Fatalf("%d index files", n)
+	}
+
+	var fail atomic.Bool
+	var failed atomic.Int64
+	fail.Store(true)
+	s = openWithOps(t, cfg, failAllocOps("index", &fail, &failed))
+	if failed.Load() == 0 || !s.idx.files[0].noWrite {
+		t.Fatal("the loaded index file was not allocated, or is written without its blocks")
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	putN(t, s, "I", 1, 10, 5)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return failed.Load() >= 3 }) // a new file, refused
+	fail.Store(false)
+	dispatched(t, s)
+	if n := countFiles(t, idx); n != 2 {
+		t.Fatalf("%d index files, want a new one", n)
+	}
+	for i := range 15 {
+		if r := s.QueryMessage(nil, "I", "k"+strconv.Itoa(i), 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
+			t.Fatalf("key k%d not found", i)
+		}
+	}
+}
