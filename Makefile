@@ -31,6 +31,7 @@ unit:
 
 FUZZ_TARGETS := ./remoting:FuzzDecodeFrame ./message:FuzzDecodeRecord ./message:FuzzDecodeBatch ./message:FuzzParseProperties ./filter:FuzzCompile ./namesrv:FuzzDecodeRegisterBody
 # names and paths (issue #11): heartbeat and subscription group bodies, config files at load, properties (UPDATE_BROKER_CONFIG)
+FUZZ_TARGETS += ./store:FuzzStorePath
 FUZZ_TARGETS += ./processor:FuzzParseHeartbeat ./processor:FuzzSubscriptionGroupBody ./broker:FuzzLoadConfigFiles ./config:FuzzReadProperties
 
 fuzz-short:

@@ -564,15 +564,6 @@ func setNofile(pid int, soft uint64) (uint64, error) {
 	return old.Cur, nil
 }
 
-func openFDs(t *testing.T, pid int) int {
-	t.Helper()
-	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(ents)
-}
-
 // TestHostileStoreOutOfDescriptors sprays new queues at a broker whose
 // RLIMIT_NOFILE leaves it no descriptor to spare: consume queue files
 // cannot be created (EMFILE). The broker must answer the sends, serve the
@@ -601,7 +592,7 @@ func TestHostileStoreOutOfDescriptors(t *testing.T) {
 		t.Fatal("first send not dispatched")
 	}
 	pid := c.broker.cmd.Process.Pid
-	fds := openFDs(t, pid)
+	fds := openFDs(c.broker)
 	// Below what is open: every open and accept fails until raised again.
 	was, err := setNofile(pid, 3)
 	if err != nil {
