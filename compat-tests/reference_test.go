@@ -218,6 +218,7 @@ var knownExtraKeys = map[string]bool{
 	"serverSlowConsumerTimeoutMillis":    true,
 	"serverMaxHeaderBytes":               true,
 	"serverMaxHeaderFields":              true,
+	"maxMappedConsumeQueueFiles":         true, // rocketgo's bound on mapped consume queue files (issue #11)
 }
 
 // probe is one scenario, run against each target.
