@@ -33,6 +33,7 @@ type ackedMsg struct {
 	id, uniq string
 	queueID  int
 	offset   int64
+	body     string
 }
 
 func TestCrashSyncFlush(t *testing.T) { runCrash(t, "SYNC_FLUSH", crashCycles(3)) }
@@ -90,7 +91,7 @@ maxIndexNum=3000
 						continue
 					}
 					mu.Lock()
-					acked = append(acked, ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset})
+					acked = append(acked, ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset, "body-" + id})
 					mu.Unlock()
 				}
 			}()
@@ -118,7 +119,7 @@ maxIndexNum=3000
 		restart := time.Now()
 		startBrokerWith(t, c, extra)
 		recoveries = append(recoveries, fmt.Sprintf("%.2fs", time.Since(restart).Seconds()))
-		checkAcked(t, c, topic, acked, cycle)
+		checkAcked(t, c, topic, acked, fmt.Sprintf("cycle %d", cycle))
 		t.Logf("cycle %d: %d acknowledged before SIGKILL, all %d so far present after a restart of %s",
 			cycle, cycleAcked, len(acked), recoveries[len(recoveries)-1])
 	}
@@ -135,8 +136,9 @@ maxIndexNum=3000
 }
 
 // checkAcked verifies every acknowledged message: the queue reaches past its
-// offset and QUERY_MESSAGE by unique key returns it at that queue/offset.
-func checkAcked(t *testing.T, c *cluster, topic string, acked []ackedMsg, cycle int) {
+// offset and QUERY_MESSAGE by unique key returns it, with its body, at that
+// queue/offset. when names the moment in failures.
+func checkAcked(t *testing.T, c *cluster, topic string, acked []ackedMsg, when string) {
 	t.Helper()
 	maxAcked := map[int]int64{}
 	for _, a := range acked {
@@ -145,7 +147,7 @@ func checkAcked(t *testing.T, c *cluster, topic string, acked []ackedMsg, cycle 
 	for q, want := range maxAcked {
 		got, err := getMaxOffset(c.brokerAddr, topic, q)
 		if err != nil || got < want {
-			t.Fatalf("cycle %d: queue %d max offset %d (%v), an acknowledged message has offset %d", cycle, q, got, err, want-1)
+			t.Fatalf("%s: queue %d max offset %d (%v), an acknowledged message has offset %d", when, q, got, err, want-1)
 		}
 	}
 	end := time.Now().UnixMilli() + 1000
@@ -157,21 +159,21 @@ func checkAcked(t *testing.T, c *cluster, topic string, acked []ackedMsg, cycle 
 	for _, a := range acked {
 		r, err := queryMessageOn(conn, topic, a.uniq, 32, 0, end, true)
 		if err != nil {
-			t.Fatalf("cycle %d: query %s: %v", cycle, a.id, err)
+			t.Fatalf("%s: query %s: %v", when, a.id, err)
 		}
 		found := false
 		for _, m := range r.records {
 			if m.MsgId == a.uniq {
 				found = true
-				if string(m.Body) != "body-"+a.id || int(m.Queue.QueueId) != a.queueID || m.QueueOffset != a.offset {
-					t.Fatalf("cycle %d: %s stored as queue %d offset %d body %q, acknowledged queue %d offset %d",
-						cycle, a.id, m.Queue.QueueId, m.QueueOffset, m.Body, a.queueID, a.offset)
+				if string(m.Body) != a.body || int(m.Queue.QueueId) != a.queueID || m.QueueOffset != a.offset {
+					t.Fatalf("%s: %s stored as queue %d offset %d (%d body bytes), acknowledged queue %d offset %d",
+						when, a.id, m.Queue.QueueId, m.QueueOffset, len(m.Body), a.queueID, a.offset)
 				}
 			}
 		}
 		if !found {
-			t.Fatalf("cycle %d: acknowledged %s (queue %d offset %d) not found after restart: code %d %q",
-				cycle, a.id, a.queueID, a.offset, r.code, r.remark)
+			t.Fatalf("%s: acknowledged %s (queue %d offset %d) not found: code %d %q",
+				when, a.id, a.queueID, a.offset, r.code, r.remark)
 		}
 	}
 }

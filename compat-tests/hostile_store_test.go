@@ -118,54 +118,6 @@ func writeBallast(t *testing.T, dir, name string, n int64) string {
 	return path
 }
 
-// ackedBody is a message acknowledged with its body.
-type ackedBody struct {
-	ackedMsg
-	body string
-}
-
-// checkAckedBodies checks that every acknowledged message is found by its
-// unique key (QUERY_MESSAGE) with its body, queue and queue offset, and
-// that every queue's max offset reaches past the acknowledged ones.
-func checkAckedBodies(t *testing.T, c *cluster, topic string, acked []ackedBody, when string) {
-	t.Helper()
-	maxAcked := map[int]int64{}
-	for _, a := range acked {
-		maxAcked[a.queueID] = max(maxAcked[a.queueID], a.offset+1)
-	}
-	for q, want := range maxAcked {
-		got, err := getMaxOffset(c.brokerAddr, topic, q)
-		if err != nil || got < want {
-			t.Fatalf("%s: queue %d max offset %d (%v), an acknowledged message has offset %d", when, q, got, err, want-1)
-		}
-	}
-	end := time.Now().UnixMilli() + 1000
-	conn, err := net.DialTimeout("tcp", c.brokerAddr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, a := range acked {
-		r, err := queryMessageOn(conn, topic, a.uniq, 32, 0, end, true)
-		if err != nil {
-			t.Fatalf("%s: query %s: %v", when, a.id, err)
-		}
-		found := false
-		for _, m := range r.records {
-			if m.MsgId == a.uniq {
-				found = true
-				if string(m.Body) != a.body || int(m.Queue.QueueId) != a.queueID || m.QueueOffset != a.offset {
-					t.Fatalf("%s: %s stored as queue %d offset %d (%d body bytes), acknowledged queue %d offset %d",
-						when, a.id, m.Queue.QueueId, m.QueueOffset, len(m.Body), a.queueID, a.offset)
-				}
-			}
-		}
-		if !found {
-			t.Fatalf("%s: acknowledged %s (queue %d offset %d) not found: code %d %q", when, a.id, a.queueID, a.offset, r.code, r.remark)
-		}
-	}
-}
-
 func isCode14(err error) bool { return err != nil && strings.Contains(err.Error(), "CODE: 14,") }
 
 // TestHostileDiskFull fills a small file system with the official Go client
@@ -198,7 +150,7 @@ cleanFileForciblyEnable=false
 
 	var (
 		mu      sync.Mutex
-		acked   []ackedBody
+		acked   []ackedMsg
 		refusal string
 		others  []string
 	)
@@ -217,7 +169,7 @@ cleanFileForciblyEnable=false
 				mu.Lock()
 				switch {
 				case err == nil && r.Status == primitive.SendOK:
-					acked = append(acked, ackedBody{ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset}, body})
+					acked = append(acked, ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset, body})
 				case isCode14(err):
 					if refusal == "" {
 						refusal = err.Error()
@@ -253,7 +205,7 @@ cleanFileForciblyEnable=false
 	if _, err := p.sendSync(context.Background(), newMsg(topic, "late", "")); !isCode14(err) {
 		t.Fatalf("send after the refusal: %v, want code 14", err)
 	}
-	checkAckedBodies(t, c, topic, acked, "disk nearly full")
+	checkAcked(t, c, topic, acked, "disk nearly full")
 
 	// To the last block, then a restart on the full disk.
 	full := writeBallast(t, mnt, "full", -1)
@@ -266,7 +218,7 @@ cleanFileForciblyEnable=false
 	restart := time.Now()
 	startBrokerWith(t, c, extra)
 	restartTook := time.Since(restart)
-	checkAckedBodies(t, c, topic, acked, "restarted on a full disk")
+	checkAcked(t, c, topic, acked, "restarted on a full disk")
 	if _, err := p.sendSync(context.Background(), newMsg(topic, "full", "")); !isCode14(err) {
 		t.Fatalf("send after a restart on a full disk: %v, want code 14", err)
 	}
@@ -278,20 +230,20 @@ cleanFileForciblyEnable=false
 		}
 	}
 	freed := time.Now()
-	var more []ackedBody
+	var more []ackedMsg
 	if !waitFor(t, 30*time.Second, func() bool {
 		id := fmt.Sprintf("after-%d", len(more))
 		body := "body-" + id
 		r, err := p.sendSync(context.Background(), primitive.NewMessage(topic, []byte(body)))
 		if err == nil && r.Status == primitive.SendOK {
-			more = append(more, ackedBody{ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset}, body})
+			more = append(more, ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset, body})
 		}
 		return len(more) >= 20
 	}) {
 		t.Fatalf("sends still refused %s after space was freed", time.Since(freed))
 	}
 	acceptedAfter := time.Since(freed)
-	checkAckedBodies(t, c, topic, append(acked, more...), "after space was freed")
+	checkAcked(t, c, topic, append(acked, more...), "after space was freed")
 	if c.broker.exited() {
 		t.Fatalf("broker exited: %v", c.broker.waitErr)
 	}

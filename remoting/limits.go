@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 )
 
@@ -139,6 +140,23 @@ func ConnLimitFromRlimit() int {
 	}
 	n := int(rl.Cur)
 	return max(n-max(64, n/8), n/2, 1)
+}
+
+// LogFileLimit logs the open file limit the process runs with, at start-up:
+// each connection takes a descriptor, and serverMaxConnections 0 is derived
+// from it. Go has already raised the soft limit to the hard one.
+func LogFileLimit(log zerolog.Logger) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		log.Warn().Err(err).Msg("open file limit unknown")
+		return
+	}
+	ev := log.Info()
+	if rl.Cur < 4096 {
+		ev = log.Warn() // fewer connections than a busy cluster needs; raise the hard limit (ulimit -Hn)
+	}
+	ev.Uint64("soft", rl.Cur).Uint64("hard", rl.Max).Int("derivedMaxConnections", ConnLimitFromRlimit()).
+		Msg("open file limit")
 }
 
 // Why the server closed a connection (Conn.ClosedByServer).

@@ -50,7 +50,7 @@ func run() int {
 		}
 		return 0
 	}
-	logFileLimit(log)
+	remoting.LogFileLimit(log)
 	b, err := broker.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("open broker")
@@ -81,23 +81,6 @@ func run() int {
 		code = 1
 	}
 	return code
-}
-
-// logFileLimit logs the open file limit the broker runs with: each
-// connection takes a descriptor, and serverMaxConnections 0 is derived from
-// it. Go has already raised the soft limit to the hard one.
-func logFileLimit(log zerolog.Logger) {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		log.Warn().Err(err).Msg("open file limit unknown")
-		return
-	}
-	ev := log.Info()
-	if rl.Cur < 4096 {
-		ev = log.Warn() // fewer connections than a busy broker needs; raise the hard limit (ulimit -Hn)
-	}
-	ev.Uint64("soft", rl.Cur).Uint64("hard", rl.Max).Int("derivedMaxConnections", remoting.ConnLimitFromRlimit()).
-		Msg("open file limit")
 }
 
 func newLogger() zerolog.Logger {

@@ -51,7 +51,7 @@ func run() int {
 		return 0
 	}
 
-	logFileLimit(log)
+	remoting.LogFileLimit(log)
 	ns, err := namesrv.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("name server not created")
@@ -81,23 +81,6 @@ func run() int {
 		code = 1
 	}
 	return code
-}
-
-// logFileLimit logs the open file limit the name server runs with: each
-// connection takes a descriptor, and serverMaxConnections 0 is derived from
-// it. Go has already raised the soft limit to the hard one.
-func logFileLimit(log zerolog.Logger) {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		log.Warn().Err(err).Msg("open file limit unknown")
-		return
-	}
-	ev := log.Info()
-	if rl.Cur < 4096 {
-		ev = log.Warn() // fewer connections than a busy cluster needs; raise the hard limit (ulimit -Hn)
-	}
-	ev.Uint64("soft", rl.Cur).Uint64("hard", rl.Max).Int("derivedMaxConnections", remoting.ConnLimitFromRlimit()).
-		Msg("open file limit")
 }
 
 func logLevel() zerolog.Level {
