@@ -199,6 +199,12 @@ func partialFrameFlood(ctx context.Context, st *floodStats, addr string) {
 		c.cut(ctx, err)
 		stop()
 		c.Close()
+		if closedByPeer(err) {
+			// Cut at once (the input budget is spent): redialling without
+			// a pause copies a MiB into a dying socket thousands of times a
+			// second and starves the load the floods run beside.
+			sleepCtx(ctx, 200*time.Millisecond)
+		}
 	}
 }
 

@@ -18,8 +18,8 @@ package compattest
 //	ROCKETGO_SOAK_FLOODS [all]        all | none (or 0) | comma list of
 //	                                  conn,partial,pipeline,header,filter,names
 //	ROCKETGO_SOAK_KILLS [1]           0: no kill -9 (for diagnosis)
-//	ROCKETGO_SOAK_BROKER_RSS_MB [1536]  bound on the broker's peak VmRSS/VmHWM
-//	ROCKETGO_SOAK_NAMESRV_RSS_MB [1536] the same for the name server
+//	ROCKETGO_SOAK_BROKER_RSS_MB [1024]  bound on the broker's peak VmRSS/VmHWM
+//	ROCKETGO_SOAK_NAMESRV_RSS_MB [1024] the same for the name server
 //	ROCKETGO_SOAK_LOG_MB [256]        bound on each server log's growth
 //	ROCKETGO_SOAK_NOFILE [1024]       soft RLIMIT_NOFILE of both servers (0: inherit)
 //	ROCKETGO_SOAK_SEED [time]         seeds the kill schedule
@@ -79,8 +79,8 @@ func soakConfigFromEnv(t *testing.T) soakConfig {
 		duration:  10 * time.Minute,
 		floods:    map[string]bool{},
 		kills:     soakEnvInt(t, "ROCKETGO_SOAK_KILLS", 1) != 0,
-		brokerRSS: soakEnvInt(t, "ROCKETGO_SOAK_BROKER_RSS_MB", 1536) << 20,
-		nsRSS:     soakEnvInt(t, "ROCKETGO_SOAK_NAMESRV_RSS_MB", 1536) << 20,
+		brokerRSS: soakEnvInt(t, "ROCKETGO_SOAK_BROKER_RSS_MB", 1024) << 20,
+		nsRSS:     soakEnvInt(t, "ROCKETGO_SOAK_NAMESRV_RSS_MB", 1024) << 20,
 		logGrowth: soakEnvInt(t, "ROCKETGO_SOAK_LOG_MB", 256) << 20,
 		nofile:    int(soakEnvInt(t, "ROCKETGO_SOAK_NOFILE", 1024)),
 		seed:      soakEnvInt(t, "ROCKETGO_SOAK_SEED", time.Now().UnixNano()%1_000_000_000),
