@@ -32,7 +32,13 @@ type Server struct {
 	shutdown bool
 	quit     chan struct{}
 	wg       sync.WaitGroup
+	// work feeds the worker goroutine (Offload).
+	work chan func()
 }
+
+// workQueue bounds the requests waiting for the worker; past it Offload
+// refuses, and the request is answered SYSTEM_BUSY.
+const workQueue = 256
 
 // New validates cfg and loads the KV config; nothing listens until Start.
 func New(cfg Config, log zerolog.Logger) (*Server, error) {
@@ -50,6 +56,7 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 		log:    log.With().Str("component", "namesrv").Logger(),
 		root:   log,
 		quit:   make(chan struct{}),
+		work:   make(chan func(), workQueue),
 	}, nil
 }
 
@@ -73,8 +80,9 @@ func (s *Server) Start(h remoting.Handler) error {
 		return fmt.Errorf("namesrv: start: %w", err)
 	}
 	s.rs, s.addr, s.started = rs, rs.Addr(), true
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.housekeep()
+	go s.worker()
 	s.log.Info().Str("addr", addr).Str("kvConfigPath", s.Config.KvConfigPath).Msg("name server started")
 	return nil
 }
@@ -156,6 +164,31 @@ func (s *Server) connClosed(c *remoting.Conn) {
 	for _, b := range s.Routes.ConnClosed(c.ID) {
 		s.log.Info().Str("clusterName", b.Cluster).Str("brokerAddr", b.Addr).
 			Str("remote", c.Remote).Msg("broker connection closed; broker removed")
+	}
+}
+
+// Offload runs fn on the name server's worker goroutine, after the work
+// offloaded before it: for requests whose handling an event loop cannot
+// afford (decoding a broker's registration of 100,000 topics takes 130–250
+// ms). It reports false, without running fn, when the queue is full.
+func (s *Server) Offload(fn func()) bool {
+	select {
+	case s.work <- fn:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Server) worker() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case fn := <-s.work:
+			fn()
+		}
 	}
 }
 

@@ -94,3 +94,46 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+
+// TestOffloadOrderAndBound: offloaded work runs in order on the worker, and
+// past workQueue waiting items Offload refuses instead of blocking a loop.
+func TestOffloadOrderAndBound(t *testing.T) {
+	s, err := New(testConfig(t), testutil.Logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(nopHandler{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+
+	release := make(chan struct{})
+	started := make(chan struct{})
+	if !s.Offload(func() { close(started); <-release }) {
+		t.Fatal("first Offload refused")
+	}
+	<-started // the worker is busy; what follows waits in the queue
+	var got []int
+	done := make(chan struct{})
+	for i := 0; i < workQueue; i++ {
+		i := i
+		if !s.Offload(func() {
+			got = append(got, i) // only the worker touches got
+			if i == workQueue-1 {
+				close(done)
+			}
+		}) {
+			t.Fatalf("Offload %d refused below the bound", i)
+		}
+	}
+	if s.Offload(func() {}) {
+		t.Fatal("Offload accepted past the bound")
+	}
+	close(release)
+	<-done
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("offloaded work ran out of order: %v", got)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func startNamesrv(t *testing.T, edit func(*namesrv.Config)) (*namesrv.Server, *r
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ns.Start(NamesrvTable(ns.Routes, ns.KV, cfg, log)); err != nil {
+	if err := ns.Start(NamesrvTable(ns, log)); err != nil {
 		t.Fatal(err)
 	}
 	return ns, clientUntilShutdown(t, ns.Shutdown)

@@ -57,7 +57,7 @@ func run() int {
 		log.Error().Err(err).Msg("name server not created")
 		return 1
 	}
-	if err := ns.Start(processor.NamesrvTable(ns.Routes, ns.KV, cfg, log)); err != nil {
+	if err := ns.Start(processor.NamesrvTable(ns, log)); err != nil {
 		log.Error().Err(err).Msg("name server not started")
 		return 1
 	}
