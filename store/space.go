@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -60,10 +61,21 @@ func (s *Store) checkSpace() (float64, error) {
 	s.lastSpaceCheck.Store(time.Now().UnixNano())
 	usage, entire, err := s.ops.diskSpace(s.cl.q.dir)
 	if err != nil {
+		s.usedRatios[0].Store(math.Float64bits(-1))
 		return 0, err
 	}
-	if u, e, err := s.ops.diskSpace(s.cqRoot); err == nil && u > usage {
-		usage, entire = u, e
+	s.usedRatios[0].Store(math.Float64bits(usage))
+	cq, e, err := s.ops.diskSpace(s.cqRoot)
+	if err != nil {
+		cq = -1
+	} else if cq > usage {
+		usage, entire = cq, e
+	}
+	s.usedRatios[1].Store(math.Float64bits(cq))
+	if u, _, err := s.ops.diskSpace(mustStorePath(s.cfg.StorePathRootDir, dirIndex)); err == nil {
+		s.usedRatios[2].Store(math.Float64bits(u))
+	} else {
+		s.usedRatios[2].Store(math.Float64bits(-1))
 	}
 	warn := clampRatio(s.cfg.DiskSpaceWarningLevelRatio, 35, 90)
 	force := clampRatio(s.cfg.DiskSpaceCleanForciblyRatio, 30, 85)
@@ -113,15 +125,10 @@ func (s *Store) wroteLocked(n int64) {
 }
 
 // DiskUsedRatios are the used fractions of the partitions holding the
-// commit log, the consume queues and the index files (Apache's diskUtil
-// remark), -1 where unknown.
+// commit log, the consume queues and the index files at the last reading
+// (Apache's diskUtil remark), -1 where unknown. No statfs: a refused send
+// on an event loop reads what the space goroutine measured.
 func (s *Store) DiskUsedRatios() (commitLog, consumeQueue, index float64) {
-	ratio := func(path string) float64 {
-		u, _, err := s.ops.diskSpace(path)
-		if err != nil {
-			return -1
-		}
-		return u
-	}
-	return ratio(s.cl.q.dir), ratio(s.cqRoot), ratio(mustStorePath(s.cfg.StorePathRootDir, dirIndex))
+	r := func(i int) float64 { return math.Float64frombits(s.usedRatios[i].Load()) }
+	return r(0), r(1), r(2)
 }

@@ -113,9 +113,10 @@ type Store struct {
 	// (space.go), which the space goroutine, cleanup and Open call.
 	diskFull       atomic.Bool
 	spaceCh        chan struct{}
-	lastSpaceCheck atomic.Int64 // unix ns
-	checkEvery     atomic.Int64 // appended bytes between two readings
-	sinceCheck     int64        // appended since the last reading; append lock
+	lastSpaceCheck atomic.Int64     // unix ns
+	checkEvery     atomic.Int64     // appended bytes between two readings
+	usedRatios     [3]atomic.Uint64 // float64 bits: commit log, consume queue, index partitions at the last reading
+	sinceCheck     int64            // appended since the last reading; append lock
 	// A commit log file that could not be made for lack of a resource is
 	// tried again only after rollRetryAt (append lock).
 	rollErr     error
