@@ -137,30 +137,21 @@ func writeZeros(fd int, off, n int64) error {
 }
 
 // syncFile fdatasyncs path.
-func (o *fileOps) syncFile(path string) error {
-	fd, err := o.openFile(path, unix.O_RDONLY)
-	if err != nil {
-		return err
-	}
-	err = unix.Fdatasync(fd)
-	unix.Close(fd) // the sync result is err
-	if err != nil {
-		return fmt.Errorf("fdatasync %s: %w", path, err)
-	}
-	return nil
-}
+func (o *fileOps) syncFile(path string) error { return o.syncWith(path, "fdatasync", unix.Fdatasync) }
 
 // syncFS syncs the file system holding path (syncfs: one call for any
 // number of dirty files; since Linux 5.8 it reports write-back errors).
-func (o *fileOps) syncFS(path string) error {
+func (o *fileOps) syncFS(path string) error { return o.syncWith(path, "syncfs", unix.Syncfs) }
+
+func (o *fileOps) syncWith(path, what string, sync func(fd int) error) error {
 	fd, err := o.openFile(path, unix.O_RDONLY)
 	if err != nil {
 		return err
 	}
-	err = unix.Syncfs(fd)
+	err = sync(fd)
 	unix.Close(fd) // the sync result is err
 	if err != nil {
-		return fmt.Errorf("syncfs %s: %w", path, err)
+		return fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	return nil
 }
