@@ -2,7 +2,6 @@ package broker
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,40 +76,7 @@ func (s *syncBuf) count(sub string) int {
 // logBroker is testBroker with its log written to buf.
 func logBroker(t *testing.T, dir string, buf *syncBuf) (*Broker, func()) {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.BrokerName = "b"
-	cfg.BrokerIP1 = "127.0.0.1"
-	cfg.Store.StorePathRootDir = dir
-	cfg.Store.MappedFileSizeCommitLog = 1 << 20
-	cfg.Store.MessageDelayLevel = "1s 2s"
-	b, err := New(cfg, zerolog.New(buf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Store.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	var wg sync.WaitGroup
-	quit := make(chan struct{})
-	for _, fn := range b.schedulers() {
-		wg.Add(1)
-		go func() { defer wg.Done(); fn(quit) }()
-	}
-	stop := func() {
-		once.Do(func() {
-			close(quit)
-			wg.Wait()
-			if err := b.persistAll(); err != nil {
-				t.Error(err)
-			}
-			if err := b.Store.Shutdown(context.Background()); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return b, stop
+	return testBrokerLog(t, dir, nil, zerolog.New(buf))
 }
 
 // TestPoisonSetAside stages undeliverable timer and delay messages ahead of

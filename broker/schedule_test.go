@@ -38,6 +38,12 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
 // store and the delay and timer loops, stopped by t.Cleanup.
 func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
 	t.Helper()
+	return testBrokerLog(t, dir, edit, zerolog.Nop())
+}
+
+// testBrokerLog is testBroker logging to log.
+func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Logger) (*Broker, func()) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.BrokerName = "b"
 	cfg.BrokerIP1 = "127.0.0.1"
@@ -47,7 +53,7 @@ func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) 
 	if edit != nil {
 		edit(&cfg)
 	}
-	b, err := New(cfg, zerolog.Nop())
+	b, err := New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
