@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -61,8 +62,8 @@ func (s *Store) load() error {
 		}
 	})
 	ev := s.log.Info()
-	if !lastExitOK || why != nil {
-		ev = s.log.Warn()
+	if !lastExitOK || (why != nil && !zeroHeaderAt(files, processOffset)) {
+		ev = s.log.Warn() // a clean scan ends at the zeros after the last record
 	}
 	ev.Bool("lastExitOK", lastExitOK).Int64("startOffset", files[start].start).
 		Int64("processOffset", processOffset).AnErr("stopReason", why).Msg("commit log recovered")
@@ -237,4 +238,15 @@ func (s *Store) loadConsumeQueues(lastExitOK bool) error {
 		}
 	}
 	return nil
+}
+
+// zeroHeaderAt reports whether the commit log has a zero record header at
+// off: the never-written rest of a file, where every clean scan stops.
+func zeroHeaderAt(files []*mappedFile, off int64) bool {
+	for _, mf := range files {
+		if off >= mf.start && off+8 <= mf.start+int64(len(mf.data)) {
+			return binary.BigEndian.Uint64(mf.data[off-mf.start:]) == 0
+		}
+	}
+	return false
 }
