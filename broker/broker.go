@@ -24,7 +24,6 @@ import (
 // server and the background goroutines that keep them. The exported fields are
 // for the request handlers in package processor.
 type Broker struct {
-	Config  Config
 	Store   *store.Store
 	Topics  *Topics
 	Groups  *Groups
@@ -36,6 +35,11 @@ type Broker struct {
 	UniqIDs *message.UniqIDGen
 	// StoreHost is brokerIP1:listenPort, written into every stored record.
 	StoreHost netip.AddrPort
+
+	// cfg is the configuration in force (Config): a snapshot never modified
+	// once stored; a runtime change stores a whole new one.
+	cfg   atomic.Pointer[Config]
+	cfgMu sync.Mutex // serialises updateConfig
 
 	log       zerolog.Logger // component=broker
 	root      zerolog.Logger // for parts that add their own component
@@ -62,7 +66,6 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
 	b := &Broker{
-		Config:     cfg,
 		Groups:     newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup, cfg.MaxTopicQueueNums),
 		Offsets:    newOffsets(filepath.Join(dir, "config", "consumerOffset.json"), cfg.MaxTopicQueueNums),
 		Clients:    newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
@@ -72,9 +75,10 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		quit:       make(chan struct{}),
 		persistNow: make(chan struct{}, 1),
 	}
+	b.cfg.Store(&cfg)
 	b.registrar = newRegistrar(b)
 	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
-	for _, tc := range systemTopics(&b.Config) {
+	for _, tc := range systemTopics(b.Config()) {
 		b.Topics.putSystem(tc)
 	}
 	if cfg.TimerWheelEnable {
@@ -131,10 +135,10 @@ func (b *Broker) Start(h remoting.Handler) error {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
 	b.server = remoting.NewServer(remoting.ServerConfig{
-		Addr:         net.JoinHostPort(b.Config.BindAddress, strconv.Itoa(b.Config.ListenPort)),
-		NumEventLoop: b.Config.ServerWorkerThreads,
+		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
+		NumEventLoop: b.Config().ServerWorkerThreads,
 		OnClose:      b.connClosed,
-		Limits:       b.Config.Limits,
+		Limits:       b.Config().Limits,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
 		_ = b.Store.Shutdown(context.Background())
@@ -147,9 +151,23 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.registrar.run(b.quit) })
-	b.log.Info().Str("brokerAddr", b.Config.Addr()).Str("cluster", b.Config.BrokerClusterName).
-		Str("namesrvAddr", b.Config.NamesrvAddr).Msg("broker started")
+	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).
+		Str("namesrvAddr", b.Config().NamesrvAddr).Msg("broker started")
 	return nil
+}
+
+// Config is the configuration in force. It is a snapshot: never modify it;
+// a caller that reads several keys reads them from one Config() call.
+func (b *Broker) Config() *Config { return b.cfg.Load() }
+
+// updateConfig stores a copy of the configuration in force changed by
+// edit; readers see the old snapshot or the new one, never a mix.
+func (b *Broker) updateConfig(edit func(*Config)) {
+	b.cfgMu.Lock()
+	defer b.cfgMu.Unlock()
+	c := *b.Config()
+	edit(&c)
+	b.cfg.Store(&c)
 }
 
 // Done is closed when the network engine stops; Err says why (nil after Shutdown).
@@ -215,10 +233,10 @@ func (b *Broker) topicsChanged() {
 }
 
 func (b *Broker) persistLoop() {
-	offsetsEvery := time.Duration(b.Config.FlushConsumerOffsetInterval) * time.Millisecond
+	offsetsEvery := time.Duration(b.Config().FlushConsumerOffsetInterval) * time.Millisecond
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	delayEvery := time.Duration(b.Config.FlushDelayOffsetInterval) * time.Millisecond
+	delayEvery := time.Duration(b.Config().FlushDelayOffsetInterval) * time.Millisecond
 	lastOffsets, lastDelay := time.Now(), time.Now()
 	for {
 		select {

@@ -130,5 +130,5 @@ func (b *Broker) LockBatch(group, clientID string, connID uint64, mqs []MessageQ
 }
 
 func (b *Broker) lockable(mq MessageQueue) bool {
-	return mq.QueueID >= 0 && mq.QueueID < b.Config.MaxTopicQueueNums && ValidTopicName(mq.Topic) == nil
+	return mq.QueueID >= 0 && mq.QueueID < b.Config().MaxTopicQueueNums && ValidTopicName(mq.Topic) == nil
 }

@@ -85,7 +85,7 @@ func (r *registrar) poke() {
 }
 
 func (r *registrar) run(quit <-chan struct{}) {
-	period := time.Duration(r.b.Config.RegisterNameServerPeriod) * time.Millisecond
+	period := time.Duration(r.b.Config().RegisterNameServerPeriod) * time.Millisecond
 	if period < time.Second {
 		period = time.Second
 	}
@@ -142,7 +142,7 @@ func (r *registrar) register(full bool) {
 // every name server accepted every part.
 func (r *registrar) send(topics []*TopicConfig, version DataVersion, kind string) bool {
 	slices.SortFunc(topics, func(a, b *TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
-	c := &r.b.Config
+	c := r.b.Config()
 	size := c.SplitRegistrationSize
 	var parts [][]*TopicConfig
 	switch {
@@ -229,7 +229,7 @@ func chunk(topics []*TopicConfig, size int, withRest bool) [][]*TopicConfig {
 
 // estimate bounds the encoded size of a body from above without encoding it.
 func (r *registrar) estimate(topics []*TopicConfig) int {
-	if r.b.Config.CompressedRegister {
+	if r.b.Config().CompressedRegister {
 		return 0 // encoded and checked instead: deflate gains too much to guess
 	}
 	n := 128
@@ -249,7 +249,7 @@ type registerBody struct {
 }
 
 func (r *registrar) encode(topics []*TopicConfig, version DataVersion) ([]byte, error) {
-	if r.b.Config.CompressedRegister {
+	if r.b.Config().CompressedRegister {
 		return encodeCompressedBody(topics, version)
 	}
 	m := make(map[string]*TopicConfig, len(topics))
@@ -324,7 +324,7 @@ func cmpString(a, b string) int {
 }
 
 func (r *registrar) header() map[string]string {
-	c := &r.b.Config
+	c := r.b.Config()
 	return map[string]string{
 		"brokerName":   c.BrokerName,
 		"brokerAddr":   c.Addr(),
@@ -338,7 +338,7 @@ func (r *registrar) header() map[string]string {
 
 // unregisterAll tells every name server the broker is leaving.
 func (r *registrar) unregisterAll(ctx context.Context) {
-	c := &r.b.Config
+	c := r.b.Config()
 	for _, addr := range c.NamesrvAddrs() {
 		req := remoting.NewRequest(remoting.UnregisterBroker, map[string]string{
 			"brokerName":  c.BrokerName,

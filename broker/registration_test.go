@@ -24,11 +24,11 @@ func regTopics(n int) []*TopicConfig {
 // decoders, and that the size estimate that decides an automatic split is
 // an upper bound of the JSON body.
 func TestRegistrationBodies(t *testing.T) {
-	r := &registrar{b: &Broker{Config: DefaultConfig()}}
+	r := &registrar{b: brokerWith(DefaultConfig())}
 	topics := regTopics(1000)
 	v := DataVersion{Counter: 7, StateVersion: 1, Timestamp: 1700000000000}
 	for _, compressed := range []bool{false, true} {
-		r.b.Config.CompressedRegister = compressed
+		r.b.updateConfig(func(c *Config) { c.CompressedRegister = compressed })
 		body, err := r.encode(topics, v)
 		if err != nil {
 			t.Fatal(err)
@@ -96,14 +96,14 @@ func BenchmarkRegistrationBody100k(b *testing.B) {
 		compressed, split bool
 	}{{"json", false, false}, {"compressed", true, false}, {"split-json", false, true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			r := &registrar{b: &Broker{Config: DefaultConfig()}}
-			r.b.Config.CompressedRegister = tc.compressed
+			r := &registrar{b: brokerWith(DefaultConfig())}
+			r.b.updateConfig(func(c *Config) { c.CompressedRegister = tc.compressed })
 			b.ReportAllocs()
 			var n int
 			for b.Loop() {
 				parts := [][]*TopicConfig{topics}
 				if tc.split {
-					parts = chunk(topics, r.b.Config.SplitRegistrationSize, true)
+					parts = chunk(topics, r.b.Config().SplitRegistrationSize, true)
 				}
 				n = 0
 				for _, p := range parts {

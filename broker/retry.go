@@ -43,8 +43,8 @@ func (b *Broker) SendBack(r SendBack) error {
 	if !ok {
 		return groupNotExist(r.Group)
 	}
-	if b.Config.BrokerPermission&PermWrite == 0 {
-		return fmt.Errorf("%w: the broker[%s] sending message is forbidden", ErrNoPermission, b.Config.BrokerIP1)
+	if b.Config().BrokerPermission&PermWrite == 0 {
+		return fmt.Errorf("%w: the broker[%s] sending message is forbidden", ErrNoPermission, b.Config().BrokerIP1)
 	}
 	if gc.RetryQueueNums <= 0 {
 		return nil // Apache answers SUCCESS and drops it

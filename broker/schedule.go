@@ -54,7 +54,7 @@ func (b *Broker) schedule(m *store.PutMessage, now int64) error {
 	if m.Topic == TimerTopic || message.Property(m.Properties, message.PropTimerOutMs) != "" || !hasTimerProps(m.Properties) {
 		return nil
 	}
-	if !b.Config.TimerWheelEnable {
+	if !b.Config().TimerWheelEnable {
 		return fmt.Errorf("put %s: %w", m.Topic, ErrTimerDisabled)
 	}
 	return b.toTimer(m, now)
@@ -107,7 +107,7 @@ func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
 		}
 		return nil
 	}
-	if deliver-now > b.Config.TimerMaxDelaySec*1000 {
+	if deliver-now > b.Config().TimerMaxDelaySec*1000 {
 		return fmt.Errorf("put %s: delay %d ms: %w", m.Topic, deliver-now, ErrTimerIllegal)
 	}
 	m.Properties = propsSet(m.Properties, message.PropTimerOutMs, strconv.FormatInt(deliver, 10),
@@ -130,8 +130,8 @@ func (b *Broker) checkRealTopic(topic string, qid int) error {
 	if NotAllowedSend(topic) {
 		return fmt.Errorf("REAL_TOPIC %s: %w: clients may not send to it", topic, ErrTopicInvalid)
 	}
-	if qid < 0 || qid >= int(b.Config.MaxTopicQueueNums) {
-		return fmt.Errorf("REAL_QID %d of %s not in [0, %d): %w", qid, topic, b.Config.MaxTopicQueueNums, ErrTopicInvalid)
+	if qid < 0 || qid >= int(b.Config().MaxTopicQueueNums) {
+		return fmt.Errorf("REAL_QID %d of %s not in [0, %d): %w", qid, topic, b.Config().MaxTopicQueueNums, ErrTopicInvalid)
 	}
 	return nil
 }

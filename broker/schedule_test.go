@@ -34,6 +34,14 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
 	return true
 }
 
+// brokerWith is a Broker with only its configuration, for code that needs
+// nothing else.
+func brokerWith(cfg Config) *Broker {
+	b := &Broker{}
+	b.cfg.Store(&cfg)
+	return b
+}
+
 // testBroker opens a broker on a temp store without serving; run starts the
 // store and the delay and timer loops, stopped by t.Cleanup.
 func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
@@ -145,7 +153,7 @@ func TestScheduleTransforms(t *testing.T) {
 			t.Errorf("%s: err=%v topic=%s", tc.name, err, m.Topic)
 		}
 	}
-	b.Config.TimerWheelEnable = false
+	b.updateConfig(func(c *Config) { c.TimerWheelEnable = false })
 	if err := b.schedule(testMsg("T", props("TIMER_DELAY_SEC", "3")), now); !errors.Is(err, ErrTimerDisabled) {
 		t.Errorf("disabled wheel: %v", err)
 	}
@@ -314,7 +322,8 @@ func TestRetrySendRules(t *testing.T) {
 }
 
 func BenchmarkScheduleHookPlainSend(b *testing.B) {
-	br := &Broker{Config: DefaultConfig(), delay: &delayService{levels: []int64{1000}}}
+	br := brokerWith(DefaultConfig())
+	br.delay = &delayService{levels: []int64{1000}}
 	m := testMsg("T", props("KEYS", "k1", "TAGS", "TagA", "UNIQ_KEY", "7F0000010001000000000000000000AA", "WAIT", "true"))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -412,7 +412,7 @@ func (b *Broker) UpdateTopic(tc TopicConfig) error {
 	if err := ValidTopicName(tc.TopicName); err != nil {
 		return err
 	}
-	if b.Config.ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(tc.TopicName) {
+	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(tc.TopicName) {
 		return systemConflict(tc.TopicName)
 	}
 	return b.Topics.Put(tc)
@@ -427,7 +427,7 @@ func (b *Broker) DeleteTopic(topic string) error {
 	if blank(topic) {
 		return &InvalidError{Kind: ErrTopicInvalid, Remark: remarkTopicBlank}
 	}
-	if b.Config.ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(topic) {
+	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(topic) {
 		return systemConflict(topic)
 	}
 	if err := ValidTopicName(topic); err != nil {

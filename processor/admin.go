@@ -30,7 +30,7 @@ type admin struct {
 }
 
 func (p *brokerProcs) registerAdmin(t Table) {
-	a := &admin{p: p, rc: broker.NewRuntimeConfig(p.b.Config), stats: broker.NewRuntimeStats(p.b.Store), bootAt: time.Now()}
+	a := &admin{p: p, rc: broker.NewRuntimeConfig(*p.b.Config()), stats: broker.NewRuntimeStats(p.b.Store), bootAt: time.Now()}
 	t[remoting.GetBrokerRuntimeInfo] = a.runtimeInfo
 	t[remoting.GetTopicStatsInfo] = a.topicStats
 	t[remoting.GetConsumeStats] = a.consumeStats
@@ -146,7 +146,7 @@ func (a *admin) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 		return remoting.NewResponse(req, remoting.TopicNotExist, "topic["+topic+"] not exist")
 	}
 	st := a.p.b.Store
-	name := a.p.b.Config.BrokerName
+	name := a.p.b.Config().BrokerName
 	// Every queue id the topic has (Apache: the larger count); bounded by
 	// maxTopicQueueNums, which every topic in the table keeps. ~110 bytes and
 	// the two names per queue: sized once.
@@ -213,7 +213,7 @@ func (a *admin) consumeStats(_ *remoting.Conn, req *remoting.Command) *remoting.
 		return a.p.fail(req, err)
 	}
 	st := a.p.b.Store
-	name := a.p.b.Config.BrokerName
+	name := a.p.b.Config().BrokerName
 	body := append(make([]byte, 0, 512), `{"consumeTps":0.0,"offsetTable":{`...)
 	first := true
 	for _, topic := range a.consumeStatsTopics(req, group) {
@@ -358,7 +358,7 @@ func (a *admin) topicsByConsumer(_ *remoting.Conn, req *remoting.Command) *remot
 	body, err := jsoniter.Marshal(struct {
 		BrokerAddr string   `json:"brokerAddr"`
 		TopicList  []string `json:"topicList"`
-	}{a.p.b.Config.BrokerIP1 + ":" + strconv.Itoa(a.p.b.Config.ListenPort), nonNil(a.p.b.Offsets.TopicsOf(group))})
+	}{a.p.b.Config().BrokerIP1 + ":" + strconv.Itoa(a.p.b.Config().ListenPort), nonNil(a.p.b.Offsets.TopicsOf(group))})
 	if err != nil {
 		return a.p.fail(req, err)
 	}
@@ -436,7 +436,7 @@ func (a *admin) resetOffset(_ *remoting.Conn, req *remoting.Command) *remoting.C
 			"[reset-offset] reset offset failed, no topic in this broker. topic="+topic)
 	}
 	st := a.p.b.Store
-	name := a.p.b.Config.BrokerName
+	name := a.p.b.Config().BrokerName
 	body := append(make([]byte, 0, 256), `{"offsetTable":{`...)
 	for q := int32(0); q < tc.WriteQueueNums; q++ {
 		consumerOff, ok := a.p.b.Offsets.Query(group, topic, q)

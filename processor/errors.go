@@ -25,6 +25,11 @@ var errorCodes = [...]struct {
 // mappedError answers err with its code from errorCodes, if it has one. The
 // remark drops the package prefix, as Apache's remarks have none.
 func mappedError(req *remoting.Command, err error) (*remoting.Command, bool) {
+	// A broker service's refusal carries its code and remark.
+	var r *broker.Refusal
+	if errors.As(err, &r) {
+		return remoting.NewResponse(req, r.Code, r.Remark), true
+	}
 	// A refused name or queue count: INVALID_PARAMETER and the broker's
 	// remark (Apache's where Apache refuses the same), whatever wraps it.
 	var inv *broker.InvalidError

@@ -34,7 +34,7 @@ func (p *brokerProcs) checkClientConfig(_ *remoting.Conn, req *remoting.Command)
 	if sd == nil || isTagType(sd.ExpressionType) {
 		return remoting.NewResponse(req, remoting.Success, "")
 	}
-	if !strings.EqualFold(sd.ExpressionType, "SQL92") || !p.b.Config.EnablePropertyFilter {
+	if !strings.EqualFold(sd.ExpressionType, "SQL92") || !p.b.Config().EnablePropertyFilter {
 		return sql92Unsupported(req)
 	}
 	if _, err := p.b.Filters.Compile(sd.SubString); err != nil {

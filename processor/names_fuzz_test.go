@@ -96,7 +96,7 @@ func FuzzSubscriptionGroupBody(f *testing.F) {
 		}
 		if resp.Code == remoting.Success {
 			got, _ := p.b.Groups.Get(gc.GroupName)
-			if bad || got == nil || got.RetryQueueNums < 0 || got.RetryQueueNums > p.b.Config.MaxTopicQueueNums {
+			if bad || got == nil || got.RetryQueueNums < 0 || got.RetryQueueNums > p.b.Config().MaxTopicQueueNums {
 				t.Fatalf("accepted %q: %+v", gc.GroupName, got)
 			}
 		}

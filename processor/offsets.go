@@ -83,7 +83,7 @@ func (p *brokerProcs) commitOffset(req *remoting.Command, group string, h queueH
 	}
 	// The group and topic exist, so their names passed the rules when they
 	// were created; the queue id bounds the entries one topic@group can hold.
-	if limit := p.b.Config.MaxTopicQueueNums; h.queueID < 0 || h.queueID >= limit {
+	if limit := p.b.Config().MaxTopicQueueNums; h.queueID < 0 || h.queueID >= limit {
 		return remoting.NewResponse(req, remoting.InvalidParameter, fmt.Sprintf(
 			"queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]", h.queueID, h.topic, limit))
 	}

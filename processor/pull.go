@@ -84,8 +84,8 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 		return resp
 	}
 	st := p.b.Store
-	maxNums := min(int(h.maxMsgNums), p.b.Config.MaxTransferCountOnMessageInMemory)
-	maxBytes := p.b.Config.MaxTransferBytesOnMessageInMemory
+	maxNums := min(int(h.maxMsgNums), p.b.Config().MaxTransferCountOnMessageInMemory)
+	maxBytes := p.b.Config().MaxTransferBytesOnMessageInMemory
 	if h.maxMsgBytes > 0 && h.maxMsgBytes < int64(maxBytes) {
 		maxBytes = int(h.maxMsgBytes)
 	}
@@ -122,8 +122,8 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 	}
 	if code == remoting.PullNotFound && allowSuspend && h.sysFlag&pullSuspend != 0 {
 		timeout := time.Duration(h.suspendTimeout) * time.Millisecond
-		if !p.b.Config.LongPollingEnable {
-			timeout = time.Duration(p.b.Config.ShortPollingTimeMills) * time.Millisecond
+		if !p.b.Config().LongPollingEnable {
+			timeout = time.Duration(p.b.Config().ShortPollingTimeMills) * time.Millisecond
 		}
 		if p.b.Holds.Reserve(c.Remote) { // else maxParkedPulls: answered now, as a pull not suspended
 			held := req.Clone() // req is recycled when this handler returns
@@ -175,7 +175,7 @@ func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.S
 	if resp != nil || isTagType(sub.ExpressionType) {
 		return sub, nil, resp
 	}
-	if !strings.EqualFold(sub.ExpressionType, "SQL92") || !p.b.Config.EnablePropertyFilter {
+	if !strings.EqualFold(sub.ExpressionType, "SQL92") || !p.b.Config().EnablePropertyFilter {
 		return nil, nil, sql92Unsupported(req)
 	}
 	expr, err := p.b.Filters.Compile(sub.SubString)
@@ -187,9 +187,9 @@ func (p *brokerProcs) checkPull(req *remoting.Command, h *pullHeader) (*broker.S
 }
 
 func (p *brokerProcs) checkPullSub(req *remoting.Command, h *pullHeader) (*broker.Subscription, *remoting.Command) {
-	if p.b.Config.BrokerPermission&broker.PermRead == 0 {
+	if p.b.Config().BrokerPermission&broker.PermRead == 0 {
 		return nil, remoting.NewResponse(req, remoting.NoPermission,
-			fmt.Sprintf("the broker[%s] pulling message is forbidden", p.b.Config.Addr()))
+			fmt.Sprintf("the broker[%s] pulling message is forbidden", p.b.Config().Addr()))
 	}
 	gc, ok := p.b.Groups.Get(h.group)
 	if !ok {

@@ -119,7 +119,7 @@ func TestPullFromMappedCommitLog(t *testing.T) {
 	// Inline: 32 × 2 KiB, above the size remoting copies.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp, err := cl.Invoke(ctx, b.Config.Addr(), pullReq("T", 0, pullSubscription, "*"))
+	resp, err := cl.Invoke(ctx, b.Config().Addr(), pullReq("T", 0, pullSubscription, "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestPullFromMappedCommitLog(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, held)
 
 	// Nothing matches: no answer body, nothing held.
-	resp, err = cl.Invoke(ctx, b.Config.Addr(), pullReq("T", 0, pullSubscription, "TagZ"))
+	resp, err = cl.Invoke(ctx, b.Config().Addr(), pullReq("T", 0, pullSubscription, "TagZ"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestPullFromMappedCommitLog(t *testing.T) {
 	// Late: a pull at the end of the queue parks (holding nothing); the
 	// answer to a request sent behind it on the same connection proves it
 	// did. Then messages arrive and Holds answers through AsyncWritev.
-	conn, err := net.Dial("tcp", b.Config.Addr())
+	conn, err := net.Dial("tcp", b.Config().Addr())
 	if err != nil {
 		t.Fatal(err)
 	}

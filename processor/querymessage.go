@@ -38,7 +38,7 @@ func (p *brokerProcs) queryMessage(_ *remoting.Conn, req *remoting.Command) *rem
 		return p.fail(req, err)
 	}
 	if req.Str(uniqueKeyQueryFlag) == "true" {
-		maxNum = int32(p.b.Config.Store.DefaultQueryMaxNum)
+		maxNum = int32(p.b.Config().Store.DefaultQueryMaxNum)
 	}
 	res := p.b.Store.QueryMessage(nil, topic, key, int(maxNum), begin, end)
 	if res.Count == 0 {

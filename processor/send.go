@@ -123,9 +123,9 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	if req.Code == remoting.SendBatchMessage {
 		return p.sendBatch(c, req, &h, base)
 	}
-	if len(req.Body) > p.b.Config.Store.MaxMessageSize {
+	if len(req.Body) > p.b.Config().Store.MaxMessageSize {
 		return remoting.NewResponse(req, remoting.MessageIllegal,
-			fmt.Sprintf("the message body size over max value, MAX: %d", p.b.Config.Store.MaxMessageSize))
+			fmt.Sprintf("the message body size over max value, MAX: %d", p.b.Config().Store.MaxMessageSize))
 	}
 	uniq := message.Property(h.properties, message.PropUniqClientMessageID)
 	if uniq == "" {
@@ -157,7 +157,7 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 // It lives in the request's scratch space, so it is valid only until the
 // handler returns; the store copies it into the commit log.
 func (p *brokerProcs) storedProperties(req *remoting.Command, props, uniq string) string {
-	cluster := p.b.Config.BrokerClusterName
+	cluster := p.b.Config().BrokerClusterName
 	b := req.Scratch(len(props) + len(message.PropUniqClientMessageID) + len(uniq) + len(message.PropCluster) + len(cluster) + 4)
 	b = append(b, props...)
 	if message.Property(props, message.PropUniqClientMessageID) == "" {
@@ -178,7 +178,7 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 			return remoting.NewResponse(req, remoting.MessageIllegal, "batch message does not support delay level")
 		}
 	}
-	cluster := p.b.Config.BrokerClusterName
+	cluster := p.b.Config().BrokerClusterName
 	// Every message's stored properties go into the request's scratch space
 	// (the store copies them). Appending past its capacity moves later ones
 	// to a new array; the earlier views keep the old one alive.
@@ -194,8 +194,8 @@ func (p *brokerProcs) sendBatch(c *remoting.Conn, req *remoting.Command, h *send
 		putBatches.Put(pooled)
 	}()
 	err := message.DecodeBatch(req.Body, func(flag int32, body, props []byte) error {
-		if len(body) > p.b.Config.Store.MaxMessageSize {
-			return refuse(remoting.MessageIllegal, "the message body size over max value, MAX: %d", p.b.Config.Store.MaxMessageSize)
+		if len(body) > p.b.Config().Store.MaxMessageSize {
+			return refuse(remoting.MessageIllegal, "the message body size over max value, MAX: %d", p.b.Config().Store.MaxMessageSize)
 		}
 		m := base
 		m.Flag = flag
@@ -245,14 +245,14 @@ var putBatches = sync.Pool{New: func() any {
 }}
 
 func (p *brokerProcs) setSendExtras(resp *remoting.Command) {
-	resp.Set("MSG_REGION", p.b.Config.RegionID)
-	resp.Set("TRACE_ON", strconv.FormatBool(p.b.Config.TraceOn))
+	resp.Set("MSG_REGION", p.b.Config().RegionID)
+	resp.Set("TRACE_ON", strconv.FormatBool(p.b.Config().TraceOn))
 }
 
 // afterPut answers now, or, with SYNC_FLUSH and WAIT not false, once the
 // store has flushed past end (group commit answers from its own goroutine).
 func (p *brokerProcs) afterPut(c *remoting.Conn, req, resp *remoting.Command, end int64, props string) *remoting.Command {
-	if p.b.Config.Store.FlushDiskType != store.SyncFlush || message.Property(props, message.PropWaitStoreMsgOK) == "false" {
+	if p.b.Config().Store.FlushDiskType != store.SyncFlush || message.Property(props, message.PropWaitStoreMsgOK) == "false" {
 		return resp
 	}
 	oneway := req.IsOneway() // req is recycled when the handler returns; resp is ours until replied
@@ -273,8 +273,8 @@ func (p *brokerProcs) afterPut(c *remoting.Conn, req, resp *remoting.Command, en
 // topic found in the table was checked when it entered it, so a known topic
 // costs one lookup and two flags, never a look at its name.
 func (p *brokerProcs) checkSend(c *remoting.Conn, h *sendHeader) (*broker.TopicConfig, error) {
-	if p.b.Config.BrokerPermission&broker.PermWrite == 0 {
-		return nil, refuse(remoting.NoPermission, "the broker[%s] sending message is forbidden", p.b.Config.Addr())
+	if p.b.Config().BrokerPermission&broker.PermWrite == 0 {
+		return nil, refuse(remoting.NoPermission, "the broker[%s] sending message is forbidden", p.b.Config().Addr())
 	}
 	tc, ok := p.b.Topics.Get(h.topic)
 	if !ok || tc.NameInvalid() {
@@ -344,7 +344,7 @@ func (p *brokerProcs) sendError(req *remoting.Command, err error) *remoting.Comm
 	case errors.Is(err, broker.ErrTimerIllegal):
 		return remoting.NewResponse(req, remoting.MessageIllegal, fmt.Sprintf("timer message illegal, the delay time should "+
 			"not be bigger than the max delay %dms; or if set del msg, the delay time should be bigger than the current time",
-			p.b.Config.TimerMaxDelaySec*1000))
+			p.b.Config().TimerMaxDelaySec*1000))
 	case errors.Is(err, broker.ErrTimerDisabled):
 		return remoting.NewResponse(req, remoting.SystemError, "accurate timer message is not enabled, timerWheelEnable is false")
 	case errors.Is(err, broker.ErrGroupNotExist):

@@ -52,7 +52,7 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 // (maxTopicQueueNums): the bound on what one stats request costs.
 func BenchmarkTopicStatsMaxQueues(b *testing.B) {
 	p := newBrokerProcs(b)
-	n := p.b.Config.MaxTopicQueueNums
+	n := p.b.Config().MaxTopicQueueNums
 	if err := p.b.Topics.Put(broker.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
 		Perm: broker.PermRead | broker.PermWrite}); err != nil {
 		b.Fatal(err)

@@ -63,7 +63,7 @@ func run() int {
 	}
 	// Apache's start-up line on stdout: scripts and container checks wait for it.
 	fmt.Printf("The broker[%s, %s] boot success. serializeType=JSON and name server is %s\n",
-		cfg.BrokerName, b.Config.Addr(), cfg.NamesrvAddr)
+		cfg.BrokerName, b.Config().Addr(), cfg.NamesrvAddr)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	code := 0
