@@ -1,35 +1,29 @@
-package processor
+package namesrv
 
 import (
 	"context"
 	"hash/crc32"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
-	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// startNamesrv runs a name server on a free loopback port.
-func startNamesrv(t *testing.T, edit func(*namesrv.Config)) (*namesrv.Server, *remoting.Client) {
+// startNamesrv runs a name server serving its Handlers on a free loopback port.
+func startNamesrv(t *testing.T, edit func(*Config)) (*Server, *remoting.Client) {
 	t.Helper()
-	cfg := namesrv.DefaultConfig()
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = 0
+	cfg := testConfig(t)
 	cfg.ServerSelectorThreads = 2
-	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
 	if edit != nil {
 		edit(&cfg)
 	}
-	log := testutil.Logger()
-	ns, err := namesrv.New(cfg, log)
+	ns, err := New(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ns.Start(NamesrvTable(ns, log)); err != nil {
+	if err := ns.Start(ns.Handlers()); err != nil {
 		t.Fatal(err)
 	}
 	return ns, clientUntilShutdown(t, ns.Shutdown)
@@ -113,7 +107,7 @@ func TestNamesrvRequests(t *testing.T) {
 
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "Nope"}, nil)
 	expectCode(t, resp, remoting.TopicNotExist)
-	if want := "No topic route info in name server for the topic: Nope" + nsFAQSuffix; resp.Remark != want {
+	if want := "No topic route info in name server for the topic: Nope" + faqSuffix; resp.Remark != want {
 		t.Fatalf("remark %q", resp.Remark)
 	}
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, nil, nil)
@@ -160,12 +154,12 @@ func TestNamesrvRequests(t *testing.T) {
 		t.Fatalf("data version %v", resp.ExtFields)
 	}
 
-	resp = call(t, cl, addr, nsCodeWipeWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
+	resp = call(t, cl, addr, codeWipeWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
 	expectCode(t, resp, remoting.Success)
 	if resp.Str("wipeTopicCount") != "2" {
 		t.Fatalf("wipe %v", resp.ExtFields)
 	}
-	resp = call(t, cl, addr, nsCodeAddWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
+	resp = call(t, cl, addr, codeAddWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
 	if resp.Str("addTopicCount") != "2" {
 		t.Fatalf("add %v", resp.ExtFields)
 	}
@@ -187,31 +181,31 @@ func TestNamesrvRequests(t *testing.T) {
 }
 
 func TestNamesrvKVConfig(t *testing.T) {
-	ns, cl := startNamesrv(t, func(c *namesrv.Config) { c.OrderMessageEnable = true })
+	ns, cl := startNamesrv(t, func(c *Config) { c.OrderMessageEnable = true })
 	addr := ns.Addr()
-	key := map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig, "key": "T"}
+	key := map[string]string{"namespace": NamespaceOrderTopicConfig, "key": "T"}
 
 	resp := call(t, cl, addr, remoting.GetKVConfig, key, nil)
 	expectCode(t, resp, remoting.QueryNotFound)
 	if resp.Remark != "No config item, Namespace: ORDER_TOPIC_CONFIG Key: T" {
 		t.Fatalf("remark %q", resp.Remark)
 	}
-	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig}, nil)
+	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": NamespaceOrderTopicConfig}, nil)
 	expectCode(t, resp, remoting.QueryNotFound)
 	if resp.Remark != "No config item, Namespace: ORDER_TOPIC_CONFIG" {
 		t.Fatalf("remark %q", resp.Remark)
 	}
-	resp = call(t, cl, addr, remoting.PutKVConfig, map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig, "key": "T"}, nil)
+	resp = call(t, cl, addr, remoting.PutKVConfig, map[string]string{"namespace": NamespaceOrderTopicConfig, "key": "T"}, nil)
 	expectCode(t, resp, remoting.SystemError) // value missing
 
-	put := map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig, "key": "T", "value": "broker-a:4"}
+	put := map[string]string{"namespace": NamespaceOrderTopicConfig, "key": "T", "value": "broker-a:4"}
 	expectCode(t, call(t, cl, addr, remoting.PutKVConfig, put, nil), remoting.Success)
 	resp = call(t, cl, addr, remoting.GetKVConfig, key, nil)
 	expectCode(t, resp, remoting.Success)
 	if resp.Str("value") != "broker-a:4" {
 		t.Fatalf("value %v", resp.ExtFields)
 	}
-	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig}, nil)
+	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": NamespaceOrderTopicConfig}, nil)
 	expectCode(t, resp, remoting.Success)
 	if string(resp.Body) != `{"table":{"T":"broker-a:4"}}` {
 		t.Fatalf("kv list %s", resp.Body)
@@ -235,7 +229,7 @@ func TestNamesrvKVConfig(t *testing.T) {
 }
 
 func TestNamesrvDisabledLists(t *testing.T) {
-	ns, cl := startNamesrv(t, func(c *namesrv.Config) { c.EnableAllTopicList, c.EnableTopicList = false, false })
+	ns, cl := startNamesrv(t, func(c *Config) { c.EnableAllTopicList, c.EnableTopicList = false, false })
 	for _, code := range []int32{remoting.GetAllTopicListFromNameServer, remoting.GetTopicsByCluster} {
 		resp := call(t, cl, ns.Addr(), code, map[string]string{"cluster": "DefaultCluster"}, nil)
 		expectCode(t, resp, remoting.SystemError)
@@ -264,5 +258,3 @@ func TestNamesrvBrokerConnClose(t *testing.T) {
 		t.Fatalf("cluster %s", resp.Body)
 	}
 }
-
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
