@@ -39,21 +39,29 @@ func (t Table) Serve(c *remoting.Conn, req *remoting.Command) *remoting.Command 
 // handlers serve name-server requests: each decodes its header and body,
 // calls Routes or KV, and encodes the answer.
 type handlers struct {
-	s      *Server
 	routes *Routes
 	kv     *KV
 	cfg    Config
-	log    zerolog.Logger
+	// offload runs fn off the event loop, in order: Server.Offload (the fuzz
+	// target runs fn at once).
+	offload func(fn func()) bool
+	log     zerolog.Logger
 	// sampled carries per-request warnings a client can trigger at will.
 	sampled zerolog.Logger
 }
 
 // Handlers returns the name server's request table, served from s's Routes
 // and KV; pass it (or a wrapper of it) to Start.
-func (s *Server) Handlers() Table {
-	h := &handlers{s: s, routes: s.Routes, kv: s.KV, cfg: s.Config,
+func (s *Server) Handlers() Table { return s.newHandlers(s.Offload).table() }
+
+func (s *Server) newHandlers(offload func(func()) bool) *handlers {
+	h := &handlers{routes: s.Routes, kv: s.KV, cfg: s.Config, offload: offload,
 		log: s.root.With().Str("component", "namesrv-handler").Logger()}
 	h.sampled = h.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})
+	return h
+}
+
+func (h *handlers) table() Table {
 	return Table{
 		remoting.PutKVConfig:                   h.putKVConfig,
 		remoting.GetKVConfig:                   h.getKVConfig,
@@ -85,7 +93,7 @@ func (s *Server) Handlers() Table {
 func (h *handlers) offloaded(fn HandlerFunc) HandlerFunc {
 	return func(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 		own := req.Clone() // req is recycled when this returns
-		if !h.s.Offload(func() {
+		if !h.offload(func() {
 			if resp := fn(c, own); resp != nil && c != nil && !own.IsOneway() {
 				c.Reply(resp)
 			}
