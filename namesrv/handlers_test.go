@@ -100,10 +100,7 @@ func TestNamesrvRequests(t *testing.T) {
 
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "T"}, nil)
 	expectCode(t, resp, remoting.Success)
-	const wantRoute = `{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
-	if string(resp.Body) != wantRoute {
-		t.Fatalf("route\n got %s\nwant %s", resp.Body, wantRoute)
-	}
+	testutil.Golden(t, "testdata/route-T.json", resp.Body)
 
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "Nope"}, nil)
 	expectCode(t, resp, remoting.TopicNotExist)
@@ -122,10 +119,7 @@ func TestNamesrvRequests(t *testing.T) {
 
 	resp = call(t, cl, addr, remoting.GetBrokerClusterInfo, nil, nil)
 	expectCode(t, resp, remoting.Success)
-	const wantCluster = `{"brokerAddrTable":{"broker-a":{"brokerAddrs":{"0":"127.0.0.1:10911","1":"127.0.0.1:10921"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}},"clusterAddrTable":{"DefaultCluster":["broker-a"]}}`
-	if string(resp.Body) != wantCluster {
-		t.Fatalf("cluster\n got %s\nwant %s", resp.Body, wantCluster)
-	}
+	testutil.Golden(t, "testdata/cluster-master-slave.json", resp.Body)
 
 	resp = call(t, cl, addr, remoting.GetAllTopicListFromNameServer, nil, nil)
 	expectCode(t, resp, remoting.Success)
@@ -172,9 +166,7 @@ func TestNamesrvRequests(t *testing.T) {
 	resp = call(t, cl, addr, remoting.UnregisterBroker, dvHeader, nil)
 	expectCode(t, resp, remoting.Success)
 	resp = call(t, cl, addr, remoting.GetBrokerClusterInfo, nil, nil)
-	if string(resp.Body) != `{"brokerAddrTable":{"broker-a":{"brokerAddrs":{"1":"127.0.0.1:10921"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}},"clusterAddrTable":{"DefaultCluster":["broker-a"]}}` {
-		t.Fatalf("cluster after unregister %s", resp.Body)
-	}
+	testutil.Golden(t, "testdata/cluster-slave-only.json", resp.Body)
 
 	resp = call(t, cl, addr, 99999, nil, nil)
 	expectCode(t, resp, remoting.RequestCodeNotSupported)
@@ -219,10 +211,7 @@ func TestNamesrvKVConfig(t *testing.T) {
 		t.Fatalf("register answer body %s", resp.Body)
 	}
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "T"}, nil)
-	const wantRoute = `{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"orderTopicConf":"broker-a:4","queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
-	if string(resp.Body) != wantRoute {
-		t.Fatalf("route\n got %s\nwant %s", resp.Body, wantRoute)
-	}
+	testutil.Golden(t, "testdata/route-T-ordered.json", resp.Body)
 
 	expectCode(t, call(t, cl, addr, remoting.DeleteKVConfig, key, nil), remoting.Success)
 	expectCode(t, call(t, cl, addr, remoting.GetKVConfig, key, nil), remoting.QueryNotFound)
