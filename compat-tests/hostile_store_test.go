@@ -9,6 +9,7 @@ package compattest
 import (
 	"bytes"
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -93,7 +94,7 @@ func writeBallast(t *testing.T, dir, name string, n int64) string {
 	}
 	defer f.Close()
 	chunk := make([]byte, 1<<20)
-	rand.Read(chunk)
+	crand.Read(chunk)
 	for n != 0 {
 		b := chunk
 		if n > 0 && int64(len(b)) > n {

@@ -12,13 +12,15 @@ type inner struct {
 }
 
 type sample struct {
-	BrokerName  string  `key:"brokerName"`
-	BrokerID    int64   `key:"brokerId"`
-	AutoCreate  bool    `key:"autoCreateTopicEnable"`
-	ListenPort  int     `key:"listenPort"`
-	DiskRatio   float64 `key:"diskMaxUsedSpaceRatio"`
-	Store       inner
-	notExported string
+	BrokerName string  `key:"brokerName"`
+	BrokerID   int64   `key:"brokerId"`
+	AutoCreate bool    `key:"autoCreateTopicEnable"`
+	ListenPort int     `key:"listenPort"`
+	DiskRatio  float64 `key:"diskMaxUsedSpaceRatio"`
+	Store      inner
+	// notExported is tagged and named in TestParse's input: the loader must
+	// skip it (reflect cannot set it).
+	notExported string `key:"notExported"`
 }
 
 func TestParse(t *testing.T) {
@@ -32,6 +34,7 @@ listenPort=109\
 flushDiskType=SYNC_FLUSH
 diskMaxUsedSpaceRatio=75.5
 unknownKey=whatever
+notExported=set
 `
 	var s sample
 	if err := Parse(strings.NewReader(in), &s, zerolog.Nop()); err != nil {
@@ -39,7 +42,7 @@ unknownKey=whatever
 	}
 	want := sample{BrokerName: "broker-a", BrokerID: 0, AutoCreate: true, ListenPort: 10911, DiskRatio: 75.5,
 		Store: inner{FlushDiskType: "SYNC_FLUSH"}}
-	if s != want {
+	if s != want || s.notExported != "" {
 		t.Fatalf("got %+v, want %+v", s, want)
 	}
 }

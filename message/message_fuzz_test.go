@@ -11,7 +11,7 @@ import (
 )
 
 func FuzzDecodeRecord(f *testing.F) {
-	_, good := goldenRecord()
+	_, good := goldenRecord(f)
 	f.Add(good)
 	f.Add(AppendBlank(nil, 64))
 	r6 := Record{

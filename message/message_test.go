@@ -2,7 +2,6 @@ package message
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"maps"
 	"net/netip"
@@ -11,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 func refJavaHash(s string) int32 {
@@ -168,9 +169,9 @@ func TestUniqIDGen(t *testing.T) {
 	}
 }
 
-// goldenRecord is a V1 record with IPv4 hosts built field by field from
-// store.md §2.1.
-func goldenRecord() (Record, []byte) {
+// goldenRecord is a V1 record with IPv4 hosts: its fields, and its bytes
+// built field by field from store.md §2.1 (testdata/record-v1-ipv4.hex).
+func goldenRecord(t testing.TB) (Record, []byte) {
 	r := Record{
 		QueueID:                   3,
 		Flag:                      7,
@@ -187,40 +188,12 @@ func goldenRecord() (Record, []byte) {
 		Topic:                     "TopicTest",
 		Properties:                "TAGS\x01TagA\x02",
 	}
-	h := func(s string) []byte {
-		b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-		if err != nil {
-			panic(err)
-		}
-		return b
-	}
-	var w []byte
-	w = append(w, h("0000 0073")...)         // total 115 = 91 + 5 + 9 + 10
-	w = append(w, h("DAA320A7")...)          // magic V1
-	w = append(w, h("3610A686")...)          // body crc
-	w = append(w, h("00000003")...)          // queue id
-	w = append(w, h("00000007")...)          // flag
-	w = append(w, h("000000000000002A")...)  // queue offset
-	w = append(w, h("0000000000001000")...)  // physical offset
-	w = append(w, h("00000000")...)          // sysflag
-	w = append(w, h("0000018BCFE56800")...)  // born ts 1700000000000
-	w = append(w, h("0A000009 0000D431")...) // born host
-	w = append(w, h("0000018BCFE5687B")...)  // store ts
-	w = append(w, h("7F000001 00002A9F")...) // store host
-	w = append(w, h("00000001")...)          // reconsume
-	w = append(w, h("0000000000000000")...)  // prepared tx offset
-	w = append(w, h("00000005")...)          // body len
-	w = append(w, "hello"...)                //
-	w = append(w, 9)                         // topic len
-	w = append(w, "TopicTest"...)            //
-	w = append(w, h("000A")...)              // props len 10
-	w = append(w, "TAGS\x01TagA\x02"...)     //
-	return r, w
+	return r, testutil.Vector(t, "testdata/record-v1-ipv4.hex")
 }
 
 func TestRecordGolden(t *testing.T) {
 	t.Parallel()
-	r, want := goldenRecord()
+	r, want := goldenRecord(t)
 	if BodyCRC([]byte("hello")) != 0x3610A686 {
 		t.Fatalf("crc = %#x", BodyCRC([]byte("hello")))
 	}
@@ -283,7 +256,7 @@ func TestRecordIPv6AndV2(t *testing.T) {
 
 func TestDecodeRecordErrors(t *testing.T) {
 	t.Parallel()
-	_, good := goldenRecord()
+	_, good := goldenRecord(t)
 	mut := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 	tests := []struct {
 		name string
@@ -309,7 +282,7 @@ func TestDecodeRecordErrors(t *testing.T) {
 }
 
 func TestRecordAllocs(t *testing.T) {
-	r, want := goldenRecord()
+	r, want := goldenRecord(t)
 	buf := make([]byte, 0, 256)
 	n := testing.AllocsPerRun(100, func() {
 		if _, err := AppendRecord(buf[:0], &r); err != nil {
@@ -329,12 +302,8 @@ func TestBatch(t *testing.T) {
 	var body []byte
 	body, _ = AppendBatchMessage(body, 1, []byte("a"), "TAGS\x01x\x02")
 	body, _ = AppendBatchMessage(body, 2, nil, "")
-	golden := []byte{
-		0, 0, 0, 30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 'a', 0, 7, 'T', 'A', 'G', 'S', 1, 'x', 2,
-		0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0,
-	}
-	if !bytes.Equal(body, golden) {
-		t.Fatalf("batch\n got %v\nwant %v", body, golden)
+	if golden := testutil.Vector(t, "testdata/batch.hex"); !bytes.Equal(body, golden) {
+		t.Fatalf("batch\n got %x\nwant %x", body, golden)
 	}
 	var got []string
 	err := DecodeBatch(body, func(flag int32, b, p []byte) error {

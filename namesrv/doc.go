@@ -6,9 +6,11 @@
 // Owns: Routes (RouteInfoManager), KV (KVConfigManager and kvConfig.json),
 // the JSON shapes clients read (TopicRouteData, ClusterInfo, TopicList,
 // KVTable, DataVersion), RegisterBrokerBody decoding, Server (remoting server,
-// housekeeping goroutine).
-// Never: stores messages; parses frames or request headers (processor does);
-// imports processor (the handler is passed to Server.Start).
+// housekeeping goroutine, registration worker), and the request handlers
+// (Handlers: decode the header, call Routes or KV, encode the answer).
+// Never: stores messages; parses frames (remoting does); imports processor,
+// broker or store, so mqnamesrv links none of them
+// (cmd/mqnamesrv/deps_test.go).
 //
 // Invariants:
 //   - Every brokerName in the cluster table has a BrokerData with at least one
@@ -18,7 +20,8 @@
 //   - Route JSON is compact, with quoted integer keys and brokerAddrs always
 //     an object (the Go client splits it by hand).
 //
-// Goroutines: one housekeeping goroutine (expiry scan, KV persistence),
-// started by Server.Start and awaited by Server.Shutdown.
+// Goroutines: one housekeeping goroutine (expiry scan, KV persistence) and
+// one worker (registrations, Offload), started by Server.Start and awaited by
+// Server.Shutdown.
 // Lock order: Routes.mu and KV.mu are never held together.
 package namesrv

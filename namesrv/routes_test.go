@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -39,22 +41,19 @@ func mustRegister(t *testing.T, r *Routes, reg Registration, now time.Time) Regi
 	return res
 }
 
-func routeJSON(t *testing.T, r *Routes, topic string) string {
+func routeJSON(t *testing.T, r *Routes, topic string) []byte {
 	t.Helper()
 	rd, err := r.Route(topic)
 	if err != nil {
 		t.Fatalf("route %s: %v", topic, err)
 	}
-	return string(rd.AppendJSON(nil))
+	return rd.AppendJSON(nil)
 }
 
 func TestRouteGolden(t *testing.T) {
 	r := NewRoutes(DefaultConfig())
 	mustRegister(t, r, masterReg("broker-a", "127.0.0.1:10911", 1, "T", "TBW102"), t0)
-	const want = `{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
-	if got := routeJSON(t, r, "T"); got != want {
-		t.Fatalf("route JSON\n got %s\nwant %s", got, want)
-	}
+	testutil.Golden(t, "testdata/route-T.json", routeJSON(t, r, "T"))
 
 	// A second broker group and a slave: sorted by name, ids ascending.
 	mustRegister(t, r, masterReg("broker-b", "127.0.0.2:10911", 2, "T", "TBW102"), t0)
@@ -64,15 +63,8 @@ func TestRouteGolden(t *testing.T) {
 	if res.MasterAddr != "127.0.0.1:10911" || res.HAServerAddr != "127.0.0.1:10912" {
 		t.Fatalf("slave result %+v", res)
 	}
-	const want2 = `{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911","1":"127.0.0.3:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false},{"brokerAddrs":{"0":"127.0.0.2:10911"},"brokerName":"broker-b","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4},{"brokerName":"broker-b","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
-	if got := routeJSON(t, r, "T"); got != want2 {
-		t.Fatalf("route JSON\n got %s\nwant %s", got, want2)
-	}
-
-	const wantCluster = `{"brokerAddrTable":{"broker-a":{"brokerAddrs":{"0":"127.0.0.1:10911","1":"127.0.0.3:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false},"broker-b":{"brokerAddrs":{"0":"127.0.0.2:10911"},"brokerName":"broker-b","cluster":"DefaultCluster","enableActingMaster":false}},"clusterAddrTable":{"DefaultCluster":["broker-a","broker-b"]}}`
-	if got := string(r.ClusterInfo().AppendJSON(nil)); got != wantCluster {
-		t.Fatalf("cluster JSON\n got %s\nwant %s", got, wantCluster)
-	}
+	testutil.Golden(t, "testdata/route-T-two-groups.json", routeJSON(t, r, "T"))
+	testutil.Golden(t, "testdata/cluster-two-groups.json", r.ClusterInfo().AppendJSON(nil))
 }
 
 func TestRouteOrderTopicConfAndEscaping(t *testing.T) {
@@ -82,10 +74,7 @@ func TestRouteOrderTopicConfAndEscaping(t *testing.T) {
 		BrokerDatas:       []BrokerData{{Cluster: "c\n", BrokerName: "é", BrokerAddrs: map[int64]string{}, ZoneName: "z"}},
 		FilterServerTable: map[string][]string{"a": {"f1"}},
 	}
-	const want = `{"brokerDatas":[{"brokerAddrs":{},"brokerName":"é","cluster":"c\n","enableActingMaster":false,"zoneName":"z"}],"filterServerTable":{"a":["f1"]},"orderTopicConf":"broker-a:4","queueDatas":[{"brokerName":"b\"\\","perm":6,"readQueueNums":0,"topicSysFlag":0,"writeQueueNums":0}]}`
-	if got := string(rd.AppendJSON(nil)); got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
-	}
+	testutil.Golden(t, "testdata/route-escaping.json", rd.AppendJSON(nil))
 }
 
 func TestRegisterDataVersion(t *testing.T) {

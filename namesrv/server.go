@@ -60,8 +60,8 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 	}, nil
 }
 
-// Start listens on bindAddress:listenPort and serves requests with h
-// (processor.NamesrvTable, which namesrv cannot import). Port 0 picks a free
+// Start listens on bindAddress:listenPort and serves requests with h: the
+// table from Handlers, or a wrapper of it (interceptors). Port 0 picks a free
 // port. Start may be called once.
 func (s *Server) Start(h remoting.Handler) error {
 	s.mu.Lock()

@@ -2,18 +2,17 @@ package remoting
 
 import (
 	"bytes"
-	"encoding/hex"
 	"reflect"
 	"testing"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 func TestJSONFrameGolden(t *testing.T) {
 	c := &Command{Code: 105, Language: LangJava, Version: 409, Opaque: 7, Flag: 0,
 		ExtFields: Fields(map[string]string{"topic": "T\x01x"})}
 	got := AppendFrame(nil, c)
-	header := `{"code":105,"extFields":{"topic":"T\u0001x"},"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":409}`
-	want := append([]byte{0, 0, 0, byte(4 + len(header)), 0, 0, 0, byte(len(header))}, header...)
-	if !bytes.Equal(got, want) {
+	if want := testutil.Vector(t, "testdata/frame-json.hex"); !bytes.Equal(got, want) {
 		t.Fatalf("frame\n got %q\nwant %q", got, want)
 	}
 	dec, err := DecodeFrame(got[4:])
@@ -64,12 +63,7 @@ func TestBinaryFrameGolden(t *testing.T) {
 	c := &Command{Code: 11, Language: LangGo, Version: 317, Opaque: 258, Flag: 1, Remark: "hi",
 		ExtFields: Fields(map[string]string{"k": "vv"}), Body: []byte{0xAB}, Serialize: RocketMQ}
 	got := AppendFrame(nil, c)
-	want, _ := hex.DecodeString("00000025" + "01000020" + // length 37, type 1, header 32
-		"000b" + "09" + "013d" + "00000102" + "00000001" + // code, lang, version, opaque, flag
-		"00000002" + "6869" + // remark "hi"
-		"00000009" + "0001" + "6b" + "00000002" + "7676" + // ext {"k":"vv"}
-		"ab")
-	if !bytes.Equal(got, want) {
+	if want := testutil.Vector(t, "testdata/frame-binary.hex"); !bytes.Equal(got, want) {
 		t.Fatalf("frame\n got %x\nwant %x", got, want)
 	}
 	dec, err := DecodeFrame(got[4:])

@@ -363,15 +363,18 @@ func runProbe(o *options, a *admin, out io.Writer) error {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			resp, err := a.cl.Invoke(ctx, t.addr, req)
 			cancel()
-			if err == nil && resp.Code == remoting.Success {
+			switch {
+			case err != nil:
+				last = err
+			case resp.Code == remoting.Success:
 				fmt.Fprintf(out, "PROBE first_send_ms=%.1f\n", float64(time.Since(since))/1e6)
 				return nil
+			default:
+				last = fmt.Errorf("send: code %d %s", resp.Code, resp.Remark)
 			}
-			if err == nil {
-				err = fmt.Errorf("send: code %d %s", resp.Code, resp.Remark)
-			}
+		} else {
+			last = err
 		}
-		last = err
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("no send accepted within %s: %v", o.timeout, last)

@@ -21,7 +21,6 @@ import (
 
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/namesrv"
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -57,7 +56,7 @@ func run() int {
 		log.Error().Err(err).Msg("name server not created")
 		return 1
 	}
-	if err := ns.Start(processor.NamesrvTable(ns, log)); err != nil {
+	if err := ns.Start(ns.Handlers()); err != nil {
 		log.Error().Err(err).Msg("name server not started")
 		return 1
 	}

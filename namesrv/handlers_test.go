@@ -1,35 +1,29 @@
-package processor
+package namesrv
 
 import (
 	"context"
 	"hash/crc32"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
-	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// startNamesrv runs a name server on a free loopback port.
-func startNamesrv(t *testing.T, edit func(*namesrv.Config)) (*namesrv.Server, *remoting.Client) {
+// startNamesrv runs a name server serving its Handlers on a free loopback port.
+func startNamesrv(t *testing.T, edit func(*Config)) (*Server, *remoting.Client) {
 	t.Helper()
-	cfg := namesrv.DefaultConfig()
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = 0
+	cfg := testConfig(t)
 	cfg.ServerSelectorThreads = 2
-	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
 	if edit != nil {
 		edit(&cfg)
 	}
-	log := testutil.Logger()
-	ns, err := namesrv.New(cfg, log)
+	ns, err := New(cfg, testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ns.Start(NamesrvTable(ns, log)); err != nil {
+	if err := ns.Start(ns.Handlers()); err != nil {
 		t.Fatal(err)
 	}
 	return ns, clientUntilShutdown(t, ns.Shutdown)
@@ -106,14 +100,11 @@ func TestNamesrvRequests(t *testing.T) {
 
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "T"}, nil)
 	expectCode(t, resp, remoting.Success)
-	const wantRoute = `{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
-	if string(resp.Body) != wantRoute {
-		t.Fatalf("route\n got %s\nwant %s", resp.Body, wantRoute)
-	}
+	testutil.Golden(t, "testdata/route-T.json", resp.Body)
 
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "Nope"}, nil)
 	expectCode(t, resp, remoting.TopicNotExist)
-	if want := "No topic route info in name server for the topic: Nope" + nsFAQSuffix; resp.Remark != want {
+	if want := "No topic route info in name server for the topic: Nope" + faqSuffix; resp.Remark != want {
 		t.Fatalf("remark %q", resp.Remark)
 	}
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, nil, nil)
@@ -128,10 +119,7 @@ func TestNamesrvRequests(t *testing.T) {
 
 	resp = call(t, cl, addr, remoting.GetBrokerClusterInfo, nil, nil)
 	expectCode(t, resp, remoting.Success)
-	const wantCluster = `{"brokerAddrTable":{"broker-a":{"brokerAddrs":{"0":"127.0.0.1:10911","1":"127.0.0.1:10921"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}},"clusterAddrTable":{"DefaultCluster":["broker-a"]}}`
-	if string(resp.Body) != wantCluster {
-		t.Fatalf("cluster\n got %s\nwant %s", resp.Body, wantCluster)
-	}
+	testutil.Golden(t, "testdata/cluster-master-slave.json", resp.Body)
 
 	resp = call(t, cl, addr, remoting.GetAllTopicListFromNameServer, nil, nil)
 	expectCode(t, resp, remoting.Success)
@@ -160,12 +148,12 @@ func TestNamesrvRequests(t *testing.T) {
 		t.Fatalf("data version %v", resp.ExtFields)
 	}
 
-	resp = call(t, cl, addr, nsCodeWipeWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
+	resp = call(t, cl, addr, codeWipeWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
 	expectCode(t, resp, remoting.Success)
 	if resp.Str("wipeTopicCount") != "2" {
 		t.Fatalf("wipe %v", resp.ExtFields)
 	}
-	resp = call(t, cl, addr, nsCodeAddWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
+	resp = call(t, cl, addr, codeAddWritePermOfBroker, map[string]string{"brokerName": "broker-a"}, nil)
 	if resp.Str("addTopicCount") != "2" {
 		t.Fatalf("add %v", resp.ExtFields)
 	}
@@ -178,40 +166,38 @@ func TestNamesrvRequests(t *testing.T) {
 	resp = call(t, cl, addr, remoting.UnregisterBroker, dvHeader, nil)
 	expectCode(t, resp, remoting.Success)
 	resp = call(t, cl, addr, remoting.GetBrokerClusterInfo, nil, nil)
-	if string(resp.Body) != `{"brokerAddrTable":{"broker-a":{"brokerAddrs":{"1":"127.0.0.1:10921"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}},"clusterAddrTable":{"DefaultCluster":["broker-a"]}}` {
-		t.Fatalf("cluster after unregister %s", resp.Body)
-	}
+	testutil.Golden(t, "testdata/cluster-slave-only.json", resp.Body)
 
 	resp = call(t, cl, addr, 99999, nil, nil)
 	expectCode(t, resp, remoting.RequestCodeNotSupported)
 }
 
 func TestNamesrvKVConfig(t *testing.T) {
-	ns, cl := startNamesrv(t, func(c *namesrv.Config) { c.OrderMessageEnable = true })
+	ns, cl := startNamesrv(t, func(c *Config) { c.OrderMessageEnable = true })
 	addr := ns.Addr()
-	key := map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig, "key": "T"}
+	key := map[string]string{"namespace": NamespaceOrderTopicConfig, "key": "T"}
 
 	resp := call(t, cl, addr, remoting.GetKVConfig, key, nil)
 	expectCode(t, resp, remoting.QueryNotFound)
 	if resp.Remark != "No config item, Namespace: ORDER_TOPIC_CONFIG Key: T" {
 		t.Fatalf("remark %q", resp.Remark)
 	}
-	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig}, nil)
+	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": NamespaceOrderTopicConfig}, nil)
 	expectCode(t, resp, remoting.QueryNotFound)
 	if resp.Remark != "No config item, Namespace: ORDER_TOPIC_CONFIG" {
 		t.Fatalf("remark %q", resp.Remark)
 	}
-	resp = call(t, cl, addr, remoting.PutKVConfig, map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig, "key": "T"}, nil)
+	resp = call(t, cl, addr, remoting.PutKVConfig, map[string]string{"namespace": NamespaceOrderTopicConfig, "key": "T"}, nil)
 	expectCode(t, resp, remoting.SystemError) // value missing
 
-	put := map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig, "key": "T", "value": "broker-a:4"}
+	put := map[string]string{"namespace": NamespaceOrderTopicConfig, "key": "T", "value": "broker-a:4"}
 	expectCode(t, call(t, cl, addr, remoting.PutKVConfig, put, nil), remoting.Success)
 	resp = call(t, cl, addr, remoting.GetKVConfig, key, nil)
 	expectCode(t, resp, remoting.Success)
 	if resp.Str("value") != "broker-a:4" {
 		t.Fatalf("value %v", resp.ExtFields)
 	}
-	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": namesrv.NamespaceOrderTopicConfig}, nil)
+	resp = call(t, cl, addr, remoting.GetKVListByNamespace, map[string]string{"namespace": NamespaceOrderTopicConfig}, nil)
 	expectCode(t, resp, remoting.Success)
 	if string(resp.Body) != `{"table":{"T":"broker-a:4"}}` {
 		t.Fatalf("kv list %s", resp.Body)
@@ -225,17 +211,14 @@ func TestNamesrvKVConfig(t *testing.T) {
 		t.Fatalf("register answer body %s", resp.Body)
 	}
 	resp = call(t, cl, addr, remoting.GetRouteInfoByTopic, map[string]string{"topic": "T"}, nil)
-	const wantRoute = `{"brokerDatas":[{"brokerAddrs":{"0":"127.0.0.1:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"orderTopicConf":"broker-a:4","queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
-	if string(resp.Body) != wantRoute {
-		t.Fatalf("route\n got %s\nwant %s", resp.Body, wantRoute)
-	}
+	testutil.Golden(t, "testdata/route-T-ordered.json", resp.Body)
 
 	expectCode(t, call(t, cl, addr, remoting.DeleteKVConfig, key, nil), remoting.Success)
 	expectCode(t, call(t, cl, addr, remoting.GetKVConfig, key, nil), remoting.QueryNotFound)
 }
 
 func TestNamesrvDisabledLists(t *testing.T) {
-	ns, cl := startNamesrv(t, func(c *namesrv.Config) { c.EnableAllTopicList, c.EnableTopicList = false, false })
+	ns, cl := startNamesrv(t, func(c *Config) { c.EnableAllTopicList, c.EnableTopicList = false, false })
 	for _, code := range []int32{remoting.GetAllTopicListFromNameServer, remoting.GetTopicsByCluster} {
 		resp := call(t, cl, ns.Addr(), code, map[string]string{"cluster": "DefaultCluster"}, nil)
 		expectCode(t, resp, remoting.SystemError)
@@ -264,5 +247,3 @@ func TestNamesrvBrokerConnClose(t *testing.T) {
 		t.Fatalf("cluster %s", resp.Body)
 	}
 }
-
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
