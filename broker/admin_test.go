@@ -122,6 +122,17 @@ func TestGroupServices(t *testing.T) {
 	if tbl := b.AllGroupConfig(); tbl.Groups["G1"] == nil || tbl.Groups["G2"] == nil {
 		t.Fatalf("AllGroupConfig = %v", tbl.Groups)
 	}
+	if gc, err := b.GroupConfig("G1"); err != nil || gc.GroupName != "G1" {
+		t.Fatalf("GroupConfig(G1) = %+v, %v", gc, err)
+	}
+	if gc, err := b.GroupConfig("auto"); err != nil || gc.GroupName != "auto" { // autoCreateSubscriptionGroup
+		t.Fatalf("GroupConfig(auto) = %+v, %v", gc, err)
+	}
+	if _, err := b.UpdateConfig([]byte("autoCreateSubscriptionGroup=false")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.GroupConfig("unknown")
+	wantRefusal(t, err, remoting.SubscriptionGroupNotExist, "No group in this broker")
 	b.DeleteGroup("G1", false)
 	b.DeleteGroup("G2", true)
 	b.DeleteGroup("never-there", true) // succeeds, as in Apache

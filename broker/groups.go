@@ -182,6 +182,18 @@ func (b *Broker) DeleteGroup(group string, cleanOffset bool) {
 	}
 }
 
+// GroupConfig is GET_SUBSCRIPTIONGROUP_CONFIG: the group's config, created
+// as a lookup creates it (autoCreateSubscriptionGroup), else
+// SUBSCRIPTION_GROUP_NOT_EXIST with Apache's remark. The result must not be
+// modified.
+func (b *Broker) GroupConfig(group string) (*GroupConfig, error) {
+	gc, ok := b.Groups.Get(group)
+	if !ok {
+		return nil, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "No group in this broker")
+	}
+	return gc, nil
+}
+
 // AllGroupConfig is GET_ALL_SUBSCRIPTIONGROUP_CONFIG: a copy of the table.
 func (b *Broker) AllGroupConfig() GroupTable { return b.Groups.snapshot() }
 

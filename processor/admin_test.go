@@ -232,6 +232,11 @@ func TestAdminServices(t *testing.T) {
 		"The retryQueueNums of group[CG_wide] must be between 0 and 1024 (maxTopicQueueNums), got 5000.")
 	f.ok("UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", f.do(remoting.UpdateAndCreateSubscription, nil,
 		[]byte(`{"groupName":"CG_made","retryQueueNums":2,"consumeEnable":true}`)))
+	var one broker.GroupConfig
+	f.decode("GET_SUBSCRIPTIONGROUP_CONFIG", f.do(remoting.GetSubscriptionGroupConfig, map[string]string{"group": "CG_made"}, nil), &one)
+	if one.GroupName != "CG_made" || one.RetryQueueNums != 2 {
+		t.Fatalf("GET_SUBSCRIPTIONGROUP_CONFIG = %+v", one)
+	}
 	var groups struct {
 		SubscriptionGroupTable map[string]broker.GroupConfig `json:"subscriptionGroupTable"`
 	}
@@ -258,7 +263,9 @@ func TestAdminServices(t *testing.T) {
 	}
 	f.refused("UPDATE_BROKER_CONFIG black list", f.do(remoting.UpdateBrokerConfig, nil, []byte("brokerConfigPath=/x\n")),
 		remoting.NoPermission, "Can not update config in black list.")
-	f.ok("UPDATE_BROKER_CONFIG", f.do(remoting.UpdateBrokerConfig, nil, []byte("brokerPermission=4\n")))
+	f.ok("UPDATE_BROKER_CONFIG", f.do(remoting.UpdateBrokerConfig, nil, []byte("brokerPermission=4\nautoCreateSubscriptionGroup=false\n")))
+	f.refused("GET_SUBSCRIPTIONGROUP_CONFIG with autoCreateSubscriptionGroup=false", f.do(remoting.GetSubscriptionGroupConfig,
+		map[string]string{"group": "CG_unknown"}, nil), remoting.SubscriptionGroupNotExist, "No group in this broker")
 	if r := invoke(t, cl, b, sendV2(topic, []byte("x"))); r.Code != remoting.NoPermission {
 		t.Fatalf("send with brokerPermission=4: %d %q", r.Code, r.Remark)
 	}

@@ -14,6 +14,7 @@ func (p *brokerProcs) registerTopics(t Table) {
 	t[remoting.GetAllSubscriptionGroupConfig] = p.allSubscriptionGroups
 	t[remoting.UpdateAndCreateSubscription] = p.updateSubscriptionGroup
 	t[remoting.DeleteSubscriptionGroup] = p.deleteSubscriptionGroup
+	t[remoting.GetSubscriptionGroupConfig] = p.subscriptionGroup
 }
 
 // updateAndCreateTopic serves UPDATE_AND_CREATE_TOPIC (CreateTopicRequestHeader):
@@ -138,4 +139,18 @@ func (p *brokerProcs) deleteSubscriptionGroup(_ *remoting.Conn, req *remoting.Co
 	}
 	p.b.DeleteGroup(group, req.Bool("cleanOffset"))
 	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// subscriptionGroup is GET_SUBSCRIPTIONGROUP_CONFIG
+// (GetSubscriptionGroupConfigRequestHeader: group): the SubscriptionGroupConfig.
+func (p *brokerProcs) subscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	group, err := req.RequireStr("group")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	gc, err := p.b.GroupConfig(group)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	return p.okJSON(req, gc)
 }
