@@ -275,3 +275,53 @@ func TestAdminServices(t *testing.T) {
 	f.refused("GET_TOPIC_CONFIG deleted", f.do(remoting.GetTopicConfig, map[string]string{"topic": topic}, nil),
 		remoting.TopicNotExist, "No topic in this broker. topic: AdmTopic")
 }
+
+// A request missing a required header field, or whose field does not parse,
+// is answered SYSTEM_ERROR naming the field (Apache's header decoder), before
+// any service runs; a heartbeat body that is not JSON is SYSTEM_ERROR too.
+func TestAdminBadHeaders(t *testing.T) {
+	p := newBrokerProcs(t)
+	tbl := BrokerTable(p.b, testutil.Logger())
+	tests := []struct {
+		code  int32
+		ext   map[string]string
+		field string
+	}{
+		{remoting.GetTopicStatsInfo, nil, "topic"},
+		{remoting.GetConsumeStats, nil, "consumerGroup"},
+		{remoting.GetConsumerConnectionList, nil, "consumerGroup"},
+		{remoting.GetProducerConnectionList, nil, "producerGroup"},
+		{remoting.QueryTopicConsumeByWho, nil, "topic"},
+		{remoting.QueryTopicsByConsumer, nil, "group"},
+		{remoting.GetTopicConfig, nil, "topic"},
+		{remoting.InvokeBrokerToResetOffset, nil, "topic"},
+		{remoting.InvokeBrokerToResetOffset, map[string]string{"topic": "T"}, "group"},
+		{remoting.InvokeBrokerToResetOffset, map[string]string{"topic": "T", "group": "G", "timestamp": "soon"}, "timestamp"},
+		{remoting.ViewMessageByID, map[string]string{"offset": "x"}, "offset"},
+		{remoting.GetConsumerListByGroup, nil, "consumerGroup"},
+		{remoting.UpdateAndCreateTopic, nil, "topic"},
+		{remoting.UpdateAndCreateTopic, map[string]string{"topic": "T", "readQueueNums": "99999999999"}, "readQueueNums"},
+		{remoting.DeleteTopicInBroker, nil, "topic"},
+		{remoting.DeleteSubscriptionGroup, nil, "groupName"},
+		{remoting.GetSubscriptionGroupConfig, nil, "group"},
+	}
+	for _, tc := range tests {
+		resp := tbl.Serve(nil, remoting.NewRequest(tc.code, tc.ext, nil))
+		if resp.Code != remoting.SystemError || !strings.Contains(resp.Remark, tc.field) {
+			t.Errorf("code %d %v: %d %q, want SYSTEM_ERROR naming %s", tc.code, tc.ext, resp.Code, resp.Remark, tc.field)
+		}
+	}
+	if _, err := p.b.TopicConfig("T"); err == nil {
+		t.Error("a refused UPDATE_AND_CREATE_TOPIC created the topic")
+	}
+	for _, body := range []string{"{", "[1,2]"} {
+		resp := tbl.Serve(nil, remoting.NewRequest(remoting.HeartBeat, nil, []byte(body)))
+		if resp.Code != remoting.SystemError || !strings.HasPrefix(resp.Remark, "decode heartbeat body: ") {
+			t.Errorf("heartbeat %q: %d %q", body, resp.Code, resp.Remark)
+		}
+	}
+	resp := tbl.Serve(nil, remoting.NewRequest(remoting.UpdateAndCreateSubscription, nil, []byte("not json")))
+	if resp.Code != remoting.SystemError || !strings.HasPrefix(resp.Remark, "decode subscription group config: ") {
+		t.Errorf("bad group body: %d %q", resp.Code, resp.Remark)
+	}
+}
