@@ -323,3 +323,38 @@ func BenchmarkDispatch(b *testing.B) {
 		})
 	}
 }
+
+// seeing is an interceptor that keeps what After was handed, as is.
+type seeing struct {
+	req, resp *remoting.Command
+	took      time.Duration
+}
+
+func (s *seeing) Before(*remoting.Conn, *remoting.Command) *remoting.Command { return nil }
+func (s *seeing) After(x Exchange)                                           { s.req, s.resp, s.took = x.Req, x.Resp, x.Took }
+
+// After is handed the request and the very answer the handler returned
+// (an ACL or metrics wrapper reads its code and remark), and a duration
+// that covers the handler's work.
+func TestInterceptorSeesAnswerAndDuration(t *testing.T) {
+	const work = 3 * time.Millisecond
+	var answer *remoting.Command
+	var s seeing
+	h := Table{5: func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+		start := time.Now()
+		for time.Since(start) < work { // the handler's work: a lower bound for Took, not a synchronisation
+		}
+		answer = remoting.NewResponse(req, remoting.TopicNotExist, "no such topic")
+		return answer
+	}}.Intercept(&s)
+	req := remoting.NewRequest(5, nil, nil)
+	if got := h.Serve(&remoting.Conn{}, req); got != answer {
+		t.Fatalf("Serve answered %p, the handler %p", got, answer)
+	}
+	if s.req != req || s.resp != answer || s.resp.Code != remoting.TopicNotExist || s.resp.Remark != "no such topic" {
+		t.Fatalf("After saw req %p resp %+v; want %p and the handler's answer", s.req, s.resp, req)
+	}
+	if s.took < work {
+		t.Fatalf("After's duration %s, the handler worked %s", s.took, work)
+	}
+}
