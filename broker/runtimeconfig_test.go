@@ -1,14 +1,17 @@
 package broker
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -151,5 +154,78 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	cfg = load()
 	if cfg.BrokerPermission != 4 || cfg.ListenPort != 12345 || cfg.ConfigFileExtras[0][1] != "changed" {
 		t.Fatalf("restart reads brokerPermission %d listenPort %d extras %v", cfg.BrokerPermission, cfg.ListenPort, cfg.ConfigFileExtras)
+	}
+}
+
+// fakeNamesrv records the topic tables REGISTER_BROKER brings it.
+type fakeNamesrv struct {
+	mu   sync.Mutex
+	regs []map[string]namesrv.TopicConfig
+}
+
+func (f *fakeNamesrv) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if req.Code == remoting.RegisterBroker {
+		rb, err := namesrv.DecodeRegisterBody(req.Body, 409)
+		if err != nil {
+			return remoting.NewResponse(req, remoting.SystemError, err.Error())
+		}
+		f.mu.Lock()
+		f.regs = append(f.regs, rb.TopicConfigSerializeWrapper.TopicConfigTable)
+		f.mu.Unlock()
+	}
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+func (f *fakeNamesrv) registrations() []map[string]namesrv.TopicConfig {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]map[string]namesrv.TopicConfig(nil), f.regs...)
+}
+
+func startFakeNamesrv(t *testing.T) (*fakeNamesrv, string) {
+	t.Helper()
+	f := &fakeNamesrv{}
+	s := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()}, f, zerolog.Nop())
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return f, s.Addr()
+}
+
+// brokerPermission and namesrvAddr applied at runtime: the registration that
+// follows goes to the new name server, whole, with every topic's perm masked
+// by the broker's (Apache's registerBrokerAll after an update), under a new
+// topic data version; the table itself keeps its perms.
+func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
+	nsA, addrA := startFakeNamesrv(t)
+	nsB, addrB := startFakeNamesrv(t)
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA })
+	t.Cleanup(func() { _ = b.registrar.client.Close() })
+	if err := b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: PermRead | PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	b.registrar.register(true)
+	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != PermRead|PermWrite {
+		t.Fatalf("name server A: %+v", regs)
+	}
+	v0 := b.AllTopicConfig().DataVersion
+	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nnamesrvAddr=" + addrB + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if v := b.AllTopicConfig().DataVersion; v.Counter != v0.Counter+1 {
+		t.Fatalf("topic data version %+v -> %+v, want a new one", v0, v)
+	}
+	// What the poke asked for: a full registration.
+	b.registrar.register(b.registrar.full.Swap(false))
+	regs := nsB.registrations()
+	if len(regs) != 1 || regs[0]["T"].Perm != PermRead || regs[0][AutoCreateTopicKey].Perm&PermWrite != 0 {
+		t.Fatalf("name server B: %+v", regs)
+	}
+	if n := len(nsA.registrations()); n != 1 {
+		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n)
+	}
+	if tc, _ := b.TopicConfig("T"); tc.Perm != PermRead|PermWrite {
+		t.Fatalf("the table's perm changed to %d", tc.Perm)
 	}
 }
