@@ -39,9 +39,15 @@ type Broker struct {
 	// cfg is the configuration in force (Config): a snapshot never modified
 	// once stored; a runtime change stores a whole new one.
 	cfg   atomic.Pointer[Config]
-	cfgMu sync.Mutex // serialises updateConfig
+	cfgMu sync.Mutex // serialises updateConfig and UpdateConfig; guards cfgFile
+	// cfgFile is the configuration as the config file holds it
+	// (runtimeconfig.go); cfgDirty: it changed since last written.
+	cfgFile  configFile
+	cfgDirty atomic.Bool
+	stats    *runtimeStats // GET_BROKER_RUNTIME_INFO's counters
 
 	log       zerolog.Logger // component=broker
+	sampled   zerolog.Logger // log, sampled: what clients cause (bad names in heartbeats, ...)
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
@@ -49,7 +55,7 @@ type Broker struct {
 	timer     *timerService
 
 	quit       chan struct{}
-	persistNow chan struct{} // a topic changed: write topics.json now, not at the next tick
+	persistNow chan struct{} // a topic or the config changed: write topics.json and the config file now, not at the next tick
 	wg         sync.WaitGroup
 	started    atomic.Bool
 	stopping   atomic.Bool
@@ -71,13 +77,17 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		Clients:    newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
 		Locks:      newLocks(LockMaxLive),
 		log:        log,
+		sampled:    log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
 		root:       root,
 		quit:       make(chan struct{}),
 		persistNow: make(chan struct{}, 1),
 	}
 	b.cfg.Store(&cfg)
+	b.cfgFile = newConfigFile(cfg)
+	b.Groups.cfg = &b.cfg
 	b.registrar = newRegistrar(b)
 	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
+	b.Topics.cfg = &b.cfg
 	for _, tc := range systemTopics(b.Config()) {
 		b.Topics.putSystem(tc)
 	}
@@ -95,6 +105,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: open store: %w", err)
 	}
 	b.Store = st
+	b.stats = newRuntimeStats(st)
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.Filters.setLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
@@ -226,17 +237,23 @@ func (b *Broker) Go(fn func()) bool {
 // right after creating a topic must not forget it.
 func (b *Broker) topicsChanged() {
 	b.registrar.poke()
+	b.persistSoon()
+}
+
+// persistSoon wakes the persist loop; never blocks.
+func (b *Broker) persistSoon() {
 	select {
 	case b.persistNow <- struct{}{}:
 	default:
 	}
 }
 
+// persistLoop writes the config files: topics.json and the broker's config
+// file when they change, the others every second or at their intervals,
+// read at every tick so that UPDATE_BROKER_CONFIG changes them at once.
 func (b *Broker) persistLoop() {
-	offsetsEvery := time.Duration(b.Config().FlushConsumerOffsetInterval) * time.Millisecond
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	delayEvery := time.Duration(b.Config().FlushDelayOffsetInterval) * time.Millisecond
 	lastOffsets, lastDelay := time.Now(), time.Now()
 	for {
 		select {
@@ -244,15 +261,18 @@ func (b *Broker) persistLoop() {
 			return
 		case <-b.persistNow:
 			b.logPersist(b.Topics.persistIfDirty())
+			b.logPersist(b.persistConfigIfDirty())
 		case now := <-t.C:
+			c := b.Config()
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.Groups.persistIfDirty())
 			b.logPersist(b.timer.persistIfDirty())
-			if now.Sub(lastOffsets) >= offsetsEvery {
+			b.logPersist(b.persistConfigIfDirty())
+			if now.Sub(lastOffsets) >= time.Duration(c.FlushConsumerOffsetInterval)*time.Millisecond {
 				lastOffsets = now
 				b.logPersist(b.Offsets.persistIfDirty())
 			}
-			if now.Sub(lastDelay) >= delayEvery {
+			if now.Sub(lastDelay) >= time.Duration(c.FlushDelayOffsetInterval)*time.Millisecond {
 				lastDelay = now
 				b.logPersist(b.delay.persistIfDirty())
 			}
@@ -262,7 +282,7 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
-		b.delay.persistIfDirty(), b.timer.persistIfDirty())
+		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {

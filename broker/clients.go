@@ -2,6 +2,7 @@ package broker
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -357,4 +358,153 @@ func (cs *Clients) ConsumerInfo(group string) (ConsumerInfo, bool) {
 		return ConsumerInfo{}, false
 	}
 	return g.info, true
+}
+
+// Heartbeat is HEART_BEAT's body (HeartbeatData) as the broker uses it, with
+// the request's language and version.
+type Heartbeat struct {
+	ClientID  string
+	Language  remoting.LanguageCode
+	Version   int32
+	Producers []string // producer group names
+	Consumers []HeartbeatConsumer
+}
+
+// HeartbeatConsumer is one consumer group of a heartbeat (ConsumerData).
+type HeartbeatConsumer struct {
+	Group            string
+	ConsumeType      string
+	MessageModel     string
+	ConsumeFromWhere string
+	Subscriptions    []SubscriptionData
+}
+
+// SubscriptionData is one subscription of a heartbeat's consumer group; the
+// client's tagsSet and codeSet are not used: tags are parsed from SubString
+// and hashed here (clients disagree on the hash).
+type SubscriptionData struct {
+	Topic          string
+	SubString      string
+	ExpressionType string // TAG (or empty) or SQL92
+	SubVersion     int64
+}
+
+// HeartbeatResult says what a heartbeat registered and what it dropped.
+type HeartbeatResult struct {
+	Consumers, Producers int      // groups registered
+	Dropped              int      // groups and subscriptions dropped for their names
+	Named                []string // the first few dropped, for a log line
+}
+
+// DropInvalid removes the producer and consumer groups that break the group
+// rule and the subscriptions whose topic breaks the topic rule. Apache skips
+// a consumer group it cannot create the same way; rocketgo also drops the
+// rest, which could only ever name groups and topics that cannot exist.
+// dropped counts what went; the first few are named (shortened) for a log.
+func (hb *Heartbeat) DropInvalid() (dropped int, named []string) {
+	drop := func(what string) {
+		if dropped++; len(named) < 4 {
+			named = append(named, cut(what))
+		}
+	}
+	producers := hb.Producers[:0]
+	for _, g := range hb.Producers {
+		if ValidGroupName(g) != nil {
+			drop("producerGroup " + g)
+			continue
+		}
+		producers = append(producers, g)
+	}
+	hb.Producers = producers
+	consumers := hb.Consumers[:0]
+	for _, cd := range hb.Consumers {
+		if ValidGroupName(cd.Group) != nil {
+			drop("consumerGroup " + cd.Group)
+			continue
+		}
+		subs := cd.Subscriptions[:0]
+		for _, sd := range cd.Subscriptions {
+			if ValidTopicName(sd.Topic) != nil {
+				drop("subscription topic " + sd.Topic)
+				continue
+			}
+			subs = append(subs, sd)
+		}
+		cd.Subscriptions = subs
+		consumers = append(consumers, cd)
+	}
+	hb.Consumers = consumers
+	return dropped, named
+}
+
+// Heartbeat is HEART_BEAT: it registers the client's producer and consumer
+// groups on connection c (DropInvalid first), creating each consumer
+// group's config when autoCreateSubscriptionGroup allows and its retry topic
+// (%RETRY%<group>, retryQueueNums queues) as Apache does on every heartbeat.
+// A group that is not configured and cannot be created is skipped.
+func (b *Broker) Heartbeat(c *remoting.Conn, hb Heartbeat) HeartbeatResult {
+	var res HeartbeatResult
+	res.Dropped, res.Named = hb.DropInvalid()
+	if res.Dropped > 0 {
+		b.sampled.Warn().Str("remote", c.Remote).Str("clientId", cut(hb.ClientID)).Int("dropped", res.Dropped).
+			Strs("first", res.Named).Msg("heartbeat names refused")
+	}
+	for _, cd := range hb.Consumers {
+		gc, ok := b.Groups.Get(cd.Group)
+		if !ok {
+			continue
+		}
+		// A group without retry queues (retryQueueNums 0) gets no retry topic.
+		if gc.RetryQueueNums > 0 {
+			if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{
+				TopicName:      RetryGroupPrefix + cd.Group,
+				ReadQueueNums:  gc.RetryQueueNums,
+				WriteQueueNums: gc.RetryQueueNums,
+				Perm:           PermRead | PermWrite,
+			}); err != nil {
+				b.sampled.Warn().Err(err).Str("consumerGroup", cd.Group).Msg("heartbeat retry topic refused")
+				continue
+			}
+		}
+		info := ConsumerInfo{Group: cd.Group, ConsumeType: cd.ConsumeType, MessageModel: cd.MessageModel,
+			ConsumeFromWhere: cd.ConsumeFromWhere}
+		for _, sd := range cd.Subscriptions {
+			var s *Subscription
+			if sd.ExpressionType == "" || strings.EqualFold(sd.ExpressionType, "TAG") {
+				s = NewTagSubscription(sd.Topic, sd.SubString, sd.SubVersion)
+			} else {
+				s = &Subscription{Topic: sd.Topic, SubString: sd.SubString, ExpressionType: sd.ExpressionType,
+					SubVersion: sd.SubVersion}
+			}
+			info.Subscriptions = append(info.Subscriptions, s)
+		}
+		b.Clients.RegisterConsumer(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable)
+		res.Consumers++
+	}
+	for _, g := range hb.Producers {
+		b.Clients.RegisterProducer(c, hb.ClientID, g, hb.Language, hb.Version)
+		res.Producers++
+	}
+	return res
+}
+
+// UnregisterClient is UNREGISTER_CLIENT: connection c leaves the producer
+// group and the consumer group named (either may be empty).
+func (b *Broker) UnregisterClient(c *remoting.Conn, producerGroup, consumerGroup string) {
+	if producerGroup != "" {
+		b.Clients.UnregisterProducer(c, producerGroup)
+	}
+	if consumerGroup != "" {
+		b.Clients.UnregisterConsumer(c, consumerGroup)
+	}
+}
+
+// ConsumerIDs is GET_CONSUMER_LIST_BY_GROUP: the client ids of a group's
+// live members, sorted; SYSTEM_ERROR with Apache's remark when there are none.
+func (b *Broker) ConsumerIDs(group string) ([]string, error) {
+	ids := b.Clients.ConsumerIDs(group)
+	if len(ids) == 0 {
+		return nil, refuse(remoting.SystemError, nil, "no consumer for this group, %s", group)
+	}
+	return ids, nil
 }

@@ -110,3 +110,16 @@ func (o *Offsets) TopicsOf(group string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// deleteGroup drops a group's offsets for every topic (Apache's
+// ConsumerOffsetManager.removeOffset).
+func (o *Offsets) deleteGroup(group string) {
+	o.mu.Lock()
+	for k := range o.table {
+		if _, g, ok := cutOffsetKey(k); ok && g == group {
+			delete(o.table, k)
+			o.dirty.Store(true)
+		}
+	}
+	o.mu.Unlock()
+}

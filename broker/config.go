@@ -78,6 +78,22 @@ type Config struct {
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
 
+	// Runtime configuration (issue #12, admin): Apache's brokerConfigPath
+	// and configBlackList (runtimeconfig.go).
+	// BrokerConfigPath, when set, is the file UPDATE_BROKER_CONFIG writes the
+	// configuration to, instead of ConfigFile.
+	BrokerConfigPath string `key:"brokerConfigPath"`
+	// ConfigBlackList: keys UPDATE_BROKER_CONFIG refuses, ';'-separated,
+	// besides brokerConfigPath, rocketmqHome and configBlackList.
+	ConfigBlackList string `key:"configBlackList"`
+	// ConfigFile is the file the configuration was read from (mqbroker -c;
+	// Apache's BrokerPathConfigHelper); empty: nothing is written. Not a key.
+	ConfigFile string
+	// ConfigFileExtras are the keys of that file this broker does not know,
+	// in file order, written back with the configuration so that an update
+	// does not drop them. Not a key.
+	ConfigFileExtras [][2]string
+
 	Store store.Config
 }
 
@@ -134,6 +150,8 @@ func DefaultConfig() Config {
 		ValidateSystemTopicWhenUpdateTopic: true,
 		MaxTopicQueueNums:                  1024,
 		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
+		// runtime configuration (issue #12, admin)
+		ConfigBlackList: "configBlackList;brokerConfigPath",
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // GroupConfig is Apache's SubscriptionGroupConfig (4.9 fields), alphabetical.
@@ -51,8 +52,13 @@ type groupsFile struct {
 // retryQueueNums in [0, maxQueueNums].
 type Groups struct {
 	path         string
-	autoCreate   bool
+	autoCreate   bool  // autoCreateSubscriptionGroup when cfg is nil
 	maxQueueNums int32 // maxTopicQueueNums: the retry topic's queues
+	// cfg is the broker's configuration in force (nil in tests of the table
+	// alone): autoCreateSubscriptionGroup is read from it per lookup, as
+	// Apache's findSubscriptionGroupConfig does, so UPDATE_BROKER_CONFIG
+	// changes it at once.
+	cfg *atomic.Pointer[Config]
 
 	mu      sync.RWMutex
 	table   map[string]*GroupConfig // values never mutated after insertion
@@ -71,7 +77,7 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	g.mu.RLock()
 	gc, ok := g.table[name]
 	g.mu.RUnlock()
-	if ok || !g.autoCreate || ValidGroupName(name) != nil {
+	if ok || !g.autoCreates() || ValidGroupName(name) != nil {
 		return gc, ok
 	}
 	def := DefaultGroupConfig(strings.Clone(name)) // not a view into a request (remoting/pool.go)
@@ -84,6 +90,13 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	g.version.next()
 	g.dirty.Store(true)
 	return &def, true
+}
+
+func (g *Groups) autoCreates() bool {
+	if g.cfg != nil {
+		return g.cfg.Load().AutoCreateSubscriptionGroup
+	}
+	return g.autoCreate
 }
 
 // Contains reports whether the group is configured, never creating it.
@@ -115,33 +128,79 @@ func (g *Groups) check(gc *GroupConfig) error {
 		return err
 	}
 	if gc.RetryQueueNums < 0 || gc.RetryQueueNums > g.maxQueueNums {
-		return &InvalidError{Kind: ErrQueueNumsInvalid, Remark: fmt.Sprintf(
+		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
 			"The retryQueueNums of group[%s] must be between 0 and %d (maxTopicQueueNums), got %d.",
-			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)}
+			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)
 	}
 	return nil
 }
 
-// Delete removes a group's config.
-func (g *Groups) Delete(name string) {
+// Delete removes a group's config; it reports whether it existed.
+func (g *Groups) Delete(name string) bool {
 	g.mu.Lock()
-	if _, ok := g.table[name]; ok {
+	_, ok := g.table[name]
+	if ok {
 		delete(g.table, name)
 		g.version.next()
 		g.dirty.Store(true)
 	}
 	g.mu.Unlock()
+	return ok
 }
 
-// MarshalWrapper encodes subscriptionGroup.json / GET_ALL_SUBSCRIPTIONGROUP_CONFIG.
-func (g *Groups) MarshalWrapper() ([]byte, error) {
+// GroupTable is the subscription group table at one data version
+// (GET_ALL_SUBSCRIPTIONGROUP_CONFIG). Its configs must not be modified.
+type GroupTable struct {
+	DataVersion DataVersion
+	Groups      map[string]*GroupConfig
+}
+
+func (g *Groups) snapshot() GroupTable {
 	g.mu.RLock()
-	f := groupsFile{DataVersion: g.version, SubscriptionGroupTable: make(map[string]*GroupConfig, len(g.table))}
+	defer g.mu.RUnlock()
+	t := GroupTable{DataVersion: g.version, Groups: make(map[string]*GroupConfig, len(g.table))}
 	for k, v := range g.table {
-		f.SubscriptionGroupTable[k] = v
+		t.Groups[k] = v
 	}
-	g.mu.RUnlock()
-	return jsoniter.Marshal(f)
+	return t
+}
+
+// UpdateGroup is UPDATE_AND_CREATE_SUBSCRIPTIONGROUP: the group rule
+// (upstream's validateGroup; 5.3.3 takes any name) and retryQueueNums in
+// [0, maxTopicQueueNums], refused INVALID_PARAMETER.
+func (b *Broker) UpdateGroup(gc GroupConfig) error {
+	return b.Groups.Put(gc)
+}
+
+// DeleteGroup is DELETE_SUBSCRIPTIONGROUP: the group's config and, with
+// cleanOffset, its committed offsets (Apache's removeOffset). Deleting a
+// group that does not exist succeeds, as in Apache.
+func (b *Broker) DeleteGroup(group string, cleanOffset bool) {
+	b.Groups.Delete(group)
+	if cleanOffset {
+		b.Offsets.deleteGroup(group)
+	}
+}
+
+// GroupConfig is GET_SUBSCRIPTIONGROUP_CONFIG: the group's config, created
+// as a lookup creates it (autoCreateSubscriptionGroup), else
+// SUBSCRIPTION_GROUP_NOT_EXIST with Apache's remark. The result must not be
+// modified.
+func (b *Broker) GroupConfig(group string) (*GroupConfig, error) {
+	gc, ok := b.Groups.Get(group)
+	if !ok {
+		return nil, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "No group in this broker")
+	}
+	return gc, nil
+}
+
+// AllGroupConfig is GET_ALL_SUBSCRIPTIONGROUP_CONFIG: a copy of the table.
+func (b *Broker) AllGroupConfig() GroupTable { return b.Groups.snapshot() }
+
+// MarshalWrapper encodes subscriptionGroup.json.
+func (g *Groups) MarshalWrapper() ([]byte, error) {
+	t := g.snapshot()
+	return jsoniter.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups})
 }
 
 // load reads subscriptionGroup.json. A group whose name breaks the group

@@ -41,6 +41,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
@@ -63,6 +64,7 @@ type registrar struct {
 	b       *Broker
 	client  *remoting.Client
 	trigger chan struct{}
+	full    atomic.Bool // the next poke registers the whole table
 	sampled zerolog.Logger
 
 	// Owned by run: the table as last accepted by every name server (values
@@ -74,6 +76,13 @@ type registrar struct {
 func newRegistrar(b *Broker) *registrar {
 	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1),
 		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute})}
+}
+
+// pokeFull asks for a full registration soon (after brokerPermission
+// changed); never blocks.
+func (r *registrar) pokeFull() {
+	r.full.Store(true)
+	r.poke()
 }
 
 // poke asks for a registration soon; never blocks.
@@ -100,7 +109,7 @@ func (r *registrar) run(quit <-chan struct{}) {
 		case <-t.C:
 			full = true
 		case <-r.trigger:
-			full = false
+			full = r.full.Swap(false)
 		}
 	}
 }
@@ -143,6 +152,7 @@ func (r *registrar) register(full bool) {
 func (r *registrar) send(topics []*TopicConfig, version DataVersion, kind string) bool {
 	slices.SortFunc(topics, func(a, b *TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
 	c := r.b.Config()
+	topics = maskPerms(topics, c.BrokerPermission)
 	size := c.SplitRegistrationSize
 	var parts [][]*TopicConfig
 	switch {
@@ -211,6 +221,22 @@ func (r *registrar) invoke(addr string, header map[string]string, body []byte, t
 		return fmt.Errorf("%w: code %d: %s", errRegisterRefused, resp.Code, resp.Remark)
 	}
 	return nil
+}
+
+// maskPerms gives the name servers each topic's perm less what the broker
+// refuses (brokerPermission without read or write), as Apache's
+// registerBrokerAll: clients then route neither sends nor pulls to it.
+func maskPerms(topics []*TopicConfig, brokerPerm int32) []*TopicConfig {
+	if brokerPerm&(PermRead|PermWrite) == PermRead|PermWrite {
+		return topics
+	}
+	out := make([]*TopicConfig, len(topics))
+	for i, tc := range topics {
+		m := *tc
+		m.Perm &= brokerPerm
+		out[i] = &m
+	}
+	return out
 }
 
 // chunk cuts topics into parts of size; withRest adds the (possibly empty)

@@ -1,121 +1,300 @@
 package broker
 
+// GET_BROKER_CONFIG and UPDATE_BROKER_CONFIG.
+//
+// Apache sets the keys of an update on its live config objects by
+// reflection and writes the whole configuration to brokerConfigPath; a key
+// takes effect at once only where Apache's code reads it again at each use
+// (per request, per round of a loop), otherwise at the next start. rocketgo
+// makes that split explicit: runtimeKeys are read through Config() at each
+// use, so an update swaps a new snapshot and they apply at once; every other
+// key is fixed at start-up (ports, paths, flush types, event loops, bounds
+// given to the store and the network server), so an update records it in the
+// config file for the next start and leaves the running broker as it is.
+// GET_BROKER_CONFIG reports the snapshot in force.
+//
+// File format (Apache's Configuration.persist, MixAll.string2File): every
+// key of the configuration as key=value lines sorted by key, no comments;
+// the previous content is kept as <file>.bak. Keys of the file this broker
+// does not know are kept (Apache's BrokerStartup registers them too).
+
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"sort"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
-	"github.com/rocketgo/rocketgo/store"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// ErrConfigBlackListed is the answer to UPDATE_BROKER_CONFIG for a key Apache
-// refuses to change at runtime (configBlackList).
+// ErrConfigBlackListed is the answer to UPDATE_BROKER_CONFIG for a key
+// configBlackList names.
 var ErrConfigBlackListed = errors.New("broker: config key in black list")
 
-// configBlackList is Apache's default configBlackList.
-var configBlackList = []string{"brokerConfigPath", "rocketmqHome", "configBlackList"}
+// alwaysBlackListed are the keys Apache's AdminBrokerProcessor refuses to
+// change whatever configBlackList says.
+var alwaysBlackListed = []string{"brokerConfigPath", "rocketmqHome", "configBlackList"}
 
-// RuntimeConfig is the broker configuration as GET_BROKER_CONFIG reports it
-// and UPDATE_BROKER_CONFIG changes it. The running broker keeps the values it
-// started with: an update is validated, recorded and reported, and takes
-// effect when the broker is started with it.
-type RuntimeConfig struct {
-	mu      sync.Mutex
-	cfg     Config
-	version DataVersion
+// runtimeKeys are the keys an update applies at once. Each is read through
+// Config() at every use, named beside it; a key added here must be too. They
+// are the keys Apache applies at runtime, except flushConsumerOffsetInterval
+// and flushDelayOffsetInterval, which Apache reads once (its schedules) and
+// rocketgo's persist loop reads at every tick.
+var runtimeKeys = map[string]bool{
+	"brokerPermission":                   true, // send, pull, send back checks; registration (perms masked)
+	"namesrvAddr":                        true, // each registration
+	"registerBrokerTimeoutMills":         true, // each registration
+	"compressedRegister":                 true, // each registration
+	"enableSplitRegistration":            true, // each registration
+	"splitRegistrationSize":              true, // each registration
+	"autoCreateTopicEnable":              true, // Topics.AutoCreate: TBW102 stops lending itself when off
+	"autoCreateSubscriptionGroup":        true, // Groups.Get
+	"longPollingEnable":                  true, // pull
+	"shortPollingTimeMills":              true, // pull
+	"maxTransferBytesOnMessageInMemory":  true, // pull
+	"maxTransferCountOnMessageInMemory":  true, // pull
+	"regionId":                           true, // send answers
+	"traceOn":                            true, // send answers
+	"enablePropertyFilter":               true, // pull, CHECK_CLIENT_CONFIG
+	"timerMaxDelaySec":                   true, // send of timer messages
+	"validateSystemTopicWhenUpdateTopic": true, // UpdateTopic, DeleteTopic
+	"flushConsumerOffsetInterval":        true, // persist loop
+	"flushDelayOffsetInterval":           true, // persist loop
+	"defaultQueryMaxNum":                 true, // QUERY_MESSAGE
 }
 
-// NewRuntimeConfig starts from the configuration the broker runs with.
-func NewRuntimeConfig(cfg Config) *RuntimeConfig {
-	return &RuntimeConfig{cfg: cfg, version: DataVersion{Timestamp: time.Now().UnixMilli()}}
-}
-
-// Properties returns the configuration as Java properties text (key=value
-// lines, the body of GET_BROKER_CONFIG) and its data version.
-func (rc *RuntimeConfig) Properties() ([]byte, DataVersion) {
-	rc.mu.Lock()
-	cfg, v := rc.cfg, rc.version
-	rc.mu.Unlock()
-	var b bytes.Buffer
-	for _, kv := range config.Pairs(&cfg) {
-		b.WriteString(kv[0])
-		b.WriteByte('=')
-		b.WriteString(kv[1])
-		b.WriteByte('\n')
+// knownKeys are the keys of Config, nested structs included.
+var knownKeys = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, kv := range config.Pairs(&Config{}) {
+		m[kv[0]] = true
 	}
-	return b.Bytes(), v
+	return m
+})
+
+// IsRuntimeKey reports whether UPDATE_BROKER_CONFIG applies key at once
+// (otherwise a known key is recorded for the next start).
+func IsRuntimeKey(key string) bool { return runtimeKeys[key] }
+
+// configFile is the configuration as the broker's config file holds it,
+// guarded by Broker.cfgMu.
+type configFile struct {
+	recorded  Config      // what the next start reads: the snapshot in force plus recorded keys
+	extras    [][2]string // keys of the file this broker does not know, in file order
+	version   DataVersion // GET_BROKER_CONFIG's version: one step per update
+	blackList map[string]bool
 }
 
-// Update applies properties text (UPDATE_BROKER_CONFIG's body) all or nothing.
-func (rc *RuntimeConfig) Update(body []byte) error {
+func newConfigFile(cfg Config) configFile {
+	f := configFile{recorded: cfg, extras: cfg.ConfigFileExtras, blackList: map[string]bool{}}
+	f.version.next()
+	for _, k := range alwaysBlackListed {
+		f.blackList[k] = true
+	}
+	// Fixed at start, as Apache's initConfigBlackList (and configBlackList
+	// cannot be updated).
+	for _, k := range strings.Split(cfg.ConfigBlackList, ";") {
+		if k = strings.TrimSpace(k); k != "" {
+			f.blackList[k] = true
+		}
+	}
+	return f
+}
+
+// ConfigChange is what an update did with each key it named.
+type ConfigChange struct {
+	Applied  []string // in force now (runtimeKeys)
+	Recorded []string // written to the config file, in force after a restart
+	Ignored  []string // keys this broker does not know (Apache ignores them too)
+}
+
+// UpdateConfig is UPDATE_BROKER_CONFIG: body is Java properties text. The
+// update is all or nothing: a key in configBlackList is refused
+// NO_PERMISSION with Apache's remark; a value that does not parse, or a
+// configuration that would not validate, INVALID_PARAMETER (Apache leaves
+// such a value unchanged and answers SUCCESS). An empty body changes
+// nothing, as in Apache. The config file is written off the caller's
+// goroutine (the persist loop, or Shutdown), with a .bak of the previous.
+func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
+	var ch ConfigChange
+	if len(body) == 0 {
+		return ch, nil
+	}
 	pairs, err := config.ReadProperties(bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("update broker config: %w", err)
+		return ch, refuse(remoting.SystemError, err, "string2Properties error")
 	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	next := rc.cfg
+	b.cfgMu.Lock()
+	f := &b.cfgFile
 	for _, kv := range pairs {
-		for _, k := range configBlackList {
-			if kv[0] == k {
-				return fmt.Errorf("can not update config in black list: %s: %w", k, ErrConfigBlackListed)
+		if f.blackList[kv[0]] {
+			b.cfgMu.Unlock()
+			return ch, refuse(remoting.NoPermission, ErrConfigBlackListed, "Can not update config in black list.")
+		}
+	}
+	rec, cur := f.recorded, *b.Config()
+	extras := append([][2]string(nil), f.extras...)
+	for _, kv := range pairs {
+		key, val := kv[0], strings.TrimSpace(kv[1])
+		if !knownKeys()[key] {
+			if i := extraIndex(extras, key); i >= 0 {
+				extras[i][1] = val
+				ch.Recorded = append(ch.Recorded, key)
+			} else {
+				ch.Ignored = append(ch.Ignored, key)
+			}
+			continue
+		}
+		if err := config.Set(&rec, key, val); err != nil {
+			b.cfgMu.Unlock()
+			return ConfigChange{}, refuse(remoting.InvalidParameter, err, "The value[%s] of config %s is invalid.", cut(val), key)
+		}
+		if runtimeKeys[key] {
+			_ = config.Set(&cur, key, val) // rec took it: a known key and a good value
+			ch.Applied = append(ch.Applied, key)
+		} else {
+			ch.Recorded = append(ch.Recorded, key)
+		}
+	}
+	for _, c := range []*Config{&rec, &cur} {
+		if err := c.validate(); err != nil {
+			b.cfgMu.Unlock()
+			return ConfigChange{}, refuse(remoting.InvalidParameter, err, "The broker config is invalid: %v", err)
+		}
+	}
+	if len(ch.Applied) > 0 {
+		b.cfg.Store(&cur)
+	}
+	f.recorded, f.extras = rec, extras
+	f.version.next()
+	b.cfgMu.Unlock()
+	b.cfgDirty.Store(true)
+	b.persistSoon()
+	for _, k := range ch.Applied {
+		if k == "brokerPermission" {
+			// Name servers must see the new perms now (Apache: a new topic
+			// data version and registerBrokerAll).
+			b.Topics.bumpVersion()
+			b.registrar.pokeFull()
+		}
+	}
+	return ch, nil
+}
+
+// validate is Validate of the broker's keys and the store's, on copies:
+// Validate fills derived values, which must not leak into what is reported.
+func (c Config) validate() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return c.Store.Validate()
+}
+
+func extraIndex(extras [][2]string, key string) int {
+	for i := range extras {
+		if extras[i][0] == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// ConfigProperties is GET_BROKER_CONFIG: the configuration in force as
+// key=value lines sorted by key, as Apache's getAllConfigsFormatString, and
+// the configuration's data version. Keys with an empty value are left out,
+// as Apache leaves out its unset (null) ones.
+func (b *Broker) ConfigProperties() ([]byte, DataVersion) {
+	b.cfgMu.Lock()
+	v := b.cfgFile.version
+	b.cfgMu.Unlock()
+	return appendProperties(nil, config.Pairs(b.Config())), v
+}
+
+// appendProperties appends sorted key=value lines, leaving out empty
+// values. A backslash, newline or carriage return in a value is escaped, so
+// the line reads back as the same value (Apache writes them raw and cannot
+// read such a file back).
+func appendProperties(dst []byte, pairs [][2]string) []byte {
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
+	for _, kv := range pairs {
+		if kv[1] == "" {
+			continue
+		}
+		dst = append(dst, kv[0]...)
+		dst = append(dst, '=')
+		for i := 0; i < len(kv[1]); i++ {
+			switch c := kv[1][i]; c {
+			case '\\':
+				dst = append(dst, `\\`...)
+			case '\n':
+				dst = append(dst, `\n`...)
+			case '\r':
+				dst = append(dst, `\r`...)
+			default:
+				dst = append(dst, c)
 			}
 		}
-		if err := config.Set(&next, kv[0], strings.TrimSpace(kv[1])); err != nil {
-			return fmt.Errorf("update broker config %s=%s: %w", kv[0], kv[1], err)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// configFilePath is where the configuration is written: brokerConfigPath,
+// else the file the broker was started with (Config.ConfigFile); empty: not
+// written.
+func (c *Config) configFilePath() string {
+	if c.BrokerConfigPath != "" {
+		return c.BrokerConfigPath
+	}
+	return c.ConfigFile
+}
+
+// persistConfigIfDirty writes the recorded configuration to the config file
+// after an update, keeping the previous content as .bak.
+func (b *Broker) persistConfigIfDirty() error {
+	path := b.Config().configFilePath()
+	if path == "" {
+		b.cfgDirty.Store(false)
+		return nil
+	}
+	return persistIfDirty(path, &b.cfgDirty, func() ([]byte, error) {
+		b.cfgMu.Lock()
+		pairs := append(config.Pairs(&b.cfgFile.recorded), b.cfgFile.extras...)
+		b.cfgMu.Unlock()
+		return appendProperties(nil, pairs), nil
+	})
+}
+
+// LoadConfigFile reads the broker's config file (mqbroker -c) into cfg and
+// records it as the file UPDATE_BROKER_CONFIG writes back to, with the keys
+// of the file this broker does not know, so that a write-back keeps them.
+func LoadConfigFile(path string, cfg *Config, log zerolog.Logger) error {
+	if err := config.Load(path, cfg, log); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("broker: read %s: %w", path, err)
+	}
+	pairs, err := config.ReadProperties(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("broker: %s: %w", path, err)
+	}
+	cfg.ConfigFile, cfg.ConfigFileExtras = path, nil
+	for _, kv := range pairs {
+		if !knownKeys()[kv[0]] {
+			if i := extraIndex(cfg.ConfigFileExtras, kv[0]); i >= 0 {
+				cfg.ConfigFileExtras[i][1] = kv[1]
+			} else {
+				cfg.ConfigFileExtras = append(cfg.ConfigFileExtras, kv)
+			}
 		}
 	}
-	if err := next.Validate(); err != nil {
-		return fmt.Errorf("update broker config: %w", err)
-	}
-	rc.cfg = next
-	rc.version.next()
 	return nil
-}
-
-// RuntimeStats derives GET_BROKER_RUNTIME_INFO's counters from the store: the
-// messages put are the sum of every queue's max offset, the put TPS the rate
-// between two successive requests.
-type RuntimeStats struct {
-	mu       sync.Mutex
-	lastPut  int64
-	lastAt   time.Time
-	putTps   float64
-	started  time.Time
-	putStart int64
-}
-
-// NewRuntimeStats samples st once, so the first report has a base.
-func NewRuntimeStats(st *store.Store) *RuntimeStats {
-	now := time.Now()
-	n := totalPut(st)
-	return &RuntimeStats{lastPut: n, lastAt: now, started: now, putStart: n}
-}
-
-func totalPut(st *store.Store) int64 {
-	var n int64
-	for t, qs := range st.Topics() {
-		for _, q := range qs {
-			n += st.MaxOffset(t, q)
-		}
-	}
-	return n
-}
-
-// Sample returns the messages stored in total, those stored since start-up,
-// and the put rate since the previous sample (at least a second apart).
-func (rs *RuntimeStats) Sample(st *store.Store) (total, sinceStart int64, putTps float64) {
-	now := time.Now()
-	n := totalPut(st)
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if d := now.Sub(rs.lastAt); d >= time.Second {
-		rs.putTps = float64(n-rs.lastPut) / d.Seconds()
-		rs.lastPut, rs.lastAt = n, now
-	}
-	return n, n - rs.putStart, rs.putTps
 }

@@ -1,55 +1,231 @@
 package broker
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func TestRuntimeConfigUpdate(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.BrokerName = "b1"
-	tests := []struct {
-		name    string
-		body    string
-		wantErr error // nil: success; errAny: any error
-		want    string
-	}{
-		{"known key", "flushConsumerOffsetInterval=6543\n", nil, "flushConsumerOffsetInterval=6543"},
-		{"two keys, spaces", "autoCreateTopicEnable = false\nbrokerPermission=4\n", nil, "brokerPermission=4"},
-		{"unknown key", "noSuchKey=1\n", errAny, ""},
-		{"bad value", "listenPort=abc\n", errAny, ""},
-		{"black list", "rocketmqHome=/x\n", ErrConfigBlackListed, ""},
+// wantRefusal fails unless err is a Refusal with code and remark.
+func wantRefusal(t *testing.T, err error, code int32, remark string) {
+	t.Helper()
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("err = %v, want a Refusal %d %q", err, code, remark)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rc := NewRuntimeConfig(cfg)
-			_, v0 := rc.Properties()
-			err := rc.Update([]byte(tc.body))
-			body, v1 := rc.Properties()
-			switch {
-			case tc.wantErr == nil && err != nil:
-				t.Fatalf("Update(%q): %v", tc.body, err)
-			case tc.wantErr == errAny && err == nil, tc.wantErr != nil && tc.wantErr != errAny && !errors.Is(err, tc.wantErr):
-				t.Fatalf("Update(%q) = %v, want %v", tc.body, err, tc.wantErr)
-			}
-			if err != nil {
-				if v1 != v0 {
-					t.Fatalf("failed update changed the data version %+v -> %+v", v0, v1)
-				}
-				return
-			}
-			if !strings.Contains("\n"+string(body), "\n"+tc.want+"\n") {
-				t.Fatalf("properties lack %q:\n%s", tc.want, body)
-			}
-			if v1.Counter != v0.Counter+1 {
-				t.Fatalf("data version %+v -> %+v, want counter+1", v0, v1)
-			}
-			if !strings.Contains(string(body), "\nbrokerName=b1\n") {
-				t.Fatalf("properties lost brokerName:\n%s", body)
-			}
-		})
+	if r.Code != code || r.Remark != remark {
+		t.Fatalf("refusal = %d %q, want %d %q", r.Code, r.Remark, code, remark)
 	}
 }
 
-var errAny = errors.New("any error")
+// A runtime key is in force at once: the snapshot, and what reads it per use
+// (Groups.Get stops creating groups; TBW102 stops lending itself).
+func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	_, v0 := b.ConfigProperties()
+	if _, ok := b.Groups.Get("auto-before"); !ok {
+		t.Fatal("autoCreateSubscriptionGroup default: group not created")
+	}
+	if _, err := b.Topics.AutoCreate("AutoBefore", AutoCreateTopicKey, 4); err != nil {
+		t.Fatalf("autoCreateTopicEnable default: %v", err)
+	}
+	ch, err := b.UpdateConfig([]byte("autoCreateSubscriptionGroup=false\nautoCreateTopicEnable = false\nbrokerPermission=4\nnoSuchKey=1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Applied) != 3 || len(ch.Ignored) != 1 || ch.Ignored[0] != "noSuchKey" {
+		t.Fatalf("change = %+v", ch)
+	}
+	c := b.Config()
+	if c.AutoCreateSubscriptionGroup || c.AutoCreateTopicEnable || c.BrokerPermission != 4 {
+		t.Fatalf("config in force: autoCreateSubscriptionGroup %v autoCreateTopicEnable %v brokerPermission %d",
+			c.AutoCreateSubscriptionGroup, c.AutoCreateTopicEnable, c.BrokerPermission)
+	}
+	if _, ok := b.Groups.Get("auto-after"); ok {
+		t.Fatal("group created with autoCreateSubscriptionGroup=false")
+	}
+	if _, err := b.Topics.AutoCreate("AutoAfter", AutoCreateTopicKey, 4); !errors.Is(err, ErrTopicNotExist) {
+		t.Fatalf("AutoCreate with autoCreateTopicEnable=false: %v", err)
+	}
+	body, v1 := b.ConfigProperties()
+	if v1.Counter != v0.Counter+1 {
+		t.Fatalf("data version %+v -> %+v, want one step", v0, v1)
+	}
+	for _, line := range []string{"brokerPermission=4", "autoCreateTopicEnable=false", "brokerName=b"} {
+		if !strings.Contains("\n"+string(body), "\n"+line+"\n") {
+			t.Fatalf("GET_BROKER_CONFIG lacks %q:\n%s", line, body)
+		}
+	}
+}
+
+// A key fixed at start-up is recorded for the next start, not applied.
+func TestUpdateConfigRecordsStartupKeys(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	port := b.Config().ListenPort
+	ch, err := b.UpdateConfig([]byte("listenPort=12345\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Recorded) != 1 || ch.Recorded[0] != "listenPort" || len(ch.Applied) != 0 {
+		t.Fatalf("change = %+v", ch)
+	}
+	if got := b.Config().ListenPort; got != port {
+		t.Fatalf("listenPort in force %d, want %d until restart", got, port)
+	}
+	if IsRuntimeKey("listenPort") || !IsRuntimeKey("brokerPermission") {
+		t.Fatal("IsRuntimeKey")
+	}
+}
+
+// Apache's refusals: a black-listed key NO_PERMISSION with its remark (the
+// three fixed keys and those configBlackList adds), a bad value
+// INVALID_PARAMETER; the update is all or nothing.
+func TestUpdateConfigRefusals(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.ConfigBlackList = "configBlackList;brokerConfigPath;brokerName" })
+	const black = "Can not update config in black list."
+	for _, body := range []string{"rocketmqHome=/x\n", "brokerConfigPath=/tmp/x\n", "configBlackList=\n",
+		"brokerPermission=2\nbrokerName=other\n"} {
+		_, err := b.UpdateConfig([]byte(body))
+		wantRefusal(t, err, remoting.NoPermission, black)
+		if !errors.Is(err, ErrConfigBlackListed) {
+			t.Fatalf("%q: %v does not wrap ErrConfigBlackListed", body, err)
+		}
+	}
+	_, err := b.UpdateConfig([]byte("brokerPermission=2\nlistenPort=abc\n"))
+	wantRefusal(t, err, remoting.InvalidParameter, "The value[abc] of config listenPort is invalid.")
+	if got := b.Config().BrokerPermission; got != 6 {
+		t.Fatalf("brokerPermission %d after refused updates, want 6", got)
+	}
+	if _, v := b.ConfigProperties(); v.Counter != 1 {
+		t.Fatalf("refused updates moved the data version: %+v", v)
+	}
+	if ch, err := b.UpdateConfig(nil); err != nil || len(ch.Applied)+len(ch.Recorded)+len(ch.Ignored) != 0 {
+		t.Fatalf("empty body: %+v %v", ch, err)
+	}
+}
+
+// The update is written back to the config file, the previous content kept
+// as .bak, unknown keys of the file kept; the next start reads the new values.
+func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "broker.conf")
+	orig := "brokerName=b\nbrokerIP1=127.0.0.1\nstorePathRootDir=" + filepath.Join(dir, "store") +
+		"\nmappedFileSizeCommitLog=1048576\nsomeJavaOnlyKey=kept\n"
+	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func() Config {
+		cfg := DefaultConfig()
+		if err := LoadConfigFile(path, &cfg, zerolog.Nop()); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg := load()
+	if cfg.ConfigFile != path || len(cfg.ConfigFileExtras) != 1 || cfg.ConfigFileExtras[0] != [2]string{"someJavaOnlyKey", "kept"} {
+		t.Fatalf("loaded ConfigFile %q extras %v", cfg.ConfigFile, cfg.ConfigFileExtras)
+	}
+	b, stop := testBroker(t, dir, func(c *Config) { *c = cfg })
+	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nlistenPort=12345\nsomeJavaOnlyKey=changed\n")); err != nil {
+		t.Fatal(err)
+	}
+	stop() // writes the config file (persistAll), as Shutdown does
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"brokerPermission=4", "listenPort=12345", "someJavaOnlyKey=changed", "brokerName=b"} {
+		if !strings.Contains("\n"+string(got), "\n"+line+"\n") {
+			t.Fatalf("config file lacks %q:\n%s", line, got)
+		}
+	}
+	if bak, err := os.ReadFile(path + ".bak"); err != nil || string(bak) != orig {
+		t.Fatalf(".bak = %q, %v; want the original %q", bak, err, orig)
+	}
+	cfg = load()
+	if cfg.BrokerPermission != 4 || cfg.ListenPort != 12345 || cfg.ConfigFileExtras[0][1] != "changed" {
+		t.Fatalf("restart reads brokerPermission %d listenPort %d extras %v", cfg.BrokerPermission, cfg.ListenPort, cfg.ConfigFileExtras)
+	}
+}
+
+// fakeNamesrv records the topic tables REGISTER_BROKER brings it.
+type fakeNamesrv struct {
+	mu   sync.Mutex
+	regs []map[string]namesrv.TopicConfig
+}
+
+func (f *fakeNamesrv) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if req.Code == remoting.RegisterBroker {
+		rb, err := namesrv.DecodeRegisterBody(req.Body, 409)
+		if err != nil {
+			return remoting.NewResponse(req, remoting.SystemError, err.Error())
+		}
+		f.mu.Lock()
+		f.regs = append(f.regs, rb.TopicConfigSerializeWrapper.TopicConfigTable)
+		f.mu.Unlock()
+	}
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+func (f *fakeNamesrv) registrations() []map[string]namesrv.TopicConfig {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]map[string]namesrv.TopicConfig(nil), f.regs...)
+}
+
+func startFakeNamesrv(t *testing.T) (*fakeNamesrv, string) {
+	t.Helper()
+	f := &fakeNamesrv{}
+	s := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()}, f, zerolog.Nop())
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return f, s.Addr()
+}
+
+// brokerPermission and namesrvAddr applied at runtime: the registration that
+// follows goes to the new name server, whole, with every topic's perm masked
+// by the broker's (Apache's registerBrokerAll after an update), under a new
+// topic data version; the table itself keeps its perms.
+func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
+	nsA, addrA := startFakeNamesrv(t)
+	nsB, addrB := startFakeNamesrv(t)
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA })
+	t.Cleanup(func() { _ = b.registrar.client.Close() })
+	if err := b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: PermRead | PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	b.registrar.register(true)
+	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != PermRead|PermWrite {
+		t.Fatalf("name server A: %+v", regs)
+	}
+	v0 := b.AllTopicConfig().DataVersion
+	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nnamesrvAddr=" + addrB + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if v := b.AllTopicConfig().DataVersion; v.Counter != v0.Counter+1 {
+		t.Fatalf("topic data version %+v -> %+v, want a new one", v0, v)
+	}
+	// What the poke asked for: a full registration.
+	b.registrar.register(b.registrar.full.Swap(false))
+	regs := nsB.registrations()
+	if len(regs) != 1 || regs[0]["T"].Perm != PermRead || regs[0][AutoCreateTopicKey].Perm&PermWrite != 0 {
+		t.Fatalf("name server B: %+v", regs)
+	}
+	if n := len(nsA.registrations()); n != 1 {
+		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n)
+	}
+	if tc, _ := b.TopicConfig("T"); tc.Perm != PermRead|PermWrite {
+		t.Fatalf("the table's perm changed to %d", tc.Perm)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // System topic names (Apache TopicValidator / MixAll).
@@ -90,6 +91,9 @@ type Topics struct {
 	path         string
 	maxQueueNums int32  // maxTopicQueueNums
 	onChange     func() // called after every change, outside the lock; must not block
+	// cfg is the broker's configuration in force (nil in tests of the table
+	// alone): the keys that may change at runtime are read from it per use.
+	cfg *atomic.Pointer[Config]
 
 	mu      sync.RWMutex
 	table   map[string]*TopicConfig // values are never mutated after insertion
@@ -216,9 +220,9 @@ func (t *Topics) check(tc *TopicConfig) error {
 		return err
 	}
 	if tc.ReadQueueNums < 1 || tc.WriteQueueNums < 1 || tc.ReadQueueNums > t.maxQueueNums || tc.WriteQueueNums > t.maxQueueNums {
-		return &InvalidError{Kind: ErrQueueNumsInvalid, Remark: fmt.Sprintf(
+		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
 			"The queue nums of topic[%s] must be between 1 and %d (maxTopicQueueNums), read %d write %d.",
-			tc.TopicName, t.maxQueueNums, tc.ReadQueueNums, tc.WriteQueueNums)}
+			tc.TopicName, t.maxQueueNums, tc.ReadQueueNums, tc.WriteQueueNums)
 	}
 	return nil
 }
@@ -311,8 +315,15 @@ func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool,
 // send, as Apache's createTopicInSendMessageMethod does: the template must
 // exist and carry the inherit bit; queue counts are the smaller of the client's
 // and the template's.
+//
+// With autoCreateTopicEnable turned off at runtime (UPDATE_BROKER_CONFIG),
+// TBW102 no longer lends itself as a template, as in Apache's
+// createTopicInSendMessageMethod, which takes its inherit bit away then.
 func (t *Topics) AutoCreate(topic, defaultTopic string, clientQueueNums int32) (*TopicConfig, error) {
 	tpl, ok := t.Get(defaultTopic)
+	if ok && defaultTopic == AutoCreateTopicKey && t.cfg != nil && !t.cfg.Load().AutoCreateTopicEnable {
+		ok = false
+	}
 	if !ok || tpl.Perm&PermInherit == 0 {
 		return nil, fmt.Errorf("%w: %s (no usable template %q)", ErrTopicNotExist, topic, defaultTopic)
 	}
@@ -328,6 +339,15 @@ func (t *Topics) AutoCreate(topic, defaultTopic string, clientQueueNums int32) (
 		TopicSysFlag:   tpl.TopicSysFlag,
 	})
 	return cfg, err
+}
+
+// bumpVersion starts a new data version without changing the table, so
+// that name servers take the next registration as a change (Apache's
+// nextVersion after a change of brokerPermission).
+func (t *Topics) bumpVersion() {
+	t.mu.Lock()
+	t.version.next()
+	t.mu.Unlock()
 }
 
 // snapshot returns a copy of the table and its version, for registration and
@@ -401,13 +421,16 @@ func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, RetryGrou
 var ErrSystemTopic = errors.New("broker: system topic")
 
 func systemConflict(topic string) error {
-	return &InvalidError{Kind: ErrSystemTopic, Remark: "The topic[" + topic + "] is conflict with system topic."}
+	return refuse(remoting.InvalidParameter, ErrSystemTopic, "The topic[%s] is conflict with system topic.", topic)
 }
 
 // UpdateTopic creates or replaces a topic for UPDATE_AND_CREATE_TOPIC, as
 // Apache's AdminBrokerProcessor.updateAndCreateTopic checks it: the topic
 // rule, then no system topic (validateSystemTopicWhenUpdateTopic), then
-// (rocketgo) queue counts in [1, maxTopicQueueNums].
+// (rocketgo) queue counts in [1, maxTopicQueueNums]. Refusals are
+// INVALID_PARAMETER with Apache's remarks. A config equal to the one in the
+// table changes nothing (Apache's idempotent update: no new data version, no
+// registration).
 func (b *Broker) UpdateTopic(tc TopicConfig) error {
 	if err := ValidTopicName(tc.TopicName); err != nil {
 		return err
@@ -415,7 +438,53 @@ func (b *Broker) UpdateTopic(tc TopicConfig) error {
 	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(tc.TopicName) {
 		return systemConflict(tc.TopicName)
 	}
+	if old, ok := b.Topics.Get(tc.TopicName); ok && sameTopic(old, &tc) {
+		return nil
+	}
 	return b.Topics.Put(tc)
+}
+
+// sameTopic is Apache's TopicConfig.equals over the fields a request sets;
+// an absent filter type or attributes are the defaults normalize gives.
+func sameTopic(a, b *TopicConfig) bool {
+	ft := b.TopicFilterType
+	if ft == "" {
+		ft = "SINGLE_TAG"
+	}
+	if a.ReadQueueNums != b.ReadQueueNums || a.WriteQueueNums != b.WriteQueueNums || a.Perm != b.Perm ||
+		a.TopicSysFlag != b.TopicSysFlag || a.Order != b.Order || a.TopicFilterType != ft ||
+		len(a.Attributes) != len(b.Attributes) {
+		return false
+	}
+	for k, v := range b.Attributes {
+		if w, ok := a.Attributes[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TopicConfig is GET_TOPIC_CONFIG: a topic's config, or TOPIC_NOT_EXIST
+// with Apache's remark. The result must not be modified.
+func (b *Broker) TopicConfig(topic string) (*TopicConfig, error) {
+	tc, ok := b.Topics.Get(topic)
+	if !ok {
+		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "No topic in this broker. topic: %s", topic)
+	}
+	return tc, nil
+}
+
+// TopicTable is the topic table at one data version (GET_ALL_TOPIC_CONFIG,
+// registration). Its configs must not be modified.
+type TopicTable struct {
+	DataVersion DataVersion
+	Topics      map[string]*TopicConfig
+}
+
+// AllTopicConfig is GET_ALL_TOPIC_CONFIG: a copy of the topic table.
+func (b *Broker) AllTopicConfig() TopicTable {
+	m, v := b.Topics.snapshot()
+	return TopicTable{DataVersion: v, Topics: m}
 }
 
 // DeleteTopic is DELETE_TOPIC_IN_BROKER: the topic, its offsets and, off the
@@ -425,7 +494,7 @@ func (b *Broker) UpdateTopic(tc TopicConfig) error {
 // it could name a path outside the store ("..").
 func (b *Broker) DeleteTopic(topic string) error {
 	if blank(topic) {
-		return &InvalidError{Kind: ErrTopicInvalid, Remark: remarkTopicBlank}
+		return refuse(remoting.InvalidParameter, ErrTopicInvalid, "%s", remarkTopicBlank)
 	}
 	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(topic) {
 		return systemConflict(topic)

@@ -1,8 +1,6 @@
 package processor
 
 import (
-	"fmt"
-
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -15,8 +13,9 @@ func (p *brokerProcs) registerClients(t Table) {
 	t[remoting.GetConsumerListByGroup] = p.consumerList
 }
 
-// heartbeatData is HeartbeatData. codeSet is ignored: Java sends numbers, Go
-// sends strings, and Go hashes UTF-8 rather than UTF-16, so tags are re-hashed here.
+// heartbeatData is HeartbeatData. codeSet and tagsSet are ignored: Java
+// sends numbers, Go strings, and Go hashes UTF-8 rather than UTF-16, so the
+// broker parses and hashes the expression itself.
 type heartbeatData struct {
 	ClientID        string         `json:"clientID"`
 	ProducerDataSet []producerData `json:"producerDataSet"`
@@ -36,56 +35,34 @@ type consumerData struct {
 }
 
 type subscriptionItem struct {
-	Topic          string   `json:"topic"`
-	SubString      string   `json:"subString"`
-	TagsSet        []string `json:"tagsSet"`
-	SubVersion     int64    `json:"subVersion"`
-	ExpressionType string   `json:"expressionType"`
+	Topic          string `json:"topic"`
+	SubString      string `json:"subString"`
+	SubVersion     int64  `json:"subVersion"`
+	ExpressionType string `json:"expressionType"`
 }
 
-// parseHeartbeat decodes a HEART_BEAT body and keeps only what the name
-// rules allow: producer and consumer groups that pass ValidGroupName,
-// subscriptions to topics that pass ValidTopicName. Apache skips a consumer
-// group it cannot create the same way; rocketgo also drops the rest, which
-// could only ever name groups and topics that cannot exist. dropped counts
-// what went; the first few are named, for the log.
-func parseHeartbeat(body []byte) (hb heartbeatData, dropped int, named []string, err error) {
-	if err := jsoniter.Unmarshal(body, &hb); err != nil {
-		return hb, 0, nil, err
+// decodeHeartbeat decodes a HEART_BEAT body into the broker's Heartbeat;
+// the name rules are the broker's (Heartbeat.DropInvalid).
+func decodeHeartbeat(req *remoting.Command) (broker.Heartbeat, error) {
+	var d heartbeatData
+	if err := jsoniter.Unmarshal(req.Body, &d); err != nil {
+		return broker.Heartbeat{}, err
 	}
-	drop := func(what string) {
-		if dropped++; len(named) < 4 {
-			named = append(named, logName(what))
-		}
+	hb := broker.Heartbeat{ClientID: d.ClientID, Language: req.Language, Version: req.Version,
+		Producers: make([]string, 0, len(d.ProducerDataSet)), Consumers: make([]broker.HeartbeatConsumer, 0, len(d.ConsumerDataSet))}
+	for _, pd := range d.ProducerDataSet {
+		hb.Producers = append(hb.Producers, pd.GroupName)
 	}
-	producers := hb.ProducerDataSet[:0]
-	for _, pd := range hb.ProducerDataSet {
-		if broker.ValidGroupName(pd.GroupName) != nil {
-			drop("producerGroup " + pd.GroupName)
-			continue
-		}
-		producers = append(producers, pd)
-	}
-	hb.ProducerDataSet = producers
-	consumers := hb.ConsumerDataSet[:0]
-	for _, cd := range hb.ConsumerDataSet {
-		if broker.ValidGroupName(cd.GroupName) != nil {
-			drop("consumerGroup " + cd.GroupName)
-			continue
-		}
-		subs := cd.SubscriptionDataSet[:0]
+	for _, cd := range d.ConsumerDataSet {
+		hc := broker.HeartbeatConsumer{Group: cd.GroupName, ConsumeType: cd.ConsumeType, MessageModel: cd.MessageModel,
+			ConsumeFromWhere: cd.ConsumeFromWhere, Subscriptions: make([]broker.SubscriptionData, 0, len(cd.SubscriptionDataSet))}
 		for _, sd := range cd.SubscriptionDataSet {
-			if broker.ValidTopicName(sd.Topic) != nil {
-				drop("subscription topic " + sd.Topic)
-				continue
-			}
-			subs = append(subs, sd)
+			hc.Subscriptions = append(hc.Subscriptions, broker.SubscriptionData{Topic: sd.Topic, SubString: sd.SubString,
+				ExpressionType: sd.ExpressionType, SubVersion: sd.SubVersion})
 		}
-		cd.SubscriptionDataSet = subs
-		consumers = append(consumers, cd)
+		hb.Consumers = append(hb.Consumers, hc)
 	}
-	hb.ConsumerDataSet = consumers
-	return hb, dropped, named, nil
+	return hb, nil
 }
 
 // logName shortens a name a client sent for a log line: it may be as long
@@ -97,83 +74,34 @@ func logName(s string) string {
 	return s
 }
 
+// heartbeat is HEART_BEAT: names that break the rules are dropped (and
+// logged) by the broker, the rest registered; always SUCCESS, as Apache.
 func (p *brokerProcs) heartbeat(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	hb, dropped, named, err := parseHeartbeat(req.Body)
+	hb, err := decodeHeartbeat(req)
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode heartbeat body: "+err.Error())
 	}
-	if dropped > 0 {
-		p.refused.Warn().Str("remote", c.Remote).Str("clientId", hb.ClientID).Int("dropped", dropped).
-			Strs("first", named).Msg("heartbeat names refused")
-	}
-	for _, cd := range hb.ConsumerDataSet {
-		gc, ok := p.b.Groups.Get(cd.GroupName)
-		if !ok {
-			continue
-		}
-		// Apache creates the group's retry topic on every heartbeat. A group
-		// without retry queues (retryQueueNums 0) gets none here.
-		if gc.RetryQueueNums > 0 {
-			if _, _, err := p.b.Topics.CreateIfAbsent(broker.TopicConfig{
-				TopicName:      broker.RetryGroupPrefix + cd.GroupName,
-				ReadQueueNums:  gc.RetryQueueNums,
-				WriteQueueNums: gc.RetryQueueNums,
-				Perm:           broker.PermRead | broker.PermWrite,
-			}); err != nil {
-				p.refused.Warn().Err(err).Str("consumerGroup", cd.GroupName).Msg("heartbeat retry topic refused")
-				continue
-			}
-		}
-		info := broker.ConsumerInfo{
-			Group:            cd.GroupName,
-			ConsumeType:      cd.ConsumeType,
-			MessageModel:     cd.MessageModel,
-			ConsumeFromWhere: cd.ConsumeFromWhere,
-		}
-		for _, sd := range cd.SubscriptionDataSet {
-			var s *broker.Subscription
-			if isTagType(sd.ExpressionType) {
-				s = broker.NewTagSubscription(sd.Topic, sd.SubString, sd.SubVersion)
-			} else {
-				s = &broker.Subscription{Topic: sd.Topic, SubString: sd.SubString, ExpressionType: sd.ExpressionType,
-					SubVersion: sd.SubVersion}
-			}
-			info.Subscriptions = append(info.Subscriptions, s)
-		}
-		p.b.Clients.RegisterConsumer(c, hb.ClientID, req.Language, req.Version, info, gc.NotifyConsumerIdsChangedEnable)
-	}
-	for _, pd := range hb.ProducerDataSet {
-		p.b.Clients.RegisterProducer(c, hb.ClientID, pd.GroupName, req.Language, req.Version)
-	}
+	p.b.Heartbeat(c, hb)
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
+// unregisterClient is UNREGISTER_CLIENT.
 func (p *brokerProcs) unregisterClient(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if g := req.Str("producerGroup"); g != "" {
-		p.b.Clients.UnregisterProducer(c, g)
-	}
-	if g := req.Str("consumerGroup"); g != "" {
-		p.b.Clients.UnregisterConsumer(c, g)
-	}
+	p.b.UnregisterClient(c, req.Str("producerGroup"), req.Str("consumerGroup"))
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
+// consumerList is GET_CONSUMER_LIST_BY_GROUP: GetConsumerListByGroupResponseBody.
 func (p *brokerProcs) consumerList(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	group, err := req.RequireStr("consumerGroup")
 	if err != nil {
 		return p.fail(req, err)
 	}
-	ids := p.b.Clients.ConsumerIDs(group)
-	if len(ids) == 0 {
-		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("no consumer for this group, %s", group))
-	}
-	body, err := jsoniter.Marshal(struct {
-		ConsumerIDList []string `json:"consumerIdList"`
-	}{ids})
+	ids, err := p.b.ConsumerIDs(group)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = body
-	return resp
+	return p.okJSON(req, struct {
+		ConsumerIDList []string `json:"consumerIdList"`
+	}{ids})
 }

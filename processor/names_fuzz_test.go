@@ -31,29 +31,31 @@ var heartbeatSeeds = []string{
 	`{"clientID":"x","consumerDataSet":[],"producerDataSet":[]}`,
 }
 
-// No panic; what parseHeartbeat keeps passes the name rules.
+// No panic; what a decoded heartbeat keeps after the broker's name rules
+// (Heartbeat.DropInvalid) passes them.
 func FuzzParseHeartbeat(f *testing.F) {
 	for _, s := range heartbeatSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		hb, dropped, named, err := parseHeartbeat(body)
+		hb, err := decodeHeartbeat(remoting.NewRequest(remoting.HeartBeat, nil, body))
 		if err != nil {
 			return
 		}
+		dropped, named := hb.DropInvalid()
 		if len(named) > dropped || len(named) > 4 {
 			t.Fatalf("%d named of %d dropped", len(named), dropped)
 		}
-		for _, pd := range hb.ProducerDataSet {
-			if err := broker.ValidGroupName(pd.GroupName); err != nil {
-				t.Fatalf("kept producer group %q: %v", pd.GroupName, err)
+		for _, g := range hb.Producers {
+			if err := broker.ValidGroupName(g); err != nil {
+				t.Fatalf("kept producer group %q: %v", g, err)
 			}
 		}
-		for _, cd := range hb.ConsumerDataSet {
-			if err := broker.ValidGroupName(cd.GroupName); err != nil {
-				t.Fatalf("kept consumer group %q: %v", cd.GroupName, err)
+		for _, cd := range hb.Consumers {
+			if err := broker.ValidGroupName(cd.Group); err != nil {
+				t.Fatalf("kept consumer group %q: %v", cd.Group, err)
 			}
-			for _, sd := range cd.SubscriptionDataSet {
+			for _, sd := range cd.Subscriptions {
 				if err := broker.ValidTopicName(sd.Topic); err != nil {
 					t.Fatalf("kept subscription topic %q: %v", sd.Topic, err)
 				}

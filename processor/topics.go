@@ -14,6 +14,7 @@ func (p *brokerProcs) registerTopics(t Table) {
 	t[remoting.GetAllSubscriptionGroupConfig] = p.allSubscriptionGroups
 	t[remoting.UpdateAndCreateSubscription] = p.updateSubscriptionGroup
 	t[remoting.DeleteSubscriptionGroup] = p.deleteSubscriptionGroup
+	t[remoting.GetSubscriptionGroupConfig] = p.subscriptionGroup
 }
 
 // updateAndCreateTopic serves UPDATE_AND_CREATE_TOPIC (CreateTopicRequestHeader):
@@ -85,30 +86,28 @@ func (p *brokerProcs) deleteTopic(c *remoting.Conn, req *remoting.Command) *remo
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
+// allTopicConfig is GET_ALL_TOPIC_CONFIG. Apache 5.x answers
+// TopicConfigAndMappingSerializeWrapper; rocketgo has no static topics, so
+// the mapping tables are empty.
 func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.b.Topics.MarshalWrapper()
-	if err != nil {
-		return p.fail(req, err)
-	}
-	// Apache 5.x answers TopicConfigAndMappingSerializeWrapper; rocketgo has
-	// no static topics, so the mapping tables are empty.
-	if n := len(body); n > 0 && body[n-1] == '}' {
-		body = append(body[:n-1], `,"mappingDataVersion":{"counter":0,"stateVersion":0,"timestamp":0},`+
-			`"topicQueueMappingDetailMap":{},"topicQueueMappingInfoMap":{}}`...)
-	}
-	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = body
-	return resp
+	t := p.b.AllTopicConfig()
+	return p.okJSON(req, struct {
+		DataVersion                broker.DataVersion             `json:"dataVersion"`
+		TopicConfigTable           map[string]*broker.TopicConfig `json:"topicConfigTable"`
+		MappingDataVersion         broker.DataVersion             `json:"mappingDataVersion"`
+		TopicQueueMappingDetailMap struct{}                       `json:"topicQueueMappingDetailMap"`
+		TopicQueueMappingInfoMap   struct{}                       `json:"topicQueueMappingInfoMap"`
+	}{DataVersion: t.DataVersion, TopicConfigTable: t.Topics})
 }
 
+// allSubscriptionGroups is GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
+// SubscriptionGroupWrapper.
 func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.b.Groups.MarshalWrapper()
-	if err != nil {
-		return p.fail(req, err)
-	}
-	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = body
-	return resp
+	t := p.b.AllGroupConfig()
+	return p.okJSON(req, struct {
+		DataVersion            broker.DataVersion             `json:"dataVersion"`
+		SubscriptionGroupTable map[string]*broker.GroupConfig `json:"subscriptionGroupTable"`
+	}{t.DataVersion, t.Groups})
 }
 
 // decodeGroupConfig reads UPDATE_AND_CREATE_SUBSCRIPTIONGROUP's body
@@ -119,23 +118,39 @@ func decodeGroupConfig(body []byte) (broker.GroupConfig, error) {
 	return gc, err
 }
 
+// updateSubscriptionGroup is UPDATE_AND_CREATE_SUBSCRIPTIONGROUP.
 func (p *brokerProcs) updateSubscriptionGroup(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	gc, err := decodeGroupConfig(req.Body)
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
 	}
-	// Upstream's validateGroup (5.3.3 takes any name) and bounded retry queues.
-	if err := p.b.Groups.Put(gc); err != nil {
+	if err := p.b.UpdateGroup(gc); err != nil {
 		return p.refuse(c, req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
+// deleteSubscriptionGroup is DELETE_SUBSCRIPTIONGROUP
+// (DeleteSubscriptionGroupRequestHeader: groupName, cleanOffset).
 func (p *brokerProcs) deleteSubscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	group, err := req.RequireStr("groupName")
 	if err != nil {
 		return p.fail(req, err)
 	}
-	p.b.Groups.Delete(group)
+	p.b.DeleteGroup(group, req.Bool("cleanOffset"))
 	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// subscriptionGroup is GET_SUBSCRIPTIONGROUP_CONFIG
+// (GetSubscriptionGroupConfigRequestHeader: group): the SubscriptionGroupConfig.
+func (p *brokerProcs) subscriptionGroup(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	group, err := req.RequireStr("group")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	gc, err := p.b.GroupConfig(group)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	return p.okJSON(req, gc)
 }

@@ -99,6 +99,14 @@ type Command struct {
 	// a pooled buffer can be reused or a mapped file let go. Until then the
 	// body must not change.
 	ReleaseBody func()
+	// Began and ReqCode let a handler that wraps others (processor's
+	// interceptors) time an answer written after its handler returned
+	// (LateObserver). Began is when serving the request began, on that
+	// handler's own clock; 0 when nothing asked. ReqCode is, on a response,
+	// the code of the request it answers. NewResponse carries both over from
+	// the request, Clone keeps Began.
+	Began   int64
+	ReqCode int32
 
 	pooled  bool   // from commandPool: recycle returns it
 	free    bool   // in the pool: a second recycle (a bug) must not put it twice
@@ -200,6 +208,7 @@ func NewResponse(req *Command, code int32, remark string) *Command {
 	c.Flag = FlagResponse
 	c.Remark = remark
 	c.Serialize = req.Serialize
+	c.Began, c.ReqCode = req.Began, req.Code
 	return c
 }
 

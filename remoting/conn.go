@@ -96,6 +96,9 @@ func (c *Conn) cut(err error) {
 // response for a closed connection is dropped. A large body is handed to the
 // socket as is (writev), not copied into the frame.
 func (c *Conn) Reply(resp *Command) {
+	if resp.Began != 0 && c.srv != nil && c.srv.late != nil {
+		c.srv.late.Answered(c, resp)
+	}
 	if c.closed.Load() {
 		resp.done()
 		return

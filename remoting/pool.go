@@ -100,7 +100,7 @@ func (c *Command) Scratch(n int) []byte {
 // a handler keeps when it answers after returning.
 func (c *Command) Clone() *Command {
 	d := &Command{Code: c.Code, Language: c.Language, Version: c.Version, Opaque: c.Opaque, Flag: c.Flag,
-		Remark: c.Remark, Serialize: c.Serialize}
+		Remark: c.Remark, Serialize: c.Serialize, Began: c.Began}
 	d.ExtFields = append([]Field(nil), c.ExtFields...) // the strings are immutable: no scratch in requests
 	if c.Body != nil {
 		d.Body = append([]byte(nil), c.Body...)

@@ -29,6 +29,16 @@ type Handler interface {
 	Serve(c *Conn, req *Command) *Command
 }
 
+// LateObserver is implemented by a Handler that wants to see the answers
+// written after Serve returned nil (Conn.Reply: a parked pull, a SYNC_FLUSH
+// send, work offloaded by the name server). Answered runs on the goroutine
+// that replies, before the answer is written (or dropped for a closed
+// connection), and only for answers whose request had Began set; it must
+// not block or keep resp.
+type LateObserver interface {
+	Answered(c *Conn, resp *Command)
+}
+
 // ServerConfig configures a Server.
 type ServerConfig struct {
 	Addr         string // "host:port"
@@ -51,6 +61,7 @@ type Server struct {
 	gnet.BuiltinEventEngine
 	cfg     ServerConfig
 	handler Handler
+	late    LateObserver // handler, if it observes late answers
 	log     zerolog.Logger
 	warn    zerolog.Logger // sampled, for per-connection trouble
 
@@ -122,6 +133,7 @@ func NewServer(cfg ServerConfig, h Handler, log zerolog.Logger) *Server {
 		epoch:        time.Now(),
 		live:         make(map[*Conn]struct{}),
 	}
+	s.late, _ = h.(LateObserver)
 	s.hardOut = 4 * s.highWater
 	s.maxConns = int64(lim.ServerMaxConnections)
 	if s.maxConns == 0 {

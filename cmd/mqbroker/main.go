@@ -36,7 +36,7 @@ func run() int {
 	log := newLogger()
 	cfg := broker.DefaultConfig()
 	if *confFile != "" {
-		if err := config.Load(*confFile, &cfg, log); err != nil {
+		if err := broker.LoadConfigFile(*confFile, &cfg, log); err != nil {
 			log.Error().Err(err).Msg("load config")
 			return 1
 		}

@@ -1,0 +1,405 @@
+package broker
+
+// mqadmin's services: runtime information, topic and consume statistics,
+// client connections, offset reset, messages by offset. Each is what one
+// request code asks, with a typed result the processor encodes.
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// BrokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
+const BrokerVersionDesc = "V4_9_8"
+
+// AppendJSON appends the queue the way fastjson writes a MessageQueue, also
+// as a map key: {"brokerName":"b","queueId":0,"topic":"t"}. The Java
+// clients and the Go client's reset-offset parser read this form.
+func (mq MessageQueue) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"brokerName":`...)
+	dst = remoting.AppendJSONString(dst, mq.BrokerName)
+	dst = append(dst, `,"queueId":`...)
+	dst = strconv.AppendInt(dst, int64(mq.QueueID), 10)
+	dst = append(dst, `,"topic":`...)
+	dst = remoting.AppendJSONString(dst, mq.Topic)
+	return append(dst, '}')
+}
+
+// QueueStats is one queue's offsets (Apache's TopicOffset).
+type QueueStats struct {
+	Queue                MessageQueue
+	MinOffset, MaxOffset int64
+	LastUpdateTimestamp  int64 // store time of the last message, 0 when empty
+}
+
+// TopicStats is GET_TOPIC_STATS_INFO: every queue id the topic has (the
+// larger of its queue counts, as Apache), in order; TOPIC_NOT_EXIST with
+// Apache's remark for a topic not in the table. The work is bounded by
+// maxTopicQueueNums, which every topic a request made keeps.
+func (b *Broker) TopicStats(topic string) ([]QueueStats, error) {
+	tc, ok := b.Topics.Get(topic)
+	if !ok {
+		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+	}
+	st, name := b.Store, b.Config().BrokerName
+	out := make([]QueueStats, tc.QueueNums())
+	for q := range out {
+		qs := &out[q]
+		qs.Queue = MessageQueue{Topic: topic, BrokerName: name, QueueID: int32(q)}
+		qs.MinOffset, qs.MaxOffset = st.MinOffset(topic, int32(q)), st.MaxOffset(topic, int32(q))
+		if qs.MaxOffset > 0 {
+			qs.LastUpdateTimestamp, _ = st.StoreTimeAt(topic, int32(q), qs.MaxOffset-1)
+		}
+	}
+	return out, nil
+}
+
+// ConsumeStatsRequest is GET_CONSUME_STATS.
+type ConsumeStatsRequest struct {
+	Group string
+	// Topics, when not empty, are the topics to report, as listed
+	// (topicList); otherwise Topic, or every topic the group committed
+	// offsets for, less those an online group does not subscribe to
+	// (Apache's getTopicsForCollectingConsumeStats).
+	Topics []string
+	Topic  string
+}
+
+// QueueConsumeStats is one queue's progress of a group (Apache's
+// OffsetWrapper; pullOffset is the consumer offset).
+type QueueConsumeStats struct {
+	Queue          MessageQueue
+	BrokerOffset   int64
+	ConsumerOffset int64
+	LastTimestamp  int64 // store time of the last consumed message, 0 if none
+}
+
+// ConsumeStats is GET_CONSUME_STATS: the group's progress on every read
+// queue of each topic asked for that exists (a topic listed twice counts
+// once: Apache's answer is a map keyed by queue).
+func (b *Broker) ConsumeStats(r ConsumeStatsRequest) []QueueConsumeStats {
+	st, name := b.Store, b.Config().BrokerName
+	var out []QueueConsumeStats
+	for _, topic := range b.consumeStatsTopics(r) {
+		tc, ok := b.Topics.Get(topic)
+		if !ok {
+			continue
+		}
+		for q := int32(0); q < tc.ReadQueueNums; q++ {
+			qs := QueueConsumeStats{Queue: MessageQueue{Topic: topic, BrokerName: name, QueueID: q},
+				BrokerOffset: max(st.MaxOffset(topic, q), 0)}
+			if off, ok := b.Offsets.Query(r.Group, topic, q); ok && off > 0 {
+				qs.ConsumerOffset = off
+				qs.LastTimestamp, _ = st.StoreTimeAt(topic, q, off-1)
+			}
+			out = append(out, qs)
+		}
+	}
+	return out
+}
+
+func (b *Broker) consumeStatsTopics(r ConsumeStatsRequest) []string {
+	if len(r.Topics) > 0 {
+		var out []string
+		seen := map[string]bool{}
+		for _, t := range r.Topics {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	var topics []string
+	if r.Topic != "" {
+		topics = []string{r.Topic}
+	} else {
+		topics = b.Offsets.TopicsOf(r.Group)
+	}
+	state, online := b.Clients.ConsumerGroup(r.Group)
+	if !online || len(state.Subscriptions) == 0 {
+		return topics
+	}
+	out := topics[:0]
+	for _, t := range topics {
+		if _, ok := state.Subscriptions[t]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ConsumerConnections is GET_CONSUMER_CONNECTION_LIST: the group's live
+// connections and last heartbeat; CONSUMER_NOT_ONLINE with Apache's remark
+// when no member is connected.
+func (b *Broker) ConsumerConnections(group string) (ConsumerGroupState, error) {
+	state, ok := b.Clients.ConsumerGroup(group)
+	if !ok {
+		return state, refuse(remoting.ConsumerNotOnline, nil, "the consumer group[%s] not online", group)
+	}
+	return state, nil
+}
+
+// ProducerConnections is GET_PRODUCER_CONNECTION_LIST: a producer group's
+// live connections; SYSTEM_ERROR with Apache's remark when there are none.
+func (b *Broker) ProducerConnections(group string) ([]Connection, error) {
+	conns := b.Clients.ProducerConnections(group)
+	if len(conns) == 0 {
+		return nil, refuse(remoting.SystemError, nil, "the producer group[%s] not exist", group)
+	}
+	return conns, nil
+}
+
+// TopicConsumers is QUERY_TOPIC_CONSUME_BY_WHO: the groups online and
+// subscribed to topic and those with offsets committed for it, sorted.
+func (b *Broker) TopicConsumers(topic string) []string {
+	set := map[string]struct{}{}
+	for _, g := range b.Clients.GroupsSubscribing(topic) {
+		set[g] = struct{}{}
+	}
+	for _, g := range b.Offsets.Groups(topic) {
+		set[g] = struct{}{}
+	}
+	out := make([]string, 0, len(set))
+	for g := range set {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ConsumerTopics is QUERY_TOPICS_BY_CONSUMER's answer.
+type ConsumerTopics struct {
+	BrokerAddr string
+	Topics     []string // never nil
+}
+
+// ConsumerTopics is QUERY_TOPICS_BY_CONSUMER: the topics a group committed
+// offsets for, sorted, and this broker's address.
+func (b *Broker) ConsumerTopics(group string) ConsumerTopics {
+	topics := b.Offsets.TopicsOf(group)
+	if topics == nil {
+		topics = []string{}
+	}
+	c := b.Config()
+	return ConsumerTopics{BrokerAddr: c.BrokerIP1 + ":" + strconv.Itoa(c.ListenPort), Topics: topics}
+}
+
+// ResetOffsetRequest is INVOKE_BROKER_TO_RESET_OFFSET.
+type ResetOffsetRequest struct {
+	Topic, Group string
+	Timestamp    int64 // ms; -1: the end of each queue
+	// Force moves consumers back and forth; otherwise only back (an offset
+	// past the committed one is left where it is).
+	Force bool
+}
+
+// QueueOffset is one queue's new offset.
+type QueueOffset struct {
+	Queue  MessageQueue
+	Offset int64
+}
+
+// ResetOffsetResult is the offsets a reset told the consumers
+// (ResetOffsetBody).
+type ResetOffsetResult struct {
+	Offsets []QueueOffset
+}
+
+// AppendJSON appends ResetOffsetBody as fastjson writes it:
+// {"offsetTable":{<MessageQueue>:offset,...}}.
+func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"offsetTable":{`...)
+	for i, o := range r.Offsets {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = o.Queue.AppendJSON(dst)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, o.Offset, 10)
+	}
+	return append(dst, "}}"...)
+}
+
+// ResetOffset is INVOKE_BROKER_TO_RESET_OFFSET, as Apache's
+// Broker2Client.resetOffset: each write queue's offset at the timestamp
+// (the consumer's own when it is already before it, unless forced), then
+// every live member of the group is told (RESET_CONSUMER_CLIENT_OFFSET,
+// one-way) and moves there itself. Refusals, in Apache's order and words:
+// TOPIC_NOT_EXIST for a topic not in the table, SYSTEM_ERROR when the group
+// committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
+// connected.
+func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	tc, ok := b.Topics.Get(r.Topic)
+	if !ok {
+		return ResetOffsetResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist,
+			"[reset-offset] reset offset failed, no topic in this broker. topic=%s", r.Topic)
+	}
+	st, name := b.Store, b.Config().BrokerName
+	res := ResetOffsetResult{Offsets: make([]QueueOffset, 0, tc.WriteQueueNums)}
+	for q := int32(0); q < tc.WriteQueueNums; q++ {
+		consumerOff, ok := b.Offsets.Query(r.Group, r.Topic, q)
+		if !ok {
+			return ResetOffsetResult{}, refuse(remoting.SystemError, nil, "THe consumer group <%s> not exist", r.Group)
+		}
+		var off int64
+		if r.Timestamp == -1 {
+			off = st.MaxOffset(r.Topic, q)
+		} else {
+			off = st.OffsetByTime(r.Topic, q, r.Timestamp)
+		}
+		off = max(off, 0)
+		if !r.Force && off >= consumerOff {
+			off = consumerOff
+		}
+		res.Offsets = append(res.Offsets, QueueOffset{Queue: MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: off})
+	}
+	conns := b.Clients.ConsumerConns(r.Group)
+	if len(conns) == 0 {
+		return ResetOffsetResult{}, refuse(remoting.ConsumerNotOnline, nil,
+			"Consumer not online, so can not reset offset, Group: %s Topic: %s Timestamp: %d", r.Group, r.Topic, r.Timestamp)
+	}
+	body := res.AppendJSON(make([]byte, 0, 64+64*len(res.Offsets)))
+	for _, c := range conns {
+		notice := remoting.NewRequest(remoting.ResetConsumerClientOffset, map[string]string{
+			"topic": r.Topic, "group": r.Group, "timestamp": strconv.FormatInt(r.Timestamp, 10),
+			"isForce": strconv.FormatBool(r.Force),
+		}, body)
+		if err := c.Send(notice); err != nil {
+			b.log.Warn().Err(err).Str("consumerGroup", r.Group).Str("remote", c.Remote).Msg("reset offset notice")
+		}
+	}
+	b.log.Info().Str("topic", r.Topic).Str("consumerGroup", r.Group).Int64("timestamp", r.Timestamp).
+		Bool("isForce", r.Force).Int("consumers", len(conns)).Msg("consumer offsets reset")
+	return res, nil
+}
+
+// ViewMessage is VIEW_MESSAGE_BY_ID: a copy of the stored record at a
+// commit-log offset (taken from an offset message id); SYSTEM_ERROR with
+// Apache's remark when there is none.
+func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
+	rec, err := b.Store.MessageAt(offset)
+	if err != nil {
+		return nil, refuse(remoting.SystemError, err, "can not find message by the offset, %d", offset)
+	}
+	return rec, nil
+}
+
+// RuntimeInfo is GET_BROKER_RUNTIME_INFO: Apache's KVTable of counters,
+// with the keys mqadmin's brokerStatus and clusterList read. What rocketgo
+// does not measure (thread pools, get rates, transient store) is reported as
+// an idle Apache broker reports it.
+func (b *Broker) RuntimeInfo() map[string]string {
+	st := b.Store
+	total, sinceStart, tps := b.stats.sample(st)
+	earliest := int64(-1)
+	for t, qs := range st.Topics() {
+		for _, q := range qs {
+			if ts, err := st.EarliestMessageTime(t, q); err == nil && (earliest < 0 || ts < earliest) {
+				earliest = ts
+			}
+		}
+	}
+	tpsText := strconv.FormatFloat(tps, 'f', 2, 64)
+	tps3 := tpsText + " " + tpsText + " " + tpsText
+	return map[string]string{
+		"brokerActive":                             "true",
+		"brokerVersionDesc":                        BrokerVersionDesc,
+		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
+		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),
+		"msgPutTotalTodayMorning":                  strconv.FormatInt(total-sinceStart, 10),
+		"msgPutTotalTodayNow":                      strconv.FormatInt(total, 10),
+		"msgGetTotalYesterdayMorning":              "0",
+		"msgGetTotalTodayMorning":                  "0",
+		"msgGetTotalTodayNow":                      "0",
+		"dispatchBehindBytes":                      strconv.FormatInt(st.MaxPhyOffset()-st.DispatchedPhyOffset(), 10),
+		"pageCacheLockTimeMills":                   "0",
+		"earliestMessageTimeStamp":                 strconv.FormatInt(earliest, 10),
+		"startAcceptSendRequestTimeStamp":          "0",
+		"timerReadBehind":                          "0",
+		"timerOffsetBehind":                        "0",
+		"timerCongestNum":                          "0",
+		"timerEnqueueTps":                          "0.0",
+		"timerDequeueTps":                          "0.0",
+		"remainTransientStoreBufferNumbs":          "0",
+		"remainHowManyDataToFlush":                 "0 B",
+		"commitLogDiskRatio":                       strconv.FormatFloat(st.CommitLogDiskRatio(), 'f', -1, 64),
+		"commitLogMaxOffset":                       strconv.FormatInt(st.MaxPhyOffset(), 10),
+		"commitLogMinOffset":                       strconv.FormatInt(st.MinPhyOffset(), 10),
+		"bootTimestamp":                            strconv.FormatInt(b.stats.started.UnixMilli(), 10),
+		"runtime":                                  runtimeText(time.Since(b.stats.started)),
+		"putTps":                                   tps3,
+		"getFoundTps":                              "0.0 0.0 0.0",
+		"getMissTps":                               "0.0 0.0 0.0",
+		"getTransferredTps":                        "0.0 0.0 0.0",
+		"getTransferedTps":                         "0.0 0.0 0.0", // 4.9 tools' spelling
+		"getTotalTps":                              "0.0 0.0 0.0",
+		"sendThreadPoolQueueSize":                  "0",
+		"sendThreadPoolQueueCapacity":              "10000",
+		"pullThreadPoolQueueSize":                  "0",
+		"pullThreadPoolQueueCapacity":              "100000",
+		"litePullThreadPoolQueueSize":              "0",
+		"queryThreadPoolQueueSize":                 "0",
+		"sendThreadPoolQueueHeadWaitTimeMills":     "0",
+		"pullThreadPoolQueueHeadWaitTimeMills":     "0",
+		"queryThreadPoolQueueHeadWaitTimeMills":    "0",
+		"litePullThreadPoolQueueHeadWaitTimeMills": "0",
+		"EndTransactionQueueSize":                  "0",
+	}
+}
+
+// runtimeText is Apache's "[ 0 days, 0 hours, 1 minutes, 5 seconds ]".
+func runtimeText(d time.Duration) string {
+	s := int64(d.Seconds())
+	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", s/86400, s%86400/3600, s%3600/60, s%60)
+}
+
+// runtimeStats derives the runtime information's counters from the store:
+// the messages put are the sum of every queue's max offset, the put TPS the
+// rate between two samples at least a second apart.
+type runtimeStats struct {
+	started  time.Time
+	putStart int64
+
+	mu      sync.Mutex
+	lastPut int64
+	lastAt  time.Time
+	putTps  float64
+}
+
+// newRuntimeStats samples st once, so the first report has a base.
+func newRuntimeStats(st *store.Store) *runtimeStats {
+	now := time.Now()
+	n := totalPut(st)
+	return &runtimeStats{lastPut: n, lastAt: now, started: now, putStart: n}
+}
+
+func totalPut(st *store.Store) int64 {
+	var n int64
+	for t, qs := range st.Topics() {
+		for _, q := range qs {
+			n += st.MaxOffset(t, q)
+		}
+	}
+	return n
+}
+
+// sample returns the messages stored in total, those stored since start-up,
+// and the put rate since the previous sample.
+func (rs *runtimeStats) sample(st *store.Store) (total, sinceStart int64, putTps float64) {
+	now := time.Now()
+	n := totalPut(st)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if d := now.Sub(rs.lastAt); d >= time.Second {
+		rs.putTps = float64(n-rs.lastPut) / d.Seconds()
+		rs.lastPut, rs.lastAt = n, now
+	}
+	return n, n - rs.putStart, rs.putTps
+}
