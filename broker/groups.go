@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // GroupConfig is Apache's SubscriptionGroupConfig (4.9 fields), alphabetical.
@@ -115,9 +116,9 @@ func (g *Groups) check(gc *GroupConfig) error {
 		return err
 	}
 	if gc.RetryQueueNums < 0 || gc.RetryQueueNums > g.maxQueueNums {
-		return &InvalidError{Kind: ErrQueueNumsInvalid, Remark: fmt.Sprintf(
+		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
 			"The retryQueueNums of group[%s] must be between 0 and %d (maxTopicQueueNums), got %d.",
-			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)}
+			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)
 	}
 	return nil
 }

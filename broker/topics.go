@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // System topic names (Apache TopicValidator / MixAll).
@@ -216,9 +217,9 @@ func (t *Topics) check(tc *TopicConfig) error {
 		return err
 	}
 	if tc.ReadQueueNums < 1 || tc.WriteQueueNums < 1 || tc.ReadQueueNums > t.maxQueueNums || tc.WriteQueueNums > t.maxQueueNums {
-		return &InvalidError{Kind: ErrQueueNumsInvalid, Remark: fmt.Sprintf(
+		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
 			"The queue nums of topic[%s] must be between 1 and %d (maxTopicQueueNums), read %d write %d.",
-			tc.TopicName, t.maxQueueNums, tc.ReadQueueNums, tc.WriteQueueNums)}
+			tc.TopicName, t.maxQueueNums, tc.ReadQueueNums, tc.WriteQueueNums)
 	}
 	return nil
 }
@@ -401,7 +402,7 @@ func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, RetryGrou
 var ErrSystemTopic = errors.New("broker: system topic")
 
 func systemConflict(topic string) error {
-	return &InvalidError{Kind: ErrSystemTopic, Remark: "The topic[" + topic + "] is conflict with system topic."}
+	return refuse(remoting.InvalidParameter, ErrSystemTopic, "The topic[%s] is conflict with system topic.", topic)
 }
 
 // UpdateTopic creates or replaces a topic for UPDATE_AND_CREATE_TOPIC, as
@@ -425,7 +426,7 @@ func (b *Broker) UpdateTopic(tc TopicConfig) error {
 // it could name a path outside the store ("..").
 func (b *Broker) DeleteTopic(topic string) error {
 	if blank(topic) {
-		return &InvalidError{Kind: ErrTopicInvalid, Remark: remarkTopicBlank}
+		return refuse(remoting.InvalidParameter, ErrTopicInvalid, "%s", remarkTopicBlank)
 	}
 	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(topic) {
 		return systemConflict(topic)
