@@ -510,3 +510,25 @@ func TestSendKeepsNothingOfTheRequest(t *testing.T) {
 		t.Error("group Grp not in the table")
 	}
 }
+
+// The send checks of a known topic run per request: they must stay a table
+// lookup, with no name validation (a topic in the table was validated when
+// it was created). (Before issue #12 this was processor's checkSend.)
+func BenchmarkCheckSendKnownTopic(b *testing.B) {
+	br := brokerWith(DefaultConfig())
+	br.Topics = newTopics("", br.Config().MaxTopicQueueNums, func() {})
+	if err := br.Topics.Put(TopicConfig{TopicName: "BenchTopic_with_a_realistic_name-01", ReadQueueNums: 8,
+		WriteQueueNums: 8, Perm: PermRead | PermWrite}); err != nil {
+		b.Fatal(err)
+	}
+	r := SendRequest{ProducerGroup: "PG", Topic: "BenchTopic_with_a_realistic_name-01", DefaultTopic: "TBW102",
+		DefaultTopicQueueNums: 4, QueueID: 3, Producer: "127.0.0.1:1"}
+	cfg := br.Config()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := br.checkSend(cfg, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
