@@ -80,17 +80,19 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	r.BornHost, r.Producer = c.RemoteAddr, c.Remote
 	r.Scratch = req.Scratch(r.ScratchHint())
 	var res broker.SendResult
-	oneway := req.IsOneway() // req is recycled when the handler returns
-	err := p.b.Send(&r, &res, func() func(broker.SendStatus) {
-		resp := sendResponse(req, &res) // ours until replied
-		return func(st broker.SendStatus) {
-			// Apache answers FLUSH_DISK_TIMEOUT with the whole header and no remark.
-			resp.Code = st.Code()
-			if !oneway {
+	// A one-way send has nobody to answer: no completion, no wait.
+	var later func() func(broker.SendStatus)
+	if !req.IsOneway() {
+		later = func() func(broker.SendStatus) {
+			resp := sendResponse(req, &res) // ours until replied; req is recycled when the handler returns
+			return func(st broker.SendStatus) {
+				// Apache answers FLUSH_DISK_TIMEOUT with the whole header and no remark.
+				resp.Code = st.Code()
 				c.Reply(resp)
 			}
 		}
-	})
+	}
+	err := p.b.Send(&r, &res, later)
 	if err != nil {
 		// Apache's preSend puts MSG_REGION and TRACE_ON on every answer to
 		// a send whose header decoded, refusals included (TestReference).
