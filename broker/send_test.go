@@ -532,3 +532,22 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 		}
 	}
 }
+
+// A send back whose copy the store refuses is SYSTEM_ERROR with the name of
+// Apache's PutMessageStatus as remark (consumerSendMsgBack): here the retry
+// properties push a message already near the 32 KiB properties limit over.
+func TestSendBackStoreRefusal(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	var res SendResult
+	if err := b.Send(sendReq("T", props("big", strings.Repeat("p", 32767-120)), "x"), &res, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
+	err := b.SendBack(SendBack{Group: "G", Offset: off})
+	var r *Refusal
+	if !errors.As(err, &r) || r.Code != remoting.SystemError || r.Remark != "PROPERTIES_SIZE_EXCEEDED" ||
+		!errors.Is(err, ErrSendBackFailed) || !errors.Is(err, store.ErrPropertiesTooLarge) {
+		t.Errorf("SendBack = %v", err)
+	}
+}
