@@ -551,3 +551,42 @@ func TestSendBackStoreRefusal(t *testing.T) {
 		t.Errorf("SendBack = %v", err)
 	}
 }
+
+// A send to a known topic allocates nothing in the broker (its stored
+// properties and ids go into the request's scratch space), single or batch,
+// with or without a client UNIQ_KEY: the budget of the hot path.
+func TestSendAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation budget")
+	}
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.Store.MappedFileSizeCommitLog = 64 << 20 })
+	putTopic(t, b, "T", 4, PermRead|PermWrite)
+	var bodies []string
+	for range 16 {
+		bodies = append(bodies, strings.Repeat("b", 1024))
+	}
+	for _, tc := range []struct {
+		name string
+		req  *SendRequest
+	}{
+		{"single", sendReq("T", props("KEYS", "k1", "UNIQ_KEY", "7F0000011B2C18B4AAC27A5C1B2D0000", "WAIT", "true"),
+			strings.Repeat("b", 1024))},
+		{"single without UNIQ_KEY", sendReq("T", props("KEYS", "k1", "WAIT", "true"), strings.Repeat("b", 1024))},
+		{"batch16", batchReq(t, "T", props("WAIT", "true"), bodies...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.Scratch = make([]byte, 0, r.ScratchHint())
+			var res SendResult
+			send := func() {
+				if err := b.Send(r, &res, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			send() // the queue's files
+			if n := testing.AllocsPerRun(100, send); n != 0 {
+				t.Errorf("%.1f allocations per send", n)
+			}
+		})
+	}
+}
