@@ -5,12 +5,15 @@
 // filters, and registration with the name servers.
 //
 // Owns: Broker (lifecycle), Config, Topics, Groups, Offsets, Clients, Holds,
-// Locks, Filters, the schedule hook (Broker.Put: DELAY → SCHEDULE_TOPIC_XXXX,
-// TIMER_* → rmq_sys_wheel_timer), SendBack / RetrySend, the config/*.json
-// files in Apache's shapes (plus timerProgress.json, ours).
+// Locks, Filters, the send service (Broker.Send: msgCheck, the retry/DLQ
+// rule, the schedule hook DELAY → SCHEDULE_TOPIC_XXXX and TIMER_* →
+// rmq_sys_wheel_timer, single and batch alike), SendBack, the config/*.json
+// files in Apache's shapes (plus timerProgress.json, ours). Services refuse
+// with a *Refusal (Apache's code and remark).
 // Never: parses frames or request headers (processor does); touches the
 // CommitLog except through store.Store; blocks an event loop (file writes and
-// name-server calls run on the broker's own goroutines; Put only appends).
+// name-server calls run on the broker's own goroutines; Send only appends,
+// and a SYNC_FLUSH send completes later through the caller's completion).
 //
 // Invariants:
 //   - A staged (delay or timer) message keeps REAL_TOPIC / REAL_QID; delivery

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Name limits (TopicValidator.TOPIC_MAX_LENGTH, upstream GROUP_MAX_LENGTH).
@@ -36,17 +38,12 @@ var (
 	ErrQueueNumsInvalid = errors.New("broker: queue nums invalid")
 )
 
-// InvalidError is a name or number the broker refuses. Remark is what the
-// client is told: Apache's words where Apache refuses the same. It wraps
-// Kind (ErrTopicInvalid, ErrGroupInvalid or ErrQueueNumsInvalid), which the
-// processor answers INVALID_PARAMETER.
-type InvalidError struct {
-	Remark string
-	Kind   error
+// invalidParam refuses a name or number: INVALID_PARAMETER with remark
+// (Apache's words where Apache refuses the same), standing for kind
+// (ErrTopicInvalid, ErrGroupInvalid, ErrQueueNumsInvalid, ErrSystemTopic).
+func invalidParam(kind error, remark string) *Refusal {
+	return &Refusal{Code: remoting.InvalidParameter, Remark: remark, Err: kind}
 }
-
-func (e *InvalidError) Error() string { return e.Remark }
-func (e *InvalidError) Unwrap() error { return e.Kind }
 
 // Remarks of TopicValidator.validateTopic (5.3.3).
 const (
@@ -103,33 +100,32 @@ func blank(s string) bool {
 }
 
 // ValidTopicName applies TopicValidator.validateTopic (5.3.3), in its order:
-// blank, characters, length. The error is an *InvalidError wrapping
-// ErrTopicInvalid whose Remark is Apache's.
+// blank, characters, length. The error is a *Refusal (INVALID_PARAMETER,
+// Apache's remark) standing for ErrTopicInvalid.
 func ValidTopicName(name string) error {
 	switch {
 	case blank(name):
-		return &InvalidError{Remark: remarkTopicBlank, Kind: ErrTopicInvalid}
+		return invalidParam(ErrTopicInvalid, remarkTopicBlank)
 	case illegalName(name):
-		return &InvalidError{Remark: remarkTopicIllegal, Kind: ErrTopicInvalid}
+		return invalidParam(ErrTopicInvalid, remarkTopicIllegal)
 	case len(name) > TopicMaxLength:
-		return &InvalidError{Remark: remarkTopicTooLong, Kind: ErrTopicInvalid}
+		return invalidParam(ErrTopicInvalid, remarkTopicTooLong)
 	}
 	return nil
 }
 
 // ValidGroupName applies upstream's TopicValidator.validateGroup (5.3.3 has
-// no such check on the broker; see the README). The error is an
-// *InvalidError wrapping ErrGroupInvalid with upstream's remark.
+// no such check on the broker; see the README). The error is a *Refusal
+// (INVALID_PARAMETER, upstream's remark) standing for ErrGroupInvalid.
 func ValidGroupName(name string) error {
 	switch {
 	case blank(name):
-		return &InvalidError{Remark: "The specified group is blank.", Kind: ErrGroupInvalid}
+		return invalidParam(ErrGroupInvalid, "The specified group is blank.")
 	case illegalName(name):
-		return &InvalidError{Remark: "The specified group: " + name +
-			", contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$", Kind: ErrGroupInvalid}
+		return invalidParam(ErrGroupInvalid, "The specified group: "+name+
+			", contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
 	case len(name) > GroupMaxLength:
-		return &InvalidError{Remark: "The specified group: " + name + ", is longer than group max length: 120",
-			Kind: ErrGroupInvalid}
+		return invalidParam(ErrGroupInvalid, "The specified group: "+name+", is longer than group max length: 120")
 	}
 	return nil
 }

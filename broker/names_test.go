@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 func TestValidTopicName(t *testing.T) {
@@ -47,8 +48,9 @@ func TestValidTopicName(t *testing.T) {
 				}
 				return
 			}
-			var inv *InvalidError
-			if !errors.As(err, &inv) || inv.Remark != tc.remark || !errors.Is(err, ErrTopicInvalid) {
+			var inv *Refusal
+			if !errors.As(err, &inv) || inv.Code != remoting.InvalidParameter || inv.Remark != tc.remark ||
+				!errors.Is(err, ErrTopicInvalid) {
 				t.Fatalf("ValidTopicName(%q) = %v, want remark %q wrapping ErrTopicInvalid", tc.topic, err, tc.remark)
 			}
 		})
@@ -78,8 +80,9 @@ func TestValidGroupName(t *testing.T) {
 				}
 				return
 			}
-			var inv *InvalidError
-			if !errors.As(err, &inv) || inv.Remark != tc.remark || !errors.Is(err, ErrGroupInvalid) {
+			var inv *Refusal
+			if !errors.As(err, &inv) || inv.Code != remoting.InvalidParameter || inv.Remark != tc.remark ||
+				!errors.Is(err, ErrGroupInvalid) {
 				t.Fatalf("ValidGroupName(%q) = %v, want %q", tc.group, err, tc.remark)
 			}
 		})

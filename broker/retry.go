@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -19,6 +20,8 @@ var (
 	ErrGroupNotExist = errors.New("broker: subscription group not exist")
 	// ErrLookupFailed: no message at the commit log offset a send-back names.
 	ErrLookupFailed = errors.New("broker: look message by offset failed")
+	// ErrSendBackFailed: the copy a send-back makes was not stored.
+	ErrSendBackFailed = errors.New("broker: send back failed")
 )
 
 // dlqQueueNums is Apache's DLQ_NUMS_PER_GROUP.
@@ -37,14 +40,16 @@ type SendBack struct {
 
 // SendBack copies the message at r.Offset into %RETRY%<group> through the
 // delay level mechanism, or into %DLQ%<group> once it was reconsumed
-// maxReconsumeTimes times or when the level is negative.
+// maxReconsumeTimes times or when the level is negative. Refusals are
+// Apache's (AbstractSendMessageProcessor.consumerSendMsgBack): *Refusal
+// values with its codes and remarks.
 func (b *Broker) SendBack(r SendBack) error {
 	gc, ok := b.Groups.Get(r.Group)
 	if !ok {
 		return groupNotExist(r.Group)
 	}
-	if b.Config().BrokerPermission&PermWrite == 0 {
-		return fmt.Errorf("%w: the broker[%s] sending message is forbidden", ErrNoPermission, b.Config().BrokerIP1)
+	if cfg := b.Config(); cfg.BrokerPermission&PermWrite == 0 {
+		return refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	if gc.RetryQueueNums <= 0 {
 		return nil // Apache answers SUCCESS and drops it
@@ -56,18 +61,18 @@ func (b *Broker) SendBack(r SendBack) error {
 	tc, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
 		WriteQueueNums: gc.RetryQueueNums, Perm: PermRead | PermWrite})
 	if err != nil {
-		return fmt.Errorf("send back to %s: %w", topic, err)
+		return topicNotCreated(topic, err)
 	}
 	if !tc.Writable() {
-		return fmt.Errorf("%w: the topic[%s] sending message is forbidden", ErrNoPermission, topic)
+		return refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", topic)
 	}
 	rec, err := b.Store.MessageAt(r.Offset)
 	if err != nil {
-		return fmt.Errorf("%w, %d: %w", ErrLookupFailed, r.Offset, err)
+		return fmt.Errorf("%w: %w", lookupFailed(r.Offset), err)
 	}
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return fmt.Errorf("%w, %d: %w", ErrLookupFailed, r.Offset, err)
+		return fmt.Errorf("%w: %w", lookupFailed(r.Offset), err)
 	}
 	props := string(v.Properties)
 	var kv []string
@@ -106,8 +111,9 @@ func (b *Broker) SendBack(r SendBack) error {
 		StoreHost:      b.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes + 1,
 	}
-	if _, err := b.Put(&m); err != nil {
-		return fmt.Errorf("send back to %s: %w", topic, err)
+	if _, err := b.put(&m); err != nil {
+		// Apache answers SYSTEM_ERROR with the PutMessageStatus's name.
+		return fmt.Errorf("%w: send back to %s: %w", refuse(remoting.SystemError, ErrSendBackFailed, "%s", putStatus(err)), topic, err)
 	}
 	return nil
 }
@@ -117,27 +123,63 @@ func (b *Broker) SendBack(r SendBack) error {
 func (b *Broker) createDLQ(topic string) error {
 	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
 		WriteQueueNums: dlqQueueNums, Perm: PermWrite}); err != nil {
-		return fmt.Errorf("create %s: %w", topic, err)
+		return topicNotCreated(topic, err)
 	}
 	return nil
 }
 
-// FAQGroupNotExist is FAQUrl.suggestTodo(SUBSCRIPTION_GROUP_NOT_EXIST), which
-// Apache appends to its remarks about a missing group.
-const FAQGroupNotExist = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
+// FAQSuggestTodo is FAQUrl.suggestTodo of Apache's FAQ page, which Apache
+// appends to its remarks about a missing topic or group.
+const FAQSuggestTodo = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
+
+// FAQGroupNotExist is FAQUrl.suggestTodo(SUBSCRIPTION_GROUP_NOT_EXIST).
+const FAQGroupNotExist = FAQSuggestTodo
 
 // groupNotExist is Apache's "subscription group not exist" refusal of a send
 // back or a send into a retry topic.
 func groupNotExist(group string) error {
-	return fmt.Errorf("%w, %s %s", ErrGroupNotExist, group, FAQGroupNotExist)
+	return refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group not exist, %s %s",
+		group, FAQGroupNotExist)
 }
 
-// RetrySend applies the retry rules to a plain send into %RETRY%<group>
-// (the clients' fallback when CONSUMER_SEND_MSG_BACK fails): when the
-// header's reconsumeTimes exceeds maxReconsumeTimes (header value, else the
-// group's retryMaxTimes) or the group holds unexpired orderly locks, the
-// message goes to %DLQ%<group> instead, without delay.
-func (b *Broker) RetrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax bool) error {
+// topicNotCreated is Apache's answer when a retry or DLQ topic cannot be
+// created (createTopicInSendMessageBackMethod returned null).
+func topicNotCreated(topic string, cause error) error {
+	return fmt.Errorf("%w: %w", refuse(remoting.SystemError, ErrTopicNotExist, "topic[%s] not exist", topic), cause)
+}
+
+// lookupFailed is Apache's answer when a send back names no message.
+func lookupFailed(offset int64) *Refusal {
+	return refuse(remoting.SystemError, ErrLookupFailed, "look message by offset failed, %d", offset)
+}
+
+// putStatus is the name of Apache's PutMessageStatus for a store error.
+func putStatus(err error) string {
+	switch {
+	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrTopicTooLong),
+		errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID), errors.Is(err, store.ErrBadBatch):
+		return "MESSAGE_ILLEGAL"
+	case errors.Is(err, store.ErrPropertiesTooLarge):
+		return "PROPERTIES_SIZE_EXCEEDED"
+	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
+		return "SERVICE_NOT_AVAILABLE"
+	case errors.Is(err, store.ErrResource):
+		return "CREATE_MAPPED_FILE_FAILED"
+	case errors.Is(err, ErrTimerIllegal):
+		return "WHEEL_TIMER_MSG_ILLEGAL"
+	case errors.Is(err, ErrTimerDisabled):
+		return "WHEEL_TIMER_NOT_ENABLE"
+	}
+	return "UNKNOWN_ERROR"
+}
+
+// retrySend applies the retry rules to a plain send into %RETRY%<group>
+// (the clients' fallback when CONSUMER_SEND_MSG_BACK fails), as Apache's
+// handleRetryAndDLQ: when the header's reconsumeTimes exceeds
+// maxReconsumeTimes (header value, else the group's retryMaxTimes) or the
+// group holds unexpired orderly locks, the message goes to %DLQ%<group>
+// instead, without delay (DELAY=-1).
+func (b *Broker) retrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax bool) error {
 	if !strings.HasPrefix(m.Topic, RetryGroupPrefix) {
 		return nil
 	}
@@ -156,7 +198,7 @@ func (b *Broker) RetrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax 
 		if err := b.createDLQ(m.Topic); err != nil {
 			return err
 		}
-		m.Properties = propsSet(m.Properties, message.PropDelayTimeLevel, "0")
+		m.Properties = propsSet(m.Properties, message.PropDelayTimeLevel, "-1")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -22,11 +23,11 @@ var (
 	ErrTimerDisabled = errors.New("broker: timer wheel not enabled")
 )
 
-// Put stores one message after Apache's schedule hook
+// put stores one message after Apache's schedule hook
 // (HookUtils.handleScheduleMessage): a positive DELAY level moves it to
 // SCHEDULE_TOPIC_XXXX (queue level-1), a TIMER_* property to the timer topic,
 // both keeping the real topic and queue in REAL_TOPIC / REAL_QID.
-func (b *Broker) Put(m *store.PutMessage) (store.PutResult, error) {
+func (b *Broker) put(m *store.PutMessage) (store.PutResult, error) {
 	if err := b.schedule(m, time.Now().UnixMilli()); err != nil {
 		return store.PutResult{}, err
 	}
@@ -55,9 +56,18 @@ func (b *Broker) schedule(m *store.PutMessage, now int64) error {
 		return nil
 	}
 	if !b.Config().TimerWheelEnable {
-		return fmt.Errorf("put %s: %w", m.Topic, ErrTimerDisabled)
+		return refuse(remoting.SystemError, ErrTimerDisabled, "accurate timer message is not enabled, timerWheelEnable is false")
 	}
 	return b.toTimer(m, now)
+}
+
+// timerIllegal is Apache's answer to WHEEL_TIMER_MSG_ILLEGAL; cause is
+// wrapped for logs and tests, the remark is Apache's.
+func (b *Broker) timerIllegal(cause error) error {
+	r := refuse(remoting.MessageIllegal, ErrTimerIllegal, "timer message illegal, the delay time should not be bigger "+
+		"than the max delay %dms; or if set del msg, the delay time should be bigger than the current time",
+		b.Config().TimerMaxDelaySec*1000)
+	return fmt.Errorf("%w: %w", r, cause)
 }
 
 func hasTimerProps(props string) bool {
@@ -99,16 +109,16 @@ func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
 		deliver, err = strconv.ParseInt(message.Property(m.Properties, message.PropTimerDeliverMs), 10, 64)
 	}
 	if err != nil {
-		return fmt.Errorf("put %s: %w: %w", m.Topic, ErrTimerIllegal, err)
+		return b.timerIllegal(fmt.Errorf("put %s: %w", m.Topic, err))
 	}
 	if deliver <= now {
 		if message.Property(m.Properties, message.PropTimerDelUniqKey) != "" {
-			return fmt.Errorf("put %s: delete marker in the past: %w", m.Topic, ErrTimerIllegal)
+			return b.timerIllegal(fmt.Errorf("put %s: delete marker in the past", m.Topic))
 		}
 		return nil
 	}
 	if deliver-now > b.Config().TimerMaxDelaySec*1000 {
-		return fmt.Errorf("put %s: delay %d ms: %w", m.Topic, deliver-now, ErrTimerIllegal)
+		return b.timerIllegal(fmt.Errorf("put %s: delay %d ms", m.Topic, deliver-now))
 	}
 	m.Properties = propsSet(m.Properties, message.PropTimerOutMs, strconv.FormatInt(deliver, 10),
 		message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))

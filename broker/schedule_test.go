@@ -168,7 +168,7 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		m := testMsg("Real", props("DELAY", "1", "K", "v"))
 		m.QueueID = 2
-		if _, err := b.Put(m); err != nil {
+		if _, err := b.put(m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,7 +205,7 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 	put := func(b *Broker, id string, due int64) {
 		t.Helper()
 		m := testMsg("Real", props("TIMER_DELIVER_MS", itoa(due), "id", id))
-		if _, err := b.Put(m); err != nil {
+		if _, err := b.put(m); err != nil {
 			t.Fatal(err)
 		}
 		if m.Topic != TimerTopic {
@@ -295,7 +295,7 @@ func TestRetrySendRules(t *testing.T) {
 		t.Helper()
 		m := testMsg("%RETRY%G", props("DELAY", "3"))
 		m.ReconsumeTimes = reconsume
-		if err := b.RetrySend(m, max, hasMax); err != nil {
+		if err := b.retrySend(m, max, hasMax); err != nil {
 			t.Fatal(err)
 		}
 		return m
@@ -303,7 +303,7 @@ func TestRetrySendRules(t *testing.T) {
 	if m := send(16, 0, false); m.Topic != "%RETRY%G" {
 		t.Errorf("reconsumeTimes 16 of the group's 16 went to %s", m.Topic)
 	}
-	if m := send(17, 0, false); m.Topic != "%DLQ%G" || message.Property(m.Properties, "DELAY") != "0" {
+	if m := send(17, 0, false); m.Topic != "%DLQ%G" || message.Property(m.Properties, "DELAY") != "-1" {
 		t.Errorf("reconsumeTimes 17 > 16: topic %s props %q", m.Topic, m.Properties)
 	}
 	if m := send(2, 1, true); m.Topic != "%DLQ%G" {
@@ -316,7 +316,7 @@ func TestRetrySendRules(t *testing.T) {
 	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
 		t.Errorf("group with orderly locks: topic %s", m.Topic)
 	}
-	if err := b.RetrySend(testMsg("%RETRY%nope", ""), 0, false); err != nil {
+	if err := b.retrySend(testMsg("%RETRY%nope", ""), 0, false); err != nil {
 		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
 	}
 }

@@ -25,7 +25,6 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p := &brokerProcs{b: b, log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 	t := Table{}
 	p.registerSend(t)
-	p.completeSendReplies(t)
 	p.registerPull(t)
 	p.registerClients(t)
 	p.registerOffsets(t)

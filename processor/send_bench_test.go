@@ -2,10 +2,16 @@ package processor
 
 import (
 	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -27,27 +33,6 @@ func newBrokerProcs(tb testing.TB) *brokerProcs {
 	return &brokerProcs{b: b, log: testutil.Logger()}
 }
 
-// The send checks of a known topic run per request: they must stay a table
-// lookup, with no name validation (a topic in the table was validated when
-// it was created).
-func BenchmarkCheckSendKnownTopic(b *testing.B) {
-	p := newBrokerProcs(b)
-	if err := p.b.Topics.Put(broker.TopicConfig{TopicName: "BenchTopic_with_a_realistic_name-01", ReadQueueNums: 8,
-		WriteQueueNums: 8, Perm: broker.PermRead | broker.PermWrite}); err != nil {
-		b.Fatal(err)
-	}
-	h := sendHeader{producerGroup: "PG", topic: "BenchTopic_with_a_realistic_name-01", defaultTopic: "TBW102",
-		defaultTopicQueueNums: 4, queueID: 3}
-	c := &remoting.Conn{Remote: "127.0.0.1:1"}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := p.checkSend(c, &h); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // GET_TOPIC_STATS_INFO of a topic with the most queues a request can give it
 // (maxTopicQueueNums): the bound on what one stats request costs.
 func BenchmarkTopicStatsMaxQueues(b *testing.B) {
@@ -64,5 +49,133 @@ func BenchmarkTopicStatsMaxQueues(b *testing.B) {
 		if resp := p.topicStats(nil, req); resp.Code != remoting.Success {
 			b.Fatal(resp.Remark)
 		}
+	}
+}
+
+// sendBroker serves a broker with the processor table on a loopback port
+// (picked, then bound by the broker: racy, fine for tests); edit changes
+// the configuration first. Shut down by tb.Cleanup.
+func sendBroker(tb testing.TB, edit func(*broker.Config)) *broker.Broker {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	cfg := broker.DefaultConfig()
+	cfg.BrokerName = "b"
+	cfg.BrokerIP1 = "127.0.0.1"
+	cfg.BindAddress = "127.0.0.1"
+	cfg.ListenPort = port
+	cfg.NamesrvAddr = ""
+	cfg.ServerWorkerThreads = 1
+	cfg.Store.StorePathRootDir = tb.TempDir()
+	cfg.Store.MappedFileSizeCommitLog = 64 << 20
+	if edit != nil {
+		edit(&cfg)
+	}
+	log := testutil.Logger()
+	b, err := broker.New(cfg, log)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := b.Start(BrokerTable(b, log)); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.Shutdown(ctx); err != nil {
+			tb.Errorf("shutdown: %v", err)
+		}
+	})
+	return b
+}
+
+// sendFrames is n requests as mqbench writes them: SEND_MESSAGE_V2 with a
+// binary header and a 1 KiB body, or, with batch > 0, SEND_BATCH_MESSAGE of
+// batch such messages.
+func sendFrames(tb testing.TB, topic string, n, batch int) []byte {
+	tb.Helper()
+	code, body := remoting.SendMessageV2, make([]byte, 1024)
+	if batch > 0 {
+		code, body = remoting.SendBatchMessage, nil
+		for i := range batch {
+			var err error
+			if body, err = message.AppendBatchMessage(body, 0, make([]byte, 1024),
+				"UNIQ_KEY\x017F0000011B2C18B4AAC27A5C1B2D"+strconv.Itoa(1000+i)+"\x02"); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	req := &remoting.Command{Code: code, Opaque: 7, Serialize: remoting.RocketMQ, Body: body,
+		ExtFields: remoting.Fields(map[string]string{
+			"a": "PG", "b": topic, "c": "TBW102", "d": "4", "e": "3", "f": "0", "g": "1700000000000", "h": "0",
+			"i": "KEYS\x01k1\x02UNIQ_KEY\x017F0000011B2C18B4AAC27A5C1B2D0000\x02WAIT\x01true\x02", "j": "0", "k": "false", "m": "false",
+		})}
+	var out []byte
+	for range n {
+		out = remoting.AppendFrame(out, req)
+	}
+	return out
+}
+
+// pipeline writes frames (n requests) on nc and reads n answers, failing on
+// any code but SUCCESS. It allocates nothing itself.
+func pipeline(tb testing.TB, nc net.Conn, frames []byte, n int, in []byte) {
+	if _, err := nc.Write(frames); err != nil {
+		tb.Fatal(err)
+	}
+	var lp [4]byte
+	for range n {
+		if _, err := io.ReadFull(nc, lp[:]); err != nil {
+			tb.Fatal(err)
+		}
+		frame := in[:binary.BigEndian.Uint32(lp[:])]
+		if _, err := io.ReadFull(nc, frame); err != nil {
+			tb.Fatal(err)
+		}
+		// Binary header: the code is its first int16.
+		if code := int16(binary.BigEndian.Uint16(frame[4:])); code != int16(remoting.Success) {
+			tb.Fatalf("answer code %d", code)
+		}
+	}
+}
+
+// BenchmarkSendServed measures a send's whole path in the broker over a real
+// socket: frame decode, header decode, the send service (checks, hooks,
+// store append), the answer's encoding. Requests are pipelined 64 at a time
+// on one connection; the client side allocates nothing, so allocs/op are
+// the broker's (dispatch and flush included).
+func BenchmarkSendServed(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		batch int
+	}{{"single", 0}, {"batch16", 16}} {
+		b.Run(bc.name, func(b *testing.B) {
+			br := sendBroker(b, nil)
+			if err := br.Topics.Put(broker.TopicConfig{TopicName: "BenchTopic", ReadQueueNums: 8, WriteQueueNums: 8,
+				Perm: broker.PermRead | broker.PermWrite}); err != nil {
+				b.Fatal(err)
+			}
+			nc, err := net.Dial("tcp", br.Config().Addr())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer nc.Close()
+			const window = 64
+			frames := sendFrames(b, "BenchTopic", window, bc.batch)
+			in := make([]byte, 64<<10)
+			pipeline(b, nc, frames, window, in) // warm up: pools, queue files
+			b.ReportAllocs()
+			b.SetBytes(int64(len(frames) / window))
+			b.ResetTimer()
+			for i := 0; i < b.N; i += window {
+				pipeline(b, nc, frames, window, in)
+			}
+		})
 	}
 }

@@ -32,14 +32,7 @@ func (p *brokerProcs) sendBack(_ *remoting.Conn, req *remoting.Command) *remotin
 	}
 	r.UnitMode = req.Bool("unitMode")
 	if err := p.b.SendBack(r); err != nil {
-		return p.sendBackError(req, err)
+		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
-}
-
-func (p *brokerProcs) sendBackError(req *remoting.Command, err error) *remoting.Command {
-	if resp, ok := mappedError(req, err); ok {
-		return resp
-	}
-	return p.sendError(req, err)
 }

@@ -1,0 +1,452 @@
+package broker
+
+// The send service: SEND_MESSAGE (10), SEND_MESSAGE_V2 (310),
+// SEND_BATCH_MESSAGE (320) and the reply codes 324/325 (stored like sends),
+// as Apache's SendMessageProcessor and the store's put hooks do them. One
+// path for single and batch sends:
+//
+//	msgCheck     broker permission, the topic rule, topics clients may not
+//	             send to, auto-creation, topic permission, queue id
+//	properties   the client's, plus UNIQ_KEY (single sends that carry none)
+//	             and CLUSTER, built in the request's scratch space
+//	retry hook   a single send into %RETRY%<group> may go to %DLQ%<group>;
+//	             batches into %RETRY% topics are refused
+//	schedule     DELAY → SCHEDULE_TOPIC_XXXX (single; a delayed batch is
+//	hook         refused), TIMER_* → rmq_sys_wheel_timer (single, and a batch
+//	             whose own properties ask for it: all its messages)
+//	store        Put or PutBatch
+//	completion   SYNC_FLUSH: the caller's completion, once the commit log is
+//	             flushed past the message(s) or the wait timed out
+//
+// The handler (processor/send.go) decodes a header into a SendRequest and
+// encodes the SendResult; a second front end does the same with its own
+// encoding and completion.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// SendRequest is one send: a single message, or with Batch a
+// SEND_BATCH_MESSAGE body of several (MessageDecoder.encodeMessages) whose
+// Properties are the batch's own, appended to every message's.
+//
+// Lifetime: a SendRequest and everything it points to — names, properties,
+// body, and the stored properties Send builds in Scratch (views made with
+// unsafe.String) — belong to the front end's request and are valid only
+// until Send returns: the Remoting handler's strings are views into the
+// request's frame, header text and scratch buffer, which are reused for the
+// next request. The store copies what it appends. Anything that keeps a
+// message or one of its strings beyond the call (a transaction's half
+// message, replication, tracing, a table) copies it first (strings.Clone,
+// bytes.Clone); tables clone the names they keep (Topics, Groups). No path of
+// Send keeps one today.
+type SendRequest struct {
+	ProducerGroup         string // not checked (Apache neither)
+	Topic                 string
+	DefaultTopic          string // auto-creation template (TBW102)
+	DefaultTopicQueueNums int32
+	QueueID               int32 // < 0: a random write queue
+	SysFlag               int32
+	BornTimestamp         int64
+	BornHost              netip.AddrPort
+	Flag                  int32
+	Properties            string
+	ReconsumeTimes        int32
+	// MaxReconsumeTimes overrides the group's retryMaxTimes for a send into
+	// %RETRY%<group> when HasMaxReconsumeTimes.
+	MaxReconsumeTimes    int32
+	HasMaxReconsumeTimes bool
+	Batch                bool
+	Body                 []byte
+	// Producer is the producer's address as remarks name it ("ip:port").
+	Producer string
+	// Scratch is room Send may use (from len(Scratch) on) for the stored
+	// properties and the message ids: the Remoting handler passes its
+	// request's scratch buffer, ScratchHint bytes. Send appends past its
+	// capacity when it needs more (an allocation); nil is no room.
+	Scratch []byte
+}
+
+// ScratchHint is room enough in Scratch for the usual send: a single
+// message's properties with UNIQ_KEY, CLUSTER and its id, or a batch of up
+// to 16 messages carrying the batch's properties each.
+func (r *SendRequest) ScratchHint() int {
+	n := len(r.Properties) + 256
+	if r.Batch {
+		n = len(r.Body) + 16*n
+	}
+	return n
+}
+
+// SendStatus is how a stored send is answered: Apache's successful
+// PutMessageStatus values (the message is in the commit log either way).
+type SendStatus int8
+
+const (
+	SendOK SendStatus = iota
+	// SendFlushDiskTimeout: SYNC_FLUSH and the commit log was not flushed
+	// past the message within syncFlushTimeout (or the store shut down first).
+	SendFlushDiskTimeout
+)
+
+func (s SendStatus) String() string {
+	if s == SendFlushDiskTimeout {
+		return "FLUSH_DISK_TIMEOUT"
+	}
+	return "SEND_OK"
+}
+
+// Code is the Remoting response code Apache answers the status with.
+func (s SendStatus) Code() int32 {
+	if s == SendFlushDiskTimeout {
+		return remoting.FlushDiskTimeout
+	}
+	return remoting.Success
+}
+
+// SendResult is where a send was stored and how it is answered (Apache's
+// SendMessageResponseHeader and the fields preSend adds).
+type SendResult struct {
+	Status      SendStatus
+	QueueID     int32 // the queue asked for or picked (not a staging queue)
+	QueueOffset int64 // of the (first) message in the queue it went to
+	// MsgID is Apache's msgId: the offset message id, for a batch every
+	// message's, comma-separated. It lives in the request's Scratch.
+	MsgID []byte
+	// TransactionID is the UNIQ_KEY of the message (of a batch: the batch's
+	// own, usually none).
+	//
+	// Both are valid only as long as the request (SendRequest): a caller
+	// that answers later copies them.
+	TransactionID string
+	// Region and TraceOn are the broker's regionId and traceOn, which every
+	// answer to a send carries, refusals included: Send sets them first.
+	Region  string
+	TraceOn bool
+	// Parked: the answer waits for the commit log flush; see Send.
+	Parked bool
+}
+
+// Send stores a send after Apache's checks and hooks (see the top of this
+// file) and fills res. A refusal is a *Refusal with Apache's code and
+// remark, or an error wrapping a store sentinel (the processor's error table
+// answers those); res.Region and res.TraceOn are set either way.
+//
+// Send never waits. When the answer must wait until the commit log is
+// flushed past the message(s) (SYNC_FLUSH, unless the message's WAIT is
+// false), Send calls later once, before it returns, for the function that
+// receives the outcome, sets res.Parked and returns; that function is
+// called exactly once, later, from the flush goroutine, with SendOK or
+// SendFlushDiskTimeout. res is complete when later is called: the caller
+// builds its answer there (the Remoting handler makes its response and
+// returns a function that writes it on the connection). Since later is
+// only called on that path, a front end allocates its completion only for
+// a send that parks. A nil later never parks: nobody waits for the answer
+// (a one-way request).
+func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendStatus)) error {
+	cfg := b.Config()
+	res.Region, res.TraceOn, res.Status, res.Parked = cfg.RegionID, cfg.TraceOn, SendOK, false
+	tc, err := b.checkSend(cfg, r)
+	if err != nil {
+		return err
+	}
+	queueID := r.QueueID
+	if queueID < 0 {
+		queueID = rand.Int32N(tc.WriteQueueNums)
+	}
+	res.QueueID = queueID
+	m := store.PutMessage{
+		Topic:          r.Topic,
+		QueueID:        queueID,
+		Flag:           r.Flag,
+		SysFlag:        r.SysFlag,
+		BornTimestamp:  r.BornTimestamp,
+		BornHost:       r.BornHost,
+		StoreHost:      b.StoreHost,
+		ReconsumeTimes: r.ReconsumeTimes,
+	}
+	var end int64
+	if r.Batch {
+		end, err = b.sendBatch(cfg, r, &m, res)
+	} else {
+		end, err = b.sendOne(cfg, r, &m, res)
+	}
+	if err != nil {
+		return err
+	}
+	if later == nil || cfg.Store.FlushDiskType != store.SyncFlush ||
+		message.Property(r.Properties, message.PropWaitStoreMsgOK) == "false" {
+		return nil
+	}
+	done := later()
+	res.Parked = true
+	// Any failure of the wait — the time-out, the store shutting down, a
+	// failed fsync — leaves the message appended but not known to be on
+	// disk: Apache's FLUSH_DISK_TIMEOUT, a success the client is told of.
+	b.Store.WaitFlush(end, func(err error) {
+		if err != nil {
+			done(SendFlushDiskTimeout)
+			return
+		}
+		done(SendOK)
+	})
+	return nil
+}
+
+// sendOne stores a single message: stored properties, retry hook, schedule
+// hook, append. It returns the commit log offset the message ends at.
+func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
+	if len(r.Body) > cfg.Store.MaxMessageSize {
+		return 0, messageIllegal(cfg, store.ErrMessageTooLarge)
+	}
+	buf, uniq := b.storedProperties(cfg, r)
+	m.Body = r.Body
+	m.Properties = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is only appended to from here on
+	if err := b.retrySend(m, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
+		return 0, err
+	}
+	pr, err := b.put(m)
+	if err != nil {
+		return 0, b.storeRefusal(cfg, err)
+	}
+	at := len(buf)
+	buf = message.AppendOffsetMsgID(buf, b.StoreHost, pr.PhysicalOffset)
+	res.MsgID = buf[at:]
+	res.QueueOffset = pr.QueueOffset
+	res.TransactionID = uniq
+	return pr.PhysicalOffset + int64(pr.WroteBytes), nil
+}
+
+// storedProperties is what the broker stores for a single send: the
+// client's properties plus UNIQ_KEY (generated when the client sent none)
+// and CLUSTER, in the request's scratch space. It returns them and the
+// UNIQ_KEY; both are valid only as the request (see SendRequest).
+func (b *Broker) storedProperties(cfg *Config, r *SendRequest) (props []byte, uniq string) {
+	uniq = message.Property(r.Properties, message.PropUniqClientMessageID)
+	buf := r.Scratch[len(r.Scratch):]
+	buf = append(buf, r.Properties...)
+	if uniq == "" {
+		if len(buf) > 0 && buf[len(buf)-1] != message.PropertySeparator {
+			buf = append(buf, message.PropertySeparator)
+		}
+		buf = append(buf, message.PropUniqClientMessageID...)
+		buf = append(buf, message.NameValueSeparator)
+		at := len(buf)
+		buf = b.UniqIDs.Append(buf, time.Now())
+		uniq = unsafe.String(&buf[at], len(buf)-at) // buf is never written below len again
+		buf = append(buf, message.PropertySeparator)
+	}
+	return message.AppendProperty(buf, message.PropCluster, cfg.BrokerClusterName), uniq
+}
+
+// sendBatch stores a SEND_BATCH_MESSAGE as Apache's sendBatchMessage and
+// asyncPutMessages do: no retry topics, no delay level, no transactions; the
+// batch's own properties (plus CLUSTER) go through the schedule hook, which
+// stages every message in the timer topic when they ask for a timer, and
+// are appended to every message's. It returns the commit log offset the
+// last message ends at.
+func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
+	if IsRetryTopic(r.Topic) {
+		return 0, refuse(remoting.MessageIllegal, nil, "batch request does not support retry group %s", r.Topic)
+	}
+	// Apache moves a delayed batch to SCHEDULE_TOPIC_XXXX, then its commit
+	// log refuses it, as it refuses transactional batches: MESSAGE_ILLEGAL.
+	// (Atoi("") would allocate its syntax error on every batch.)
+	if s := message.Property(r.Properties, message.PropDelayTimeLevel); s != "" {
+		if lvl, _ := strconv.Atoi(s); lvl > 0 {
+			return 0, messageIllegal(cfg, store.ErrBadBatch)
+		}
+	}
+	if message.TransactionType(r.SysFlag) != message.TransactionNot {
+		return 0, messageIllegal(cfg, store.ErrBadBatch)
+	}
+	// Every message's stored properties go into the request's scratch
+	// space. Appending past its capacity moves later ones to a new array;
+	// the earlier views keep the old one alive.
+	text := r.Scratch[len(r.Scratch):]
+	text = append(text, r.Properties...)
+	text = message.AppendProperty(text, message.PropCluster, cfg.BrokerClusterName)
+	m.Properties = unsafe.String(unsafe.SliceData(text), len(text)) // later appends go after it
+	if err := b.schedule(m, time.Now().UnixMilli()); err != nil {
+		return 0, err
+	}
+	// Read-only bytes of the batch's own properties (a new string when the
+	// hook staged the batch in the timer topic).
+	batchProps := unsafe.Slice(unsafe.StringData(m.Properties), len(m.Properties))
+	pooled := putBatches.Get().(*[]store.PutMessage)
+	msgs := (*pooled)[:0]
+	defer func() {
+		clear(msgs) // drop the views into the request
+		*pooled = msgs[:0]
+		putBatches.Put(pooled)
+	}()
+	err := message.DecodeBatch(r.Body, func(flag int32, body, props []byte) error {
+		if len(body) > cfg.Store.MaxMessageSize {
+			return messageIllegal(cfg, store.ErrMessageTooLarge)
+		}
+		one := *m
+		one.Flag = flag
+		one.Body = body
+		at := len(text)
+		text = message.JoinProperties(text, props, batchProps)
+		one.Properties = unsafe.String(unsafe.SliceData(text[at:]), len(text)-at)
+		msgs = append(msgs, one)
+		return nil
+	})
+	if err != nil {
+		if r := (*Refusal)(nil); errors.As(err, &r) {
+			return 0, err
+		}
+		return 0, refuse(remoting.MessageIllegal, store.ErrBadBatch, "bad batch body: %v", err)
+	}
+	if len(msgs) == 0 {
+		return 0, refuse(remoting.MessageIllegal, store.ErrBadBatch, "empty batch")
+	}
+	var resBuf [64]store.PutResult
+	results, err := b.Store.PutBatch(msgs, resBuf[:0])
+	if err != nil {
+		return 0, b.storeRefusal(cfg, err)
+	}
+	at := len(text)
+	for i, pr := range results {
+		if i > 0 {
+			text = append(text, ',')
+		}
+		text = message.AppendOffsetMsgID(text, b.StoreHost, pr.PhysicalOffset)
+	}
+	res.MsgID = text[at:]
+	res.QueueOffset = results[0].QueueOffset
+	res.TransactionID = message.Property(r.Properties, message.PropUniqClientMessageID)
+	last := results[len(results)-1]
+	return last.PhysicalOffset + int64(last.WroteBytes), nil
+}
+
+// putBatches recycles the message slices of batch sends.
+var putBatches = sync.Pool{New: func() any {
+	s := make([]store.PutMessage, 0, 64)
+	return &s
+}}
+
+// checkSend is Apache's msgCheck: broker permission, the topic rule,
+// topics clients may not send to, auto-creation, topic permission, queue
+// id range. A topic found in the table was checked when it entered it, so
+// a known topic costs one lookup and two flags, never a look at its name.
+//
+// Apache 5.3.3 refuses a send to a broker without write permission only for
+// order topics, and never looks at the topic's permission; rocketgo refuses
+// both, with Apache's remarks, as Apache 4.x did for send backs.
+func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*TopicConfig, error) {
+	if cfg.BrokerPermission&PermWrite == 0 {
+		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
+	}
+	tc, ok := b.Topics.Get(r.Topic)
+	if !ok || tc.NameInvalid() {
+		if err := ValidTopicName(r.Topic); err != nil {
+			return nil, err
+		}
+	}
+	if (ok && tc.SendRefused()) || (!ok && NotAllowedSend(r.Topic)) {
+		return nil, refuse(remoting.NoPermission, ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
+	}
+	if !ok {
+		var err error
+		if IsRetryTopic(r.Topic) {
+			tc, _, err = b.Topics.CreateIfAbsent(TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
+				WriteQueueNums: 1, Perm: PermRead | PermWrite})
+		} else {
+			tc, err = b.Topics.AutoCreate(r.Topic, r.DefaultTopic, r.DefaultTopicQueueNums)
+		}
+		if err != nil {
+			return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
+				r.Topic, FAQSuggestTodo)
+		}
+		b.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
+			Msg("topic auto-created on send")
+	}
+	if !tc.Writable() {
+		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
+	}
+	// A negative queue id picks one of the write queues: there must be one.
+	if r.QueueID >= tc.QueueNums() || (r.QueueID < 0 && tc.WriteQueueNums <= 0) {
+		return nil, refuse(remoting.InvalidParameter, nil, "request queueId[%d] is illegal, %s Producer: %s",
+			r.QueueID, topicConfigString(tc), r.Producer)
+	}
+	return tc, nil
+}
+
+// messageIllegal is Apache's answer to a message its store refuses
+// (PutMessageStatus MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED).
+func messageIllegal(cfg *Config, sentinel error) *Refusal {
+	return refuse(remoting.MessageIllegal, sentinel, "%s", MessageIllegalRemark(cfg.Store.MaxMessageSize))
+}
+
+// MessageIllegalRemark is Apache's remark for MESSAGE_ILLEGAL from the store.
+func MessageIllegalRemark(maxMessageSize int) string {
+	return "the message is illegal, maybe msg body or properties length not matched. msg body length limit " +
+		strconv.Itoa(maxMessageSize) + "B, msg properties length limit 32KB."
+}
+
+// topicConfigString is Apache's TopicConfig.toString, as its send refusals
+// print it.
+func topicConfigString(tc *TopicConfig) string {
+	perm := []byte("---")
+	if tc.Readable() {
+		perm[0] = 'R'
+	}
+	if tc.Writable() {
+		perm[1] = 'W'
+	}
+	if tc.Perm&PermInherit != 0 {
+		perm[2] = 'X'
+	}
+	attrs := make([]string, 0, len(tc.Attributes))
+	for k, v := range tc.Attributes {
+		attrs = append(attrs, k+"="+v)
+	}
+	sort.Strings(attrs)
+	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=%s, "+
+		"topicSysFlag=%d, order=%t, attributes={%s}]", tc.TopicName, tc.ReadQueueNums, tc.WriteQueueNums, perm,
+		tc.TopicFilterType, tc.TopicSysFlag, tc.Order, strings.Join(attrs, ", "))
+}
+
+// storeRefusal is Apache's answer (handlePutMessageResult) to a message the
+// store or the schedule hook did not append: the PutMessageStatus's code and
+// remark, wrapping err for logs and errors.Is. A Refusal already made (the
+// schedule hook's) is returned as is; an error of no known kind is returned
+// unchanged and answered SYSTEM_ERROR (and logged) by the processor.
+func (b *Broker) storeRefusal(cfg *Config, err error) error {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return err
+	}
+	switch {
+	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
+		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch),
+		errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID):
+		r = messageIllegal(cfg, nil)
+	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
+		cl, cq, index := b.Store.DiskUsedRatios()
+		r = refuse(remoting.ServiceNotAvailable, nil, "service not available now. It may be caused by one of the "+
+			"following reasons: the broker's disk is full [CL: %5.2f CQ: %5.2f INDEX: %5.2f], messages are put to the "+
+			"slave, message store has been shut down, etc.", cl, cq, index)
+	case errors.Is(err, store.ErrResource):
+		r = refuse(remoting.SystemError, nil, "create mapped file failed, server is busy or broken.")
+	default:
+		return err
+	}
+	r.Err = err
+	return r
+}
