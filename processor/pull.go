@@ -110,7 +110,7 @@ func (p *brokerProcs) pullMessage(c *remoting.Conn, req *remoting.Command, allow
 	}
 	// The answer's body is slices of the mapped commit log, pinned until the
 	// connection has written them (ReleaseBody); nothing is copied here.
-	res := st.GetMessageViews(h.topic, h.queueID, h.queueOffset, max(maxNums, 1), maxBytes, match)
+	res := st.GetMessageViews(h.topic, h.queueID, h.queueOffset, max(maxNums, 1), maxBytes, match, store.AnyPages)
 
 	code := pullCode(res.Status, h.queueOffset)
 	if code != remoting.Success && res.Release != nil {
