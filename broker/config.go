@@ -73,6 +73,13 @@ type Config struct {
 	// queues, nor a group more retry queues (rocketgo's key).
 	ValidateSystemTopicWhenUpdateTopic bool  `key:"validateSystemTopicWhenUpdateTopic"`
 	MaxTopicQueueNums                  int32 `key:"maxTopicQueueNums"`
+	// Pulls whose pages are not in memory (issue #12, pull): rocketgo's own
+	// keys. An event loop hands such a pull to ColdPullThreads goroutines
+	// through a queue of ColdPullQueueCapacity pulls; past it the pull is
+	// refused SYSTEM_BUSY. ColdPullThreads 0: every pull is read on its
+	// loop, unchecked, faulting there if it must.
+	ColdPullThreads       int `key:"coldPullThreads"`
+	ColdPullQueueCapacity int `key:"coldPullQueueCapacity"`
 	// Connections, frames and output (issue #11): NettyServerConfig's
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
@@ -134,6 +141,9 @@ func DefaultConfig() Config {
 		ValidateSystemTopicWhenUpdateTopic: true,
 		MaxTopicQueueNums:                  1024,
 		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
+		// pulls whose pages are not in memory (issue #12, pull)
+		ColdPullThreads:       4,
+		ColdPullQueueCapacity: 4096,
 	}
 }
 
@@ -168,6 +178,11 @@ func (c *Config) Validate() error {
 	// names and paths (issue #11)
 	if c.MaxTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: maxTopicQueueNums %d must be positive", c.MaxTopicQueueNums)
+	}
+	// pulls whose pages are not in memory (issue #12, pull)
+	if c.ColdPullThreads < 0 || c.ColdPullQueueCapacity <= 0 {
+		return fmt.Errorf("broker: coldPullThreads %d must not be negative, coldPullQueueCapacity %d must be positive",
+			c.ColdPullThreads, c.ColdPullQueueCapacity)
 	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
 		return fmt.Errorf("broker: %w", err)

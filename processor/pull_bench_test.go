@@ -102,7 +102,7 @@ func BenchmarkPull(b *testing.B) {
 					req := remoting.NewRequest(remoting.PullMessage, map[string]string{
 						"consumerGroup": "G", "topic": "T", "queueId": "0",
 						"queueOffset": strconv.FormatInt(off, 10), "maxMsgNums": strconv.Itoa(bc.max),
-						"sysFlag": strconv.Itoa(pullSubscription), "commitOffset": "0", "suspendTimeoutMillis": "0",
+						"sysFlag": strconv.Itoa(int(pullSubscription)), "commitOffset": "0", "suspendTimeoutMillis": "0",
 						"subscription": bc.sub, "subVersion": "0", "expressionType": "TAG",
 					}, nil)
 					req.Language, req.Version, req.Opaque = remoting.LangGo, 317, int32(j)

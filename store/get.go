@@ -127,10 +127,10 @@ type gather struct {
 type recordOutcome int
 
 const (
-	recordKept     recordOutcome = iota
-	recordFiltered               // match said no
-	recordGone                   // not (or no longer) in the commit log
-	recordNotResident            // its pages are not in memory (ResidentPages): not read
+	recordKept        recordOutcome = iota
+	recordFiltered                  // match said no
+	recordGone                      // not (or no longer) in the commit log
+	recordNotResident               // its pages are not in memory (ResidentPages): not read
 )
 
 // add gathers the record of e unless match refuses it.
