@@ -105,10 +105,12 @@ type PullResult struct {
 	MinOffset            int64
 	MaxOffset            int64
 	SuggestWhichBrokerID int64
-	// Vec (PullFound only) is the records as stored, slices of the mapped
-	// commit log: read-only, valid until Release, which the front end
-	// calls exactly once when it no longer needs them.
+	// Vec (PullFound only) is the Count records as stored, slices of the
+	// mapped commit log (records adjacent in the log share a slice):
+	// read-only, valid until Release, which the front end calls exactly
+	// once when it no longer needs them.
 	Vec     [][]byte
+	Count   int
 	Release func()
 }
 
@@ -191,7 +193,7 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	out := PullResult{Status: pullStatus(res.Status, r.QueueOffset), NextBeginOffset: res.NextBeginOffset,
 		MinOffset: res.MinOffset, MaxOffset: res.MaxOffset, SuggestWhichBrokerID: MasterID}
 	if out.Status == PullFound {
-		out.Vec, out.Release = res.Vec, res.Release
+		out.Vec, out.Count, out.Release = res.Vec, res.Count, res.Release
 		return out, nil
 	}
 	if out.Status == PullNoNewMsg && run == pullFirst && r.SysFlag&PullFlagSuspend != 0 && later != nil &&

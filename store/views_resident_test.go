@@ -5,8 +5,6 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
@@ -42,36 +40,16 @@ func coldStore(t *testing.T, n int) (*Store, []PutResult) {
 }
 
 // evict drops [from, to) of the commit log (page-aligned inward) from the
-// page cache: written back, then reclaimed with MADV_PAGEOUT. The test is
-// skipped where the kernel keeps the pages (before Linux 5.4, or a file
-// system that cannot drop them).
+// page cache (PageOut). The test is skipped where the kernel keeps the
+// pages (before Linux 5.4, or a file system that cannot drop them).
 func evict(t *testing.T, s *Store, from, to int64) {
 	t.Helper()
-	q := &s.cl.q
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	for _, mf := range q.files {
-		lo := (max(from, mf.start) - mf.start + pageSize - 1) &^ (pageSize - 1)
-		hi := (min(to, mf.start+mf.size) - mf.start) &^ (pageSize - 1)
-		if lo >= hi {
-			continue
-		}
-		b := mf.data[lo:hi]
-		if err := unix.Msync(b, unix.MS_SYNC); err != nil {
-			t.Fatal(err)
-		}
-		if err := unix.Madvise(b, unix.MADV_PAGEOUT); err != nil {
-			t.Skipf("MADV_PAGEOUT: %v", err)
-		}
-		vec := make([]byte, (len(b)+pageSize-1)/pageSize)
-		if err := mincore(b, vec); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vec {
-			if v&1 != 0 {
-				t.Skipf("page %d of %s still in memory after MADV_PAGEOUT", i, mf.path)
-			}
-		}
+	out, err := s.PageOut(from, to)
+	if err != nil {
+		t.Skipf("page out: %v", err)
+	}
+	if !out {
+		t.Skip("pages still in memory after MADV_PAGEOUT")
 	}
 }
 
