@@ -323,8 +323,8 @@ func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*Subscription, *filter.
 	}
 	expr, err := b.Filters.Compile(sub.SubString)
 	if err != nil {
-		return nil, nil, refuse(remoting.SubscriptionParseFailed, err,
-			"parse the consumer's subscription failed: %s", err.Error())
+		// Apache's remark says no more; the error stays in the refusal.
+		return nil, nil, &Refusal{Code: remoting.SubscriptionParseFailed, Remark: "parse the consumer's subscription failed", Err: err}
 	}
 	return sub, expr, nil
 }
@@ -342,12 +342,6 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 	}
 	if !gc.ConsumeEnable {
 		return nil, refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
-	}
-	if !gc.ConsumeBroadcastEnable {
-		if info, ok := b.Clients.ConsumerInfo(r.Group); ok && info.MessageModel == "BROADCASTING" {
-			return nil, refuse(remoting.NoPermission, ErrNoPermission,
-				"the consumer group[%s] can not consume by broadcast way", r.Group)
-		}
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
@@ -376,6 +370,14 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 	s, known := b.Clients.Subscription(r.Group, r.Topic)
 	if !known {
 		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's group info not exist%s", FAQGroupNotExist)
+	}
+	// Apache checks the message model only of a pull without its
+	// subscription (the Java client's, which registers it by heartbeat).
+	if !gc.ConsumeBroadcastEnable {
+		if info, ok := b.Clients.ConsumerInfo(r.Group); ok && info.MessageModel == "BROADCASTING" {
+			return nil, refuse(remoting.NoPermission, ErrNoPermission,
+				"the consumer group[%s] can not consume by broadcast way", r.Group)
+		}
 	}
 	if s == nil {
 		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)

@@ -102,7 +102,7 @@ func TestPullRefusals(t *testing.T) {
 			"subscription group [Nope] does not exist, " + faq},
 		{"group consume disabled", func(r *PullRequest) { r.Group = "Off" }, remoting.NoPermission,
 			"subscription group no permission, Off"},
-		{"broadcast forbidden", func(r *PullRequest) { r.Group = "B" }, remoting.NoPermission,
+		{"broadcast forbidden", func(r *PullRequest) { r.Group, r.SysFlag = "B", 0 }, remoting.NoPermission,
 			"the consumer group[B] can not consume by broadcast way"},
 		{"topic not exist", func(r *PullRequest) { r.Topic = "Nope" }, remoting.TopicNotExist,
 			"topic[Nope] not exist, apply first please! " + faq},
@@ -141,6 +141,13 @@ func TestPullRefusals(t *testing.T) {
 	r.SysFlag, r.Group, r.Topic = 0, "S", "U"
 	_, err := b.Pull(r, nil)
 	wantRefusal(t, err, remoting.SubscriptionNotExist, "the consumer's subscription not exist"+faq)
+	// A pull carrying its subscription is not checked for the message model
+	// (as Apache's).
+	r = subPull(0, "*")
+	r.Group = "B"
+	if res, err := b.Pull(r, nil); err != nil || res.Status != PullNoNewMsg {
+		t.Fatalf("broadcast with its subscription: %v %v", res.Status, err)
+	}
 	// The registered subscription, at its version or newer, is pulled with.
 	r = subPull(0, "*")
 	r.SysFlag, r.Group, r.SubVersion = 0, "S", 5
@@ -158,11 +165,7 @@ func TestPullRefusals(t *testing.T) {
 	r = subPull(0, "a >")
 	r.ExpressionType = "SQL92"
 	_, err = b.Pull(r, nil)
-	var ref *Refusal
-	if !errors.As(err, &ref) || ref.Code != remoting.SubscriptionParseFailed ||
-		!strings.HasPrefix(ref.Remark, "parse the consumer's subscription failed: ") {
-		t.Fatalf("bad SQL92: %v", err)
-	}
+	wantRefusal(t, err, remoting.SubscriptionParseFailed, "parse the consumer's subscription failed")
 }
 
 // A pull's results: found (the records as stored, pinned until Release),

@@ -104,7 +104,8 @@ func (s *Store) GetMessages(dst []byte, topic string, queueID int32, offset int6
 func (s *Store) GetMessageViews(topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
 	match func(tagsCode int64, record []byte) bool, pages Residency) GetResult {
 	p := pinsPool.Get().(*pins)
-	p.s, p.pages = s, pages
+	p.s = s
+	p.setPages(&s.cl, pages)
 	g := gather{p: p}
 	res := s.get(&g, topic, queueID, offset, maxMsgNums, maxBytes, match)
 	if res.Count == 0 {
@@ -140,7 +141,7 @@ func (g *gather) add(cl *commitLog, e cqEntry, match func(int64, []byte) bool) r
 		if !ok {
 			return recordGone
 		}
-		if !g.p.resident(cl, mf, pos, int64(len(rec))) {
+		if e.phy+int64(e.size) <= g.p.checkBelow && !g.p.resident(mf, pos, int64(len(rec))) {
 			return recordNotResident // its file, if newly held, stays so until Release: harmless
 		}
 		if match != nil && !match(e.tagsCode, rec) {

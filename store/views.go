@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 
@@ -75,6 +76,11 @@ type pins struct {
 	vec   [][]byte
 	files []*mappedFile // each held once
 	pages Residency
+	// checkBelow: a record ending at or before it is checked (pages not
+	// AnyPages, and older than the hot tail when the answer began: the
+	// tail only moves on). The test is inline in gather.add, so an
+	// unchecked record costs no call.
+	checkBelow int64
 
 	// [inLo, inHi) of inFile is known to be in memory (checked or
 	// populated for an earlier record of this answer).
@@ -136,16 +142,19 @@ func (p *pins) view(cl *commitLog, phy int64, size int32) ([]byte, *mappedFile, 
 	return b, mf, pos, true
 }
 
+// setPages sets what the answer does about pages not in memory.
+func (p *pins) setPages(cl *commitLog, pages Residency) {
+	p.pages, p.checkBelow = pages, math.MinInt64
+	if pages != AnyPages {
+		p.checkBelow = cl.maxOffset.Load() - hotTail
+	}
+}
+
 // resident reports whether the record at [pos, pos+size) of mf (held) can
 // be read without waiting for the disk; with PopulatePages it makes it so.
-func (p *pins) resident(cl *commitLog, mf *mappedFile, pos, size int64) bool {
-	if p.pages == AnyPages {
-		return true
-	}
+// Only records below checkBelow come here (gather.add).
+func (p *pins) resident(mf *mappedFile, pos, size int64) bool {
 	end := pos + size
-	if cl.maxOffset.Load()-(mf.start+end) < hotTail {
-		return true
-	}
 	from := pos &^ (pageSize - 1)
 	if mf == p.inFile && from >= p.inLo && from <= p.inHi {
 		if end <= p.inHi {
