@@ -168,3 +168,23 @@ func TestCheckFilter(t *testing.T) {
 	wantRefusal(t, b.CheckFilter("CLASS", "x"), remoting.SystemError,
 		"The broker does not support consumer to filter message by CLASS")
 }
+
+// Offsets.Groups lists the groups with offsets of a topic; DeleteTopic
+// drops them all and no other topic's, even one whose name the topic's
+// prefixes.
+func TestOffsetsOfTopic(t *testing.T) {
+	o := newOffsets(t.TempDir()+"/consumerOffset.json", 1024)
+	o.Commit("G2", "T", 0, 1)
+	o.Commit("G1", "T", 1, 2)
+	o.Commit("G1", "TX", 0, 3)
+	if got := o.Groups("T"); len(got) != 2 || got[0] != "G1" || got[1] != "G2" {
+		t.Fatalf("groups of T %v", got)
+	}
+	o.DeleteTopic("T")
+	if got := o.Groups("T"); len(got) != 0 {
+		t.Fatalf("groups of T after delete %v", got)
+	}
+	if off, ok := o.Query("G1", "TX", 0); !ok || off != 3 {
+		t.Fatalf("TX lost: %d %v", off, ok)
+	}
+}

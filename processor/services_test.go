@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -300,5 +301,34 @@ func TestQueryMessageRequest(t *testing.T) {
 		m := ext("k1", false)
 		delete(m, drop)
 		expectCode(t, svcCall(t, b, cl, remoting.QueryMessage, m, nil), remoting.SystemError)
+	}
+}
+
+// A Go client's UPDATE_CONSUMER_OFFSET is not answered (oneWayForGo): the
+// first answer on the connection is that of the request sent behind it,
+// and the commit is stored.
+func TestUpdateOffsetGoUnanswered(t *testing.T) {
+	b, _ := svcBroker(t)
+	conn, err := net.Dial("tcp", b.Config().Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	upd := remoting.NewRequest(remoting.UpdateConsumerOffset, map[string]string{"consumerGroup": "G", "topic": "T",
+		"queueId": "1", "commitOffset": "7"}, nil)
+	upd.Language, upd.Version, upd.Opaque = remoting.LangGo, 317, 1
+	probe := remoting.NewRequest(9999, nil, nil)
+	probe.Opaque = 2
+	if _, err := conn.Write(remoting.AppendFrame(remoting.AppendFrame(nil, upd), probe)); err != nil {
+		t.Fatal(err)
+	}
+	if r := readFrame(t, conn); r.Opaque != 2 {
+		t.Fatalf("first answer opaque %d code %d: the Go client's commit was answered", r.Opaque, r.Code)
+	}
+	if off, ok := b.Offsets.Query("G", "T", 1); !ok || off != 7 {
+		t.Fatalf("committed %d %v", off, ok)
 	}
 }
