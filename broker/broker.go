@@ -97,7 +97,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	b.Store = st
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
-	b.cold = newColdPulls(cfg.ColdPullThreads, cfg.ColdPullQueueCapacity, root.With().Str("component", "pull").Logger())
+	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
 	b.Filters.setLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())

@@ -448,12 +448,12 @@ func coldAgain(t *testing.T, b *Broker) {
 }
 
 // The cold-pull queue is bounded: with no worker taking pulls, the
-// coldPullQueueCapacity+1st cold pull is refused SYSTEM_BUSY, Apache's
-// flow-control answer; coldPullThreads 0 reads every pull where it runs.
+// pullThreadPoolQueueCapacity+1st cold pull is refused SYSTEM_BUSY, Apache's
+// flow-control answer; pullMessageThreadPoolNums 0 reads every pull where it runs.
 func TestPullColdQueueBound(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) {
 		c.Store.MappedFileSizeCommitLog = 8 << 20
-		c.ColdPullQueueCapacity = 2
+		c.PullThreadPoolQueueCapacity = 2
 	})
 	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
 		t.Fatal(err)
@@ -479,7 +479,7 @@ func TestPullColdQueueBound(t *testing.T) {
 	gone := newCompletion()
 	gone.gone.Store(true)
 	<-b.cold.jobs
-	b.cold.jobs <- coldPull{r: *subPull(0, "*"), done: gone.later()}
+	b.cold.jobs <- &coldPull{r: *subPull(0, "*"), done: gone.later()}
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() { b.runColdPulls(quit); close(stopped) }()
@@ -499,7 +499,7 @@ func TestPullColdQueueBound(t *testing.T) {
 
 	b.cold = newColdPulls(0, 1, b.cold.sampled)
 	if res, err := b.Pull(subPull(0, "*"), newCompletion().later); err != nil || res.Status != PullFound || res.Count != 4 {
-		t.Fatalf("coldPullThreads 0: %v %v", res.Status, err)
+		t.Fatalf("pullMessageThreadPoolNums 0: %v %v", res.Status, err)
 	} else {
 		res.Release()
 	}
