@@ -270,6 +270,13 @@ func newColdPulls(threads, capacity int, log zerolog.Logger) *coldPulls {
 	return c
 }
 
+// PullQueue is the pulls waiting for a cold-pull goroutine and the bound
+// on them: what Apache's runtime info calls pullThreadPoolQueueSize and
+// pullThreadPoolQueueCapacity.
+func (b *Broker) PullQueue() (size, capacity int) {
+	return len(b.cold.jobs), b.Config().PullThreadPoolQueueCapacity
+}
+
 // on reports whether pulls are checked for pages not in memory at all.
 func (c *coldPulls) on() bool { return c.threads > 0 }
 

@@ -468,6 +468,9 @@ func TestPullColdQueueBound(t *testing.T) {
 			t.Fatalf("pull %d: %v %v", i, res.Status, err)
 		}
 	}
+	if size, capacity := b.PullQueue(); size != 2 || capacity != 2 {
+		t.Fatalf("pull queue %d of %d", size, capacity)
+	}
 	_, err := b.Pull(subPull(0, "*"), newCompletion().later)
 	wantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
 	if !errors.Is(err, ErrSystemBusy) {
