@@ -308,6 +308,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	}
 	tpsText := strconv.FormatFloat(tps, 'f', 2, 64)
 	tps3 := tpsText + " " + tpsText + " " + tpsText
+	pullQueued, pullCapacity := b.PullQueue()
 	return map[string]string{
 		"brokerActive":                             "true",
 		"brokerVersionDesc":                        BrokerVersionDesc,
@@ -342,8 +343,8 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		"getTotalTps":                              "0.0 0.0 0.0",
 		"sendThreadPoolQueueSize":                  "0",
 		"sendThreadPoolQueueCapacity":              "10000",
-		"pullThreadPoolQueueSize":                  "0",
-		"pullThreadPoolQueueCapacity":              "100000",
+		"pullThreadPoolQueueSize":                  strconv.Itoa(pullQueued),
+		"pullThreadPoolQueueCapacity":              strconv.Itoa(pullCapacity),
 		"litePullThreadPoolQueueSize":              "0",
 		"queryThreadPoolQueueSize":                 "0",
 		"sendThreadPoolQueueHeadWaitTimeMills":     "0",

@@ -53,6 +53,7 @@ type Broker struct {
 	server    *remoting.Server
 	delay     *delayService
 	timer     *timerService
+	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
 
 	quit       chan struct{}
 	persistNow chan struct{} // a topic or the config changed: write topics.json and the config file now, not at the next tick
@@ -107,6 +108,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.Store = st
 	b.stats = newRuntimeStats(st)
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
+	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
 	b.Filters.setLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
@@ -156,6 +158,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		return fmt.Errorf("broker: %w", err)
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
+	b.startColdPulls()
 	b.goRun(b.persistLoop)
 	for _, run := range b.schedulers() {
 		b.goRun(func() { run(b.quit) })

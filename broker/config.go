@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -73,6 +74,16 @@ type Config struct {
 	// queues, nor a group more retry queues (rocketgo's key).
 	ValidateSystemTopicWhenUpdateTopic bool  `key:"validateSystemTopicWhenUpdateTopic"`
 	MaxTopicQueueNums                  int32 `key:"maxTopicQueueNums"`
+	// Pulls whose pages are not in memory (issue #12, pull): Apache's pull
+	// thread pool keys and defaults. Apache runs every pull on that pool;
+	// rocketgo answers a pull on its event loop unless the pages it reads
+	// are not in memory, and hands only those to PullMessageThreadPoolNums
+	// goroutines through a queue of PullThreadPoolQueueCapacity pulls; past
+	// it the pull is refused SYSTEM_BUSY, as Apache's full pool does.
+	// PullMessageThreadPoolNums 0 (rocketgo's): every pull is read on its
+	// loop, unchecked, faulting there if it must.
+	PullMessageThreadPoolNums   int `key:"pullMessageThreadPoolNums"`
+	PullThreadPoolQueueCapacity int `key:"pullThreadPoolQueueCapacity"`
 	// Connections, frames and output (issue #11): NettyServerConfig's
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
@@ -152,6 +163,9 @@ func DefaultConfig() Config {
 		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
 		// runtime configuration (issue #12, admin)
 		ConfigBlackList: "configBlackList;brokerConfigPath",
+		// pulls whose pages are not in memory (issue #12, pull)
+		PullMessageThreadPoolNums:   16 + 2*runtime.NumCPU(),
+		PullThreadPoolQueueCapacity: 100000,
 	}
 }
 
@@ -186,6 +200,11 @@ func (c *Config) Validate() error {
 	// names and paths (issue #11)
 	if c.MaxTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: maxTopicQueueNums %d must be positive", c.MaxTopicQueueNums)
+	}
+	// pulls whose pages are not in memory (issue #12, pull)
+	if c.PullMessageThreadPoolNums < 0 || c.PullThreadPoolQueueCapacity <= 0 {
+		return fmt.Errorf("broker: pullMessageThreadPoolNums %d must not be negative, pullThreadPoolQueueCapacity %d must be positive",
+			c.PullMessageThreadPoolNums, c.PullThreadPoolQueueCapacity)
 	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
 		return fmt.Errorf("broker: %w", err)

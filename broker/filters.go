@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rocketgo/rocketgo/filter"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // ErrExpressionTooLong: a subscription expression longer than
@@ -161,4 +162,22 @@ func (f *Filters) CacheBytes() int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	return f.sqlBytes + f.tagBytes
+}
+
+// CheckFilter is CHECK_CLIENT_CONFIG (46): whether the broker can filter a
+// subscription of that expression type, and whether the expression
+// compiles. A TAG subscription always can; a refusal carries Apache's code
+// and remark (SYSTEM_ERROR when enablePropertyFilter is off,
+// SUBSCRIPTION_PARSE_FAILED with the parse error otherwise).
+func (b *Broker) CheckFilter(expressionType, expression string) error {
+	if IsTagType(expressionType) {
+		return nil
+	}
+	if !strings.EqualFold(expressionType, "SQL92") || !b.Config().EnablePropertyFilter {
+		return filterUnsupported(expressionType)
+	}
+	if _, err := b.Filters.Compile(expression); err != nil {
+		return &Refusal{Code: remoting.SubscriptionParseFailed, Remark: err.Error(), Err: err}
+	}
+	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // The filter cache stays within its byte budget however many distinct
@@ -54,7 +52,7 @@ func TestHoldsBound(t *testing.T) {
 	}
 	answered := 0
 	for i := 0; i < 2; i++ {
-		h.Park(&remoting.Conn{}, "T", 0, 0, time.Hour, func() *remoting.Command { answered++; return nil })
+		h.Park("T", 0, 0, time.Hour, nil, func() { answered++ })
 	}
 	if h.Parked() != 2 {
 		t.Fatalf("parked %d", h.Parked())

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Holds parks long-polling pulls that found nothing, keyed by topic queue, and
-// answers them from its own goroutine when a message for that queue is
+// runs their answer from its own goroutine when a message for that queue is
 // dispatched or when their hold time ends. Event loops never wait here.
+// What answering means is the parker's (the pull service re-runs the pull
+// and hands the result to the front end's completion); a hold whose
+// requester is gone is dropped unanswered.
 //
 // At most maxParkedPulls are parked at once (each keeps a copy of its
 // request): a pull that would be one more is answered at once, PULL_NOT_FOUND,
@@ -36,11 +37,10 @@ type queueKey struct {
 }
 
 type hold struct {
-	conn     *remoting.Conn
 	offset   int64
 	deadline time.Time
-	// answer re-runs the pull without suspension; nil means no answer.
-	answer func() *remoting.Command
+	gone     func() bool // the requester went away; nil: never
+	answer   func()
 }
 
 func newHolds(maxOffset func(string, int32) int64, maxParked int, log zerolog.Logger) *Holds {
@@ -74,12 +74,13 @@ func (h *Holds) Reserve(remote string) bool {
 func (h *Holds) Parked() int64 { return h.n.Load() }
 
 // Park holds a pull of topic/queueID at offset until a message past offset
-// arrives or timeout passes; then answer's result is written to c. The
-// caller has a place from Reserve.
-func (h *Holds) Park(c *remoting.Conn, topic string, queueID int32, offset int64, timeout time.Duration, answer func() *remoting.Command) {
+// arrives or timeout passes; then answer runs, on the holds goroutine. A
+// hold whose gone (may be nil) reports true is dropped at the next tick,
+// unanswered. The caller has a place from Reserve.
+func (h *Holds) Park(topic string, queueID int32, offset int64, timeout time.Duration, gone func() bool, answer func()) {
 	k := queueKey{topic, queueID}
 	h.mu.Lock()
-	h.parked[k] = append(h.parked[k], &hold{conn: c, offset: offset, deadline: time.Now().Add(timeout), answer: answer})
+	h.parked[k] = append(h.parked[k], &hold{offset: offset, deadline: time.Now().Add(timeout), gone: gone, answer: answer})
 	h.mu.Unlock()
 	// A message dispatched between the pull's look and the park above would
 	// otherwise wait for the timeout.
@@ -123,7 +124,7 @@ func (h *Holds) run(quit <-chan struct{}) {
 				h.releaseQueue(k, func(x *hold) bool { return max > x.offset })
 			}
 		case now := <-tick.C:
-			h.release(func(x *hold) bool { return x.conn.Closed() || !now.Before(x.deadline) })
+			h.release(func(x *hold) bool { return x.isGone() || !now.Before(x.deadline) })
 		}
 	}
 }
@@ -161,11 +162,10 @@ func (h *Holds) releaseQueue(k queueKey, due func(*hold) bool) {
 	h.mu.Unlock()
 	h.n.Add(-int64(len(ready)))
 	for _, x := range ready {
-		if x.conn.Closed() {
-			continue
-		}
-		if resp := x.answer(); resp != nil {
-			x.conn.Reply(resp)
+		if !x.isGone() {
+			x.answer()
 		}
 	}
 }
+
+func (x *hold) isGone() bool { return x.gone != nil && x.gone() }

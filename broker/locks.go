@@ -112,22 +112,41 @@ func (l *Locks) Held(group string, now time.Time) bool {
 // lockedGroup reports whether group holds unexpired orderly queue locks.
 func (b *Broker) lockedGroup(group string) bool { return b.Locks.Held(group, time.Now()) }
 
+// LockBatchRequest is LOCK_BATCH_MQ's and UNLOCK_BATCH_MQ's body
+// (LockBatchRequestBody / UnlockBatchRequestBody) and the connection it
+// came on.
+type LockBatchRequest struct {
+	Group    string
+	ClientID string
+	// ConnID is the connection whose close releases the locks (LockBatch).
+	ConnID uint64
+	Queues []MessageQueue
+	Now    time.Time
+}
+
 // LockBatch is LOCK_BATCH_MQ: TryLock of the queues whose names and ids
-// could exist. A group or topic that breaks the name rules, or a queue id
-// outside [0, maxTopicQueueNums), is never locked (Apache locks whatever it
-// is sent): the table holds no entry a client could not hold a real queue by.
-func (b *Broker) LockBatch(group, clientID string, connID uint64, mqs []MessageQueue, now time.Time) []MessageQueue {
-	if ValidGroupName(group) != nil {
+// could exist, returning the queues the client holds after the call (never
+// nil: the answer lists them). A group or topic that breaks the name rules,
+// or a queue id outside [0, maxTopicQueueNums), is never locked (Apache
+// locks whatever it is sent): the table holds no entry a client could not
+// hold a real queue by. onlyThisBroker and lockInStrictMode (a lock agreed
+// by the replicas) do not arise: rocketgo has no replicas yet.
+func (b *Broker) LockBatch(r LockBatchRequest) []MessageQueue {
+	if ValidGroupName(r.Group) != nil {
 		return []MessageQueue{}
 	}
-	ok := mqs[:0:0]
-	for _, mq := range mqs {
+	ok := r.Queues[:0:0]
+	for _, mq := range r.Queues {
 		if b.lockable(mq) {
 			ok = append(ok, mq)
 		}
 	}
-	return b.Locks.TryLock(group, clientID, connID, ok, now)
+	return b.Locks.TryLock(r.Group, r.ClientID, r.ConnID, ok, r.Now)
 }
+
+// UnlockBatch is UNLOCK_BATCH_MQ: releases the queues the client holds; a
+// queue another client holds stays locked (Apache's unlockBatch).
+func (b *Broker) UnlockBatch(r LockBatchRequest) { b.Locks.Unlock(r.Group, r.ClientID, r.Queues) }
 
 func (b *Broker) lockable(mq MessageQueue) bool {
 	return mq.QueueID >= 0 && mq.QueueID < b.Config().MaxTopicQueueNums && ValidTopicName(mq.Topic) == nil

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -202,4 +203,98 @@ func (o *Offsets) marshal() []byte {
 
 func (o *Offsets) persistIfDirty() error {
 	return persistIfDirty(o.path, &o.dirty, func() ([]byte, error) { return o.marshal(), nil })
+}
+
+// The consumer-offset services (Apache's ConsumerManageProcessor and the
+// queue-offset requests of AdminBrokerProcessor): QUERY_CONSUMER_OFFSET,
+// UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET,
+// SEARCH_OFFSET_BY_TIMESTAMP and GET_EARLIEST_MSG_STORETIME.
+
+// QueueOffsetRequest names a consumer group's queue, and for
+// UPDATE_CONSUMER_OFFSET the offset to commit.
+type QueueOffsetRequest struct {
+	Group   string
+	Topic   string
+	QueueID int32
+	// Offset is the offset to commit (CommitOffset only).
+	Offset int64
+	// SetZeroIfNotFound is the query's optional flag (QueryConsumerOffset
+	// only): nil when the request does not carry it.
+	SetZeroIfNotFound *bool
+}
+
+// Errors of the consumer-offset services (the sentinels their Refusals
+// carry).
+var ErrOffsetNotFound = errors.New("broker: consumer offset not found")
+
+// QueryConsumerOffset is QUERY_CONSUMER_OFFSET: the group's committed
+// offset of the queue. A group that committed none is answered 0 while the
+// queue still starts at 0, so a new group reads a young topic from its
+// first message whatever its consumeFromWhere (Apache also asks that the
+// first message be in memory; rocketgo takes it that it is), unless the
+// request says setZeroIfNotFound=false; otherwise the refusal is
+// QUERY_NOT_FOUND with Apache's remark.
+func (b *Broker) QueryConsumerOffset(r QueueOffsetRequest) (int64, error) {
+	if off, ok := b.Offsets.Query(r.Group, r.Topic, r.QueueID); ok && off >= 0 {
+		return off, nil
+	}
+	switch {
+	case r.SetZeroIfNotFound != nil && !*r.SetZeroIfNotFound:
+		return 0, refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, do not set to zero, maybe this group boot first")
+	case b.Store.MinOffset(r.Topic, r.QueueID) <= 0:
+		return 0, nil
+	}
+	return 0, refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
+}
+
+// CommitOffset is UPDATE_CONSUMER_OFFSET: the group (a heartbeat or
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP creates it) and the topic must
+// exist, as in Apache 5.x, and the queue id be in [0, maxTopicQueueNums):
+// rocketgo's bound on the entries one topic@group can hold (Apache stores
+// whatever id it is sent).
+func (b *Broker) CommitOffset(r QueueOffsetRequest) error {
+	if !b.Groups.Contains(r.Group) {
+		return refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s not exist!", r.Group)
+	}
+	if _, ok := b.Topics.Get(r.Topic); !ok {
+		return refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s not exist!", r.Topic)
+	}
+	// The group and topic exist, so their names passed the rules when they
+	// were created.
+	if limit := b.Config().MaxTopicQueueNums; r.QueueID < 0 || r.QueueID >= limit {
+		return refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
+			r.QueueID, r.Topic, limit)
+	}
+	b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.Offset)
+	return nil
+}
+
+// QueueMaxOffset is GET_MAX_OFFSET: the offset past the queue's last entry
+// (0 for a queue that does not exist, as Apache's store answers).
+func (b *Broker) QueueMaxOffset(topic string, queueID int32) int64 {
+	return b.Store.MaxOffset(topic, queueID)
+}
+
+// QueueMinOffset is GET_MIN_OFFSET: the queue's first readable entry (0
+// for a queue that does not exist).
+func (b *Broker) QueueMinOffset(topic string, queueID int32) int64 {
+	return b.Store.MinOffset(topic, queueID)
+}
+
+// SearchOffset is SEARCH_OFFSET_BY_TIMESTAMP: the first entry of the queue
+// stored at or after ts (the lower boundary, Apache's default
+// BoundaryType).
+func (b *Broker) SearchOffset(topic string, queueID int32, ts int64) int64 {
+	return b.Store.OffsetByTime(topic, queueID, ts)
+}
+
+// EarliestMsgStoreTime is GET_EARLIEST_MSG_STORETIME: the store time of
+// the queue's first readable message, -1 when it has none (Apache answers
+// SUCCESS with -1).
+func (b *Broker) EarliestMsgStoreTime(topic string, queueID int32) int64 {
+	ts, err := b.Store.EarliestMessageTime(topic, queueID)
+	if err != nil {
+		return -1
+	}
+	return ts
 }

@@ -15,18 +15,6 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// wantRefusal fails unless err is a Refusal with code and remark.
-func wantRefusal(t *testing.T, err error, code int32, remark string) {
-	t.Helper()
-	var r *Refusal
-	if !errors.As(err, &r) {
-		t.Fatalf("err = %v, want a Refusal %d %q", err, code, remark)
-	}
-	if r.Code != code || r.Remark != remark {
-		t.Fatalf("refusal = %d %q, want %d %q", r.Code, r.Remark, code, remark)
-	}
-}
-
 // A runtime key is in force at once: the snapshot, and what reads it per use
 // (Groups.Get stops creating groups; TBW102 stops lending itself).
 func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {

@@ -1,8 +1,6 @@
 package processor
 
 import (
-	"strings"
-
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/remoting"
@@ -30,15 +28,10 @@ func (p *brokerProcs) checkClientConfig(_ *remoting.Conn, req *remoting.Command)
 	if err := jsoniter.Unmarshal(req.Body, &b); err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode check client body: "+err.Error())
 	}
-	sd := b.SubscriptionData
-	if sd == nil || isTagType(sd.ExpressionType) {
-		return remoting.NewResponse(req, remoting.Success, "")
-	}
-	if !strings.EqualFold(sd.ExpressionType, "SQL92") || !p.b.Config().EnablePropertyFilter {
-		return sql92Unsupported(req)
-	}
-	if _, err := p.b.Filters.Compile(sd.SubString); err != nil {
-		return remoting.NewResponse(req, remoting.SubscriptionParseFailed, err.Error())
+	if sd := b.SubscriptionData; sd != nil {
+		if err := p.b.CheckFilter(sd.ExpressionType, sd.SubString); err != nil {
+			return p.fail(req, err)
+		}
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }

@@ -37,7 +37,8 @@ func (p *brokerProcs) lockBatch(c *remoting.Conn, req *remoting.Command) *remoti
 	if resp != nil {
 		return resp
 	}
-	locked := p.b.LockBatch(b.ConsumerGroup, b.ClientID, c.ID, b.MQSet, time.Now())
+	locked := p.b.LockBatch(broker.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, ConnID: c.ID,
+		Queues: b.MQSet, Now: time.Now()})
 	body, err := jsoniter.Marshal(struct {
 		LockOKMQSet []broker.MessageQueue `json:"lockOKMQSet"`
 	}{locked})
@@ -55,6 +56,6 @@ func (p *brokerProcs) unlockBatch(_ *remoting.Conn, req *remoting.Command) *remo
 	if resp != nil {
 		return resp
 	}
-	p.b.Locks.Unlock(b.ConsumerGroup, b.ClientID, b.MQSet)
+	p.b.UnlockBatch(broker.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, Queues: b.MQSet})
 	return remoting.NewResponse(req, remoting.Success, "")
 }

@@ -1,8 +1,7 @@
 package processor
 
 import (
-	"fmt"
-
+	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -21,12 +20,14 @@ type queueHeader struct {
 }
 
 // parseGroupQueueHeader is parseQueueHeader plus the required consumerGroup.
-func parseGroupQueueHeader(req *remoting.Command) (group string, h queueHeader, err error) {
-	if h, err = parseQueueHeader(req); err != nil {
-		return "", h, err
+func parseGroupQueueHeader(req *remoting.Command) (r broker.QueueOffsetRequest, err error) {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return r, err
 	}
-	group, err = req.RequireStr("consumerGroup")
-	return group, h, err
+	r.Topic, r.QueueID = h.topic, h.queueID
+	r.Group, err = req.RequireStr("consumerGroup")
+	return r, err
 }
 
 func parseQueueHeader(req *remoting.Command) (h queueHeader, err error) {
@@ -43,52 +44,38 @@ func offsetResponse(req *remoting.Command, offset int64) *remoting.Command {
 	return resp
 }
 
+// queryConsumerOffset is QUERY_CONSUMER_OFFSET (QueryConsumerOffsetRequestHeader:
+// consumerGroup*, topic*, queueId*, setZeroIfNotFound).
 func (p *brokerProcs) queryConsumerOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	group, h, err := parseGroupQueueHeader(req)
+	r, err := parseGroupQueueHeader(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if off, ok := p.b.Offsets.Query(group, h.topic, h.queueID); ok {
-		return offsetResponse(req, off)
+	if v := req.Str("setZeroIfNotFound"); v != "" {
+		zero := v == "true" // Boolean.parseBoolean
+		r.SetZeroIfNotFound = &zero
 	}
-	// Apache answers 0 for a new group while the queue still starts at 0 (and
-	// its first message is in memory): a new group reads a young topic from the
-	// start whatever its consumeFromWhere. rocketgo keeps that behaviour.
-	if p.b.Store.MinOffset(h.topic, h.queueID) <= 0 || req.Bool("setZeroIfNotFound") {
-		return offsetResponse(req, 0)
+	off, err := p.b.QueryConsumerOffset(r)
+	if err != nil {
+		return p.fail(req, err)
 	}
-	return remoting.NewResponse(req, remoting.QueryNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
+	return offsetResponse(req, off)
 }
 
+// updateConsumerOffset is UPDATE_CONSUMER_OFFSET (consumerGroup*, topic*,
+// queueId*, commitOffset*).
 func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	group, h, err := parseGroupQueueHeader(req)
+	r, err := parseGroupQueueHeader(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	off, err := req.Int64("commitOffset")
-	if err != nil {
+	if r.Offset, err = req.Int64("commitOffset"); err != nil {
 		return p.fail(req, err)
 	}
-	return oneWayForGo(req, p.commitOffset(req, group, h, off))
-}
-
-// commitOffset checks and stores one commit (UPDATE_CONSUMER_OFFSET).
-func (p *brokerProcs) commitOffset(req *remoting.Command, group string, h queueHeader, off int64) *remoting.Command {
-	// As Apache 5.x: the group must exist (a heartbeat or updateSubGroup creates it).
-	if !p.b.Groups.Contains(group) {
-		return remoting.NewResponse(req, remoting.SubscriptionGroupNotExist, "Group "+group+" not exist!")
+	if err := p.b.CommitOffset(r); err != nil {
+		return oneWayForGo(req, p.fail(req, err))
 	}
-	if _, ok := p.b.Topics.Get(h.topic); !ok {
-		return remoting.NewResponse(req, remoting.TopicNotExist, "Topic "+h.topic+" not exist!")
-	}
-	// The group and topic exist, so their names passed the rules when they
-	// were created; the queue id bounds the entries one topic@group can hold.
-	if limit := p.b.Config().MaxTopicQueueNums; h.queueID < 0 || h.queueID >= limit {
-		return remoting.NewResponse(req, remoting.InvalidParameter, fmt.Sprintf(
-			"queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]", h.queueID, h.topic, limit))
-	}
-	p.b.Offsets.Commit(group, h.topic, h.queueID, off)
-	return remoting.NewResponse(req, remoting.Success, "")
+	return oneWayForGo(req, remoting.NewResponse(req, remoting.Success, ""))
 }
 
 // oneWayForGo drops the answer to a Go client's UPDATE_CONSUMER_OFFSET. The Go
@@ -108,7 +95,7 @@ func (p *brokerProcs) maxOffset(_ *remoting.Conn, req *remoting.Command) *remoti
 	if err != nil {
 		return p.fail(req, err)
 	}
-	return offsetResponse(req, p.b.Store.MaxOffset(h.topic, h.queueID))
+	return offsetResponse(req, p.b.QueueMaxOffset(h.topic, h.queueID))
 }
 
 func (p *brokerProcs) minOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -116,7 +103,7 @@ func (p *brokerProcs) minOffset(_ *remoting.Conn, req *remoting.Command) *remoti
 	if err != nil {
 		return p.fail(req, err)
 	}
-	return offsetResponse(req, p.b.Store.MinOffset(h.topic, h.queueID))
+	return offsetResponse(req, p.b.QueueMinOffset(h.topic, h.queueID))
 }
 
 func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -128,7 +115,7 @@ func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *rem
 	if err != nil {
 		return p.fail(req, err)
 	}
-	return offsetResponse(req, p.b.Store.OffsetByTime(h.topic, h.queueID, ts))
+	return offsetResponse(req, p.b.SearchOffset(h.topic, h.queueID, ts))
 }
 
 func (p *brokerProcs) earliestMsgStoreTime(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -136,12 +123,7 @@ func (p *brokerProcs) earliestMsgStoreTime(_ *remoting.Conn, req *remoting.Comma
 	if err != nil {
 		return p.fail(req, err)
 	}
-	ts, err := p.b.Store.EarliestMessageTime(h.topic, h.queueID)
-	if err != nil {
-		// Apache answers SUCCESS with -1 when the queue has no message.
-		ts = -1
-	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.SetInt64("timestamp", ts)
+	resp.SetInt64("timestamp", p.b.EarliestMsgStoreTime(h.topic, h.queueID))
 	return resp
 }

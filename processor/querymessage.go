@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -37,19 +38,15 @@ func (p *brokerProcs) queryMessage(_ *remoting.Conn, req *remoting.Command) *rem
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if req.Str(uniqueKeyQueryFlag) == "true" {
-		maxNum = int32(p.b.Config().Store.DefaultQueryMaxNum)
-	}
-	res := p.b.Store.QueryMessage(nil, topic, key, int(maxNum), begin, end)
-	if res.Count == 0 {
-		resp := remoting.NewResponse(req, remoting.QueryNotFound, "can not find message, maybe time range not correct")
-		resp.SetInt64("indexLastUpdateTimestamp", res.IndexLastUpdateTimestamp)
-		resp.SetInt64("indexLastUpdatePhyoffset", res.IndexLastUpdatePhyoffset)
-		return resp
-	}
+	res, err := p.b.QueryMessage(broker.QueryMessageRequest{Topic: topic, Key: key, MaxNum: maxNum, Begin: begin, End: end,
+		UniqKey: req.Str(uniqueKeyQueryFlag) == "true"})
 	resp := remoting.NewResponse(req, remoting.Success, "")
+	if err != nil {
+		resp = p.fail(req, err) // QUERY_NOT_FOUND, with the index values below
+	} else {
+		resp.Body = res.Body
+	}
 	resp.SetInt64("indexLastUpdateTimestamp", res.IndexLastUpdateTimestamp)
 	resp.SetInt64("indexLastUpdatePhyoffset", res.IndexLastUpdatePhyoffset)
-	resp.Body = res.Body
 	return resp
 }

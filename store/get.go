@@ -20,6 +20,10 @@ const (
 	OffsetTooSmall                       // offset < min offset
 	NoMatchedLogicQueue                  // queue unknown
 	NoMessageInQueue                     // queue empty (max offset 0)
+	// PagesNotResident (rocketgo's, GetMessageViews with ResidentPages):
+	// the pages of the first record to read are not in memory; nothing
+	// was read.
+	PagesNotResident
 )
 
 var getStatusNames = [...]string{
@@ -32,6 +36,7 @@ var getStatusNames = [...]string{
 	OffsetTooSmall:      "OFFSET_TOO_SMALL",
 	NoMatchedLogicQueue: "NO_MATCHED_LOGIC_QUEUE",
 	NoMessageInQueue:    "NO_MESSAGE_IN_QUEUE",
+	PagesNotResident:    "PAGES_NOT_RESIDENT",
 }
 
 func (g GetStatus) String() string {
@@ -92,11 +97,15 @@ func (s *Store) GetMessages(dst []byte, topic string, queueID int32, offset int6
 // even if cleanup deletes them, until res.Release is called. match is
 // called with the record's view. At most maxViewSlices slices are
 // returned; a result needing more is cut short like one reaching maxBytes.
+// pages says what to do about records not in memory (views.go): an event
+// loop asks for ResidentPages, and the answer is then cut short before
+// the first such record (PagesNotResident if that is the first).
 // Store.Shutdown unmaps whatever is still held: stop every reader first.
 func (s *Store) GetMessageViews(topic string, queueID int32, offset int64, maxMsgNums int, maxBytes int,
-	match func(tagsCode int64, record []byte) bool) GetResult {
+	match func(tagsCode int64, record []byte) bool, pages Residency) GetResult {
 	p := pinsPool.Get().(*pins)
 	p.s = s
+	p.setPages(&s.cl, pages)
 	g := gather{p: p}
 	res := s.get(&g, topic, queueID, offset, maxMsgNums, maxBytes, match)
 	if res.Count == 0 {
@@ -119,9 +128,10 @@ type gather struct {
 type recordOutcome int
 
 const (
-	recordKept     recordOutcome = iota
-	recordFiltered               // match said no
-	recordGone                   // not (or no longer) in the commit log
+	recordKept        recordOutcome = iota
+	recordFiltered                  // match said no
+	recordGone                      // not (or no longer) in the commit log
+	recordNotResident               // its pages are not in memory (ResidentPages): not read
 )
 
 // add gathers the record of e unless match refuses it.
@@ -130,6 +140,9 @@ func (g *gather) add(cl *commitLog, e cqEntry, match func(int64, []byte) bool) r
 		rec, mf, pos, ok := g.p.view(cl, e.phy, e.size)
 		if !ok {
 			return recordGone
+		}
+		if e.phy+int64(e.size) <= g.p.checkBelow && !g.p.resident(mf, pos, int64(len(rec))) {
+			return recordNotResident // its file, if newly held, stays so until Release: harmless
 		}
 		if match != nil && !match(e.tagsCode, rec) {
 			return recordFiltered // its file, if newly held, stays so until Release: harmless
@@ -224,6 +237,13 @@ loop:
 				continue
 			}
 			switch g.add(&s.cl, e, match) {
+			case recordNotResident:
+				// Left for a reader that may wait: the answer ends before it.
+				examined--
+				if res.Count == 0 {
+					res.Status = PagesNotResident
+				}
+				break loop
 			case recordGone:
 				if res.Count == 0 {
 					res.Status = MessageWasRemoving

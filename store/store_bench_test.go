@@ -175,13 +175,39 @@ func BenchmarkGetMessagesNil(b *testing.B) {
 // slices of the mapping (one, the records being adjacent), held and released.
 func BenchmarkGetMessageViews(b *testing.B) {
 	benchGetMessages(b, func(s *Store, off int64) int {
-		res := s.GetMessageViews("BenchTopic", 0, off, 32, 256<<10, nil)
+		res := s.GetMessageViews("BenchTopic", 0, off, 32, 256<<10, nil, AnyPages)
+		res.Release()
+		return res.Count
+	})
+}
+
+// BenchmarkGetMessageViewsResident is the pull of an event loop
+// (ResidentPages) of records older than the hot tail, in memory: the cost
+// of the mincore check.
+func BenchmarkGetMessageViewsResident(b *testing.B) {
+	benchGetMessagesBehind(b, hotTail+(1<<20), func(s *Store, off int64) int {
+		res := s.GetMessageViews("BenchTopic", 0, off, 32, 256<<10, nil, ResidentPages)
+		res.Release()
+		return res.Count
+	})
+}
+
+// BenchmarkGetMessageViewsHotTail is the same within the hot tail: no check.
+func BenchmarkGetMessageViewsHotTail(b *testing.B) {
+	benchGetMessagesBehind(b, 0, func(s *Store, off int64) int {
+		res := s.GetMessageViews("BenchTopic", 0, off, 32, 256<<10, nil, ResidentPages)
 		res.Release()
 		return res.Count
 	})
 }
 
 func benchGetMessages(b *testing.B, get func(s *Store, off int64) int) {
+	benchGetMessagesBehind(b, 0, get)
+}
+
+// benchGetMessagesBehind stores 10,000 messages of 1 KiB, then behind
+// bytes of others, and pulls 32 of the first at a time with get.
+func benchGetMessagesBehind(b *testing.B, behind int64, get func(s *Store, off int64) int) {
 	s := openStarted(b, benchConfig(b))
 	defer shutdown(b, s)
 	m := testMsg("BenchTopic", 0, 0)
@@ -189,6 +215,13 @@ func benchGetMessages(b *testing.B, get func(s *Store, off int64) int) {
 	const n = 10000
 	for i := 0; i < n; i++ {
 		if _, err := s.Put(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	filler := testMsg("Filler", 0, 0)
+	filler.Body = make([]byte, 64<<10)
+	for written := int64(0); written < behind; written += int64(len(filler.Body)) {
+		if _, err := s.Put(filler); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,13 @@
 package store
 
-import "sync"
+import (
+	"fmt"
+	"math"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // Pull answers written straight from the mapped commit log
 // (GetMessageViews). The answer's slices point into the mapping, so every
@@ -15,6 +22,20 @@ import "sync"
 //   - Store.Shutdown unmaps held files too (the release of an answer queued
 //     on a stopped network engine never comes), so the network servers and
 //     every goroutine that may still write an answer stop first.
+//
+// Pages not in memory. The answer is written (or a filter reads a record)
+// on a network event loop; a page of the commit log that is not in the
+// page cache faults there and blocks every connection of the loop on the
+// disk. A reader that must not wait asks for ResidentPages: each record is
+// checked before anything reads it, with mincore over the pages it covers
+// (one call per 64 pages, remembered for the records after it), except the
+// records in the last hotTail bytes of the commit log, which were written
+// moments ago. The read stops before the first record not in memory; the
+// caller hands the pull to a goroutine that may wait, which reads it with
+// PopulatePages: the pages are faulted in by madvise(MADV_POPULATE_READ),
+// a system call, so the Go scheduler gives the thread's P to other
+// goroutines while the disk works (a fault in a plain load would keep it:
+// two such faults stop a two-core process).
 
 // maxViewSlices caps the slices of one answer, well below the 1024 a
 // single writev takes (remoting adds the header and copies bodies in 1024
@@ -23,11 +44,50 @@ import "sync"
 // records between its own.
 const maxViewSlices = 256
 
+// Residency is what GetMessageViews does about commit log pages that are
+// not in memory.
+type Residency uint8
+
+const (
+	// AnyPages reads records wherever they are: a page not in memory
+	// faults in the reading goroutine (and in the writer of the answer).
+	AnyPages Residency = iota
+	// ResidentPages stops before the first record whose pages are not all
+	// in memory: the answer is the records before it (Found), or, if it is
+	// the first, nothing (PagesNotResident). For event loops.
+	ResidentPages
+	// PopulatePages faults each record's pages in with a system call
+	// before anything reads them. For goroutines that may wait on the disk.
+	PopulatePages
+)
+
+// hotTail: records ending within this many bytes of the end of the commit
+// log are taken as in memory without a check. They were appended moments
+// ago (a consumer keeping up reads nothing else), and the page cache drops
+// the pages it used last.
+const hotTail = 16 << 20
+
+// residencyWindow is the most one mincore call looks at: 64 pages.
+const residencyWindow = 64 * pageSize
+
 // pins is one GetMessageViews answer: its slices and the files they pin.
 type pins struct {
 	s     *Store
 	vec   [][]byte
 	files []*mappedFile // each held once
+	pages Residency
+	// checkBelow: a record ending at or before it is checked (pages not
+	// AnyPages, and older than the hot tail when the answer began: the
+	// tail only moves on). The test is inline in gather.add, so an
+	// unchecked record costs no call.
+	checkBelow int64
+
+	// [inLo, inHi) of inFile is known to be in memory (checked or
+	// populated for an earlier record of this answer).
+	inFile     *mappedFile
+	inLo, inHi int64
+	inCore     [residencyWindow / pageSize]byte // mincore's vector
+	touched    byte                             // sum of what populate read, so the loads are kept
 
 	// cur is the file of the last record looked up (held): the next record
 	// is most likely in it too, and then needs no list lock.
@@ -82,6 +142,82 @@ func (p *pins) view(cl *commitLog, phy int64, size int32) ([]byte, *mappedFile, 
 	return b, mf, pos, true
 }
 
+// setPages sets what the answer does about pages not in memory.
+func (p *pins) setPages(cl *commitLog, pages Residency) {
+	p.pages, p.checkBelow = pages, math.MinInt64
+	if pages != AnyPages {
+		p.checkBelow = cl.maxOffset.Load() - hotTail
+	}
+}
+
+// resident reports whether the record at [pos, pos+size) of mf (held) can
+// be read without waiting for the disk; with PopulatePages it makes it so.
+// Only records below checkBelow come here (gather.add).
+func (p *pins) resident(mf *mappedFile, pos, size int64) bool {
+	end := pos + size
+	from := pos &^ (pageSize - 1)
+	if mf == p.inFile && from >= p.inLo && from <= p.inHi {
+		if end <= p.inHi {
+			return true
+		}
+		from = p.inHi // the record goes on past what is known
+	} else {
+		p.inFile, p.inLo, p.inHi = mf, from, from
+	}
+	mapped := int64(len(mf.data))
+	if p.pages == PopulatePages {
+		to := min((end+pageSize-1)&^(pageSize-1), mapped)
+		p.populate(mf.data[from:to])
+		p.inHi = to
+		return true
+	}
+	for from < end {
+		to := min(from+residencyWindow, mapped)
+		n := int((to - from + pageSize - 1) / pageSize)
+		if err := mincore(mf.data[from:to], p.inCore[:n]); err != nil {
+			// Not expected on Linux; answer as before the check existed.
+			p.s.sampled.Warn().Err(err).Msg("mincore failed; pull answer read without a residency check")
+			return true
+		}
+		k := 0
+		for k < n && p.inCore[k]&1 != 0 {
+			k++
+		}
+		p.inHi = min(from+int64(k)*pageSize, to)
+		if k < n {
+			return end <= p.inHi
+		}
+		from = to
+	}
+	return true
+}
+
+// mincore is mincore(2) (x/sys/unix has no Linux wrapper): vec gets a byte
+// per page of b (which starts on a page), bit 0 set if the page is in memory.
+func mincore(b, vec []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+		uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// populate faults b's pages in (b starts on a page) with
+// MADV_POPULATE_READ; without it (Linux before 5.14, EINVAL) it reads a
+// byte of each page, which faults with the thread's P held.
+func (p *pins) populate(b []byte) {
+	if len(b) == 0 || unix.Madvise(b, unix.MADV_POPULATE_READ) == nil {
+		return
+	}
+	for i := 0; i < len(b); i += pageSize {
+		p.touched += b[i]
+	}
+}
+
 func (p *pins) holds(mf *mappedFile) bool {
 	for _, f := range p.files {
 		if f == mf {
@@ -116,7 +252,7 @@ func (p *pins) Release() {
 	p.files = p.files[:0]
 	clear(p.vec) // no slice of a mapping that may go away waits in the pool
 	p.vec = p.vec[:0]
-	p.s, p.cur, p.last = nil, nil, nil
+	p.s, p.cur, p.last, p.inFile, p.pages = nil, nil, nil, nil, AnyPages
 	pinsPool.Put(p)
 }
 
@@ -139,4 +275,41 @@ func (s *Store) HeldCommitLogFiles() int {
 		}
 	}
 	return n
+}
+
+// PageOut writes [from, to) of the commit log (page-aligned inward) back
+// and asks the kernel to reclaim its pages (MADV_PAGEOUT), as memory
+// pressure would: the records there are then read from the disk. It
+// reports whether every page left memory (the kernel may keep some: a
+// kernel before 5.4, a file system that cannot drop them, pages another
+// mapping uses). For tests of the readers that must not wait for the
+// disk, here and in the broker; nothing in the broker's serving calls it.
+func (s *Store) PageOut(from, to int64) (bool, error) {
+	q := &s.cl.q
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	out := true
+	var vec []byte
+	for _, mf := range q.files {
+		lo := (max(from, mf.start) - mf.start + pageSize - 1) &^ (pageSize - 1)
+		hi := (min(to, mf.start+mf.size) - mf.start) &^ (pageSize - 1)
+		if lo >= hi || mf.data == nil {
+			continue
+		}
+		b := mf.data[lo:hi]
+		if err := unix.Msync(b, unix.MS_SYNC); err != nil {
+			return false, fmt.Errorf("page out %s: %w", mf.path, err)
+		}
+		if err := unix.Madvise(b, unix.MADV_PAGEOUT); err != nil {
+			return false, fmt.Errorf("page out %s: %w", mf.path, err)
+		}
+		vec = append(vec[:0], make([]byte, (len(b)+pageSize-1)/pageSize)...)
+		if err := mincore(b, vec); err != nil {
+			return false, fmt.Errorf("page out %s: %w", mf.path, err)
+		}
+		for _, v := range vec {
+			out = out && v&1 == 0
+		}
+	}
+	return out, nil
 }

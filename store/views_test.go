@@ -38,7 +38,7 @@ func getBoth(t *testing.T, s *Store, topic string, qid int32, off int64, max, ma
 	match func(int64, []byte) bool) (GetResult, GetResult) {
 	t.Helper()
 	c := s.GetMessages(nil, topic, qid, off, max, maxBytes, match)
-	v := s.GetMessageViews(topic, qid, off, max, maxBytes, match)
+	v := s.GetMessageViews(topic, qid, off, max, maxBytes, match, AnyPages)
 	if v.Status != c.Status || v.NextBeginOffset != c.NextBeginOffset || v.Count != c.Count ||
 		v.MinOffset != c.MinOffset || v.MaxOffset != c.MaxOffset {
 		t.Fatalf("views %v next %d count %d min %d max %d; copy %v next %d count %d min %d max %d",
@@ -144,7 +144,7 @@ func TestGetMessageViewsMatchSeesRecord(t *testing.T) {
 		}
 		seen++
 		return seen%2 == 0
-	})
+	}, AnyPages)
 	if seen != 10 || res.Count != 5 || len(res.Vec) != 5 {
 		t.Fatalf("match called %d times, %d records in %d slices", seen, res.Count, len(res.Vec))
 	}
@@ -165,7 +165,7 @@ func TestGetMessageViewsSliceCap(t *testing.T) {
 	putN(t, s, "T", 2, 0, 2*n)
 	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 0) == n })
 	c := s.GetMessages(nil, "T", 0, 0, n, 1<<20, nil)
-	v := s.GetMessageViews("T", 0, 0, n, 1<<20, nil)
+	v := s.GetMessageViews("T", 0, 0, n, 1<<20, nil, AnyPages)
 	defer v.Release()
 	if c.Count != n || v.Count != maxViewSlices || len(v.Vec) != maxViewSlices || v.NextBeginOffset != maxViewSlices {
 		t.Fatalf("copy %d records; views %d records in %d slices, next %d", c.Count, v.Count, len(v.Vec), v.NextBeginOffset)
@@ -182,7 +182,7 @@ func TestViewsHeldAcrossCleanup(t *testing.T) {
 	defer shutdown(t, s)
 	fillForCleanup(t, s, 400)
 	first := s.cl.q.files[0]
-	v := s.GetMessageViews("C", 0, 0, 16, 1<<20, nil)
+	v := s.GetMessageViews("C", 0, 0, 16, 1<<20, nil, AnyPages)
 	if v.Status != Found || first.refs.Load() != 2 {
 		t.Fatalf("%v, refs %d", v.Status, first.refs.Load())
 	}
@@ -204,7 +204,7 @@ func TestViewsHeldAcrossCleanup(t *testing.T) {
 		t.Fatal("held views changed")
 	}
 	// A new pull of the same offsets finds them gone.
-	if res := s.GetMessageViews("C", 0, 0, 16, 1<<20, nil); res.Status == Found {
+	if res := s.GetMessageViews("C", 0, 0, 16, 1<<20, nil, AnyPages); res.Status == Found {
 		res.Release()
 		t.Fatal("deleted records still served")
 	}
@@ -231,8 +231,8 @@ func TestShutdownUnmapsHeld(t *testing.T) {
 	s := openForceCleaning(t)
 	fillForCleanup(t, s, 400)
 	first, last := s.cl.q.files[0], s.cl.q.lastLocked()
-	v1 := s.GetMessageViews("C", 0, 0, 4, 1<<20, nil)
-	v2 := s.GetMessageViews("C", 1, s.MaxOffset("C", 1)-1, 4, 1<<20, nil)
+	v1 := s.GetMessageViews("C", 0, 0, 4, 1<<20, nil, AnyPages)
+	v2 := s.GetMessageViews("C", 1, s.MaxOffset("C", 1)-1, 4, 1<<20, nil, AnyPages)
 	if v1.Status != Found || v2.Status != Found {
 		t.Fatal(v1.Status, v2.Status)
 	}
@@ -286,7 +286,7 @@ func TestViewsWhileCleaning(t *testing.T) {
 				default:
 				}
 				q := int32(i % 2)
-				res := s.GetMessageViews("C", q, s.MinOffset("C", q)+int64(i%7), 16, 64<<10, nil)
+				res := s.GetMessageViews("C", q, s.MinOffset("C", q)+int64(i%7), 16, 64<<10, nil, AnyPages)
 				if res.Status != Found {
 					continue
 				}
@@ -309,19 +309,22 @@ func TestGetMessageViewsAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under -race")
 	}
-	s := openStarted(t, testConfig(t.TempDir()))
+	cfg := testConfig(t.TempDir())
+	cfg.MappedFileSizeConsumeQueue = 1000 * cqEntrySize // reads stay in the file the dispatcher maps
+	s := openStarted(t, cfg)
 	defer shutdown(t, s)
 	putN(t, s, "T", 2, 0, 200)
 	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 1) == 100 })
+	waitMappedQueues(t, s, "T", 2)
 	for i := 0; i < 4; i++ { // warm the pool
-		if res := s.GetMessageViews("T", int32(i%2), 0, 32, 1<<20, nil); res.Release != nil {
+		if res := s.GetMessageViews("T", int32(i%2), 0, 32, 1<<20, nil, AnyPages); res.Release != nil {
 			res.Release()
 		}
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(200, func() {
 		i++
-		res := s.GetMessageViews("T", int32(i%2), int64(i%60), 32, 1<<20, nil)
+		res := s.GetMessageViews("T", int32(i%2), int64(i%60), 32, 1<<20, nil, AnyPages)
 		if res.Count != 32 {
 			t.Fatalf("count %d", res.Count)
 		}
@@ -331,4 +334,38 @@ func TestGetMessageViewsAllocs(t *testing.T) {
 		t.Fatalf("GetMessageViews+Release allocates %v times", allocs)
 	}
 	checkNoHolds(t, s)
+}
+
+// waitMappedQueues waits until the consume queue files of topic's first
+// queues are mapped, storing one more message in each while they are not:
+// a queue's first file is made by the creator goroutine and mapped by the
+// dispatcher's next store into it; until then a read opens and preads the
+// file, which allocates (resource.go preadFull).
+func waitMappedQueues(t *testing.T, s *Store, topic string, queues int32) {
+	t.Helper()
+	mapped := func() bool {
+		for q := int32(0); q < queues; q++ {
+			cq := s.findCQ(topic, q)
+			if cq == nil {
+				return false
+			}
+			cq.q.mu.RLock()
+			ok := len(cq.q.files) > 0 && cq.q.files[len(cq.q.files)-1].data != nil
+			cq.q.mu.RUnlock()
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	next := int(s.MaxOffset(topic, 0)) * int(queues)
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		if mapped() {
+			return true
+		}
+		putN(t, s, topic, queues, next, int(queues))
+		next += int(queues)
+		testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset(topic, queues-1) == int64(next)/int64(queues) })
+		return mapped()
+	})
 }

@@ -1,0 +1,190 @@
+package broker
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// The consumer-offset services: commit refusals (Apache's codes and
+// remarks) and effect, the query's answers with and without a committed
+// offset, and the queue offsets and times.
+func TestOffsetServices(t *testing.T) {
+	b := pullBroker(t, nil)
+	before := time.Now().UnixMilli()
+	putT(t, b, "A", "B", "C")
+
+	req := QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 0, Offset: 2}
+	for _, tc := range []struct {
+		edit   func(*QueueOffsetRequest)
+		code   int32
+		remark string
+	}{
+		{func(r *QueueOffsetRequest) { r.Group = "Nope" }, remoting.SubscriptionGroupNotExist, "Group Nope not exist!"},
+		{func(r *QueueOffsetRequest) { r.Topic = "Nope" }, remoting.TopicNotExist, "Topic Nope not exist!"},
+		{func(r *QueueOffsetRequest) { r.QueueID = 1024 }, remoting.InvalidParameter,
+			"queueId[1024] is illegal, topic:[T] maxTopicQueueNums:[1024]"},
+		{func(r *QueueOffsetRequest) { r.QueueID = -1 }, remoting.InvalidParameter,
+			"queueId[-1] is illegal, topic:[T] maxTopicQueueNums:[1024]"},
+	} {
+		r := req
+		tc.edit(&r)
+		wantRefusal(t, b.CommitOffset(r), tc.code, tc.remark)
+	}
+	if _, ok := b.Offsets.Query("Nope", "T", 0); ok {
+		t.Fatal("a refused commit was stored")
+	}
+	if err := b.CommitOffset(req); err != nil {
+		t.Fatal(err)
+	}
+	if off, err := b.QueryConsumerOffset(req); err != nil || off != 2 {
+		t.Fatalf("committed: %d %v", off, err)
+	}
+
+	// None committed: 0 while the queue starts at 0, unless told not to.
+	fresh := QueueOffsetRequest{Group: "G2", Topic: "T", QueueID: 0}
+	if off, err := b.QueryConsumerOffset(fresh); err != nil || off != 0 {
+		t.Fatalf("young queue: %d %v", off, err)
+	}
+	no, yes := false, true
+	fresh.SetZeroIfNotFound = &no
+	_, err := b.QueryConsumerOffset(fresh)
+	wantRefusal(t, err, remoting.QueryNotFound, "Not found, do not set to zero, maybe this group boot first")
+	if !errors.Is(err, ErrOffsetNotFound) {
+		t.Fatalf("%v is not ErrOffsetNotFound", err)
+	}
+	fresh.SetZeroIfNotFound = &yes
+	if off, err := b.QueryConsumerOffset(fresh); err != nil || off != 0 {
+		t.Fatalf("setZeroIfNotFound: %d %v", off, err)
+	}
+
+	if b.QueueMaxOffset("T", 0) != 3 || b.QueueMinOffset("T", 0) != 0 || b.QueueMaxOffset("Nope", 0) != 0 {
+		t.Fatalf("queue offsets [%d, %d)", b.QueueMinOffset("T", 0), b.QueueMaxOffset("T", 0))
+	}
+	if got := b.SearchOffset("T", 0, before-1000); got != 0 {
+		t.Fatalf("offset by an early time %d", got)
+	}
+	if got := b.SearchOffset("T", 0, time.Now().Add(time.Hour).UnixMilli()); got != 3 {
+		t.Fatalf("offset by a future time %d", got)
+	}
+	if got := b.EarliestMsgStoreTime("T", 0); got < before || got > time.Now().UnixMilli() {
+		t.Fatalf("earliest store time %d, stored after %d", got, before)
+	}
+	if got := b.EarliestMsgStoreTime("T", 1); got != -1 {
+		t.Fatalf("earliest store time of an empty queue %d", got)
+	}
+}
+
+// LockBatch and UnlockBatch: one client per queue, renewal by the holder,
+// unlock by the holder only, never a name that could not exist.
+func TestLockServices(t *testing.T) {
+	b := pullBroker(t, nil)
+	now := time.Now()
+	mqs := []MessageQueue{{"T", "b", 0}, {"T", "b", 1}, {"bad topic!", "b", 0}, {"T", "b", 1024}}
+	lock := func(client string, conn uint64, at time.Time) []MessageQueue {
+		return b.LockBatch(LockBatchRequest{Group: "G", ClientID: client, ConnID: conn, Queues: mqs, Now: at})
+	}
+	if got := lock("A", 1, now); len(got) != 2 {
+		t.Fatalf("A locked %v", got)
+	}
+	if got := lock("A", 1, now.Add(time.Second)); len(got) != 2 {
+		t.Fatalf("A's renewal %v", got)
+	}
+	if got := lock("B", 2, now.Add(time.Second)); len(got) != 0 {
+		t.Fatalf("B locked %v", got)
+	}
+	b.UnlockBatch(LockBatchRequest{Group: "G", ClientID: "B", Queues: mqs})
+	if !b.lockedGroup("G") {
+		t.Fatal("B's unlock released A's locks")
+	}
+	b.UnlockBatch(LockBatchRequest{Group: "G", ClientID: "A", Queues: mqs[:1]})
+	if got := lock("B", 2, now.Add(time.Second)); len(got) != 1 || got[0].QueueID != 0 {
+		t.Fatalf("B after A's unlock of queue 0: %v", got)
+	}
+	// The lock of A's renewal expires lockMaxLiveTime later.
+	if got := lock("B", 2, now.Add(time.Second+LockMaxLive+time.Millisecond)); len(got) != 2 {
+		t.Fatalf("B after A's lock expired: %v", got)
+	}
+	if got := b.LockBatch(LockBatchRequest{Group: "bad group!", ClientID: "A", Queues: mqs, Now: now}); got == nil || len(got) != 0 {
+		t.Fatalf("bad group locked %v", got)
+	}
+}
+
+// QueryMessage: the records under a key, QUERY_NOT_FOUND with the index
+// values otherwise; a unique-key query takes defaultQueryMaxNum.
+func TestQueryMessageService(t *testing.T) {
+	b := pullBroker(t, nil)
+	for i, key := range []string{"k0", "k1", "k1"} {
+		m := testMsg("T", props("KEYS", key))
+		m.Body = []byte{byte('0' + i)}
+		if _, err := b.Store.Put(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := time.Now().Add(time.Hour).UnixMilli()
+	var res QueryMessageResult
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		var err error
+		res, err = b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 32, End: end})
+		return err == nil
+	})
+	if strings.Count(string(res.Body), "KEYS\x01k1\x02") != 2 || res.IndexLastUpdateTimestamp == 0 {
+		t.Fatalf("k1: %d bytes, index time %d", len(res.Body), res.IndexLastUpdateTimestamp)
+	}
+	if res, _ = b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 1, End: end}); strings.Count(string(res.Body), "KEYS") != 1 {
+		t.Fatalf("maxNum 1: %d bytes", len(res.Body))
+	}
+	if res, _ = b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 0, End: end, UniqKey: true}); strings.Count(string(res.Body), "KEYS") != 2 {
+		t.Fatalf("unique key query (defaultQueryMaxNum): %d bytes", len(res.Body))
+	}
+	_, err := b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "nokey", MaxNum: 32, End: end})
+	wantRefusal(t, err, remoting.QueryNotFound, "can not find message, maybe time range not correct")
+	if !errors.Is(err, ErrMessageNotFound) {
+		t.Fatalf("%v is not ErrMessageNotFound", err)
+	}
+}
+
+// CheckFilter: TAG always; SQL92 only with enablePropertyFilter and an
+// expression that compiles; any other type never.
+func TestCheckFilter(t *testing.T) {
+	b := pullBroker(t, nil)
+	if err := b.CheckFilter("TAG", "a || b"); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, b.CheckFilter("SQL92", "a > 1"), remoting.SystemError,
+		"The broker does not support consumer to filter message by SQL92")
+	b.updateConfig(func(c *Config) { c.EnablePropertyFilter = true })
+	if err := b.CheckFilter("SQL92", "a > 1"); err != nil {
+		t.Fatal(err)
+	}
+	var r *Refusal
+	if err := b.CheckFilter("SQL92", "a >"); !errors.As(err, &r) || r.Code != remoting.SubscriptionParseFailed || r.Remark == "" {
+		t.Fatalf("bad SQL92: %v", err)
+	}
+	wantRefusal(t, b.CheckFilter("CLASS", "x"), remoting.SystemError,
+		"The broker does not support consumer to filter message by CLASS")
+}
+
+// Offsets.Groups lists the groups with offsets of a topic; DeleteTopic
+// drops them all and no other topic's, even one whose name the topic's
+// prefixes.
+func TestOffsetsOfTopic(t *testing.T) {
+	o := newOffsets(t.TempDir()+"/consumerOffset.json", 1024)
+	o.Commit("G2", "T", 0, 1)
+	o.Commit("G1", "T", 1, 2)
+	o.Commit("G1", "TX", 0, 3)
+	if got := o.Groups("T"); len(got) != 2 || got[0] != "G1" || got[1] != "G2" {
+		t.Fatalf("groups of T %v", got)
+	}
+	o.DeleteTopic("T")
+	if got := o.Groups("T"); len(got) != 0 {
+		t.Fatalf("groups of T after delete %v", got)
+	}
+	if off, ok := o.Query("G1", "TX", 0); !ok || off != 3 {
+		t.Fatalf("TX lost: %d %v", off, ok)
+	}
+}
