@@ -33,9 +33,7 @@ func NewTagSubscription(topic, expr string, subVersion int64) *Subscription {
 		s.SubString = "*"
 		return s
 	}
-	for _, t := range splitTags(expr) {
-		s.Tags = append(s.Tags, t)
-	}
+	s.Tags = append(s.Tags, splitTags(expr)...)
 	s.finish()
 	return s
 }

@@ -104,8 +104,7 @@ func (h *testHandler) Serve(c *Conn, req *Command) *Command {
 func startServer(t *testing.T) (*Server, *testHandler) {
 	t.Helper()
 	h := &testHandler{}
-	var s *Server
-	s = NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 2, OnClose: func(*Conn) { h.closed.Add(1) }}, h, testutil.Logger())
+	s := NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 2, OnClose: func(*Conn) { h.closed.Add(1) }}, h, testutil.Logger())
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
