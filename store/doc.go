@@ -9,10 +9,12 @@
 //	  abort                                        exists while the store is open
 //	  lock                                         fcntl range lock [0,1)
 //
-// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint; flush, dispatch,
-// recovery, cleanup (retention and disk-full refusal).
+// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint; flush, the offset
+// waiter (wait.go: completions keyed by commit log offset, fulfilled by the
+// flush and, later, by replica acknowledgements), dispatch, recovery,
+// cleanup (retention and disk-full refusal).
 // Never: parses frames; knows clients or request codes; makes a caller wait
-// on fsync unless it asked (WaitFlush).
+// on fsync unless it asked (Wait, WaitFlush).
 //
 // Invariants:
 //   - CommitLog offsets and queue offsets are assigned under the append lock

@@ -131,7 +131,7 @@ func (mf *mappedFile) flush() error {
 		return nil
 	}
 	from := flushed &^ (pageSize - 1)
-	if err := unix.Msync(mf.data[from:wrote], unix.MS_SYNC); err != nil {
+	if err := mf.ops.msync(mf.path, mf.data[from:wrote]); err != nil {
 		return fmt.Errorf("msync %s: %w", mf.path, err)
 	}
 	mf.flushedTo(wrote)

@@ -105,9 +105,9 @@ type Store struct {
 	flushCh    chan struct{}
 	prefaultCh chan struct{}
 
-	flushMu   sync.Mutex
-	flushReqs []flushReq // guarded by flushMu
-	flushErr  error      // guarded by flushMu: sticky flush error
+	// waits answers Wait (wait.go); the flush goroutine fulfils Flushed.
+	waits       *offsetWaiter
+	flushFailed atomic.Bool // the first flush error was reported to waits
 
 	// diskFull refuses puts (ErrDiskFull); set and cleared by checkSpace
 	// (space.go), which the space goroutine, cleanup and Open call.
@@ -162,6 +162,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		quit:         make(chan struct{}),
 		now:          time.Now,
 		ops:          ops,
+		waits:        newOffsetWaiter(),
 	}
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops}
@@ -187,6 +188,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	if _, err := s.checkSpace(); err != nil {
 		s.log.Error().Err(err).Msg("disk usage unknown at start-up")
 	}
+	s.waits.enable(Flushed, time.Duration(cfg.SyncFlushTimeout)*time.Millisecond, s.cl.flushedWhere.Load())
 	return s, nil
 }
 
@@ -323,7 +325,8 @@ func (s *Store) shutdown(ctx context.Context) error {
 	if err := s.flushCommitLog(0); err != nil {
 		errs = append(errs, err)
 	}
-	s.answerFlushWaiters(true)
+	s.waits.advance(Flushed, s.cl.flushedWhere.Load())
+	s.waits.close(ErrClosed)
 	// Queues whose entries are still only in memory get their files, in
 	// parallel, within three quarters of the time left; what is left then
 	// is re-dispatched at the next start (the abort file stays, and the
