@@ -42,6 +42,21 @@ func fillForCleanup(t *testing.T, s *Store, n int) {
 	testutil.WaitFor(t, 5*time.Second, func() bool {
 		return s.DispatchedPhyOffset() == s.MaxPhyOffset() && s.cl.flushedWhere.Load() >= s.MaxPhyOffset()
 	})
+	// Cleanup deletes only index files whose final flush is done (the
+	// consume queue flush goroutine's work, on its own tick).
+	testutil.WaitFor(t, 5*time.Second, func() bool {
+		if s.idx == nil {
+			return true
+		}
+		s.idx.mu.RLock()
+		defer s.idx.mu.RUnlock()
+		for _, f := range s.idx.files[:max(len(s.idx.files)-1, 0)] {
+			if !f.flushed {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // churnCleanup appends and cleans 20 times over, for tests that read

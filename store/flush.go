@@ -1,7 +1,9 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -66,7 +68,7 @@ func (s *Store) flushCommitLogLogged(leastPages int) {
 func (s *Store) flushCommitLog(leastPages int) error {
 	ts := s.cl.lastStoreTs.Load() // before maxOffset: its record ends at or before target
 	target := s.cl.maxOffset.Load()
-	where, err := s.cl.q.flush(leastPages, false)
+	where, err := s.cl.q.flush(leastPages)
 	if where > s.cl.flushedWhere.Load() {
 		s.cl.flushedWhere.Store(where)
 	}
@@ -167,18 +169,19 @@ func (s *Store) flushConsumeQueues(leastPages int) error {
 		return nil
 	}
 	for _, d := range todo {
-		// Under the list's read lock, so that neither cleanup nor the
-		// unmapper drops the mapping during the msync; a file deleted
-		// meanwhile (cleanup, DeleteTopic) needs no flush.
-		d.cq.q.mu.RLock()
-		var err error
-		if !d.mf.unmapped.Load() && !d.cq.closed {
-			err = d.mf.flush()
-		}
-		d.cq.q.mu.RUnlock()
-		if err != nil {
+		// Through a descriptor, not the mapping, and without the queue's
+		// locks: a roll of the queue (its list's write lock) never waits
+		// for the sync, nor do the readers queued behind the roll, and the
+		// unmapper may drop the mapping meanwhile (the dirty pages stay in
+		// the page cache, which fdatasync writes). A file deleted meanwhile
+		// (cleanup, DeleteTopic) needs no flush.
+		if err := d.mf.ops.syncFile(d.mf.path); err != nil {
+			if errors.Is(err, os.ErrNotExist) && !d.cq.listed(d.mf) {
+				continue
+			}
 			return fmt.Errorf("flush consumequeue %s-%d: %w", d.cq.topic, d.cq.queueID, err)
 		}
+		d.mf.flushedTo(d.wrote)
 	}
 	return nil
 }

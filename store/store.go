@@ -81,6 +81,10 @@ type Store struct {
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
+	// cqDeleting: topics DeleteTopic is deleting the files of, closed when
+	// done; the dispatcher makes no queue of theirs until then. Guarded by
+	// cqMu.
+	cqDeleting map[string]chan struct{}
 
 	// Consume queue files (queuefiles.go): mapped ones and their limit,
 	// bytes of entries waiting for a first file, queues waiting for the
@@ -121,6 +125,9 @@ type Store struct {
 	// tried again only after rollRetryAt (append lock).
 	rollErr     error
 	rollRetryAt time.Time
+	// reapList: commit log files whose last hold went, for the unmapper.
+	reapMu   sync.Mutex
+	reapList []*mappedFile // guarded by reapMu
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
@@ -153,6 +160,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
+		cqDeleting:   make(map[string]chan struct{}),
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		prefaultCh:   make(chan struct{}, 1),
@@ -165,7 +173,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		waits:        newOffsetWaiter(),
 	}
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
-	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops}
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}
 	if cfg.MessageIndexEnable {
 		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log, &s.ops)
 	}
@@ -689,6 +697,17 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 	}
 	s.cqMu.Lock()
 	defer s.cqMu.Unlock()
+	for {
+		ch := s.cqDeleting[string(topic)]
+		if ch == nil {
+			break
+		}
+		// DeleteTopic is removing the files of the topic's old queues:
+		// a new queue must not make files in the directory meanwhile.
+		s.cqMu.Unlock()
+		<-ch
+		s.cqMu.Lock()
+	}
 	qs := s.cqs[string(topic)]
 	if qs == nil {
 		qs = make(map[int32]*consumeQueue)
@@ -769,18 +788,36 @@ func (s *Store) DeleteTopic(topic string) error {
 	if err != nil {
 		return fmt.Errorf("delete topic: %w", err)
 	}
-	// Files go while cqMu is held, so the dispatcher cannot re-create the
-	// queue on top of files still being deleted.
-	var errs []error
+	// The queues leave the table under cqMu; their files are unmapped and
+	// unlinked after it (pulls and the dispatcher take cqMu), while the
+	// topic is marked deleting so that the dispatcher does not make a new
+	// queue's files on top of those being deleted.
+	done := make(chan struct{})
 	s.cqMu.Lock()
-	for _, cq := range s.cqs[topic] {
+	for {
+		ch := s.cqDeleting[topic]
+		if ch == nil {
+			break
+		}
+		s.cqMu.Unlock()
+		<-ch // another DeleteTopic of the same topic
+		s.cqMu.Lock()
+	}
+	qs := s.cqs[topic]
+	delete(s.cqs, topic)
+	s.cqDeleting[topic] = done
+	s.cqMu.Unlock()
+	var errs []error
+	for _, cq := range qs {
 		errs = append(errs, cq.destroy())
 	}
-	delete(s.cqs, topic)
-	if err := os.RemoveAll(dir); err != nil {
+	if err := s.ops.removeAll(dir); err != nil {
 		errs = append(errs, err)
 	}
+	s.cqMu.Lock()
+	delete(s.cqDeleting, topic)
 	s.cqMu.Unlock()
+	close(done)
 	s.mu.Lock()
 	for k := range s.queueOffsets {
 		if k.topic == topic {
