@@ -125,6 +125,9 @@ type Store struct {
 	// tried again only after rollRetryAt (append lock).
 	rollErr     error
 	rollRetryAt time.Time
+	// alloc: the next commit log file, made ahead (allocate.go).
+	alloc   allocator
+	allocCh chan struct{}
 	// reapList: commit log files whose last hold went, for the unmapper.
 	reapMu   sync.Mutex
 	reapList []*mappedFile // guarded by reapMu
@@ -164,6 +167,8 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		prefaultCh:   make(chan struct{}, 1),
+		allocCh:      make(chan struct{}, 1),
+		alloc:        allocator{busy: -1, taken: -1},
 		createCh:     make(chan struct{}, 1),
 		unmapCh:      make(chan struct{}, 1),
 		spaceCh:      make(chan struct{}, 1),
@@ -260,6 +265,8 @@ func (s *Store) Start() error {
 	s.goRun(s.flushConsumeQueueLoop)
 	s.goRun(s.cleanupLoop)
 	s.goRun(s.prefaultLoop)
+	s.goRun(s.allocLoop)
+	s.signal(s.allocCh)
 	s.goRun(s.trimLoop)
 	s.goRun(s.createLoop)
 	s.goRun(s.unmapLoop)
@@ -322,6 +329,9 @@ func (s *Store) shutdown(ctx context.Context) error {
 	}
 	close(s.quit)
 	s.wg.Wait()
+	if err := s.dropAhead(); err != nil {
+		errs = append(errs, err)
+	}
 	if !s.started.Load() {
 		_ = s.dispatchAvailable() // catch up synchronously; behind is reported below
 	}
@@ -386,6 +396,12 @@ func (s *Store) shutdown(ctx context.Context) error {
 func (s *Store) closeFiles() error {
 	var errs []error
 	errs = append(errs, s.cl.q.close())
+	s.alloc.mu.Lock()
+	if mf := s.alloc.ready; mf != nil { // a crash leaves it on disk (allocate.go)
+		s.alloc.ready = nil
+		errs = append(errs, mf.unmap())
+	}
+	s.alloc.mu.Unlock()
 	if s.idx != nil {
 		errs = append(errs, s.idx.close())
 	}
@@ -551,8 +567,14 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 	if s.rollErr != nil && time.Now().Before(s.rollRetryAt) {
 		return nil, 0, s.rollErr
 	}
-	s.signal(s.spaceCh) // a roll: read the usage
-	nf, err := s.cl.q.newFile(start)
+	s.signal(s.spaceCh)           // a roll: read the usage
+	nf, err := s.takeAhead(start) // made ahead, off the append lock
+	if err == nil {
+		s.cl.q.mu.Lock()
+		s.cl.q.files = append(s.cl.q.files, nf)
+		s.cl.q.mu.Unlock()
+		s.signal(s.allocCh) // the one after: the allocator sees nf listed
+	}
 	if err != nil {
 		err = fmt.Errorf("roll commit log: %w", err)
 		if isResource(err) {
