@@ -140,3 +140,11 @@ func (s *Store) dropAhead() error {
 	}
 	return nil
 }
+
+// aheadMade reports whether the next commit log file is made (on disk,
+// waiting for the roll).
+func (s *Store) aheadMade() bool {
+	s.alloc.mu.Lock()
+	defer s.alloc.mu.Unlock()
+	return s.alloc.ready != nil
+}
