@@ -651,15 +651,21 @@ func (s *soak) injectLoss() {
 		s.failf("inject loss: no commit log in %s: %v", dir, err)
 		return
 	}
-	path := filepath.Join(dir, ents[len(ents)-1].Name()) // 20-digit names sort by offset
-	data, err := os.ReadFile(path)
-	if err != nil {
-		s.failf("inject loss: %v", err)
-		return
-	}
-	end := len(data)
-	for end > 0 && data[end-1] == 0 {
-		end--
+	// The newest file holding data: 20-digit names sort by offset, and
+	// the newest may be the empty one made ahead of need (store/allocate.go).
+	var path string
+	var data []byte
+	end := 0
+	for i := len(ents) - 1; i >= 0 && end == 0; i-- {
+		path = filepath.Join(dir, ents[i].Name())
+		if data, err = os.ReadFile(path); err != nil {
+			s.failf("inject loss: %v", err)
+			return
+		}
+		end = len(data)
+		for end > 0 && data[end-1] == 0 {
+			end--
+		}
 	}
 	pos := 0
 	for pos+4 <= end {

@@ -17,23 +17,43 @@ import (
 // Client sends requests to other Remoting servers (broker→namesrv, later
 // replication), one connection per address, multiplexed by opaque. A broken
 // connection is dropped and redialled on the next call.
+//
+// mu guards the tables only, never a dial: a name server that does not
+// answer (a dead host: the dial waits dialTimeout) must not hold up
+// requests to the others. Callers for the same address share one dial.
 type Client struct {
 	log         zerolog.Logger
 	dialTimeout time.Duration
 	opaque      atomic.Int32
+	// dial connects; tests replace it to make one address hang.
+	dial func(ctx context.Context, addr string) (net.Conn, error)
 
 	mu     sync.Mutex
 	conns  map[string]*clientConn
+	dials  map[string]*dialCall // dials in progress, by address
 	closed bool
+}
+
+// dialCall is a dial in progress; done is closed once cc or err is set.
+type dialCall struct {
+	done chan struct{}
+	cc   *clientConn
+	err  error
 }
 
 // NewClient returns a client with no connections yet.
 func NewClient(log zerolog.Logger) *Client {
-	return &Client{
+	cl := &Client{
 		log:         log.With().Str("component", "remoting-client").Logger(),
 		dialTimeout: 3 * time.Second,
 		conns:       make(map[string]*clientConn),
+		dials:       make(map[string]*dialCall),
 	}
+	cl.dial = func(ctx context.Context, addr string) (net.Conn, error) {
+		d := net.Dialer{Timeout: cl.dialTimeout}
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	return cl
 }
 
 // Invoke sends req to addr and waits for the response or ctx's end.
@@ -70,36 +90,70 @@ func (cl *Client) Close() error {
 	return nil
 }
 
+// conn returns the connection to addr, dialling it if there is none. The
+// dial runs without mu; a caller arriving meanwhile for the same address
+// waits for that dial (or its ctx) and shares its result.
 func (cl *Client) conn(ctx context.Context, addr string) (*clientConn, error) {
 	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	if cl.closed {
-		return nil, ErrConnClosed
-	}
-	if cc := cl.conns[addr]; cc != nil {
-		select {
-		case <-cc.done:
-			delete(cl.conns, addr)
-		default:
-			return cc, nil
+	for {
+		if cl.closed {
+			cl.mu.Unlock()
+			return nil, ErrConnClosed
 		}
+		if cc := cl.conns[addr]; cc != nil {
+			select {
+			case <-cc.done:
+				delete(cl.conns, addr)
+			default:
+				cl.mu.Unlock()
+				return cc, nil
+			}
+		}
+		d := cl.dials[addr]
+		if d == nil {
+			break
+		}
+		cl.mu.Unlock()
+		select {
+		case <-d.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("dial %s: %w", addr, ctx.Err())
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		cl.mu.Lock() // the dialled connection may have broken already: look again
 	}
-	d := net.Dialer{Timeout: cl.dialTimeout}
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	d := &dialCall{done: make(chan struct{})}
+	cl.dials[addr] = d
+	cl.mu.Unlock()
+
+	nc, err := cl.dial(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		err = fmt.Errorf("dial %s: %w", addr, err)
 	}
-	cc := &clientConn{
-		nc:         nc,
-		addr:       addr,
-		log:        cl.log,
-		pending:    make(map[int32]chan *Command),
-		done:       make(chan struct{}),
-		readerDone: make(chan struct{}),
+	cl.mu.Lock()
+	delete(cl.dials, addr)
+	if err == nil && cl.closed {
+		_ = nc.Close() // Close ran during the dial
+		err = ErrConnClosed
 	}
-	cl.conns[addr] = cc
-	go cc.readLoop()
-	return cc, nil
+	if err == nil {
+		d.cc = &clientConn{
+			nc:         nc,
+			addr:       addr,
+			log:        cl.log,
+			pending:    make(map[int32]chan *Command),
+			done:       make(chan struct{}),
+			readerDone: make(chan struct{}),
+		}
+		cl.conns[addr] = d.cc
+		go d.cc.readLoop()
+	}
+	d.err = err
+	close(d.done)
+	cl.mu.Unlock()
+	return d.cc, err
 }
 
 type clientConn struct {

@@ -20,9 +20,12 @@ import (
 //
 // A deleted commit log file leaves the list under the write lock and is
 // unlinked at once, but stays mapped while pull answers hold it (slices of
-// it queued for writev): the last release unmaps it (mappedFile refs).
-// Readers that copy do so under the list's read lock, and the flusher skips
-// fully flushed files, so neither needs a hold.
+// it queued for writev): the last release hands it to the unmapper
+// (mappedFile refs, Store.reapLater). Unmapping and unlinking happen after
+// the list's lock is released: appends (a roll), pulls and the dispatcher
+// take it, and munmap of a resident gigabyte takes milliseconds. Readers
+// hold what they read outside the lock, and the flusher skips fully
+// flushed files, so neither can touch the file once it left the list.
 
 func (s *Store) cleanupLoop() {
 	tick := time.NewTicker(time.Duration(s.cfg.CleanResourceInterval) * time.Millisecond)
@@ -117,11 +120,14 @@ func (s *Store) deleteOldestCommitLog(now time.Time, reserved time.Duration, cle
 	q.files[0] = nil
 	q.files = q.files[1:]
 	held := mf.held()
-	err := q.retireLocked(mf)
+	unmap, err := q.retireLocked(mf)
 	q.mu.Unlock()
+	if unmap {
+		err = errors.Join(err, mf.unmap())
+	}
 	// Unlinking a mapped file is fine: holders keep reading the pages, the
 	// space comes back when the last mapping goes.
-	if rmErr := os.Remove(mf.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+	if rmErr := q.ops.removeFile(mf.path); rmErr != nil {
 		err = errors.Join(err, rmErr)
 	}
 	s.log.Info().Str("file", mf.path).Bool("forcibly", cleanNow).Bool("unmapDeferred", held).Msg("commit log file deleted")
@@ -151,4 +157,26 @@ func (s *Store) cleanLogics() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// reapLater hands a commit log file whose last hold went (a pull answer
+// released on a network event loop) to the unmapper goroutine.
+func (s *Store) reapLater(mf *mappedFile) {
+	s.reapMu.Lock()
+	s.reapList = append(s.reapList, mf)
+	s.reapMu.Unlock()
+	s.signal(s.unmapCh)
+}
+
+// reap unmaps the files reapLater was given.
+func (s *Store) reap() {
+	s.reapMu.Lock()
+	list := s.reapList
+	s.reapList = nil
+	s.reapMu.Unlock()
+	for _, mf := range list {
+		if err := mf.unmap(); err != nil {
+			s.log.Error().Err(err).Str("file", mf.path).Msg("unmap released commit log file")
+		}
+	}
 }

@@ -29,22 +29,38 @@ func (cl *commitLog) minOffset() int64 {
 }
 
 // read appends the size bytes at phy to dst if they lie inside written
-// data of one file.
+// data of one file. The file is held, not the list locked, while the bytes
+// are copied: pages not in memory are read from disk during the copy, and
+// a roll (the list's write lock, under the append lock) must not wait for
+// that.
 func (cl *commitLog) read(dst []byte, phy int64, size int32) ([]byte, bool) {
-	if size <= 0 || phy < 0 || phy+int64(size) > cl.maxOffset.Load() {
+	mf, pos, ok := cl.hold(phy, size)
+	if !ok {
 		return dst, false
+	}
+	dst = append(dst, mf.data[pos:pos+int64(size)]...)
+	_ = mf.release() // a last release hands the file to the unmapper, which logs
+	return dst, true
+}
+
+// hold returns the file holding the size bytes at phy, held (release it),
+// and their position in it, if they lie inside its written data.
+func (cl *commitLog) hold(phy int64, size int32) (*mappedFile, int64, bool) {
+	if size <= 0 || phy < 0 || phy+int64(size) > cl.maxOffset.Load() {
+		return nil, 0, false
 	}
 	cl.q.mu.RLock()
 	defer cl.q.mu.RUnlock()
 	mf := cl.q.findLocked(phy)
 	if mf == nil || mf.data == nil {
-		return dst, false
+		return nil, 0, false
 	}
 	pos := phy - mf.start
 	if pos+int64(size) > mf.wrote.Load() {
-		return dst, false
+		return nil, 0, false
 	}
-	return append(dst, mf.data[pos:pos+int64(size)]...), true
+	mf.hold()
+	return mf, pos, true
 }
 
 // readInt64 reads the big-endian long at phy+off of a record (for store

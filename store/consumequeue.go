@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -159,7 +160,7 @@ func (cq *consumeQueue) scanFile(mf *mappedFile, from, to int64, fn func(pos int
 	return to, nil
 }
 
-// entryInFile reads the entry at pos of mf. Caller holds q.mu.
+// entryInFile reads the entry at pos of mf. Caller holds q.mu or wmu.
 func (cq *consumeQueue) entryInFile(mf *mappedFile, pos int64) (cqEntry, error) {
 	var b [cqEntrySize]byte
 	if mf.data != nil {
@@ -262,7 +263,8 @@ func (cq *consumeQueue) truncateDirty(phyEnd int64) (bool, error) {
 
 // forEntriesLocked calls fn with the entries of indexes [from, to) in
 // order, from the files or the pending entries, until it returns false.
-// Caller holds q.mu.
+// Caller holds q.mu or wmu (the list, the mappings and pend change only
+// under both), or runs before Start.
 func (cq *consumeQueue) forEntriesLocked(from, to int64, fn func(idx int64, e cqEntry) bool) error {
 	if len(cq.q.files) == 0 {
 		for idx := max(from, cq.pendFrom); idx < to; idx++ {
@@ -292,11 +294,11 @@ func (cq *consumeQueue) forEntriesLocked(from, to int64, fn func(idx int64, e cq
 	return nil
 }
 
-// correctMinOffset sets the min offset to the first entry whose record is
-// still in the commit log (phy >= clMin), skipping fillers.
-func (cq *consumeQueue) correctMinOffset(clMin int64) error {
-	cq.q.mu.RLock()
-	defer cq.q.mu.RUnlock()
+// correctMinOffsetLocked sets the min offset to the first entry whose
+// record is still in the commit log (phy >= clMin), skipping fillers.
+// Caller holds wmu (not q.mu: entries may be read with pread, which
+// readers must not wait for behind a writer), or runs before Start.
+func (cq *consumeQueue) correctMinOffsetLocked(clMin int64) error {
 	maxL := cq.maxLogical.Load()
 	from := cq.minLogical.Load()
 	if len(cq.q.files) > 0 {
@@ -449,43 +451,65 @@ func (cq *consumeQueue) pendLocked(e cqEntry, queueOffset int64) (wrote, create 
 
 // read copies entries starting at index from into buf (a multiple of 20
 // bytes), staying inside one file. It returns the number of entries; an
-// error (an unmapped file that cannot be read now) only with none.
+// error (an unmapped file that cannot be read now) only with none. A file
+// that is not mapped is read with pread after the list's lock is released
+// (a roll of the queue must not wait for a disk read, nor every reader
+// queued behind the roll), and the entries count only if the file is
+// still the queue's afterwards.
 func (cq *consumeQueue) read(buf []byte, from int64) (int, error) {
 	cq.q.mu.RLock()
-	defer cq.q.mu.RUnlock()
-	if cq.closed {
+	n, mf, pos := cq.readLocked(buf, from)
+	cq.q.mu.RUnlock()
+	if mf == nil {
+		return n, nil
+	}
+	b := buf[:n*cqEntrySize]
+	if err := mf.ops.preadFull(mf.path, b, pos); err != nil {
+		if !cq.listed(mf) {
+			return 0, nil // deleted meanwhile: nothing there
+		}
+		return 0, fmt.Errorf("read consumequeue %s: %w", cq.q.dir, err)
+	}
+	if !cq.listed(mf) {
 		return 0, nil
+	}
+	return n, nil
+}
+
+// readLocked is read under q.mu: it copies from the pending entries or a
+// mapping, or returns the unmapped file and position to pread n entries
+// from. Caller holds q.mu.
+func (cq *consumeQueue) readLocked(buf []byte, from int64) (int, *mappedFile, int64) {
+	if cq.closed {
+		return 0, nil, 0
 	}
 	maxL := cq.maxLogical.Load()
 	if len(cq.q.files) == 0 {
 		if from < cq.pendFrom || from >= maxL {
-			return 0, nil
+			return 0, nil, 0
 		}
 		pos := (from - cq.pendFrom) * cqEntrySize
 		end := min(int64(len(cq.pend)), (maxL-cq.pendFrom)*cqEntrySize)
 		if pos >= end {
-			return 0, nil
+			return 0, nil, 0
 		}
-		return copy(buf[:len(buf)/cqEntrySize*cqEntrySize], cq.pend[pos:end]) / cqEntrySize, nil
+		return copy(buf[:len(buf)/cqEntrySize*cqEntrySize], cq.pend[pos:end]) / cqEntrySize, nil, 0
 	}
 	off := from * cqEntrySize
 	mf := cq.q.findLocked(off)
 	if mf == nil {
-		return 0, nil
+		return 0, nil, 0
 	}
 	pos := off - mf.start
 	end := min(mf.wrote.Load(), maxL*cqEntrySize-mf.start)
 	if pos >= end {
-		return 0, nil
+		return 0, nil, 0
 	}
 	b := buf[:min(int64(len(buf)/cqEntrySize*cqEntrySize), end-pos)]
 	if mf.data != nil {
-		return copy(b, mf.data[pos:]) / cqEntrySize, nil
+		return copy(b, mf.data[pos:]) / cqEntrySize, nil, 0
 	}
-	if err := mf.ops.preadFull(mf.path, b, pos); err != nil {
-		return 0, fmt.Errorf("read consumequeue %s: %w", cq.q.dir, err)
-	}
-	return len(b) / cqEntrySize, nil
+	return len(b) / cqEntrySize, mf, pos
 }
 
 // entry returns the entry at index idx.
@@ -495,6 +519,13 @@ func (cq *consumeQueue) entry(idx int64) (cqEntry, bool) {
 		return cqEntry{}, false
 	}
 	return readEntry(b[:]), true
+}
+
+// listed reports whether mf is still one of the queue's files.
+func (cq *consumeQueue) listed(mf *mappedFile) bool {
+	cq.q.mu.RLock()
+	defer cq.q.mu.RUnlock()
+	return !cq.closed && slices.Contains(cq.q.files, mf)
 }
 
 // rollNextFile is the first index of the file after the one holding idx.
@@ -525,8 +556,11 @@ func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
 		cq.q.mu.Lock()
 		cq.q.files[0] = nil
 		cq.q.files = cq.q.files[1:]
-		err = cq.q.retireLocked(mf)
+		unmap, err := cq.q.retireLocked(mf)
 		cq.q.mu.Unlock()
+		if unmap { // after the list's lock: readers never wait for munmap
+			err = errors.Join(err, mf.unmap())
+		}
 		gone = append(gone, mf)
 		if err != nil {
 			errs = append(errs, err)
@@ -534,15 +568,17 @@ func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
 		}
 	}
 	for _, mf := range gone {
-		if err := os.Remove(mf.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := mf.ops.removeFile(mf.path); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, cq.correctMinOffset(clMin))
+	errs = append(errs, cq.correctMinOffsetLocked(clMin))
 	return len(gone), errors.Join(errs...)
 }
 
-// destroy unmaps and deletes the queue's files and directory.
+// destroy unmaps and deletes the queue's files and directory. The queue
+// is closed and its files taken out under the list's lock; munmap and
+// unlink come after it (under cmu and wmu, which no reader takes).
 func (cq *consumeQueue) destroy() error {
 	cq.cmu.Lock()
 	defer cq.cmu.Unlock()
@@ -555,7 +591,7 @@ func (cq *consumeQueue) destroy() error {
 	cq.q.mu.Unlock()
 	cq.s.pendBytes.Add(-int64(pend))
 	err := cq.q.close()
-	if rmErr := os.RemoveAll(cq.q.dir); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+	if rmErr := cq.s.ops.removeAll(cq.q.dir); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 		err = errors.Join(err, fmt.Errorf("remove %s: %w", cq.q.dir, rmErr))
 	}
 	return err

@@ -80,18 +80,31 @@ func (s *Store) dispatchAvailable() error {
 }
 
 // dispatchFile dispatches records of the file holding cur, up to end, and
-// returns the new cursor.
+// returns the new cursor. The file is held, not the list locked, while its
+// records are dispatched: that makes consume queue and index files, and a
+// roll of the commit log (the list's write lock, under the append lock)
+// must not wait for it.
 func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 	s.cl.q.mu.RLock()
-	defer s.cl.q.mu.RUnlock()
 	mf := s.cl.q.findLocked(cur)
 	if mf == nil {
+		next := cur
 		if len(s.cl.q.files) > 0 && cur < s.cl.q.files[0].start {
-			return s.cl.q.files[0].start, nil // deleted files: skip ahead
+			next = s.cl.q.files[0].start // deleted files: skip ahead
 		}
-		s.stall(cur, errors.New("no commit log file"))
-		return cur, nil
+		s.cl.q.mu.RUnlock()
+		if next == cur {
+			s.stall(cur, errors.New("no commit log file"))
+		}
+		return next, nil
 	}
+	mf.hold()
+	s.cl.q.mu.RUnlock()
+	defer func() {
+		if err := mf.release(); err != nil {
+			s.log.Error().Err(err).Msg("dispatch: release commit log file")
+		}
+	}()
 	limit := min(mf.wrote.Load(), end-mf.start)
 	pos := cur - mf.start
 	for pos < limit {

@@ -9,10 +9,13 @@
 //	  abort                                        exists while the store is open
 //	  lock                                         fcntl range lock [0,1)
 //
-// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint; flush, dispatch,
-// recovery, cleanup (retention and disk-full refusal).
+// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint; flush, the offset
+// waiter (wait.go: completions keyed by commit log offset, fulfilled by the
+// flush and, later, by replica acknowledgements), dispatch, recovery,
+// cleanup (retention and disk-full refusal), the next commit log file
+// made ahead (allocate.go).
 // Never: parses frames; knows clients or request codes; makes a caller wait
-// on fsync unless it asked (WaitFlush).
+// on fsync unless it asked (Wait, WaitFlush).
 //
 // Invariants:
 //   - CommitLog offsets and queue offsets are assigned under the append lock
@@ -23,12 +26,14 @@
 //     queues, under the queue's write lock), cleanup (the oldest commit log
 //     file once fully flushed and dispatched, never the last; consume queue
 //     and index files wholly below the commit log min offset, never the
-//     last) and Shutdown after the goroutines stopped. Readers that copy do
-//     so under the file list's read lock.
+//     last) and Shutdown after the goroutines stopped. They leave the list
+//     under its write lock; munmap, msync and unlink happen after it is
+//     released (io_test.go): the append path and pulls take those locks.
+//     Readers that copy hold the file (refs) while they copy.
 //   - A slice into a mapped file outlives the list's lock only while the
 //     file is held (mappedFile refs; GetMessageViews until its Release).
 //     Cleanup takes a held file out of the list and unlinks it; the last
-//     release unmaps it. Only Shutdown unmaps held files, so it runs after
+//     release hands it to the unmapper goroutine. Only Shutdown unmaps held files, so it runs after
 //     the network servers (whose writes read the slices) have stopped.
 //   - Index files are written by the dispatcher and read by QueryMessage
 //     under indexService.mu; after an abnormal exit the files newer than

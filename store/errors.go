@@ -13,14 +13,22 @@ var (
 	// consume queue directory (paths.go).
 	ErrBadTopic = errors.New("store: topic name not allowed")
 	// ErrBadQueueID: a negative queue id.
-	ErrBadQueueID   = errors.New("store: queue id not allowed")
-	ErrBadBatch     = errors.New("store: bad batch")
+	ErrBadQueueID = errors.New("store: queue id not allowed")
+	ErrBadBatch   = errors.New("store: bad batch")
+	// ErrFlushTimeout: the commit log was not flushed within
+	// syncFlushTimeout (the broker answers FLUSH_DISK_TIMEOUT, 10).
 	ErrFlushTimeout = errors.New("store: flush timeout")
-	ErrCorrupt      = errors.New("store: corrupt data")
-	ErrBadFileSize  = errors.New("store: mapped file size differs from config")
-	ErrLocked       = errors.New("store: locked by another process")
-	ErrNotFound     = errors.New("store: message not found")
-	ErrNoQueue      = errors.New("store: consume queue not found")
+	// ErrReplicaTimeout: replicas did not acknowledge within their timeout
+	// (FLUSH_SLAVE_TIMEOUT, 12).
+	ErrReplicaTimeout = errors.New("store: replica timeout")
+	// ErrReplicaNotAvailable: a wait for replicas with none to ask
+	// (SLAVE_NOT_AVAILABLE, 13).
+	ErrReplicaNotAvailable = errors.New("store: replica not available")
+	ErrCorrupt             = errors.New("store: corrupt data")
+	ErrBadFileSize         = errors.New("store: mapped file size differs from config")
+	ErrLocked              = errors.New("store: locked by another process")
+	ErrNotFound            = errors.New("store: message not found")
+	ErrNoQueue             = errors.New("store: consume queue not found")
 	// ErrResource marks the kernel refusing memory, a mapping or a
 	// descriptor (ENOMEM, EMFILE, ENFILE): a condition to wait out, never
 	// corrupt data (resource.go).

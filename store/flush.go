@@ -1,38 +1,16 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"time"
 )
 
-// flushReq is a WaitFlush waiter (GroupCommitRequest).
-type flushReq struct {
-	end      int64
-	deadline time.Time
-	done     func(error)
-}
-
-// WaitFlush calls done from the flush goroutine once the commit log is
-// fsynced up to phyOffsetEnd, or with ErrFlushTimeout after
-// SyncFlushTimeout, or with ErrClosed if the store shuts down first
-// without covering it. Waiters are served together (group commit).
-func (s *Store) WaitFlush(phyOffsetEnd int64, done func(error)) {
-	s.flushMu.Lock()
-	if s.closing.Load() {
-		s.flushMu.Unlock()
-		done(ErrClosed)
-		return
-	}
-	s.flushReqs = append(s.flushReqs, flushReq{
-		end:      phyOffsetEnd,
-		deadline: time.Now().Add(time.Duration(s.cfg.SyncFlushTimeout) * time.Millisecond),
-		done:     done,
-	})
-	s.flushMu.Unlock()
-	s.signal(s.flushCh)
-}
-
-// flushCommitLogLoop is FlushRealTimeService plus GroupCommitService.
+// flushCommitLogLoop is FlushRealTimeService plus GroupCommitService: it
+// flushes every flushIntervalCommitLog, and at once when a waiter needs
+// the commit log flushed (Wait signals flushCh); the offset flushed goes
+// to the waiter (wait.go), which answers every waiter it covers.
 func (s *Store) flushCommitLogLoop() {
 	interval := time.Duration(s.cfg.FlushIntervalCommitLog) * time.Millisecond
 	tick := time.NewTicker(interval)
@@ -55,28 +33,32 @@ func (s *Store) flushCommitLogLoop() {
 		case <-s.flushCh:
 			s.flushCommitLogLogged(0)
 		case <-poll.C:
-			s.flushMu.Lock()
-			n := len(s.flushReqs)
-			s.flushMu.Unlock()
-			if n == 0 {
+			if s.waits.pending() == 0 {
 				continue
 			}
-			s.flushCommitLogLogged(0)
+			if s.waits.pendingFor(Flushed) {
+				s.flushCommitLogLogged(0)
+			}
 		}
-		s.answerFlushWaiters(false)
+		s.answerWaits()
 	}
 }
 
+// answerWaits hands the offset flushed to the waiter, which answers every
+// waiter it covers, and times out the others that are due.
+func (s *Store) answerWaits() {
+	s.waits.advance(Flushed, s.cl.flushedWhere.Load())
+	s.waits.expire()
+}
+
+// flushCommitLogLogged flushes; the first failure is logged and fails
+// every waiter for a flush, now and later (a failed fsync is sticky).
 func (s *Store) flushCommitLogLogged(leastPages int) {
 	if err := s.flushCommitLog(leastPages); err != nil {
-		s.flushMu.Lock()
-		first := s.flushErr == nil
-		if first {
-			s.flushErr = err
-		}
-		s.flushMu.Unlock()
-		if first {
+		if s.flushFailed.CompareAndSwap(false, true) {
 			s.log.Error().Err(err).Msg("commit log flush failed")
+			s.waits.advance(Flushed, s.cl.flushedWhere.Load()) // what was flushed before is
+			s.waits.fail(Flushed, err, true)
 		}
 	}
 }
@@ -86,7 +68,7 @@ func (s *Store) flushCommitLogLogged(leastPages int) {
 func (s *Store) flushCommitLog(leastPages int) error {
 	ts := s.cl.lastStoreTs.Load() // before maxOffset: its record ends at or before target
 	target := s.cl.maxOffset.Load()
-	where, err := s.cl.q.flush(leastPages, false)
+	where, err := s.cl.q.flush(leastPages)
 	if where > s.cl.flushedWhere.Load() {
 		s.cl.flushedWhere.Store(where)
 	}
@@ -97,41 +79,6 @@ func (s *Store) flushCommitLog(leastPages int) error {
 		s.ckpt.physic.Store(ts)
 	}
 	return nil
-}
-
-// answerFlushWaiters completes waiters covered by the flushed offset, or
-// failed (sticky flush error, timeout, or final when shutting down).
-func (s *Store) answerFlushWaiters(final bool) {
-	flushed := s.cl.flushedWhere.Load()
-	now := time.Now()
-	s.flushMu.Lock()
-	reqs := s.flushReqs
-	ferr := s.flushErr
-	keep := reqs[:0:0]
-	type answer struct {
-		done func(error)
-		err  error
-	}
-	var answers []answer
-	for _, r := range reqs {
-		switch {
-		case r.end <= flushed:
-			answers = append(answers, answer{r.done, nil})
-		case ferr != nil:
-			answers = append(answers, answer{r.done, ferr})
-		case final:
-			answers = append(answers, answer{r.done, ErrClosed})
-		case now.After(r.deadline):
-			answers = append(answers, answer{r.done, ErrFlushTimeout})
-		default:
-			keep = append(keep, r)
-		}
-	}
-	s.flushReqs = keep
-	s.flushMu.Unlock()
-	for _, a := range answers {
-		a.done(a.err)
-	}
 }
 
 // flushConsumeQueueLoop is FlushConsumeQueueService: flush queues every
@@ -222,18 +169,19 @@ func (s *Store) flushConsumeQueues(leastPages int) error {
 		return nil
 	}
 	for _, d := range todo {
-		// Under the list's read lock, so that neither cleanup nor the
-		// unmapper drops the mapping during the msync; a file deleted
-		// meanwhile (cleanup, DeleteTopic) needs no flush.
-		d.cq.q.mu.RLock()
-		var err error
-		if !d.mf.unmapped.Load() && !d.cq.closed {
-			err = d.mf.flush()
-		}
-		d.cq.q.mu.RUnlock()
-		if err != nil {
+		// Through a descriptor, not the mapping, and without the queue's
+		// locks: a roll of the queue (its list's write lock) never waits
+		// for the sync, nor do the readers queued behind the roll, and the
+		// unmapper may drop the mapping meanwhile (the dirty pages stay in
+		// the page cache, which fdatasync writes). A file deleted meanwhile
+		// (cleanup, DeleteTopic) needs no flush.
+		if err := d.mf.ops.syncFile(d.mf.path); err != nil {
+			if errors.Is(err, os.ErrNotExist) && !d.cq.listed(d.mf) {
+				continue
+			}
 			return fmt.Errorf("flush consumequeue %s-%d: %w", d.cq.topic, d.cq.queueID, err)
 		}
+		d.mf.flushedTo(d.wrote)
 	}
 	return nil
 }

@@ -20,8 +20,11 @@ import (
 // <root>/index, built by the dispatcher, queried by QueryMessage.
 //
 // mu guards files and the mapped bytes of every file: the dispatcher
-// writes entries under the write lock, queries read under the read lock,
-// cleanup and shutdown unmap under the write lock.
+// writes entries under the write lock, queries read under the read lock.
+// No file is made, msynced, unmapped or unlinked under mu: a new file is
+// made with mu released (only the dispatcher adds files), flush and
+// cleanup take a file out of (or look at) the list under mu and do the
+// I/O after, serialised by maint.
 type indexService struct {
 	dir     string
 	slots   int32
@@ -115,29 +118,45 @@ func allocateFile(ops *fileOps, mf *mappedFile) error {
 }
 
 func destroyMapped(mf *mappedFile) error {
-	err := mf.unmap()
-	if rmErr := os.Remove(mf.path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-		err = errors.Join(err, rmErr)
-	}
-	return err
+	return errors.Join(mf.unmap(), mf.ops.removeFile(mf.path))
 }
 
-// lastWritableLocked returns the file to write to, creating one when there
-// is none or the last is full (getAndCreateLastIndexFile).
+// lastWritableLocked returns the file to write to, making one when there
+// is none or the last is full (getAndCreateLastIndexFile). Caller holds
+// mu for writing, which is released while a new file is made (fallocate
+// of 420 MB by default, and mmap), so that queries go on meanwhile. Only
+// the dispatcher calls it, so nothing else adds a file meanwhile, and
+// cleanup never removes the last one.
 func (x *indexService) lastWritableLocked() (*indexFile, error) {
-	var prev *indexFile
+	var prevName string
+	var endPhy, endTs int64
 	if n := len(x.files); n > 0 {
-		if last := x.files[n-1]; !last.full() && !last.noWrite {
+		last := x.files[n-1]
+		if !last.full() && !last.noWrite {
 			return last, nil
 		}
-		prev = x.files[n-1]
+		prevName, endPhy, endTs = last.name, last.endPhyOffset(), last.endTimestamp()
 	}
+	x.mu.Unlock()
+	f, err := x.create(prevName, endPhy, endTs)
+	x.mu.Lock()
+	if err != nil {
+		return nil, err
+	}
+	x.files = append(x.files, f)
+	x.log.Info().Str("file", f.mf.path).Msg("index file created")
+	return f, nil
+}
+
+// create makes an index file named after now and after prevName (if
+// any), whose header starts where the previous file ended.
+func (x *indexService) create(prevName string, endPhy, endTs int64) (*indexFile, error) {
 	if err := os.MkdirAll(x.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create index dir: %w", err)
+		return nil, resourceErr(fmt.Errorf("create index dir: %w", err))
 	}
 	now := time.Now()
 	name := indexFileName(now)
-	for prev != nil && name <= prev.name { // same millisecond (or clock moved back)
+	for prevName != "" && name <= prevName { // same millisecond (or clock moved back)
 		now = now.Add(time.Millisecond)
 		name = indexFileName(now)
 	}
@@ -146,13 +165,7 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}
 	f := &indexFile{mf: mf, name: name, slots: x.slots, entries: x.entries}
-	if prev != nil {
-		f.initHeader(prev.endPhyOffset(), prev.endTimestamp())
-	} else {
-		f.initHeader(0, 0)
-	}
-	x.files = append(x.files, f)
-	x.log.Info().Str("file", mf.path).Msg("index file created")
+	f.initHeader(endPhy, endTs)
 	return f, nil
 }
 
@@ -277,32 +290,37 @@ func (x *indexService) flush(all bool) (int64, error) {
 
 // deleteBelow removes index files (never the last) whose end offset is
 // below the commit log's min offset (IndexService.deleteExpiredFile).
+// The files leave the list under mu and are unmapped and unlinked after
+// it: queries read only under mu, and flush is kept away by maint.
 func (x *indexService) deleteBelow(minPhy int64) (int, error) {
 	x.maint.Lock()
 	defer x.maint.Unlock()
+	var gone []*indexFile
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	n := 0
-	var errs []error
 	for len(x.files) > 1 && x.files[0].endPhyOffset() < minPhy && x.files[0].flushed {
-		f := x.files[0]
+		gone = append(gone, x.files[0])
+		x.files[0] = nil
+		x.files = x.files[1:]
+	}
+	x.mu.Unlock()
+	var errs []error
+	for _, f := range gone {
 		end := f.endPhyOffset()
 		errs = append(errs, destroyMapped(f.mf))
-		x.files = x.files[1:]
-		n++
 		x.log.Info().Str("file", f.mf.path).Int64("endPhyOffset", end).Msg("index file deleted")
 	}
-	return n, errors.Join(errs...)
+	return len(gone), errors.Join(errs...)
 }
 
 // close unmaps every file.
 func (x *indexService) close() error {
 	x.mu.Lock()
-	defer x.mu.Unlock()
+	files := x.files
+	x.files = nil
+	x.mu.Unlock()
 	var errs []error
-	for _, f := range x.files {
+	for _, f := range files {
 		errs = append(errs, f.mf.unmap())
 	}
-	x.files = nil
 	return errors.Join(errs...)
 }

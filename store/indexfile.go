@@ -30,8 +30,6 @@ import (
 	"fmt"
 	"math"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -186,7 +184,7 @@ func (f *indexFile) selectPhyOffsets(dst []int64, hash int32, maxNum int, begin,
 
 // flush msyncs the whole mapping (writes are scattered over the file).
 func (f *indexFile) flush() error {
-	if err := unix.Msync(f.mf.data, unix.MS_SYNC); err != nil {
+	if err := f.mf.ops.msync(f.mf.path, f.mf.data); err != nil {
 		return fmt.Errorf("msync index file %s: %w", f.mf.path, err)
 	}
 	return nil

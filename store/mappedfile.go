@@ -34,9 +34,12 @@ const pageSize = 4096
 // hold is taken only under the list's lock while the file is in the list,
 // so refs never climbs back from 0; removing the file from the list drops
 // the list's reference (retireLocked), and whoever drops the last
-// reference unmaps. Shutdown unmaps regardless (mappedQueue.close), which
-// is why it must come after everything that could still read a held
-// slice has stopped. unmapped makes munmap happen once either way.
+// reference unmaps: the remover after releasing the list's lock, a holder
+// by handing the file to reap (munmap of a large resident mapping takes
+// milliseconds, and holders run on network event loops). Shutdown unmaps
+// regardless (mappedQueue.close), which is why it must come after
+// everything that could still read a held slice has stopped. unmapped
+// makes munmap happen once either way.
 type mappedFile struct {
 	path  string
 	start int64 // file name: offset of byte 0 in the queue's stream
@@ -56,6 +59,9 @@ type mappedFile struct {
 
 	refs     atomic.Int32
 	unmapped atomic.Bool
+	// reap, when set, unmaps the file off the releasing goroutine once its
+	// last hold went (commit log files: Store.reapLater).
+	reap func(*mappedFile)
 }
 
 // fileName is UtilAll.offset2FileName.
@@ -108,7 +114,7 @@ func openMappedFile(ops *fileOps, path string, start, size int64, create, lazy b
 	}
 	unix.Close(fd) // the mapping outlives the descriptor; nothing written through it
 	if err != nil {
-		_ = os.Remove(path) // best effort: a short file would fail the next load
+		_ = ops.remove(path) // best effort: a short file would fail the next load
 		return nil, resourceErr(fmt.Errorf("create mapped file %s: %w", path, err))
 	}
 	return mf, nil
@@ -131,7 +137,7 @@ func (mf *mappedFile) flush() error {
 		return nil
 	}
 	from := flushed &^ (pageSize - 1)
-	if err := unix.Msync(mf.data[from:wrote], unix.MS_SYNC); err != nil {
+	if err := mf.ops.msync(mf.path, mf.data[from:wrote]); err != nil {
 		return fmt.Errorf("msync %s: %w", mf.path, err)
 	}
 	mf.flushedTo(wrote)
@@ -156,15 +162,31 @@ func (mf *mappedFile) hold() { mf.refs.Add(1) }
 // held reports whether anything but the list holds the file.
 func (mf *mappedFile) held() bool { return mf.refs.Load() > 1 }
 
-// release drops a reference; dropping the last one unmaps.
+// release drops a hold; dropping the last reference unmaps, through reap
+// when the file has one (then off this goroutine, and errors are logged
+// there).
 func (mf *mappedFile) release() error {
-	switch n := mf.refs.Add(-1); {
-	case n > 0:
+	last, err := mf.unref()
+	switch {
+	case !last:
+		return err
+	case mf.reap != nil:
+		mf.reap(mf)
 		return nil
-	case n < 0:
-		return fmt.Errorf("BUG: mapped file %s released %d more times than held", mf.path, -n)
 	}
 	return mf.unmap()
+}
+
+// unref drops a reference and reports whether it was the last: then the
+// caller unmaps.
+func (mf *mappedFile) unref() (bool, error) {
+	switch n := mf.refs.Add(-1); {
+	case n > 0:
+		return false, nil
+	case n < 0:
+		return false, fmt.Errorf("BUG: mapped file %s released %d more times than held", mf.path, -n)
+	}
+	return true, nil
 }
 
 // unmap unmaps the file now, whatever its references (the last release,
@@ -175,7 +197,7 @@ func (mf *mappedFile) unmap() error {
 	}
 	var err error
 	if mf.data != nil {
-		err = unix.Munmap(mf.data)
+		err = mf.ops.munmap(mf.path, mf.data)
 		if mf.mapped != nil {
 			mf.mapped.Add(-1)
 		}
@@ -276,6 +298,8 @@ type mappedQueue struct {
 	// lazy: consume queue files, mapped on demand and counted in mapped.
 	lazy   bool
 	mapped *atomic.Int64
+	// reap is given to every file of the queue (mappedFile.reap).
+	reap func(*mappedFile)
 
 	mu    sync.RWMutex
 	files []*mappedFile
@@ -315,7 +339,7 @@ func (q *mappedQueue) load() error {
 		path := mustStorePath(q.dir, n.name)
 		if i == len(names)-1 {
 			if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
-				if err := os.Remove(path); err != nil {
+				if err := q.ops.remove(path); err != nil {
 					return fmt.Errorf("remove empty last file %s: %w", path, err)
 				}
 				continue
@@ -328,7 +352,7 @@ func (q *mappedQueue) load() error {
 		if err != nil {
 			return fmt.Errorf("load %s: %w", q.dir, err)
 		}
-		mf.mapped = q.mapped
+		mf.mapped, mf.reap = q.mapped, q.reap
 		q.files = append(q.files, mf)
 	}
 	return nil
@@ -376,7 +400,7 @@ func (q *mappedQueue) createFile(start int64) (*mappedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	mf.mapped = q.mapped
+	mf.mapped, mf.reap = q.mapped, q.reap
 	return mf, nil
 }
 
@@ -391,21 +415,23 @@ func (q *mappedQueue) maxOffset() int64 {
 }
 
 // retireLocked drops the list's reference to mf, which the caller (holding
-// mu for writing) has just taken out of files. The file is unmapped now if
-// nothing holds it, else by the last release (or close).
-func (q *mappedQueue) retireLocked(mf *mappedFile) error {
+// mu for writing) has just taken out of files, and reports whether it was
+// the last: then the caller unmaps mf after releasing mu (no munmap under a
+// lock readers take). A held file is unmapped by its last release (or
+// close).
+func (q *mappedQueue) retireLocked(mf *mappedFile) (bool, error) {
 	q.retired = slices.DeleteFunc(q.retired, func(r *mappedFile) bool { return r.unmapped.Load() })
-	err := mf.release()
-	if !mf.unmapped.Load() {
+	last, err := mf.unref()
+	if !last {
 		q.retired = append(q.retired, mf)
 	}
-	return err
+	return last, err
 }
 
 // truncate drops everything at or after offset: later files are unmapped
 // and deleted, the file holding offset is cut there (truncateAt). Not for
-// use while readers run; a held file is refused rather than zeroed under
-// its holder.
+// use while readers run (recovery, before Start: the I/O under mu blocks
+// nobody); a held file is refused rather than zeroed under its holder.
 func (q *mappedQueue) truncate(offset int64, mode truncMode) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -424,7 +450,11 @@ func (q *mappedQueue) truncate(offset int64, mode truncMode) error {
 			errs = append(errs, mf.truncateAt(offset-mf.start, mode))
 			keep = append(keep, mf)
 		default:
-			errs = append(errs, q.retireLocked(mf), os.Remove(mf.path))
+			last, err := q.retireLocked(mf)
+			if last {
+				err = errors.Join(err, mf.unmap())
+			}
+			errs = append(errs, err, q.ops.remove(mf.path))
 		}
 	}
 	clear(q.files[len(keep):])
@@ -434,19 +464,13 @@ func (q *mappedQueue) truncate(offset int64, mode truncMode) error {
 
 // flush msyncs files in order while each has at least leastPages dirty
 // pages (or is full); leastPages 0 flushes everything. It returns the
-// offset flushed up to in the queue's stream. With holdLock the file list
-// stays read-locked across the msyncs (needed where files can be unmapped
-// concurrently); without it the list is snapshotted, so appends that roll
-// to a new file never wait for an msync.
-func (q *mappedQueue) flush(leastPages int, holdLock bool) (int64, error) {
+// offset flushed up to in the queue's stream. The list is snapshotted, so
+// appends that roll to a new file never wait for an msync (the commit log:
+// cleanup unmaps only fully flushed files, which this skips).
+func (q *mappedQueue) flush(leastPages int) (int64, error) {
 	q.mu.RLock()
-	files := q.files
-	if holdLock {
-		defer q.mu.RUnlock()
-	} else {
-		files = append([]*mappedFile(nil), files...)
-		q.mu.RUnlock()
-	}
+	files := append([]*mappedFile(nil), q.files...)
+	q.mu.RUnlock()
 	var where int64
 	for _, mf := range files {
 		// Cleanup unmaps only fully flushed files, so a snapshotted file
@@ -472,15 +496,19 @@ func (q *mappedQueue) flush(leastPages int, holdLock bool) (int64, error) {
 // must run only after everything that reads held slices has stopped. A
 // release arriving later finds the file unmapped and does nothing.
 func (q *mappedQueue) close() error {
+	var errs []error
+	for _, mf := range q.detach() {
+		errs = append(errs, mf.unmap())
+	}
+	return errors.Join(errs...)
+}
+
+// detach empties the list and returns its files, retired ones included,
+// for the caller to unmap after mu is released.
+func (q *mappedQueue) detach() []*mappedFile {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var errs []error
-	for _, mf := range q.files {
-		errs = append(errs, mf.unmap())
-	}
-	for _, mf := range q.retired {
-		errs = append(errs, mf.unmap())
-	}
+	all := append(q.files, q.retired...)
 	q.files, q.retired = nil, nil
-	return errors.Join(errs...)
+	return all
 }

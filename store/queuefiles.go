@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -130,7 +129,7 @@ func (cq *consumeQueue) createFirst(queueOffset int64) error {
 	// writer of a queue that has some: neither happened meanwhile. Only
 	// closeFiles (Shutdown, crash tests) may have closed the queue.
 	if cq.closed {
-		return errors.Join(mf.unmap(), os.Remove(mf.path))
+		return errors.Join(mf.unmap(), mf.ops.remove(mf.path))
 	}
 	// Fillers and pending entries go in with pwrite: the file is not
 	// mapped (the dispatcher maps it if it writes more).
@@ -141,7 +140,7 @@ func (cq *consumeQueue) createFirst(queueOffset int64) error {
 	}
 	b = append(b, cq.pend...)
 	if err := cq.writeFileLocked(mf, 0, b); err != nil {
-		err = errors.Join(err, mf.unmap(), os.Remove(mf.path))
+		err = errors.Join(err, mf.unmap(), mf.ops.remove(mf.path))
 		return fmt.Errorf("create consumequeue %s: %w", cq.q.dir, err)
 	}
 	mf.wrote.Store(int64(len(b)))
@@ -287,7 +286,8 @@ func (s *Store) mapLimitHit() {
 	s.signal(s.unmapCh)
 }
 
-// unmapLoop keeps the number of mapped consume queue files bounded.
+// unmapLoop keeps the number of mapped consume queue files bounded, and
+// unmaps the deleted commit log files pull answers held (reapLater).
 func (s *Store) unmapLoop() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -298,6 +298,7 @@ func (s *Store) unmapLoop() {
 		case <-tick.C:
 		case <-s.unmapCh:
 		}
+		s.reap()
 		s.unmapIdle()
 	}
 }
@@ -365,8 +366,8 @@ func (cq *consumeQueue) unmapFiles(keepLast bool) error {
 	cq.q.mu.Unlock()
 	cq.wmu.Unlock()
 	var errs []error
-	for _, b := range drop {
-		errs = append(errs, unix.Munmap(b))
+	for i, b := range drop {
+		errs = append(errs, cq.s.ops.munmap(mapped[i].path, b))
 		cq.s.cqMapped.Add(-1)
 	}
 	return errors.Join(errs...)

@@ -97,7 +97,7 @@ func (s *Store) load() error {
 				return fmt.Errorf("open store: %w", err)
 			}
 			zeroed = zeroed || cut
-			if err := cq.correctMinOffset(clMin); err != nil {
+			if err := cq.correctMinOffsetLocked(clMin); err != nil {
 				return fmt.Errorf("open store: %w", err)
 			}
 			maxCQPhy = max(maxCQPhy, cq.maxPhy)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,14 +38,23 @@ func isResource(err error) bool {
 }
 
 // fileOps are the system calls of the store that can run out of a
-// resource. The store keeps its own copy (Store.ops), which tests replace
-// to inject ENOMEM, EMFILE or ENOSPC.
+// resource or take long. The store keeps its own copy (Store.ops), which
+// tests replace to inject ENOMEM, EMFILE or ENOSPC, or to make a call
+// slower than any lock a network event loop may wait on could be held
+// (io_test.go: no such lock is held across them).
 type fileOps struct {
-	open     func(path string, flag int, perm uint32) (int, error)
+	open     func(path string, flag int, perm uint32) (int, error) // with O_CREAT: file creation
 	mmap     func(fd int, size int64) ([]byte, error)
 	allocate func(fd int, off, n int64) error // fallocate, mode 0
 	// diskSpace is the used ratio of path's partition and its size (space.go).
 	diskSpace func(path string) (float64, int64, error)
+
+	msync     func(path string, b []byte) error // MS_SYNC
+	munmap    func(path string, b []byte) error
+	fdatasync func(path string, fd int) error
+	syncfs    func(path string, fd int) error
+	remove    func(path string) error // unlink
+	removeAll func(path string) error // a consume queue directory
 }
 
 // sysOps are the real system calls.
@@ -57,6 +67,20 @@ var sysOps = fileOps{
 	},
 	allocate:  func(fd int, off, n int64) error { return unix.Fallocate(fd, 0, off, n) },
 	diskSpace: diskSpace,
+	msync:     func(_ string, b []byte) error { return unix.Msync(b, unix.MS_SYNC) },
+	munmap:    func(_ string, b []byte) error { return unix.Munmap(b) },
+	fdatasync: func(_ string, fd int) error { return unix.Fdatasync(fd) },
+	syncfs:    func(_ string, fd int) error { return unix.Syncfs(fd) },
+	remove:    os.Remove,
+	removeAll: os.RemoveAll,
+}
+
+// removeFile unlinks path; one already gone is no error.
+func (o *fileOps) removeFile(path string) error {
+	if err := o.remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // openFile opens path (read-write unless flag says otherwise).
@@ -137,18 +161,18 @@ func writeZeros(fd int, off, n int64) error {
 }
 
 // syncFile fdatasyncs path.
-func (o *fileOps) syncFile(path string) error { return o.syncWith(path, "fdatasync", unix.Fdatasync) }
+func (o *fileOps) syncFile(path string) error { return o.syncWith(path, "fdatasync", o.fdatasync) }
 
 // syncFS syncs the file system holding path (syncfs: one call for any
 // number of dirty files; since Linux 5.8 it reports write-back errors).
-func (o *fileOps) syncFS(path string) error { return o.syncWith(path, "syncfs", unix.Syncfs) }
+func (o *fileOps) syncFS(path string) error { return o.syncWith(path, "syncfs", o.syncfs) }
 
-func (o *fileOps) syncWith(path, what string, sync func(fd int) error) error {
+func (o *fileOps) syncWith(path, what string, sync func(path string, fd int) error) error {
 	fd, err := o.openFile(path, unix.O_RDONLY)
 	if err != nil {
 		return err
 	}
-	err = sync(fd)
+	err = sync(path, fd)
 	unix.Close(fd) // the sync result is err
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, path, err)

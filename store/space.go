@@ -65,6 +65,14 @@ func (s *Store) checkSpace() (float64, error) {
 		return 0, err
 	}
 	s.usedRatios[0].Store(math.Float64bits(usage))
+	if entire > 0 && !s.aheadMade() {
+		// The next commit log file is made ahead (allocate.go) and takes
+		// its space as soon as it is made: at Open (Shutdown removed it),
+		// or while it is being made, that space counts as used already,
+		// so that a restart on a full disk does not accept writes into
+		// the space the allocator takes at once.
+		usage += float64(s.cfg.MappedFileSizeCommitLog) / float64(entire)
+	}
 	cq, e, err := s.ops.diskSpace(s.cqRoot)
 	if err != nil {
 		cq = -1

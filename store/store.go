@@ -81,6 +81,10 @@ type Store struct {
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
+	// cqDeleting: topics DeleteTopic is deleting the files of, closed when
+	// done; the dispatcher makes no queue of theirs until then. Guarded by
+	// cqMu.
+	cqDeleting map[string]chan struct{}
 
 	// Consume queue files (queuefiles.go): mapped ones and their limit,
 	// bytes of entries waiting for a first file, queues waiting for the
@@ -105,9 +109,9 @@ type Store struct {
 	flushCh    chan struct{}
 	prefaultCh chan struct{}
 
-	flushMu   sync.Mutex
-	flushReqs []flushReq // guarded by flushMu
-	flushErr  error      // guarded by flushMu: sticky flush error
+	// waits answers Wait (wait.go); the flush goroutine fulfils Flushed.
+	waits       *offsetWaiter
+	flushFailed atomic.Bool // the first flush error was reported to waits
 
 	// diskFull refuses puts (ErrDiskFull); set and cleared by checkSpace
 	// (space.go), which the space goroutine, cleanup and Open call.
@@ -121,6 +125,12 @@ type Store struct {
 	// tried again only after rollRetryAt (append lock).
 	rollErr     error
 	rollRetryAt time.Time
+	// alloc: the next commit log file, made ahead (allocate.go).
+	alloc   allocator
+	allocCh chan struct{}
+	// reapList: commit log files whose last hold went, for the unmapper.
+	reapMu   sync.Mutex
+	reapList []*mappedFile // guarded by reapMu
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
@@ -153,18 +163,22 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
+		cqDeleting:   make(map[string]chan struct{}),
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
 		prefaultCh:   make(chan struct{}, 1),
+		allocCh:      make(chan struct{}, 1),
+		alloc:        allocator{busy: -1, taken: -1},
 		createCh:     make(chan struct{}, 1),
 		unmapCh:      make(chan struct{}, 1),
 		spaceCh:      make(chan struct{}, 1),
 		quit:         make(chan struct{}),
 		now:          time.Now,
 		ops:          ops,
+		waits:        newOffsetWaiter(),
 	}
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
-	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops}
+	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}
 	if cfg.MessageIndexEnable {
 		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log, &s.ops)
 	}
@@ -187,6 +201,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	if _, err := s.checkSpace(); err != nil {
 		s.log.Error().Err(err).Msg("disk usage unknown at start-up")
 	}
+	s.waits.enable(Flushed, time.Duration(cfg.SyncFlushTimeout)*time.Millisecond, s.cl.flushedWhere.Load())
 	return s, nil
 }
 
@@ -250,6 +265,8 @@ func (s *Store) Start() error {
 	s.goRun(s.flushConsumeQueueLoop)
 	s.goRun(s.cleanupLoop)
 	s.goRun(s.prefaultLoop)
+	s.goRun(s.allocLoop)
+	s.signal(s.allocCh)
 	s.goRun(s.trimLoop)
 	s.goRun(s.createLoop)
 	s.goRun(s.unmapLoop)
@@ -312,6 +329,9 @@ func (s *Store) shutdown(ctx context.Context) error {
 	}
 	close(s.quit)
 	s.wg.Wait()
+	if err := s.dropAhead(); err != nil {
+		errs = append(errs, err)
+	}
 	if !s.started.Load() {
 		_ = s.dispatchAvailable() // catch up synchronously; behind is reported below
 	}
@@ -323,7 +343,8 @@ func (s *Store) shutdown(ctx context.Context) error {
 	if err := s.flushCommitLog(0); err != nil {
 		errs = append(errs, err)
 	}
-	s.answerFlushWaiters(true)
+	s.waits.advance(Flushed, s.cl.flushedWhere.Load())
+	s.waits.close(ErrClosed)
 	// Queues whose entries are still only in memory get their files, in
 	// parallel, within three quarters of the time left; what is left then
 	// is re-dispatched at the next start (the abort file stays, and the
@@ -375,6 +396,12 @@ func (s *Store) shutdown(ctx context.Context) error {
 func (s *Store) closeFiles() error {
 	var errs []error
 	errs = append(errs, s.cl.q.close())
+	s.alloc.mu.Lock()
+	if mf := s.alloc.ready; mf != nil { // a crash leaves it on disk (allocate.go)
+		s.alloc.ready = nil
+		errs = append(errs, mf.unmap())
+	}
+	s.alloc.mu.Unlock()
 	if s.idx != nil {
 		errs = append(errs, s.idx.close())
 	}
@@ -540,8 +567,14 @@ func (s *Store) reserveLocked(size int64) (*mappedFile, int64, error) {
 	if s.rollErr != nil && time.Now().Before(s.rollRetryAt) {
 		return nil, 0, s.rollErr
 	}
-	s.signal(s.spaceCh) // a roll: read the usage
-	nf, err := s.cl.q.newFile(start)
+	s.signal(s.spaceCh)           // a roll: read the usage
+	nf, err := s.takeAhead(start) // made ahead, off the append lock
+	if err == nil {
+		s.cl.q.mu.Lock()
+		s.cl.q.files = append(s.cl.q.files, nf)
+		s.cl.q.mu.Unlock()
+		s.signal(s.allocCh) // the one after: the allocator sees nf listed
+	}
 	if err != nil {
 		err = fmt.Errorf("roll commit log: %w", err)
 		if isResource(err) {
@@ -686,6 +719,17 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 	}
 	s.cqMu.Lock()
 	defer s.cqMu.Unlock()
+	for {
+		ch := s.cqDeleting[string(topic)]
+		if ch == nil {
+			break
+		}
+		// DeleteTopic is removing the files of the topic's old queues:
+		// a new queue must not make files in the directory meanwhile.
+		s.cqMu.Unlock()
+		<-ch
+		s.cqMu.Lock()
+	}
 	qs := s.cqs[string(topic)]
 	if qs == nil {
 		qs = make(map[int32]*consumeQueue)
@@ -766,18 +810,36 @@ func (s *Store) DeleteTopic(topic string) error {
 	if err != nil {
 		return fmt.Errorf("delete topic: %w", err)
 	}
-	// Files go while cqMu is held, so the dispatcher cannot re-create the
-	// queue on top of files still being deleted.
-	var errs []error
+	// The queues leave the table under cqMu; their files are unmapped and
+	// unlinked after it (pulls and the dispatcher take cqMu), while the
+	// topic is marked deleting so that the dispatcher does not make a new
+	// queue's files on top of those being deleted.
+	done := make(chan struct{})
 	s.cqMu.Lock()
-	for _, cq := range s.cqs[topic] {
+	for {
+		ch := s.cqDeleting[topic]
+		if ch == nil {
+			break
+		}
+		s.cqMu.Unlock()
+		<-ch // another DeleteTopic of the same topic
+		s.cqMu.Lock()
+	}
+	qs := s.cqs[topic]
+	delete(s.cqs, topic)
+	s.cqDeleting[topic] = done
+	s.cqMu.Unlock()
+	var errs []error
+	for _, cq := range qs {
 		errs = append(errs, cq.destroy())
 	}
-	delete(s.cqs, topic)
-	if err := os.RemoveAll(dir); err != nil {
+	if err := s.ops.removeAll(dir); err != nil {
 		errs = append(errs, err)
 	}
+	s.cqMu.Lock()
+	delete(s.cqDeleting, topic)
 	s.cqMu.Unlock()
+	close(done)
 	s.mu.Lock()
 	for k := range s.queueOffsets {
 		if k.topic == topic {

@@ -57,6 +57,64 @@ func BenchmarkPut1KiBParallel(b *testing.B) {
 	})
 }
 
+// BenchmarkPutBatch: batches of 16 × 1 KiB to one queue (a batch send).
+func BenchmarkPutBatch(b *testing.B) {
+	s := openStarted(b, benchConfig(b))
+	defer shutdown(b, s)
+	ms := make([]PutMessage, 16)
+	for i := range ms {
+		ms[i] = *testMsg("BenchTopic", 0, i)
+		ms[i].Body = make([]byte, 1024)
+	}
+	res := make([]PutResult, 0, len(ms))
+	b.SetBytes(int64(len(ms)) * 1024)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := int32(i & 7)
+		for j := range ms {
+			ms[j].QueueID = q
+		}
+		var err error
+		if res, err = s.PutBatch(ms, res[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPutSyncFlush: SYNC_FLUSH sends, each Put waiting for the group
+// commit (many writers share one fsync). Allocations per op are the
+// waiter's own: each writer reuses its callback.
+func BenchmarkPutSyncFlush(b *testing.B) {
+	cfg := benchConfig(b)
+	cfg.FlushDiskType = SyncFlush
+	s := openStarted(b, cfg)
+	defer shutdown(b, s)
+	b.SetBytes(1024)
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		m := *testMsg("BenchTopic", 0, 0)
+		m.Body = make([]byte, 1024)
+		done := make(chan error, 1)
+		answer := func(err error) { done <- err }
+		for i := 0; pb.Next(); i++ {
+			m.QueueID = int32(i & 7)
+			r, err := s.Put(&m)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			s.WaitFlush(r.PhysicalOffset+int64(r.WroteBytes), answer)
+			if err := <-done; err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
 // BenchmarkDispatch: consume queue and index entries (KEYS + UNIQ_KEY)
 // built for records already in the commit log.
 func BenchmarkDispatch(b *testing.B) {

@@ -457,9 +457,7 @@ func TestWaitFlushAndOnDispatch(t *testing.T) {
 		t.Fatal("OnDispatch not called")
 	}
 	// A waiter for data never written times out.
-	cfg2 := s.cfg
-	_ = cfg2
-	s.cfg.SyncFlushTimeout = 20
+	s.waits.setTimeout(Flushed, 20*time.Millisecond)
 	s.WaitFlush(s.MaxPhyOffset()+1000, func(err error) { done <- err })
 	if err := <-done; !errors.Is(err, ErrFlushTimeout) {
 		t.Fatalf("err = %v", err)

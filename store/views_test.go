@@ -16,6 +16,7 @@ import (
 // still mapped: every GetMessageViews answer was released exactly once.
 func checkNoHolds(t testing.TB, s *Store) {
 	t.Helper()
+	s.reap() // files whose last hold went wait for the unmapper
 	q := &s.cl.q
 	q.mu.RLock()
 	defer q.mu.RUnlock()
@@ -209,6 +210,7 @@ func TestViewsHeldAcrossCleanup(t *testing.T) {
 		t.Fatal("deleted records still served")
 	}
 	v.Release()
+	s.reap() // the unmapper's work, done here and now
 	if !first.unmapped.Load() || first.refs.Load() != 0 {
 		t.Fatalf("released file unmapped %v, refs %d", first.unmapped.Load(), first.refs.Load())
 	}
@@ -313,7 +315,19 @@ func TestGetMessageViewsAllocs(t *testing.T) {
 	cfg.MappedFileSizeConsumeQueue = 1000 * cqEntrySize // reads stay in the file the dispatcher maps
 	s := openStarted(t, cfg)
 	defer shutdown(t, s)
-	putN(t, s, "T", 2, 0, 200)
+	// The queues' files first, so that the entries are written through
+	// their mappings (a file made for entries kept in memory is written and
+	// read with pread, which allocates the path it opens).
+	putN(t, s, "T", 2, 0, 2)
+	testutil.WaitFor(t, 5*time.Second, func() bool {
+		for q := range int32(2) {
+			if cq := s.findCQ("T", q); cq == nil || cq.hasPending() {
+				return false
+			}
+		}
+		return true
+	})
+	putN(t, s, "T", 2, 2, 198)
 	testutil.WaitFor(t, 5*time.Second, func() bool { return s.MaxOffset("T", 1) == 100 })
 	waitMappedQueues(t, s, "T", 2)
 	for i := 0; i < 4; i++ { // warm the pool

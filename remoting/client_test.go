@@ -1,0 +1,151 @@
+package remoting
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+)
+
+// answerServer answers every request on a fresh 127.0.0.1 port with
+// SUCCESS, until the test ends.
+func answerServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	var conns sync.Map
+	t.Cleanup(func() {
+		conns.Range(func(k, _ any) bool { k.(net.Conn).Close(); return true })
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Store(c, nil)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				for {
+					req, err := ReadFrame(c)
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(AppendFrame(nil, NewResponse(req, 0, ""))); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A dial that hangs (a dead name server: SYN unanswered until the dial
+// timeout) does not hold up requests to other addresses; callers for the
+// hung address wait for it and hear its failure.
+func TestClientDialDoesNotBlockOthers(t *testing.T) {
+	good := answerServer(t)
+	const dead = "192.0.2.1:9876" // TEST-NET-1: never dialled for real here
+	release := make(chan struct{})
+	entered := make(chan struct{}, 4)
+	var deadDials atomic.Int32
+	cl := NewClient(testutil.Logger())
+	real := cl.dial
+	cl.dial = func(ctx context.Context, addr string) (net.Conn, error) {
+		if addr != dead {
+			return real(ctx, addr)
+		}
+		deadDials.Add(1)
+		entered <- struct{}{}
+		<-release
+		return nil, errors.New("no route to host")
+	}
+
+	deadErr := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := cl.Invoke(context.Background(), dead, NewRequest(105, nil, nil))
+			deadErr <- err
+		}()
+	}
+	<-entered // the dial to dead is in progress (and stays so until release)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range 3 {
+		resp, err := cl.Invoke(ctx, good, NewRequest(105, nil, nil))
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("request to a live address while another dials: %v %v", resp, err)
+		}
+	}
+	select {
+	case err := <-deadErr:
+		t.Fatalf("a caller for the dead address returned before its dial ended: %v", err)
+	default:
+	}
+
+	close(release)
+	for range 2 {
+		if err := <-deadErr; err == nil {
+			t.Fatal("request to the dead address succeeded")
+		}
+	}
+	if n := deadDials.Load(); n != 1 && n != 2 {
+		t.Fatalf("%d dials for one address", n)
+	}
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Invoke(ctx, good, NewRequest(105, nil, nil)); !errors.Is(err, ErrConnClosed) {
+		t.Fatalf("invoke after Close: %v", err)
+	}
+}
+
+// Close during a dial: the connection dialled is closed, not kept.
+func TestClientCloseDuringDial(t *testing.T) {
+	good := answerServer(t)
+	cl := NewClient(testutil.Logger())
+	real := cl.dial
+	entered, release := make(chan struct{}), make(chan struct{})
+	cl.dial = func(ctx context.Context, addr string) (net.Conn, error) {
+		close(entered)
+		<-release
+		return real(ctx, addr)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cl.Invoke(context.Background(), good, NewRequest(105, nil, nil))
+		errc <- err
+	}()
+	<-entered
+	if err := cl.Close(); err != nil { // does not wait for the dial
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-errc; !errors.Is(err, ErrConnClosed) {
+		t.Fatalf("invoke across Close: %v", err)
+	}
+	cl.mu.Lock()
+	n := len(cl.conns)
+	cl.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d connections kept after Close", n)
+	}
+}
