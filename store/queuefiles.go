@@ -311,7 +311,12 @@ func (s *Store) unmapIdle() {
 	if s.cqMapped.Load() < limit*7/8 {
 		return
 	}
-	target := limit * 3 / 4
+	s.unmapTo(limit * 3 / 4)
+}
+
+// unmapTo unmaps the least recently touched consume-queue files until at
+// most target are mapped (last files of queues last).
+func (s *Store) unmapTo(target int64) {
 	type cand struct {
 		cq      *consumeQueue
 		touched uint64
