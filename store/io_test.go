@@ -90,10 +90,6 @@ func gatedOps(g *gate) fileOps {
 	return ops
 }
 
-func under(dir string) func(op, path string) bool {
-	return func(_, path string) bool { return strings.HasPrefix(path, dir) }
-}
-
 // within runs fn and fails the test if it does not return while the gate
 // still holds its call (the failsafe only turns a hang into a failure).
 func within(t *testing.T, g *gate, what string, fn func()) {

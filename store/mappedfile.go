@@ -404,16 +404,6 @@ func (q *mappedQueue) createFile(start int64) (*mappedFile, error) {
 	return mf, nil
 }
 
-// maxOffset is the end of written data.
-func (q *mappedQueue) maxOffset() int64 {
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	if mf := q.lastLocked(); mf != nil {
-		return mf.start + mf.wrote.Load()
-	}
-	return 0
-}
-
 // retireLocked drops the list's reference to mf, which the caller (holding
 // mu for writing) has just taken out of files, and reports whether it was
 // the last: then the caller unmaps mf after releasing mu (no munmap under a
