@@ -54,6 +54,9 @@ type Broker struct {
 	delay     *delayService
 	timer     *timerService
 	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
+	// waitFlush is Store.WaitFlush; tests replace it to make a SYNC_FLUSH
+	// wait fail, which a real disk does not do on demand.
+	waitFlush func(end int64, done func(error))
 
 	quit       chan struct{}
 	persistNow chan struct{} // a topic or the config changed: write topics.json and the config file now, not at the next tick
@@ -106,6 +109,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: open store: %w", err)
 	}
 	b.Store = st
+	b.waitFlush = st.WaitFlush
 	b.stats = newRuntimeStats(st)
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())

@@ -196,7 +196,7 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	// Any failure of the wait — the time-out, the store shutting down, a
 	// failed fsync — leaves the message appended but not known to be on
 	// disk: Apache's FLUSH_DISK_TIMEOUT, a success the client is told of.
-	b.Store.WaitFlush(end, func(err error) {
+	b.waitFlush(end, func(err error) {
 		if err != nil {
 			done(SendFlushDiskTimeout)
 			return

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -589,4 +591,43 @@ func TestSendAllocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A SYNC_FLUSH wait that fails — the store's syncFlushTimeout passing, the
+// store closing, a failed fsync — answers FLUSH_DISK_TIMEOUT, Apache's
+// answer for a message appended but not known to be on disk: the result
+// keeps its ids and the message stays readable.
+func TestSendFlushTimeout(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.Store.FlushDiskType = store.SyncFlush })
+	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	for _, fail := range []error{
+		fmt.Errorf("commit log offset 10 not flushed within 5s: %w", store.ErrFlushTimeout),
+		store.ErrClosed,
+	} {
+		var waited int64
+		b.waitFlush = func(end int64, done func(error)) { waited = end; go done(fail) }
+		got := make(chan SendStatus, 1)
+		var res SendResult
+		err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) {
+			return func(st SendStatus) { got <- st }
+		})
+		if err != nil || !res.Parked {
+			t.Fatalf("%v: err %v parked %t", fail, err, res.Parked)
+		}
+		if max := b.Store.MaxPhyOffset(); waited != max {
+			t.Errorf("%v: waited for commit log offset %d, the message ends at %d", fail, waited, max)
+		}
+		select {
+		case st := <-got:
+			if st != SendFlushDiskTimeout || st.Code() != remoting.FlushDiskTimeout {
+				t.Errorf("%v: completion %v", fail, st)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v: completion never called", fail)
+		}
+		if len(res.MsgID) == 0 {
+			t.Errorf("%v: no message id with the time-out", fail)
+		}
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset("T", 0) == 2 })
 }
