@@ -57,6 +57,11 @@ type mappedFile struct {
 	flushed   atomic.Int64 // msync'ed up to here
 	populated atomic.Int64 // pages faulted in ahead of wrote up to here (prefault.go)
 
+	// resident and residentAt: the last range of the file a reader found
+	// in memory (residency.go), shared by every reader.
+	resident   atomic.Uint64
+	residentAt atomic.Int64
+
 	refs     atomic.Int32
 	unmapped atomic.Bool
 	// reap, when set, unmaps the file off the releasing goroutine once its
