@@ -9,38 +9,22 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// errorCodes maps sentinel errors that services still return bare to
-// Apache's response code and remark. A service refuses with a
-// broker.Refusal; this table shrinks as the remaining ones do too.
-var errorCodes = [...]struct {
-	err    error
-	code   int32
-	remark string
-}{
-	{broker.ErrConfigBlackListed, remoting.NoPermission, "Can not update config in black list."},
-}
-
-// mappedError answers err with its code and remark: a broker.Refusal's
-// (whatever wraps it), else errorCodes'. No remark is made from an error's
-// text.
+// mappedError answers a broker.Refusal (whatever wraps it) with its code
+// and remark: services refuse only that way, so this is the whole error
+// table. No remark is made from an error's text.
 func mappedError(req *remoting.Command, err error) (*remoting.Command, bool) {
 	var r *broker.Refusal
 	if errors.As(err, &r) {
 		return remoting.NewResponse(req, r.Code, r.Remark), true
 	}
-	for _, m := range errorCodes {
-		if errors.Is(err, m.err) {
-			return remoting.NewResponse(req, m.code, m.remark), true
-		}
-	}
 	return nil, false
 }
 
 // errorResponse is the one translation point of errors to answers: a
-// refusal or a mapped sentinel gets its code and remark; a bad or missing
-// header field is the client's fault and is answered SYSTEM_ERROR with the
-// reason, as Apache's header decoder does; anything else is logged here,
-// once, and answered SYSTEM_ERROR.
+// refusal gets its code and remark; a bad or missing header field is the
+// client's fault and is answered SYSTEM_ERROR with the reason, as Apache's
+// header decoder does; anything else is logged here, once, and answered
+// SYSTEM_ERROR.
 func errorResponse(log *zerolog.Logger, req *remoting.Command, err error) *remoting.Command {
 	if resp, ok := mappedError(req, err); ok {
 		return resp
