@@ -2,28 +2,75 @@ package processor
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
 func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
 
-// clientUntilShutdown returns a client for a server the test started; at
-// cleanup the client closes and the server shuts down.
-func clientUntilShutdown(t *testing.T, shutdown func(context.Context) error) *remoting.Client {
-	cl := remoting.NewClient(testutil.Logger())
-	t.Cleanup(func() {
-		_ = cl.Close()
+// runBroker serves a broker on a free loopback port (picked, then bound by
+// the broker: racy, fine for tests) through wrap(its table) (nil: the
+// table as is). The configuration has two event loops and 1 MiB commit log
+// files before edit changes it. Shut down by tb.Cleanup.
+func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(Table) remoting.Handler) *broker.Broker {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	cfg := broker.DefaultConfig()
+	cfg.BrokerName = "b"
+	cfg.BrokerIP1 = "127.0.0.1"
+	cfg.BindAddress = "127.0.0.1"
+	cfg.ListenPort = port
+	cfg.NamesrvAddr = ""
+	cfg.ServerWorkerThreads = 2
+	cfg.Store.StorePathRootDir = tb.TempDir()
+	cfg.Store.MappedFileSizeCommitLog = 1 << 20
+	if edit != nil {
+		edit(&cfg)
+	}
+	log := testutil.Logger()
+	b, err := broker.New(cfg, log)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var h remoting.Handler = BrokerTable(b, log)
+	if wrap != nil {
+		h = wrap(BrokerTable(b, log))
+	}
+	if err := b.Start(h); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
+		if err := b.Shutdown(ctx); err != nil {
+			tb.Errorf("shutdown: %v", err)
 		}
 	})
-	return cl
+	return b
+}
+
+// oneLoop is the configuration of the send and pull benchmarks: one event
+// loop, commit log files large enough not to roll while measured.
+func oneLoop(edit func(*broker.Config)) func(*broker.Config) {
+	return func(c *broker.Config) {
+		c.ServerWorkerThreads = 1
+		c.Store.MappedFileSizeCommitLog = 64 << 20
+		if edit != nil {
+			edit(c)
+		}
+	}
 }
 
 func expectCode(t *testing.T, resp *remoting.Command, code int32) {

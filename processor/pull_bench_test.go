@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"context"
 	"encoding/binary"
 	"io"
 	"net"
@@ -21,35 +20,7 @@ import (
 // holding n messages of size bytes, tagged TagA.
 func benchBroker(b *testing.B, n, size int) *broker.Broker {
 	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		b.Fatal(err)
-	}
-	cfg := broker.DefaultConfig()
-	cfg.BrokerName = "b"
-	cfg.BrokerIP1 = "127.0.0.1"
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = port
-	cfg.NamesrvAddr = ""
-	cfg.ServerWorkerThreads = 1
-	cfg.Store.StorePathRootDir = b.TempDir()
-	cfg.Store.MappedFileSizeCommitLog = 64 << 20
-	br, err := broker.New(cfg, testutil.Logger())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := br.Start(BrokerTable(br, testutil.Logger())); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = br.Shutdown(ctx)
-	})
+	br := runBroker(b, oneLoop(nil), nil)
 	if err := br.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: broker.PermRead | broker.PermWrite}); err != nil {
 		b.Fatal(err)

@@ -16,36 +16,11 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-// startBroker serves a broker with the processor table on a free loopback
-// port (picked, then bound by the broker: racy, fine for tests).
+// startBroker serves a broker with the processor table and returns a
+// client for it.
 func startBroker(t *testing.T) (*broker.Broker, *remoting.Client) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cfg := broker.DefaultConfig()
-	cfg.BrokerName = "b"
-	cfg.BrokerIP1 = "127.0.0.1"
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = port
-	cfg.NamesrvAddr = ""
-	cfg.ServerWorkerThreads = 2
-	cfg.Store.StorePathRootDir = t.TempDir()
-	cfg.Store.MappedFileSizeCommitLog = 1 << 20
-	log := testutil.Logger()
-	b, err := broker.New(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Start(BrokerTable(b, log)); err != nil {
-		t.Fatal(err)
-	}
-	return b, clientUntilShutdown(t, b.Shutdown)
+	return serveBroker(t, nil, nil)
 }
 
 func pullReq(topic string, offset int64, sysFlag int32, sub string) *remoting.Command {

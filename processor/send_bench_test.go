@@ -7,7 +7,6 @@ import (
 	"net"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -52,47 +51,11 @@ func BenchmarkTopicStatsMaxQueues(b *testing.B) {
 	}
 }
 
-// sendBroker serves a broker with the processor table on a loopback port
-// (picked, then bound by the broker: racy, fine for tests); edit changes
-// the configuration first. Shut down by tb.Cleanup.
+// sendBroker serves a broker with the processor table on one event loop
+// (runBroker, oneLoop); edit changes the configuration first.
 func sendBroker(tb testing.TB, edit func(*broker.Config)) *broker.Broker {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	cfg := broker.DefaultConfig()
-	cfg.BrokerName = "b"
-	cfg.BrokerIP1 = "127.0.0.1"
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = port
-	cfg.NamesrvAddr = ""
-	cfg.ServerWorkerThreads = 1
-	cfg.Store.StorePathRootDir = tb.TempDir()
-	cfg.Store.MappedFileSizeCommitLog = 64 << 20
-	if edit != nil {
-		edit(&cfg)
-	}
-	log := testutil.Logger()
-	b, err := broker.New(cfg, log)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := b.Start(BrokerTable(b, log)); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := b.Shutdown(ctx); err != nil {
-			tb.Errorf("shutdown: %v", err)
-		}
-	})
-	return b
+	return runBroker(tb, oneLoop(edit), nil)
 }
 
 // sendFrames is n requests as mqbench writes them: SEND_MESSAGE_V2 with a

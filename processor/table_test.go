@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,43 +14,14 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-// serveBroker serves a broker on a free loopback port through wrap(its
-// table) (nil: the table as is), with edit applied to its config.
+// serveBroker serves a broker through wrap(its table) (nil: the table as
+// is), with edit applied to its config, and returns a client for it.
 func serveBroker(t *testing.T, edit func(*broker.Config), wrap func(Table) remoting.Handler) (*broker.Broker, *remoting.Client) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cfg := broker.DefaultConfig()
-	cfg.BrokerName = "b"
-	cfg.BrokerIP1 = "127.0.0.1"
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = port
-	cfg.NamesrvAddr = ""
-	cfg.ServerWorkerThreads = 2
-	cfg.Store.StorePathRootDir = t.TempDir()
-	cfg.Store.MappedFileSizeCommitLog = 1 << 20
-	if edit != nil {
-		edit(&cfg)
-	}
-	log := testutil.Logger()
-	b, err := broker.New(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h remoting.Handler = BrokerTable(b, log)
-	if wrap != nil {
-		h = wrap(BrokerTable(b, log))
-	}
-	if err := b.Start(h); err != nil {
-		t.Fatal(err)
-	}
-	return b, clientUntilShutdown(t, b.Shutdown)
+	b := runBroker(t, edit, wrap)
+	cl := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { _ = cl.Close() }) // before runBroker's shutdown: cleanups run last first
+	return b, cl
 }
 
 // invoke sends req to the broker and fails the test on a transport error.
