@@ -2,7 +2,6 @@ package namesrv
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -17,24 +16,13 @@ const (
 	codeBrokerHeartbeat       int32 = 904
 )
 
-// HandlerFunc serves one request code; see remoting.Handler for the contract.
-type HandlerFunc func(c *remoting.Conn, req *remoting.Command) *remoting.Command
-
-// Table dispatches the name server's requests by code. It is filled before the
-// server starts and read-only afterwards. (The broker's table is
-// processor.Table; the name server keeps its own so that mqnamesrv links
-// neither processor nor what processor serves from: broker, store.)
-type Table map[int32]HandlerFunc
-
-// Serve implements remoting.Handler; a code without a handler gets Apache's
-// REQUEST_CODE_NOT_SUPPORTED and remark.
-func (t Table) Serve(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if h := t[req.Code]; h != nil {
-		return h(c, req)
-	}
-	return remoting.NewResponse(req, remoting.RequestCodeNotSupported,
-		" request type "+strconv.Itoa(int(req.Code))+" not supported")
-}
+// HandlerFunc and Table are remoting's: the name server's table is its own
+// value of them, so that mqnamesrv links neither processor nor what
+// processor serves from (broker, store).
+type (
+	HandlerFunc = remoting.HandlerFunc
+	Table       = remoting.Table
+)
 
 // handlers serve name-server requests: each decodes its header and body,
 // calls Routes or KV, and encodes the answer.

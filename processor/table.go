@@ -1,26 +1,22 @@
 package processor
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // HandlerFunc serves one request code; see remoting.Handler for the contract.
-type HandlerFunc func(c *remoting.Conn, req *remoting.Command) *remoting.Command
+type HandlerFunc = remoting.HandlerFunc
 
-// Table dispatches requests by code. It is filled before the server starts and
-// read-only afterwards.
+// Table dispatches the broker's requests by code: a remoting.Table that
+// interceptors can wrap (Intercept). It is filled before the server starts
+// and read-only afterwards.
 type Table map[int32]HandlerFunc
 
-// Serve implements remoting.Handler.
+// Serve implements remoting.Handler (remoting.Table's dispatch).
 func (t Table) Serve(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if h := t[req.Code]; h != nil {
-		return h(c, req)
-	}
-	return remoting.NewResponse(req, remoting.RequestCodeNotSupported,
-		" request type "+strconv.Itoa(int(req.Code))+" not supported")
+	return remoting.Table(t).Serve(c, req)
 }
 
 // Interceptor is called around every request an intercepted table serves
