@@ -57,6 +57,7 @@ func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Log
 	cfg.BrokerIP1 = "127.0.0.1"
 	cfg.Store.StorePathRootDir = dir
 	cfg.Store.MappedFileSizeCommitLog = 1 << 20
+	cfg.Store.AccessMessageInMemoryMaxRatio = 0 // tests of the residency check write 17 MiB, not GiBs
 	cfg.Store.MessageDelayLevel = "1s 2s"
 	if edit != nil {
 		edit(&cfg)

@@ -114,6 +114,12 @@ type Config struct {
 	// MessageDelayLevel lists the delay levels; used to compute the tags
 	// code (delivery time) of SCHEDULE_TOPIC_XXXX entries.
 	MessageDelayLevel string `key:"messageDelayLevel"`
+	// AccessMessageInMemoryMaxRatio (40) is the share of physical memory,
+	// in percent, that Apache takes the newest part of the commit log to
+	// fill in the page cache (DefaultMessageStore.estimateInMemByCommitOffset).
+	// Records that near the end are read on an event loop without a
+	// residency check (views.go); 0 checks all but the last 16 MiB.
+	AccessMessageInMemoryMaxRatio int `key:"accessMessageInMemoryMaxRatio"`
 }
 
 // DefaultConfig returns Apache's defaults.
@@ -152,6 +158,7 @@ func DefaultConfig() Config {
 		DefaultQueryMaxNum:                32,
 		MaxMappedConsumeQueueFiles:        16384,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
+		AccessMessageInMemoryMaxRatio:     40,
 	}
 }
 
@@ -181,6 +188,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("store config: maxMsgsNumBatch and defaultQueryMaxNum must be positive")
 	case c.MaxMappedConsumeQueueFiles < 16:
 		return fmt.Errorf("store config: maxMappedConsumeQueueFiles %d below 16", c.MaxMappedConsumeQueueFiles)
+	case c.AccessMessageInMemoryMaxRatio < 0 || c.AccessMessageInMemoryMaxRatio > 100:
+		return fmt.Errorf("store config: accessMessageInMemoryMaxRatio %d not in 0..100", c.AccessMessageInMemoryMaxRatio)
 	}
 	if _, err := parseDelayLevels(c.MessageDelayLevel); err != nil {
 		return err

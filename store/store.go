@@ -131,6 +131,9 @@ type Store struct {
 	// reapList: commit log files whose last hold went, for the unmapper.
 	reapMu   sync.Mutex
 	reapList []*mappedFile // guarded by reapMu
+	// hotTail: records within this many bytes of the end of the commit
+	// log are read without a residency check (memory.go).
+	hotTail int64
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
@@ -160,6 +163,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 			Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
 		delayLevels:  levels,
 		cqFileSize:   cfg.cqFileSize(),
+		hotTail:      hotTailFor(cfg.AccessMessageInMemoryMaxRatio),
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),

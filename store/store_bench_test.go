@@ -243,7 +243,7 @@ func BenchmarkGetMessageViews(b *testing.B) {
 // (ResidentPages) of records older than the hot tail, in memory: the cost
 // of the mincore check.
 func BenchmarkGetMessageViewsResident(b *testing.B) {
-	benchGetMessagesBehind(b, hotTail+(1<<20), func(s *Store, off int64) int {
+	benchGetMessagesBehind(b, minHotTail+(1<<20), func(s *Store, off int64) int {
 		res := s.GetMessageViews("BenchTopic", 0, off, 32, 256<<10, nil, ResidentPages)
 		res.Release()
 		return res.Count

@@ -26,6 +26,7 @@ func testConfig(dir string) Config {
 	cfg.MappedFileSizeConsumeQueue = 100 * cqEntrySize
 	cfg.FlushIntervalCommitLog = 10
 	cfg.FlushIntervalConsumeQueue = 10
+	cfg.AccessMessageInMemoryMaxRatio = 0 // tests of the residency check write 16 MiB, not GiBs
 	return cfg
 }
 

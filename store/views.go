@@ -28,9 +28,9 @@ import (
 // page cache faults there and blocks every connection of the loop on the
 // disk. A reader that must not wait asks for ResidentPages: each record is
 // checked before anything reads it, with mincore over the pages it covers
-// (one call per 64 pages, remembered for the records after it), except the
-// records in the last hotTail bytes of the commit log, which were written
-// moments ago. The read stops before the first record not in memory; the
+// (one call per 256 pages, remembered for the records after it), except the
+// records in the store's hot tail (memory.go): Apache's estimate of what
+// the page cache holds, and at least what was written moments ago. The read stops before the first record not in memory; the
 // caller hands the pull to a goroutine that may wait, which reads it with
 // PopulatePages: the pages are faulted in by madvise(MADV_POPULATE_READ),
 // a system call, so the Go scheduler gives the thread's P to other
@@ -60,12 +60,6 @@ const (
 	// before anything reads them. For goroutines that may wait on the disk.
 	PopulatePages
 )
-
-// hotTail: records ending within this many bytes of the end of the commit
-// log are taken as in memory without a check. They were appended moments
-// ago (a consumer keeping up reads nothing else), and the page cache drops
-// the pages it used last.
-const hotTail = 16 << 20
 
 // residencyWindow is the most one mincore call looks at: 256 pages (1 MiB,
 // what a catch-up of four queues of 1 KiB messages reads in about 32 pulls;
@@ -148,7 +142,7 @@ func (p *pins) view(cl *commitLog, phy int64, size int32) ([]byte, *mappedFile, 
 func (p *pins) setPages(cl *commitLog, pages Residency) {
 	p.pages, p.checkBelow = pages, math.MinInt64
 	if pages != AnyPages {
-		p.checkBelow = cl.maxOffset.Load() - hotTail
+		p.checkBelow = cl.maxOffset.Load() - p.s.hotTail
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // coldStore stores n records of 10 KiB (each spans three pages) in C/0 and
-// then more than hotTail bytes in another topic, so the records of C are
+// then more than minHotTail bytes in another topic, so the records of C are
 // outside the tail taken as in memory. It returns their put results.
 func coldStore(t *testing.T, n int) (*Store, []PutResult) {
 	t.Helper()
@@ -30,7 +30,7 @@ func coldStore(t *testing.T, n int) (*Store, []PutResult) {
 	}
 	filler := testMsg("F", 0, 0)
 	filler.Body = make([]byte, 64<<10)
-	for written := int64(0); written < hotTail+(1<<20); written += int64(len(filler.Body)) {
+	for written := int64(0); written < minHotTail+(1<<20); written += int64(len(filler.Body)) {
 		if _, err := s.Put(filler); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestGetMessageViewsResidency(t *testing.T) {
 	checkNoHolds(t, s)
 }
 
-// Records in the last hotTail bytes of the commit log are read without a
+// Records in the last minHotTail bytes of the commit log are read without a
 // check, wherever their pages are.
 func TestGetMessageViewsHotTail(t *testing.T) {
 	s, _ := coldStore(t, 4)
@@ -123,6 +123,26 @@ func TestGetMessageViewsHotTail(t *testing.T) {
 	res := s.GetMessageViews("F", 0, r.QueueOffset, 1, 1<<20, nil, ResidentPages)
 	if res.Status != Found || res.Count != 1 {
 		t.Fatalf("hot tail: %v, %d records", res.Status, res.Count)
+	}
+	res.Release()
+}
+
+// With Apache's accessMessageInMemoryMaxRatio, records within that share of
+// physical memory from the end are read without a check, as Apache takes
+// them to be in memory: the records coldStore pushed out of the 16 MiB tail
+// and evicted are read (and fault) instead of being handed to a goroutine.
+func TestGetMessageViewsMemoryRatio(t *testing.T) {
+	s, rs := coldStore(t, 4)
+	evict(t, s, rs[0].PhysicalOffset, rs[3].PhysicalOffset+int64(rs[3].WroteBytes))
+	if res := s.GetMessageViews("C", 0, 0, 4, 1<<20, nil, ResidentPages); res.Status != PagesNotResident {
+		t.Fatalf("ratio 0: %v, %d records", res.Status, res.Count)
+	}
+	if s.hotTail = hotTailFor(40); s.hotTail < s.MaxPhyOffset() {
+		t.Skipf("40%% of this machine's memory (%d bytes) is less than the test's commit log", s.hotTail)
+	}
+	res := s.GetMessageViews("C", 0, 0, 4, 1<<20, nil, ResidentPages)
+	if res.Status != Found || res.Count != 4 {
+		t.Fatalf("ratio 40: %v, %d records", res.Status, res.Count)
 	}
 	res.Release()
 }
