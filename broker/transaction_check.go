@@ -400,7 +400,9 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 		return true
 	}
 	// The body is the copy as a stored message with its real topic and
-	// queue (Apache's MessageDecoder.encode of the re-appended MessageExt).
+	// queue (Apache's MessageDecoder.encode of the re-appended MessageExt,
+	// whose properties renewHalfMessageInner set WAIT=false in).
+	props = propsSet(props, message.PropWaitStoreMsgOK, "false")
 	body, err := message.AppendRecord(nil, &message.Record{
 		QueueID: int32(realQID), Flag: v.Flag, QueueOffset: pr.QueueOffset, PhysicalOffset: pr.PhysicalOffset,
 		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreTimestamp: v.StoreTimestamp,
