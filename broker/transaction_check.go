@@ -28,8 +28,10 @@ package broker
 //
 // Bounds: one run spends at most 60 s per queue (Apache's
 // MAX_PROCESS_TIME_LIMIT) and sends at most txCheckMaxPerRun checks per
-// queue (Apache's check pool queue, 2000): the rest waits for the next run,
-// neither re-appended nor counted. Checks go out with Conn.Send (one-way,
+// queue (Apache's check pool queue, 2000), re-appends of messages inside
+// their immunity included (Apache re-appends every such message at every
+// run, unbounded: a producer could make each run copy any number of them):
+// the rest waits for the next run, neither re-appended nor counted. Checks go out with Conn.Send (one-way,
 // never waiting); a producer that does not read is cut by the remoting
 // limits like any slow client. With no producer of the group connected the
 // message is re-appended and counted as Apache does (the check is lost), so
@@ -73,11 +75,13 @@ type txChecker struct {
 	now func() time.Time
 	// kick makes a run start at once (tests); never blocks.
 	kick chan struct{}
+	// maxPerRun is txCheckMaxPerRun; tests lower it.
+	maxPerRun int
 }
 
 func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
 	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
-		now: time.Now, kick: make(chan struct{}, 1)}
+		now: time.Now, kick: make(chan struct{}, 1), maxPerRun: txCheckMaxPerRun}
 }
 
 // run checks every transactionCheckInterval (read at each turn, so that
@@ -127,8 +131,14 @@ func (tc *txChecker) progress(topic string, q int32) int64 {
 // op records they came from.
 type opSet struct {
 	removed map[int64]int64 // half offset → op queue offset
-	pending map[int64]int   // op queue offset → its half offsets not met yet
-	done    []int64         // op queue offsets fully met (or naming nothing)
+	// below are the resolved half offsets under the half progress, which
+	// only a copy made inside its immunity asks about (by the offset it was
+	// first stored at). Apache ignores them, so such a copy is re-appended
+	// until its immunity ends and then checked although its transaction
+	// ended: the producer is asked again, and a commit is stored twice.
+	below   map[int64]bool
+	pending map[int64]int // op queue offset → its half offsets not met yet
+	done    []int64       // op queue offsets fully met (or naming nothing)
 }
 
 func (s *opSet) met(halfOff int64) bool {
@@ -151,7 +161,7 @@ func (s *opSet) release(opOff int64) {
 // readOps builds the op set of half queue q from op queue offset opOff.
 func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 	st := tc.b.Store
-	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}}
+	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, below: map[int64]bool{}}
 	end := st.MaxOffset(TransOpHalfTopic, q)
 	for o := opOff; o < end; {
 		es := st.ReadQueue(TransOpHalfTopic, q, o, 64)
@@ -180,6 +190,7 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 			default:
 				opOffsets(v.Body, func(h int64) {
 					if h < halfOff {
+						s.below[h] = true
 						return
 					}
 					if old, ok := s.removed[h]; ok {
@@ -236,7 +247,7 @@ walk:
 			break walk
 		default:
 		}
-		if tc.now().Sub(start) > txCheckQueueTimeLimit || sent >= txCheckMaxPerRun {
+		if tc.now().Sub(start) > txCheckQueueTimeLimit || sent >= tc.maxPerRun {
 			tc.log.Info().Int32("queueId", q).Int("checks", sent).Msg("transaction check run limit reached")
 			break
 		}
@@ -286,8 +297,12 @@ walk:
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
 			immunity = immunityTime(string(s), cfg.TransactionTimeOut)
 			if age < immunity {
-				if !tc.immune(&v, ops) {
+				resolved, ok := tc.immune(&v, ops)
+				if !ok {
 					break
+				}
+				if !resolved {
+					sent++ // a re-append: in the run's budget, so that they cannot grow the log without bound
 				}
 				i++
 				continue
@@ -337,15 +352,15 @@ func checkTimes(props []byte, max int) (int, bool) {
 // (checkPrepareQueueOffset): resolved when the offset it was first stored at
 // is in the op set, else re-appended carrying that offset. ok is false when
 // the walk must stop here (a bad property, a failed append).
-func (tc *txChecker) immune(v *message.RecordView, ops *opSet) bool {
+func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok bool) {
 	s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset)
 	if len(s) > 0 {
 		first, err := strconv.ParseInt(string(s), 10, 64)
 		if err != nil || first == -1 {
-			return false
+			return false, false
 		}
-		if ops.met(first) {
-			return true
+		if ops.met(first) || ops.below[first] {
+			return true, true
 		}
 	}
 	first := strconv.FormatInt(v.QueueOffset, 10)
@@ -354,9 +369,9 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet) bool {
 	}
 	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first); err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message")
-		return false
+		return false, false
 	}
-	return true
+	return false, true
 }
 
 // renew re-appends a half message to its half queue with one property set

@@ -397,3 +397,36 @@ func TestTransactionRestart(t *testing.T) {
 		t.Fatalf("half queue holds %d, want 4", n)
 	}
 }
+
+// Inside CHECK_IMMUNITY_TIME_IN_SECONDS a half message is re-appended
+// carrying its first offset (TRAN_PREPARED_QUEUE_OFFSET), not checked; a
+// copy whose first offset was resolved is dropped. Re-appends and checks
+// share the run's budget.
+func TestTransactionCheckImmunity(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	prepare(t, b, 0, "immune", "CHECK_IMMUNITY_TIME_IN_SECONDS", "600")
+	prepare(t, b, 0, "plain")
+	waitRecords(t, b, TransHalfTopic, 0, 2)
+	b.txCheck.maxPerRun = 1
+	later := time.Now().Add(time.Minute)
+	checkRun(b, later) // re-appends the immune one, then the budget is spent
+	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	if string(recs[2].Body) != "immune" || message.Property(recs[2].Properties, "TRAN_PREPARED_QUEUE_OFFSET") != "0" ||
+		message.Property(recs[2].Properties, "TRANSACTION_CHECK_TIMES") != "" {
+		t.Fatalf("immune copy %q %v", recs[2].Body, message.ParseProperties(recs[2].Properties))
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 1 {
+		t.Fatalf("half progress %d after a spent budget, want 1", off)
+	}
+	putOpBody(t, b, "0") // the producer rolls back the original
+	waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	b.txCheck.maxPerRun = 10
+	checkRun(b, later.Add(time.Minute)) // "plain" checked (copy 3), the immune copy resolved
+	recs = waitRecords(t, b, TransHalfTopic, 0, 4)
+	if string(recs[3].Body) != "plain" || len(recs) != 4 {
+		t.Fatalf("after the second run: %d records, last %q", len(recs), recs[len(recs)-1].Body)
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransOpHalfTopic, 0); off != 1 {
+		t.Fatalf("op progress %d, want 1", off)
+	}
+}
