@@ -302,10 +302,15 @@ func putOpBody(t *testing.T, b *Broker, body string) {
 	}
 }
 
-// checkRun runs the check service once at now.
+// checkRun runs the check service once at now, and waits until what it
+// appended is dispatched.
 func checkRun(b *Broker, now time.Time) {
 	b.txCheck.now = func() time.Time { return now }
 	b.txCheck.checkAll(nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for b.Store.DispatchedPhyOffset() < b.Store.MaxPhyOffset() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polling the dispatcher
+	}
 }
 
 // The check service's decisions: resolved half messages (op bodies in
@@ -428,5 +433,46 @@ func TestTransactionCheckImmunity(t *testing.T) {
 	}
 	if off, _ := b.Offsets.Query(TransGroup, TransOpHalfTopic, 0); off != 1 {
 		t.Fatalf("op progress %d, want 1", off)
+	}
+}
+
+// A transaction is asked about once per copy, never again after an answer
+// arrived for any copy of it: neither when the answer named an earlier copy
+// (a late answer) nor when a crash rolled the progress back before the
+// original (its copy was answered). A producer cannot claim another
+// message's lineage.
+func TestTransactionCheckLineage(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	prepare(t, b, 0, "late", "TRAN_PREPARED_QUEUE_OFFSET", "7") // a claim, stripped
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	now := time.Now().Add(time.Minute)
+	checkRun(b, now) // copy 1
+	waitRecords(t, b, TransHalfTopic, 0, 2)
+	checkRun(b, now.Add(time.Minute)) // no answer yet: copy 2
+	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	if p := message.Property(recs[0].Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "" {
+		t.Fatalf("the producer's TRAN_PREPARED_QUEUE_OFFSET was kept: %q", p)
+	}
+	for _, r := range recs[1:] {
+		if p := message.Property(r.Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "0" {
+			t.Fatalf("copy %d lineage %q, want 0", r.QueueOffset, p)
+		}
+	}
+	putOpBody(t, b, "1") // the late answer, about copy 1
+	waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	checkRun(b, now.Add(2*time.Minute))
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 3 {
+		t.Fatalf("copy 2 of an answered transaction was checked again: half queue holds %d", n)
+	}
+
+	// A crash loses the progress: the walk starts at the original again.
+	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0)
+	b.Offsets.Commit(TransGroup, TransOpHalfTopic, 0, 0)
+	checkRun(b, now.Add(3*time.Minute))
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 3 {
+		t.Fatalf("after a progress roll-back the answered transaction was checked again: half queue holds %d", n)
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 3 {
+		t.Fatalf("half progress %d, want 3", off)
 	}
 }
