@@ -130,14 +130,13 @@ func (b *Broker) endTransaction(j *endTxJob) {
 			Msg("check answered")
 	}
 	cfg := b.Config()
-	v, rec, err := b.halfMessage(r.CommitLogOffset)
+	v, err := b.halfMessage(r.CommitLogOffset)
 	if err != nil {
 		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
 		j.done(refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
 		return
 	}
-	_ = rec // v's slices point into rec
 	if err := b.checkHalf(cfg, r, &v); err != nil {
 		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
@@ -176,22 +175,22 @@ func (b *Broker) endTransaction(j *endTxJob) {
 
 // halfMessage reads and decodes the half message at a commit log offset,
 // or fails when there is none (see the top of the file). The view's slices
-// point into the returned record, a copy.
-func (b *Broker) halfMessage(off int64) (message.RecordView, []byte, error) {
+// point into a copy of the record.
+func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
 	if off < b.Store.MinPhyOffset() || off >= b.Store.MaxPhyOffset() {
-		return message.RecordView{}, nil, fmt.Errorf("half message at %d: outside the commit log [%d, %d)",
+		return message.RecordView{}, fmt.Errorf("half message at %d: outside the commit log [%d, %d)",
 			off, b.Store.MinPhyOffset(), b.Store.MaxPhyOffset())
 	}
 	rec, err := b.Store.MessageAt(off)
 	if err != nil {
-		return message.RecordView{}, nil, fmt.Errorf("half message: %w", err)
+		return message.RecordView{}, fmt.Errorf("half message: %w", err)
 	}
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return message.RecordView{}, nil, fmt.Errorf("half message at %d: %w", off, err)
+		return message.RecordView{}, fmt.Errorf("half message at %d: %w", off, err)
 	}
 	if string(v.Topic) != TransHalfTopic {
-		return message.RecordView{}, nil, fmt.Errorf("half message at %d: record of topic %q", off, v.Topic)
+		return message.RecordView{}, fmt.Errorf("half message at %d: record of topic %q", off, v.Topic)
 	}
 	// Only a record the store indexed at that very offset is a message; a
 	// record-like run of bytes inside a body is not.
@@ -199,18 +198,22 @@ func (b *Broker) halfMessage(off int64) (message.RecordView, []byte, error) {
 	for {
 		if es := b.Store.ReadQueue(TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
 			if es[0].QueueOffset != v.QueueOffset || es[0].PhyOffset != off || es[0].Size != int32(len(rec)) {
-				return message.RecordView{}, nil, fmt.Errorf("half message at %d: not the record of queue offset %d",
+				return message.RecordView{}, fmt.Errorf("half message at %d: not the record of queue offset %d",
 					off, v.QueueOffset)
 			}
-			return v, rec, nil
+			return v, nil
 		}
 		// Not indexed yet: wait for the dispatcher only if it has not
 		// passed that offset (then it never will index it).
 		if b.Store.DispatchedPhyOffset() > off || time.Now().After(deadline) {
-			return message.RecordView{}, nil, fmt.Errorf("half message at %d: no consume queue entry at %d",
+			return message.RecordView{}, fmt.Errorf("half message at %d: no consume queue entry at %d",
 				off, v.QueueOffset)
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-b.quit:
+			return message.RecordView{}, fmt.Errorf("half message at %d: %w", off, store.ErrClosed)
+		case <-time.After(time.Millisecond): // the dispatcher runs behind the append by about that
+		}
 	}
 }
 
