@@ -10,6 +10,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 // txBroker is testBroker with topic T (4 queues).
@@ -474,5 +475,31 @@ func TestTransactionCheckLineage(t *testing.T) {
 	}
 	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 3 {
 		t.Fatalf("half progress %d, want 3", off)
+	}
+}
+
+// With SYNC_FLUSH a commit is answered through the flush completion, after
+// the op record (the wait covers both records), and a flush failure is
+// still SUCCESS, as Apache's sendFinalMessage answers FLUSH_DISK_TIMEOUT.
+func TestEndTransactionSyncFlush(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.Store.FlushDiskType = store.SyncFlush })
+	res := prepare(t, b, 0, "sync")
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	var waitedFor int64
+	var flushed func(error)
+	b.waitFlush = func(end int64, done func(error)) { waitedFor, flushed = end, done }
+	answered := make(chan error, 1)
+	b.endTransaction(&endTxJob{r: endReq(t, res, message.TransactionCommit), done: func(err error) { answered <- err }})
+	select {
+	case err := <-answered:
+		t.Fatalf("answered before the flush: %v", err)
+	default:
+	}
+	if flushed == nil || waitedFor != b.Store.MaxPhyOffset() {
+		t.Fatalf("waits for %d, the log ends at %d (commit and op record)", waitedFor, b.Store.MaxPhyOffset())
+	}
+	flushed(errors.New("flush timed out"))
+	if err := <-answered; err != nil {
+		t.Fatalf("answer after a flush time-out: %v", err)
 	}
 }
