@@ -503,3 +503,18 @@ func TestEndTransactionSyncFlush(t *testing.T) {
 		t.Fatalf("answer after a flush time-out: %v", err)
 	}
 }
+
+// Op bodies come from the store, written by either broker: parsing never
+// panics and yields only offsets a body spells.
+func FuzzOpOffsets(f *testing.F) {
+	for _, s := range []string{"17", "17,18,21,", "", ",", "-1,3", "x,5,", "99999999999999999999"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		opOffsets(body, func(v int64) {
+			if v < 0 || !bytes.Contains(body, []byte(strconv.FormatInt(v, 10))) {
+				t.Fatalf("%q gave %d", body, v)
+			}
+		})
+	})
+}
