@@ -518,3 +518,36 @@ func FuzzOpOffsets(f *testing.F) {
 		})
 	})
 }
+
+// BenchmarkEndTransactionCommit is one worker's cost of a commit: read and
+// check the half message, store the committed message and the op record.
+func BenchmarkEndTransactionCommit(b *testing.B) {
+	t := &testing.T{} // testBroker's cleanup never runs on it: stop does
+	br, stop := txBroker(t, b.TempDir(), func(c *Config) { c.Store.MappedFileSizeCommitLog = 256 << 20 })
+	b.Cleanup(stop)
+	reqs := make([]EndTransactionRequest, b.N)
+	for i := range reqs {
+		r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG", "TAGS", "tg", "KEYS", "k"+strconv.Itoa(i)), "0123456789abcdef")
+		r.SysFlag = message.TransactionPrep
+		var res SendResult
+		if err := br.Send(r, &res, nil); err != nil {
+			b.Fatal(err)
+		}
+		_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
+		reqs[i] = EndTransactionRequest{ProducerGroup: "PG", TranStateTableOffset: res.QueueOffset, CommitLogOffset: off,
+			CommitOrRollback: message.TransactionCommit}
+	}
+	for br.Store.DispatchedPhyOffset() < br.Store.MaxPhyOffset() {
+		time.Sleep(time.Millisecond) // the dispatcher indexes the half messages
+	}
+	done := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		br.endTransaction(&endTxJob{r: reqs[i], done: done})
+	}
+}
