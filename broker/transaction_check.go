@@ -66,8 +66,10 @@ const (
 
 // txChecker is the check service's state, owned by its goroutine.
 type txChecker struct {
-	b       *Broker
-	log     zerolog.Logger
+	b   *Broker
+	log zerolog.Logger
+	// sampled is for the lines about one message (Apache logs each): a
+	// producer decides how many there are.
 	sampled zerolog.Logger
 	next    uint32 // round robin over a group's producer connections
 	// now is the clock; tests move it.
@@ -330,7 +332,7 @@ walk:
 		now := tc.now().UnixMilli()
 		times, discard := checkTimes(v.Properties, cfg.TransactionCheckMax)
 		if !discard && now-v.BornTimestamp > int64(cfg.Store.FileReservedTime)*3600*1000 {
-			tc.log.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
+			tc.sampled.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
 				Msg("half message exceed file reserved time, so skip it")
 			discard = true
 		}
@@ -458,7 +460,7 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 	realQID, _ := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	uniq := string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
 	group := string(message.PropertyBytes(v.Properties, message.PropProducerGroup))
-	tc.log.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
+	tc.sampled.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
 		Int64("commitLogOffset", pr.PhysicalOffset).Int("checkTimes", times).Msg("check transaction")
 	c := tc.producerConn(group)
 	if c == nil {
@@ -533,7 +535,7 @@ func (tc *txChecker) producerConn(group string) *remoting.Conn {
 // TRANS_CHECK_MAX_TIME_TOPIC, created on demand with one queue
 // (DefaultTransactionalMessageCheckListener.resolveDiscardMsg).
 func (tc *txChecker) discard(v *message.RecordView) {
-	tc.log.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
+	tc.sampled.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
 		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
 	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: TransCheckMaxTimeTopic,
