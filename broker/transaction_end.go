@@ -125,10 +125,6 @@ func (b *Broker) startEndTxs() {
 // endTransaction serves one queued END_TRANSACTION on a worker.
 func (b *Broker) endTransaction(j *endTxJob) {
 	r := &j.r
-	if r.FromTransactionCheck {
-		b.endTx.log.Debug().Str("remote", r.Remote).Str("msgId", r.MsgID).Int32("commitOrRollback", r.CommitOrRollback).
-			Msg("check answered")
-	}
 	cfg := b.Config()
 	v, err := b.halfMessage(r.CommitLogOffset)
 	if err != nil {
