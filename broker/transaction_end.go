@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -65,15 +66,17 @@ type endTxJob struct {
 
 // endTxs are the END_TRANSACTION workers' queue.
 type endTxs struct {
-	threads int
-	jobs    chan *endTxJob
-	log     zerolog.Logger // component=transaction
-	sampled zerolog.Logger // what producers cause
+	threads  int
+	jobs     chan *endTxJob
+	resolved resolvedTxs
+	log      zerolog.Logger // component=transaction
+	sampled  zerolog.Logger // what producers cause
 }
 
 func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
 	return &endTxs{threads: threads, jobs: make(chan *endTxJob, capacity), log: log,
-		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
+		resolved: resolvedTxs{set: make(map[txKey]struct{})},
+		sampled:  log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
 }
 
 // EndTransaction takes an END_TRANSACTION. A state that is neither commit
@@ -139,16 +142,24 @@ func (b *Broker) endTransaction(j *endTxJob) {
 		j.done(err)
 		return
 	}
-	if r.CommitOrRollback == message.TransactionRollbk {
+	key := txKey{queueID: v.QueueID, lineage: lineage(&v)}
+	first := b.endTx.resolved.claim(key)
+	if r.CommitOrRollback == message.TransactionRollbk || !first {
+		if !first {
+			b.endTx.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).
+				Int64("firstQueueOffset", key.lineage).Msg("end transaction of a transaction already ended: op record only")
+		}
 		if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
 			// Apache answers SUCCESS too; the half message is checked again.
 			b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+			b.endTx.resolved.release(key)
 		}
 		j.done(nil)
 		return
 	}
 	end, err := b.commitHalf(cfg, &v)
 	if err != nil {
+		b.endTx.resolved.release(key)
 		j.done(err)
 		return
 	}
@@ -309,4 +320,60 @@ func endTxPutRefusal(cfg *Config, err error) error {
 	}
 	r.Err = err
 	return r
+}
+
+// resolvedTxsMax is how many recently ended transactions END_TRANSACTION
+// remembers (about 2 MB).
+const resolvedTxsMax = 1 << 16
+
+// txKey names a transaction: its half queue and the offset it was first
+// stored at (lineage: the check service's copies carry it).
+type txKey struct {
+	queueID int32
+	lineage int64
+}
+
+// resolvedTxs are the transactions END_TRANSACTION ended lately, so that a
+// second END_TRANSACTION of one — the producer's own arriving after it
+// answered a check, an answer to an earlier copy, a repeated request —
+// writes an op record for the half message it names (which ends that copy's
+// checks) but stores no second commit, nor a commit after a rollback.
+// Apache stores a commit for each. A set bounded by a ring of the last
+// resolvedTxsMax; past a restart or the ring, the check service's op set
+// and lineage (transaction_check.go) keep a transaction from being asked
+// about again.
+type resolvedTxs struct {
+	mu   sync.Mutex
+	set  map[txKey]struct{}
+	ring [resolvedTxsMax]txKey
+	next int
+	full bool
+}
+
+// claim records k and reports whether it was not there: the caller ends
+// the transaction.
+func (rs *resolvedTxs) claim(k txKey) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if _, ok := rs.set[k]; ok {
+		return false
+	}
+	if rs.full {
+		delete(rs.set, rs.ring[rs.next])
+	}
+	rs.ring[rs.next] = k
+	rs.set[k] = struct{}{}
+	if rs.next++; rs.next == resolvedTxsMax {
+		rs.next, rs.full = 0, true
+	}
+	return true
+}
+
+// release forgets k: ending the transaction failed. (Its ring slot stays;
+// evicting it later may forget a later claim of k early, which only
+// shortens what is remembered.)
+func (rs *resolvedTxs) release(k txKey) {
+	rs.mu.Lock()
+	delete(rs.set, k)
+	rs.mu.Unlock()
 }

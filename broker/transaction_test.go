@@ -551,3 +551,58 @@ func BenchmarkEndTransactionCommit(b *testing.B) {
 		br.endTransaction(&endTxJob{r: reqs[i], done: done})
 	}
 }
+
+// A transaction ends once: a repeated commit, a commit after a rollback and
+// a commit of a check's copy after the original was committed each write
+// an op record for the half message they name and store nothing else.
+func TestEndTransactionOnce(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	c := prepare(t, b, 0, "committed")
+	r := prepare(t, b, 0, "rolled-back")
+	u := prepare(t, b, 0, "checked")
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	for _, e := range []struct {
+		res   SendResult
+		state int32
+	}{{c, message.TransactionCommit}, {c, message.TransactionCommit}, {r, message.TransactionRollbk},
+		{r, message.TransactionCommit}, {u, message.TransactionCommit}} {
+		if err := endTx(t, b, endReq(t, e.res, e.state)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The check service made a copy of "checked" before the producer's
+	// commit arrived; the producer's answer to the check names the copy.
+	recs := storedRecords(t, b, TransHalfTopic, 0)
+	v, _, err := message.DecodeRecordView(mustRecord(t, b, recs[2].PhysicalOffset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _, err := b.txCheck.renew(&v, message.PropTranPreparedQueueOffset, "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRecords(t, b, TransHalfTopic, 0, 4)
+	copyReq := EndTransactionRequest{ProducerGroup: "PG", TranStateTableOffset: pr.QueueOffset,
+		CommitLogOffset: pr.PhysicalOffset, CommitOrRollback: message.TransactionCommit, FromTransactionCheck: true}
+	if err := endTx(t, b, copyReq); err != nil {
+		t.Fatal(err)
+	}
+	ops := waitRecords(t, b, TransOpHalfTopic, 0, 6)
+	if got := string(ops[5].Body); got != "3" {
+		t.Fatalf("op record of the copy: %q", got)
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
+	got := storedRecords(t, b, "T", 0)
+	if len(got) != 2 || string(got[0].Body) != "committed" || string(got[1].Body) != "checked" {
+		t.Fatalf("T/0 holds %d messages, want committed and checked once each", len(got))
+	}
+}
+
+func mustRecord(t *testing.T, b *Broker, off int64) []byte {
+	t.Helper()
+	rec, err := b.Store.MessageAt(off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
