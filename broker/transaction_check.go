@@ -74,15 +74,13 @@ type txChecker struct {
 	next    uint32 // round robin over a group's producer connections
 	// now is the clock; tests move it.
 	now func() time.Time
-	// kick makes a run start at once (tests); never blocks.
-	kick chan struct{}
 	// maxPerRun is txCheckMaxPerRun; tests lower it.
 	maxPerRun int
 }
 
 func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
 	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
-		now: time.Now, kick: make(chan struct{}, 1), maxPerRun: txCheckMaxPerRun}
+		now: time.Now, maxPerRun: txCheckMaxPerRun}
 }
 
 // run checks every transactionCheckInterval (read at each turn, so that
@@ -95,7 +93,6 @@ func (tc *txChecker) run(quit <-chan struct{}) {
 		select {
 		case <-quit:
 			return
-		case <-tc.kick:
 		case <-t.C:
 		}
 		tc.checkAll(quit)
