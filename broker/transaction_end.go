@@ -75,7 +75,7 @@ type endTxs struct {
 
 func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
 	return &endTxs{threads: threads, jobs: make(chan *endTxJob, capacity), log: log,
-		resolved: resolvedTxs{set: make(map[txKey]struct{})},
+		resolved: resolvedTxs{set: make(map[uint64]struct{})},
 		sampled:  log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
 }
 
@@ -142,12 +142,12 @@ func (b *Broker) endTransaction(j *endTxJob) {
 		j.done(err)
 		return
 	}
-	key := txKey{queueID: v.QueueID, lineage: lineage(&v)}
+	key := txID(&v)
 	first := b.endTx.resolved.claim(key)
 	if r.CommitOrRollback == message.TransactionRollbk || !first {
 		if !first {
 			b.endTx.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).
-				Int64("firstQueueOffset", key.lineage).Msg("end transaction of a transaction already ended: op record only")
+				Msg("end transaction of a transaction already ended: op record only")
 		}
 		if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
 			// Apache answers SUCCESS too; the half message is checked again.
@@ -323,36 +323,29 @@ func endTxPutRefusal(cfg *Config, err error) error {
 }
 
 // resolvedTxsMax is how many recently ended transactions END_TRANSACTION
-// remembers (about 2 MB).
+// remembers (about 1.5 MB).
 const resolvedTxsMax = 1 << 16
 
-// txKey names a transaction: its half queue and the offset it was first
-// stored at (lineage: the check service's copies carry it).
-type txKey struct {
-	queueID int32
-	lineage int64
-}
-
-// resolvedTxs are the transactions END_TRANSACTION ended lately, so that a
+// resolvedTxs are the transactions (txID) END_TRANSACTION ended lately, so that a
 // second END_TRANSACTION of one — the producer's own arriving after it
 // answered a check, an answer to an earlier copy, a repeated request —
 // writes an op record for the half message it names (which ends that copy's
 // checks) but stores no second commit, nor a commit after a rollback.
 // Apache stores a commit for each. A set bounded by a ring of the last
 // resolvedTxsMax; past a restart or the ring, the check service's op set
-// and lineage (transaction_check.go) keep a transaction from being asked
+// (transaction_check.go) keeps a transaction from being asked
 // about again.
 type resolvedTxs struct {
 	mu   sync.Mutex
-	set  map[txKey]struct{}
-	ring [resolvedTxsMax]txKey
+	set  map[uint64]struct{}
+	ring [resolvedTxsMax]uint64
 	next int
 	full bool
 }
 
 // claim records k and reports whether it was not there: the caller ends
 // the transaction.
-func (rs *resolvedTxs) claim(k txKey) bool {
+func (rs *resolvedTxs) claim(k uint64) bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if _, ok := rs.set[k]; ok {
@@ -372,7 +365,7 @@ func (rs *resolvedTxs) claim(k txKey) bool {
 // release forgets k: ending the transaction failed. (Its ring slot stays;
 // evicting it later may forget a later claim of k early, which only
 // shortens what is remembered.)
-func (rs *resolvedTxs) release(k txKey) {
+func (rs *resolvedTxs) release(k uint64) {
 	rs.mu.Lock()
 	delete(rs.set, k)
 	rs.mu.Unlock()
