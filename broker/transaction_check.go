@@ -284,6 +284,7 @@ func (tc *txChecker) checkQueue(q int32, quit <-chan struct{}) {
 	ops := tc.readOps(q, opOff, halfOff)
 	end := b.Store.MaxOffset(TransHalfTopic, q)
 	i, sent := halfOff, 0
+	renewed := map[uint64]struct{}{} // transactions re-appended by this run
 walk:
 	for i < end {
 		select {
@@ -325,6 +326,14 @@ walk:
 			i++ // a copy (or the original) of a resolved transaction
 			continue
 		}
+		// Another copy of a transaction this run already re-appended (and
+		// asked about): the copy made then stands for it. Several copies
+		// are walked in one run only after a crash rolled the progress back.
+		id := txID(&v)
+		if _, ok := renewed[id]; ok {
+			i++
+			continue
+		}
 		now := tc.now().UnixMilli()
 		times, discard := checkTimes(v.Properties, cfg.TransactionCheckMax)
 		if !discard && now-v.BornTimestamp > int64(cfg.Store.FileReservedTime)*3600*1000 {
@@ -350,6 +359,7 @@ walk:
 					break
 				}
 				if !resolved {
+					renewed[id] = struct{}{}
 					sent++ // a re-append: in the run's budget, so that they cannot grow the log without bound
 				}
 				i++
@@ -364,6 +374,7 @@ walk:
 		if !tc.checkOne(cfg, &v, times) {
 			break
 		}
+		renewed[id] = struct{}{}
 		sent++
 		i++
 	}

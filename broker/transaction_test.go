@@ -608,3 +608,20 @@ func mustRecord(t *testing.T, b *Broker, off int64) []byte {
 	}
 	return rec
 }
+
+// After a crash rolled the progress back, one run meets several copies of a
+// transaction: it asks about it once.
+func TestTransactionCheckOncePerRun(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	prepare(t, b, 0, "m")
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	now := time.Now().Add(time.Minute)
+	checkRun(b, now)                  // copy 1
+	checkRun(b, now.Add(time.Minute)) // copy 2
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0) // the crash
+	checkRun(b, now.Add(2*time.Minute))
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 4 {
+		t.Fatalf("one run over 3 copies of one transaction made %d copies, want 1", n-3)
+	}
+}
