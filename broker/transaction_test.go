@@ -625,3 +625,34 @@ func TestTransactionCheckOncePerRun(t *testing.T) {
 		t.Fatalf("one run over 3 copies of one transaction made %d copies, want 1", n-3)
 	}
 }
+
+// While one worker ends a transaction, a second END_TRANSACTION of it
+// writes nothing: an op record must not reach the log before the commit.
+func TestEndTransactionWhileEnding(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	res := prepare(t, b, 0, "m")
+	recs := waitRecords(t, b, TransHalfTopic, 0, 1)
+	v, _, err := message.DecodeRecordView(mustRecord(t, b, recs[0].PhysicalOffset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := txID(&v)
+	if first, _ := b.endTx.resolved.claim(key); !first {
+		t.Fatal("claimed before")
+	}
+	before := b.Store.MaxPhyOffset()
+	if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
+		t.Fatal(err)
+	}
+	if b.Store.MaxPhyOffset() != before {
+		t.Fatal("an END_TRANSACTION of a transaction being ended wrote to the log")
+	}
+	b.endTx.resolved.ended(key)
+	if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
+		t.Fatal(err)
+	}
+	ops := waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	if string(ops[0].Body) != "0" || b.Store.MaxOffset("T", 0) != 0 {
+		t.Fatalf("after it ended: op %q, T/0 holds %d", ops[0].Body, b.Store.MaxOffset("T", 0))
+	}
+}
