@@ -219,11 +219,11 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 // their transaction; past it a run matches offsets only, as Apache does.
 const txResolvedMax = 100_000
 
-// txID names a transaction: a hash of its producer group and UNIQ_KEY,
-// which the check service's copies and Apache's keep (the send path gives
-// every message a UNIQ_KEY). A producer could give two messages one
-// UNIQ_KEY; they are then one transaction, as the clients see them: the
-// check reports it by UNIQ_KEY, and a retried send stores it twice.
+// txID names a transaction: a hash of its producer group, UNIQ_KEY and body
+// CRC, which the check service's copies and Apache's keep (the send path
+// gives every message a UNIQ_KEY). Two half messages alike in all three are
+// one transaction, as the clients see them (they name a transaction by its
+// UNIQ_KEY): a send the client retried stores it twice.
 func txID(v *message.RecordView) uint64 {
 	// FNV-1a, inline: no hasher to allocate on END_TRANSACTION's path.
 	const prime = 1099511628211
@@ -234,6 +234,12 @@ func txID(v *message.RecordView) uint64 {
 	h *= prime // a 0 byte between the two
 	for _, c := range message.PropertyBytes(v.Properties, message.PropUniqClientMessageID) {
 		h = (h ^ uint64(c)) * prime
+	}
+	// And the body's CRC: an application that sends one message object
+	// twice (both clients keep its UNIQ_KEY) with another body makes two
+	// transactions.
+	for k := 0; k < 32; k += 8 {
+		h = (h ^ uint64(uint8(v.BodyCRC>>k))) * prime
 	}
 	return h
 }

@@ -656,3 +656,24 @@ func TestEndTransactionWhileEnding(t *testing.T) {
 		t.Fatalf("after it ended: op %q, T/0 holds %d", ops[0].Body, b.Store.MaxOffset("T", 0))
 	}
 }
+
+// Two transactions whose messages share a UNIQ_KEY (one message object
+// sent twice by an application) but not a body both commit; a send the
+// client retried (the same message stored twice) commits once.
+func TestEndTransactionSameUniqKey(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	a := prepare(t, b, 0, "first", "UNIQ_KEY", "SAME")
+	c := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME")
+	d := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME") // the retry of c
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	for _, res := range []SendResult{a, c, d} {
+		if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
+	got := storedRecords(t, b, "T", 0)
+	if len(got) != 2 || string(got[0].Body) != "first" || string(got[1].Body) != "second" {
+		t.Fatalf("T/0 holds %d messages, want first and second once each", len(got))
+	}
+}
