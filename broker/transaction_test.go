@@ -677,3 +677,31 @@ func TestEndTransactionSameUniqKey(t *testing.T) {
 		t.Fatalf("T/0 holds %d messages, want first and second once each", len(got))
 	}
 }
+
+// The transaction keys: Apache's defaults, and values the services cannot
+// work with refused at start.
+func TestTransactionConfig(t *testing.T) {
+	d := DefaultConfig()
+	if d.TransactionTimeOut != 6000 || d.TransactionCheckMax != 15 || d.TransactionCheckInterval != 30000 ||
+		d.TransactionOpMsgMaxSize != 4096 || d.TransactionOpBatchInterval != 3000 || d.RejectTransactionMessage ||
+		d.EndTransactionPoolQueueCapacity != 100000 || d.EndTransactionThreadPoolNums < 12 {
+		t.Fatalf("defaults %+v", d)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"check interval 0", func(c *Config) { c.TransactionCheckInterval = 0 }},
+		{"negative time-out", func(c *Config) { c.TransactionTimeOut = -1 }},
+		{"negative check max", func(c *Config) { c.TransactionCheckMax = -1 }},
+		{"no workers", func(c *Config) { c.EndTransactionThreadPoolNums = 0 }},
+		{"no queue", func(c *Config) { c.EndTransactionPoolQueueCapacity = 0 }},
+	} {
+		c := DefaultConfig()
+		c.BrokerName, c.BrokerIP1 = "b", "127.0.0.1"
+		tc.edit(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}
