@@ -367,7 +367,7 @@ walk:
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
 			immunity = immunityTime(string(s), cfg.TransactionTimeOut)
 			if age < immunity {
-				resolved, ok := tc.immune(&v, ops)
+				resolved, ok := tc.immune(&v, ops, times)
 				if !ok {
 					break
 				}
@@ -424,7 +424,13 @@ func checkTimes(props []byte, max int) (int, bool) {
 // (checkPrepareQueueOffset): resolved when the offset it was first stored at
 // is in the op set, else re-appended carrying that offset. ok is false when
 // the walk must stop here (a bad property, a failed append).
-func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok bool) {
+//
+// The copy is Apache's renewImmunityHalfMessageInner: its needDiscard has
+// already counted the run (TRANSACTION_CHECK_TIMES = times), and it
+// serialises the properties after renewHalfMessageInner set WAIT=false, so
+// both are in the copy. Waiting out an immunity thus spends
+// transactionCheckMax, in either broker.
+func (tc *txChecker) immune(v *message.RecordView, ops *opSet, times int) (resolved, ok bool) {
 	s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset)
 	if len(s) > 0 {
 		first, err := strconv.ParseInt(string(s), 10, 64)
@@ -439,7 +445,8 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok boo
 	if len(s) > 0 {
 		first = string(s)
 	}
-	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first); err != nil {
+	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first,
+		message.PropTransactionCheckTimes, strconv.Itoa(times), message.PropWaitStoreMsgOK, "false"); err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message")
 		return false, false
 	}
