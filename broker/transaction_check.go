@@ -38,10 +38,9 @@ package broker
 // it reaches TRANS_CHECK_MAX_TIME_TOPIC after transactionCheckMax runs.
 //
 // After a crash the progress may be older than the last run (it is written
-// with consumerOffset.json): a half message the lost run re-appended is
-// then walked again, and both copies may be checked. Apache has the same
-// window; a resolved message whose op record is in the log is never
-// checked again.
+// with consumerOffset.json): the walk meets originals whose copies were
+// already answered. Copies carry their lineage (lineage), so a transaction
+// any copy of which was answered is not asked about again.
 
 import (
 	"slices"
@@ -67,21 +66,21 @@ const (
 
 // txChecker is the check service's state, owned by its goroutine.
 type txChecker struct {
-	b       *Broker
-	log     zerolog.Logger
+	b   *Broker
+	log zerolog.Logger
+	// sampled is for the lines about one message (Apache logs each): a
+	// producer decides how many there are.
 	sampled zerolog.Logger
 	next    uint32 // round robin over a group's producer connections
 	// now is the clock; tests move it.
 	now func() time.Time
-	// kick makes a run start at once (tests); never blocks.
-	kick chan struct{}
 	// maxPerRun is txCheckMaxPerRun; tests lower it.
 	maxPerRun int
 }
 
 func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
 	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
-		now: time.Now, kick: make(chan struct{}, 1), maxPerRun: txCheckMaxPerRun}
+		now: time.Now, maxPerRun: txCheckMaxPerRun}
 }
 
 // run checks every transactionCheckInterval (read at each turn, so that
@@ -94,7 +93,6 @@ func (tc *txChecker) run(quit <-chan struct{}) {
 		select {
 		case <-quit:
 			return
-		case <-tc.kick:
 		case <-t.C:
 		}
 		tc.checkAll(quit)
@@ -131,14 +129,16 @@ func (tc *txChecker) progress(topic string, q int32) int64 {
 // op records they came from.
 type opSet struct {
 	removed map[int64]int64 // half offset → op queue offset
-	// below are the resolved half offsets under the half progress, which
-	// only a copy made inside its immunity asks about (by the offset it was
-	// first stored at). Apache ignores them, so such a copy is re-appended
-	// until its immunity ends and then checked although its transaction
-	// ended: the producer is asked again, and a commit is stored twice.
-	below   map[int64]bool
-	pending map[int64]int // op queue offset → its half offsets not met yet
-	done    []int64       // op queue offsets fully met (or naming nothing)
+	// resolved maps the lineage of every half message an op record names
+	// (see lineage) to its UNIQ_KEY: a copy the check service made is
+	// resolved when any message of its lineage is, so an answer to an
+	// earlier copy, or to the original after a crash rolled the progress
+	// back, is never followed by another check (and a second commit).
+	// Apache matches only the offset an op record names, and only at or
+	// above the half progress (its immunity lookup included).
+	resolved map[int64]string
+	pending  map[int64]int // op queue offset → its half offsets not met yet
+	done     []int64       // op queue offsets fully met (or naming nothing)
 }
 
 func (s *opSet) met(halfOff int64) bool {
@@ -161,7 +161,7 @@ func (s *opSet) release(opOff int64) {
 // readOps builds the op set of half queue q from op queue offset opOff.
 func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 	st := tc.b.Store
-	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, below: map[int64]bool{}}
+	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, resolved: map[int64]string{}}
 	end := st.MaxOffset(TransOpHalfTopic, q)
 	for o := opOff; o < end; {
 		es := st.ReadQueue(TransOpHalfTopic, q, o, 64)
@@ -189,8 +189,8 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 				tc.sampled.Error().Int64("opOffset", e.QueueOffset).Msg("transaction op record with an illegal tag, skipped")
 			default:
 				opOffsets(v.Body, func(h int64) {
+					tc.noteLineage(s, q, h)
 					if h < halfOff {
-						s.below[h] = true
 						return
 					}
 					if old, ok := s.removed[h]; ok {
@@ -213,6 +213,51 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 		}
 	}
 	return s
+}
+
+// txLineageMax bounds the op-named half messages read per run to learn
+// their lineage; past it a run matches offsets only, as Apache does.
+const txLineageMax = 100_000
+
+// lineage is the half queue offset a half message was first stored at:
+// TRAN_PREPARED_QUEUE_OFFSET on the copies the check service makes (the
+// broker's own property: stripped from prepared sends), else its own.
+func lineage(v *message.RecordView) int64 {
+	if s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset); len(s) > 0 {
+		if n, err := strconv.ParseInt(string(s), 10, 64); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return v.QueueOffset
+}
+
+// noteLineage records the lineage of the half message at offset h, which
+// an op record names.
+func (tc *txChecker) noteLineage(s *opSet, q int32, h int64) {
+	if len(s.resolved) >= txLineageMax {
+		return
+	}
+	st := tc.b.Store
+	es := st.ReadQueue(TransHalfTopic, q, h, 1)
+	if len(es) == 0 || es[0].QueueOffset != h {
+		return
+	}
+	rec, err := st.RecordAt(es[0].PhyOffset, es[0].Size)
+	if err != nil {
+		return
+	}
+	v, _, err := message.DecodeRecordView(rec)
+	if err != nil {
+		return
+	}
+	s.resolved[lineage(&v)] = string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
+}
+
+// sameLineageResolved reports whether a message of v's lineage (and its
+// UNIQ_KEY: an offset alone could be claimed) was resolved.
+func (s *opSet) sameLineageResolved(v *message.RecordView) bool {
+	uniq, ok := s.resolved[lineage(v)]
+	return ok && uniq == string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
 }
 
 // opProgress is calculateOpOffset: past the leading run of done op records.
@@ -277,10 +322,14 @@ walk:
 			i++
 			continue
 		}
+		if ops.sameLineageResolved(&v) {
+			i++ // a copy (or the original) of a resolved transaction
+			continue
+		}
 		now := tc.now().UnixMilli()
 		times, discard := checkTimes(v.Properties, cfg.TransactionCheckMax)
 		if !discard && now-v.BornTimestamp > int64(cfg.Store.FileReservedTime)*3600*1000 {
-			tc.log.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
+			tc.sampled.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
 				Msg("half message exceed file reserved time, so skip it")
 			discard = true
 		}
@@ -359,7 +408,7 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok boo
 		if err != nil || first == -1 {
 			return false, false
 		}
-		if ops.met(first) || ops.below[first] {
+		if ops.met(first) {
 			return true, true
 		}
 	}
@@ -374,16 +423,16 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok boo
 	return false, true
 }
 
-// renew re-appends a half message to its half queue with one property set
+// renew re-appends a half message to its half queue with properties set
 // (renewHalfMessageInner). Unlike Apache, the copy keeps the message's flag
 // and reconsume times, which the committed message is made from.
-func (tc *txChecker) renew(v *message.RecordView, name, value string) (store.PutResult, string, error) {
+func (tc *txChecker) renew(v *message.RecordView, kv ...string) (store.PutResult, string, error) {
 	m := store.PutMessage{
 		Topic:          TransHalfTopic,
 		QueueID:        v.QueueID,
 		Flag:           v.Flag,
 		Body:           v.Body,
-		Properties:     propsSet(string(v.Properties), name, value),
+		Properties:     propsSet(string(v.Properties), kv...),
 		SysFlag:        v.SysFlag,
 		BornTimestamp:  v.BornTimestamp,
 		BornHost:       v.BornHost,
@@ -398,7 +447,8 @@ func (tc *txChecker) renew(v *message.RecordView, name, value string) (store.Put
 // and sends CHECK_TRANSACTION_STATE about the copy to a producer of its
 // group. It reports false when the copy could not be appended.
 func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) bool {
-	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times))
+	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times),
+		message.PropTranPreparedQueueOffset, strconv.FormatInt(lineage(v), 10))
 	if err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message for check")
 		return false
@@ -407,7 +457,7 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 	realQID, _ := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	uniq := string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
 	group := string(message.PropertyBytes(v.Properties, message.PropProducerGroup))
-	tc.log.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
+	tc.sampled.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
 		Int64("commitLogOffset", pr.PhysicalOffset).Int("checkTimes", times).Msg("check transaction")
 	c := tc.producerConn(group)
 	if c == nil {
@@ -482,7 +532,7 @@ func (tc *txChecker) producerConn(group string) *remoting.Conn {
 // TRANS_CHECK_MAX_TIME_TOPIC, created on demand with one queue
 // (DefaultTransactionalMessageCheckListener.resolveDiscardMsg).
 func (tc *txChecker) discard(v *message.RecordView) {
-	tc.log.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
+	tc.sampled.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
 		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
 	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: TransCheckMaxTimeTopic,
