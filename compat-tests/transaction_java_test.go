@@ -42,7 +42,7 @@ func runJavaTransactions(t *testing.T, b *txBroker, line struct{ profile, label 
 	run := strings.ToLower(fmt.Sprintf("%s-tx-%d", line.profile, time.Now().UnixNano()%1_000_000))
 	outputs := runMaven(t, mavenRun{profile: line.profile, serialize: "JSON", class: cmp.Or(os.Getenv("ROCKETGO_TX_JAVA_TEST"), "TransactionTest"), props: map[string]string{
 		"namesrv": b.c.nsAddr, "run": run, "cluster": clusterName, "brokerName": b.c.brokerName,
-		"brokerAddr": b.c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused", "txDir": dir,
+		"brokerAddr": b.c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused", "txDir": dir, "txTarget": b.kind,
 	}})
 	close(stop)
 	<-served

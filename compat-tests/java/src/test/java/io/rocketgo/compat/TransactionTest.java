@@ -57,6 +57,8 @@ class TransactionTest {
     static final LocalTransactionState R = LocalTransactionState.ROLLBACK_MESSAGE;
     static final LocalTransactionState U = LocalTransactionState.UNKNOW;
     static final String ID = "compat_id";
+    /** The broker under test is Apache's (java_test.go passes txTarget). */
+    static final boolean APACHE = "apache".equals(System.getProperty("txTarget"));
 
     /** One message: the listener's answers and what the test expects. */
     static final class Expect {
@@ -495,7 +497,19 @@ class TransactionTest {
             if (!e.normal) {
                 sent++;
             }
-            if (e.commit && positions.size() != 1) {
+            // Apache's race, not rocketgo's (which writes the op record before it answers and ends a
+            // transaction once): Apache 5.x writes the op record of an END_TRANSACTION up to
+            // transactionOpBatchInterval later, so a check run may ask about a message already answered,
+            // and it stores a commit per COMMIT answer. On the apache target such extra checks are
+            // reported, with one more queue position each, not failed.
+            List<Check> cs = checks.getOrDefault(id, List.of());
+            int extra = 0;
+            if (APACHE && e.checks >= 0 && cs.size() > e.checks) {
+                extra = cs.size() - e.checks;
+                System.out.println("apache race: " + id + " checked " + extra + " more time(s) after it was answered, delivered at "
+                        + positions.size() + " positions");
+            }
+            if (e.commit && (positions.isEmpty() || positions.size() > 1 + extra)) {
                 errors.add(id + " (committed) delivered at " + positions.size() + " queue positions " + positions);
             }
             if (!e.commit && !ds.isEmpty()) {
@@ -514,8 +528,7 @@ class TransactionTest {
                     toDelivery.add(first - d);
                 }
             }
-            List<Check> cs = checks.getOrDefault(id, List.of());
-            if (!e.normal && e.checks >= 0 && cs.size() != e.checks) {
+            if (!e.normal && e.checks >= 0 && cs.size() != e.checks + extra) {
                 errors.add(id + " checked " + cs.size() + " times, want " + e.checks);
             }
             for (Check c : cs) {
