@@ -479,6 +479,16 @@ func (r *txRun) verify(t *testing.T, start time.Time) {
 			toCheck = append(toCheck, cs[0].at.Sub(r.st.prepared[id]))
 		}
 	}
+	for _, id := range []string{"commit-0", "ucommit-0"} {
+		if g := r.col.get(id); len(g) > 0 {
+			keys := make([]string, 0, len(g[0].Props))
+			for k := range g[0].Props {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			t.Logf("%s: properties of delivered %s: %v", r.b.kind, id, keys)
+		}
+	}
 	report(t, start, sent, delivered, fmt.Sprintf("target=%s commit->delivery %s prepare->first check %s",
 		r.b.kind, durStats(toDelivery), durStats(toCheck)))
 }
