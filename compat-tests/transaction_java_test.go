@@ -20,17 +20,30 @@ func TestJavaTransactions(t *testing.T) {
 	for _, kind := range txTargetKinds(t) {
 		t.Run(kind, func(t *testing.T) {
 			b := startTxBroker(t, kind, "tx-java-"+kind)
-			for _, line := range javaLines {
-				if only := os.Getenv("ROCKETGO_TX_JAVA_LINE"); only != "" && only != line.label {
+			for _, r := range txJavaRuns {
+				if only := os.Getenv("ROCKETGO_TX_JAVA_LINE"); only != "" && only != r.line.label {
 					continue // e.g. ROCKETGO_TX_JAVA_LINE=5.3.3: one client line only
 				}
-				t.Run(line.label, func(t *testing.T) { runJavaTransactions(t, b, line) })
+				t.Run(r.line.label+"/"+r.ser, func(t *testing.T) { runJavaTransactions(t, b, r.line, r.ser) })
 			}
 		})
 	}
 }
 
-func runJavaTransactions(t *testing.T, b *txBroker, line struct{ profile, label string }) {
+// txJavaRuns are the JVMs run per target: both client lines with JSON
+// headers, and 5.3.3 with ROCKETMQ (binary) headers too — the prepared send,
+// END_TRANSACTION and the check's answer in the other encoding. (Not all four:
+// each run takes ~30 s, and the suite stays under 3 minutes.)
+var txJavaRuns = []struct {
+	line struct{ profile, label string }
+	ser  string
+}{
+	{javaLines[0], "JSON"},
+	{javaLines[1], "JSON"},
+	{javaLines[1], "ROCKETMQ"},
+}
+
+func runJavaTransactions(t *testing.T, b *txBroker, line struct{ profile, label string }, ser string) {
 	start := time.Now()
 	dir := t.TempDir()
 	stop := make(chan struct{})
@@ -39,8 +52,8 @@ func runJavaTransactions(t *testing.T, b *txBroker, line struct{ profile, label 
 		defer close(served)
 		serveRestarts(b, dir, stop)
 	}()
-	run := strings.ToLower(fmt.Sprintf("%s-tx-%d", line.profile, time.Now().UnixNano()%1_000_000))
-	outputs := runMaven(t, mavenRun{profile: line.profile, serialize: "JSON", class: cmp.Or(os.Getenv("ROCKETGO_TX_JAVA_TEST"), "TransactionTest"), props: map[string]string{
+	run := strings.ToLower(fmt.Sprintf("%s-%s-tx-%d", line.profile, ser, time.Now().UnixNano()%1_000_000))
+	outputs := runMaven(t, mavenRun{profile: line.profile, serialize: ser, class: cmp.Or(os.Getenv("ROCKETGO_TX_JAVA_TEST"), "TransactionTest"), props: map[string]string{
 		"namesrv": b.c.nsAddr, "run": run, "cluster": clusterName, "brokerName": b.c.brokerName,
 		"brokerAddr": b.c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused", "txDir": dir, "txTarget": b.kind,
 	}})
