@@ -54,6 +54,8 @@ type Broker struct {
 	delay     *delayService
 	timer     *timerService
 	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
+	endTx     *endTxs    // END_TRANSACTION workers (transaction_end.go)
+	txCheck   *txChecker // transaction check service (transaction_check.go)
 	// waitFlush is Store.WaitFlush; tests replace it to make a SYNC_FLUSH
 	// wait fail, which a real disk does not do on demand.
 	waitFlush func(end int64, done func(error))
@@ -95,6 +97,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	for _, tc := range systemTopics(b.Config()) {
 		b.Topics.putSystem(tc)
 	}
+	for _, tc := range transTopics() { // created at start, as Apache 5.x does
+		b.Topics.putSystem(tc)
+	}
 	if cfg.TimerWheelEnable {
 		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
@@ -113,6 +118,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.stats = newRuntimeStats(st)
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
+	txLog := root.With().Str("component", "transaction").Logger()
+	b.endTx = newEndTxs(cfg.EndTransactionThreadPoolNums, cfg.EndTransactionPoolQueueCapacity, txLog)
+	b.txCheck = newTxChecker(b, txLog)
 	b.Filters.setLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
@@ -163,6 +171,8 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.startColdPulls()
+	b.startEndTxs()
+	b.goRun(func() { b.txCheck.run(b.quit) })
 	b.goRun(b.persistLoop)
 	for _, run := range b.schedulers() {
 		b.goRun(func() { run(b.quit) })

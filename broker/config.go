@@ -89,6 +89,27 @@ type Config struct {
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
 
+	// transactions (issue #13): Apache's BrokerConfig keys and defaults.
+	// TransactionTimeOut (ms): a half message younger than this is not
+	// checked yet; TransactionCheckMax: checks before a half message is moved
+	// to TRANS_CHECK_MAX_TIME_TOPIC; TransactionCheckInterval (ms): between
+	// two runs of the check service. TransactionOpMsgMaxSize and
+	// TransactionOpBatchInterval are accepted for Apache's config files but
+	// unused: rocketgo writes one op record per END_TRANSACTION, at once
+	// (transaction_op.go says why). RejectTransactionMessage refuses
+	// prepared sends. EndTransactionThreadPoolNums goroutines serve
+	// END_TRANSACTION off the event loops (it reads the half message, which
+	// may fault) behind a queue of EndTransactionPoolQueueCapacity requests;
+	// past it SYSTEM_BUSY, as Apache's full pool answers.
+	TransactionTimeOut              int64 `key:"transactionTimeOut"`
+	TransactionCheckMax             int   `key:"transactionCheckMax"`
+	TransactionCheckInterval        int64 `key:"transactionCheckInterval"`
+	TransactionOpMsgMaxSize         int   `key:"transactionOpMsgMaxSize"`
+	TransactionOpBatchInterval      int   `key:"transactionOpBatchInterval"`
+	RejectTransactionMessage        bool  `key:"rejectTransactionMessage"`
+	EndTransactionThreadPoolNums    int   `key:"endTransactionThreadPoolNums"`
+	EndTransactionPoolQueueCapacity int   `key:"endTransactionPoolQueueCapacity"`
+
 	// Runtime configuration (issue #12, admin): Apache's brokerConfigPath
 	// and configBlackList (runtimeconfig.go).
 	// BrokerConfigPath, when set, is the file UPDATE_BROKER_CONFIG writes the
@@ -166,6 +187,15 @@ func DefaultConfig() Config {
 		// pulls whose pages are not in memory (issue #12, pull)
 		PullMessageThreadPoolNums:   16 + 2*runtime.NumCPU(),
 		PullThreadPoolQueueCapacity: 100000,
+		// transactions (issue #13)
+		TransactionTimeOut:              6000,
+		TransactionCheckMax:             15,
+		TransactionCheckInterval:        30000,
+		TransactionOpMsgMaxSize:         4096,
+		TransactionOpBatchInterval:      3000,
+		RejectTransactionMessage:        false,
+		EndTransactionThreadPoolNums:    max(8+2*runtime.NumCPU(), 4*min(runtime.NumCPU(), 4)),
+		EndTransactionPoolQueueCapacity: 100000,
 	}
 }
 
@@ -205,6 +235,15 @@ func (c *Config) Validate() error {
 	if c.PullMessageThreadPoolNums < 0 || c.PullThreadPoolQueueCapacity <= 0 {
 		return fmt.Errorf("broker: pullMessageThreadPoolNums %d must not be negative, pullThreadPoolQueueCapacity %d must be positive",
 			c.PullMessageThreadPoolNums, c.PullThreadPoolQueueCapacity)
+	}
+	// transactions (issue #13)
+	if c.TransactionTimeOut < 0 || c.TransactionCheckMax < 0 || c.TransactionCheckInterval <= 0 {
+		return fmt.Errorf("broker: transactionTimeOut %d and transactionCheckMax %d must not be negative, transactionCheckInterval %d must be positive",
+			c.TransactionTimeOut, c.TransactionCheckMax, c.TransactionCheckInterval)
+	}
+	if c.EndTransactionThreadPoolNums <= 0 || c.EndTransactionPoolQueueCapacity <= 0 {
+		return fmt.Errorf("broker: endTransactionThreadPoolNums %d and endTransactionPoolQueueCapacity %d must be positive",
+			c.EndTransactionThreadPoolNums, c.EndTransactionPoolQueueCapacity)
 	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
 		return fmt.Errorf("broker: %w", err)

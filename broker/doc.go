@@ -7,7 +7,8 @@
 // Owns: Broker (lifecycle), Config, Topics, Groups, Offsets, Clients, Holds,
 // Locks, Filters, the send service (Broker.Send: msgCheck, the retry/DLQ
 // rule, the schedule hook DELAY → SCHEDULE_TOPIC_XXXX and TIMER_* →
-// rmq_sys_wheel_timer, single and batch alike), SendBack, the config/*.json
+// rmq_sys_wheel_timer, single and batch alike), SendBack, transactions (half
+// messages, EndTransaction, op records, the check service), the config/*.json
 // files in Apache's shapes (plus timerProgress.json, ours). Services refuse
 // with a *Refusal (Apache's code and remark).
 // Never: parses frames or request headers (processor does); touches the
@@ -25,8 +26,9 @@
 //     unexpired owner is never granted.
 //
 // Goroutines: persister (config files), registrar (name servers), client
-// expiry, long-poll holds, delay-level delivery, timer delivery; all started
-// by Start and awaited by Shutdown.
+// expiry, long-poll holds, delay-level delivery, timer delivery, cold-pull
+// workers, END_TRANSACTION workers, the transaction check service; all
+// started by Start and awaited by Shutdown.
 // Lock order: none nested — Locks, Filters, the delay offsets and the timer
 // checkpoint each have their own mutex, never held across a store call.
 package broker

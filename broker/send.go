@@ -11,6 +11,8 @@ package broker
 //	             and CLUSTER, built in the request's scratch space
 //	retry hook   a single send into %RETRY%<group> may go to %DLQ%<group>;
 //	             batches into %RETRY% topics are refused
+//	prepared     TRAN_MSG=true with the PREPARED sysFlag → a half message in
+//	hook         RMQ_SYS_TRANS_HALF_TOPIC (single sends; transaction.go)
 //	schedule     DELAY → SCHEDULE_TOPIC_XXXX (single; a delayed batch is
 //	hook         refused), TIMER_* → rmq_sys_wheel_timer (single, and a batch
 //	             whose own properties ask for it: all its messages)
@@ -49,8 +51,8 @@ import (
 // until Send returns: the Remoting handler's strings are views into the
 // request's frame, header text and scratch buffer, which are reused for the
 // next request. The store copies what it appends. Anything that keeps a
-// message or one of its strings beyond the call (a transaction's half
-// message, replication, tracing, a table) copies it first (strings.Clone,
+// message or one of its strings beyond the call (replication, tracing, a
+// table) copies it first (strings.Clone,
 // bytes.Clone); tables clone the names they keep (Topics, Groups). No path of
 // Send keeps one today.
 type SendRequest struct {
@@ -218,7 +220,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	if err := b.retrySend(m, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
 		return 0, err
 	}
-	pr, err := b.put(m)
+	var pr store.PutResult
+	var err error
+	if message.TransactionType(m.SysFlag) == message.TransactionPrep {
+		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
+	} else {
+		pr, err = b.put(m)
+	}
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}

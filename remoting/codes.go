@@ -81,4 +81,5 @@ const (
 	SubscriptionGroupNotExist int32 = 26
 	InvalidParameter          int32 = 29
 	ConsumerNotOnline         int32 = 206
+	IllegalOperation          int32 = 604 // 5.x: END_TRANSACTION past CHECK_IMMUNITY_TIME_IN_SECONDS
 )

@@ -1,0 +1,103 @@
+package broker
+
+// Transactional messages (issue #13), as Apache 5.3.3's broker/transaction
+// package does them. Four pieces, one file each:
+//
+//	transaction.go        the prepared send: a send with TRAN_MSG=true (and
+//	                      the PREPARED sysFlag) is stored as a half message
+//	                      in RMQ_SYS_TRANS_HALF_TOPIC queue 0
+//	                      (TransactionalMessageBridge.parseHalfMessageInner)
+//	transaction_end.go    END_TRANSACTION: commit re-publishes the half
+//	                      message to its REAL_TOPIC/REAL_QID, rollback does
+//	                      not; both write an op record (EndTransactionProcessor)
+//	transaction_op.go     op records in RMQ_SYS_TRANS_OP_HALF_TOPIC: tags "d",
+//	                      body = half queue offsets
+//	transaction_check.go  the check service: half messages without an op
+//	                      record are re-appended and their producer asked
+//	                      (CHECK_TRANSACTION_STATE) every
+//	                      transactionCheckInterval
+//	                      (TransactionalMessageServiceImpl.check)
+//
+// State lives in the commit log and in consumerOffset.json only: the half
+// and op queues, and the check progress as offsets of group
+// CID_RMQ_SYS_TRANS on both topics (Apache's layout, so either broker opens
+// the other's store). Nothing is kept in memory across a restart.
+
+import (
+	"strconv"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// TransGroup is the consumer group whose offsets on the half and op topics
+// are the check service's progress (TransactionalMessageUtil.buildConsumerGroup).
+const TransGroup = "CID_RMQ_SYS_TRANS"
+
+// transRemoveTag is the tags of an op record (TransactionalMessageUtil.REMOVE_TAG).
+const transRemoveTag = "d"
+
+// transTopics are the half and op topics, created at start as Apache 5.x's
+// TopicConfigManager does: one queue each, read and write.
+func transTopics() []TopicConfig {
+	return []TopicConfig{
+		{TopicName: TransHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
+		{TopicName: TransOpHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
+	}
+}
+
+// toHalf turns a single send into a half message when Apache's
+// SendMessageProcessor would: TRAN_MSG=true, unless it is a pre-4.6.1
+// client's retry (reconsumeTimes > 0 with a delay level). The caller only
+// asks for a send whose sysFlag says PREPARED, which every official client
+// sets together with TRAN_MSG, so a plain send pays one bit test and no
+// property lookup; a TRAN_MSG=true send without the flag is stored as a
+// plain message (Apache would stage it: no client sends that).
+//
+// The half message keeps the client's properties plus __transactionId__
+// (= UNIQ_KEY), REAL_TOPIC and REAL_QID, and its sysFlag's transaction bits
+// are reset to NOT_TYPE so that it gets a consume queue entry in the half
+// topic and none in the real one.
+func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, error) {
+	tran := message.Property(m.Properties, message.PropTransactionPrepared)
+	if len(tran) != 4 || (tran[0]|0x20) != 't' || (tran[1]|0x20) != 'r' || (tran[2]|0x20) != 'u' || (tran[3]|0x20) != 'e' {
+		return false, nil // Boolean.parseBoolean: "true" in any case
+	}
+	if m.ReconsumeTimes > 0 {
+		if lvl, _ := strconv.Atoi(message.Property(m.Properties, message.PropDelayTimeLevel)); lvl > 0 {
+			return false, nil
+		}
+	}
+	if cfg.RejectTransactionMessage {
+		return false, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending transaction message is forbidden",
+			cfg.BrokerIP1)
+	}
+	kv := make([]string, 0, 6)
+	if uniq != "" {
+		kv = append(kv, message.PropTransactionID, uniq)
+	}
+	kv = append(kv, message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))
+	m.Properties = propsSet(m.Properties, kv...)
+	m.SysFlag = m.SysFlag&^message.TransactionMask | message.TransactionNot
+	m.Topic = TransHalfTopic
+	m.QueueID = 0
+	return true, nil
+}
+
+// putPrepared stores a send whose sysFlag says PREPARED: as a half message
+// when toHalf says so, without the schedule hook (Apache's hook would stage
+// a half message carrying DELAY in SCHEDULE_TOPIC_XXXX, from where it would
+// be delivered into the half topic late; the Java client clears DELAY from
+// transactional messages, so only a forged send differs); otherwise as Apache
+// stores a PREPARED record in its own topic (no consume queue entry).
+func (b *Broker) putPrepared(cfg *Config, m *store.PutMessage, uniq string) (store.PutResult, error) {
+	half, err := b.toHalf(cfg, m, uniq)
+	if err != nil {
+		return store.PutResult{}, err
+	}
+	if half {
+		return b.Store.Put(m)
+	}
+	return b.put(m)
+}

@@ -1,0 +1,485 @@
+package broker
+
+// The transaction check service (Apache's TransactionalMessageCheckService,
+// TransactionalMessageServiceImpl.check and
+// DefaultTransactionalMessageCheckListener, 5.3.3). Every
+// transactionCheckInterval, for each half queue:
+//
+//  1. the op set: op records from the op progress offset to the op queue's
+//     end, each naming half offsets that are resolved (transaction_op.go);
+//  2. the walk from the half progress offset over the half messages:
+//     - resolved (in the op set): skip;
+//     - checked transactionCheckMax times (TRANSACTION_CHECK_TIMES), or born
+//       more than fileReservedTime hours ago: moved to
+//       TRANS_CHECK_MAX_TIME_TOPIC, skip;
+//     - stored after this run began: stop;
+//     - with CHECK_IMMUNITY_TIME_IN_SECONDS and younger than it: skip when
+//       the offset it was first stored at (TRAN_PREPARED_QUEUE_OFFSET) is
+//       resolved, else re-append it carrying that offset, and go on;
+//     - without, and younger than transactionTimeOut: stop;
+//     - otherwise re-append it to the half queue with
+//       TRANSACTION_CHECK_TIMES+1 and ask a producer of its group (PGROUP)
+//       with CHECK_TRANSACTION_STATE about the new copy; its answer
+//       (END_TRANSACTION) names the copy;
+//  3. the progress: the half offset moves past what the walk processed, the
+//     op offset past the leading run of op records whose half offsets were
+//     all met; both are offsets of group CID_RMQ_SYS_TRANS, persisted with
+//     consumerOffset.json.
+//
+// Bounds: one run spends at most 60 s per queue (Apache's
+// MAX_PROCESS_TIME_LIMIT) and sends at most txCheckMaxPerRun checks per
+// queue (Apache's check pool queue, 2000): the rest waits for the next run,
+// neither re-appended nor counted. Checks go out with Conn.Send (one-way,
+// never waiting); a producer that does not read is cut by the remoting
+// limits like any slow client. With no producer of the group connected the
+// message is re-appended and counted as Apache does (the check is lost), so
+// it reaches TRANS_CHECK_MAX_TIME_TOPIC after transactionCheckMax runs.
+//
+// After a crash the progress may be older than the last run (it is written
+// with consumerOffset.json): a half message the lost run re-appended is
+// then walked again, and both copies may be checked. Apache has the same
+// window; a resolved message whose op record is in the log is never
+// checked again.
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+const (
+	// txCheckQueueTimeLimit is MAX_PROCESS_TIME_LIMIT: time spent on one
+	// half queue per run.
+	txCheckQueueTimeLimit = 60 * time.Second
+	// txCheckMaxPerRun bounds the checks one run sends per half queue.
+	txCheckMaxPerRun = 2000
+	// txCheckMaxTimeQueueNums is TCMT_QUEUE_NUMS.
+	txCheckMaxTimeQueueNums = 1
+)
+
+// txChecker is the check service's state, owned by its goroutine.
+type txChecker struct {
+	b       *Broker
+	log     zerolog.Logger
+	sampled zerolog.Logger
+	next    uint32 // round robin over a group's producer connections
+	// now is the clock; tests move it.
+	now func() time.Time
+	// kick makes a run start at once (tests); never blocks.
+	kick chan struct{}
+}
+
+func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
+	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
+		now: time.Now, kick: make(chan struct{}, 1)}
+}
+
+// run checks every transactionCheckInterval (read at each turn, so that
+// UPDATE_BROKER_CONFIG changes it) until quit closes.
+func (tc *txChecker) run(quit <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		t.Reset(time.Duration(tc.b.Config().TransactionCheckInterval) * time.Millisecond)
+		select {
+		case <-quit:
+			return
+		case <-tc.kick:
+		case <-t.C:
+		}
+		tc.checkAll(quit)
+	}
+}
+
+// checkAll is one run over every half queue.
+func (tc *txChecker) checkAll(quit <-chan struct{}) {
+	topic, ok := tc.b.Topics.Get(TransHalfTopic)
+	if !ok {
+		return
+	}
+	for q := int32(0); q < topic.ReadQueueNums; q++ {
+		select {
+		case <-quit:
+			return
+		default:
+		}
+		tc.checkQueue(q, quit)
+	}
+}
+
+// progress is CID_RMQ_SYS_TRANS's offset of a queue, within the queue.
+func (tc *txChecker) progress(topic string, q int32) int64 {
+	st := tc.b.Store
+	off, ok := tc.b.Offsets.Query(TransGroup, topic, q)
+	if !ok || off < st.MinOffset(topic, q) {
+		off = st.MinOffset(topic, q)
+	}
+	return min(off, st.MaxOffset(topic, q))
+}
+
+// opSet is step 1: the resolved half offsets (≥ the half progress) and the
+// op records they came from.
+type opSet struct {
+	removed map[int64]int64 // half offset → op queue offset
+	pending map[int64]int   // op queue offset → its half offsets not met yet
+	done    []int64         // op queue offsets fully met (or naming nothing)
+}
+
+func (s *opSet) met(halfOff int64) bool {
+	opOff, ok := s.removed[halfOff]
+	if !ok {
+		return false
+	}
+	delete(s.removed, halfOff)
+	s.release(opOff)
+	return true
+}
+
+func (s *opSet) release(opOff int64) {
+	if s.pending[opOff]--; s.pending[opOff] <= 0 {
+		delete(s.pending, opOff)
+		s.done = append(s.done, opOff)
+	}
+}
+
+// readOps builds the op set of half queue q from op queue offset opOff.
+func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
+	st := tc.b.Store
+	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}}
+	end := st.MaxOffset(TransOpHalfTopic, q)
+	for o := opOff; o < end; {
+		es := st.ReadQueue(TransOpHalfTopic, q, o, 64)
+		if len(es) == 0 {
+			// Unreadable slots (fillers, a deleted file): nothing to wait for.
+			s.done = append(s.done, o)
+			o++
+			continue
+		}
+		for _, e := range es {
+			for ; o < e.QueueOffset; o++ {
+				s.done = append(s.done, o) // skipped filler entries
+			}
+			o = e.QueueOffset + 1
+			n := 0
+			rec, err := st.RecordAt(e.PhyOffset, e.Size)
+			var v message.RecordView
+			if err == nil {
+				v, _, err = message.DecodeRecordView(rec)
+			}
+			switch {
+			case err != nil:
+				tc.sampled.Error().Err(err).Int64("opOffset", e.QueueOffset).Msg("unreadable transaction op record, skipped")
+			case string(message.PropertyBytes(v.Properties, message.PropTags)) != transRemoveTag:
+				tc.sampled.Error().Int64("opOffset", e.QueueOffset).Msg("transaction op record with an illegal tag, skipped")
+			default:
+				opOffsets(v.Body, func(h int64) {
+					if h < halfOff {
+						return
+					}
+					if old, ok := s.removed[h]; ok {
+						// Named twice (a repeated END_TRANSACTION): the
+						// older record need not wait for it.
+						if old == e.QueueOffset {
+							return
+						}
+						s.release(old)
+					}
+					s.removed[h] = e.QueueOffset
+					n++
+				})
+			}
+			if n == 0 {
+				s.done = append(s.done, e.QueueOffset)
+			} else {
+				s.pending[e.QueueOffset] = n
+			}
+		}
+	}
+	return s
+}
+
+// opProgress is calculateOpOffset: past the leading run of done op records.
+func opProgress(done []int64, old int64) int64 {
+	slices.Sort(done)
+	off := old
+	for _, d := range done {
+		if d == off {
+			off++
+		} else if d > off {
+			break
+		}
+	}
+	return off
+}
+
+// checkQueue is one run over half queue q (steps 1 to 3 at the top).
+func (tc *txChecker) checkQueue(q int32, quit <-chan struct{}) {
+	b := tc.b
+	cfg := b.Config()
+	start := tc.now()
+	startMs := start.UnixMilli()
+	halfOff := tc.progress(TransHalfTopic, q)
+	opOff := tc.progress(TransOpHalfTopic, q)
+	ops := tc.readOps(q, opOff, halfOff)
+	end := b.Store.MaxOffset(TransHalfTopic, q)
+	i, sent := halfOff, 0
+walk:
+	for i < end {
+		select {
+		case <-quit:
+			break walk
+		default:
+		}
+		if tc.now().Sub(start) > txCheckQueueTimeLimit || sent >= txCheckMaxPerRun {
+			tc.log.Info().Int32("queueId", q).Int("checks", sent).Msg("transaction check run limit reached")
+			break
+		}
+		if ops.met(i) {
+			i++
+			continue
+		}
+		es := b.Store.ReadQueue(TransHalfTopic, q, i, 1)
+		if len(es) == 0 {
+			if m := b.Store.MinOffset(TransHalfTopic, q); i < m {
+				i = m // cleaned up under the walk
+				continue
+			}
+			break
+		}
+		if es[0].QueueOffset != i {
+			i = es[0].QueueOffset // filler entries skipped
+			continue
+		}
+		rec, err := b.Store.RecordAt(es[0].PhyOffset, es[0].Size)
+		var v message.RecordView
+		if err == nil {
+			v, _, err = message.DecodeRecordView(rec)
+		}
+		if err != nil {
+			tc.sampled.Error().Err(err).Int64("queueOffset", i).Msg("unreadable half message, skipped")
+			i++
+			continue
+		}
+		now := tc.now().UnixMilli()
+		times, discard := checkTimes(v.Properties, cfg.TransactionCheckMax)
+		if !discard && now-v.BornTimestamp > int64(cfg.Store.FileReservedTime)*3600*1000 {
+			tc.log.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
+				Msg("half message exceed file reserved time, so skip it")
+			discard = true
+		}
+		if discard {
+			tc.discard(&v)
+			i++
+			continue
+		}
+		if v.StoreTimestamp >= startMs {
+			break // stored during this run: next run
+		}
+		age := now - v.BornTimestamp
+		immunity := cfg.TransactionTimeOut
+		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
+			immunity = immunityTime(string(s), cfg.TransactionTimeOut)
+			if age < immunity {
+				if !tc.immune(&v, ops) {
+					break
+				}
+				i++
+				continue
+			}
+		} else if age >= 0 && age < immunity {
+			break // too young: this queue waits for the next run
+		}
+		if !(age > immunity || age <= -1) {
+			break
+		}
+		if !tc.checkOne(cfg, &v, times) {
+			break
+		}
+		sent++
+		i++
+	}
+	if i != halfOff {
+		b.Offsets.Commit(TransGroup, TransHalfTopic, q, i)
+	}
+	if newOp := opProgress(ops.done, opOff); newOp != opOff {
+		b.Offsets.Commit(TransGroup, TransOpHalfTopic, q, newOp)
+	}
+	if i != halfOff || sent > 0 {
+		tc.log.Debug().Int32("queueId", q).Int64("halfOffset", i).Int64("halfMaxOffset", end).Int("checks", sent).
+			Msg("transaction check run")
+	}
+}
+
+// checkTimes is needDiscard: the TRANSACTION_CHECK_TIMES the re-appended
+// copy carries (1 on the first check), or discard once it reached max.
+func checkTimes(props []byte, max int) (int, bool) {
+	s := message.PropertyBytes(props, message.PropTransactionCheckTimes)
+	if len(s) == 0 {
+		return 1, false
+	}
+	n, err := strconv.Atoi(string(s))
+	if err != nil {
+		n = -1 // Apache's getInt
+	}
+	if n >= max {
+		return n, true
+	}
+	return n + 1, false
+}
+
+// immune handles a half message inside its CHECK_IMMUNITY_TIME_IN_SECONDS
+// (checkPrepareQueueOffset): resolved when the offset it was first stored at
+// is in the op set, else re-appended carrying that offset. ok is false when
+// the walk must stop here (a bad property, a failed append).
+func (tc *txChecker) immune(v *message.RecordView, ops *opSet) bool {
+	s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset)
+	if len(s) > 0 {
+		first, err := strconv.ParseInt(string(s), 10, 64)
+		if err != nil || first == -1 {
+			return false
+		}
+		if ops.met(first) {
+			return true
+		}
+	}
+	first := strconv.FormatInt(v.QueueOffset, 10)
+	if len(s) > 0 {
+		first = string(s)
+	}
+	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first); err != nil {
+		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message")
+		return false
+	}
+	return true
+}
+
+// renew re-appends a half message to its half queue with one property set
+// (renewHalfMessageInner). Unlike Apache, the copy keeps the message's flag
+// and reconsume times, which the committed message is made from.
+func (tc *txChecker) renew(v *message.RecordView, name, value string) (store.PutResult, string, error) {
+	m := store.PutMessage{
+		Topic:          TransHalfTopic,
+		QueueID:        v.QueueID,
+		Flag:           v.Flag,
+		Body:           v.Body,
+		Properties:     propsSet(string(v.Properties), name, value),
+		SysFlag:        v.SysFlag,
+		BornTimestamp:  v.BornTimestamp,
+		BornHost:       v.BornHost,
+		StoreHost:      v.StoreHost,
+		ReconsumeTimes: v.ReconsumeTimes,
+	}
+	pr, err := tc.b.Store.Put(&m)
+	return pr, m.Properties, err
+}
+
+// checkOne re-appends a half message with TRANSACTION_CHECK_TIMES = times
+// and sends CHECK_TRANSACTION_STATE about the copy to a producer of its
+// group. It reports false when the copy could not be appended.
+func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) bool {
+	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times))
+	if err != nil {
+		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message for check")
+		return false
+	}
+	realTopic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
+	realQID, _ := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
+	uniq := string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
+	group := string(message.PropertyBytes(v.Properties, message.PropProducerGroup))
+	tc.log.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
+		Int64("commitLogOffset", pr.PhysicalOffset).Int("checkTimes", times).Msg("check transaction")
+	c := tc.producerConn(group)
+	if c == nil {
+		tc.sampled.Warn().Str("producerGroup", group).Msg("check transaction failed, no producer connected")
+		return true
+	}
+	// The body is the copy as a stored message with its real topic and
+	// queue (Apache's MessageDecoder.encode of the re-appended MessageExt).
+	body, err := message.AppendRecord(nil, &message.Record{
+		QueueID: int32(realQID), Flag: v.Flag, QueueOffset: pr.QueueOffset, PhysicalOffset: pr.PhysicalOffset,
+		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreTimestamp: v.StoreTimestamp,
+		StoreHost: v.StoreHost, ReconsumeTimes: v.ReconsumeTimes, PreparedTransactionOffset: v.PreparedTransactionOffset,
+		BodyCRC: v.BodyCRC, Body: v.Body, Topic: realTopic, Properties: props,
+	})
+	if err != nil {
+		tc.sampled.Error().Err(err).Int64("queueOffset", pr.QueueOffset).Msg("encode check transaction body")
+		return true
+	}
+	ext := []remoting.Field{
+		{Key: "topic", Value: TransHalfTopic},
+		{Key: "tranStateTableOffset", Value: strconv.FormatInt(pr.QueueOffset, 10)},
+		{Key: "commitLogOffset", Value: strconv.FormatInt(pr.PhysicalOffset, 10)},
+		{Key: "offsetMsgId", Value: message.OffsetMsgID(tc.b.StoreHost, pr.PhysicalOffset)},
+		{Key: "bname", Value: cfg.BrokerName},
+	}
+	if uniq != "" {
+		ext = append(ext, remoting.Field{Key: "msgId", Value: uniq}, remoting.Field{Key: "transactionId", Value: uniq})
+	}
+	req := &remoting.Command{Code: remoting.CheckTransactionState, Language: remoting.LangJava,
+		Version: remoting.ServerVersion, ExtFields: ext, Body: body}
+	if err := c.Send(req); err != nil {
+		tc.sampled.Warn().Err(err).Str("producerGroup", group).Str("remote", c.Remote).Msg("check transaction failed")
+	}
+	return true
+}
+
+// producerConn is ProducerManager.getAvailableChannel: a live connection of
+// the group, round robin over its members, so that a producer that went
+// away is replaced by another member; nil when none is connected.
+func (tc *txChecker) producerConn(group string) *remoting.Conn {
+	cs := tc.b.Clients
+	cs.mu.RLock()
+	conns := make([]*remoting.Conn, 0, len(cs.producers[group]))
+	for _, ch := range cs.producers[group] {
+		conns = append(conns, ch.conn)
+	}
+	cs.mu.RUnlock()
+	if len(conns) == 0 {
+		return nil
+	}
+	slices.SortFunc(conns, func(a, b *remoting.Conn) int {
+		if a.ID < b.ID {
+			return -1
+		}
+		if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	tc.next++
+	for k := range conns {
+		if c := conns[(int(tc.next)+k)%len(conns)]; !c.Closed() {
+			return c
+		}
+	}
+	return nil
+}
+
+// discard moves a half message checked too often (or too old) to
+// TRANS_CHECK_MAX_TIME_TOPIC, created on demand with one queue
+// (DefaultTransactionalMessageCheckListener.resolveDiscardMsg).
+func (tc *txChecker) discard(v *message.RecordView) {
+	tc.log.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
+		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
+		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
+	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: TransCheckMaxTimeTopic,
+		ReadQueueNums: txCheckMaxTimeQueueNums, WriteQueueNums: txCheckMaxTimeQueueNums, Perm: PermRead | PermWrite}); err != nil {
+		tc.log.Error().Err(err).Msg("create TRANS_CHECK_MAX_TIME_TOPIC")
+		return
+	}
+	m := store.PutMessage{
+		Topic: TransCheckMaxTimeTopic, QueueID: 0, Flag: v.Flag, Body: v.Body, Properties: string(v.Properties),
+		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreHost: v.StoreHost,
+		ReconsumeTimes: v.ReconsumeTimes,
+	}
+	if _, err := tc.b.Store.Put(&m); err != nil {
+		tc.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).
+			Msg("put checked-too-many-time half message to TRANS_CHECK_MAX_TIME_TOPIC failed")
+	}
+}

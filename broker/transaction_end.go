@@ -1,0 +1,313 @@
+package broker
+
+// END_TRANSACTION (Apache's EndTransactionProcessor, 5.3.3).
+//
+// Every field of the request is hostile until checked: the commit log
+// offset may be negative, past the end, in the middle of a record, at a
+// record of another topic or at another group's half message. The half
+// message is found only when the record at that offset decodes, lies in
+// RMQ_SYS_TRANS_HALF_TOPIC and its consume queue entry points back at that
+// very offset (so bytes inside a message body that look like a record are
+// never taken for one); then the producer group, the half queue offset and
+// the commit log offset must match the request, as Apache checks them.
+//
+// Reading the half message may fault pages in, and a commit appends and
+// may wait for SYNC_FLUSH: none of it runs on an event loop. Requests go
+// through a bounded queue (endTransactionPoolQueueCapacity) to
+// endTransactionThreadPoolNums goroutines, Apache's pool keys; past the
+// bound SYSTEM_BUSY. The answer (request form, the Go client's) is written
+// through the caller's completion; the one-way form (Java's) is not answered.
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+var (
+	// ErrHalfNotFound: END_TRANSACTION names no half message.
+	ErrHalfNotFound = errors.New("broker: prepared transaction message not found")
+	// ErrHalfMismatch: the half message's group or offsets differ from the request's.
+	ErrHalfMismatch = errors.New("broker: prepared transaction message mismatch")
+	// ErrCheckImmunity: a producer's own END_TRANSACTION after its
+	// CHECK_IMMUNITY_TIME_IN_SECONDS passed (5.x ILLEGAL_OPERATION).
+	ErrCheckImmunity = errors.New("broker: transaction past check immunity time")
+)
+
+// EndTransactionRequest is END_TRANSACTION (EndTransactionRequestHeader).
+type EndTransactionRequest struct {
+	ProducerGroup        string
+	TranStateTableOffset int64 // half queue offset
+	CommitLogOffset      int64 // half message's commit log offset
+	CommitOrRollback     int32 // message.TransactionNot / Commit / Rollbk
+	FromTransactionCheck bool
+	MsgID                string
+	TransactionID        string
+	// Remote names the producer in log lines.
+	Remote string
+}
+
+// endTxDispatchWait bounds how long a worker waits for the dispatcher to
+// index a half message appended just before its END_TRANSACTION arrived.
+const endTxDispatchWait = 3 * time.Second
+
+type endTxJob struct {
+	r    EndTransactionRequest
+	done func(error)
+}
+
+// endTxs are the END_TRANSACTION workers' queue.
+type endTxs struct {
+	threads int
+	jobs    chan *endTxJob
+	log     zerolog.Logger // component=transaction
+	sampled zerolog.Logger // what producers cause
+}
+
+func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
+	return &endTxs{threads: threads, jobs: make(chan *endTxJob, capacity), log: log,
+		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
+}
+
+// EndTransaction takes an END_TRANSACTION. A state that is neither commit
+// nor rollback is only logged and never answered (Apache returns no
+// response): queued is false and err nil. Otherwise the request is queued
+// (queued true) and done is called once, later, from a worker: nil for
+// SUCCESS, else a *Refusal (Apache's code and remark). A full queue is
+// refused at once with SYSTEM_BUSY. done may be nil (a one-way request).
+// r's strings must not be views into memory the caller reuses.
+func (b *Broker) EndTransaction(r *EndTransactionRequest, done func(error)) (queued bool, err error) {
+	switch r.CommitOrRollback {
+	case message.TransactionCommit, message.TransactionRollbk:
+	default:
+		b.endTx.sampled.Warn().Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).Str("msgId", r.MsgID).
+			Bool("fromTransactionCheck", r.FromTransactionCheck).Int32("commitOrRollback", r.CommitOrRollback).
+			Msg("end transaction in pending state")
+		return false, nil
+	}
+	if done == nil {
+		done = func(error) {}
+	}
+	select {
+	case b.endTx.jobs <- &endTxJob{r: *r, done: done}:
+		return true, nil
+	default:
+		b.endTx.sampled.Warn().Int("endTransactionPoolQueueCapacity", cap(b.endTx.jobs)).Str("remote", r.Remote).
+			Msg("end transaction queue full; refused")
+		return false, refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+	}
+}
+
+// startEndTxs starts the END_TRANSACTION workers; they stop with quit. A
+// request still queued then is dropped unanswered: its connection is closed.
+func (b *Broker) startEndTxs() {
+	for range b.endTx.threads {
+		b.goRun(func() {
+			for {
+				select {
+				case <-b.quit:
+					return
+				case j := <-b.endTx.jobs:
+					b.endTransaction(j)
+				}
+			}
+		})
+	}
+}
+
+// endTransaction serves one queued END_TRANSACTION on a worker.
+func (b *Broker) endTransaction(j *endTxJob) {
+	r := &j.r
+	if r.FromTransactionCheck {
+		b.endTx.log.Debug().Str("remote", r.Remote).Str("msgId", r.MsgID).Int32("commitOrRollback", r.CommitOrRollback).
+			Msg("check answered")
+	}
+	cfg := b.Config()
+	v, rec, err := b.halfMessage(r.CommitLogOffset)
+	if err != nil {
+		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
+			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
+		j.done(refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
+		return
+	}
+	_ = rec // v's slices point into rec
+	if err := b.checkHalf(cfg, r, &v); err != nil {
+		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
+			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
+		j.done(err)
+		return
+	}
+	if r.CommitOrRollback == message.TransactionRollbk {
+		if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
+			// Apache answers SUCCESS too; the half message is checked again.
+			b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+		}
+		j.done(nil)
+		return
+	}
+	end, err := b.commitHalf(cfg, &v)
+	if err != nil {
+		j.done(err)
+		return
+	}
+	if op, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
+		// The commit is stored: answer SUCCESS as Apache does; the half
+		// message will be checked and committed again.
+		b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+	} else {
+		end = op.PhysicalOffset + int64(op.WroteBytes)
+	}
+	if cfg.Store.FlushDiskType != store.SyncFlush ||
+		string(message.PropertyBytes(v.Properties, message.PropWaitStoreMsgOK)) == "false" {
+		j.done(nil)
+		return
+	}
+	// Apache answers FLUSH_DISK_TIMEOUT of the committed message SUCCESS
+	// (sendFinalMessage): so does every outcome of the wait.
+	b.waitFlush(end, func(error) { j.done(nil) })
+}
+
+// halfMessage reads and decodes the half message at a commit log offset,
+// or fails when there is none (see the top of the file). The view's slices
+// point into the returned record, a copy.
+func (b *Broker) halfMessage(off int64) (message.RecordView, []byte, error) {
+	if off < b.Store.MinPhyOffset() || off >= b.Store.MaxPhyOffset() {
+		return message.RecordView{}, nil, fmt.Errorf("half message at %d: outside the commit log [%d, %d)",
+			off, b.Store.MinPhyOffset(), b.Store.MaxPhyOffset())
+	}
+	rec, err := b.Store.MessageAt(off)
+	if err != nil {
+		return message.RecordView{}, nil, fmt.Errorf("half message: %w", err)
+	}
+	v, _, err := message.DecodeRecordView(rec)
+	if err != nil {
+		return message.RecordView{}, nil, fmt.Errorf("half message at %d: %w", off, err)
+	}
+	if string(v.Topic) != TransHalfTopic {
+		return message.RecordView{}, nil, fmt.Errorf("half message at %d: record of topic %q", off, v.Topic)
+	}
+	// Only a record the store indexed at that very offset is a message; a
+	// record-like run of bytes inside a body is not.
+	deadline := time.Now().Add(endTxDispatchWait)
+	for {
+		if es := b.Store.ReadQueue(TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
+			if es[0].QueueOffset != v.QueueOffset || es[0].PhyOffset != off || es[0].Size != int32(len(rec)) {
+				return message.RecordView{}, nil, fmt.Errorf("half message at %d: not the record of queue offset %d",
+					off, v.QueueOffset)
+			}
+			return v, rec, nil
+		}
+		// Not indexed yet: wait for the dispatcher only if it has not
+		// passed that offset (then it never will index it).
+		if b.Store.DispatchedPhyOffset() > off || time.Now().After(deadline) {
+			return message.RecordView{}, nil, fmt.Errorf("half message at %d: no consume queue entry at %d",
+				off, v.QueueOffset)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// checkHalf is Apache's rejectCommitOrRollback and checkPrepareMessage.
+func (b *Broker) checkHalf(cfg *Config, r *EndTransactionRequest, v *message.RecordView) error {
+	if !r.FromTransactionCheck {
+		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
+			if age := time.Now().UnixMilli() - v.BornTimestamp; age > immunityTime(string(s), cfg.TransactionTimeOut) {
+				return &Refusal{Code: remoting.IllegalOperation, Err: ErrCheckImmunity}
+			}
+		}
+	}
+	if string(message.PropertyBytes(v.Properties, message.PropProducerGroup)) != r.ProducerGroup {
+		return refuse(remoting.SystemError, ErrHalfMismatch, "The producer group wrong")
+	}
+	if v.QueueOffset != r.TranStateTableOffset {
+		return refuse(remoting.SystemError, ErrHalfMismatch, "The transaction state table offset wrong")
+	}
+	if v.PhysicalOffset != r.CommitLogOffset {
+		return refuse(remoting.SystemError, ErrHalfMismatch, "The commit log offset wrong")
+	}
+	return nil
+}
+
+// immunityTime is TransactionalMessageUtil.getImmunityTime: the
+// CHECK_IMMUNITY_TIME_IN_SECONDS property in ms, or transactionTimeOut when
+// it is -1 or not a number.
+func immunityTime(s string, transactionTimeOut int64) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n == -1 {
+		return transactionTimeOut
+	}
+	return n * 1000
+}
+
+// commitHalf stores the committed message: the half message in its
+// REAL_TOPIC/REAL_QID with the COMMIT sysFlag and the half message's offset
+// as its prepared transaction offset, through the schedule hook (a DELAY it
+// carries applies now). It returns the commit log offset it ends at.
+//
+// Properties: Apache's endMessageTransaction serialises the half message's
+// properties and only then clears REAL_TOPIC, REAL_QID and TRAN_MSG from
+// the map, which the commit log never reads again: its committed records
+// carry all of them (consumers see TRAN_MSG=true, PGROUP, REAL_TOPIC...).
+// rocketgo stores the same set, the half message's properties as they are.
+func (b *Broker) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
+	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
+	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
+	if topic == "" || err != nil {
+		return 0, refuse(remoting.SystemError, errNoRealTopic, "Find prepared transaction message failed")
+	}
+	if err := b.checkRealTopic(topic, qid); err != nil {
+		return 0, fmt.Errorf("%w: %w", refuse(remoting.MessageIllegal, ErrTopicInvalid, "%s", endTxIllegalRemark(cfg)), err)
+	}
+	m := store.PutMessage{
+		Topic:                     topic,
+		QueueID:                   int32(qid),
+		Flag:                      v.Flag,
+		Body:                      v.Body,
+		Properties:                string(v.Properties),
+		SysFlag:                   v.SysFlag&^message.TransactionMask | message.TransactionCommit,
+		BornTimestamp:             v.BornTimestamp,
+		BornHost:                  v.BornHost,
+		StoreHost:                 v.StoreHost,
+		ReconsumeTimes:            v.ReconsumeTimes,
+		PreparedTransactionOffset: v.PhysicalOffset,
+	}
+	pr, err := b.put(&m)
+	if err != nil {
+		b.endTx.sampled.Error().Err(err).Str("topic", topic).Int("queueId", qid).Msg("store committed message")
+		return 0, endTxPutRefusal(cfg, err)
+	}
+	return pr.PhysicalOffset + int64(pr.WroteBytes), nil
+}
+
+func endTxIllegalRemark(cfg *Config) string {
+	return fmt.Sprintf("The message is illegal, maybe msg body or properties length not matched. msg body length "+
+		"limit %dB, msg properties length limit 32KB.", cfg.Store.MaxMessageSize)
+}
+
+// endTxPutRefusal is EndTransactionProcessor.sendFinalMessage's answer to a
+// committed message the store refused.
+func endTxPutRefusal(cfg *Config, err error) error {
+	var r *Refusal
+	switch {
+	case errors.As(err, &r):
+		return err // the schedule hook's (timer) refusal
+	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
+		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID):
+		r = refuse(remoting.MessageIllegal, nil, "%s", endTxIllegalRemark(cfg))
+	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
+		r = refuse(remoting.ServiceNotAvailable, nil, "Service not available now.")
+	case errors.Is(err, store.ErrResource):
+		r = refuse(remoting.SystemError, nil, "Create mapped file failed.")
+	default:
+		r = refuse(remoting.SystemError, nil, "UNKNOWN_ERROR")
+	}
+	r.Err = err
+	return r
+}

@@ -1,0 +1,399 @@
+package broker
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// txBroker is testBroker with topic T (4 queues).
+func txBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
+	t.Helper()
+	b, stop := testBroker(t, dir, edit)
+	if _, ok := b.Topics.Get("T"); !ok {
+		putTopic(t, b, "T", 4, PermRead|PermWrite)
+	}
+	return b, stop
+}
+
+// prepare sends a half message of group PG to T/q as the clients do
+// (TRAN_MSG=true, PGROUP, the PREPARED sysFlag) and returns the result.
+func prepare(t *testing.T, b *Broker, q int32, body string, extra ...string) SendResult {
+	t.Helper()
+	r := sendReq("T", props(append([]string{"TRAN_MSG", "true", "PGROUP", "PG", "WAIT", "true"}, extra...)...), body)
+	r.QueueID = q
+	r.SysFlag = message.TransactionPrep
+	var res SendResult
+	if err := b.Send(r, &res, nil); err != nil {
+		t.Fatal(err)
+	}
+	res.MsgID = bytes.Clone(res.MsgID)
+	res.TransactionID = string(bytes.Clone([]byte(res.TransactionID)))
+	return res
+}
+
+// endTx runs one END_TRANSACTION on the calling goroutine and returns
+// what it answered.
+func endTx(t *testing.T, b *Broker, r EndTransactionRequest) error {
+	t.Helper()
+	var got error
+	answered := make(chan struct{})
+	b.endTransaction(&endTxJob{r: r, done: func(err error) { got = err; close(answered) }})
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("END_TRANSACTION not answered")
+	}
+	return got
+}
+
+// endReq is the END_TRANSACTION a client sends after a prepared send.
+func endReq(t *testing.T, res SendResult, state int32) EndTransactionRequest {
+	t.Helper()
+	_, off, err := message.DecodeOffsetMsgID(string(res.MsgID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return EndTransactionRequest{ProducerGroup: "PG", TranStateTableOffset: res.QueueOffset, CommitLogOffset: off,
+		CommitOrRollback: state, MsgID: res.TransactionID, TransactionID: res.TransactionID, Remote: "10.0.0.1:5"}
+}
+
+// A prepared send is stored as Apache's parseHalfMessageInner stores it,
+// and its answer carries what the clients need for END_TRANSACTION.
+func TestPreparedSend(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	res := prepare(t, b, 2, "half", "UNIQ_KEY", "U1")
+	halves := waitRecords(t, b, TransHalfTopic, 0, 1)
+	h := halves[0]
+	_, off, err := message.DecodeOffsetMsgID(string(res.MsgID))
+	if err != nil || off != h.PhysicalOffset {
+		t.Fatalf("msgId %s decodes to %d (%v), half message at %d", res.MsgID, off, err, h.PhysicalOffset)
+	}
+	if res.QueueOffset != 0 || res.QueueID != 2 || res.TransactionID != "U1" {
+		t.Fatalf("answer: queueOffset %d queueId %d transactionId %q", res.QueueOffset, res.QueueID, res.TransactionID)
+	}
+	want := map[string]string{"REAL_TOPIC": "T", "REAL_QID": "2", "__transactionId__": "U1", "TRAN_MSG": "true", "PGROUP": "PG"}
+	got := message.ParseProperties(h.Properties)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("half property %s = %q, want %q (%v)", k, got[k], v, got)
+		}
+	}
+	if message.TransactionType(h.SysFlag) != message.TransactionNot || string(h.Body) != "half" {
+		t.Errorf("half sysFlag %#x body %q", h.SysFlag, h.Body)
+	}
+	if n := b.Store.MaxOffset("T", 2); n != 0 {
+		t.Errorf("the half message is visible in T: %d entries", n)
+	}
+
+	// PREPARED without TRAN_MSG: Apache stores a PREPARED record in T,
+	// without a consume queue entry; nothing enters the half queue.
+	r := sendReq("T", props("PGROUP", "PG"), "x")
+	r.SysFlag = message.TransactionPrep
+	if err := b.Send(r, &SendResult{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 1 {
+		t.Errorf("half queue holds %d, want 1", n)
+	}
+}
+
+func TestPreparedSendRejected(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.RejectTransactionMessage = true })
+	r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG"), "x")
+	r.SysFlag = message.TransactionPrep
+	err := b.Send(r, &SendResult{}, nil)
+	wantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] sending transaction message is forbidden")
+	if b.Store.MaxPhyOffset() != 0 {
+		t.Fatal("a refused prepared send was stored")
+	}
+}
+
+// Commit stores the half message in its real queue as Apache's
+// EndTransactionProcessor does, then the op record; rollback only the op
+// record.
+func TestEndTransactionCommitRollback(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	c := prepare(t, b, 1, "commit-me", "TAGS", "tg")
+	r := prepare(t, b, 1, "roll-me")
+	waitRecords(t, b, TransHalfTopic, 0, 2)
+	if err := endTx(t, b, endReq(t, c, message.TransactionCommit)); err != nil {
+		t.Fatal(err)
+	}
+	if err := endTx(t, b, endReq(t, r, message.TransactionRollbk)); err != nil {
+		t.Fatal(err)
+	}
+	got := waitRecords(t, b, "T", 1, 1)
+	_, halfOff, _ := message.DecodeOffsetMsgID(string(c.MsgID))
+	m := got[0]
+	if string(m.Body) != "commit-me" || message.TransactionType(m.SysFlag) != message.TransactionCommit ||
+		m.PreparedTransactionOffset != halfOff {
+		t.Fatalf("committed: body %q sysFlag %#x preparedTransactionOffset %d (half at %d)", m.Body, m.SysFlag,
+			m.PreparedTransactionOffset, halfOff)
+	}
+	if p := message.ParseProperties(m.Properties); p["TAGS"] != "tg" || p["PGROUP"] != "PG" || p["UNIQ_KEY"] == "" {
+		t.Fatalf("committed properties %v", p)
+	}
+	ops := waitRecords(t, b, TransOpHalfTopic, 0, 2)
+	for i, want := range []string{"0", "1"} {
+		if string(ops[i].Body) != want || message.Property(ops[i].Properties, "TAGS") != "d" {
+			t.Errorf("op %d: body %q tags %q", i, ops[i].Body, message.Property(ops[i].Properties, "TAGS"))
+		}
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
+	if n := b.Store.MaxOffset("T", 1); n != 1 {
+		t.Fatalf("T/1 holds %d messages after a commit and a rollback", n)
+	}
+}
+
+// Every hostile END_TRANSACTION is refused with Apache's code and remark
+// and stores nothing: offsets outside the log, inside a record, at a record
+// of another topic, at a record forged inside a message body, another
+// group's half message, offsets that disagree.
+func TestEndTransactionHostile(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	res := prepare(t, b, 0, "half")
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	good := endReq(t, res, message.TransactionCommit)
+
+	// A message of T whose body is a well-formed half record of group PG.
+	forged, err := message.AppendRecord(nil, &message.Record{Topic: TransHalfTopic, QueueOffset: 0,
+		PhysicalOffset: 0, Body: []byte("forged"), BornHost: b.StoreHost, StoreHost: b.StoreHost,
+		Properties: props("PGROUP", "PG", "REAL_TOPIC", "T", "REAL_QID", "0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain SendResult
+	if err := b.Send(sendReq("T", "", string(forged)), &plain, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitRecords(t, b, "T", 0, 1)
+	_, plainOff, _ := message.DecodeOffsetMsgID(string(plain.MsgID))
+	rec, err := b.Store.MessageAt(plainOff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgedOff := plainOff + int64(bytes.Index(rec, forged))
+	end := b.Store.MaxPhyOffset()
+
+	const notFound = "Find prepared transaction message failed"
+	for _, tc := range []struct {
+		name   string
+		edit   func(*EndTransactionRequest)
+		code   int32
+		remark string
+	}{
+		{"negative offset", func(r *EndTransactionRequest) { r.CommitLogOffset = -1 }, remoting.SystemError, notFound},
+		{"past the end", func(r *EndTransactionRequest) { r.CommitLogOffset = end }, remoting.SystemError, notFound},
+		{"far past the end", func(r *EndTransactionRequest) { r.CommitLogOffset = 1 << 62 }, remoting.SystemError, notFound},
+		{"inside the record", func(r *EndTransactionRequest) { r.CommitLogOffset += 4 }, remoting.SystemError, notFound},
+		{"one byte in", func(r *EndTransactionRequest) { r.CommitLogOffset++ }, remoting.SystemError, notFound},
+		{"another topic's record", func(r *EndTransactionRequest) { r.CommitLogOffset = plainOff }, remoting.SystemError, notFound},
+		{"record forged in a body", func(r *EndTransactionRequest) { r.CommitLogOffset = forgedOff; r.TranStateTableOffset = 0 },
+			remoting.SystemError, notFound},
+		{"another group", func(r *EndTransactionRequest) { r.ProducerGroup = "OTHER" }, remoting.SystemError, "The producer group wrong"},
+		{"empty group", func(r *EndTransactionRequest) { r.ProducerGroup = "" }, remoting.SystemError, "The producer group wrong"},
+		{"queue offset", func(r *EndTransactionRequest) { r.TranStateTableOffset = 7 }, remoting.SystemError,
+			"The transaction state table offset wrong"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := good
+			tc.edit(&r)
+			wantRefusal(t, endTx(t, b, r), tc.code, tc.remark)
+		})
+	}
+	if n := b.Store.MaxOffset("T", 0); n != 1 {
+		t.Fatalf("T/0 holds %d messages: a hostile END_TRANSACTION committed", n)
+	}
+	if n := b.Store.MaxOffset(TransOpHalfTopic, 0); n != 0 {
+		t.Fatalf("%d op records written by hostile requests", n)
+	}
+	// The real one still commits.
+	if err := endTx(t, b, good); err != nil {
+		t.Fatal(err)
+	}
+	waitRecords(t, b, "T", 0, 2)
+}
+
+// The pending state is never answered; a full queue is SYSTEM_BUSY.
+func TestEndTransactionQueue(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.EndTransactionPoolQueueCapacity = 1 })
+	called := false
+	queued, err := b.EndTransaction(&EndTransactionRequest{CommitOrRollback: message.TransactionNot}, func(error) { called = true })
+	if queued || err != nil || called {
+		t.Fatalf("pending state: queued %t err %v answered %t", queued, err, called)
+	}
+	r := &EndTransactionRequest{CommitOrRollback: message.TransactionCommit}
+	if queued, err := b.EndTransaction(r, nil); !queued || err != nil {
+		t.Fatalf("first: queued %t err %v", queued, err)
+	}
+	_, err = b.EndTransaction(r, nil)
+	wantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+	<-b.endTx.jobs
+}
+
+// A producer's own END_TRANSACTION after CHECK_IMMUNITY_TIME_IN_SECONDS is
+// ILLEGAL_OPERATION (5.x); the answer to a check is not.
+func TestEndTransactionImmunity(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG", "CHECK_IMMUNITY_TIME_IN_SECONDS", "1"), "x")
+	r.SysFlag = message.TransactionPrep
+	r.BornTimestamp = time.Now().Add(-5 * time.Second).UnixMilli()
+	var res SendResult
+	if err := b.Send(r, &res, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	req := endReq(t, res, message.TransactionCommit)
+	err := endTx(t, b, req)
+	var rf *Refusal
+	if !errors.As(err, &rf) || rf.Code != remoting.IllegalOperation || !errors.Is(err, ErrCheckImmunity) {
+		t.Fatalf("late commit: %v", err)
+	}
+	req.FromTransactionCheck = true
+	if err := endTx(t, b, req); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpOffsets(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want []int64
+	}{
+		{"17", []int64{17}},                // 4.9 / 5.0
+		{"17,18,21,", []int64{17, 18, 21}}, // 5.1+
+		{"", nil},
+		{",,", nil},
+		{"x,5,", []int64{5}},
+		{"-1,3", []int64{3}},
+		{"99999999999999999999,4", []int64{4}},
+	} {
+		var got []int64
+		opOffsets([]byte(tc.body), func(v int64) { got = append(got, v) })
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: %v, want %v", tc.body, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%q: %v, want %v", tc.body, got, tc.want)
+			}
+		}
+	}
+	if got := opProgress([]int64{5, 3, 4, 7}, 3); got != 6 {
+		t.Errorf("opProgress = %d, want 6", got)
+	}
+}
+
+// putOpBody appends an op record with any body (4.9 and 5.x writers).
+func putOpBody(t *testing.T, b *Broker, body string) {
+	t.Helper()
+	m := testMsg(TransOpHalfTopic, props("TAGS", "d"))
+	m.Body = []byte(body)
+	if _, err := b.Store.Put(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkRun runs the check service once at now.
+func checkRun(b *Broker, now time.Time) {
+	b.txCheck.now = func() time.Time { return now }
+	b.txCheck.checkAll(nil)
+}
+
+// The check service's decisions: resolved half messages (op bodies in
+// either format) are skipped, young ones wait, old ones are re-appended
+// with TRANSACTION_CHECK_TIMES+1 until transactionCheckMax, then moved to
+// TRANS_CHECK_MAX_TIME_TOPIC; progress is CID_RMQ_SYS_TRANS's offsets.
+func TestTransactionCheck(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.TransactionCheckMax = 2 })
+	for i := range 5 {
+		prepare(t, b, 0, "m"+strconv.Itoa(i))
+	}
+	waitRecords(t, b, TransHalfTopic, 0, 5)
+	putOpBody(t, b, "0")    // 4.9
+	putOpBody(t, b, "1,3,") // 5.1+
+	waitRecords(t, b, TransOpHalfTopic, 0, 2)
+
+	// Young: nothing happens, no progress past the unresolved offset 2.
+	checkRun(b, time.Now())
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 2 {
+		t.Fatalf("half progress %d after a young run, want 2", off)
+	}
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 5 {
+		t.Fatalf("young messages re-appended: %d", n)
+	}
+
+	// Old: 2 and 4 are re-appended (check 1), 0, 1, 3 skipped.
+	later := time.Now().Add(time.Minute)
+	checkRun(b, later)
+	recs := waitRecords(t, b, TransHalfTopic, 0, 7)
+	for _, r := range recs[5:] {
+		if message.Property(r.Properties, "TRANSACTION_CHECK_TIMES") != "1" {
+			t.Fatalf("re-appended %q: %v", r.Body, message.ParseProperties(r.Properties))
+		}
+	}
+	if string(recs[5].Body) != "m2" || string(recs[6].Body) != "m4" {
+		t.Fatalf("re-appended %q %q, want m2 m4", recs[5].Body, recs[6].Body)
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 5 {
+		t.Fatalf("half progress %d, want 5", off)
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransOpHalfTopic, 0); off != 2 {
+		t.Fatalf("op progress %d, want 2", off)
+	}
+	// A producer rolls back the copy of m4 (offset 6).
+	putOpBody(t, b, "6")
+	waitRecords(t, b, TransOpHalfTopic, 0, 3)
+	checkRun(b, later.Add(time.Minute)) // m2 copy → check 2
+	waitRecords(t, b, TransHalfTopic, 0, 8)
+	checkRun(b, later.Add(2*time.Minute))
+	moved := waitRecords(t, b, TransCheckMaxTimeTopic, 0, 1)
+	if string(moved[0].Body) != "m2" || len(moved) != 1 {
+		t.Fatalf("moved to TRANS_CHECK_MAX_TIME_TOPIC: %d, first %q", len(moved), moved[0].Body)
+	}
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 8 {
+		t.Fatalf("half queue holds %d, want 8 (m4 rolled back, m2 checked twice)", n)
+	}
+}
+
+// Restart: only the commit log and consumerOffset.json hold the state. A
+// half message resolved before the restart is neither checked nor
+// committed again; an unresolved one is checked.
+func TestTransactionRestart(t *testing.T) {
+	dir := t.TempDir()
+	b, stop := txBroker(t, dir, nil)
+	c := prepare(t, b, 0, "committed")
+	r := prepare(t, b, 0, "rolled-back")
+	prepare(t, b, 0, "open")
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	if err := endTx(t, b, endReq(t, c, message.TransactionCommit)); err != nil {
+		t.Fatal(err)
+	}
+	if err := endTx(t, b, endReq(t, r, message.TransactionRollbk)); err != nil {
+		t.Fatal(err)
+	}
+	waitRecords(t, b, TransOpHalfTopic, 0, 2)
+	stop()
+
+	b, _ = txBroker(t, dir, nil)
+	checkRun(b, time.Now().Add(time.Minute))
+	recs := waitRecords(t, b, TransHalfTopic, 0, 4)
+	if string(recs[3].Body) != "open" {
+		t.Fatalf("re-appended after restart: %q", recs[3].Body)
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
+	if n := b.Store.MaxOffset("T", 0); n != 1 {
+		t.Fatalf("T/0 holds %d messages, want the one commit", n)
+	}
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 4 {
+		t.Fatalf("half queue holds %d, want 4", n)
+	}
+}

@@ -1,0 +1,80 @@
+package processor
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+func (p *brokerProcs) registerTransactions(t Table) {
+	t[remoting.EndTransaction] = p.endTransaction
+}
+
+// endTransaction serves END_TRANSACTION (37, EndTransactionRequestHeader):
+// producerGroup*, tranStateTableOffset*, commitLogOffset*,
+// commitOrRollback* (0, 8 or 12: checkFields), fromTransactionCheck,
+// msgId*, transactionId. The broker's workers serve it off the loop and
+// answer through the completion made here; Java's one-way form gets no
+// answer, and neither does the pending state (0) in any form (Apache
+// returns no response for it).
+func (p *brokerProcs) endTransaction(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	r, err := decodeEndTransaction(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	r.Remote = c.Remote
+	var done func(error)
+	if !req.IsOneway() {
+		resp := remoting.NewResponse(req, remoting.Success, "") // req is recycled when the handler returns
+		done = func(err error) {
+			if err != nil {
+				var rf *broker.Refusal
+				if !errors.As(err, &rf) {
+					p.log.Error().Err(err).Int32("code", remoting.EndTransaction).Msg("request failed")
+					rf = &broker.Refusal{Code: remoting.SystemError, Remark: err.Error()}
+				}
+				resp.Code, resp.Remark = rf.Code, rf.Remark
+			}
+			c.Reply(resp)
+		}
+	}
+	// Queued: answered by done; the pending state: never answered.
+	if _, err := p.b.EndTransaction(&r, done); err != nil {
+		return p.fail(req, err)
+	}
+	return nil
+}
+
+// decodeEndTransaction reads the header as Apache's decoder and checkFields
+// do; the strings are copied, the request being recycled before a worker
+// serves it.
+func decodeEndTransaction(req *remoting.Command) (r broker.EndTransactionRequest, err error) {
+	if r.ProducerGroup, err = req.RequireStr("producerGroup"); err != nil {
+		return r, err
+	}
+	if r.TranStateTableOffset, err = req.Int64("tranStateTableOffset"); err != nil {
+		return r, err
+	}
+	if r.CommitLogOffset, err = req.Int64("commitLogOffset"); err != nil {
+		return r, err
+	}
+	if r.CommitOrRollback, err = req.Int32("commitOrRollback"); err != nil {
+		return r, err
+	}
+	if r.MsgID, err = req.RequireStr("msgId"); err != nil {
+		return r, err
+	}
+	switch r.CommitOrRollback {
+	case message.TransactionNot, message.TransactionCommit, message.TransactionRollbk:
+	default:
+		return r, &broker.Refusal{Code: remoting.SystemError, Remark: "commitOrRollback field wrong"}
+	}
+	r.ProducerGroup = strings.Clone(r.ProducerGroup)
+	r.MsgID = strings.Clone(r.MsgID)
+	r.TransactionID = strings.Clone(req.Str("transactionId"))
+	r.FromTransactionCheck = req.Bool("fromTransactionCheck")
+	return r, nil
+}
