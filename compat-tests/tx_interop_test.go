@@ -10,6 +10,7 @@ package compattest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -307,6 +308,52 @@ func sumMaxOffsets(t *testing.T, addr, topic string, queues int) int64 {
 	return n
 }
 
+// txSysTopic is Apache 5.3.3's topics.json entry of the transaction system
+// topics (TopicValidator / TransactionalMessageUtil: one queue, perm 6).
+const txSysTopic = `{"attributes":{},"order":false,"perm":6,"readQueueNums":1,"topicFilterType":"SINGLE_TAG","topicName":"%s","topicSysFlag":0,"writeQueueNums":1}`
+
+// checkTxConfig compares what a stopped broker left in config/ for the
+// transaction check service with what Apache 5.3.3 writes: both system topics
+// in topics.json, and CID_RMQ_SYS_TRANS's progress on queue 0 of each in
+// consumerOffset.json (the other broker resumes from there). It returns the
+// half queue's persisted offset.
+func checkTxConfig(t *testing.T, dir, who string) int64 {
+	t.Helper()
+	var topics struct {
+		TopicConfigTable map[string]json.RawMessage `json:"topicConfigTable"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "topics.json")); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &topics); err != nil {
+		t.Fatalf("%s topics.json: %v\n%s", who, err, b)
+	}
+	for _, tp := range []string{txHalfTopic, txOpTopic} {
+		var got, want any
+		_ = json.Unmarshal(topics.TopicConfigTable[tp], &got)
+		_ = json.Unmarshal([]byte(fmt.Sprintf(txSysTopic, tp)), &want)
+		if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
+			t.Errorf("%s topics.json entry of %s:\n got %s\nwant %s", who, tp, topics.TopicConfigTable[tp], fmt.Sprintf(txSysTopic, tp))
+		}
+	}
+	var offsets struct {
+		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "consumerOffset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(fastjsonKeys.ReplaceAll(b, []byte(`$1"$2":`)), &offsets); err != nil {
+		t.Fatalf("%s consumerOffset.json: %v\n%s", who, err, b)
+	}
+	for _, tp := range []string{txHalfTopic, txOpTopic} {
+		qs, ok := offsets.OffsetTable[tp+"@"+txCheckGroup]
+		if _, q0 := qs["0"]; !ok || len(qs) != 1 || !q0 {
+			t.Errorf("%s consumerOffset.json: %s@%s = %v, want queue 0 only\n%s", who, tp, txCheckGroup, qs, b)
+		}
+	}
+	return offsets.OffsetTable[txHalfTopic+"@"+txCheckGroup]["0"]
+}
+
 // txMsgIDs lists the plan's ids of one fate.
 func txMsgIDs(plan map[string]string, fates ...string) []string {
 	var ids []string
@@ -426,18 +473,40 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 	}) {
 		t.Fatalf("%s: op records of the messages resolved at send: %v", first, lastErr)
 	}
+	bodies := make([]string, 0, len(ops))
 	for _, o := range ops {
+		bodies = append(bodies, strconv.Quote(o.body))
 		if o.tags != "d" {
 			t.Errorf("%s: op record tags %q, want Apache's REMOVE_TAG \"d\" (body %q)", first, o.tags, o.body)
 		}
 	}
+	t.Logf("%s op records before the switch: %s", first, strings.Join(bodies, " "))
 	if n := sumMaxOffsets(t, c.brokerAddr, topic, 4); n != txInteropNow {
 		t.Fatalf("%s: %d messages in %s before the switch, want the %d committed at send", first, n, topic, txInteropNow)
 	}
 
+	// The first broker's check service has passed the resolved ones (the
+	// first half offsets: ids sort "now-" before "tx-"), so it has progress
+	// to persist and the second broker to resume from.
+	var progress int64
+	if !waitFor(t, 30*time.Second, func() bool {
+		code, off, err := queryConsumerOffset(c.brokerAddr, txCheckGroup, txHalfTopic, 0)
+		progress = off
+		return err == nil && code == 0 && off >= int64(len(resolvedNow))
+	}) {
+		t.Fatalf("%s: %s's offset of %s is %d, never past the %d resolved at send", first, txCheckGroup, txHalfTopic, progress, len(resolvedNow))
+	}
+
 	b.stop(t, kill)
+	if !kill {
+		progress = checkTxConfig(t, filepath.Join(c.dir, "store", "config"), first)
+	}
 	l.phase.Store(txPhaseAfter)
 	b.start(t, second)
+	switched := time.Now()
+	if code, off, err := queryConsumerOffset(c.brokerAddr, txCheckGroup, txHalfTopic, 0); !kill && (err != nil || code != 0 || off < progress) {
+		t.Errorf("%s resumed %s's offset of %s at %d (code %d, %v), %s persisted %d", second, txCheckGroup, txHalfTopic, off, code, err, first, progress)
+	}
 	// A second member of the group, as after a producer restart, in one
 	// client instance with the consumer: the Go client heartbeats only to
 	// brokers of routes it holds, so the consumer's start heartbeat (its
@@ -446,7 +515,14 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 	member := uniq("txmember")
 	newTxProducer(member)
 	col := newCollector("tx-" + name)
-	startConsumer(t, c, uniq("CG_txinterop"), topic, "*", col, consumer.WithInstance(member))
+	var sysFlags sync.Map // compat_id -> the committed record's sysflag
+	startConsumerFn(t, c, uniq("CG_txinterop"), topic, consumer.MessageSelector{Type: consumer.TAG, Expression: "*"},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			for _, m := range msgs {
+				sysFlags.Store(m.GetProperty(idProp), m.SysFlag)
+			}
+			return col.handle(ctx, msgs...)
+		}, consumer.WithInstance(member))
 	committed := txMsgIDs(l.plan, txCommitNow, txCommitLater)
 	waitAll(t, col, committed, 90*time.Second, second+" after the switch")
 	rollbackLater := txMsgIDs(l.plan, txRollbackLater)
@@ -454,6 +530,7 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 		t.Fatalf("%s checked back and resolved %d of the %d unresolved messages: %v", second,
 			len(l.resolvedIn(txPhaseAfter)), txInteropUnknown, l.resolvedIn(txPhaseAfter))
 	}
+	resolvedAfter := time.Since(switched)
 	// Settled: the check service's half offset passed every half record, so
 	// nothing can be committed any more.
 	if !waitFor(t, 60*time.Second, func() bool {
@@ -480,6 +557,24 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 			continue
 		}
 		r := rs[0]
+		// Apache's committed record: sysflag TRANSACTION_COMMIT_TYPE, the
+		// half record's properties kept (EndTransactionProcessor serialises
+		// them before it clears REAL_TOPIC and REAL_QID), the check count
+		// only on the ones checked back.
+		if flag, _ := sysFlags.Load(id); flag != int32(8) {
+			t.Errorf("%s committed with sysflag %v, want 8 (TRANSACTION_COMMIT_TYPE)", id, flag)
+		}
+		want := map[string]string{"REAL_TOPIC": topic, "REAL_QID": strconv.Itoa(r.QueueID), "TRAN_MSG": "true", "PGROUP": group,
+			"__transactionId__": r.Props["UNIQ_KEY"]}
+		for k, v := range want {
+			if r.Props[k] != v {
+				t.Errorf("%s committed with %s=%q, want %q (properties %v)", id, k, r.Props[k], v, r.Props)
+			}
+		}
+		n, err := strconv.Atoi(r.Props["TRANSACTION_CHECK_TIMES"])
+		if checked := l.plan[id] == txCommitLater; checked && (err != nil || n < 1) || !checked && err == nil {
+			t.Errorf("%s (%s) committed with TRANSACTION_CHECK_TIMES=%q", id, l.plan[id], r.Props["TRANSACTION_CHECK_TIMES"])
+		}
 		if string(r.Body) != "tx-body-"+id || r.Tags != "TagTx" || r.Keys != "txkey-"+id || r.Props["fate"] != l.plan[id] {
 			t.Errorf("%s delivered changed: body %q tags %q keys %q fate %q", id, r.Body, r.Tags, r.Keys, r.Props["fate"])
 		}
@@ -501,8 +596,8 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 			t.Logf("%s answered %d times on %s", id, n, second)
 		}
 	}
-	report(t, start, len(l.plan), col.deliveries(), fmt.Sprintf("%s -> %s kill=%v: %d checked back and resolved (%d rollbacks), %d re-checks after an answer",
-		first, second, kill, txInteropUnknown, len(rollbackLater), recheck))
+	report(t, start, len(l.plan), col.deliveries(), fmt.Sprintf("%s -> %s kill=%v: %d checked back and resolved (%d rollbacks) %.1fs after the switch, %d re-checks after an answer",
+		first, second, kill, txInteropUnknown, len(rollbackLater), resolvedAfter.Seconds(), recheck))
 }
 
 // TestTxInterop runs the switch in each direction. Apache -> Apache is the

@@ -66,6 +66,8 @@ var (
 	adminOpQueue = regexp.MustCompile(`(?m)^(\S+\s+\d+\s+)(\d+)(\s+)(\d+)`)
 	adminSpaces  = regexp.MustCompile(`[ \t]+`)
 	adminMsgTime = regexp.MustCompile(`(Timestamp:\s+)\S+ \S+`)
+	// logback's status lines ("02:49:55,371 |-INFO in ..."), not mqadmin's output
+	adminLogStatus = regexp.MustCompile(`^\d\d:\d\d:\d\d,\d{3} \|-`)
 )
 
 // normaliseAdmin replaces what differs between two brokers by nature. The
@@ -85,7 +87,8 @@ func normaliseAdmin(out, brokerName string, opOffsets bool) []string {
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(adminSpaces.ReplaceAllString(l, " "))
 		// JVM and logging noise a loaded machine may add.
-		if l == "" || strings.HasPrefix(l, "OpenJDK") || strings.Contains(l, "logback") || strings.Contains(l, "SLF4J") {
+		if l == "" || strings.HasPrefix(l, "OpenJDK") || strings.Contains(l, "logback") || strings.Contains(l, "SLF4J") ||
+			adminLogStatus.MatchString(l) {
 			continue
 		}
 		lines = append(lines, l)
@@ -187,7 +190,7 @@ func TestTxAdminOutput(t *testing.T) {
 		{"queryMsgById of a half message", ours.queryByID, apache.queryByID},
 	} {
 		if a, b := strings.Join(cmp.ours, "\n"), strings.Join(cmp.apache, "\n"); a != b {
-			t.Errorf("%s differs (normalised):\n--- rocketgo\n%s\n--- apache 5.3.3\n%s", cmp.what, a, b)
+			t.Errorf("%s differs (normalised):\n--- rocketgo\n%s\n--- apache 5.3.3\n%s\n(quoted: %q\n        %q)", cmp.what, a, b, a, b)
 		}
 	}
 }
