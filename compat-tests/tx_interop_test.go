@@ -201,6 +201,19 @@ func (b *txBrokerIdentity) stop(t *testing.T, kill bool) {
 	}
 }
 
+// shutdown ends whatever still runs at the test's end: Apache with SIGKILL
+// (its graceful shutdown takes more than 10 s, and nothing is checked after).
+func (b *txBrokerIdentity) shutdown() {
+	if b.apache != nil && !b.apache.exited() {
+		_ = b.apache.cmd.Process.Kill()
+		<-b.apache.done
+		b.apache.logFile.Close()
+	}
+	if b.c.broker != nil {
+		b.c.broker.stop()
+	}
+}
+
 // logs returns the tails of the broker logs in the identity's directory
 // (rocketgo's, Apache's console and its transaction log).
 func (b *txBrokerIdentity) logs(n int) string {
@@ -380,11 +393,7 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 	c := startNamesrvOnly(t, name, txConf)
 	b := &txBrokerIdentity{c: c, script: script}
 	t.Cleanup(func() {
-		for _, p := range []*proc{b.apache, c.broker} {
-			if p != nil {
-				p.stop()
-			}
-		}
+		b.shutdown()
 		if t.Failed() {
 			t.Logf("broker logs:\n%s", b.logs(40))
 		}
