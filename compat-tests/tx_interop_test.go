@@ -434,7 +434,12 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 		t.Cleanup(func() { _ = p.Shutdown() })
 		return p
 	}
-	p1 := newTxProducer(uniq("txprod"))
+	// The first member shares its client instance with a consumer (of its
+	// own group, never looked at) whose start heartbeat tells the first
+	// broker of the producer group, so checks reach it in phase 1.
+	first1 := uniq("txprod")
+	p1 := newTxProducer(first1)
+	startConsumer(t, c, uniq("CG_txphase1"), topic, "*", newCollector("tx-phase1"), consumer.WithInstance(first1))
 
 	ids := make([]string, 0, len(l.plan))
 	for id := range l.plan {
@@ -453,6 +458,21 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 			t.Fatalf("SendMessageInTransaction(%s) on %s: %v %v", id, first, r, err)
 		}
 		halfOffsetOf[id] = r.QueueOffset
+	}
+
+	// Before the switch every unresolved one was checked back at least
+	// once and answered UNKNOW: the store holds the first broker's re-put
+	// copies (TRANSACTION_CHECK_TIMES) and its progress past the originals.
+	unknown := txMsgIDs(l.plan, txCommitLater, txRollbackLater)
+	if !waitFor(t, 60*time.Second, func() bool {
+		for _, id := range unknown {
+			if len(l.checksOf(id)) == 0 {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatalf("%s did not check back every unresolved message before the switch", first)
 	}
 
 	// Before the switch: the resolved ones have op records naming their half
@@ -556,12 +576,20 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 			second, txCheckGroup, txHalfTopic, max, code, off, err)
 	}
 
-	if n := sumMaxOffsets(t, c.brokerAddr, topic, 4); n != int64(len(committed)) {
-		t.Errorf("%s: %d messages in %s, want the %d committed, once each", second, n, topic, len(committed))
+	// Once each after a graceful stop. After kill -9 at least once: the
+	// check service's progress on disk may predate the first broker's last
+	// re-put copies, and the second broker checks those again and commits
+	// each copy the producer confirms; Apache -> Apache does the same
+	// (measured: 7 and 8 extra commits of the 6), so duplicates are counted, not
+	// refused.
+	stored := sumMaxOffsets(t, c.brokerAddr, topic, 4)
+	dups := stored - int64(len(committed))
+	if !kill && dups != 0 || dups < 0 {
+		t.Errorf("%s: %d messages in %s, want the %d committed, once each", second, stored, topic, len(committed))
 	}
 	for _, id := range committed {
 		rs := col.get(id)
-		if len(rs) != 1 {
+		if len(rs) == 0 || !kill && len(rs) != 1 {
 			t.Errorf("%s delivered %d times", id, len(rs))
 			continue
 		}
@@ -580,8 +608,14 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 				t.Errorf("%s committed with %s=%q, want %q (properties %v)", id, k, r.Props[k], v, r.Props)
 			}
 		}
+		// Checked at least once by each broker (the copy the second broker
+		// committed after kill -9 may come from the original record).
+		minChecks := 2
+		if kill {
+			minChecks = 1
+		}
 		n, err := strconv.Atoi(r.Props["TRANSACTION_CHECK_TIMES"])
-		if checked := l.plan[id] == txCommitLater; checked && (err != nil || n < 1) || !checked && err == nil {
+		if checked := l.plan[id] == txCommitLater; checked && (err != nil || n < minChecks) || !checked && err == nil {
 			t.Errorf("%s (%s) committed with TRANSACTION_CHECK_TIMES=%q", id, l.plan[id], r.Props["TRANSACTION_CHECK_TIMES"])
 		}
 		if string(r.Body) != "tx-body-"+id || r.Tags != "TagTx" || r.Keys != "txkey-"+id || r.Props["fate"] != l.plan[id] {
@@ -605,8 +639,8 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 			t.Logf("%s answered %d times on %s", id, n, second)
 		}
 	}
-	report(t, start, len(l.plan), col.deliveries(), fmt.Sprintf("%s -> %s kill=%v: %d checked back and resolved (%d rollbacks) %.1fs after the switch, %d re-checks after an answer",
-		first, second, kill, txInteropUnknown, len(rollbackLater), resolvedAfter.Seconds(), recheck))
+	report(t, start, len(l.plan), col.deliveries(), fmt.Sprintf("%s -> %s kill=%v: %d checked back and resolved (%d rollbacks) %.1fs after the switch, %d re-checks after an answer, %d duplicate commits",
+		first, second, kill, txInteropUnknown, len(rollbackLater), resolvedAfter.Seconds(), recheck, dups))
 }
 
 // TestTxInterop runs the switch in each direction. Apache -> Apache is the
