@@ -67,6 +67,10 @@ var runtimeKeys = map[string]bool{
 	"flushConsumerOffsetInterval":        true, // persist loop
 	"flushDelayOffsetInterval":           true, // persist loop
 	"defaultQueryMaxNum":                 true, // QUERY_MESSAGE
+	"transactionTimeOut":                 true, // check service runs, END_TRANSACTION (immunity)
+	"transactionCheckMax":                true, // check service runs
+	"transactionCheckInterval":           true, // check service, from its next wait
+	"rejectTransactionMessage":           true, // prepared sends
 }
 
 // knownKeys are the keys of Config, nested structs included.

@@ -28,18 +28,19 @@ package broker
 //
 // Bounds: one run spends at most 60 s per queue (Apache's
 // MAX_PROCESS_TIME_LIMIT) and sends at most txCheckMaxPerRun checks per
-// queue (Apache's check pool queue, 2000): the rest waits for the next run,
-// neither re-appended nor counted. Checks go out with Conn.Send (one-way,
+// queue (Apache's check pool queue, 2000), re-appends of messages inside
+// their immunity included (Apache re-appends every such message at every
+// run, unbounded: a producer could make each run copy any number of them):
+// the rest waits for the next run, neither re-appended nor counted. Checks go out with Conn.Send (one-way,
 // never waiting); a producer that does not read is cut by the remoting
 // limits like any slow client. With no producer of the group connected the
 // message is re-appended and counted as Apache does (the check is lost), so
 // it reaches TRANS_CHECK_MAX_TIME_TOPIC after transactionCheckMax runs.
 //
 // After a crash the progress may be older than the last run (it is written
-// with consumerOffset.json): a half message the lost run re-appended is
-// then walked again, and both copies may be checked. Apache has the same
-// window; a resolved message whose op record is in the log is never
-// checked again.
+// with consumerOffset.json): the walk meets originals whose copies were
+// already answered. Copies carry their lineage (lineage), so a transaction
+// any copy of which was answered is not asked about again.
 
 import (
 	"slices"
@@ -65,19 +66,23 @@ const (
 
 // txChecker is the check service's state, owned by its goroutine.
 type txChecker struct {
-	b       *Broker
-	log     zerolog.Logger
+	b   *Broker
+	log zerolog.Logger
+	// sampled is for the lines about one message (Apache logs each): a
+	// producer decides how many there are.
 	sampled zerolog.Logger
 	next    uint32 // round robin over a group's producer connections
 	// now is the clock; tests move it.
 	now func() time.Time
 	// kick makes a run start at once (tests); never blocks.
 	kick chan struct{}
+	// maxPerRun is txCheckMaxPerRun; tests lower it.
+	maxPerRun int
 }
 
 func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
 	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
-		now: time.Now, kick: make(chan struct{}, 1)}
+		now: time.Now, kick: make(chan struct{}, 1), maxPerRun: txCheckMaxPerRun}
 }
 
 // run checks every transactionCheckInterval (read at each turn, so that
@@ -127,8 +132,16 @@ func (tc *txChecker) progress(topic string, q int32) int64 {
 // op records they came from.
 type opSet struct {
 	removed map[int64]int64 // half offset → op queue offset
-	pending map[int64]int   // op queue offset → its half offsets not met yet
-	done    []int64         // op queue offsets fully met (or naming nothing)
+	// resolved maps the lineage of every half message an op record names
+	// (see lineage) to its UNIQ_KEY: a copy the check service made is
+	// resolved when any message of its lineage is, so an answer to an
+	// earlier copy, or to the original after a crash rolled the progress
+	// back, is never followed by another check (and a second commit).
+	// Apache matches only the offset an op record names, and only at or
+	// above the half progress (its immunity lookup included).
+	resolved map[int64]string
+	pending  map[int64]int // op queue offset → its half offsets not met yet
+	done     []int64       // op queue offsets fully met (or naming nothing)
 }
 
 func (s *opSet) met(halfOff int64) bool {
@@ -151,7 +164,7 @@ func (s *opSet) release(opOff int64) {
 // readOps builds the op set of half queue q from op queue offset opOff.
 func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 	st := tc.b.Store
-	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}}
+	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, resolved: map[int64]string{}}
 	end := st.MaxOffset(TransOpHalfTopic, q)
 	for o := opOff; o < end; {
 		es := st.ReadQueue(TransOpHalfTopic, q, o, 64)
@@ -179,6 +192,7 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 				tc.sampled.Error().Int64("opOffset", e.QueueOffset).Msg("transaction op record with an illegal tag, skipped")
 			default:
 				opOffsets(v.Body, func(h int64) {
+					tc.noteLineage(s, q, h)
 					if h < halfOff {
 						return
 					}
@@ -202,6 +216,51 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 		}
 	}
 	return s
+}
+
+// txLineageMax bounds the op-named half messages read per run to learn
+// their lineage; past it a run matches offsets only, as Apache does.
+const txLineageMax = 100_000
+
+// lineage is the half queue offset a half message was first stored at:
+// TRAN_PREPARED_QUEUE_OFFSET on the copies the check service makes (the
+// broker's own property: stripped from prepared sends), else its own.
+func lineage(v *message.RecordView) int64 {
+	if s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset); len(s) > 0 {
+		if n, err := strconv.ParseInt(string(s), 10, 64); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return v.QueueOffset
+}
+
+// noteLineage records the lineage of the half message at offset h, which
+// an op record names.
+func (tc *txChecker) noteLineage(s *opSet, q int32, h int64) {
+	if len(s.resolved) >= txLineageMax {
+		return
+	}
+	st := tc.b.Store
+	es := st.ReadQueue(TransHalfTopic, q, h, 1)
+	if len(es) == 0 || es[0].QueueOffset != h {
+		return
+	}
+	rec, err := st.RecordAt(es[0].PhyOffset, es[0].Size)
+	if err != nil {
+		return
+	}
+	v, _, err := message.DecodeRecordView(rec)
+	if err != nil {
+		return
+	}
+	s.resolved[lineage(&v)] = string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
+}
+
+// sameLineageResolved reports whether a message of v's lineage (and its
+// UNIQ_KEY: an offset alone could be claimed) was resolved.
+func (s *opSet) sameLineageResolved(v *message.RecordView) bool {
+	uniq, ok := s.resolved[lineage(v)]
+	return ok && uniq == string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
 }
 
 // opProgress is calculateOpOffset: past the leading run of done op records.
@@ -236,7 +295,7 @@ walk:
 			break walk
 		default:
 		}
-		if tc.now().Sub(start) > txCheckQueueTimeLimit || sent >= txCheckMaxPerRun {
+		if tc.now().Sub(start) > txCheckQueueTimeLimit || sent >= tc.maxPerRun {
 			tc.log.Info().Int32("queueId", q).Int("checks", sent).Msg("transaction check run limit reached")
 			break
 		}
@@ -266,10 +325,14 @@ walk:
 			i++
 			continue
 		}
+		if ops.sameLineageResolved(&v) {
+			i++ // a copy (or the original) of a resolved transaction
+			continue
+		}
 		now := tc.now().UnixMilli()
 		times, discard := checkTimes(v.Properties, cfg.TransactionCheckMax)
 		if !discard && now-v.BornTimestamp > int64(cfg.Store.FileReservedTime)*3600*1000 {
-			tc.log.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
+			tc.sampled.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
 				Msg("half message exceed file reserved time, so skip it")
 			discard = true
 		}
@@ -286,8 +349,12 @@ walk:
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
 			immunity = immunityTime(string(s), cfg.TransactionTimeOut)
 			if age < immunity {
-				if !tc.immune(&v, ops) {
+				resolved, ok := tc.immune(&v, ops)
+				if !ok {
 					break
+				}
+				if !resolved {
+					sent++ // a re-append: in the run's budget, so that they cannot grow the log without bound
 				}
 				i++
 				continue
@@ -337,15 +404,15 @@ func checkTimes(props []byte, max int) (int, bool) {
 // (checkPrepareQueueOffset): resolved when the offset it was first stored at
 // is in the op set, else re-appended carrying that offset. ok is false when
 // the walk must stop here (a bad property, a failed append).
-func (tc *txChecker) immune(v *message.RecordView, ops *opSet) bool {
+func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok bool) {
 	s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset)
 	if len(s) > 0 {
 		first, err := strconv.ParseInt(string(s), 10, 64)
 		if err != nil || first == -1 {
-			return false
+			return false, false
 		}
 		if ops.met(first) {
-			return true
+			return true, true
 		}
 	}
 	first := strconv.FormatInt(v.QueueOffset, 10)
@@ -354,21 +421,21 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet) bool {
 	}
 	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first); err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message")
-		return false
+		return false, false
 	}
-	return true
+	return false, true
 }
 
-// renew re-appends a half message to its half queue with one property set
+// renew re-appends a half message to its half queue with properties set
 // (renewHalfMessageInner). Unlike Apache, the copy keeps the message's flag
 // and reconsume times, which the committed message is made from.
-func (tc *txChecker) renew(v *message.RecordView, name, value string) (store.PutResult, string, error) {
+func (tc *txChecker) renew(v *message.RecordView, kv ...string) (store.PutResult, string, error) {
 	m := store.PutMessage{
 		Topic:          TransHalfTopic,
 		QueueID:        v.QueueID,
 		Flag:           v.Flag,
 		Body:           v.Body,
-		Properties:     propsSet(string(v.Properties), name, value),
+		Properties:     propsSet(string(v.Properties), kv...),
 		SysFlag:        v.SysFlag,
 		BornTimestamp:  v.BornTimestamp,
 		BornHost:       v.BornHost,
@@ -383,7 +450,8 @@ func (tc *txChecker) renew(v *message.RecordView, name, value string) (store.Put
 // and sends CHECK_TRANSACTION_STATE about the copy to a producer of its
 // group. It reports false when the copy could not be appended.
 func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) bool {
-	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times))
+	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times),
+		message.PropTranPreparedQueueOffset, strconv.FormatInt(lineage(v), 10))
 	if err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message for check")
 		return false
@@ -392,7 +460,7 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 	realQID, _ := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	uniq := string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
 	group := string(message.PropertyBytes(v.Properties, message.PropProducerGroup))
-	tc.log.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
+	tc.sampled.Info().Str("realTopic", realTopic).Str("uniqKey", uniq).Int64("queueOffset", pr.QueueOffset).
 		Int64("commitLogOffset", pr.PhysicalOffset).Int("checkTimes", times).Msg("check transaction")
 	c := tc.producerConn(group)
 	if c == nil {
@@ -400,7 +468,9 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 		return true
 	}
 	// The body is the copy as a stored message with its real topic and
-	// queue (Apache's MessageDecoder.encode of the re-appended MessageExt).
+	// queue (Apache's MessageDecoder.encode of the re-appended MessageExt,
+	// whose properties renewHalfMessageInner set WAIT=false in).
+	props = propsSet(props, message.PropWaitStoreMsgOK, "false")
 	body, err := message.AppendRecord(nil, &message.Record{
 		QueueID: int32(realQID), Flag: v.Flag, QueueOffset: pr.QueueOffset, PhysicalOffset: pr.PhysicalOffset,
 		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreTimestamp: v.StoreTimestamp,
@@ -465,7 +535,7 @@ func (tc *txChecker) producerConn(group string) *remoting.Conn {
 // TRANS_CHECK_MAX_TIME_TOPIC, created on demand with one queue
 // (DefaultTransactionalMessageCheckListener.resolveDiscardMsg).
 func (tc *txChecker) discard(v *message.RecordView) {
-	tc.log.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
+	tc.sampled.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
 		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
 	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: TransCheckMaxTimeTopic,

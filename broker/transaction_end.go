@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -65,15 +66,17 @@ type endTxJob struct {
 
 // endTxs are the END_TRANSACTION workers' queue.
 type endTxs struct {
-	threads int
-	jobs    chan *endTxJob
-	log     zerolog.Logger // component=transaction
-	sampled zerolog.Logger // what producers cause
+	threads  int
+	jobs     chan *endTxJob
+	resolved resolvedTxs
+	log      zerolog.Logger // component=transaction
+	sampled  zerolog.Logger // what producers cause
 }
 
 func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
 	return &endTxs{threads: threads, jobs: make(chan *endTxJob, capacity), log: log,
-		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
+		resolved: resolvedTxs{set: make(map[txKey]struct{})},
+		sampled:  log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
 }
 
 // EndTransaction takes an END_TRANSACTION. A state that is neither commit
@@ -125,35 +128,38 @@ func (b *Broker) startEndTxs() {
 // endTransaction serves one queued END_TRANSACTION on a worker.
 func (b *Broker) endTransaction(j *endTxJob) {
 	r := &j.r
-	if r.FromTransactionCheck {
-		b.endTx.log.Debug().Str("remote", r.Remote).Str("msgId", r.MsgID).Int32("commitOrRollback", r.CommitOrRollback).
-			Msg("check answered")
-	}
 	cfg := b.Config()
-	v, rec, err := b.halfMessage(r.CommitLogOffset)
+	v, err := b.halfMessage(r.CommitLogOffset)
 	if err != nil {
 		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
 		j.done(refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
 		return
 	}
-	_ = rec // v's slices point into rec
 	if err := b.checkHalf(cfg, r, &v); err != nil {
 		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
 		j.done(err)
 		return
 	}
-	if r.CommitOrRollback == message.TransactionRollbk {
+	key := txKey{queueID: v.QueueID, lineage: lineage(&v)}
+	first := b.endTx.resolved.claim(key)
+	if r.CommitOrRollback == message.TransactionRollbk || !first {
+		if !first {
+			b.endTx.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).
+				Int64("firstQueueOffset", key.lineage).Msg("end transaction of a transaction already ended: op record only")
+		}
 		if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
 			// Apache answers SUCCESS too; the half message is checked again.
 			b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+			b.endTx.resolved.release(key)
 		}
 		j.done(nil)
 		return
 	}
 	end, err := b.commitHalf(cfg, &v)
 	if err != nil {
+		b.endTx.resolved.release(key)
 		j.done(err)
 		return
 	}
@@ -176,22 +182,22 @@ func (b *Broker) endTransaction(j *endTxJob) {
 
 // halfMessage reads and decodes the half message at a commit log offset,
 // or fails when there is none (see the top of the file). The view's slices
-// point into the returned record, a copy.
-func (b *Broker) halfMessage(off int64) (message.RecordView, []byte, error) {
+// point into a copy of the record.
+func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
 	if off < b.Store.MinPhyOffset() || off >= b.Store.MaxPhyOffset() {
-		return message.RecordView{}, nil, fmt.Errorf("half message at %d: outside the commit log [%d, %d)",
+		return message.RecordView{}, fmt.Errorf("half message at %d: outside the commit log [%d, %d)",
 			off, b.Store.MinPhyOffset(), b.Store.MaxPhyOffset())
 	}
 	rec, err := b.Store.MessageAt(off)
 	if err != nil {
-		return message.RecordView{}, nil, fmt.Errorf("half message: %w", err)
+		return message.RecordView{}, fmt.Errorf("half message: %w", err)
 	}
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return message.RecordView{}, nil, fmt.Errorf("half message at %d: %w", off, err)
+		return message.RecordView{}, fmt.Errorf("half message at %d: %w", off, err)
 	}
 	if string(v.Topic) != TransHalfTopic {
-		return message.RecordView{}, nil, fmt.Errorf("half message at %d: record of topic %q", off, v.Topic)
+		return message.RecordView{}, fmt.Errorf("half message at %d: record of topic %q", off, v.Topic)
 	}
 	// Only a record the store indexed at that very offset is a message; a
 	// record-like run of bytes inside a body is not.
@@ -199,18 +205,22 @@ func (b *Broker) halfMessage(off int64) (message.RecordView, []byte, error) {
 	for {
 		if es := b.Store.ReadQueue(TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
 			if es[0].QueueOffset != v.QueueOffset || es[0].PhyOffset != off || es[0].Size != int32(len(rec)) {
-				return message.RecordView{}, nil, fmt.Errorf("half message at %d: not the record of queue offset %d",
+				return message.RecordView{}, fmt.Errorf("half message at %d: not the record of queue offset %d",
 					off, v.QueueOffset)
 			}
-			return v, rec, nil
+			return v, nil
 		}
 		// Not indexed yet: wait for the dispatcher only if it has not
 		// passed that offset (then it never will index it).
 		if b.Store.DispatchedPhyOffset() > off || time.Now().After(deadline) {
-			return message.RecordView{}, nil, fmt.Errorf("half message at %d: no consume queue entry at %d",
+			return message.RecordView{}, fmt.Errorf("half message at %d: no consume queue entry at %d",
 				off, v.QueueOffset)
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-b.quit:
+			return message.RecordView{}, fmt.Errorf("half message at %d: %w", off, store.ErrClosed)
+		case <-time.After(time.Millisecond): // the dispatcher runs behind the append by about that
+		}
 	}
 }
 
@@ -310,4 +320,60 @@ func endTxPutRefusal(cfg *Config, err error) error {
 	}
 	r.Err = err
 	return r
+}
+
+// resolvedTxsMax is how many recently ended transactions END_TRANSACTION
+// remembers (about 2 MB).
+const resolvedTxsMax = 1 << 16
+
+// txKey names a transaction: its half queue and the offset it was first
+// stored at (lineage: the check service's copies carry it).
+type txKey struct {
+	queueID int32
+	lineage int64
+}
+
+// resolvedTxs are the transactions END_TRANSACTION ended lately, so that a
+// second END_TRANSACTION of one — the producer's own arriving after it
+// answered a check, an answer to an earlier copy, a repeated request —
+// writes an op record for the half message it names (which ends that copy's
+// checks) but stores no second commit, nor a commit after a rollback.
+// Apache stores a commit for each. A set bounded by a ring of the last
+// resolvedTxsMax; past a restart or the ring, the check service's op set
+// and lineage (transaction_check.go) keep a transaction from being asked
+// about again.
+type resolvedTxs struct {
+	mu   sync.Mutex
+	set  map[txKey]struct{}
+	ring [resolvedTxsMax]txKey
+	next int
+	full bool
+}
+
+// claim records k and reports whether it was not there: the caller ends
+// the transaction.
+func (rs *resolvedTxs) claim(k txKey) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if _, ok := rs.set[k]; ok {
+		return false
+	}
+	if rs.full {
+		delete(rs.set, rs.ring[rs.next])
+	}
+	rs.ring[rs.next] = k
+	rs.set[k] = struct{}{}
+	if rs.next++; rs.next == resolvedTxsMax {
+		rs.next, rs.full = 0, true
+	}
+	return true
+}
+
+// release forgets k: ending the transaction failed. (Its ring slot stays;
+// evicting it later may forget a later claim of k early, which only
+// shortens what is remembered.)
+func (rs *resolvedTxs) release(k txKey) {
+	rs.mu.Lock()
+	delete(rs.set, k)
+	rs.mu.Unlock()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 // txBroker is testBroker with topic T (4 queues).
@@ -302,10 +303,15 @@ func putOpBody(t *testing.T, b *Broker, body string) {
 	}
 }
 
-// checkRun runs the check service once at now.
+// checkRun runs the check service once at now, and waits until what it
+// appended is dispatched.
 func checkRun(b *Broker, now time.Time) {
 	b.txCheck.now = func() time.Time { return now }
 	b.txCheck.checkAll(nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for b.Store.DispatchedPhyOffset() < b.Store.MaxPhyOffset() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polling the dispatcher
+	}
 }
 
 // The check service's decisions: resolved half messages (op bodies in
@@ -396,4 +402,207 @@ func TestTransactionRestart(t *testing.T) {
 	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 4 {
 		t.Fatalf("half queue holds %d, want 4", n)
 	}
+}
+
+// Inside CHECK_IMMUNITY_TIME_IN_SECONDS a half message is re-appended
+// carrying its first offset (TRAN_PREPARED_QUEUE_OFFSET), not checked; a
+// copy whose first offset was resolved is dropped. Re-appends and checks
+// share the run's budget.
+func TestTransactionCheckImmunity(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	prepare(t, b, 0, "immune", "CHECK_IMMUNITY_TIME_IN_SECONDS", "600")
+	prepare(t, b, 0, "plain")
+	waitRecords(t, b, TransHalfTopic, 0, 2)
+	b.txCheck.maxPerRun = 1
+	later := time.Now().Add(time.Minute)
+	checkRun(b, later) // re-appends the immune one, then the budget is spent
+	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	if string(recs[2].Body) != "immune" || message.Property(recs[2].Properties, "TRAN_PREPARED_QUEUE_OFFSET") != "0" ||
+		message.Property(recs[2].Properties, "TRANSACTION_CHECK_TIMES") != "" {
+		t.Fatalf("immune copy %q %v", recs[2].Body, message.ParseProperties(recs[2].Properties))
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 1 {
+		t.Fatalf("half progress %d after a spent budget, want 1", off)
+	}
+	putOpBody(t, b, "0") // the producer rolls back the original
+	waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	b.txCheck.maxPerRun = 10
+	checkRun(b, later.Add(time.Minute)) // "plain" checked (copy 3), the immune copy resolved
+	recs = waitRecords(t, b, TransHalfTopic, 0, 4)
+	if string(recs[3].Body) != "plain" || len(recs) != 4 {
+		t.Fatalf("after the second run: %d records, last %q", len(recs), recs[len(recs)-1].Body)
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransOpHalfTopic, 0); off != 1 {
+		t.Fatalf("op progress %d, want 1", off)
+	}
+}
+
+// A transaction is asked about once per copy, never again after an answer
+// arrived for any copy of it: neither when the answer named an earlier copy
+// (a late answer) nor when a crash rolled the progress back before the
+// original (its copy was answered). A producer cannot claim another
+// message's lineage.
+func TestTransactionCheckLineage(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	prepare(t, b, 0, "late", "TRAN_PREPARED_QUEUE_OFFSET", "7") // a claim, stripped
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	now := time.Now().Add(time.Minute)
+	checkRun(b, now) // copy 1
+	waitRecords(t, b, TransHalfTopic, 0, 2)
+	checkRun(b, now.Add(time.Minute)) // no answer yet: copy 2
+	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	if p := message.Property(recs[0].Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "" {
+		t.Fatalf("the producer's TRAN_PREPARED_QUEUE_OFFSET was kept: %q", p)
+	}
+	for _, r := range recs[1:] {
+		if p := message.Property(r.Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "0" {
+			t.Fatalf("copy %d lineage %q, want 0", r.QueueOffset, p)
+		}
+	}
+	putOpBody(t, b, "1") // the late answer, about copy 1
+	waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	checkRun(b, now.Add(2*time.Minute))
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 3 {
+		t.Fatalf("copy 2 of an answered transaction was checked again: half queue holds %d", n)
+	}
+
+	// A crash loses the progress: the walk starts at the original again.
+	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0)
+	b.Offsets.Commit(TransGroup, TransOpHalfTopic, 0, 0)
+	checkRun(b, now.Add(3*time.Minute))
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 3 {
+		t.Fatalf("after a progress roll-back the answered transaction was checked again: half queue holds %d", n)
+	}
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 3 {
+		t.Fatalf("half progress %d, want 3", off)
+	}
+}
+
+// With SYNC_FLUSH a commit is answered through the flush completion, after
+// the op record (the wait covers both records), and a flush failure is
+// still SUCCESS, as Apache's sendFinalMessage answers FLUSH_DISK_TIMEOUT.
+func TestEndTransactionSyncFlush(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.Store.FlushDiskType = store.SyncFlush })
+	res := prepare(t, b, 0, "sync")
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	var waitedFor int64
+	var flushed func(error)
+	b.waitFlush = func(end int64, done func(error)) { waitedFor, flushed = end, done }
+	answered := make(chan error, 1)
+	b.endTransaction(&endTxJob{r: endReq(t, res, message.TransactionCommit), done: func(err error) { answered <- err }})
+	select {
+	case err := <-answered:
+		t.Fatalf("answered before the flush: %v", err)
+	default:
+	}
+	if flushed == nil || waitedFor != b.Store.MaxPhyOffset() {
+		t.Fatalf("waits for %d, the log ends at %d (commit and op record)", waitedFor, b.Store.MaxPhyOffset())
+	}
+	flushed(errors.New("flush timed out"))
+	if err := <-answered; err != nil {
+		t.Fatalf("answer after a flush time-out: %v", err)
+	}
+}
+
+// Op bodies come from the store, written by either broker: parsing never
+// panics and yields only offsets a body spells.
+func FuzzOpOffsets(f *testing.F) {
+	for _, s := range []string{"17", "17,18,21,", "", ",", "-1,3", "x,5,", "99999999999999999999"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		opOffsets(body, func(v int64) {
+			if v < 0 || !bytes.Contains(body, []byte(strconv.FormatInt(v, 10))) {
+				t.Fatalf("%q gave %d", body, v)
+			}
+		})
+	})
+}
+
+// BenchmarkEndTransactionCommit is one worker's cost of a commit: read and
+// check the half message, store the committed message and the op record.
+func BenchmarkEndTransactionCommit(b *testing.B) {
+	t := &testing.T{} // testBroker's cleanup never runs on it: stop does
+	br, stop := txBroker(t, b.TempDir(), func(c *Config) { c.Store.MappedFileSizeCommitLog = 256 << 20 })
+	b.Cleanup(stop)
+	reqs := make([]EndTransactionRequest, b.N)
+	for i := range reqs {
+		r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG", "TAGS", "tg", "KEYS", "k"+strconv.Itoa(i)), "0123456789abcdef")
+		r.SysFlag = message.TransactionPrep
+		var res SendResult
+		if err := br.Send(r, &res, nil); err != nil {
+			b.Fatal(err)
+		}
+		_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
+		reqs[i] = EndTransactionRequest{ProducerGroup: "PG", TranStateTableOffset: res.QueueOffset, CommitLogOffset: off,
+			CommitOrRollback: message.TransactionCommit}
+	}
+	for br.Store.DispatchedPhyOffset() < br.Store.MaxPhyOffset() {
+		time.Sleep(time.Millisecond) // the dispatcher indexes the half messages
+	}
+	done := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		br.endTransaction(&endTxJob{r: reqs[i], done: done})
+	}
+}
+
+// A transaction ends once: a repeated commit, a commit after a rollback and
+// a commit of a check's copy after the original was committed each write
+// an op record for the half message they name and store nothing else.
+func TestEndTransactionOnce(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	c := prepare(t, b, 0, "committed")
+	r := prepare(t, b, 0, "rolled-back")
+	u := prepare(t, b, 0, "checked")
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	for _, e := range []struct {
+		res   SendResult
+		state int32
+	}{{c, message.TransactionCommit}, {c, message.TransactionCommit}, {r, message.TransactionRollbk},
+		{r, message.TransactionCommit}, {u, message.TransactionCommit}} {
+		if err := endTx(t, b, endReq(t, e.res, e.state)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The check service made a copy of "checked" before the producer's
+	// commit arrived; the producer's answer to the check names the copy.
+	recs := storedRecords(t, b, TransHalfTopic, 0)
+	v, _, err := message.DecodeRecordView(mustRecord(t, b, recs[2].PhysicalOffset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _, err := b.txCheck.renew(&v, message.PropTranPreparedQueueOffset, "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRecords(t, b, TransHalfTopic, 0, 4)
+	copyReq := EndTransactionRequest{ProducerGroup: "PG", TranStateTableOffset: pr.QueueOffset,
+		CommitLogOffset: pr.PhysicalOffset, CommitOrRollback: message.TransactionCommit, FromTransactionCheck: true}
+	if err := endTx(t, b, copyReq); err != nil {
+		t.Fatal(err)
+	}
+	ops := waitRecords(t, b, TransOpHalfTopic, 0, 6)
+	if got := string(ops[5].Body); got != "3" {
+		t.Fatalf("op record of the copy: %q", got)
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
+	got := storedRecords(t, b, "T", 0)
+	if len(got) != 2 || string(got[0].Body) != "committed" || string(got[1].Body) != "checked" {
+		t.Fatalf("T/0 holds %d messages, want committed and checked once each", len(got))
+	}
+}
+
+func mustRecord(t *testing.T, b *Broker, off int64) []byte {
+	t.Helper()
+	rec, err := b.Store.MessageAt(off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }

@@ -173,8 +173,9 @@ func TestTxHostileEndTransaction(t *testing.T) {
 		{"unknown state", with(set("commitOrRollback", "5")), "commitOrRollback field wrong"},
 		{"offset not a number", with(set("commitLogOffset", "0x10")), ""},
 		{"offset overflows", with(set("commitLogOffset", "92233720368547758070")), ""},
-		{"no producer group", with(func(r *rawCmd) { delete(r.ExtFields, "producerGroup") }), ""},
-		{"no msgId", with(func(r *rawCmd) { delete(r.ExtFields, "msgId") }), ""},
+		{"no producer group", with(func(r *rawCmd) { delete(r.ExtFields, "producerGroup") }), "The producer group wrong"},
+		{"no commit log offset", with(func(r *rawCmd) { delete(r.ExtFields, "commitLogOffset") }), ""},
+		{"no state", with(func(r *rawCmd) { delete(r.ExtFields, "commitOrRollback") }), ""},
 	} {
 		resp := invokeBroker(t, addr, tc.req)
 		expectRefused(t, tc.name, resp, codeSystemError, tc.remark)

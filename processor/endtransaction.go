@@ -14,9 +14,9 @@ func (p *brokerProcs) registerTransactions(t Table) {
 }
 
 // endTransaction serves END_TRANSACTION (37, EndTransactionRequestHeader):
-// producerGroup*, tranStateTableOffset*, commitLogOffset*,
+// producerGroup, tranStateTableOffset*, commitLogOffset*,
 // commitOrRollback* (0, 8 or 12: checkFields), fromTransactionCheck,
-// msgId*, transactionId. The broker's workers serve it off the loop and
+// msgId, transactionId. The broker's workers serve it off the loop and
 // answer through the completion made here; Java's one-way form gets no
 // answer, and neither does the pending state (0) in any form (Apache
 // returns no response for it).
@@ -52,9 +52,10 @@ func (p *brokerProcs) endTransaction(c *remoting.Conn, req *remoting.Command) *r
 // do; the strings are copied, the request being recycled before a worker
 // serves it.
 func decodeEndTransaction(req *remoting.Command) (r broker.EndTransactionRequest, err error) {
-	if r.ProducerGroup, err = req.RequireStr("producerGroup"); err != nil {
-		return r, err
-	}
+	// Apache 5.3.3 does not enforce its @CFNotNull on the strings: a
+	// missing msgId is served (it is only logged), a missing producerGroup
+	// is "The producer group wrong". The numbers it cannot do without.
+	r.ProducerGroup = strings.Clone(req.Str("producerGroup"))
 	if r.TranStateTableOffset, err = req.Int64("tranStateTableOffset"); err != nil {
 		return r, err
 	}
@@ -64,16 +65,12 @@ func decodeEndTransaction(req *remoting.Command) (r broker.EndTransactionRequest
 	if r.CommitOrRollback, err = req.Int32("commitOrRollback"); err != nil {
 		return r, err
 	}
-	if r.MsgID, err = req.RequireStr("msgId"); err != nil {
-		return r, err
-	}
 	switch r.CommitOrRollback {
 	case message.TransactionNot, message.TransactionCommit, message.TransactionRollbk:
 	default:
 		return r, &broker.Refusal{Code: remoting.SystemError, Remark: "commitOrRollback field wrong"}
 	}
-	r.ProducerGroup = strings.Clone(r.ProducerGroup)
-	r.MsgID = strings.Clone(r.MsgID)
+	r.MsgID = strings.Clone(req.Str("msgId"))
 	r.TransactionID = strings.Clone(req.Str("transactionId"))
 	r.FromTransactionCheck = req.Bool("fromTransactionCheck")
 	return r, nil
