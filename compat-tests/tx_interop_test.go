@@ -37,12 +37,14 @@ const (
 	txCheckGroup = "CID_RMQ_SYS_TRANS"
 
 	// Both brokers' transaction keys (Apache BrokerConfig names): a half
-	// message is checked 2 s after it was born, every second, at most 100
+	// message is checked 3 s after it was born (an answer at send has that
+	// long to arrive), every 2 s (an answer to a check has that long before
+	// the copy is checked again, and committed twice by Apache), at most 100
 	// times (phase 1 may answer UNKNOW many times on a loaded machine before
 	// the switch), and Apache writes its batched op records within 200 ms
 	// rather than 3 s.
-	txConf = `transactionTimeOut=2000
-transactionCheckInterval=1000
+	txConf = `transactionTimeOut=3000
+transactionCheckInterval=2000
 transactionCheckMax=100
 transactionOpBatchInterval=200
 `
@@ -106,7 +108,7 @@ func (l *txListener) CheckLocalTransaction(m *primitive.MessageExt) primitive.Lo
 	return answer
 }
 
-// checked returns the ids checked in phase whose answer was not UNKNOW.
+// resolvedIn counts per id the checks of phase answered commit or rollback.
 func (l *txListener) resolvedIn(phase int) map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
