@@ -235,33 +235,15 @@ func (b *txBrokerIdentity) logs(n int) string {
 }
 
 // startNamesrvOnly starts a rocketgo name server for brokers the test starts
-// itself; the returned cluster has no broker yet.
+// itself; the returned cluster has no broker yet (stop stops both).
 func startNamesrvOnly(t *testing.T, name, extraConf string) *cluster {
 	t.Helper()
-	c := &cluster{name: name, brokerName: "broker-" + name, extraConf: extraConf, dir: filepath.Join(workDir, name)}
-	if err := os.MkdirAll(filepath.Join(c.dir, "store"), 0o755); err != nil {
-		t.Fatal(err)
+	c, err := startNamesrvConf(name, extraConf)
+	if c != nil {
+		t.Cleanup(c.stop)
 	}
-	var err error
-	if c.nsPort, err = pickPort(); err != nil {
-		t.Fatal(err)
-	}
-	if c.brokerPort, err = pickPort(); err != nil {
-		t.Fatal(err)
-	}
-	c.nsAddr = fmt.Sprintf("127.0.0.1:%d", c.nsPort)
-	c.brokerAddr = fmt.Sprintf("127.0.0.1:%d", c.brokerPort)
-	nsConf := filepath.Join(c.dir, "namesrv.properties")
-	if err := os.WriteFile(nsConf, []byte(fmt.Sprintf("listenPort=%d\nkvConfigPath=%s\n", c.nsPort, filepath.Join(c.dir, "kvConfig.json"))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.ns, err = startProc("mqnamesrv", filepath.Join(binDir, "mqnamesrv"), []string{"-c", nsConf}, filepath.Join(c.dir, "namesrv.log"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.ns.stop() })
-	if err := waitTCP(c.ns, c.nsAddr, readyTimeout); err != nil {
-		t.Fatal(err)
+		t.Fatalf("name server of %s: %v", name, err)
 	}
 	return c
 }
