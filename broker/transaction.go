@@ -78,8 +78,9 @@ func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, er
 		kv = append(kv, message.PropTransactionID, uniq)
 	}
 	kv = append(kv, message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))
-	// TRAN_PREPARED_QUEUE_OFFSET is the check service's own (a copy's
-	// lineage, transaction_check.go): a producer does not choose it.
+	// TRAN_PREPARED_QUEUE_OFFSET is the check service's own (the offset an
+	// immunity copy's original was stored at, transaction_check.go): a
+	// producer does not choose which op record resolves its message.
 	m.Properties = propsSet(propsDel(m.Properties, message.PropTranPreparedQueueOffset), kv...)
 	m.SysFlag = m.SysFlag&^message.TransactionMask | message.TransactionNot
 	m.Topic = TransHalfTopic

@@ -37,10 +37,13 @@ package broker
 // message is re-appended and counted as Apache does (the check is lost), so
 // it reaches TRANS_CHECK_MAX_TIME_TOPIC after transactionCheckMax runs.
 //
-// After a crash the progress may be older than the last run (it is written
-// with consumerOffset.json): the walk meets originals whose copies were
-// already answered. Copies carry their lineage (lineage), so a transaction
-// any copy of which was answered is not asked about again.
+// A transaction is its producer group and UNIQ_KEY (txID), which every copy
+// keeps: a run skips every half message of a transaction any copy of which
+// an op record names. So neither a late answer about an earlier copy nor a
+// crash that rolled the progress back (it is written with
+// consumerOffset.json), whichever broker made the copies, has the producer
+// asked again and a commit stored twice. Apache matches the offsets op
+// records name, only.
 
 import (
 	"slices"
@@ -74,15 +77,13 @@ type txChecker struct {
 	next    uint32 // round robin over a group's producer connections
 	// now is the clock; tests move it.
 	now func() time.Time
-	// kick makes a run start at once (tests); never blocks.
-	kick chan struct{}
 	// maxPerRun is txCheckMaxPerRun; tests lower it.
 	maxPerRun int
 }
 
 func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
 	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
-		now: time.Now, kick: make(chan struct{}, 1), maxPerRun: txCheckMaxPerRun}
+		now: time.Now, maxPerRun: txCheckMaxPerRun}
 }
 
 // run checks every transactionCheckInterval (read at each turn, so that
@@ -95,7 +96,6 @@ func (tc *txChecker) run(quit <-chan struct{}) {
 		select {
 		case <-quit:
 			return
-		case <-tc.kick:
 		case <-t.C:
 		}
 		tc.checkAll(quit)
@@ -132,14 +132,9 @@ func (tc *txChecker) progress(topic string, q int32) int64 {
 // op records they came from.
 type opSet struct {
 	removed map[int64]int64 // half offset → op queue offset
-	// resolved maps the lineage of every half message an op record names
-	// (see lineage) to its UNIQ_KEY: a copy the check service made is
-	// resolved when any message of its lineage is, so an answer to an
-	// earlier copy, or to the original after a crash rolled the progress
-	// back, is never followed by another check (and a second commit).
-	// Apache matches only the offset an op record names, and only at or
-	// above the half progress (its immunity lookup included).
-	resolved map[int64]string
+	// resolved are the transactions (txID) of the half messages op records
+	// name (at most txResolvedMax per run).
+	resolved map[uint64]struct{}
 	pending  map[int64]int // op queue offset → its half offsets not met yet
 	done     []int64       // op queue offsets fully met (or naming nothing)
 }
@@ -164,7 +159,7 @@ func (s *opSet) release(opOff int64) {
 // readOps builds the op set of half queue q from op queue offset opOff.
 func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 	st := tc.b.Store
-	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, resolved: map[int64]string{}}
+	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, resolved: map[uint64]struct{}{}}
 	end := st.MaxOffset(TransOpHalfTopic, q)
 	for o := opOff; o < end; {
 		es := st.ReadQueue(TransOpHalfTopic, q, o, 64)
@@ -192,7 +187,7 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 				tc.sampled.Error().Int64("opOffset", e.QueueOffset).Msg("transaction op record with an illegal tag, skipped")
 			default:
 				opOffsets(v.Body, func(h int64) {
-					tc.noteLineage(s, q, h)
+					tc.noteResolved(s, q, h)
 					if h < halfOff {
 						return
 					}
@@ -218,26 +213,33 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 	return s
 }
 
-// txLineageMax bounds the op-named half messages read per run to learn
-// their lineage; past it a run matches offsets only, as Apache does.
-const txLineageMax = 100_000
+// txResolvedMax bounds the op-named half messages read per run to learn
+// their transaction; past it a run matches offsets only, as Apache does.
+const txResolvedMax = 100_000
 
-// lineage is the half queue offset a half message was first stored at:
-// TRAN_PREPARED_QUEUE_OFFSET on the copies the check service makes (the
-// broker's own property: stripped from prepared sends), else its own.
-func lineage(v *message.RecordView) int64 {
-	if s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset); len(s) > 0 {
-		if n, err := strconv.ParseInt(string(s), 10, 64); err == nil && n >= 0 {
-			return n
-		}
+// txID names a transaction: a hash of its producer group and UNIQ_KEY,
+// which the check service's copies and Apache's keep (the send path gives
+// every message a UNIQ_KEY). A producer could give two messages one
+// UNIQ_KEY; they are then one transaction, as the clients see them: the
+// check reports it by UNIQ_KEY, and a retried send stores it twice.
+func txID(v *message.RecordView) uint64 {
+	// FNV-1a, inline: no hasher to allocate on END_TRANSACTION's path.
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for _, c := range message.PropertyBytes(v.Properties, message.PropProducerGroup) {
+		h = (h ^ uint64(c)) * prime
 	}
-	return v.QueueOffset
+	h *= prime // a 0 byte between the two
+	for _, c := range message.PropertyBytes(v.Properties, message.PropUniqClientMessageID) {
+		h = (h ^ uint64(c)) * prime
+	}
+	return h
 }
 
-// noteLineage records the lineage of the half message at offset h, which
-// an op record names.
-func (tc *txChecker) noteLineage(s *opSet, q int32, h int64) {
-	if len(s.resolved) >= txLineageMax {
+// noteResolved records the transaction of the half message at offset h,
+// which an op record names.
+func (tc *txChecker) noteResolved(s *opSet, q int32, h int64) {
+	if len(s.resolved) >= txResolvedMax {
 		return
 	}
 	st := tc.b.Store
@@ -253,14 +255,13 @@ func (tc *txChecker) noteLineage(s *opSet, q int32, h int64) {
 	if err != nil {
 		return
 	}
-	s.resolved[lineage(&v)] = string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
+	s.resolved[txID(&v)] = struct{}{}
 }
 
-// sameLineageResolved reports whether a message of v's lineage (and its
-// UNIQ_KEY: an offset alone could be claimed) was resolved.
-func (s *opSet) sameLineageResolved(v *message.RecordView) bool {
-	uniq, ok := s.resolved[lineage(v)]
-	return ok && uniq == string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
+// txResolved reports whether a copy of v's transaction was resolved.
+func (s *opSet) txResolved(v *message.RecordView) bool {
+	_, ok := s.resolved[txID(v)]
+	return ok
 }
 
 // opProgress is calculateOpOffset: past the leading run of done op records.
@@ -288,6 +289,7 @@ func (tc *txChecker) checkQueue(q int32, quit <-chan struct{}) {
 	ops := tc.readOps(q, opOff, halfOff)
 	end := b.Store.MaxOffset(TransHalfTopic, q)
 	i, sent := halfOff, 0
+	renewed := map[uint64]struct{}{} // transactions re-appended by this run
 walk:
 	for i < end {
 		select {
@@ -325,8 +327,16 @@ walk:
 			i++
 			continue
 		}
-		if ops.sameLineageResolved(&v) {
+		if ops.txResolved(&v) {
 			i++ // a copy (or the original) of a resolved transaction
+			continue
+		}
+		// Another copy of a transaction this run already re-appended (and
+		// asked about): the copy made then stands for it. Several copies
+		// are walked in one run only after a crash rolled the progress back.
+		id := txID(&v)
+		if _, ok := renewed[id]; ok {
+			i++
 			continue
 		}
 		now := tc.now().UnixMilli()
@@ -354,6 +364,7 @@ walk:
 					break
 				}
 				if !resolved {
+					renewed[id] = struct{}{}
 					sent++ // a re-append: in the run's budget, so that they cannot grow the log without bound
 				}
 				i++
@@ -368,6 +379,7 @@ walk:
 		if !tc.checkOne(cfg, &v, times) {
 			break
 		}
+		renewed[id] = struct{}{}
 		sent++
 		i++
 	}
@@ -450,8 +462,7 @@ func (tc *txChecker) renew(v *message.RecordView, kv ...string) (store.PutResult
 // and sends CHECK_TRANSACTION_STATE about the copy to a producer of its
 // group. It reports false when the copy could not be appended.
 func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) bool {
-	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times),
-		message.PropTranPreparedQueueOffset, strconv.FormatInt(lineage(v), 10))
+	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times))
 	if err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message for check")
 		return false

@@ -75,7 +75,7 @@ type endTxs struct {
 
 func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
 	return &endTxs{threads: threads, jobs: make(chan *endTxJob, capacity), log: log,
-		resolved: resolvedTxs{set: make(map[txKey]struct{})},
+		resolved: resolvedTxs{set: make(map[uint64]bool)},
 		sampled:  log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
 }
 
@@ -142,17 +142,29 @@ func (b *Broker) endTransaction(j *endTxJob) {
 		j.done(err)
 		return
 	}
-	key := txKey{queueID: v.QueueID, lineage: lineage(&v)}
-	first := b.endTx.resolved.claim(key)
-	if r.CommitOrRollback == message.TransactionRollbk || !first {
-		if !first {
-			b.endTx.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).
-				Int64("firstQueueOffset", key.lineage).Msg("end transaction of a transaction already ended: op record only")
+	key := txID(&v)
+	first, ended := b.endTx.resolved.claim(key)
+	if !first {
+		// Ended, or being ended by another worker. Only once it has ended
+		// may this half message's op record follow: an op record must never
+		// reach the log before the commit it stands for.
+		b.endTx.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).Bool("ended", ended).
+			Msg("end transaction of a transaction already ended: op record only")
+		if ended {
+			if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
+				b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+			}
 		}
+		j.done(nil)
+		return
+	}
+	if r.CommitOrRollback == message.TransactionRollbk {
 		if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
 			// Apache answers SUCCESS too; the half message is checked again.
 			b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
 			b.endTx.resolved.release(key)
+		} else {
+			b.endTx.resolved.ended(key)
 		}
 		j.done(nil)
 		return
@@ -165,9 +177,11 @@ func (b *Broker) endTransaction(j *endTxJob) {
 	}
 	if op, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
 		// The commit is stored: answer SUCCESS as Apache does; the half
-		// message will be checked and committed again.
+		// message will be checked, and its commit not stored again while
+		// this broker remembers it (it stays claimed, not ended).
 		b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
 	} else {
+		b.endTx.resolved.ended(key)
 		end = op.PhysicalOffset + int64(op.WroteBytes)
 	}
 	if cfg.Store.FlushDiskType != store.SyncFlush ||
@@ -323,56 +337,59 @@ func endTxPutRefusal(cfg *Config, err error) error {
 }
 
 // resolvedTxsMax is how many recently ended transactions END_TRANSACTION
-// remembers (about 2 MB).
+// remembers (about 1.5 MB).
 const resolvedTxsMax = 1 << 16
 
-// txKey names a transaction: its half queue and the offset it was first
-// stored at (lineage: the check service's copies carry it).
-type txKey struct {
-	queueID int32
-	lineage int64
-}
-
-// resolvedTxs are the transactions END_TRANSACTION ended lately, so that a
+// resolvedTxs are the transactions (txID) END_TRANSACTION ended lately, so that a
 // second END_TRANSACTION of one — the producer's own arriving after it
 // answered a check, an answer to an earlier copy, a repeated request —
 // writes an op record for the half message it names (which ends that copy's
 // checks) but stores no second commit, nor a commit after a rollback.
 // Apache stores a commit for each. A set bounded by a ring of the last
 // resolvedTxsMax; past a restart or the ring, the check service's op set
-// and lineage (transaction_check.go) keep a transaction from being asked
+// (transaction_check.go) keeps a transaction from being asked
 // about again.
 type resolvedTxs struct {
 	mu   sync.Mutex
-	set  map[txKey]struct{}
-	ring [resolvedTxsMax]txKey
+	set  map[uint64]bool // claimed; true once ended
+	ring [resolvedTxsMax]uint64
 	next int
 	full bool
 }
 
-// claim records k and reports whether it was not there: the caller ends
-// the transaction.
-func (rs *resolvedTxs) claim(k txKey) bool {
+// claim records k and reports whether it was not there (the caller ends
+// the transaction, then calls ended or release), else whether the one who
+// claimed it ended it.
+func (rs *resolvedTxs) claim(k uint64) (first, ended bool) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if _, ok := rs.set[k]; ok {
-		return false
+	if e, ok := rs.set[k]; ok {
+		return false, e
 	}
 	if rs.full {
 		delete(rs.set, rs.ring[rs.next])
 	}
 	rs.ring[rs.next] = k
-	rs.set[k] = struct{}{}
+	rs.set[k] = false
 	if rs.next++; rs.next == resolvedTxsMax {
 		rs.next, rs.full = 0, true
 	}
-	return true
+	return true, false
+}
+
+// ended records that k's transaction ended: its op record is in the log.
+func (rs *resolvedTxs) ended(k uint64) {
+	rs.mu.Lock()
+	if _, ok := rs.set[k]; ok {
+		rs.set[k] = true
+	}
+	rs.mu.Unlock()
 }
 
 // release forgets k: ending the transaction failed. (Its ring slot stays;
 // evicting it later may forget a later claim of k early, which only
 // shortens what is remembered.)
-func (rs *resolvedTxs) release(k txKey) {
+func (rs *resolvedTxs) release(k uint64) {
 	rs.mu.Lock()
 	delete(rs.set, k)
 	rs.mu.Unlock()

@@ -438,43 +438,45 @@ func TestTransactionCheckImmunity(t *testing.T) {
 }
 
 // A transaction is asked about once per copy, never again after an answer
-// arrived for any copy of it: neither when the answer named an earlier copy
-// (a late answer) nor when a crash rolled the progress back before the
-// original (its copy was answered). A producer cannot claim another
-// message's lineage.
-func TestTransactionCheckLineage(t *testing.T) {
+// arrived for any copy of it (same producer group and UNIQ_KEY): neither
+// when the answer named an earlier copy (a late answer) nor when a crash
+// rolled the progress back before the original (its copy was answered).
+// Copies are made as Apache makes them (no property linking them), so
+// copies Apache made are matched too. Other transactions are still checked.
+func TestTransactionCheckOnce(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
-	prepare(t, b, 0, "late", "TRAN_PREPARED_QUEUE_OFFSET", "7") // a claim, stripped
+	prepare(t, b, 0, "late", "TRAN_PREPARED_QUEUE_OFFSET", "7") // a claim: stripped
 	waitRecords(t, b, TransHalfTopic, 0, 1)
 	now := time.Now().Add(time.Minute)
-	checkRun(b, now) // copy 1
-	waitRecords(t, b, TransHalfTopic, 0, 2)
+	checkRun(b, now)                  // copy 1
 	checkRun(b, now.Add(time.Minute)) // no answer yet: copy 2
 	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
-	if p := message.Property(recs[0].Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "" {
-		t.Fatalf("the producer's TRAN_PREPARED_QUEUE_OFFSET was kept: %q", p)
-	}
-	for _, r := range recs[1:] {
-		if p := message.Property(r.Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "0" {
-			t.Fatalf("copy %d lineage %q, want 0", r.QueueOffset, p)
+	for _, r := range recs {
+		if p := message.Property(r.Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "" {
+			t.Fatalf("record %d carries TRAN_PREPARED_QUEUE_OFFSET %q", r.QueueOffset, p)
 		}
 	}
+	prepare(t, b, 0, "other") // offset 3, another transaction of the group
+	waitRecords(t, b, TransHalfTopic, 0, 4)
 	putOpBody(t, b, "1") // the late answer, about copy 1
 	waitRecords(t, b, TransOpHalfTopic, 0, 1)
 	checkRun(b, now.Add(2*time.Minute))
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 3 {
-		t.Fatalf("copy 2 of an answered transaction was checked again: half queue holds %d", n)
+	recs = waitRecords(t, b, TransHalfTopic, 0, 5)
+	if len(recs) != 5 || string(recs[4].Body) != "other" {
+		t.Fatalf("after the late answer: %d records, last %q; want only \"other\" checked", len(recs), recs[len(recs)-1].Body)
 	}
 
 	// A crash loses the progress: the walk starts at the original again.
+	putOpBody(t, b, "4") // "other" answered too
+	waitRecords(t, b, TransOpHalfTopic, 0, 2)
 	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0)
 	b.Offsets.Commit(TransGroup, TransOpHalfTopic, 0, 0)
 	checkRun(b, now.Add(3*time.Minute))
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 3 {
-		t.Fatalf("after a progress roll-back the answered transaction was checked again: half queue holds %d", n)
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 5 {
+		t.Fatalf("after a progress roll-back an answered transaction was checked again: half queue holds %d", n)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 3 {
-		t.Fatalf("half progress %d, want 3", off)
+	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 5 {
+		t.Fatalf("half progress %d, want 5", off)
 	}
 }
 
@@ -577,7 +579,7 @@ func TestEndTransactionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, _, err := b.txCheck.renew(&v, message.PropTranPreparedQueueOffset, "2")
+	pr, _, err := b.txCheck.renew(&v, message.PropTransactionCheckTimes, "1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,4 +607,52 @@ func mustRecord(t *testing.T, b *Broker, off int64) []byte {
 		t.Fatal(err)
 	}
 	return rec
+}
+
+// After a crash rolled the progress back, one run meets several copies of a
+// transaction: it asks about it once.
+func TestTransactionCheckOncePerRun(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	prepare(t, b, 0, "m")
+	waitRecords(t, b, TransHalfTopic, 0, 1)
+	now := time.Now().Add(time.Minute)
+	checkRun(b, now)                  // copy 1
+	checkRun(b, now.Add(time.Minute)) // copy 2
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0) // the crash
+	checkRun(b, now.Add(2*time.Minute))
+	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 4 {
+		t.Fatalf("one run over 3 copies of one transaction made %d copies, want 1", n-3)
+	}
+}
+
+// While one worker ends a transaction, a second END_TRANSACTION of it
+// writes nothing: an op record must not reach the log before the commit.
+func TestEndTransactionWhileEnding(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	res := prepare(t, b, 0, "m")
+	recs := waitRecords(t, b, TransHalfTopic, 0, 1)
+	v, _, err := message.DecodeRecordView(mustRecord(t, b, recs[0].PhysicalOffset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := txID(&v)
+	if first, _ := b.endTx.resolved.claim(key); !first {
+		t.Fatal("claimed before")
+	}
+	before := b.Store.MaxPhyOffset()
+	if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
+		t.Fatal(err)
+	}
+	if b.Store.MaxPhyOffset() != before {
+		t.Fatal("an END_TRANSACTION of a transaction being ended wrote to the log")
+	}
+	b.endTx.resolved.ended(key)
+	if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
+		t.Fatal(err)
+	}
+	ops := waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	if string(ops[0].Body) != "0" || b.Store.MaxOffset("T", 0) != 0 {
+		t.Fatalf("after it ended: op %q, T/0 holds %d", ops[0].Body, b.Store.MaxOffset("T", 0))
+	}
 }

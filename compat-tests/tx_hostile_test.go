@@ -8,6 +8,7 @@ package compattest
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -259,4 +260,103 @@ func TestTxHostileEndTransaction(t *testing.T) {
 	h.survive(t)
 	report(t, start, floods, 0, fmt.Sprintf("hostile END_TRANSACTIONs refused; log lines %d",
 		strings.Count(string(logged), "end transaction")))
+}
+
+// A producer group that never answers checks, with a producer connection
+// that never reads, and thousands of half messages (a third inside a huge
+// CHECK_IMMUNITY_TIME_IN_SECONDS, which Apache re-appends at every run
+// without bound): the check service writes at most its budget (2000 per
+// queue) into the half queue per run, the deaf connection is cut by the
+// remoting limits, and the broker goes on serving.
+func TestTxHostileCheckFlood(t *testing.T) {
+	start := time.Now()
+	const interval = 300 // ms
+	h := newHostile(t, "tx-flood", fmt.Sprintf("transactionTimeOut=0\ntransactionCheckInterval=%d\n"+
+		"writeBufferHighWaterMark=65536\nwriteBufferLowWaterMark=32768\nserverSlowConsumerTimeoutMillis=1000\n", interval))
+	addr := h.brokerAddr
+	topic := uniq("TxFlood")
+	createTopic(t, h.cluster, topic)
+
+	deaf, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deaf.Close()
+	_ = deaf.(*net.TCPConn).SetReadBuffer(4096)
+	hb, _ := json.Marshal(map[string]any{"clientID": "deaf@1", "consumerDataSet": []any{},
+		"producerDataSet": []any{map[string]any{"groupName": "PG_flood"}}})
+	if _, err := deaf.Write(javaRequest(codeHeartbeat, nil, hb).encode()); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, 10*time.Second, func() bool {
+		resp, err := rawInvoke(addr, javaRequest(204, map[string]string{"producerGroup": "PG_flood"}, nil), 5*time.Second)
+		return err == nil && resp.Code == 0
+	}) {
+		t.Fatal("the producer group was not registered")
+	}
+
+	const n = 3000
+	sender, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sender.Close()
+	var buf []byte
+	for i := range n {
+		props := propsOf("TRAN_MSG", "true", "PGROUP", "PG_flood", "UNIQ_KEY", fmt.Sprintf("%032X", i))
+		if i%3 == 0 {
+			props += propsOf("CHECK_IMMUNITY_TIME_IN_SECONDS", "1000000")
+		}
+		buf = append(buf, javaRequest(310, map[string]string{
+			"a": "PG_flood", "b": topic, "c": "TBW102", "d": "4", "e": "0", "f": strconv.Itoa(sysFlagPrepared),
+			"g": strconv.FormatInt(time.Now().UnixMilli(), 10), "h": "0", "i": props, "j": "0", "k": "false", "m": "false",
+		}, []byte(strings.Repeat("x", 100))).encode()...)
+	}
+	first := time.Now() // no half message of the group exists before
+	if _, err := sender.Write(buf); err != nil {
+		t.Fatal(err)
+	}
+	_ = sender.SetReadDeadline(time.Now().Add(60 * time.Second))
+	for range n {
+		resp, err := readFrame(sender)
+		if err != nil {
+			t.Fatalf("prepared sends: %v", err)
+		}
+		if resp.Code != 0 {
+			t.Fatalf("prepared send: %d %q", resp.Code, resp.Remark)
+		}
+	}
+
+	// The broker closes the deaf producer's connection (its output passed
+	// 4 x writeBufferHighWaterMark): the group loses it
+	// (GET_PRODUCER_CONNECTION_LIST refuses a group without connections).
+	producers := func() int {
+		resp, err := rawInvoke(addr, javaRequest(204, map[string]string{"producerGroup": "PG_flood"}, nil), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Code
+	}
+	if !waitFor(t, 60*time.Second, func() bool { return producers() != 0 }) {
+		t.Fatal("the deaf producer's connection was not cut")
+	}
+	// The broker closed its end (no process holds it: not ESTABLISHED).
+	local := deaf.LocalAddr().(*net.TCPAddr).Port
+	if !waitFor(t, 30*time.Second, func() bool { return !tcpEstablished(h.brokerPort, local) }) {
+		t.Fatal("the broker's end of the deaf producer's connection is still established")
+	}
+	// The half queue grew by at most the budget per run. Runs start at
+	// least interval apart, so elapsed/interval+1 bounds their number since
+	// the first half message on any machine.
+	max, err := getMaxOffset(addr, "RMQ_SYS_TRANS_HALF_TOPIC", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := int64(time.Since(first)/(interval*time.Millisecond)) + 1
+	if grown := max - n; grown > runs*2000 {
+		t.Fatalf("half queue grew by %d in at most %d runs (budget 2000 each)", grown, runs)
+	}
+	requireAlive(t, h.cluster)
+	h.survive(t)
+	report(t, start, n, 0, fmt.Sprintf("half queue %d after %d runs at most; deaf producer cut", max, runs))
 }
