@@ -67,23 +67,23 @@ const (
 	txImmuneSeconds = 8
 )
 
-// txCheck is one CHECK_TRANSACTION_STATE the producer answered.
-type txCheck struct {
+// txInteropCheck is one CHECK_TRANSACTION_STATE the producer answered.
+type txInteropCheck struct {
 	phase  int
 	answer primitive.LocalTransactionState
 	at     time.Time
 }
 
-// txListener is the producers' local transaction: the plan says what each
+// txInteropListener is the producers' local transaction: the plan says what each
 // message (by compat_id) resolves to; before the switch checks answer UNKNOW.
-type txListener struct {
+type txInteropListener struct {
 	mu     sync.Mutex
 	plan   map[string]string
-	checks map[string][]txCheck
+	checks map[string][]txInteropCheck
 	phase  atomic.Int32
 }
 
-func (l *txListener) ExecuteLocalTransaction(m *primitive.Message) primitive.LocalTransactionState {
+func (l *txInteropListener) ExecuteLocalTransaction(m *primitive.Message) primitive.LocalTransactionState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch l.plan[m.GetProperty(idProp)] {
@@ -95,7 +95,7 @@ func (l *txListener) ExecuteLocalTransaction(m *primitive.Message) primitive.Loc
 	return primitive.UnknowState
 }
 
-func (l *txListener) CheckLocalTransaction(m *primitive.MessageExt) primitive.LocalTransactionState {
+func (l *txInteropListener) CheckLocalTransaction(m *primitive.MessageExt) primitive.LocalTransactionState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := m.GetProperty(idProp)
@@ -109,12 +109,12 @@ func (l *txListener) CheckLocalTransaction(m *primitive.MessageExt) primitive.Lo
 			answer = primitive.RollbackMessageState
 		}
 	}
-	l.checks[id] = append(l.checks[id], txCheck{phase, answer, time.Now()})
+	l.checks[id] = append(l.checks[id], txInteropCheck{phase, answer, time.Now()})
 	return answer
 }
 
 // resolvedIn counts per id the checks of phase answered commit or rollback.
-func (l *txListener) resolvedIn(phase int) map[string]int {
+func (l *txInteropListener) resolvedIn(phase int) map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[string]int{}
@@ -128,10 +128,10 @@ func (l *txListener) resolvedIn(phase int) map[string]int {
 	return out
 }
 
-func (l *txListener) checksOf(id string) []txCheck {
+func (l *txInteropListener) checksOf(id string) []txInteropCheck {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]txCheck(nil), l.checks[id]...)
+	return append([]txInteropCheck(nil), l.checks[id]...)
 }
 
 // txBrokerIdentity is one broker (name, ports, store directory, config)
@@ -393,7 +393,7 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 	createTopic(t, c, topic, admin.WithReadQueueNums(4), admin.WithWriteQueueNums(4))
 	waitRoute(t, c, topic, 4)
 
-	l := &txListener{plan: map[string]string{}, checks: map[string][]txCheck{}}
+	l := &txInteropListener{plan: map[string]string{}, checks: map[string][]txInteropCheck{}}
 	l.phase.Store(txPhaseBefore)
 	for i := 0; i < txInteropUnknown; i++ {
 		fate := txCommitLater

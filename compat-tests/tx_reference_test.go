@@ -122,8 +122,8 @@ func runTxAdminSide(t *testing.T, kind, cp string) txAdminSide {
 	createTopic(t, c, topic, admin.WithReadQueueNums(4), admin.WithWriteQueueNums(4))
 	waitRoute(t, c, topic, 4)
 
-	l := &txListener{plan: map[string]string{"adm-c": txCommitNow, "adm-r": txRollbackNow, "adm-u": txCommitLater},
-		checks: map[string][]txCheck{}}
+	l := &txInteropListener{plan: map[string]string{"adm-c": txCommitNow, "adm-r": txRollbackNow, "adm-u": txCommitLater},
+		checks: map[string][]txInteropCheck{}}
 	l.phase.Store(txPhaseBefore)
 	p, err := rocketmq.NewTransactionProducer(l, producer.WithNsResolver(resolver(c)), producer.WithGroupName("PG_txadmin"),
 		producer.WithInstanceName(uniq("txadm")), producer.WithSendMsgTimeout(5*time.Second),
