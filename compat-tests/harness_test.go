@@ -259,6 +259,17 @@ type cluster struct {
 func startCluster(name string) (*cluster, error) { return startClusterConf(name, "") }
 
 func startClusterConf(name, extraConf string) (*cluster, error) {
+	c, err := startNamesrvConf(name, extraConf)
+	if err != nil {
+		return c, err
+	}
+	return c, c.startBroker()
+}
+
+// startNamesrvConf starts the name server of a cluster and picks its
+// broker's port; startBroker starts the broker (tests that run another
+// broker on the same port and store start it themselves).
+func startNamesrvConf(name, extraConf string) (*cluster, error) {
 	c := &cluster{name: name, brokerName: "broker-" + name, extraConf: extraConf}
 	c.dir = filepath.Join(workDir, name)
 	if err := os.MkdirAll(filepath.Join(c.dir, "store"), 0o755); err != nil {
@@ -285,7 +296,7 @@ func startClusterConf(name, extraConf string) (*cluster, error) {
 	if err := waitTCP(c.ns, c.nsAddr, readyTimeout); err != nil {
 		return c, err
 	}
-	return c, c.startBroker()
+	return c, nil
 }
 
 func (c *cluster) brokerConf() string {

@@ -5,6 +5,8 @@
 #   run.sh classpath                         print the classpath (resolving it once)
 #   run.sh namesrv PORT DIR                  exec the name server on 127.0.0.1:PORT
 #   run.sh broker PORT NSADDR DIR [CLUSTER]  exec a broker on 127.0.0.1:PORT, store under DIR
+#                                            (lines of DIR/broker.extra.properties, when present,
+#                                            are appended to its config: later keys win)
 #   run.sh all [NSPORT BROKERPORT DIR]       both in the foreground (make reference); Ctrl-C stops
 #
 # DIR is ROCKETMQ_HOME and user.home (logs land in DIR/logs). Heap is 256 MB.
@@ -62,6 +64,9 @@ autoCreateTopicEnable=true
 mappedFileSizeCommitLog=67108864
 diskMaxUsedSpaceRatio=99
 CONF
+	if [[ -f "$dir/broker.extra.properties" ]]; then
+		cat "$dir/broker.extra.properties" >>"$dir/broker.properties"
+	fi
 	local cp
 	cp=$(classpath)
 	export ROCKETMQ_HOME="$dir"
