@@ -7,8 +7,10 @@ package broker
 //
 //  1. the op set: op records from the op progress offset to the op queue's
 //     end, each naming half offsets that are resolved (transaction_op.go);
-//  2. the walk from the half progress offset over the half messages:
-//     - resolved (in the op set): skip;
+//  2. the walk from the half progress offset to the queue's end as the run
+//     began, over the half messages:
+//     - resolved (in the op set), or a copy of a transaction an op record
+//       resolved or this run already asked about: skip;
 //     - checked transactionCheckMax times (TRANSACTION_CHECK_TIMES), or born
 //       more than fileReservedTime hours ago: moved to
 //       TRANS_CHECK_MAX_TIME_TOPIC, skip;
@@ -31,19 +33,19 @@ package broker
 // queue (Apache's check pool queue, 2000), re-appends of messages inside
 // their immunity included (Apache re-appends every such message at every
 // run, unbounded: a producer could make each run copy any number of them):
-// the rest waits for the next run, neither re-appended nor counted. Checks go out with Conn.Send (one-way,
-// never waiting); a producer that does not read is cut by the remoting
-// limits like any slow client. With no producer of the group connected the
+// the rest waits for the next run, neither re-appended nor counted. Checks
+// go out with Conn.Send (one-way, never waiting); a producer that does not
+// read is cut by the remoting limits like any slow client. With no producer of the group connected the
 // message is re-appended and counted as Apache does (the check is lost), so
 // it reaches TRANS_CHECK_MAX_TIME_TOPIC after transactionCheckMax runs.
 //
 // A transaction is its producer group and UNIQ_KEY (txID), which every copy
 // keeps: a run skips every half message of a transaction any copy of which
-// an op record names. So neither a late answer about an earlier copy nor a
-// crash that rolled the progress back (it is written with
-// consumerOffset.json), whichever broker made the copies, has the producer
-// asked again and a commit stored twice. Apache matches the offsets op
-// records name, only.
+// an op record names, and asks about a transaction once. So neither a late
+// answer about an earlier copy nor a crash that rolled the progress back
+// (it is written with consumerOffset.json), whichever broker made the
+// copies, has the producer asked again and a commit stored twice. Apache
+// matches the offsets op records name, only.
 
 import (
 	"slices"
@@ -217,11 +219,11 @@ func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 // their transaction; past it a run matches offsets only, as Apache does.
 const txResolvedMax = 100_000
 
-// txID names a transaction: a hash of its producer group and UNIQ_KEY,
-// which the check service's copies and Apache's keep (the send path gives
-// every message a UNIQ_KEY). A producer could give two messages one
-// UNIQ_KEY; they are then one transaction, as the clients see them: the
-// check reports it by UNIQ_KEY, and a retried send stores it twice.
+// txID names a transaction: a hash of its producer group, UNIQ_KEY and body
+// CRC, which the check service's copies and Apache's keep (the send path
+// gives every message a UNIQ_KEY). Two half messages alike in all three are
+// one transaction, as the clients see them (they name a transaction by its
+// UNIQ_KEY): a send the client retried stores it twice.
 func txID(v *message.RecordView) uint64 {
 	// FNV-1a, inline: no hasher to allocate on END_TRANSACTION's path.
 	const prime = 1099511628211
@@ -232,6 +234,12 @@ func txID(v *message.RecordView) uint64 {
 	h *= prime // a 0 byte between the two
 	for _, c := range message.PropertyBytes(v.Properties, message.PropUniqClientMessageID) {
 		h = (h ^ uint64(c)) * prime
+	}
+	// And the body's CRC: an application that sends one message object
+	// twice (both clients keep its UNIQ_KEY) with another body makes two
+	// transactions.
+	for k := 0; k < 32; k += 8 {
+		h = (h ^ uint64(uint8(v.BodyCRC>>k))) * prime
 	}
 	return h
 }
@@ -359,7 +367,7 @@ walk:
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
 			immunity = immunityTime(string(s), cfg.TransactionTimeOut)
 			if age < immunity {
-				resolved, ok := tc.immune(&v, ops)
+				resolved, ok := tc.immune(&v, ops, times)
 				if !ok {
 					break
 				}
@@ -416,7 +424,13 @@ func checkTimes(props []byte, max int) (int, bool) {
 // (checkPrepareQueueOffset): resolved when the offset it was first stored at
 // is in the op set, else re-appended carrying that offset. ok is false when
 // the walk must stop here (a bad property, a failed append).
-func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok bool) {
+//
+// The copy is Apache's renewImmunityHalfMessageInner: its needDiscard has
+// already counted the run (TRANSACTION_CHECK_TIMES = times), and it
+// serialises the properties after renewHalfMessageInner set WAIT=false, so
+// both are in the copy. Waiting out an immunity thus spends
+// transactionCheckMax, in either broker.
+func (tc *txChecker) immune(v *message.RecordView, ops *opSet, times int) (resolved, ok bool) {
 	s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset)
 	if len(s) > 0 {
 		first, err := strconv.ParseInt(string(s), 10, 64)
@@ -431,7 +445,8 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet) (resolved, ok boo
 	if len(s) > 0 {
 		first = string(s)
 	}
-	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first); err != nil {
+	if _, _, err := tc.renew(v, message.PropTranPreparedQueueOffset, first,
+		message.PropTransactionCheckTimes, strconv.Itoa(times), message.PropWaitStoreMsgOK, "false"); err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message")
 		return false, false
 	}

@@ -417,8 +417,10 @@ func TestTransactionCheckImmunity(t *testing.T) {
 	later := time.Now().Add(time.Minute)
 	checkRun(b, later) // re-appends the immune one, then the budget is spent
 	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	// As Apache's: the run is counted, WAIT=false.
 	if string(recs[2].Body) != "immune" || message.Property(recs[2].Properties, "TRAN_PREPARED_QUEUE_OFFSET") != "0" ||
-		message.Property(recs[2].Properties, "TRANSACTION_CHECK_TIMES") != "" {
+		message.Property(recs[2].Properties, "TRANSACTION_CHECK_TIMES") != "1" ||
+		message.Property(recs[2].Properties, "WAIT") != "false" {
 		t.Fatalf("immune copy %q %v", recs[2].Body, message.ParseProperties(recs[2].Properties))
 	}
 	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 1 {
@@ -654,5 +656,54 @@ func TestEndTransactionWhileEnding(t *testing.T) {
 	ops := waitRecords(t, b, TransOpHalfTopic, 0, 1)
 	if string(ops[0].Body) != "0" || b.Store.MaxOffset("T", 0) != 0 {
 		t.Fatalf("after it ended: op %q, T/0 holds %d", ops[0].Body, b.Store.MaxOffset("T", 0))
+	}
+}
+
+// Two transactions whose messages share a UNIQ_KEY (one message object
+// sent twice by an application) but not a body both commit; a send the
+// client retried (the same message stored twice) commits once.
+func TestEndTransactionSameUniqKey(t *testing.T) {
+	b, _ := txBroker(t, t.TempDir(), nil)
+	a := prepare(t, b, 0, "first", "UNIQ_KEY", "SAME")
+	c := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME")
+	d := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME") // the retry of c
+	waitRecords(t, b, TransHalfTopic, 0, 3)
+	for _, res := range []SendResult{a, c, d} {
+		if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
+	got := storedRecords(t, b, "T", 0)
+	if len(got) != 2 || string(got[0].Body) != "first" || string(got[1].Body) != "second" {
+		t.Fatalf("T/0 holds %d messages, want first and second once each", len(got))
+	}
+}
+
+// The transaction keys: Apache's defaults, and values the services cannot
+// work with refused at start.
+func TestTransactionConfig(t *testing.T) {
+	d := DefaultConfig()
+	if d.TransactionTimeOut != 6000 || d.TransactionCheckMax != 15 || d.TransactionCheckInterval != 30000 ||
+		d.TransactionOpMsgMaxSize != 4096 || d.TransactionOpBatchInterval != 3000 || d.RejectTransactionMessage ||
+		d.EndTransactionPoolQueueCapacity != 100000 || d.EndTransactionThreadPoolNums < 12 {
+		t.Fatalf("defaults %+v", d)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"check interval 0", func(c *Config) { c.TransactionCheckInterval = 0 }},
+		{"negative time-out", func(c *Config) { c.TransactionTimeOut = -1 }},
+		{"negative check max", func(c *Config) { c.TransactionCheckMax = -1 }},
+		{"no workers", func(c *Config) { c.EndTransactionThreadPoolNums = 0 }},
+		{"no queue", func(c *Config) { c.EndTransactionPoolQueueCapacity = 0 }},
+	} {
+		c := DefaultConfig()
+		c.BrokerName, c.BrokerIP1 = "b", "127.0.0.1"
+		tc.edit(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
 	}
 }

@@ -27,7 +27,9 @@ func (p *brokerProcs) endTransaction(c *remoting.Conn, req *remoting.Command) *r
 	}
 	r.Remote = c.Remote
 	var done func(error)
-	if !req.IsOneway() {
+	// A response is made only for an answer to come: not for the one-way
+	// form, nor for the pending state, which is never answered.
+	if !req.IsOneway() && r.CommitOrRollback != message.TransactionNot {
 		resp := remoting.NewResponse(req, remoting.Success, "") // req is recycled when the handler returns
 		done = func(err error) {
 			if err != nil {
