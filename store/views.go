@@ -30,9 +30,10 @@ import (
 // checked before anything reads it, with mincore over the pages it covers
 // (one call per 256 pages, remembered for the records after it), except the
 // records in the store's hot tail (memory.go): Apache's estimate of what
-// the page cache holds, and at least what was written moments ago. The read stops before the first record not in memory; the
-// caller hands the pull to a goroutine that may wait, which reads it with
-// PopulatePages: the pages are faulted in by madvise(MADV_POPULATE_READ),
+// the page cache holds, and at least what was written moments ago. The
+// read stops before the first record not in memory; the caller hands the
+// pull to a goroutine that may wait, which reads it with PopulatePages:
+// the pages are faulted in by madvise(MADV_POPULATE_READ),
 // a system call, so the Go scheduler gives the thread's P to other
 // goroutines while the disk works (a fault in a plain load would keep it:
 // two such faults stop a two-core process).
