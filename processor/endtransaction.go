@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -30,17 +29,15 @@ func (p *brokerProcs) endTransaction(c *remoting.Conn, req *remoting.Command) *r
 	// A response is made only for an answer to come: not for the one-way
 	// form, nor for the pending state, which is never answered.
 	if !req.IsOneway() && r.CommitOrRollback != message.TransactionNot {
-		resp := remoting.NewResponse(req, remoting.Success, "") // req is recycled when the handler returns
+		// req is recycled when the handler returns: the answer is made
+		// from a copy of what it needs, as a late pull's (pullLater).
+		head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
 		done = func(err error) {
 			if err != nil {
-				var rf *broker.Refusal
-				if !errors.As(err, &rf) {
-					p.log.Error().Err(err).Int32("code", remoting.EndTransaction).Msg("request failed")
-					rf = &broker.Refusal{Code: remoting.SystemError, Remark: err.Error()}
-				}
-				resp.Code, resp.Remark = rf.Code, rf.Remark
+				c.Reply(p.fail(head, err))
+				return
 			}
-			c.Reply(resp)
+			c.Reply(remoting.NewResponse(head, remoting.Success, ""))
 		}
 	}
 	// Queued: answered by done; the pending state: never answered.
