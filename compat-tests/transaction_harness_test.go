@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -137,11 +136,10 @@ func killProc(p *proc) {
 	p.logFile.Close()
 }
 
-// startApacheTx runs the reference name server (reference/run.sh) and an
-// Apache broker with extra broker.properties lines. The broker is started
-// here, not by run.sh: run.sh writes a fixed broker.properties, and these
-// scenarios need the transaction keys and a restart on the same store. The
-// JVM flags are run.sh's.
+// startApacheTx runs the reference name server and broker
+// (reference/run.sh) with extra broker.properties lines: run.sh appends
+// DIR/broker.extra.properties to the configuration it writes, so every
+// start, restarts included, gets the transaction keys and the same store.
 func startApacheTx(t *testing.T, name, extra string) *txBroker {
 	t.Helper()
 	requireJava(t)
@@ -149,13 +147,8 @@ func startApacheTx(t *testing.T, name, extra string) *txBroker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(script, "classpath").Output()
-	if err != nil {
-		t.Fatalf("reference classpath: %v", err)
-	}
-	cp := strings.TrimSpace(string(out))
 	c := &cluster{name: name, brokerName: "broker-" + name, extraConf: extra, dir: filepath.Join(workDir, name)}
-	if err := os.MkdirAll(filepath.Join(c.dir, "store"), 0o755); err != nil {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if c.nsPort, err = pickPort(); err != nil {
@@ -176,29 +169,14 @@ func startApacheTx(t *testing.T, name, extra string) *txBroker {
 	if err := waitTCP(c.ns, c.nsAddr, 90*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	home := filepath.Join(c.dir, "home")
+	props := fmt.Sprintf("brokerName=%s\nbrokerClusterName=%s\n", c.brokerName, clusterName) + c.extraConf
+	if err := os.WriteFile(filepath.Join(c.dir, "broker.extra.properties"), []byte(props), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	start := func() error {
-		conf := filepath.Join(c.dir, "broker.properties")
-		props := fmt.Sprintf(`brokerClusterName=%s
-brokerName=%s
-brokerId=0
-listenPort=%d
-namesrvAddr=%s
-brokerIP1=127.0.0.1
-storePathRootDir=%s
-storePathCommitLog=%s
-flushDiskType=ASYNC_FLUSH
-autoCreateTopicEnable=true
-mappedFileSizeCommitLog=67108864
-diskMaxUsedSpaceRatio=99
-`, clusterName, c.brokerName, c.brokerPort, c.nsAddr, filepath.Join(c.dir, "store"),
-			filepath.Join(c.dir, "store", "commitlog")) + c.extraConf
-		if err := os.WriteFile(conf, []byte(props), 0o644); err != nil {
-			return err
-		}
 		c.starts++
-		args := append(apacheJVMFlags(home), "-cp", cp, "org.apache.rocketmq.broker.BrokerStartup", "-c", conf, "-n", c.nsAddr)
-		p, err := startProc(fmt.Sprintf("apache-broker#%d", c.starts), "java", args, filepath.Join(c.dir, "broker.log"))
+		p, err := startProc(fmt.Sprintf("apache-broker#%d", c.starts), script,
+			[]string{"broker", strconv.Itoa(c.brokerPort), c.nsAddr, c.dir, clusterName}, filepath.Join(c.dir, "broker.log"))
 		if err != nil {
 			return err
 		}
@@ -231,18 +209,6 @@ diskMaxUsedSpaceRatio=99
 	t.Logf("Apache reference (transactions) up in %.1fs: namesrv %s, broker %s, files under %s",
 		time.Since(began).Seconds(), c.nsAddr, c.brokerAddr, c.dir)
 	return b
-}
-
-// apacheJVMFlags are reference/run.sh's java_opts.
-func apacheJVMFlags(home string) []string {
-	return []string{"-server", "-Xms256m", "-Xmx256m", "-Xmn128m", "-XX:MaxDirectMemorySize=256m",
-		"-XX:+UseG1GC", "-XX:G1HeapRegionSize=16m", "-XX:G1ReservePercent=25",
-		"-XX:InitiatingHeapOccupancyPercent=30", "-XX:SoftRefLRUPolicyMSPerMB=0",
-		"-XX:-OmitStackTraceInFastThrow", "-XX:-UseLargePages",
-		"--add-opens", "java.base/java.nio=ALL-UNNAMED",
-		"--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-		"--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-		"-Duser.home=" + home, "-Drocketmq.home.dir=" + home}
 }
 
 // producerClients lists the client ids of the producer group's connections
