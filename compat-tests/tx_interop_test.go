@@ -236,6 +236,30 @@ func (b *txBrokerIdentity) logs(n int) string {
 
 // startNamesrvOnly starts a rocketgo name server for brokers the test starts
 // itself; the returned cluster has no broker yet (stop stops both).
+// newTxBrokerIdentity starts a name server and returns the broker identity
+// (name, port, store) that brokers of either kind take in turn; brokerName
+// "" keeps the harness's. The running broker is stopped, and its log shown
+// on failure, at cleanup.
+func newTxBrokerIdentity(t *testing.T, name, conf, brokerName string) *txBrokerIdentity {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startNamesrvOnly(t, name, conf)
+	if brokerName != "" {
+		c.brokerName = brokerName
+	}
+	b := &txBrokerIdentity{c: c, script: script}
+	t.Cleanup(func() {
+		b.shutdown()
+		if t.Failed() {
+			t.Logf("broker logs:\n%s", b.logs(40))
+		}
+	})
+	return b
+}
+
 func startNamesrvOnly(t *testing.T, name, extraConf string) *cluster {
 	t.Helper()
 	c, err := startNamesrvConf(name, extraConf)
@@ -375,18 +399,8 @@ func txMsgIDs(plan map[string]string, fates ...string) []string {
 // must check back exactly the unresolved ones.
 func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 	start := time.Now()
-	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := startNamesrvOnly(t, name, txConf)
-	b := &txBrokerIdentity{c: c, script: script}
-	t.Cleanup(func() {
-		b.shutdown()
-		if t.Failed() {
-			t.Logf("broker logs:\n%s", b.logs(40))
-		}
-	})
+	b := newTxBrokerIdentity(t, name, txConf, "")
+	c := b.c
 	b.start(t, first)
 
 	topic := "TxInterop"

@@ -104,19 +104,9 @@ type txAdminSide struct {
 
 func runTxAdminSide(t *testing.T, kind, cp string) txAdminSide {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := startNamesrvOnly(t, "txadm-"+kind, txAdminConf)
-	c.brokerName = "broker-txadm" // the same on both sides: it is in the output
-	b := &txBrokerIdentity{c: c, script: script}
-	t.Cleanup(func() {
-		b.shutdown()
-		if t.Failed() {
-			t.Logf("broker logs:\n%s", b.logs(40))
-		}
-	})
+	// The same broker name on both sides: it is in the output.
+	b := newTxBrokerIdentity(t, "txadm-"+kind, txAdminConf, "broker-txadm")
+	c := b.c
 	b.start(t, kind)
 	const topic = "TxAdmin"
 	createTopic(t, c, topic, admin.WithReadQueueNums(4), admin.WithWriteQueueNums(4))
