@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/rocketgo/rocketgo/remoting"
@@ -64,6 +66,19 @@ func (cs *Clients) ConsumerConns(group string) []*remoting.Conn {
 		return nil
 	}
 	return groupConns(g)
+}
+
+// ProducerConns returns the connections of a producer group's members, in
+// connection order (a stable order for round robin over them).
+func (cs *Clients) ProducerConns(group string) []*remoting.Conn {
+	cs.mu.RLock()
+	out := make([]*remoting.Conn, 0, len(cs.producers[group]))
+	for _, ch := range cs.producers[group] {
+		out = append(out, ch.conn)
+	}
+	cs.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *remoting.Conn) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }
 
 // ProducerConnections returns a producer group's live connections.

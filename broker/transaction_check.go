@@ -529,25 +529,10 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 // the group, round robin over its members, so that a producer that went
 // away is replaced by another member; nil when none is connected.
 func (tc *txChecker) producerConn(group string) *remoting.Conn {
-	cs := tc.b.Clients
-	cs.mu.RLock()
-	conns := make([]*remoting.Conn, 0, len(cs.producers[group]))
-	for _, ch := range cs.producers[group] {
-		conns = append(conns, ch.conn)
-	}
-	cs.mu.RUnlock()
+	conns := tc.b.Clients.ProducerConns(group)
 	if len(conns) == 0 {
 		return nil
 	}
-	slices.SortFunc(conns, func(a, b *remoting.Conn) int {
-		if a.ID < b.ID {
-			return -1
-		}
-		if a.ID > b.ID {
-			return 1
-		}
-		return 0
-	})
 	tc.next++
 	for k := range conns {
 		if c := conns[(int(tc.next)+k)%len(conns)]; !c.Closed() {
