@@ -1,0 +1,77 @@
+package ha
+
+import (
+	"fmt"
+	"time"
+)
+
+// Role is Apache's BrokerRole (MessageStoreConfig.brokerRole).
+type Role int
+
+// Roles, with Apache's names as their text.
+const (
+	AsyncMaster Role = iota // ASYNC_MASTER: acknowledges before slaves hold the bytes
+	SyncMaster              // SYNC_MASTER: acknowledges once a slave holds them
+	Slave                   // SLAVE: replicates from a master, refuses writes
+)
+
+func (r Role) String() string {
+	switch r {
+	case AsyncMaster:
+		return "ASYNC_MASTER"
+	case SyncMaster:
+		return "SYNC_MASTER"
+	case Slave:
+		return "SLAVE"
+	}
+	return fmt.Sprintf("Role(%d)", int(r))
+}
+
+// UnmarshalText accepts Apache's names (broker.conf brokerRole).
+func (r *Role) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "ASYNC_MASTER":
+		*r = AsyncMaster
+	case "SYNC_MASTER":
+		*r = SyncMaster
+	case "SLAVE":
+		*r = Slave
+	default:
+		return fmt.Errorf("brokerRole %q: want ASYNC_MASTER, SYNC_MASTER or SLAVE", b)
+	}
+	return nil
+}
+
+// MarshalText is the name Apache's GET_BROKER_CONFIG shows.
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// Config is the classic-HA part of Apache's MessageStoreConfig; field tags
+// hold Apache's keys. Defaults in DefaultConfig are Apache's.
+type Config struct {
+	BrokerRole Role `key:"brokerRole"`
+	// HAListenPort: the master's HA listener; 0 = the remoting listenPort+1
+	// (the broker fills it in).
+	HAListenPort int `key:"haListenPort"`
+	// HAMasterAddress fixes a slave's master HA address ("ip:port"); empty =
+	// learned from the name server's registration answer.
+	HAMasterAddress         string `key:"haMasterAddress"`
+	HASendHeartbeatInterval int    `key:"haSendHeartbeatInterval"` // ms
+	HAHousekeepingInterval  int    `key:"haHousekeepingInterval"`  // ms
+	HATransferBatchSize     int    `key:"haTransferBatchSize"`     // bytes per frame body
+	HASlaveFallbehindMax    int64  `key:"haSlaveFallbehindMax"`    // bytes: a slave further behind is not usable for SYNC_MASTER
+	SlaveTimeout            int    `key:"slaveTimeout"`            // ms: SYNC_MASTER wait for a slave's ack
+}
+
+// DefaultConfig is Apache's defaults.
+func DefaultConfig() Config {
+	return Config{
+		BrokerRole:              AsyncMaster,
+		HASendHeartbeatInterval: 5000,
+		HAHousekeepingInterval:  20000,
+		HATransferBatchSize:     32 * 1024,
+		HASlaveFallbehindMax:    256 << 20,
+		SlaveTimeout:            3000,
+	}
+}
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -1,0 +1,13 @@
+// Package ha replicates the commit log from a master broker to its slaves
+// with Apache RocketMQ's classic HA protocol (spec/ha.md §1), byte for byte,
+// so that an Apache slave follows a rocketgo master and a rocketgo slave
+// follows an Apache master.
+//
+// Owns: the master's HA listener and one connection per slave (reports in,
+// commit log bytes out), the slave's connection to its master (reports out,
+// bytes appended to the local store), the SYNC_MASTER completion source
+// (store.Replicated: Advance on acknowledgements, refusal when no slave is
+// usable) and the replication status the broker reports.
+// Never: decides roles or elections (the broker's configuration, later the
+// controller), parses Remoting frames, blocks a caller of the store.
+package ha
