@@ -11,6 +11,7 @@ package compattest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -275,4 +276,73 @@ func TestHAReference(t *testing.T) {
 		}
 		report(t, start, haMessages+10, 0, fmt.Sprintf("Apache master -> rocketgo slave: %d bytes from %d, %d files identical, %.1fs", end-from, from, files, took.Seconds()))
 	})
+}
+
+// TestHASlaveKill9: a rocketgo slave killed with SIGKILL while its master
+// streams to it recovers (a partial tail record truncated), resumes from
+// its own end, and ends with the master's commit log byte for byte:
+// nothing below its end lost or duplicated.
+func TestHASlaveKill9(t *testing.T) {
+	haPort, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newClusterConf(t, "ha-kmaster", fmt.Sprintf("brokerRole=ASYNC_MASTER\nhaListenPort=%d\n%s", haPort, haTestKeys))
+	topic := uniq("HAKill")
+	createTopicOn(t, m.nsAddr, m.brokerAddr, topic)
+	sendHA(t, m, topic, 0, 5)
+	s := newClusterConf(t, "ha-kslave", fmt.Sprintf("brokerName=%s\nbrokerId=1\nbrokerRole=SLAVE\nhaMasterAddress=127.0.0.1:%d\n%s",
+		m.brokerName, haPort, haTestKeys))
+	waitCaughtUp(t, m.brokerAddr, s.brokerAddr, 60*time.Second)
+
+	// Stream while the slave is killed and restarted.
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		p := newProducer(t, m)
+		body := make([]byte, 4096)
+		n := 0
+		for {
+			select {
+			case <-stop:
+				done <- n
+				return
+			default:
+			}
+			_, _ = rand.NewChaCha8([32]byte{byte(n)}).Read(body) // never fails
+			msg := primitive.NewMessage(topic, body)
+			if r, err := p.sendSync(context.Background(), msg); err != nil || r.Status != primitive.SendOK {
+				t.Errorf("send %d: %v %v", n, err, r)
+				done <- n
+				return
+			}
+			n++
+		}
+	}()
+	if !waitFor(t, 60*time.Second, func() bool {
+		off, err := commitLogMaxOffset(s.brokerAddr)
+		return err == nil && off > haFileSize+haFileSize/2
+	}) {
+		t.Fatal("slave never got 1.5 MiB")
+	}
+	killedAt, _ := commitLogMaxOffset(s.brokerAddr)
+	_ = s.broker.cmd.Process.Kill()
+	<-s.broker.done
+	if err := s.startBroker(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, 60*time.Second, func() bool {
+		off, err := commitLogMaxOffset(s.brokerAddr)
+		return err == nil && off > killedAt+haFileSize/2
+	}) {
+		t.Fatal("restarted slave does not progress")
+	}
+	close(stop)
+	sent := <-done
+	end := waitCaughtUp(t, m.brokerAddr, s.brokerAddr, 60*time.Second)
+	s.stopBroker()
+	m.stopBroker()
+	slaveLog := filepath.Join(s.dir, "store", "commitlog")
+	files := sameCommitLogs(t, filepath.Join(m.dir, "store", "commitlog"), slaveLog, firstFile(t, slaveLog), end)
+	report(t, time.Now(), sent+5, 0, fmt.Sprintf("slave killed at %d, restarted, %d bytes in %d files identical", killedAt, end, files))
 }
