@@ -43,8 +43,10 @@ type Service struct {
 	masterAddr string
 	link       net.Conn // the slave's live connection to its master, or nil
 
-	// master: usable slaves (reported at least once), for SYNC_MASTER.
-	usable atomic.Int32
+	// master: usable slaves (reported at least once), for SYNC_MASTER;
+	// usableMu orders the changes with the store's limit they set.
+	usableMu sync.Mutex
+	usable   atomic.Int32
 	// slave side
 	addrCh    chan struct{} // the master address changed
 	connected atomic.Bool
