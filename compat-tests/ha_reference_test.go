@@ -200,40 +200,68 @@ func firstFile(t *testing.T, dir string) int64 {
 	return v
 }
 
+// apacheSlaveOfRocketgo: an Apache slave of a rocketgo master in role. A
+// SYNC_MASTER answers SendOK only once a slave acknowledged the record:
+// every send after the first acknowledged one must be SendOK, acked by
+// the Apache slave within slaveTimeout.
+func apacheSlaveOfRocketgo(t *testing.T, role string) {
+	haPort, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "ha-gomaster-" + strings.ToLower(role[:4])
+	c := newClusterConf(t, name, fmt.Sprintf("brokerRole=%s\nhaListenPort=%d\n%s", role, haPort, haTestKeys))
+	topic := uniq("HARef")
+	createTopicOn(t, c.nsAddr, c.brokerAddr, topic)
+	start := time.Now()
+	// The master is empty: the slave starts at file 0. No haMasterAddress:
+	// Apache 5.3.3 applies it before its HA client exists
+	// (BrokerController.initialize runs before the store's start makes the
+	// client) and then never asks the name server; the slave learns our
+	// haServerAddr from its registration answer.
+	slave, slaveAddr, slaveDir := startApacheBroker(t, "ha-apacheslave-"+strings.ToLower(role[:4]), c.nsAddr, fmt.Sprintf(
+		"brokerName=%s\nbrokerId=1\nbrokerRole=SLAVE\n%s", c.brokerName, haTestKeys))
+	p := newProducer(t, c)
+	notOK := 0
+	if !waitFor(t, 120*time.Second, func() bool {
+		r, err := p.sendSync(context.Background(), primitive.NewMessage(topic, []byte("first")))
+		if err == nil && r.Status == primitive.SendOK {
+			return true
+		}
+		notOK++
+		return false
+	}) {
+		t.Fatalf("no SendOK within 120 s (%d sends not OK)", notOK)
+	}
+	if role == "ASYNC_MASTER" && notOK > 0 {
+		t.Fatalf("ASYNC_MASTER: %d sends not OK", notOK)
+	}
+	p.shutdown()
+	// Connected and caught up before the bulk: an ASYNC_MASTER does not
+	// wait, and a slave connecting later starts at the master's last file.
+	waitCaughtUp(t, c.brokerAddr, slaveAddr, 120*time.Second)
+	sendHA(t, c, topic, 0, haMessages) // mustSend: SendOK each
+	end := waitCaughtUp(t, c.brokerAddr, slaveAddr, 120*time.Second)
+	took := time.Since(start)
+	slave.stop()
+	c.stopBroker()
+	from := firstFile(t, filepath.Join(slaveDir, "store", "commitlog"))
+	if from != 0 {
+		t.Fatalf("Apache slave's first file starts at %d, want 0", from)
+	}
+	files := sameCommitLogs(t, filepath.Join(c.dir, "store", "commitlog"), filepath.Join(slaveDir, "store", "commitlog"), from, end)
+	if files < 3 {
+		t.Fatalf("compared %d files, want the copy to cross file boundaries", files)
+	}
+	report(t, start, haMessages+1+notOK, 0, fmt.Sprintf("rocketgo %s -> Apache slave: %d bytes, %d files identical, %d sends before the first SendOK, %.1fs",
+		role, end, files, notOK, took.Seconds()))
+}
+
 func TestHAReference(t *testing.T) {
 	requireJava(t)
-	t.Run("ApacheSlaveOfRocketgoMaster", func(t *testing.T) {
-		haPort, err := pickPort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := newClusterConf(t, "ha-gomaster", fmt.Sprintf("brokerRole=ASYNC_MASTER\nhaListenPort=%d\n%s", haPort, haTestKeys))
-		topic := uniq("HARef")
-		createTopicOn(t, c.nsAddr, c.brokerAddr, topic)
-		sendHA(t, c, topic, 0, 10) // the slave starts at the master's last file: file 0
-		start := time.Now()
-		// No haMasterAddress: Apache 5.3.3 applies it before its HA client
-		// exists (BrokerController.initialize runs before the store's
-		// start makes the client) and then never asks the name server; the
-		// slave learns our haServerAddr from its registration answer.
-		slave, slaveAddr, slaveDir := startApacheBroker(t, "ha-apacheslave", c.nsAddr, fmt.Sprintf(
-			"brokerName=%s\nbrokerId=1\nbrokerRole=SLAVE\n%s", c.brokerName, haTestKeys))
-		waitCaughtUp(t, c.brokerAddr, slaveAddr, 120*time.Second)
-		sendHA(t, c, topic, 10, haMessages)
-		end := waitCaughtUp(t, c.brokerAddr, slaveAddr, 120*time.Second)
-		took := time.Since(start)
-		slave.stop()
-		c.stopBroker()
-		from := firstFile(t, filepath.Join(slaveDir, "store", "commitlog"))
-		if from != 0 {
-			t.Fatalf("Apache slave's first file starts at %d, want 0", from)
-		}
-		files := sameCommitLogs(t, filepath.Join(c.dir, "store", "commitlog"), filepath.Join(slaveDir, "store", "commitlog"), from, end)
-		if files < 3 {
-			t.Fatalf("compared %d files, want the copy to cross file boundaries", files)
-		}
-		report(t, start, haMessages+10, 0, fmt.Sprintf("rocketgo master -> Apache slave: %d bytes, %d files identical, %.1fs", end, files, took.Seconds()))
-	})
+	for _, role := range []string{"ASYNC_MASTER", "SYNC_MASTER"} {
+		t.Run("ApacheSlaveOfRocketgo_"+role, func(t *testing.T) { apacheSlaveOfRocketgo(t, role) })
+	}
 
 	t.Run("RocketgoSlaveOfApacheMaster", func(t *testing.T) {
 		c, err := startNamesrvConf("ha-goslave", "")
