@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"runtime"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -570,22 +571,32 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte{0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 'z'})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var h [headerSize]byte
-		buf := make([]byte, 64)
-		r := bytes.NewReader(in)
-		consumed := 0
-		for {
-			off, body, err := readFrame(r, &h, buf)
-			if err != nil {
-				return
-			}
-			if off < 0 || len(body) > len(buf) {
-				t.Fatalf("accepted offset %d, body %d", off, len(body))
-			}
-			consumed += headerSize + len(body)
-			if !bytes.Equal(body, in[consumed-len(body):consumed]) {
-				t.Fatal("body is not the input's bytes")
-			}
+		// Whole, and a byte per read (frames split at every offset): the
+		// same frames either way.
+		whole := readFrames(t, bytes.NewReader(in), in)
+		split := readFrames(t, iotest.OneByteReader(bytes.NewReader(in)), in)
+		if whole != split {
+			t.Fatalf("%d frames whole, %d a byte at a time", whole, split)
 		}
 	})
+}
+
+func readFrames(t *testing.T, r io.Reader, in []byte) int {
+	var h [headerSize]byte
+	buf := make([]byte, 64)
+	consumed, n := 0, 0
+	for {
+		off, body, err := readFrame(r, &h, buf)
+		if err != nil {
+			return n
+		}
+		if off < 0 || len(body) > len(buf) {
+			t.Fatalf("accepted offset %d, body %d", off, len(body))
+		}
+		consumed += headerSize + len(body)
+		if !bytes.Equal(body, in[consumed-len(body):consumed]) {
+			t.Fatal("body is not the input's bytes")
+		}
+		n++
+	}
 }
