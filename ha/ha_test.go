@@ -313,11 +313,23 @@ func TestMasterRefusesBogusReports(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			for _, r := range tc.reports {
+			for i, r := range tc.reports {
 				if _, err := c.Write(appendReport(nil, r)); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(20 * time.Millisecond) // separate reads, not synchronisation: the last report of one read wins
+				if i == len(tc.reports)-1 {
+					break
+				}
+				// Taken before the next one is sent: of reports that
+				// arrive in one read, only the last counts.
+				testutil.WaitFor(t, 5*time.Second, func() bool {
+					for _, sl := range ms.Status().Slaves {
+						if sl.AckOffset == r {
+							return true
+						}
+					}
+					return false
+				})
 			}
 			expectClosed(t, c, 5*time.Second)
 		})
