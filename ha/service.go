@@ -100,7 +100,7 @@ func (c *Config) Validate() error {
 
 // New makes the service for cfg.BrokerRole over st. listenAddr is the
 // master's HA listener ("ip:port", port 0 picks one); ignored for a slave.
-// A slave's store is switched to refuse Put (store.SetReplica).
+// A slave's store is switched to refuse Put (store.BecomeReplica).
 func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*S
 	}
 	s.run, s.cancel = context.WithCancel(context.Background())
 	if cfg.BrokerRole == Slave {
-		st.SetReplica(true)
+		st.BecomeReplica()
 	}
 	return s, nil
 }

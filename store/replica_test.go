@@ -316,3 +316,16 @@ func TestSuggestPullingFromSlave(t *testing.T) {
 		t.Error("nothing found, yet a suggestion")
 	}
 }
+
+func TestBecomeReplicaRefusesPut(t *testing.T) {
+	s := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, s)
+	putN(t, s, "TopicA", 1, 0, 1)
+	s.BecomeReplica()
+	if _, err := s.Put(testMsg("TopicA", 0, 1)); !errors.Is(err, ErrReplica) {
+		t.Fatalf("put after BecomeReplica: %v, want ErrReplica", err)
+	}
+	if err := s.AppendReplica(s.MaxPhyOffset(), []byte{0, 0, 0, 0}); err != nil {
+		t.Fatalf("append replica: %v", err)
+	}
+}
