@@ -22,10 +22,13 @@ import (
 // and a writer; slave: the connect loop, and per connection a reporter.
 // Lock order: Service.mu, then nothing (no I/O under it).
 type Service struct {
-	cfg        Config
-	st         *store.Store
-	log        zerolog.Logger
-	sampled    zerolog.Logger // per-connection lines: a burst, then quiet
+	cfg     Config
+	st      *store.Store
+	log     zerolog.Logger
+	sampled zerolog.Logger // per-connection warnings: a burst, then quiet
+	// connLog: connects and disconnects, which a peer (or a flapping link)
+	// can repeat at will; sampled apart from the warnings.
+	connLog    zerolog.Logger
 	listenAddr string
 
 	quit chan struct{}
@@ -114,6 +117,7 @@ func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*S
 		st:         st,
 		log:        l,
 		sampled:    l.Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
+		connLog:    l.Sample(&zerolog.BurstSampler{Burst: 10, Period: 10 * time.Second}),
 		listenAddr: listenAddr,
 		quit:       make(chan struct{}),
 		conns:      make(map[*slaveConn]struct{}),

@@ -113,7 +113,7 @@ func (s *Service) replicate(addr string, buf []byte) (read bool, err error) {
 		_ = c.Close() // ends the reporter too
 	}()
 	s.connected.Store(true)
-	s.log.Info().Str("masterHAAddr", addr).Int64("maxPhyOffset", s.st.MaxPhyOffset()).Msg("ha connected to master")
+	s.connLog.Info().Str("masterHAAddr", addr).Int64("maxPhyOffset", s.st.MaxPhyOffset()).Msg("ha connected to master")
 
 	r := &reporter{c: c, idle: ms(s.cfg.HAHousekeepingInterval)}
 	if err := r.report(s.st.MaxPhyOffset()); err != nil {
