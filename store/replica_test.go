@@ -329,3 +329,18 @@ func TestBecomeReplicaRefusesPut(t *testing.T) {
 		t.Fatalf("append replica: %v", err)
 	}
 }
+
+// A SYNC_FLUSH slave flushes after its appends, not at the async interval.
+func TestReplicaSyncFlush(t *testing.T) {
+	m := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, m)
+	putN(t, m, "TopicA", 1, 0, 50)
+	rcfg := replicaConfig(t.TempDir())
+	rcfg.FlushDiskType = SyncFlush
+	rcfg.FlushIntervalCommitLog = 3_600_000 // never, within the test
+	rcfg.FlushCommitLogThoroughInterval = 3_600_000
+	r := openStarted(t, rcfg)
+	defer shutdown(t, r)
+	end := copyReplica(t, m, r, 0, 1000)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return r.cl.flushedWhere.Load() >= end })
+}
