@@ -612,3 +612,28 @@ func readFrames(t *testing.T, r io.Reader, in []byte) int {
 		n++
 	}
 }
+
+// A master keeps at most maxSlaves connections; one more is closed at once.
+func TestMasterBoundsSlaves(t *testing.T) {
+	m := openStore(t, storeConfig(t.TempDir(), false))
+	cfg := testConfig(AsyncMaster)
+	cfg.HAHousekeepingInterval = 20000
+	ms := startService(t, cfg, m)
+	for range maxSlaves {
+		c, err := net.Dial("tcp", ms.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ms.Status().Slaves) == maxSlaves })
+	c, err := net.Dial("tcp", ms.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	expectClosed(t, c, 5*time.Second)
+	if n := len(ms.Status().Slaves); n != maxSlaves {
+		t.Fatalf("%d slaves, want %d", n, maxSlaves)
+	}
+}
