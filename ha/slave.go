@@ -126,7 +126,11 @@ func (s *Service) replicate(addr string, buf []byte) (read bool, err error) {
 		wg.Done()
 		return false, errors.New("ha: shutting down")
 	}
-	defer func() { close(stop); wg.Wait() }()
+	defer func() {
+		_ = c.Close() // first: a reporter blocked in a write ends now, not at its deadline
+		close(stop)
+		wg.Wait()
+	}()
 
 	var hdr [headerSize]byte
 	idle := ms(s.cfg.HAHousekeepingInterval)
