@@ -12,8 +12,11 @@ package compattest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -412,4 +415,148 @@ func recoveryLine(path string) string {
 		}
 	}
 	return ""
+}
+
+// TestHASlaveKill9TornRecord: a rocketgo slave (the real binary) killed
+// with SIGKILL right after a frame that ended inside a record. A scripted
+// master serves a real commit log (written by a rocketgo broker): the
+// first frame ends 100 bytes into record 20; once the slave reported that
+// end it is killed. Restarted, it must report the torn record's start
+// (recovery cut the partial record, nothing before it), take the rest
+// from there, and end with the source log byte for byte.
+func TestHASlaveKill9TornRecord(t *testing.T) {
+	src := newClusterConf(t, "ha-tornsrc", "mappedFileSizeCommitLog=1048576\n")
+	topic := uniq("HATorn")
+	createTopicOn(t, src.nsAddr, src.brokerAddr, topic)
+	sendHA(t, src, topic, 0, 60)
+	src.stopBroker()
+	data, err := os.ReadFile(filepath.Join(src.dir, "store", "commitlog", fmt.Sprintf("%020d", 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int64 // record starts, then the end
+	for pos := int64(0); ; {
+		starts = append(starts, pos)
+		size := int64(binary.BigEndian.Uint32(data[pos:]))
+		if size == 0 || pos+size > int64(len(data)) {
+			break
+		}
+		pos += size
+	}
+	if len(starts) < 50 {
+		t.Fatalf("source log has %d records", len(starts)-1)
+	}
+	end := starts[len(starts)-1]
+	torn := starts[20]
+	cut := torn + 100
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	start := time.Now()
+	reports := make(chan haReport, 64) // the slave's reports, in order
+	quit := make(chan struct{})        // the test no longer reads reports
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		for conn := 1; ; conn++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveScripted(c, conn, data, cut, end, reports, quit)
+		}
+	}()
+	defer func() { close(quit); ln.Close(); <-served }()
+
+	s := newClusterConf(t, "ha-torn", fmt.Sprintf("brokerId=1\nbrokerRole=SLAVE\nhaMasterAddress=%s\n%s", ln.Addr(), haTestKeys))
+	// next is the next report on a connection after the first (stale
+	// reports of a connection before are skipped).
+	next := func(minConn int) haReport {
+		t.Helper()
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case r := <-reports:
+				if r.conn >= minConn {
+					return r
+				}
+			case <-deadline:
+				t.Fatalf("no report on connection %d or later", minConn)
+			}
+		}
+	}
+	for r := next(1); r.offset != cut; r = next(1) {
+	} // holds [0, cut): record 20 half
+	_ = s.broker.cmd.Process.Kill()
+	<-s.broker.done
+	if err := s.startBroker(); err != nil {
+		t.Fatal(err)
+	}
+	if r := next(2); r.offset != torn {
+		t.Fatalf("restarted slave reported %d on connection %d, want the torn record's start %d (cut at %d)", r.offset, r.conn, torn, cut)
+	}
+	for r := next(2); r.offset != end; r = next(2) {
+	}
+	s.stopBroker()
+	got, err := os.ReadFile(filepath.Join(s.dir, "store", "commitlog", fmt.Sprintf("%020d", 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got[:end], data[:end]) {
+		t.Fatal("slave's log differs from the source")
+	}
+	if l := recoveryLine(filepath.Join(s.dir, "broker.log")); !strings.Contains(l, fmt.Sprintf(`"processOffset":%d`, torn)) {
+		t.Fatalf("recovery line %q, want processOffset %d", l, torn)
+	}
+	report(t, start, 60, 0, fmt.Sprintf("cut at %d inside the record at %d; the restarted slave resumed there; %d bytes identical", cut, torn, end))
+}
+
+type haReport struct {
+	conn   int // the master's connection count when it arrived
+	offset int64
+}
+
+// serveScripted is a classic HA master for one connection: from a first
+// report of 0 it sends [0, cut) as one frame; from any other, the rest of
+// data up to end in 32 KiB frames. Every report goes to reports.
+func serveScripted(c net.Conn, conn int, data []byte, cut, end int64, reports chan<- haReport, quit <-chan struct{}) {
+	defer c.Close()
+	var b [8]byte
+	send := func(off int64, body []byte) error {
+		var h [12]byte
+		binary.BigEndian.PutUint64(h[:], uint64(off))
+		binary.BigEndian.PutUint32(h[8:], uint32(len(body)))
+		_, err := c.Write(append(h[:], body...))
+		return err
+	}
+	first := true
+	for {
+		if _, err := io.ReadFull(c, b[:]); err != nil {
+			return
+		}
+		r := int64(binary.BigEndian.Uint64(b[:]))
+		select {
+		case reports <- haReport{conn, r}:
+		case <-quit:
+			return
+		}
+		if !first {
+			continue
+		}
+		first = false
+		if r == 0 {
+			if send(0, data[:cut]) != nil {
+				return
+			}
+			continue
+		}
+		for off := r; off < end; off += 32 << 10 {
+			if send(off, data[off:min(off+32<<10, end)]) != nil {
+				return
+			}
+		}
+	}
 }
