@@ -308,6 +308,63 @@ func TestHAReference(t *testing.T) {
 		}
 		report(t, start, haMessages+10, 0, fmt.Sprintf("Apache master -> rocketgo slave: %d bytes from %d, %d files identical, %.1fs", end-from, from, files, took.Seconds()))
 	})
+
+	// An empty rocketgo slave joining an Apache master that has three files
+	// starts at the master's last file (the Java master's rule for a report
+	// of 0): its first file is not 0. It follows on, is restarted (its
+	// store opens with that first file), and follows on again.
+	t.Run("RocketgoSlaveJoinsApacheMasterLate", func(t *testing.T) {
+		c, err := startNamesrvConf("ha-golate", "")
+		if c != nil {
+			t.Cleanup(c.stop)
+			c.attachLogs(t)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		haPort, err := pickPort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		master, masterAddr, masterDir := startApacheBroker(t, "ha-apachemaster-late", c.nsAddr, fmt.Sprintf(
+			"brokerName=%s\nbrokerId=0\nbrokerRole=ASYNC_MASTER\nhaListenPort=%d\n%s", c.brokerName, haPort, haTestKeys))
+		topic := uniq("HARef")
+		createTopicOn(t, c.nsAddr, masterAddr, topic)
+		sendHA(t, c, topic, 0, haMessages)
+		before, err := commitLogMaxOffset(masterAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lastFile := before - before%haFileSize
+		if lastFile == 0 {
+			t.Fatalf("master at %d: want several files", before)
+		}
+		start := time.Now()
+		c.extraConf = fmt.Sprintf("brokerId=1\nbrokerRole=SLAVE\nhaMasterAddress=127.0.0.1:%d\n%s", haPort, haTestKeys)
+		if err := c.startBroker(); err != nil {
+			t.Fatal(err)
+		}
+		waitCaughtUp(t, masterAddr, c.brokerAddr, 120*time.Second)
+		sendHA(t, c, topic, haMessages, 300) // into the next file
+		waitCaughtUp(t, masterAddr, c.brokerAddr, 120*time.Second)
+		c.stopBroker()
+		if err := c.startBroker(); err != nil {
+			t.Fatal(err)
+		}
+		sendHA(t, c, topic, haMessages+300, 50)
+		end := waitCaughtUp(t, masterAddr, c.brokerAddr, 120*time.Second)
+		took := time.Since(start)
+		c.stopBroker()
+		master.stop()
+		slaveLog := filepath.Join(c.dir, "store", "commitlog")
+		from := firstFile(t, slaveLog)
+		if from != lastFile {
+			t.Fatalf("slave's first file starts at %d, want the master's last file %d", from, lastFile)
+		}
+		files := sameCommitLogs(t, filepath.Join(masterDir, "store", "commitlog"), slaveLog, from, end)
+		report(t, start, haMessages+350, 0, fmt.Sprintf("rocketgo slave joined an Apache master at its last file %d, restarted: %d bytes, %d files identical, %.1fs",
+			from, end-from, files, took.Seconds()))
+	})
 }
 
 // TestHASlaveKill9: a rocketgo slave killed with SIGKILL while its master
