@@ -132,6 +132,27 @@ func sendHA(t *testing.T, c *cluster, topic string, from, n int) {
 	p.shutdown()
 }
 
+// sameQueueMaxOffsets waits until the slave's consume queues of topic (4
+// queues) end where the master's do (GET_MAX_OFFSET 30 on both): the
+// slave's dispatcher built them from the replicated records' queue offsets.
+func sameQueueMaxOffsets(t *testing.T, master, slave, topic string) {
+	t.Helper()
+	var last string
+	if !waitFor(t, 30*time.Second, func() bool {
+		for q := range 4 {
+			a, err1 := getMaxOffset(master, topic, q)
+			b, err2 := getMaxOffset(slave, topic, q)
+			if err1 != nil || err2 != nil || a != b || a == 0 {
+				last = fmt.Sprintf("queue %d: master %d (%v), slave %d (%v)", q, a, err1, b, err2)
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatalf("consume queues differ: %s", last)
+	}
+}
+
 // createTopicOn creates topic (4 queues) on the broker at addr and waits
 // until the name server routes it there.
 func createTopicOn(t *testing.T, nsAddr, brokerAddr, topic string) {
@@ -247,6 +268,7 @@ func apacheSlaveOfRocketgo(t *testing.T, role string) {
 	sendHA(t, c, topic, 0, haMessages) // mustSend: SendOK each
 	end := waitCaughtUp(t, c.brokerAddr, slaveAddr, 120*time.Second)
 	took := time.Since(start)
+	sameQueueMaxOffsets(t, c.brokerAddr, slaveAddr, topic)
 	slave.stop()
 	c.stopBroker()
 	from := firstFile(t, filepath.Join(slaveDir, "store", "commitlog"))
@@ -295,6 +317,7 @@ func TestHAReference(t *testing.T) {
 		sendHA(t, c, topic, 10, haMessages)
 		end := waitCaughtUp(t, masterAddr, c.brokerAddr, 120*time.Second)
 		took := time.Since(start)
+		sameQueueMaxOffsets(t, masterAddr, c.brokerAddr, topic)
 		c.stopBroker()
 		master.stop()
 		slaveLog := filepath.Join(c.dir, "store", "commitlog")
