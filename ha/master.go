@@ -214,6 +214,7 @@ func (sc *slaveConn) writeLoop() {
 		return
 	}
 	cursor := sc.start
+	wake := make(chan struct{}, 1) // signalled by the store's next append
 	beat := ms(s.cfg.HASendHeartbeatInterval)
 	timer := time.NewTimer(beat)
 	defer timer.Stop()
@@ -242,9 +243,16 @@ func (sc *slaveConn) writeLoop() {
 			return
 		}
 		select {
+		case <-wake: // stale or not: look again
+		default:
+		}
+		if s.st.NotifyAppended(cursor, wake) {
+			continue
+		}
+		select {
 		case <-sc.done:
 			return
-		case <-s.st.Appended(cursor):
+		case <-wake:
 		case <-timer.C:
 			putHeader(&sc.hdr, cursor, 0)
 			if err := sc.write(nil); err != "" {
