@@ -234,9 +234,10 @@ func (sc *slaveConn) writeLoop() {
 			resetTimer(timer, beat)
 			continue
 		}
-		if cursor < s.st.MaxPhyOffset() {
-			// Not readable yet below the end: the cursor is outside the
-			// log (its files were deleted under a slow slave).
+		if cursor < s.st.MinPhyOffset() {
+			// The files under the cursor were deleted (a slave too slow
+			// for the retention). Not "below the end": a put between the
+			// read and that look would close a healthy slave.
 			s.sampled.Warn().Str("remote", sc.addr).Int64("offset", cursor).Int64("masterMinOffset", s.st.MinPhyOffset()).
 				Msg("ha slave behind the master's first commit log file, closing")
 			sc.close("behind the master's commit log")
