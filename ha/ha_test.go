@@ -164,6 +164,9 @@ func TestReplicateMasterToSlave(t *testing.T) {
 	put(t, m, 3000, 800, 4)
 	ss = startService(t, cfg, sl)
 	sameLogs(t, m, sl, 4)
+	if !ss.Status().Connected {
+		t.Fatal("resumed slave not connected")
+	}
 	if sl.MinPhyOffset() != lastFile {
 		t.Fatalf("resumed slave starts at %d, want %d", sl.MinPhyOffset(), lastFile)
 	}
