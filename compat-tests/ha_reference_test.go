@@ -296,6 +296,10 @@ func apacheSlaveOfRocketgo(t *testing.T, role string) {
 
 func TestHAReference(t *testing.T) {
 	requireJava(t)
+	// Mostly waiting for JVMs: overlaps the other waiting Java tests. Its
+	// ports are picked free and its directories are its own; the subtests
+	// stay sequential.
+	t.Parallel()
 	for _, role := range []string{"ASYNC_MASTER", "SYNC_MASTER"} {
 		t.Run("ApacheSlaveOfRocketgo_"+role, func(t *testing.T) { apacheSlaveOfRocketgo(t, role) })
 	}
