@@ -236,6 +236,9 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 // committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
 // connected.
 func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if b.Config().IsSlave() {
+		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
 		return ResetOffsetResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist,

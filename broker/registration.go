@@ -220,6 +220,8 @@ func (r *registrar) invoke(addr string, header map[string]string, body []byte, t
 	if resp.Code != remoting.Success {
 		return fmt.Errorf("%w: code %d: %s", errRegisterRefused, resp.Code, resp.Remark)
 	}
+	// A slave learns its master from the answer (RegisterBrokerResponseHeader).
+	r.b.learnMaster(resp.Str("masterAddr"), resp.Str("haServerAddr"))
 	return nil
 }
 
@@ -355,10 +357,14 @@ func (r *registrar) header() map[string]string {
 		"brokerName":   c.BrokerName,
 		"brokerAddr":   c.Addr(),
 		"clusterName":  c.BrokerClusterName,
-		"haServerAddr": c.BrokerIP1 + ":" + strconv.Itoa(c.ListenPort+1),
+		"haServerAddr": c.HAServerAddr(),
 		"brokerId":     strconv.FormatInt(c.BrokerID, 10),
 		"compressed":   strconv.FormatBool(c.CompressedRegister),
 		"bodyCrc32":    "0", // 0 = not checked, as Apache's name server treats it
+		// As a 5.x broker: a name server then takes the topics of a slave
+		// registering while its master is away (the prime slave), so
+		// consumers still find them.
+		"enableActingMaster": "false",
 	}
 }
 

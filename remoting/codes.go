@@ -27,6 +27,8 @@ const (
 	NotifyConsumerIDsChanged      int32 = 40
 	LockBatchMQ                   int32 = 41
 	UnlockBatchMQ                 int32 = 42
+	GetAllConsumerOffset          int32 = 43
+	GetAllDelayOffset             int32 = 45
 	CheckClientConfig             int32 = 46
 	PutKVConfig                   int32 = 100
 	GetKVConfig                   int32 = 101
