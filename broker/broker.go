@@ -79,6 +79,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// A slave's store takes only the master's bytes (replication, issue #14).
+	cfg.Store.Replica = cfg.IsSlave()
 	root := log.With().Str("brokerName", cfg.BrokerName).Logger()
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir

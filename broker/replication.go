@@ -31,6 +31,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -259,7 +260,7 @@ func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
 // version differs (Apache's syncTopicConfig). Topics the broker adds
 // itself (system topics) stay.
 func (b *Broker) takeTopics(body []byte) error {
-	f, issues, err := decodeTopicsFile(body, b.Topics.maxQueueNums, b.Topics.IsSystem)
+	f, issues, err := decodeTopicsFile(config.QuoteBareKeys(body), b.Topics.maxQueueNums, b.Topics.IsSystem)
 	if err != nil {
 		return err
 	}
@@ -271,7 +272,7 @@ func (b *Broker) takeTopics(body []byte) error {
 // takeGroups replaces the subscription group table with the master's when
 // its data version differs (Apache's syncSubscriptionGroupConfig).
 func (b *Broker) takeGroups(body []byte) error {
-	f, issues, err := decodeGroupsFile(body, b.Groups.maxQueueNums)
+	f, issues, err := decodeGroupsFile(config.QuoteBareKeys(body), b.Groups.maxQueueNums)
 	if err != nil {
 		return err
 	}
@@ -284,7 +285,7 @@ func (b *Broker) takeGroups(body []byte) error {
 // topic@group at a time (Apache's putAll in syncConsumerOffset): a group
 // the master does not know keeps what the slave has.
 func (b *Broker) takeOffsets(body []byte) error {
-	table, issues, err := decodeOffsetsFile(body, b.Offsets.maxQueueNums)
+	table, issues, err := decodeOffsetsFile(config.QuoteBareKeys(body), b.Offsets.maxQueueNums)
 	if err != nil {
 		return err
 	}
@@ -297,7 +298,7 @@ func (b *Broker) takeOffsets(body []byte) error {
 // (Apache writes the master's delayOffset.json as is and reloads it).
 func (b *Broker) takeDelayOffsets(body []byte) error {
 	var f delayOffsetFile
-	if err := jsoniter.Unmarshal(body, &f); err != nil {
+	if err := jsoniter.Unmarshal(config.QuoteBareKeys(body), &f); err != nil {
 		return err
 	}
 	offsets := make(map[int]int64, len(f.OffsetTable))

@@ -493,7 +493,7 @@ func (b *Broker) storeRefusal(cfg *Config, err error) error {
 		errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID):
 		r = messageIllegal(cfg, nil)
 	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull),
-		errors.Is(err, ErrSlave):
+		errors.Is(err, ErrSlave), errors.Is(err, store.ErrReplica):
 		cl, cq, index := b.Store.DiskUsedRatios()
 		r = refuse(remoting.ServiceNotAvailable, nil, "service not available now. It may be caused by one of the "+
 			"following reasons: the broker's disk is full [CL: %5.2f CQ: %5.2f INDEX: %5.2f], messages are put to the "+
