@@ -313,7 +313,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	tps3 := tpsText + " " + tpsText + " " + tpsText
 	pullQueued, pullCapacity := b.PullQueue()
 	return map[string]string{
-		"brokerActive":                             "true",
+		"brokerActive":                             strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
 		"brokerVersionDesc":                        BrokerVersionDesc,
 		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
 		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),

@@ -335,3 +335,59 @@ func withDataVersion(obj []byte) []byte {
 	obj = append(obj, v...)
 	return append(obj, '}')
 }
+
+// haRuntimeInfo is Apache 5.x's HARuntimeInfo (GET_BROKER_HA_STATUS 907,
+// mqadmin haStatus), fields in fastjson's order.
+type haRuntimeInfo struct {
+	HAClientRuntimeInfo      haClientRuntimeInfo       `json:"haClientRuntimeInfo"`
+	HAConnectionInfo         []haConnectionRuntimeInfo `json:"haConnectionInfo"`
+	InSyncSlaveNums          int                       `json:"inSyncSlaveNums"`
+	Master                   bool                      `json:"master"`
+	MasterCommitLogMaxOffset int64                     `json:"masterCommitLogMaxOffset"`
+}
+
+type haConnectionRuntimeInfo struct {
+	Addr                    string `json:"addr"`
+	Diff                    int64  `json:"diff"`
+	InSync                  bool   `json:"inSync"`
+	SlaveAckOffset          int64  `json:"slaveAckOffset"`
+	TransferFromWhere       int64  `json:"transferFromWhere"`
+	TransferredByteInSecond int64  `json:"transferredByteInSecond"`
+}
+
+type haClientRuntimeInfo struct {
+	Activated               bool   `json:"activated"`
+	LastReadTimestamp       int64  `json:"lastReadTimestamp"`
+	LastWriteTimestamp      int64  `json:"lastWriteTimestamp"`
+	MasterAddr              string `json:"masterAddr"`
+	MasterFlushOffset       int64  `json:"masterFlushOffset"`
+	MaxOffset               int64  `json:"maxOffset"`
+	TransferredByteInSecond int64  `json:"transferredByteInSecond"`
+}
+
+// HARuntimeInfo is GET_BROKER_HA_STATUS's body: a master's slaves (in sync
+// = less than haSlaveFallbehindMax behind, Apache 5.x's haMaxGapNotInSync
+// check), or a slave's connection to its master.
+func (b *Broker) HARuntimeInfo() ([]byte, error) {
+	cfg := b.Config()
+	st := b.HAStatus()
+	var info haRuntimeInfo
+	if cfg.IsSlave() {
+		info.HAClientRuntimeInfo = haClientRuntimeInfo{Activated: st.Connected, LastReadTimestamp: st.LastReadUnixMill,
+			MasterAddr: st.MasterHAAddr, MaxOffset: b.Store.MaxPhyOffset()}
+	} else {
+		info.Master = true
+		info.MasterCommitLogMaxOffset = b.Store.MaxPhyOffset()
+		info.HAConnectionInfo = make([]haConnectionRuntimeInfo, 0, len(st.Slaves))
+		for _, sl := range st.Slaves {
+			diff := info.MasterCommitLogMaxOffset - sl.AckOffset
+			c := haConnectionRuntimeInfo{Addr: sl.Addr, Diff: diff, InSync: diff < cfg.HA.HASlaveFallbehindMax,
+				SlaveAckOffset: sl.AckOffset}
+			if c.InSync {
+				info.InSyncSlaveNums++
+			}
+			info.HAConnectionInfo = append(info.HAConnectionInfo, c)
+		}
+	}
+	return jsoniter.Marshal(info)
+}

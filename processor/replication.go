@@ -17,6 +17,7 @@ const rejectRemark = "[REJECTREQUEST]system busy, start flow control for a while
 func (p *brokerProcs) registerReplication(t Table) {
 	t[remoting.GetAllConsumerOffset] = p.allConsumerOffsets
 	t[remoting.GetAllDelayOffset] = p.allDelayOffsets
+	t[remoting.GetBrokerHAStatus] = p.haStatus
 	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
 		remoting.ConsumerSendMsgBack} {
 		t[code] = rejectWhen(p.b.RejectsSends, t[code])
@@ -51,5 +52,16 @@ func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command
 func (p *brokerProcs) allDelayOffsets(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Body = p.b.AllDelayOffsets()
+	return resp
+}
+
+// haStatus is GET_BROKER_HA_STATUS: Apache 5.x's HARuntimeInfo.
+func (p *brokerProcs) haStatus(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	body, err := p.b.HARuntimeInfo()
+	if err != nil {
+		return p.fail(req, err)
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = body
 	return resp
 }

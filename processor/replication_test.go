@@ -2,10 +2,13 @@ package processor
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/ha"
@@ -172,6 +175,41 @@ func TestBrokerConfigShowsRole(t *testing.T) {
 		"haListenPort=" + strconv.Itoa(b.Config().ListenPort+1), "slaveReadEnable=false", "slaveTimeout=3000"} {
 		if !strings.Contains(body, kv+"\n") {
 			t.Errorf("GET_BROKER_CONFIG lacks %q", kv)
+		}
+	}
+}
+
+// GET_BROKER_RUNTIME_INFO shows a slave inactive (Apache: its special
+// services do not run), GET_BROKER_HA_STATUS a master with its slaves or a
+// slave with its master (Apache 5.x's HARuntimeInfo).
+func TestSlaveRuntimeInfo(t *testing.T) {
+	for _, slave := range []bool{false, true} {
+		edit := func(*broker.Config) {}
+		if slave {
+			edit = slaveOf(nil)
+		}
+		b, cl := serveBroker(t, edit, nil)
+		resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerRuntimeInfo, nil, nil))
+		var kv struct {
+			Table map[string]string `json:"table"`
+		}
+		if err := jsoniter.Unmarshal(resp.Body, &kv); err != nil {
+			t.Fatal(err)
+		}
+		if got := kv.Table["brokerActive"]; got != strconv.FormatBool(!slave) {
+			t.Errorf("slave %t: brokerActive %q", slave, got)
+		}
+		resp = invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerHAStatus, nil, nil))
+		var info struct {
+			Master           bool              `json:"master"`
+			HAConnectionInfo []json.RawMessage `json:"haConnectionInfo"`
+			Client           struct {
+				MasterAddr *string `json:"masterAddr"`
+			} `json:"haClientRuntimeInfo"`
+		}
+		if resp.Code != remoting.Success || jsoniter.Unmarshal(resp.Body, &info) != nil || info.Master == slave ||
+			info.Client.MasterAddr == nil {
+			t.Errorf("slave %t: GET_BROKER_HA_STATUS %d %s", slave, resp.Code, resp.Body)
 		}
 	}
 }
