@@ -261,3 +261,7 @@ func strictTail(v *message.RecordView) bool {
 	}
 	return true
 }
+
+// CommitLogFileSize is mappedFileSizeCommitLog (the HA master's "start of
+// the last file" rule for a slave that reports 0).
+func (s *Store) CommitLogFileSize() int64 { return s.cl.q.fileSize }

@@ -278,3 +278,41 @@ func TestLimitSourceRefusesAtOnce(t *testing.T) {
 		t.Fatalf("within the gap: %v", err)
 	}
 }
+
+// Apache's suggestPullingFromSlave: the last entry examined is further
+// behind the commit log end than the memory share.
+func TestSuggestPullingFromSlave(t *testing.T) {
+	s := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, s)
+	res := putN(t, s, "TopicA", 1, 0, 100)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.DispatchedPhyOffset() >= s.MaxPhyOffset() })
+	s.coldDistance = s.MaxPhyOffset() - res[50].PhysicalOffset - 1 // test: before any pull
+	for _, tc := range []struct {
+		from int64
+		n    int
+		want bool
+	}{
+		{0, 10, true},   // last examined: record 9
+		{40, 11, true},  // record 50: just beyond the distance
+		{42, 10, false}, // record 51: within it
+		{90, 10, false},
+	} {
+		for _, views := range []bool{false, true} {
+			var g GetResult
+			if views {
+				g = s.GetMessageViews("TopicA", 0, tc.from, tc.n, 1<<20, nil, AnyPages)
+			} else {
+				g = s.GetMessages(nil, "TopicA", 0, tc.from, tc.n, 1<<20, nil)
+			}
+			if g.Count != tc.n || g.SuggestPullingFromSlave != tc.want {
+				t.Errorf("pull %d from %d (views %v): count %d, suggest %v, want %v", tc.n, tc.from, views, g.Count, g.SuggestPullingFromSlave, tc.want)
+			}
+			if g.Release != nil {
+				g.Release()
+			}
+		}
+	}
+	if g := s.GetMessages(nil, "TopicA", 0, 100, 10, 1<<20, nil); g.SuggestPullingFromSlave {
+		t.Error("nothing found, yet a suggestion")
+	}
+}

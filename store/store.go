@@ -142,6 +142,10 @@ type Store struct {
 	// hotTail: records within this many bytes of the end of the commit
 	// log are read without a residency check (memory.go).
 	hotTail int64
+	// coldDistance: a pull reading further than this behind the end
+	// suggests the slave (GetResult.SuggestPullingFromSlave): Apache's
+	// physical memory × accessMessageInMemoryMaxRatio / 100, no floor.
+	coldDistance int64
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
@@ -172,6 +176,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		delayLevels:  levels,
 		cqFileSize:   cfg.cqFileSize(),
 		hotTail:      hotTailFor(cfg.AccessMessageInMemoryMaxRatio),
+		coldDistance: physicalMemory() / 100 * int64(cfg.AccessMessageInMemoryMaxRatio),
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
