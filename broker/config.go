@@ -307,11 +307,8 @@ func (c *Config) validateHA() error {
 	if c.HA.HAListenPort < 0 || c.HA.HAListenPort > 65535 {
 		return fmt.Errorf("broker: haListenPort %d out of range", c.HA.HAListenPort)
 	}
-	if c.HA.HASendHeartbeatInterval <= 0 || c.HA.HAHousekeepingInterval <= 0 || c.HA.HATransferBatchSize <= 0 ||
-		c.HA.HASlaveFallbehindMax <= 0 || c.HA.SlaveTimeout <= 0 {
-		return fmt.Errorf("broker: haSendHeartbeatInterval %d, haHousekeepingInterval %d, haTransferBatchSize %d, "+
-			"haSlaveFallbehindMax %d and slaveTimeout %d must be positive", c.HA.HASendHeartbeatInterval,
-			c.HA.HAHousekeepingInterval, c.HA.HATransferBatchSize, c.HA.HASlaveFallbehindMax, c.HA.SlaveTimeout)
+	if err := c.HA.Validate(); err != nil {
+		return fmt.Errorf("broker: %w", err)
 	}
 	if c.SlaveSynchronizePeriod <= 0 {
 		return fmt.Errorf("broker: slaveSynchronizePeriod %d must be positive", c.SlaveSynchronizePeriod)

@@ -128,12 +128,6 @@ func (b *Broker) startHA() error {
 	cfg := b.Config()
 	listen := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HA.HAListenPort))
 	svc, err := b.newHA(cfg.HA, listen, b.Store, b.root)
-	if err != nil && err.Error() == "ha: not implemented" {
-		// TEMPORARY (issue #14): the contract skeleton of i14-base; gone
-		// with the merge of i14-repl.
-		b.log.Warn().Msg("replication not implemented yet: running without it")
-		return nil
-	}
 	if err != nil {
 		return fmt.Errorf("broker: ha: %w", err)
 	}

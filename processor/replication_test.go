@@ -213,3 +213,34 @@ func TestSlaveRuntimeInfo(t *testing.T) {
 		}
 	}
 }
+
+// With slaveReadEnable a pull answer suggests the group's
+// whichBrokerWhenConsumeSlowly after a read far behind the commit log end
+// (accessMessageInMemoryMaxRatio 0 here: every read is), its brokerId
+// otherwise; without it, always the master.
+func TestSuggestWhichBrokerID(t *testing.T) {
+	for _, enable := range []bool{false, true} {
+		b, cl := serveBroker(t, func(c *broker.Config) { c.SlaveReadEnable = enable }, nil)
+		if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+			Perm: broker.PermRead | broker.PermWrite}); err != nil {
+			t.Fatal(err)
+		}
+		gc := broker.DefaultGroupConfig("G")
+		gc.BrokerID, gc.WhichBrokerWhenConsumeSlowly = 2, 3
+		if err := b.Groups.Put(gc); err != nil {
+			t.Fatal(err)
+		}
+		empty := invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*"))
+		putBig(t, b, "T", 0, 2)
+		found := invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*"))
+		wantEmpty, wantFound := "0", "0"
+		if enable {
+			wantEmpty, wantFound = "2", "3"
+		}
+		if empty.Str("suggestWhichBrokerId") != wantEmpty || found.Code != remoting.Success ||
+			found.Str("suggestWhichBrokerId") != wantFound {
+			t.Errorf("slaveReadEnable %t: empty queue suggests %q, found %d suggests %q; want %s, %s", enable,
+				empty.Str("suggestWhichBrokerId"), found.Code, found.Str("suggestWhichBrokerId"), wantEmpty, wantFound)
+		}
+	}
+}
