@@ -172,7 +172,7 @@ func TestBrokerConfigShowsRole(t *testing.T) {
 	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerConfig, nil, nil))
 	body := string(resp.Body)
 	for _, kv := range []string{"brokerRole=SLAVE", "brokerId=1", "brokerIP2=127.0.0.2",
-		"haListenPort=" + strconv.Itoa(b.Config().ListenPort+1), "slaveReadEnable=false", "slaveTimeout=3000"} {
+		"haListenPort=" + strconv.Itoa(b.Config().HA.HAListenPort), "slaveReadEnable=false", "slaveTimeout=3000"} {
 		if !strings.Contains(body, kv+"\n") {
 			t.Errorf("GET_BROKER_CONFIG lacks %q", kv)
 		}
