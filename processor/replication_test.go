@@ -127,6 +127,12 @@ func TestSlaveSynchronize(t *testing.T) {
 		t.Fatalf("GET_ALL_DELAY_OFFSET: %d %s", resp.Code, resp.Body)
 	}
 
+	resp = invoke(t, mcl, m, remoting.NewRequest(remoting.GetAllMessageRequestMode, nil, nil))
+	expectCode(t, resp, remoting.Success)
+	if string(resp.Body) != `{"messageRequestModeMap":{}}` {
+		t.Errorf("GET_ALL_MESSAGE_REQUEST_MODE: %s", resp.Body)
+	}
+
 	s, _ := serveBroker(t, slaveOf(nil), nil)
 	if err := s.Topics.Put(broker.TopicConfig{TopicName: "OnlyOnSlave", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: broker.PermRead | broker.PermWrite}); err != nil {
