@@ -64,6 +64,19 @@ func TestSlaveRefusesWrites(t *testing.T) {
 	if n := b.Store.MaxPhyOffset(); n != 0 {
 		t.Errorf("a slave's commit log grew to %d", n)
 	}
+	// Topic and group changes (Apache 4.9's validateSlave): the slave's
+	// tables are its master's.
+	const slaveAdmin = "Can't modify topic or subscription group from slave broker, please execute it from master broker."
+	create := remoting.NewRequest(remoting.UpdateAndCreateTopic, map[string]string{"topic": "U", "defaultTopic": "TBW102",
+		"readQueueNums": "1", "writeQueueNums": "1", "perm": "6", "topicFilterType": "SINGLE_TAG"}, nil)
+	expectAnswer(t, invoke(t, cl, b, create), remoting.SystemError, slaveAdmin)
+	del := remoting.NewRequest(remoting.DeleteTopicInBroker, map[string]string{"topic": "T"}, nil)
+	expectAnswer(t, invoke(t, cl, b, del), remoting.SystemError, slaveAdmin)
+	delGroup := remoting.NewRequest(remoting.DeleteSubscriptionGroup, map[string]string{"groupName": "G"}, nil)
+	expectAnswer(t, invoke(t, cl, b, delGroup), remoting.SystemError, slaveAdmin)
+	if _, ok := b.Topics.Get("T"); !ok || !b.Groups.Contains("G") {
+		t.Error("a slave's table changed")
+	}
 }
 
 // With slaveReadEnable a slave serves pulls; the answer suggests the
