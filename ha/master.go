@@ -48,10 +48,8 @@ func (s *Service) acceptLoop() {
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			select {
-			case <-s.quit:
-				return
-			default:
+			if errors.Is(err, net.ErrClosed) {
+				return // Shutdown closed the listener
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
@@ -188,11 +186,10 @@ func (sc *slaveConn) report(off int64) string {
 // usableChanged counts slaves that reported; a SYNC_MASTER refuses waits at
 // once while there is none.
 func (s *Service) usableChanged(d int32) {
+	s.usableMu.Lock()
+	defer s.usableMu.Unlock()
 	n := s.usable.Add(d)
-	if s.cfg.BrokerRole != SyncMaster {
-		return
-	}
-	if (d > 0 && n == 1) || (d < 0 && n == 0) {
+	if s.cfg.BrokerRole == SyncMaster && ((d > 0 && n == 1) || (d < 0 && n == 0)) {
 		s.st.LimitSource(store.Replicated, n > 0, s.cfg.HASlaveFallbehindMax)
 	}
 }

@@ -30,6 +30,9 @@ type Service struct {
 
 	quit chan struct{}
 	wg   sync.WaitGroup
+	// run is cancelled by Shutdown: a slave's dial in progress ends with it.
+	run    context.Context
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	started bool
@@ -40,8 +43,10 @@ type Service struct {
 	masterAddr string
 	link       net.Conn // the slave's live connection to its master, or nil
 
-	// master: usable slaves (reported at least once), for SYNC_MASTER.
-	usable atomic.Int32
+	// master: usable slaves (reported at least once), for SYNC_MASTER;
+	// usableMu orders the changes with the store's limit they set.
+	usableMu sync.Mutex
+	usable   atomic.Int32
 	// slave side
 	addrCh    chan struct{} // the master address changed
 	connected atomic.Bool
@@ -115,6 +120,7 @@ func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*S
 		addrCh:     make(chan struct{}, 1),
 		masterAddr: cfg.HAMasterAddress,
 	}
+	s.run, s.cancel = context.WithCancel(context.Background())
 	if cfg.BrokerRole == Slave {
 		st.SetReplica(true)
 	}
@@ -190,6 +196,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		link := s.link
 		s.mu.Unlock()
 		close(s.quit)
+		s.cancel()
 		for _, c := range conns {
 			c.close("shutdown")
 		}
