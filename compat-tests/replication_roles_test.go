@@ -374,3 +374,82 @@ func TestReplicationNameServers(t *testing.T) {
 		t.Error("slave never learned its master through the live name server")
 	}
 }
+
+// setupMeta creates topic, group and a committed offset (queue 1 at 7) on
+// the broker at addr with Java-style requests, as mqadmin and a consumer
+// would.
+func setupMeta(t *testing.T, addr, topic, group string) {
+	t.Helper()
+	steps := []*rawCmd{
+		javaRequest(17, map[string]string{"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "2",
+			"writeQueueNums": "2", "perm": "6", "topicFilterType": "SINGLE_TAG"}, nil),
+		javaRequest(200, nil, []byte(`{"groupName":"`+group+`","consumeEnable":true,"consumeFromMinEnable":true,`+
+			`"consumeBroadcastEnable":true,"retryQueueNums":1,"retryMaxTimes":16,"brokerId":0,`+
+			`"whichBrokerWhenConsumeSlowly":1,"notifyConsumerIdsChangedEnable":true}`)),
+		javaRequest(15, map[string]string{"consumerGroup": group, "topic": topic, "queueId": "1", "commitOffset": "7"}, nil),
+	}
+	for _, req := range steps {
+		resp, err := rawInvoke(addr, req, 5*time.Second)
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("request %d to %s: %v %v", req.Code, addr, resp, err)
+		}
+	}
+}
+
+// synced reports whether the broker at addr has topic and group's offset 7
+// on queue 1.
+func synced(addr, topic, group string) bool {
+	resp, err := rawInvoke(addr, javaRequest(codeGetAllTopicConfig, nil, nil), 3*time.Second)
+	if err != nil || resp.Code != 0 || !strings.Contains(string(resp.Body), `"`+topic+`"`) {
+		return false
+	}
+	code, off, err := queryConsumerOffset(addr, group, topic, 1)
+	return err == nil && code == 0 && off == 7
+}
+
+// Metadata sync across implementations (ROCKETGO_JAVA=1): an Apache 5.3.3
+// slave copies topics and consumer offsets from a rocketgo master (its
+// first sync comes about 60 s after its start), and a rocketgo slave copies
+// them from an Apache 5.3.3 master; neither logs a failed sync of topics,
+// offsets, delay offsets or groups.
+func TestReplicationJavaMetadata(t *testing.T) {
+	requireJava(t)
+	t.Run("ApacheSlaveOfRocketgo", func(t *testing.T) {
+		c := newClusterConf(t, uniq("jmeta"), replConf)
+		topic, group := uniq("JMetaT"), uniq("JMetaG")
+		setupMeta(t, c.brokerAddr, topic, group)
+		_, slave, dir := startApacheBroker(t, uniq("apache-slave"), c.nsAddr,
+			"brokerName="+c.brokerName+"\nbrokerId=1\nbrokerRole=SLAVE\n"+replConf)
+		if !waitFor(t, 150*time.Second, func() bool { return synced(slave, topic, group) }) {
+			t.Fatalf("the Apache slave never synced topic %s and group %s from the rocketgo master", topic, group)
+		}
+		log := filepath.Join(dir, "logs", "rocketmqlogs", "broker.log")
+		for _, bad := range []string{"SyncTopicConfig Exception", "SyncConsumerOffset Exception",
+			"SyncDelayOffset Exception", "SyncSubscriptionGroup Exception", "SyncMessageRequestMode Exception"} {
+			if tail := tailFile(log, 5000); strings.Contains(tail, bad) {
+				t.Errorf("Apache slave logged %q", bad)
+			}
+		}
+	})
+	t.Run("RocketgoSlaveOfApache", func(t *testing.T) {
+		c, err := startNamesrvConf(uniq("jmeta2"), "")
+		if c != nil {
+			t.Cleanup(c.stop)
+			c.attachLogs(t)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, master, _ := startApacheBroker(t, uniq("apache-master"), c.nsAddr, replConf)
+		topic, group := uniq("JMetaT"), uniq("JMetaG")
+		setupMeta(t, master, topic, group)
+		c.brokerName = "broker-ref" // reference/run.sh's broker name
+		s := startSlave(t, c, "")
+		if !waitFor(t, 60*time.Second, func() bool { return synced(s.addr, topic, group) }) {
+			t.Fatalf("the rocketgo slave never synced topic %s and group %s from the Apache master", topic, group)
+		}
+		if tail := tailFile(filepath.Join(s.dir, "broker.log"), 2000); strings.Contains(tail, "slave metadata sync failed") {
+			t.Errorf("rocketgo slave logged a failed sync:\n%s", tail)
+		}
+	})
+}

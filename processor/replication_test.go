@@ -3,6 +3,7 @@ package processor
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -261,5 +262,26 @@ func TestSuggestWhichBrokerID(t *testing.T) {
 			t.Errorf("slaveReadEnable %t: empty queue suggests %q, found %d suggests %q; want %s, %s", enable,
 				empty.Str("suggestWhichBrokerId"), found.Code, found.Str("suggestWhichBrokerId"), wantEmpty, wantFound)
 		}
+	}
+}
+
+// The VIP channel (fastListenPort, Apache's listenPort-2) serves the same
+// requests: an Apache slave's metadata sync asks its master there.
+func TestVIPChannel(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, cl := serveBroker(t, func(c *broker.Config) { c.FastListenPort = port }, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := cl.Invoke(ctx, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		remoting.NewRequest(remoting.GetAllConsumerOffset, nil, nil))
+	if err != nil || resp.Code != remoting.Success || !strings.HasPrefix(string(resp.Body), `{"offsetTable":{`) {
+		t.Fatalf("GET_ALL_CONSUMER_OFFSET on the VIP channel: %v %v", resp, err)
 	}
 }
