@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -452,4 +453,60 @@ func TestReplicationJavaMetadata(t *testing.T) {
 			t.Errorf("rocketgo slave logged a failed sync:\n%s", tail)
 		}
 	})
+}
+
+// mqadmin 5.3.3 (ROCKETGO_JAVA=1) shows a rocketgo master and slave as it
+// shows Apache's: clusterList lists both under the broker name with ids 0
+// and 1, brokerStatus shows the slave inactive, haStatus lists the slave
+// on the master and the master on the slave.
+func TestReplicationMQAdmin(t *testing.T) {
+	requireJava(t)
+	cp := referenceClasspath(t)
+	home := t.TempDir()
+	c := newClusterConf(t, uniq("madm"), replConf)
+	s := startSlave(t, c, "")
+	if !waitFor(t, 30*time.Second, func() bool { return caughtUp(c.brokerAddr, s.addr) }) {
+		t.Fatal("slave did not connect")
+	}
+	if !waitFor(t, 20*time.Second, func() bool {
+		ids := brokerIDs(c.nsAddr, "TBW102", c.brokerName)
+		return ids[0] == c.brokerAddr && ids[1] == s.addr
+	}) {
+		t.Fatal("route lacks master or slave")
+	}
+	out := mqadmin(t, cp, home, "clusterList", "-n", c.nsAddr)
+	var master, slave bool
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[1] != c.brokerName {
+			continue
+		}
+		master = master || (f[2] == "0" && f[3] == c.brokerAddr)
+		slave = slave || (f[2] == "1" && f[3] == s.addr)
+	}
+	if !master || !slave {
+		t.Errorf("clusterList lacks master (%t) or slave (%t):\n%s", master, slave, adminOutput(out))
+	}
+	out = mqadmin(t, cp, home, "brokerStatus", "-n", c.nsAddr, "-b", s.addr)
+	if !regexp.MustCompile(`(?m)^brokerActive\s*:\s*false`).MatchString(out) {
+		t.Errorf("brokerStatus of the slave:\n%s", adminOutput(out))
+	}
+	out = mqadmin(t, cp, home, "haStatus", "-n", c.nsAddr, "-b", c.brokerAddr)
+	if !strings.Contains(out, "127.0.0.1") {
+		t.Errorf("haStatus of the master:\n%s", adminOutput(out))
+	}
+	t.Logf("haStatus of the master:\n%s", adminOutput(out))
+	out = mqadmin(t, cp, home, "haStatus", "-n", c.nsAddr, "-b", s.addr)
+	t.Logf("haStatus of the slave:\n%s", adminOutput(out))
+}
+
+// adminOutput is mqadmin's output without logback's status lines.
+func adminOutput(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "|-") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
