@@ -83,7 +83,7 @@ func (s *Service) admit(c net.Conn) {
 	s.goRunLocked(sc.readLoop)
 	s.goRunLocked(sc.writeLoop)
 	s.mu.Unlock()
-	s.log.Info().Str("remote", sc.addr).Msg("ha slave connected")
+	s.connLog.Info().Str("remote", sc.addr).Msg("ha slave connected")
 }
 
 // close ends the connection once, with the reason logged.
@@ -101,7 +101,7 @@ func (sc *slaveConn) close(why string) {
 		if why == "shutdown" {
 			return
 		}
-		s.log.Info().Str("remote", sc.addr).Int64("ackOffset", sc.ack.Load()).Str("reason", why).Msg("ha slave disconnected")
+		s.connLog.Info().Str("remote", sc.addr).Int64("ackOffset", sc.ack.Load()).Str("reason", why).Msg("ha slave disconnected")
 	})
 }
 

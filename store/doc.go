@@ -51,7 +51,7 @@
 //     are allocated before a store into them (fallocate, or zeros written
 //     ahead of a consume queue's writer), so a full disk is an error,
 //     never a SIGBUS.
-//   - A replica store (Config.Replica, SetReplica) grows only by
+//   - A replica store (Config.Replica, BecomeReplica) grows only by
 //     AppendReplica, at its commit log end or, empty, at a file boundary;
 //     Put is refused. Its MaxPhyOffset may end inside a record (a frame
 //     split it): the dispatcher stops at such a record (splitAt) and goes
