@@ -300,3 +300,19 @@ func TestHangingNamesrv(t *testing.T) {
 		t.Errorf("registrations took %v: held back by the hanging name server", took)
 	}
 }
+
+// slaveReadEnable changes at runtime (Apache reads it per pull); the role
+// does not (recorded for the next start).
+func TestSlaveReadEnableAtRuntime(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	if !b.RejectsPulls() || !b.RejectsSends() {
+		t.Fatal("a slave without slaveReadEnable takes pulls or sends")
+	}
+	ch, err := b.UpdateConfig([]byte("slaveReadEnable=true\nbrokerRole=ASYNC_MASTER\nbrokerId=0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RejectsPulls() || !b.IsSlave() || len(ch.Applied) != 1 || ch.Applied[0] != "slaveReadEnable" {
+		t.Fatalf("after the update: rejects pulls %t, slave %t, change %+v", b.RejectsPulls(), b.IsSlave(), ch)
+	}
+}
