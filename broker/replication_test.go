@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,6 +99,25 @@ func TestSyncMasterSendStatus(t *testing.T) {
 			}
 		})
 	}
+	// A batch waits for its last message's end.
+	sm, _ := testBroker(t, t.TempDir(), func(c *Config) { c.HA.BrokerRole = ha.SyncMaster })
+	putTopic(t, sm, "T", 1, PermRead|PermWrite)
+	var waited int64
+	sm.wait = func(end int64, _ store.Durability, done func(error)) {
+		waited = end
+		done(store.ErrReplicaNotAvailable)
+	}
+	var got SendStatus = -1
+	var bres SendResult
+	if err := sm.Send(batchReq(t, "T", "", "a", "b", "c"), &bres, func() func(SendStatus) {
+		return func(st SendStatus) { got = st }
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != SendSlaveNotAvailable || waited != sm.Store.MaxPhyOffset() || strings.Count(string(bres.MsgID), ",") != 2 {
+		t.Fatalf("batch: status %v, waited for %d (log end %d), msgId %q", got, waited, sm.Store.MaxPhyOffset(), bres.MsgID)
+	}
+
 	b, _ := testBroker(t, t.TempDir(), nil)
 	putTopic(t, b, "T", 1, PermRead|PermWrite)
 	b.wait = func(int64, store.Durability, func(error)) { t.Fatal("an ASYNC_MASTER waited") }
