@@ -336,3 +336,51 @@ func TestSlaveReadEnableAtRuntime(t *testing.T) {
 		t.Fatalf("after the update: rejects pulls %t, slave %t, change %+v", b.RejectsPulls(), b.IsSlave(), ch)
 	}
 }
+
+// A master answering the metadata requests with garbage (bad JSON, a topic
+// name breaking the rules, a delay level out of range) changes nothing on
+// the slave: each part fails on its own, with an error naming it.
+func TestSlaveSyncHostileMaster(t *testing.T) {
+	bodies := map[int32]string{
+		remoting.GetAllTopicConfig:             `{"topicConfigTable":{"a/../b":{"topicName":"a/../b","readQueueNums":1,"writeQueueNums":1,"perm":6}},"dataVersion":{"counter":9}}`,
+		remoting.GetAllConsumerOffset:          `{"offsetTable":{"T@G":{0:`,
+		remoting.GetAllDelayOffset:             `{"offsetTable":{99999:1}}`,
+		remoting.GetAllSubscriptionGroupConfig: `[1,2,3]`,
+	}
+	tbl := remoting.Table{}
+	for code, body := range bodies {
+		tbl[code] = func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+			resp := remoting.NewResponse(req, remoting.Success, "")
+			resp.Body = []byte(body)
+			return resp
+		}
+	}
+	srv := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()},
+		tbl, zerolog.Nop())
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	s, _ := runServing(t, "", func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	if err := s.Groups.Put(DefaultGroupConfig("G")); err != nil {
+		t.Fatal(err)
+	}
+	topics, groups := s.AllTopicConfig(), s.AllGroupConfig()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.SyncFromMaster(ctx, srv.Addr())
+	for _, part := range []string{"consumer offsets", "delay offsets", "subscription groups"} {
+		if err == nil || !strings.Contains(err.Error(), "sync "+part) {
+			t.Errorf("sync error %v does not name %s", err, part)
+		}
+	}
+	if _, ok := s.Topics.Get("a/../b"); ok {
+		t.Error("a topic breaking the rules was taken")
+	}
+	if got := s.AllGroupConfig(); len(got.Groups) != len(groups.Groups) || got.DataVersion != groups.DataVersion {
+		t.Errorf("groups changed: %+v", got)
+	}
+	if got := s.AllTopicConfig(); len(got.Topics) > len(topics.Topics) {
+		t.Errorf("topics grew: %d -> %d", len(topics.Topics), len(got.Topics))
+	}
+}
