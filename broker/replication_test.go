@@ -384,3 +384,25 @@ func TestSlaveSyncHostileMaster(t *testing.T) {
 		t.Errorf("topics grew: %d -> %d", len(topics.Topics), len(got.Topics))
 	}
 }
+
+// A slave's runtime info counts no puts, as Apache's (its put statistics
+// never see the replicated messages), though its queues hold them.
+func TestSlaveRuntimeInfoCountsNoPuts(t *testing.T) {
+	dir := t.TempDir()
+	m, stop := testBroker(t, dir, nil)
+	if _, err := m.Store.Put(testMsg("T", "")); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return m.Store.MaxOffset("T", 0) == 1 })
+	if got := m.RuntimeInfo()["msgPutTotalTodayNow"]; got != "1" {
+		t.Fatalf("master counts %q puts", got)
+	}
+	stop()
+	s, _ := testBroker(t, dir, func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.Store.MaxOffset("T", 0) == 1 })
+	if info := s.RuntimeInfo(); info["msgPutTotalTodayNow"] != "0" || info["putTps"] != "0.00 0.00 0.00" ||
+		info["brokerActive"] != "false" {
+		t.Fatalf("slave runtime info: msgPutTotalTodayNow %q putTps %q brokerActive %q",
+			info["msgPutTotalTodayNow"], info["putTps"], info["brokerActive"])
+	}
+}
