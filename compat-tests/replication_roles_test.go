@@ -420,8 +420,10 @@ func synced(addr, topic, group string) bool {
 // offsets, delay offsets or groups.
 func TestReplicationJavaMetadata(t *testing.T) {
 	requireJava(t)
-	// In parallel: the first subtest waits a minute for the Apache slave's
-	// first sync, which has no key.
+	// Mostly waiting (a minute for the Apache slave's first sync, which no
+	// key shortens): it runs beside the other parallel tests, and its two
+	// directions beside each other. Ports and directories are its own.
+	t.Parallel()
 	t.Run("ApacheSlaveOfRocketgo", func(t *testing.T) {
 		t.Parallel()
 		c := newClusterConf(t, uniq("jmeta"), replConf)
