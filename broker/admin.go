@@ -236,6 +236,9 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 // committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
 // connected.
 func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if b.Config().IsSlave() {
+		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
 		return ResetOffsetResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist,
@@ -298,6 +301,11 @@ func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
 func (b *Broker) RuntimeInfo() map[string]string {
 	st := b.Store
 	total, sinceStart, tps := b.stats.sample(st)
+	if b.IsSlave() {
+		// Apache counts puts, not replicated bytes: a slave reports none
+		// (its StoreStatsService never sees a put).
+		total, sinceStart, tps = 0, 0, 0
+	}
 	earliest := int64(-1)
 	for t, qs := range st.Topics() {
 		for _, q := range qs {
@@ -310,7 +318,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	tps3 := tpsText + " " + tpsText + " " + tpsText
 	pullQueued, pullCapacity := b.PullQueue()
 	return map[string]string{
-		"brokerActive":                             "true",
+		"brokerActive":                             strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
 		"brokerVersionDesc":                        BrokerVersionDesc,
 		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
 		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),

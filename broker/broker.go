@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -51,14 +52,19 @@ type Broker struct {
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
+	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
 	delay     *delayService
 	timer     *timerService
 	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
 	endTx     *endTxs    // END_TRANSACTION workers (transaction_end.go)
 	txCheck   *txChecker // transaction check service (transaction_check.go)
-	// waitFlush is Store.WaitFlush; tests replace it to make a SYNC_FLUSH
-	// wait fail, which a real disk does not do on demand.
-	waitFlush func(end int64, done func(error))
+	repl      replication
+	// newHA makes the replication service in Start (ha.New); tests replace
+	// it between New and Start.
+	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error)
+	// wait is Store.Wait; tests replace it to make a SYNC_FLUSH or
+	// SYNC_MASTER wait fail, which a real disk or slave does not do on demand.
+	wait func(end int64, need store.Durability, done func(error))
 
 	quit       chan struct{}
 	persistNow chan struct{} // a topic or the config changed: write topics.json and the config file now, not at the next tick
@@ -74,6 +80,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// A slave's store takes only the master's bytes (replication, issue #14).
+	cfg.Store.Replica = cfg.IsSlave()
 	root := log.With().Str("brokerName", cfg.BrokerName).Logger()
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
@@ -87,7 +95,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		root:       root,
 		quit:       make(chan struct{}),
 		persistNow: make(chan struct{}, 1),
+		newHA:      newHAService,
 	}
+	b.repl.syncNow = make(chan struct{}, 1)
 	b.cfg.Store(&cfg)
 	b.cfgFile = newConfigFile(cfg)
 	b.Groups.cfg = &b.cfg
@@ -114,7 +124,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: open store: %w", err)
 	}
 	b.Store = st
-	b.waitFlush = st.WaitFlush
+	b.wait = st.Wait
 	b.stats = newRuntimeStats(st)
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
@@ -149,15 +159,21 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	return b, nil
 }
 
-// Start serves requests with h (the processor table) and starts the
-// background work: store flush and dispatch, long-poll holds, persistence,
-// client expiry and name-server registration.
+// Start serves requests with h (the processor table), on listenPort and the
+// VIP channel (fastListenPort), and starts the background work: store flush
+// and dispatch, replication (after the store), long-poll holds,
+// persistence, client expiry, name-server registration, and on a master the
+// delay, timer and transaction-check services, on a slave the metadata sync.
 func (b *Broker) Start(h remoting.Handler) error {
 	if !b.started.CompareAndSwap(false, true) {
 		return errors.New("broker: already started")
 	}
 	if err := b.Store.Start(); err != nil {
 		return fmt.Errorf("broker: start store: %w", err)
+	}
+	if err := b.startHA(); err != nil {
+		_ = b.Store.Shutdown(context.Background()) // already failing; the ha error is the one to report
+		return err
 	}
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
@@ -166,18 +182,42 @@ func (b *Broker) Start(h remoting.Handler) error {
 		Limits:       b.Config().Limits,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
+		_ = b.shutdownHA(context.Background())
 		_ = b.Store.Shutdown(context.Background())
 		return fmt.Errorf("broker: %w", err)
+	}
+	if port := b.Config().FastListenPort; port > 0 {
+		b.fast = remoting.NewServer(remoting.ServerConfig{
+			Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(port)),
+			NumEventLoop: 1,
+			OnClose:      b.connClosed,
+			Limits:       b.Config().Limits,
+			IDBase:       1 << 62, // apart from the main server's connection IDs (client registry, locks)
+		}, h, b.root)
+		if err := b.fast.Start(); err != nil {
+			_ = b.server.Shutdown(context.Background())
+			_ = b.shutdownHA(context.Background())
+			_ = b.Store.Shutdown(context.Background())
+			return fmt.Errorf("broker: vip channel: %w", err)
+		}
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.startColdPulls()
 	b.startEndTxs()
-	b.goRun(func() { b.txCheck.run(b.quit) })
 	b.goRun(b.persistLoop)
-	for _, run := range b.schedulers() {
-		b.goRun(func() { run(b.quit) })
+	if b.IsSlave() {
+		// A slave delivers no delayed or timer messages and checks no
+		// transactions: its master does, and the slave copies the result
+		// (Apache's changeSpecialServiceStatus(brokerId == 0)).
+		b.goRun(func() { b.slaveSyncLoop(b.quit) })
+	} else {
+		b.goRun(func() { b.txCheck.run(b.quit) })
+		for _, run := range b.schedulers() {
+			b.goRun(func() { run(b.quit) })
+		}
 	}
 	b.goRun(b.expireLoop)
+	b.registrar.launched.Store(true)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).
 		Str("namesrvAddr", b.Config().NamesrvAddr).Msg("broker started")
@@ -204,20 +244,32 @@ func (b *Broker) Done() <-chan struct{} { return b.server.Done() }
 // Err is the network engine's exit error, valid once Done is closed.
 func (b *Broker) Err() error { return b.server.Err() }
 
-// Shutdown reverses Start: stop accepting, unregister from the name servers,
-// answer parked pulls, persist the tables, flush and close the store. Idempotent.
+// Shutdown reverses Start: stop registering, unregister from the name
+// servers, stop accepting, answer parked pulls, stop replication, persist
+// the tables, flush and close the store. Idempotent.
 func (b *Broker) Shutdown(ctx context.Context) error {
 	b.stopOnce.Do(func() {
 		b.stopping.Store(true)
 		var errs []error
 		if b.started.Load() {
+			b.registrar.stop(ctx) // no registration after the unregistration
 			b.registrar.unregisterAll(ctx)
 			if err := b.server.Shutdown(ctx); err != nil {
 				errs = append(errs, err)
 			}
+			if b.fast != nil {
+				if err := b.fast.Shutdown(ctx); err != nil {
+					errs = append(errs, fmt.Errorf("vip channel: %w", err))
+				}
+			}
 		}
 		close(b.quit)
 		b.wg.Wait()
+		// Replication stops before the store, as Apache's HAService: the
+		// store's Shutdown then answers every SYNC_MASTER wait left.
+		if err := b.shutdownHA(ctx); err != nil {
+			errs = append(errs, err)
+		}
 		_ = b.registrar.client.Close()
 		errs = append(errs, b.persistAll())
 		if err := b.Store.Shutdown(ctx); err != nil {

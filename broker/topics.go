@@ -288,6 +288,29 @@ func (t *Topics) Delete(name string) bool {
 	return ok
 }
 
+// replace takes a master's table and data version when the version differs
+// from this table's (a slave's metadata sync): topics the master lacks go,
+// except system topics this broker put itself.
+func (t *Topics) replace(table map[string]*TopicConfig, v DataVersion) {
+	t.mu.Lock()
+	if t.version == v {
+		t.mu.Unlock()
+		return
+	}
+	for name := range t.table {
+		if _, ok := table[name]; !ok && !t.system[name] {
+			delete(t.table, name)
+		}
+	}
+	for name, tc := range table {
+		t.table[name] = tc
+	}
+	t.version = v
+	t.dirty.Store(true)
+	t.mu.Unlock()
+	t.onChange()
+}
+
 // CreateIfAbsent returns the existing config of tc.TopicName or inserts tc
 // after check. created reports whether tc was inserted.
 func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool, err error) {
@@ -432,6 +455,9 @@ func systemConflict(topic string) error {
 // table changes nothing (Apache's idempotent update: no new data version, no
 // registration).
 func (b *Broker) UpdateTopic(tc TopicConfig) error {
+	if err := b.refuseOnSlave(); err != nil {
+		return err
+	}
 	if err := ValidTopicName(tc.TopicName); err != nil {
 		return err
 	}
@@ -493,6 +519,9 @@ func (b *Broker) AllTopicConfig() TopicTable {
 // rule, which Apache lets through: such a name is no topic of the table, and
 // it could name a path outside the store ("..").
 func (b *Broker) DeleteTopic(topic string) error {
+	if err := b.refuseOnSlave(); err != nil {
+		return err
+	}
 	if blank(topic) {
 		return refuse(remoting.InvalidParameter, ErrTopicInvalid, "%s", remarkTopicBlank)
 	}
