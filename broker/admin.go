@@ -236,6 +236,9 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 // committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
 // connected.
 func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if b.Config().IsSlave() {
+		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
 		return ResetOffsetResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist,
@@ -310,7 +313,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	tps3 := tpsText + " " + tpsText + " " + tpsText
 	pullQueued, pullCapacity := b.PullQueue()
 	return map[string]string{
-		"brokerActive":                             "true",
+		"brokerActive":                             strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
 		"brokerVersionDesc":                        BrokerVersionDesc,
 		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
 		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),

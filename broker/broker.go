@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -56,9 +57,13 @@ type Broker struct {
 	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
 	endTx     *endTxs    // END_TRANSACTION workers (transaction_end.go)
 	txCheck   *txChecker // transaction check service (transaction_check.go)
-	// waitFlush is Store.WaitFlush; tests replace it to make a SYNC_FLUSH
-	// wait fail, which a real disk does not do on demand.
-	waitFlush func(end int64, done func(error))
+	repl      replication
+	// newHA makes the replication service in Start (ha.New); tests replace
+	// it between New and Start.
+	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error)
+	// wait is Store.Wait; tests replace it to make a SYNC_FLUSH or
+	// SYNC_MASTER wait fail, which a real disk or slave does not do on demand.
+	wait func(end int64, need store.Durability, done func(error))
 
 	quit       chan struct{}
 	persistNow chan struct{} // a topic or the config changed: write topics.json and the config file now, not at the next tick
@@ -74,6 +79,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// A slave's store takes only the master's bytes (replication, issue #14).
+	cfg.Store.Replica = cfg.IsSlave()
 	root := log.With().Str("brokerName", cfg.BrokerName).Logger()
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
@@ -87,7 +94,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		root:       root,
 		quit:       make(chan struct{}),
 		persistNow: make(chan struct{}, 1),
+		newHA:      newHAService,
 	}
+	b.repl.syncNow = make(chan struct{}, 1)
 	b.cfg.Store(&cfg)
 	b.cfgFile = newConfigFile(cfg)
 	b.Groups.cfg = &b.cfg
@@ -114,7 +123,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: open store: %w", err)
 	}
 	b.Store = st
-	b.waitFlush = st.WaitFlush
+	b.wait = st.Wait
 	b.stats = newRuntimeStats(st)
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
@@ -159,6 +168,10 @@ func (b *Broker) Start(h remoting.Handler) error {
 	if err := b.Store.Start(); err != nil {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
+	if err := b.startHA(); err != nil {
+		_ = b.Store.Shutdown(context.Background()) // already failing; the ha error is the one to report
+		return err
+	}
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
 		NumEventLoop: b.Config().ServerWorkerThreads,
@@ -166,16 +179,24 @@ func (b *Broker) Start(h remoting.Handler) error {
 		Limits:       b.Config().Limits,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
+		_ = b.shutdownHA(context.Background())
 		_ = b.Store.Shutdown(context.Background())
 		return fmt.Errorf("broker: %w", err)
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.startColdPulls()
 	b.startEndTxs()
-	b.goRun(func() { b.txCheck.run(b.quit) })
 	b.goRun(b.persistLoop)
-	for _, run := range b.schedulers() {
-		b.goRun(func() { run(b.quit) })
+	if b.IsSlave() {
+		// A slave delivers no delayed or timer messages and checks no
+		// transactions: its master does, and the slave copies the result
+		// (Apache's changeSpecialServiceStatus(brokerId == 0)).
+		b.goRun(func() { b.slaveSyncLoop(b.quit) })
+	} else {
+		b.goRun(func() { b.txCheck.run(b.quit) })
+		for _, run := range b.schedulers() {
+			b.goRun(func() { run(b.quit) })
+		}
 	}
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.registrar.run(b.quit) })
@@ -218,6 +239,11 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		}
 		close(b.quit)
 		b.wg.Wait()
+		// Replication stops before the store, as Apache's HAService: the
+		// store's Shutdown then answers every SYNC_MASTER wait left.
+		if err := b.shutdownHA(ctx); err != nil {
+			errs = append(errs, err)
+		}
 		_ = b.registrar.client.Close()
 		errs = append(errs, b.persistAll())
 		if err := b.Store.Shutdown(ctx); err != nil {

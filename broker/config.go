@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -127,6 +128,22 @@ type Config struct {
 	ConfigFileExtras [][2]string
 
 	Store store.Config
+
+	// Replication (issue #14, roles): Apache's MessageStoreConfig HA keys
+	// (brokerRole, haListenPort, ..., slaveTimeout) in HA, and the
+	// BrokerConfig keys below.
+	HA ha.Config
+	// BrokerIP2 is the address slaves reach the master's HA listener at,
+	// registered as haServerAddr (brokerIP2:haListenPort); empty = brokerIP1.
+	BrokerIP2 string `key:"brokerIP2"`
+	// SlaveReadEnable: a slave serves pulls, and pull answers suggest the
+	// group's brokerId / whichBrokerWhenConsumeSlowly instead of the master.
+	SlaveReadEnable bool `key:"slaveReadEnable"`
+	// SlaveSynchronizePeriod (ms) is how often a slave copies topics,
+	// groups, consumer and delay offsets from its master (SlaveSynchronize).
+	// rocketgo's key: Apache 5.x syncs every 60 s (checked every 3 s), 4.9
+	// every 10 s, neither configurable.
+	SlaveSynchronizePeriod int `key:"slaveSynchronizePeriod"`
 }
 
 // Perm bits (Apache PermName).
@@ -196,6 +213,9 @@ func DefaultConfig() Config {
 		RejectTransactionMessage:        false,
 		EndTransactionThreadPoolNums:    max(8+2*runtime.NumCPU(), 4*min(runtime.NumCPU(), 4)),
 		EndTransactionPoolQueueCapacity: 100000,
+		// replication (issue #14)
+		HA:                     ha.DefaultConfig(),
+		SlaveSynchronizePeriod: 60000,
 	}
 }
 
@@ -245,6 +265,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("broker: endTransactionThreadPoolNums %d and endTransactionPoolQueueCapacity %d must be positive",
 			c.EndTransactionThreadPoolNums, c.EndTransactionPoolQueueCapacity)
 	}
+	if err := c.validateHA(); err != nil { // replication (issue #14)
+		return err
+	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
 		return fmt.Errorf("broker: %w", err)
 	}
@@ -261,6 +284,46 @@ func (c *Config) StoreHost() netip.AddrPort {
 	ip, _ := netip.ParseAddr(c.BrokerIP1)
 	return netip.AddrPortFrom(ip.Unmap(), uint16(c.ListenPort))
 }
+
+// validateHA checks the replication keys as Apache's BrokerStartup does
+// (a master has brokerId 0, a slave a positive one) and fills brokerIP2
+// and haListenPort (0 = listenPort+1).
+func (c *Config) validateHA() error {
+	switch {
+	case c.HA.BrokerRole == ha.Slave && c.BrokerID <= 0:
+		return fmt.Errorf("broker: brokerRole SLAVE needs a brokerId > 0, not %d", c.BrokerID)
+	case c.HA.BrokerRole != ha.Slave && c.BrokerID != MasterID:
+		return fmt.Errorf("broker: brokerRole %v needs brokerId 0, not %d", c.HA.BrokerRole, c.BrokerID)
+	}
+	if c.BrokerIP2 == "" {
+		c.BrokerIP2 = c.BrokerIP1
+	}
+	if _, err := netip.ParseAddr(c.BrokerIP2); err != nil {
+		return fmt.Errorf("broker: brokerIP2 %q is not an IP address: %w", c.BrokerIP2, err)
+	}
+	if c.HA.HAListenPort == 0 {
+		c.HA.HAListenPort = c.ListenPort + 1
+	}
+	if c.HA.HAListenPort < 0 || c.HA.HAListenPort > 65535 {
+		return fmt.Errorf("broker: haListenPort %d out of range", c.HA.HAListenPort)
+	}
+	if err := c.HA.Validate(); err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	if c.SlaveSynchronizePeriod <= 0 {
+		return fmt.Errorf("broker: slaveSynchronizePeriod %d must be positive", c.SlaveSynchronizePeriod)
+	}
+	return nil
+}
+
+// HAServerAddr is brokerIP2:haListenPort, what a slave connects to (the
+// registration's haServerAddr).
+func (c *Config) HAServerAddr() string {
+	return net.JoinHostPort(c.BrokerIP2, strconv.Itoa(c.HA.HAListenPort))
+}
+
+// IsSlave reports brokerRole SLAVE.
+func (c *Config) IsSlave() bool { return c.HA.BrokerRole == ha.Slave }
 
 // NamesrvAddrs splits namesrvAddr on ';' as Apache does.
 func (c *Config) NamesrvAddrs() []string {

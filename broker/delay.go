@@ -90,6 +90,15 @@ func (d *delayService) load() error {
 	return nil
 }
 
+// replace takes a master's offsets (a slave's metadata sync; a slave
+// delivers nothing, so no delivery loop reads them meanwhile).
+func (d *delayService) replace(offsets map[int]int64) {
+	d.mu.Lock()
+	d.offsets = offsets
+	d.mu.Unlock()
+	d.dirty.Store(true)
+}
+
 // marshal writes {"offsetTable":{1:17,...}} with fastjson's bare keys.
 func (d *delayService) marshal() []byte {
 	d.mu.Lock()

@@ -197,6 +197,22 @@ func (b *Broker) GroupConfig(group string) (*GroupConfig, error) {
 // AllGroupConfig is GET_ALL_SUBSCRIPTIONGROUP_CONFIG: a copy of the table.
 func (b *Broker) AllGroupConfig() GroupTable { return b.Groups.snapshot() }
 
+// replace takes a master's table and data version when the version differs
+// from this table's (a slave's metadata sync).
+func (g *Groups) replace(table map[string]*GroupConfig, v DataVersion) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.version == v {
+		return
+	}
+	g.table = make(map[string]*GroupConfig, len(table))
+	for name, gc := range table {
+		g.table[name] = gc
+	}
+	g.version = v
+	g.dirty.Store(true)
+}
+
 // MarshalWrapper encodes subscriptionGroup.json.
 func (g *Groups) MarshalWrapper() ([]byte, error) {
 	t := g.snapshot()

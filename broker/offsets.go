@@ -59,6 +59,17 @@ func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
 	o.mu.Unlock()
 }
 
+// merge takes a master's offsets over these, a topic@group at a time (a
+// slave's metadata sync).
+func (o *Offsets) merge(table map[string]map[int32]int64) {
+	o.mu.Lock()
+	for k, q := range table {
+		o.table[k] = q
+	}
+	o.mu.Unlock()
+	o.dirty.Store(true)
+}
+
 // Query returns a group's committed offset for a queue.
 func (o *Offsets) Query(group, topic string, queueID int32) (int64, bool) {
 	o.mu.RLock()

@@ -193,6 +193,9 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	}
 	out := PullResult{Status: pullStatus(res.Status, r.QueueOffset), NextBeginOffset: res.NextBeginOffset,
 		MinOffset: res.MinOffset, MaxOffset: res.MaxOffset, SuggestWhichBrokerID: MasterID}
+	if cfg.SlaveReadEnable {
+		out.SuggestWhichBrokerID = b.suggestBroker(r.Group, res.SuggestPullingFromSlave)
+	}
 	if out.Status == PullFound {
 		out.Vec, out.Count, out.Release = res.Vec, res.Count, res.Release
 		return out, nil
@@ -202,6 +205,23 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 		return PullResult{Status: PullLater}, nil
 	}
 	return out, nil
+}
+
+// suggestBroker is the broker a pull answer sends the consumer to next
+// with slaveReadEnable (Apache's PullMessageProcessor): the group's
+// whichBrokerWhenConsumeSlowly when the read was far behind the commit log
+// end (its pages have likely left memory: let a slave serve the backlog),
+// else the group's brokerId (0, the master, by default). Without
+// slaveReadEnable every answer suggests the master.
+func (b *Broker) suggestBroker(group string, slow bool) int64 {
+	gc, ok := b.Groups.Get(group)
+	if !ok {
+		return MasterID
+	}
+	if slow {
+		return gc.WhichBrokerWhenConsumeSlowly
+	}
+	return gc.BrokerID
 }
 
 // pullStatus maps the store's result to the pull's (Apache's

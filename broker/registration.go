@@ -60,22 +60,45 @@ const compressLevel = zlib.DefaultCompression
 
 // registrar keeps the broker registered with every name server: at start,
 // every registerNameServerPeriod, and soon after the topic table changes.
+//
+// Each name server has its own goroutine (a peer) and its own record of
+// what it accepted, so one that is dead or hangs (accepts and never
+// answers, for up to registerBrokerTimeoutMills) delays no registration
+// with the others: Apache waits for every name server's answer in each
+// round, so a hanging one holds back every change for the time-out.
 type registrar struct {
 	b       *Broker
 	client  *remoting.Client
 	trigger chan struct{}
 	full    atomic.Bool // the next poke registers the whole table
 	sampled zerolog.Logger
+	// ctx ends the registrations in flight when the broker stops.
+	ctx    context.Context
+	cancel context.CancelFunc
 
-	// Owned by run: the table as last accepted by every name server (values
-	// are never mutated after insertion, so pointers tell changes); nil until
-	// a full registration succeeded.
+	mu    sync.Mutex
+	peers map[string]*peer // by name server address
+}
+
+// peer is the registration state of one name server.
+type peer struct {
+	addr    string
+	trigger chan struct{}
+	full    atomic.Bool // the next registration is a full one
+	quit    chan struct{}
+
+	mu sync.Mutex // serialises registrations with addr; guards sent
+	// sent is the table as last accepted by addr (values are never mutated
+	// after insertion, so pointers tell changes); nil until a full
+	// registration succeeded.
 	sent map[string]*TopicConfig
 }
 
 func newRegistrar(b *Broker) *registrar {
+	ctx, cancel := context.WithCancel(context.Background())
 	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1),
-		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute})}
+		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute}),
+		ctx:     ctx, cancel: cancel, peers: make(map[string]*peer)}
 }
 
 // pokeFull asks for a full registration soon (after brokerPermission
@@ -93,6 +116,16 @@ func (r *registrar) poke() {
 	}
 }
 
+func (p *peer) poke(full bool) {
+	if full {
+		p.full.Store(true)
+	}
+	select {
+	case p.trigger <- struct{}{}:
+	default:
+	}
+}
+
 func (r *registrar) run(quit <-chan struct{}) {
 	period := time.Duration(r.b.Config().RegisterNameServerPeriod) * time.Millisecond
 	if period < time.Second {
@@ -100,9 +133,38 @@ func (r *registrar) run(quit <-chan struct{}) {
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	var wg sync.WaitGroup
+	running := make(map[string]*peer)
+	defer func() {
+		r.cancel() // a registration hanging on a name server ends now
+		for _, p := range running {
+			close(p.quit)
+		}
+		wg.Wait()
+	}()
 	full := true
 	for {
-		r.register(full)
+		// namesrvAddr may change at runtime: a peer per address in force.
+		addrs := r.b.Config().NamesrvAddrs()
+		for addr, p := range running {
+			if !slices.Contains(addrs, addr) {
+				close(p.quit)
+				delete(running, addr)
+			}
+		}
+		for _, addr := range addrs {
+			p := running[addr]
+			if p == nil {
+				p = r.peer(addr)
+				running[addr] = p
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r.serve(p)
+				}()
+			}
+			p.poke(full)
+		}
 		select {
 		case <-quit:
 			return
@@ -114,23 +176,76 @@ func (r *registrar) run(quit <-chan struct{}) {
 	}
 }
 
-// register sends the whole table (full) or the topics changed since the last
-// accepted registration, falling back to a full one when that fails.
+// peer returns addr's registration state, made on first use. A peer whose
+// address left namesrvAddr is made anew when it comes back.
+func (r *registrar) peer(addr string) *peer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.peers[addr]
+	if p == nil || isClosed(p.quit) {
+		p = &peer{addr: addr, trigger: make(chan struct{}, 1), quit: make(chan struct{})}
+		r.peers[addr] = p
+	}
+	return p
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// serve registers with one name server whenever poked, until its quit.
+func (r *registrar) serve(p *peer) {
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-p.trigger:
+		}
+		r.registerWith(p, p.full.Swap(false))
+	}
+}
+
+// register registers with every name server in force now and returns when
+// each answered or failed (tests; the broker's loop registers with each on
+// its own goroutine).
 func (r *registrar) register(full bool) {
+	var wg sync.WaitGroup
+	for _, addr := range r.b.Config().NamesrvAddrs() {
+		p := r.peer(addr)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.registerWith(p, full)
+		}()
+	}
+	wg.Wait()
+}
+
+// registerWith sends one name server the whole table (full) or the topics
+// changed since it last accepted a registration, falling back to a full one
+// when that fails.
+func (r *registrar) registerWith(p *peer, full bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	table, version := r.b.Topics.snapshot()
-	if !full && r.sent != nil {
+	if !full && p.sent != nil {
 		var changed []*TopicConfig
 		for name, tc := range table {
-			if r.sent[name] != tc {
+			if p.sent[name] != tc {
 				changed = append(changed, tc)
 			}
 		}
 		if len(changed) == 0 {
 			return // deletions only: name servers keep omitted topics anyway
 		}
-		if len(changed) < len(table)/2 && r.send(changed, version, "increment") {
+		if len(changed) < len(table)/2 && r.send(p.addr, changed, version, "increment") {
 			for _, tc := range changed {
-				r.sent[tc.TopicName] = tc
+				p.sent[tc.TopicName] = tc
 			}
 			return
 		}
@@ -139,17 +254,17 @@ func (r *registrar) register(full bool) {
 	for _, tc := range table {
 		topics = append(topics, tc)
 	}
-	if r.send(topics, version, "full") {
-		r.sent = table
+	if r.send(p.addr, topics, version, "full") {
+		p.sent = table
 	} else {
-		r.sent = nil
+		p.sent = nil
 	}
 }
 
-// send registers topics with every name server, in parts when split
+// send registers topics with the name server at addr, in parts when split
 // registration is on or one body would not fit a frame; it reports whether
-// every name server accepted every part.
-func (r *registrar) send(topics []*TopicConfig, version DataVersion, kind string) bool {
+// it accepted every part.
+func (r *registrar) send(addr string, topics []*TopicConfig, version DataVersion, kind string) bool {
 	slices.SortFunc(topics, func(a, b *TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
 	c := r.b.Config()
 	topics = maskPerms(topics, c.BrokerPermission)
@@ -180,38 +295,22 @@ func (r *registrar) send(topics []*TopicConfig, version DataVersion, kind string
 	}
 	timeout := time.Duration(c.RegisterBrokerTimeoutMills) * time.Millisecond
 	header := r.header()
-	var ok sync.Map
-	var wg sync.WaitGroup
-	addrs := c.NamesrvAddrs()
-	for _, addr := range addrs {
-		wg.Add(1)
-		go func(addr string) {
-			defer wg.Done()
-			for i, body := range bodies {
-				if err := r.invoke(addr, header, body, timeout); err != nil {
-					r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Str("kind", kind).Int("part", i+1).
-						Int("parts", len(bodies)).Msg("register broker failed")
-					return
-				}
-			}
-			ok.Store(addr, true)
-			r.b.log.Debug().Str("namesrvAddr", addr).Str("kind", kind).Int("topics", len(topics)).
-				Int("parts", len(bodies)).Msg("registered broker")
-		}(addr)
-	}
-	wg.Wait()
-	for _, a := range addrs {
-		if _, done := ok.Load(a); !done {
+	for i, body := range bodies {
+		if err := r.invoke(addr, header, body, timeout); err != nil {
+			r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Str("kind", kind).Int("part", i+1).
+				Int("parts", len(bodies)).Msg("register broker failed")
 			return false
 		}
 	}
-	return len(addrs) > 0
+	r.b.log.Debug().Str("namesrvAddr", addr).Str("kind", kind).Int("topics", len(topics)).
+		Int("parts", len(bodies)).Msg("registered broker")
+	return true
 }
 
 var errRegisterRefused = errors.New("broker: registration refused")
 
 func (r *registrar) invoke(addr string, header map[string]string, body []byte, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
 	resp, err := r.client.Invoke(ctx, addr, remoting.NewRequest(remoting.RegisterBroker, header, body))
 	if err != nil {
@@ -220,6 +319,8 @@ func (r *registrar) invoke(addr string, header map[string]string, body []byte, t
 	if resp.Code != remoting.Success {
 		return fmt.Errorf("%w: code %d: %s", errRegisterRefused, resp.Code, resp.Remark)
 	}
+	// A slave learns its master from the answer (RegisterBrokerResponseHeader).
+	r.b.learnMaster(resp.Str("masterAddr"), resp.Str("haServerAddr"))
 	return nil
 }
 
@@ -355,25 +456,39 @@ func (r *registrar) header() map[string]string {
 		"brokerName":   c.BrokerName,
 		"brokerAddr":   c.Addr(),
 		"clusterName":  c.BrokerClusterName,
-		"haServerAddr": c.BrokerIP1 + ":" + strconv.Itoa(c.ListenPort+1),
+		"haServerAddr": c.HAServerAddr(),
 		"brokerId":     strconv.FormatInt(c.BrokerID, 10),
 		"compressed":   strconv.FormatBool(c.CompressedRegister),
 		"bodyCrc32":    "0", // 0 = not checked, as Apache's name server treats it
+		// As a 5.x broker: a name server then takes the topics of a slave
+		// registering while its master is away (the prime slave), so
+		// consumers still find them.
+		"enableActingMaster": "false",
 	}
 }
 
-// unregisterAll tells every name server the broker is leaving.
+// unregisterAll tells every name server the broker is leaving, in
+// parallel, each within 3 s (Apache's unregisterBroker time-out): a dead
+// or hanging name server holds back neither the others nor the shutdown.
 func (r *registrar) unregisterAll(ctx context.Context) {
 	c := r.b.Config()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
 	for _, addr := range c.NamesrvAddrs() {
-		req := remoting.NewRequest(remoting.UnregisterBroker, map[string]string{
-			"brokerName":  c.BrokerName,
-			"brokerAddr":  c.Addr(),
-			"clusterName": c.BrokerClusterName,
-			"brokerId":    strconv.FormatInt(c.BrokerID, 10),
-		}, nil)
-		if _, err := r.client.Invoke(ctx, addr, req); err != nil {
-			r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Msg("unregister broker failed")
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := remoting.NewRequest(remoting.UnregisterBroker, map[string]string{
+				"brokerName":  c.BrokerName,
+				"brokerAddr":  c.Addr(),
+				"clusterName": c.BrokerClusterName,
+				"brokerId":    strconv.FormatInt(c.BrokerID, 10),
+			}, nil)
+			if _, err := r.client.Invoke(ctx, addr, req); err != nil {
+				r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Msg("unregister broker failed")
+			}
+		}()
 	}
+	wg.Wait()
 }

@@ -44,6 +44,9 @@ type SendBack struct {
 // Apache's (AbstractSendMessageProcessor.consumerSendMsgBack): *Refusal
 // values with its codes and remarks.
 func (b *Broker) SendBack(r SendBack) error {
+	if cfg := b.Config(); cfg.IsSlave() {
+		return b.slaveRefusal(cfg)
+	}
 	gc, ok := b.Groups.Get(r.Group)
 	if !ok {
 		return groupNotExist(r.Group)

@@ -17,8 +17,9 @@ package broker
 //	hook         refused), TIMER_* → rmq_sys_wheel_timer (single, and a batch
 //	             whose own properties ask for it: all its messages)
 //	store        Put or PutBatch
-//	completion   SYNC_FLUSH: the caller's completion, once the commit log is
-//	             flushed past the message(s) or the wait timed out
+//	completion   SYNC_FLUSH / SYNC_MASTER: the caller's completion, once the
+//	             commit log is flushed past the message(s) and a slave
+//	             acknowledged them, or the wait failed
 //
 // The handler (processor/send.go) decodes a header into a SendRequest and
 // encodes the SendResult; a second front end does the same with its own
@@ -36,6 +37,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -102,19 +104,35 @@ const (
 	// SendFlushDiskTimeout: SYNC_FLUSH and the commit log was not flushed
 	// past the message within syncFlushTimeout (or the store shut down first).
 	SendFlushDiskTimeout
+	// SendFlushSlaveTimeout: SYNC_MASTER and no slave acknowledged the
+	// message within slaveTimeout.
+	SendFlushSlaveTimeout
+	// SendSlaveNotAvailable: SYNC_MASTER and no slave was connected, or the
+	// best one was more than haSlaveFallbehindMax behind: answered at once.
+	SendSlaveNotAvailable
 )
 
 func (s SendStatus) String() string {
-	if s == SendFlushDiskTimeout {
+	switch s {
+	case SendFlushDiskTimeout:
 		return "FLUSH_DISK_TIMEOUT"
+	case SendFlushSlaveTimeout:
+		return "FLUSH_SLAVE_TIMEOUT"
+	case SendSlaveNotAvailable:
+		return "SLAVE_NOT_AVAILABLE"
 	}
 	return "SEND_OK"
 }
 
 // Code is the Remoting response code Apache answers the status with.
 func (s SendStatus) Code() int32 {
-	if s == SendFlushDiskTimeout {
+	switch s {
+	case SendFlushDiskTimeout:
 		return remoting.FlushDiskTimeout
+	case SendFlushSlaveTimeout:
+		return remoting.FlushSlaveTimeout
+	case SendSlaveNotAvailable:
+		return remoting.SlaveNotAvailable
 	}
 	return remoting.Success
 }
@@ -189,23 +207,49 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	if err != nil {
 		return err
 	}
-	if later == nil || cfg.Store.FlushDiskType != store.SyncFlush ||
-		message.Property(r.Properties, message.PropWaitStoreMsgOK) == "false" {
+	need := cfg.durability()
+	if later == nil || need == 0 || message.Property(r.Properties, message.PropWaitStoreMsgOK) == "false" {
 		return nil
 	}
 	done := later()
 	res.Parked = true
-	// Any failure of the wait — the time-out, the store shutting down, a
-	// failed fsync — leaves the message appended but not known to be on
-	// disk: Apache's FLUSH_DISK_TIMEOUT, a success the client is told of.
-	b.waitFlush(end, func(err error) {
-		if err != nil {
-			done(SendFlushDiskTimeout)
-			return
-		}
-		done(SendOK)
-	})
+	// Any failure of the wait leaves the message appended but not known to
+	// be durable in every way asked for: Apache answers such a send with a
+	// success code the client is told of, whose status says which wait
+	// failed (the replica's first, as the store reports it).
+	b.wait(end, need, func(err error) { done(waitStatus(need, err)) })
 	return nil
+}
+
+// durability is what a send waits for before it is answered: the flush
+// under SYNC_FLUSH, a slave's acknowledgement on a SYNC_MASTER. Zero for
+// ASYNC_FLUSH on an ASYNC_MASTER: two field reads, no more.
+func (c *Config) durability() store.Durability {
+	var need store.Durability
+	if c.Store.FlushDiskType == store.SyncFlush {
+		need |= store.Flushed
+	}
+	if c.HA.BrokerRole == ha.SyncMaster {
+		need |= store.Replicated
+	}
+	return need
+}
+
+// waitStatus is how a send that waited for need is answered after the wait
+// ended with err: a failed replication is SLAVE_NOT_AVAILABLE (no usable
+// slave) or FLUSH_SLAVE_TIMEOUT; any other failure (the flush time-out, a
+// failed fsync, the store shutting down) FLUSH_DISK_TIMEOUT when the send
+// waited for the flush, else FLUSH_SLAVE_TIMEOUT.
+func waitStatus(need store.Durability, err error) SendStatus {
+	switch {
+	case err == nil:
+		return SendOK
+	case errors.Is(err, store.ErrReplicaNotAvailable):
+		return SendSlaveNotAvailable
+	case errors.Is(err, store.ErrReplicaTimeout), need&store.Flushed == 0:
+		return SendFlushSlaveTimeout
+	}
+	return SendFlushDiskTimeout
 }
 
 // sendOne stores a single message: stored properties, retry hook, schedule
@@ -357,6 +401,9 @@ var putBatches = sync.Pool{New: func() any {
 // order topics, and never looks at the topic's permission; rocketgo refuses
 // both, with Apache's remarks, as Apache 4.x did for send backs.
 func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*TopicConfig, error) {
+	if cfg.HA.BrokerRole == ha.Slave {
+		return nil, b.slaveRefusal(cfg)
+	}
 	if cfg.BrokerPermission&PermWrite == 0 {
 		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
@@ -445,7 +492,8 @@ func (b *Broker) storeRefusal(cfg *Config, err error) error {
 		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadBatch),
 		errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID):
 		r = messageIllegal(cfg, nil)
-	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
+	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull),
+		errors.Is(err, ErrSlave), errors.Is(err, store.ErrReplica):
 		cl, cq, index := b.Store.DiskUsedRatios()
 		r = refuse(remoting.ServiceNotAvailable, nil, "service not available now. It may be caused by one of the "+
 			"following reasons: the broker's disk is full [CL: %5.2f CQ: %5.2f INDEX: %5.2f], messages are put to the "+

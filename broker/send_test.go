@@ -605,7 +605,7 @@ func TestSendFlushTimeout(t *testing.T) {
 		store.ErrClosed,
 	} {
 		var waited int64
-		b.waitFlush = func(end int64, done func(error)) { waited = end; go done(fail) }
+		b.wait = func(end int64, _ store.Durability, done func(error)) { waited = end; go done(fail) }
 		got := make(chan SendStatus, 1)
 		var res SendResult
 		err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) {

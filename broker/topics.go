@@ -288,6 +288,29 @@ func (t *Topics) Delete(name string) bool {
 	return ok
 }
 
+// replace takes a master's table and data version when the version differs
+// from this table's (a slave's metadata sync): topics the master lacks go,
+// except system topics this broker put itself.
+func (t *Topics) replace(table map[string]*TopicConfig, v DataVersion) {
+	t.mu.Lock()
+	if t.version == v {
+		t.mu.Unlock()
+		return
+	}
+	for name := range t.table {
+		if _, ok := table[name]; !ok && !t.system[name] {
+			delete(t.table, name)
+		}
+	}
+	for name, tc := range table {
+		t.table[name] = tc
+	}
+	t.version = v
+	t.dirty.Store(true)
+	t.mu.Unlock()
+	t.onChange()
+}
+
 // CreateIfAbsent returns the existing config of tc.TopicName or inserts tc
 // after check. created reports whether tc was inserted.
 func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool, err error) {

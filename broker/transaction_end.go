@@ -87,6 +87,10 @@ func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
 // refused at once with SYSTEM_BUSY. done may be nil (a one-way request).
 // r's strings must not be views into memory the caller reuses.
 func (b *Broker) EndTransaction(r *EndTransactionRequest, done func(error)) (queued bool, err error) {
+	if b.Config().IsSlave() {
+		// Apache: SLAVE_NOT_AVAILABLE, no remark; the master ends it.
+		return false, refuse(remoting.SlaveNotAvailable, ErrSlave, "")
+	}
 	switch r.CommitOrRollback {
 	case message.TransactionCommit, message.TransactionRollbk:
 	default:
@@ -184,14 +188,15 @@ func (b *Broker) endTransaction(j *endTxJob) {
 		b.endTx.resolved.ended(key)
 		end = op.PhysicalOffset + int64(op.WroteBytes)
 	}
-	if cfg.Store.FlushDiskType != store.SyncFlush ||
-		string(message.PropertyBytes(v.Properties, message.PropWaitStoreMsgOK)) == "false" {
+	need := cfg.durability()
+	if need == 0 || string(message.PropertyBytes(v.Properties, message.PropWaitStoreMsgOK)) == "false" {
 		j.done(nil)
 		return
 	}
-	// Apache answers FLUSH_DISK_TIMEOUT of the committed message SUCCESS
+	// Apache answers FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT and
+	// SLAVE_NOT_AVAILABLE of the committed message SUCCESS
 	// (sendFinalMessage): so does every outcome of the wait.
-	b.waitFlush(end, func(error) { j.done(nil) })
+	b.wait(end, need, func(error) { j.done(nil) })
 }
 
 // halfMessage reads and decodes the half message at a commit log offset,

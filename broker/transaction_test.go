@@ -491,7 +491,7 @@ func TestEndTransactionSyncFlush(t *testing.T) {
 	waitRecords(t, b, TransHalfTopic, 0, 1)
 	var waitedFor int64
 	var flushed func(error)
-	b.waitFlush = func(end int64, done func(error)) { waitedFor, flushed = end, done }
+	b.wait = func(end int64, _ store.Durability, done func(error)) { waitedFor, flushed = end, done }
 	answered := make(chan error, 1)
 	b.endTransaction(&endTxJob{r: endReq(t, res, message.TransactionCommit), done: func(err error) { answered <- err }})
 	select {

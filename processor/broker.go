@@ -35,6 +35,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerFilter(t)
 	p.registerAdmin(t)
 	p.registerTransactions(t)
+	p.registerReplication(t)
 	return t
 }
 

@@ -19,15 +19,25 @@ func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
 // files before edit changes it. Shut down by tb.Cleanup.
 func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(Table) remoting.Handler) *broker.Broker {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	// Two ports held at once, so they differ: remoting and HA (listenPort+1
+	// is often some client's ephemeral port under parallel tests).
+	var ports [2]int
+	var lns [2]net.Listener
+	for i := range lns {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lns[i], ports[i] = ln, ln.Addr().(*net.TCPAddr).Port
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := ln.Close(); err != nil {
-		tb.Fatal(err)
+	for _, ln := range lns {
+		if err := ln.Close(); err != nil {
+			tb.Fatal(err)
+		}
 	}
+	port := ports[0]
 	cfg := broker.DefaultConfig()
+	cfg.HA.HAListenPort = ports[1]
 	cfg.BrokerName = "b"
 	cfg.BrokerIP1 = "127.0.0.1"
 	cfg.BindAddress = "127.0.0.1"

@@ -27,6 +27,8 @@ const (
 	NotifyConsumerIDsChanged      int32 = 40
 	LockBatchMQ                   int32 = 41
 	UnlockBatchMQ                 int32 = 42
+	GetAllConsumerOffset          int32 = 43
+	GetAllDelayOffset             int32 = 45
 	CheckClientConfig             int32 = 46
 	PutKVConfig                   int32 = 100
 	GetKVConfig                   int32 = 101
@@ -38,6 +40,7 @@ const (
 	UpdateAndCreateSubscription   int32 = 200
 	GetAllSubscriptionGroupConfig int32 = 201
 	GetAllTopicListFromNameServer int32 = 206
+	GetBrokerHAStatus             int32 = 907
 	DeleteSubscriptionGroup       int32 = 207
 	DeleteTopicInBroker           int32 = 215
 	DeleteTopicInNamesrv          int32 = 216

@@ -114,7 +114,9 @@ func checkRecord(b []byte, checkCRC bool) (message.RecordView, scanResult, error
 // valid data (CommitLog.recoverNormally/Abnormally's processOffset) and why
 // it stopped (nil when it ran off the last file). progress, when not nil,
 // is called about every 64 MiB with the bytes scanned and the bytes to scan.
-func (cl *commitLog) scanFrom(i int, checkCRC bool, progress func(done, total int64)) (int64, error) {
+//
+// strict (a replica's store) also refuses records strictTail rejects.
+func (cl *commitLog) scanFrom(i int, checkCRC, strict bool, progress func(done, total int64)) (int64, error) {
 	files := cl.q.files
 	from := files[i].start
 	end := from
@@ -126,6 +128,9 @@ func (cl *commitLog) scanFrom(i int, checkCRC bool, progress func(done, total in
 		pos := int64(0)
 		for pos < mf.size {
 			v, res, err := checkRecord(mf.data[pos:], checkCRC)
+			if res == scanOK && strict && !strictTail(&v) {
+				res, err = scanEnd, fmt.Errorf("torn replica record: %w", message.ErrCorrupt)
+			}
 			if res == scanEnd {
 				return mf.start + pos, err
 			}

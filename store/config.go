@@ -120,6 +120,12 @@ type Config struct {
 	// Records that near the end are read on an event loop without a
 	// residency check (views.go); 0 checks all but the last 16 MiB.
 	AccessMessageInMemoryMaxRatio int `key:"accessMessageInMemoryMaxRatio"`
+	// Replica: the store belongs to a slave (brokerRole=SLAVE; the broker
+	// sets it from its HA config, no key of its own). Its commit log grows
+	// only by AppendReplica, Put is refused, the dispatcher waits for the
+	// rest of a record a frame split, and recovery is strict about the
+	// last record (replica.go).
+	Replica bool
 }
 
 // DefaultConfig returns Apache's defaults.

@@ -64,10 +64,10 @@ func (s *Store) dispatchAvailable() error {
 		if cur >= end {
 			break
 		}
-		cur, err = s.dispatchFile(cur, end)
-		s.reput.Store(cur)
-		if err != nil {
-			break
+		next, ferr := s.dispatchFile(cur, end)
+		s.reput.Store(next)
+		if err = ferr; err != nil || next == cur {
+			break // stopped, or waiting at a split record (replica.go)
 		}
 	}
 	if s.onDispatch != nil {
@@ -107,10 +107,16 @@ func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 	}()
 	limit := min(mf.wrote.Load(), end-mf.start)
 	pos := cur - mf.start
+	s.splitAt.Store(-1)
 	for pos < limit {
 		v, _, err := message.DecodeRecordView(mf.data[pos:limit])
 		if errors.Is(err, message.ErrBlank) {
 			return mf.start + mf.size, nil
+		}
+		if err != nil && s.replicaDispatch.Load() && partialRecord(mf.data[pos:limit], mf.size-pos) {
+			// A frame ended inside this record: the rest comes with the next.
+			s.splitAt.Store(mf.start + pos)
+			return mf.start + pos, nil
 		}
 		if err != nil {
 			s.stall(mf.start+pos, err)
@@ -144,6 +150,11 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 			}
 			s.log.Error().Err(err).Int64("offset", v.PhysicalOffset).Msg("index build failed, indexing stopped")
 		}
+	}
+	if s.replicaDispatch.Load() {
+		// A slave's records are the master's: the newest dispatched one
+		// dates what its flush covers (the checkpoint's physic time).
+		s.cl.lastStoreTs.Store(v.StoreTimestamp)
 	}
 	if !hasQueueOffset(v.SysFlag) {
 		return nil

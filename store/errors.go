@@ -22,13 +22,19 @@ var (
 	// (FLUSH_SLAVE_TIMEOUT, 12).
 	ErrReplicaTimeout = errors.New("store: replica timeout")
 	// ErrReplicaNotAvailable: a wait for replicas with none to ask
-	// (SLAVE_NOT_AVAILABLE, 13).
+	// (SLAVE_NOT_AVAILABLE, 11).
 	ErrReplicaNotAvailable = errors.New("store: replica not available")
 	ErrCorrupt             = errors.New("store: corrupt data")
-	ErrBadFileSize         = errors.New("store: mapped file size differs from config")
-	ErrLocked              = errors.New("store: locked by another process")
-	ErrNotFound            = errors.New("store: message not found")
-	ErrNoQueue             = errors.New("store: consume queue not found")
+	// ErrReplica: a slave's store refuses Put; its commit log grows only
+	// by AppendReplica.
+	ErrReplica = errors.New("store: replica refuses writes")
+	// ErrReplicaOffset: bytes for AppendReplica that do not start at the
+	// end of the commit log, or cross a file end.
+	ErrReplicaOffset = errors.New("store: replica append not at the commit log end")
+	ErrBadFileSize   = errors.New("store: mapped file size differs from config")
+	ErrLocked        = errors.New("store: locked by another process")
+	ErrNotFound      = errors.New("store: message not found")
+	ErrNoQueue       = errors.New("store: consume queue not found")
 	// ErrResource marks the kernel refusing memory, a mapping or a
 	// descriptor (ENOMEM, EMFILE, ENFILE): a condition to wait out, never
 	// corrupt data (resource.go).

@@ -56,6 +56,13 @@ type GetResult struct {
 	MaxOffset       int64
 	// Count is the number of records returned.
 	Count int
+	// SuggestPullingFromSlave is Apache's getMessage flag: the last entry
+	// examined lies further behind the commit log end than
+	// accessMessageInMemoryMaxRatio percent of physical memory, so its
+	// record has most likely left the page cache (the broker then suggests
+	// whichBrokerWhenConsumeSlowly when slaveReadEnable). False when Count
+	// is 0.
+	SuggestPullingFromSlave bool
 	// Body (GetMessages) is dst with the records appended, exactly as stored.
 	Body []byte
 	// Vec (GetMessageViews) is the records as slices of the mapped commit
@@ -205,6 +212,7 @@ func (s *Store) get(g *gather, topic string, queueID int32, offset int64, maxMsg
 	limit := maxFilterEntries(maxMsgNums)
 	var buf [32 * cqEntrySize]byte
 	examined := 0
+	lastPhy := int64(-1) // the last entry examined (Apache's maxPhyOffsetPulling)
 	res.Status = NoMatchedMessage
 	readAny := false
 loop:
@@ -230,6 +238,7 @@ loop:
 				break loop
 			}
 			examined++
+			lastPhy = e.phy
 			if e.filler() || e.phy < clMin {
 				if res.Count == 0 {
 					res.Status = MessageWasRemoving
@@ -267,6 +276,7 @@ loop:
 		return res
 	}
 	res.NextBeginOffset = offset + int64(examined)
+	res.SuggestPullingFromSlave = res.Count > 0 && lastPhy >= 0 && s.cl.maxOffset.Load()-lastPhy > s.coldDistance
 	return res
 }
 

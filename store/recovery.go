@@ -55,7 +55,7 @@ func (s *Store) load() error {
 		start = s.abnormalStartFile()
 	}
 	lastLog := time.Now()
-	processOffset, why := s.cl.scanFrom(start, s.cfg.CheckCRCOnRecover, func(done, total int64) {
+	processOffset, why := s.cl.scanFrom(start, s.cfg.CheckCRCOnRecover, s.cfg.Replica, func(done, total int64) {
 		if time.Since(lastLog) >= 5*time.Second {
 			lastLog = time.Now()
 			s.log.Info().Int64("bytesDone", done).Int64("bytesTotal", total).Msg("commit log recovery progress")

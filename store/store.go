@@ -76,6 +76,7 @@ type Store struct {
 	queueOffsets map[queueKey]int64 // next queue offset per queue
 	werr         error              // sticky write error
 	stopped      bool               // Puts refused
+	replica      bool               // a slave's: Puts refused, AppendReplica only (replica.go)
 	stage        []byte             // records bound for writeAt (prefault.go)
 	noPopulate   atomic.Bool        // MADV_POPULATE_WRITE unsupported (prefault.go)
 
@@ -101,7 +102,11 @@ type Store struct {
 	reput           atomic.Int64 // commit log offset dispatched up to
 	lastDispatchTs  atomic.Int64 // store time of the newest dispatched record
 	dispatchStalled atomic.Bool  // dispatcher found an undecodable record
-	round           uint64       // dispatcher only
+	// replicaDispatch: a slave's dispatcher waits at a record a frame
+	// split (replica.go); splitAt is where it waits, -1 when it does not.
+	replicaDispatch atomic.Bool
+	splitAt         atomic.Int64
+	round           uint64 // dispatcher only
 	touched         []*consumeQueue
 	onDispatch      func(topic string, queueID int32, maxOffset int64)
 
@@ -110,7 +115,10 @@ type Store struct {
 	prefaultCh chan struct{}
 
 	// waits answers Wait (wait.go); the flush goroutine fulfils Flushed.
-	waits       *offsetWaiter
+	waits *offsetWaiter
+	// appended wakes HA writers sleeping until the commit log grows
+	// (replica.go).
+	appended    appendNotifier
 	flushFailed atomic.Bool // the first flush error was reported to waits
 
 	// diskFull refuses puts (ErrDiskFull); set and cleared by checkSpace
@@ -134,6 +142,10 @@ type Store struct {
 	// hotTail: records within this many bytes of the end of the commit
 	// log are read without a residency check (memory.go).
 	hotTail int64
+	// coldDistance: a pull reading further than this behind the end
+	// suggests the slave (GetResult.SuggestPullingFromSlave): Apache's
+	// physical memory × accessMessageInMemoryMaxRatio / 100, no floor.
+	coldDistance int64
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
@@ -164,6 +176,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		delayLevels:  levels,
 		cqFileSize:   cfg.cqFileSize(),
 		hotTail:      hotTailFor(cfg.AccessMessageInMemoryMaxRatio),
+		coldDistance: physicalMemory() / 100 * int64(cfg.AccessMessageInMemoryMaxRatio),
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
@@ -180,7 +193,10 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		now:          time.Now,
 		ops:          ops,
 		waits:        newOffsetWaiter(),
+		replica:      cfg.Replica,
 	}
+	s.replicaDispatch.Store(cfg.Replica)
+	s.splitAt.Store(-1)
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}
 	if cfg.MessageIndexEnable {
@@ -319,7 +335,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 	var errs []error
 	caughtUp := true
 	if s.started.Load() {
-		for s.reput.Load() < s.cl.maxOffset.Load() && !s.dispatchStalled.Load() {
+		for s.dispatchBehind() && !s.dispatchStalled.Load() {
 			s.signal(s.dispatchCh)
 			select {
 			case <-ctx.Done():
@@ -339,7 +355,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 	if !s.started.Load() {
 		_ = s.dispatchAvailable() // catch up synchronously; behind is reported below
 	}
-	if s.reput.Load() < s.cl.maxOffset.Load() {
+	if s.dispatchBehind() {
 		caughtUp = false
 		errs = append(errs, fmt.Errorf("shutdown store: dispatch behind at %d of %d", s.reput.Load(), s.cl.maxOffset.Load()))
 	}
@@ -443,6 +459,7 @@ func (s *Store) Put(m *PutMessage) (PutResult, error) {
 	s.mu.Unlock()
 	if err == nil {
 		s.signal(s.dispatchCh)
+		s.appended.notify()
 	}
 	return res, err
 }
@@ -473,6 +490,9 @@ func hasQueueOffset(sysFlag int32) bool {
 func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	if s.stopped {
 		return PutResult{}, ErrClosed
+	}
+	if s.replica {
+		return PutResult{}, fmt.Errorf("put %s: %w", m.Topic, ErrReplica)
 	}
 	if s.diskFull.Load() {
 		s.signal(s.spaceCh) // taken again as soon as space is back
@@ -645,12 +665,16 @@ func (s *Store) PutBatch(ms []PutMessage, res []PutResult) ([]PutResult, error) 
 		return res[:at], err
 	}
 	s.signal(s.dispatchCh)
+	s.appended.notify()
 	return res, nil
 }
 
 func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res []PutResult) error {
 	if s.stopped {
 		return ErrClosed
+	}
+	if s.replica {
+		return fmt.Errorf("put batch %s: %w", ms[0].Topic, ErrReplica)
 	}
 	if s.diskFull.Load() {
 		s.signal(s.spaceCh)
@@ -696,6 +720,14 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 	s.wroteLocked(total)
 	s.queueOffsets[key] = qoff + int64(len(ms))
 	return nil
+}
+
+// dispatchBehind reports whether the dispatcher has complete records left
+// to index: a slave's dispatcher waiting at a record a frame split is not
+// behind (the rest never comes once appends stopped).
+func (s *Store) dispatchBehind() bool {
+	r := s.reput.Load()
+	return r < s.cl.maxOffset.Load() && r != s.splitAt.Load()
 }
 
 // findCQ returns the consume queue or nil.

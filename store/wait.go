@@ -79,6 +79,12 @@ func sourceIndex(src Durability) int {
 // timeout.
 type sourceState struct {
 	enabled bool
+	// unavailable: a new waiter is refused at once (ErrReplicaNotAvailable:
+	// no replica connected); waiters already registered keep waiting.
+	unavailable bool
+	// maxGap: a new waiter whose end is maxGap or more beyond reached is
+	// refused at once (haSlaveFallbehindMax); 0 = no limit.
+	maxGap  int64
 	reached int64        // the source's offset: everything below is durable
 	err     error        // sticky failure: every waiter needing it gets err
 	timeout atomic.Int64 // ns; a waiter unsatisfied by then gets timeoutErr
@@ -136,6 +142,15 @@ func (w *offsetWaiter) enable(src Durability, timeout time.Duration, reached int
 	w.mu.Unlock()
 }
 
+// limit sets a source's availability and maximum gap (see sourceState).
+func (w *offsetWaiter) limit(src Durability, available bool, maxGap int64) {
+	w.mu.Lock()
+	st := &w.srcs[sourceIndex(src)]
+	st.unavailable = !available
+	st.maxGap = maxGap
+	w.mu.Unlock()
+}
+
 // setTimeout changes a source's timeout for waiters registered from now on
 // and those waiting (their deadline is registration + timeout).
 func (w *offsetWaiter) setTimeout(src Durability, timeout time.Duration) {
@@ -174,7 +189,7 @@ func (w *offsetWaiter) wait(end int64, need Durability, done func(error)) {
 		done(nil) // durable already, even if a source failed since
 		return
 	}
-	if err := w.refusalLocked(need); err != nil {
+	if err := w.refusalLocked(need, end); err != nil {
 		w.mu.Unlock()
 		done(err)
 		return
@@ -195,8 +210,9 @@ func (w *offsetWaiter) wait(end int64, need Durability, done func(error)) {
 	w.mu.Unlock()
 }
 
-// refusalLocked is why a waiter for need cannot wait at all, or nil.
-func (w *offsetWaiter) refusalLocked(need Durability) error {
+// refusalLocked is why a waiter for need up to end cannot wait at all, or
+// nil.
+func (w *offsetWaiter) refusalLocked(need Durability, end int64) error {
 	if w.closed != nil {
 		return w.closed
 	}
@@ -213,6 +229,11 @@ func (w *offsetWaiter) refusalLocked(need Durability) error {
 			return fmt.Errorf("BUG: wait for disabled source %v", Durability(1<<i))
 		case st.err != nil:
 			return st.err
+		case st.unavailable:
+			return fmt.Errorf("commit log offset %d: no replica: %w", end, ErrReplicaNotAvailable)
+		case st.maxGap > 0 && end-st.reached >= st.maxGap:
+			return fmt.Errorf("commit log offset %d: best replica at %d, %d or more behind: %w",
+				end, st.reached, st.maxGap, ErrReplicaNotAvailable)
 		}
 	}
 	return nil
@@ -417,3 +438,12 @@ func (s *Store) Advance(src Durability, offset int64) { s.waits.advance(src, off
 // with err now (ha: ErrReplicaNotAvailable when no replica is in sync).
 // Later waiters wait as usual.
 func (s *Store) FailWaits(src Durability, err error) { s.waits.fail(src, err, false) }
+
+// LimitSource sets when a new waiter for src (Replicated) is refused at
+// once with ErrReplicaNotAvailable instead of waiting: while !available
+// (no replica connected), or when its end is maxGap or more beyond what
+// src reached (haSlaveFallbehindMax; 0 = no limit). Waiters registered
+// before keep waiting: a replica back within their timeout answers them.
+func (s *Store) LimitSource(src Durability, available bool, maxGap int64) {
+	s.waits.limit(src, available, maxGap)
+}

@@ -1,0 +1,301 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/ha"
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// Apache's BrokerStartup: a master has brokerId 0 and a slave a positive
+// one; haListenPort 0 is listenPort+1 and brokerIP2 defaults to brokerIP1.
+func TestHAConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		ok   bool
+	}{
+		{"master 0", func(c *Config) {}, true},
+		{"sync master 0", func(c *Config) { c.HA.BrokerRole = ha.SyncMaster }, true},
+		{"master 1", func(c *Config) { c.BrokerID = 1 }, false},
+		{"slave 1", func(c *Config) { c.HA.BrokerRole, c.BrokerID = ha.Slave, 1 }, true},
+		{"slave 0", func(c *Config) { c.HA.BrokerRole = ha.Slave }, false},
+		{"slave -1", func(c *Config) { c.HA.BrokerRole, c.BrokerID = ha.Slave, -1 }, false},
+		{"bad brokerIP2", func(c *Config) { c.BrokerIP2 = "host" }, false},
+		{"haListenPort", func(c *Config) { c.HA.HAListenPort = 70000 }, false},
+		{"slaveTimeout", func(c *Config) { c.HA.SlaveTimeout = 0 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			c.BrokerName, c.BrokerIP1, c.ListenPort = "b", "10.0.0.1", 10911
+			tc.edit(&c)
+			if err := c.Validate(); (err == nil) != tc.ok {
+				t.Fatalf("Validate: %v", err)
+			}
+		})
+	}
+	c := DefaultConfig()
+	c.BrokerName, c.BrokerIP1, c.ListenPort = "b", "10.0.0.1", 20911
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.HA.HAListenPort != 20912 || c.BrokerIP2 != "10.0.0.1" || c.HAServerAddr() != "10.0.0.1:20912" {
+		t.Fatalf("haListenPort %d brokerIP2 %q haServerAddr %q", c.HA.HAListenPort, c.BrokerIP2, c.HAServerAddr())
+	}
+}
+
+// A SYNC_MASTER send waits for a slave (and the flush under SYNC_FLUSH);
+// each way the wait can end is answered with Apache's status, the message
+// stored either way. An ASYNC_MASTER, and WAIT=false, do not wait.
+func TestSyncMasterSendStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flush store.FlushDiskType
+		err   error
+		want  SendStatus
+	}{
+		{"acked", store.AsyncFlush, nil, SendOK},
+		{"no slave", store.AsyncFlush, store.ErrReplicaNotAvailable, SendSlaveNotAvailable},
+		{"slave timeout", store.AsyncFlush, errors.Join(errors.New("offset 10"), store.ErrReplicaTimeout), SendFlushSlaveTimeout},
+		{"closed", store.AsyncFlush, store.ErrClosed, SendFlushSlaveTimeout},
+		{"sync flush closed", store.SyncFlush, store.ErrClosed, SendFlushDiskTimeout},
+		{"sync flush slave timeout", store.SyncFlush, store.ErrReplicaTimeout, SendFlushSlaveTimeout},
+		{"sync flush disk timeout", store.SyncFlush, store.ErrFlushTimeout, SendFlushDiskTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := testBroker(t, t.TempDir(), func(c *Config) {
+				c.HA.BrokerRole = ha.SyncMaster
+				c.Store.FlushDiskType = tc.flush
+			})
+			putTopic(t, b, "T", 1, PermRead|PermWrite)
+			var need store.Durability
+			b.wait = func(_ int64, n store.Durability, done func(error)) { need = n; done(tc.err) }
+			var got SendStatus = -1
+			var res SendResult
+			if err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) {
+				return func(st SendStatus) { got = st }
+			}); err != nil {
+				t.Fatal(err)
+			}
+			want := store.Replicated
+			if tc.flush == store.SyncFlush {
+				want |= store.Flushed
+			}
+			if need != want || got != tc.want || !res.Parked || len(res.MsgID) == 0 {
+				t.Fatalf("waited for %v, status %v (parked %t, msgId %q); want %v, %v", need, got, res.Parked, res.MsgID, want, tc.want)
+			}
+		})
+	}
+	b, _ := testBroker(t, t.TempDir(), nil)
+	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	b.wait = func(int64, store.Durability, func(error)) { t.Fatal("an ASYNC_MASTER waited") }
+	var res SendResult
+	if err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) { return func(SendStatus) {} }); err != nil || res.Parked {
+		t.Fatalf("ASYNC_MASTER: %v parked %t", err, res.Parked)
+	}
+}
+
+// fakeHA records what the broker tells the replication service.
+type fakeHA struct {
+	cfg     ha.Config
+	mu      sync.Mutex
+	masters []string
+	stopped bool
+}
+
+func (f *fakeHA) Start() error { return nil }
+func (f *fakeHA) Shutdown(context.Context) error {
+	f.mu.Lock()
+	f.stopped = true
+	f.mu.Unlock()
+	return nil
+}
+func (f *fakeHA) Addr() string { return "127.0.0.1:" + strconv.Itoa(f.cfg.HAListenPort) }
+func (f *fakeHA) UpdateMasterAddress(addr string) {
+	f.mu.Lock()
+	f.masters = append(f.masters, addr)
+	f.mu.Unlock()
+}
+func (f *fakeHA) Status() ha.Status { return ha.Status{Role: f.cfg.BrokerRole} }
+
+func (f *fakeHA) learned() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.masters...)
+}
+
+// freePort picks a free loopback port (racy, fine for tests).
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// runServing starts a broker that serves nothing (an empty table) and
+// registers with namesrvAddr, with a fake replication service.
+func runServing(t *testing.T, namesrvAddr string, edit func(*Config)) (*Broker, *fakeHA) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.BrokerName, cfg.BrokerIP1, cfg.BindAddress = "bn", "127.0.0.1", "127.0.0.1"
+	cfg.ListenPort = freePort(t)
+	cfg.NamesrvAddr = namesrvAddr
+	cfg.ServerWorkerThreads = 1
+	cfg.Store.StorePathRootDir = t.TempDir()
+	cfg.Store.MappedFileSizeCommitLog = 1 << 20
+	cfg.RegisterBrokerTimeoutMills = 20000
+	if edit != nil {
+		edit(&cfg)
+	}
+	b, err := New(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeHA{}
+	b.newHA = func(c ha.Config, _ string, _ *store.Store, _ zerolog.Logger) (replicator, error) {
+		fake.cfg = c
+		return fake, nil
+	}
+	if err := b.Start(remoting.Table{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return b, fake
+}
+
+func runNamesrv(t *testing.T) *namesrv.Server {
+	t.Helper()
+	cfg := namesrv.DefaultConfig()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	s, err := namesrv.New(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(s.Handlers()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return s
+}
+
+// A master and its slave register with a name server: the route holds
+// both (brokerAddrs {0: master, 1: slave}); the slave learns the master's
+// remoting address and HA address (brokerIP2:haListenPort) from the
+// answer and hands the latter to its replication service; the service is
+// shut down with the broker.
+func TestSlaveLearnsMaster(t *testing.T) {
+	ns := runNamesrv(t)
+	m, _ := runServing(t, ns.Addr(), func(c *Config) { c.BrokerIP2 = "127.0.0.2" })
+	if err := m.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("T"); return err == nil })
+	s, fake := runServing(t, ns.Addr(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MasterAddr() != "" && len(fake.learned()) > 0 })
+	if s.MasterAddr() != m.Config().Addr() {
+		t.Errorf("slave's master %q, want %q", s.MasterAddr(), m.Config().Addr())
+	}
+	if got, want := fake.learned()[0], "127.0.0.2:"+strconv.Itoa(m.Config().ListenPort+1); got != want {
+		t.Errorf("slave's master HA address %q, want %q", got, want)
+	}
+	rd, err := ns.Routes.Route("T")
+	if err != nil || len(rd.BrokerDatas) != 1 {
+		t.Fatalf("route: %+v %v", rd, err)
+	}
+	addrs := rd.BrokerDatas[0].BrokerAddrs
+	if addrs[0] != m.Config().Addr() || addrs[1] != s.Config().Addr() {
+		t.Errorf("brokerAddrs %v", addrs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if !fake.stopped {
+		t.Error("replication service not shut down")
+	}
+}
+
+// A fixed haMasterAddress is not replaced by the name servers' answers
+// (Apache: updateMasterHAServerAddrPeriodically false).
+func TestFixedHAMasterAddress(t *testing.T) {
+	ns := runNamesrv(t)
+	runServing(t, ns.Addr(), nil)
+	s, fake := runServing(t, ns.Addr(), func(c *Config) {
+		c.BrokerID, c.HA.BrokerRole, c.HA.HAMasterAddress = 1, ha.Slave, "10.9.9.9:10912"
+	})
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MasterAddr() != "" })
+	if got := fake.learned(); len(got) != 0 {
+		t.Errorf("fixed master HA address replaced by %v", got)
+	}
+}
+
+// A name server that accepts connections and never answers delays no
+// registration with another: the broker's first registration and the one
+// after a new topic reach the live name server while the hanging one
+// still holds its requests (registerBrokerTimeoutMills 20 s).
+func TestHangingNamesrv(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+		mu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+	})
+	ns := runNamesrv(t)
+	start := time.Now()
+	b, _ := runServing(t, ln.Addr().String()+";"+ns.Addr(), nil)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
+	if err := b.UpdateTopic(TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
+	if took := time.Since(start); took >= 20*time.Second {
+		t.Errorf("registrations took %v: held back by the hanging name server", took)
+	}
+}

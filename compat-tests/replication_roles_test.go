@@ -1,0 +1,376 @@
+package compattest
+
+// Master/slave roles with real processes on loopback (issue #14, roles):
+// a rocketgo master and a rocketgo slave of it on one name server, driven by
+// the official Go client. The multi-host scenarios (network namespaces),
+// the Apache interop and the benchmarks are in hosts' and repl's files.
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/admin"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/tidwall/gjson"
+)
+
+// Request codes the replication tests send raw.
+const (
+	codeSendMessageV2     = 310
+	codeGetAllTopicConfig = 21
+	codeGetBrokerRuntime  = 28
+	codeSystemBusy        = 2
+)
+
+// replConf is what both brokers of a pair share: small commit log files
+// (the same size on both: HA ships whole files), short HA and
+// registration intervals.
+const replConf = `mappedFileSizeCommitLog=8388608
+haSendHeartbeatInterval=1000
+haHousekeepingInterval=10000
+registerNameServerPeriod=2000
+`
+
+// peerBroker is a broker process beside cluster c's own (a slave of it,
+// or a master started by the test itself).
+type peerBroker struct {
+	addr string
+	port int
+	dir  string
+	proc *proc
+}
+
+// startSlave starts a slave (brokerId 1) of c's master with its own port
+// and store; extra lines override the configuration.
+func startSlave(t *testing.T, c *cluster, extra string) *peerBroker {
+	t.Helper()
+	return startPeer(t, c, "slave", "brokerId=1\nbrokerRole=SLAVE\nslaveReadEnable=true\nslaveSynchronizePeriod=1000\n"+extra)
+}
+
+// startPeer starts a broker of c's broker name with its own port and store
+// in c.dir/name and waits until it listens.
+func startPeer(t *testing.T, c *cluster, name, extra string) *peerBroker {
+	t.Helper()
+	port, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &peerBroker{port: port, addr: fmt.Sprintf("127.0.0.1:%d", port), dir: filepath.Join(c.dir, name)}
+	if err := os.MkdirAll(filepath.Join(s.dir, "store"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf(`brokerClusterName=%s
+brokerName=%s
+listenPort=%d
+namesrvAddr=%s
+brokerIP1=127.0.0.1
+storePathRootDir=%s
+`, clusterName, c.brokerName, port, c.nsAddr, filepath.Join(s.dir, "store")) + replConf + extra
+	path := filepath.Join(s.dir, "broker.properties")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.proc, err = startProc("mqbroker-"+name, filepath.Join(binDir, "mqbroker"), []string{"-c", path},
+		filepath.Join(s.dir, "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.proc.stop() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("----- tail of %s's log -----\n%s", name, tailFile(filepath.Join(s.dir, "broker.log"), 40))
+		}
+	})
+	if err := waitTCP(s.proc, s.addr, readyTimeout); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// brokerIDs is the route's brokerAddrs of brokerName: id → address.
+func brokerIDs(nsAddr, topic, brokerName string) map[int64]string {
+	code, rd, _, err := queryRoute(nsAddr, topic)
+	if err != nil || code != 0 {
+		return nil
+	}
+	return rd.brokers[brokerName]
+}
+
+// runtimeInfo is GET_BROKER_RUNTIME_INFO's table.
+func runtimeInfo(addr string) (map[string]string, error) {
+	resp, err := rawInvoke(addr, newRequest(codeGetBrokerRuntime, nil, nil), 3*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	gjson.GetBytes(resp.Body, "table").ForEach(func(k, v gjson.Result) bool {
+		out[k.String()] = v.String()
+		return true
+	})
+	return out, nil
+}
+
+// caughtUp reports whether the slave's commit log ends where the master's
+// does (runtime info's commitLogMaxOffset).
+func caughtUp(master, slave string) bool {
+	m, err1 := runtimeInfo(master)
+	s, err2 := runtimeInfo(slave)
+	return err1 == nil && err2 == nil && m["commitLogMaxOffset"] != "" && m["commitLogMaxOffset"] == s["commitLogMaxOffset"]
+}
+
+// The Go client sends to a rocketgo master; its rocketgo slave replicates
+// and copies the master's metadata; the slave refuses sends with Apache
+// 5.3.3's answer. A push consumer keeps consuming from the slave while the
+// master is stopped; once the master is back, the client commits its
+// offsets there and the group consumes only what is new: nothing it
+// consumed from the slave comes again.
+func TestReplicationSlaveReads(t *testing.T) {
+	c := newClusterConf(t, uniq("repl"), replConf)
+	s := startSlave(t, c, "")
+	topic := uniq("ReplT")
+	createTopic(t, c, topic, admin.WithReadQueueNums(2), admin.WithWriteQueueNums(2))
+	if !waitFor(t, 30*time.Second, func() bool {
+		ids := brokerIDs(c.nsAddr, topic, c.brokerName)
+		return ids[0] == c.brokerAddr && ids[1] == s.addr
+	}) {
+		t.Fatalf("route of %s: %v, want {0: %s, 1: %s}", topic, brokerIDs(c.nsAddr, topic, c.brokerName), c.brokerAddr, s.addr)
+	}
+
+	// The slave refuses a send before reading it.
+	send := newRequest(codeSendMessageV2, map[string]string{"a": "PG", "b": topic, "c": "TBW102", "d": "4",
+		"e": "0", "f": "0", "g": strconv.FormatInt(time.Now().UnixMilli(), 10), "h": "0", "i": ""}, []byte("x"))
+	resp, err := rawInvoke(s.addr, send, 3*time.Second)
+	if err != nil || resp.Code != codeSystemBusy || resp.Remark != "[REJECTREQUEST]system busy, start flow control for a while" {
+		t.Fatalf("send to the slave: %v %v", resp, err)
+	}
+
+	p := newProducer(t, c)
+	var ids []string
+	sendBatch := func(prefix string, n int) []string {
+		var out []string
+		for i := range n {
+			id := fmt.Sprintf("%s-%d", prefix, i)
+			p.mustSend(t, newMsg(topic, id, ""))
+			out = append(out, id)
+		}
+		ids = append(ids, out...)
+		return out
+	}
+	group := uniq("ReplG")
+	col := newCollector("repl")
+	h := startConsumer(t, c, group, topic, "*", col)
+	a := sendBatch("a", 20)
+	waitAll(t, col, a, 60*time.Second, "batch A from the master")
+
+	// Batch B reaches the master while the consumer does not pull; the
+	// slave copies it, then the master stops.
+	pauser, ok := h.pc.(interface {
+		Suspend()
+		Resume()
+	})
+	if !ok {
+		t.Fatal("push consumer cannot be suspended")
+	}
+	pauser.Suspend()
+	b := sendBatch("b", 30)
+	if !waitFor(t, 30*time.Second, func() bool { return caughtUp(c.brokerAddr, s.addr) }) {
+		t.Fatal("slave did not catch up with the master")
+	}
+	// Metadata: the slave has the topic (GET_ALL_TOPIC_CONFIG).
+	if !waitFor(t, 20*time.Second, func() bool {
+		resp, err := rawInvoke(s.addr, newRequest(codeGetAllTopicConfig, nil, nil), 3*time.Second)
+		return err == nil && strings.Contains(string(resp.Body), `"`+topic+`":`)
+	}) {
+		t.Error("slave never synced the topic from its master")
+	}
+	if graceful, _ := c.stopBroker(); !graceful {
+		t.Log("master did not stop gracefully")
+	}
+	if !waitFor(t, 20*time.Second, func() bool {
+		ids := brokerIDs(c.nsAddr, topic, c.brokerName)
+		return ids[0] == "" && ids[1] == s.addr
+	}) {
+		t.Fatalf("route after the master stopped: %v", brokerIDs(c.nsAddr, topic, c.brokerName))
+	}
+	pauser.Resume()
+	// The client learns the new route within its 30 s poll.
+	// The master's process is gone: whatever arrives now the slave served.
+	waitAll(t, col, b, 90*time.Second, "batch B from the slave")
+	// The master returns; the client commits its offsets there; new
+	// messages are consumed once, old ones not again.
+	if err := c.startBroker(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, 30*time.Second, func() bool { return brokerIDs(c.nsAddr, topic, c.brokerName)[0] == c.brokerAddr }) {
+		t.Fatalf("route after the master returned: %v", brokerIDs(c.nsAddr, topic, c.brokerName))
+	}
+	// The producer's route cache still says no master: its first sends may
+	// fail until it asks the name server again.
+	var cc []string
+	for i := range 10 {
+		id := fmt.Sprintf("c-%d", i)
+		var last error
+		if !waitFor(t, 40*time.Second, func() bool {
+			_, last = p.sendSync(context.Background(), newMsg(topic, id, ""))
+			return last == nil
+		}) {
+			t.Fatalf("send %s after the master returned: %v", id, last)
+		}
+		cc = append(cc, id)
+	}
+	ids = append(ids, cc...)
+	waitAll(t, col, cc, 90*time.Second, "batch C after the master returned")
+	if !waitFor(t, 30*time.Second, func() bool { return committedAll(c.brokerAddr, group, topic) }) {
+		t.Error("the group's offsets on the master never reached the queues' ends")
+	}
+	// Time for a re-delivery to show.
+	time.Sleep(3 * time.Second) // observation window, not synchronisation: nothing is awaited here
+	for _, id := range ids {
+		if n := len(col.get(id)); n != 1 {
+			t.Errorf("message %s delivered %d times", id, n)
+		}
+	}
+	// The slave copies the master's offsets (GET_ALL_CONSUMER_OFFSET).
+	if !waitFor(t, 20*time.Second, func() bool { return committedAll(s.addr, group, topic) }) {
+		t.Error("the slave never synced the group's offsets from its master")
+	}
+	t.Logf("%d messages, %d of them consumed from the slave while the master was down", len(ids), len(b))
+}
+
+// committedAll reports whether group's committed offset of every queue of
+// topic on addr equals the queue's max offset (read on the same broker).
+func committedAll(addr, group, topic string) bool {
+	for q := range 2 {
+		code, off, err := queryConsumerOffset(addr, group, topic, q)
+		if err != nil || code != 0 {
+			return false
+		}
+		max, err := getMaxOffset(addr, topic, q)
+		if err != nil || off != max {
+			return false
+		}
+	}
+	return true
+}
+
+// A SYNC_MASTER acknowledges a send once its slave holds it; with the slave
+// gone it answers SLAVE_NOT_AVAILABLE at once, the message stored (the Go
+// client reports it as SendSlaveNotAvailable, not an error).
+func TestReplicationSyncMaster(t *testing.T) {
+	c := newClusterConf(t, uniq("sync"), replConf+"brokerRole=SYNC_MASTER\nslaveTimeout=3000\n")
+	s := startSlave(t, c, "")
+	topic := uniq("SyncT")
+	createTopic(t, c, topic, admin.WithReadQueueNums(1), admin.WithWriteQueueNums(1))
+	p := newProducer(t, c)
+	// The slave connects and reports within haSendHeartbeatInterval.
+	var last *primitive.SendResult
+	if !waitFor(t, 30*time.Second, func() bool {
+		r, err := p.sendSync(context.Background(), newMsg(topic, uniq("m"), ""))
+		last = r
+		return err == nil && r.Status == primitive.SendOK
+	}) {
+		t.Fatalf("SYNC_MASTER never acknowledged a send with its slave connected: %+v", last)
+	}
+	start := time.Now()
+	const n = 20
+	for i := range n {
+		r, err := p.sendSync(context.Background(), newMsg(topic, "ok-"+strconv.Itoa(i), ""))
+		if err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send %d: %+v %v", i, r, err)
+		}
+	}
+	t.Logf("%d SYNC_MASTER sends acknowledged by the slave in %v", n, time.Since(start))
+
+	s.proc.stop()
+	if !waitFor(t, 30*time.Second, func() bool {
+		r, err := p.sendSync(context.Background(), newMsg(topic, uniq("gone"), ""))
+		return err == nil && r.Status == primitive.SendSlaveNotAvailable
+	}) {
+		t.Fatal("SYNC_MASTER without its slave never answered SLAVE_NOT_AVAILABLE")
+	}
+	before, err := getMaxOffset(c.brokerAddr, topic, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Now()
+	r, err := p.sendSync(context.Background(), newMsg(topic, uniq("stored"), ""))
+	if err != nil || r.Status != primitive.SendSlaveNotAvailable || r.MsgID == "" {
+		t.Fatalf("send without slave: %+v %v", r, err)
+	}
+	if d := time.Since(took); d > 2*time.Second {
+		t.Errorf("SLAVE_NOT_AVAILABLE took %v: not at once", d)
+	}
+	if !waitFor(t, 10*time.Second, func() bool { after, _ := getMaxOffset(c.brokerAddr, topic, 0); return after == before+1 }) {
+		t.Error("the message answered SLAVE_NOT_AVAILABLE is not stored")
+	}
+}
+
+// A broker configured with two name servers, one dead (nothing listens)
+// and one hanging (accepts and never answers), registers with the third at
+// once; a client knowing only that one finds master and slave.
+func TestReplicationNameServers(t *testing.T) {
+	c, err := startNamesrvConf(uniq("ns2"), replConf)
+	if c != nil {
+		t.Cleanup(c.stop)
+		c.attachLogs(t)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hang, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			conn, err := hang.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = hang.Close()
+		<-done
+		mu.Lock()
+		for _, conn := range held {
+			_ = conn.Close()
+		}
+		mu.Unlock()
+	})
+	list := fmt.Sprintf("namesrvAddr=127.0.0.1:%d;%s;%s\n", dead, hang.Addr(), c.nsAddr)
+	start := time.Now()
+	m := startPeer(t, c, "master", list)
+	s := startSlave(t, c, list)
+	if !waitFor(t, 20*time.Second, func() bool {
+		ids := brokerIDs(c.nsAddr, "TBW102", c.brokerName)
+		return ids[0] == m.addr && ids[1] == s.addr
+	}) {
+		t.Fatalf("route of TBW102 on the live name server: %v", brokerIDs(c.nsAddr, "TBW102", c.brokerName))
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("registration took %v", d)
+	}
+	if !strings.Contains(tailFile(filepath.Join(s.dir, "broker.log"), 200), "master address learned") {
+		t.Error("slave never learned its master through the live name server")
+	}
+}

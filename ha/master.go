@@ -1,0 +1,291 @@
+package ha
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// The master side (Apache's DefaultHAConnection): one connection per
+// slave, a reader taking the slave's reports and a writer shipping commit
+// log bytes. Differences from Apache, on purpose:
+//   - A first report beyond the master's max offset or below its min
+//     offset closes the connection with a log line (Apache accepts it and
+//     sends heartbeats forever: the slave never progresses, silently).
+//   - A later report beyond what this connection has sent, or going back,
+//     closes it too (a slave cannot hold bytes it was not sent; for a
+//     SYNC_MASTER such an ack would acknowledge data no slave holds).
+//   - The writer waits for the first report on a channel, not by polling
+//     every 10 ms, and sleeps until an append wakes it rather than 100 ms.
+//   - A slave that stops reading is closed once a write has been blocked
+//     for haHousekeepingInterval (Apache's writer blocks on its selector).
+
+// slaveConn is one slave's connection.
+type slaveConn struct {
+	s    *Service
+	c    net.Conn
+	addr string
+
+	first chan struct{} // closed by the reader on the first report
+	start int64         // where the writer begins; set before first closes
+	ack   atomic.Int64  // last report, -1 before the first
+	sent  atomic.Int64  // end of the bytes handed to the socket (set before the write)
+
+	once sync.Once
+	done chan struct{} // closed by close
+
+	// The writer's scratch: header and writev list, reused per frame.
+	hdr  [headerSize]byte
+	iov  [2][]byte
+	bufs net.Buffers
+}
+
+func (s *Service) acceptLoop() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			select {
+			case <-s.quit:
+				return
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			s.sampled.Warn().Err(err).Msg("ha accept failed")
+			select {
+			case <-s.quit:
+				return
+			case <-time.After(100 * time.Millisecond): // EMFILE and the like: do not spin
+			}
+			continue
+		}
+		s.admit(c)
+	}
+}
+
+// admit registers a slave connection and starts its reader and writer.
+func (s *Service) admit(c net.Conn) {
+	sc := &slaveConn{s: s, c: c, addr: c.RemoteAddr().String(), first: make(chan struct{}), done: make(chan struct{})}
+	sc.ack.Store(-1)
+	s.mu.Lock()
+	if s.shut || len(s.conns) >= maxSlaves {
+		n := len(s.conns)
+		s.mu.Unlock()
+		_ = c.Close() // refused: nothing was exchanged
+		s.sampled.Warn().Str("remote", sc.addr).Int("slaves", n).Msg("ha connection refused, too many slaves")
+		return
+	}
+	s.conns[sc] = struct{}{}
+	s.goRunLocked(sc.readLoop)
+	s.goRunLocked(sc.writeLoop)
+	s.mu.Unlock()
+	s.log.Info().Str("remote", sc.addr).Msg("ha slave connected")
+}
+
+// close ends the connection once, with the reason logged.
+func (sc *slaveConn) close(why string) {
+	sc.once.Do(func() {
+		_ = sc.c.Close() // both loops see the error and end
+		close(sc.done)
+		s := sc.s
+		s.mu.Lock()
+		delete(s.conns, sc)
+		s.mu.Unlock()
+		if sc.ack.Load() >= 0 {
+			s.usableChanged(-1)
+		}
+		if why == "shutdown" {
+			return
+		}
+		s.log.Info().Str("remote", sc.addr).Int64("ackOffset", sc.ack.Load()).Str("reason", why).Msg("ha slave disconnected")
+	})
+}
+
+// readLoop takes the slave's reports: the last complete 8 bytes of what
+// arrived. Nothing read for haHousekeepingInterval closes the connection.
+func (sc *slaveConn) readLoop() {
+	s := sc.s
+	var buf [1024]byte // whole reports only are consumed; a tail of < 8 stays
+	n := 0
+	idle := ms(s.cfg.HAHousekeepingInterval)
+	for {
+		if err := sc.c.SetReadDeadline(time.Now().Add(idle)); err != nil {
+			sc.close("set read deadline: " + err.Error())
+			return
+		}
+		k, err := sc.c.Read(buf[n:])
+		if err != nil {
+			var ne net.Error
+			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				s.sampled.Warn().Str("remote", sc.addr).Dur("idle", idle).Msg("ha slave silent, closing")
+				sc.close("nothing read for haHousekeepingInterval")
+			default:
+				sc.close("read: " + err.Error())
+			}
+			return
+		}
+		n += k
+		off, used, ok := lastReport(buf[:n])
+		if !ok {
+			continue
+		}
+		n = copy(buf[:], buf[used:n])
+		if why := sc.report(off); why != "" {
+			s.sampled.Warn().Str("remote", sc.addr).Int64("offset", off).Int64("masterMaxOffset", s.st.MaxPhyOffset()).
+				Int64("masterMinOffset", s.st.MinPhyOffset()).Int64("sent", sc.sent.Load()).Msg("ha report refused: " + why)
+			sc.close("bad report: " + why)
+			return
+		}
+	}
+}
+
+// report takes one report; a non-empty answer is why the connection must
+// close.
+func (sc *slaveConn) report(off int64) string {
+	s := sc.s
+	prev := sc.ack.Load()
+	if prev < 0 { // the first: where to start
+		maxOff, minOff := s.st.MaxPhyOffset(), s.st.MinPhyOffset()
+		switch {
+		case off < 0 || off > maxOff:
+			return "beyond the master's commit log"
+		case off == 0:
+			// An empty slave starts at the master's last file (Apache).
+			size := s.st.CommitLogFileSize()
+			sc.start = max(maxOff-maxOff%size, 0)
+		case off < minOff:
+			return "below the master's first commit log file"
+		default:
+			sc.start = off
+		}
+		sc.sent.Store(sc.start)
+		sc.ack.Store(off)
+		close(sc.first)
+		s.usableChanged(+1)
+		s.acked(off)
+		return ""
+	}
+	switch {
+	case off < prev:
+		return "went back"
+	case off > sc.sent.Load():
+		return "beyond what was sent"
+	}
+	if off > prev {
+		sc.ack.Store(off)
+		s.acked(off)
+	}
+	return ""
+}
+
+// usableChanged counts slaves that reported; a SYNC_MASTER refuses waits at
+// once while there is none.
+func (s *Service) usableChanged(d int32) {
+	n := s.usable.Add(d)
+	if s.cfg.BrokerRole != SyncMaster {
+		return
+	}
+	if (d > 0 && n == 1) || (d < 0 && n == 0) {
+		s.st.LimitSource(store.Replicated, n > 0, s.cfg.HASlaveFallbehindMax)
+	}
+}
+
+// acked advances the Replicated source to a slave's ack (any one slave
+// suffices: the source only moves forward, to the best ack seen).
+func (s *Service) acked(off int64) {
+	if s.cfg.BrokerRole == SyncMaster && off > 0 {
+		s.st.Advance(store.Replicated, off)
+	}
+}
+
+// writeLoop ships the commit log from the start the first report chose:
+// frames of at most haTransferBatchSize straight from the mapped file,
+// never across a file end; a heartbeat header after
+// haSendHeartbeatInterval without a frame.
+func (sc *slaveConn) writeLoop() {
+	s := sc.s
+	select {
+	case <-sc.first:
+	case <-sc.done:
+		return
+	}
+	cursor := sc.start
+	beat := ms(s.cfg.HASendHeartbeatInterval)
+	timer := time.NewTimer(beat)
+	defer timer.Stop()
+	for {
+		sp, ok := s.st.ReadReplica(cursor, s.cfg.HATransferBatchSize)
+		if ok {
+			n := len(sp.Bytes)
+			sc.sent.Store(cursor + int64(n))
+			putHeader(&sc.hdr, cursor, n)
+			err := sc.write(sp.Bytes)
+			sp.Release()
+			if err != "" {
+				sc.close(err)
+				return
+			}
+			cursor += int64(n)
+			resetTimer(timer, beat)
+			continue
+		}
+		if cursor < s.st.MaxPhyOffset() {
+			// Not readable yet below the end: the cursor is outside the
+			// log (its files were deleted under a slow slave).
+			s.sampled.Warn().Str("remote", sc.addr).Int64("offset", cursor).Int64("masterMinOffset", s.st.MinPhyOffset()).
+				Msg("ha slave behind the master's first commit log file, closing")
+			sc.close("behind the master's commit log")
+			return
+		}
+		select {
+		case <-sc.done:
+			return
+		case <-s.st.Appended(cursor):
+		case <-timer.C:
+			putHeader(&sc.hdr, cursor, 0)
+			if err := sc.write(nil); err != "" {
+				sc.close(err)
+				return
+			}
+			timer.Reset(beat)
+		}
+	}
+}
+
+// write writes sc.hdr and body (one writev) with a deadline of
+// haHousekeepingInterval; a non-empty answer is why the connection must
+// close.
+func (sc *slaveConn) write(body []byte) string {
+	idle := ms(sc.s.cfg.HAHousekeepingInterval)
+	if err := sc.c.SetWriteDeadline(time.Now().Add(idle)); err != nil {
+		return "set write deadline: " + err.Error()
+	}
+	sc.iov[0], sc.iov[1] = sc.hdr[:], body
+	sc.bufs = sc.iov[:1]
+	if len(body) > 0 {
+		sc.bufs = sc.iov[:2]
+	}
+	_, err := sc.bufs.WriteTo(sc.c)
+	sc.iov[1] = nil // the mapping is released after this
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			sc.s.sampled.Warn().Str("remote", sc.addr).Dur("blocked", idle).Msg("ha slave stopped reading, closing")
+			return "write blocked for haHousekeepingInterval"
+		}
+		return "write: " + err.Error()
+	}
+	return ""
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	t.Stop()
+	t.Reset(d)
+}

@@ -1,0 +1,67 @@
+package processor
+
+import (
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// rejectRemark is Apache's answer to a request its processor's
+// rejectRequest refuses (NettyRemotingAbstract), with SYSTEM_BUSY.
+const rejectRemark = "[REJECTREQUEST]system busy, start flow control for a while"
+
+// registerReplication serves what a slave asks its master for
+// (SlaveSynchronize): GET_ALL_CONSUMER_OFFSET (43) and GET_ALL_DELAY_OFFSET
+// (45); GET_ALL_TOPIC_CONFIG and GET_ALL_SUBSCRIPTIONGROUP_CONFIG are in
+// topics.go. And it puts Apache 5.x's rejectRequest of a slave in front of
+// the send and pull handlers: a slave refuses sends and send backs, and
+// pulls unless slaveReadEnable, before reading them.
+func (p *brokerProcs) registerReplication(t Table) {
+	t[remoting.GetAllConsumerOffset] = p.allConsumerOffsets
+	t[remoting.GetAllDelayOffset] = p.allDelayOffsets
+	t[remoting.GetBrokerHAStatus] = p.haStatus
+	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
+		remoting.ConsumerSendMsgBack} {
+		t[code] = rejectWhen(p.b.RejectsSends, t[code])
+	}
+	for _, code := range []int32{remoting.PullMessage, remoting.LitePullMessage} {
+		t[code] = rejectWhen(p.b.RejectsPulls, t[code])
+	}
+}
+
+// rejectWhen answers SYSTEM_BUSY without running h while reject reports
+// true (Apache's rejectRequest, asked before the header is read). On a
+// master it costs a call and a config load per request.
+func rejectWhen(reject func() bool, h HandlerFunc) HandlerFunc {
+	return func(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+		if reject() {
+			return remoting.NewResponse(req, remoting.SystemBusy, rejectRemark)
+		}
+		return h(c, req)
+	}
+}
+
+// allConsumerOffsets is GET_ALL_CONSUMER_OFFSET: the consumer offset table
+// as consumerOffset.json holds it, plus a data version.
+func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = p.b.AllConsumerOffsets()
+	return resp
+}
+
+// allDelayOffsets is GET_ALL_DELAY_OFFSET: the delay levels' offsets as
+// delayOffset.json holds them, plus a data version.
+func (p *brokerProcs) allDelayOffsets(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = p.b.AllDelayOffsets()
+	return resp
+}
+
+// haStatus is GET_BROKER_HA_STATUS: Apache 5.x's HARuntimeInfo.
+func (p *brokerProcs) haStatus(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	body, err := p.b.HARuntimeInfo()
+	if err != nil {
+		return p.fail(req, err)
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = body
+	return resp
+}
