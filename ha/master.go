@@ -48,10 +48,8 @@ func (s *Service) acceptLoop() {
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			select {
-			case <-s.quit:
-				return
-			default:
+			if errors.Is(err, net.ErrClosed) {
+				return // Shutdown closed the listener
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {

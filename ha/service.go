@@ -30,6 +30,9 @@ type Service struct {
 
 	quit chan struct{}
 	wg   sync.WaitGroup
+	// run is cancelled by Shutdown: a slave's dial in progress ends with it.
+	run    context.Context
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	started bool
@@ -115,6 +118,7 @@ func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*S
 		addrCh:     make(chan struct{}, 1),
 		masterAddr: cfg.HAMasterAddress,
 	}
+	s.run, s.cancel = context.WithCancel(context.Background())
 	if cfg.BrokerRole == Slave {
 		st.SetReplica(true)
 	}
@@ -190,6 +194,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		link := s.link
 		s.mu.Unlock()
 		close(s.quit)
+		s.cancel()
 		for _, c := range conns {
 			c.close("shutdown")
 		}

@@ -92,7 +92,7 @@ func (s *Service) slaveLoop() {
 // whether any frame arrived.
 func (s *Service) replicate(addr string, buf []byte) (read bool, err error) {
 	d := net.Dialer{Timeout: dialTimeout}
-	c, err := d.Dial("tcp", addr)
+	c, err := d.DialContext(s.run, "tcp", addr)
 	if err != nil {
 		return false, err
 	}

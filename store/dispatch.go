@@ -108,15 +108,17 @@ func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 	limit := min(mf.wrote.Load(), end-mf.start)
 	pos := cur - mf.start
 	s.splitAt.Store(-1)
+	replica := s.replicaDispatch.Load()
 	for pos < limit {
+		if replica && partialRecord(mf.data[pos:limit], mf.size-pos) {
+			// A frame ended inside this record: the rest comes with the
+			// next (checked first: a failed decode costs an error value).
+			s.splitAt.Store(mf.start + pos)
+			return mf.start + pos, nil
+		}
 		v, _, err := message.DecodeRecordView(mf.data[pos:limit])
 		if errors.Is(err, message.ErrBlank) {
 			return mf.start + mf.size, nil
-		}
-		if err != nil && s.replicaDispatch.Load() && partialRecord(mf.data[pos:limit], mf.size-pos) {
-			// A frame ended inside this record: the rest comes with the next.
-			s.splitAt.Store(mf.start + pos)
-			return mf.start + pos, nil
 		}
 		if err != nil {
 			s.stall(mf.start+pos, err)
