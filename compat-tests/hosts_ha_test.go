@@ -8,7 +8,6 @@ package compattest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,10 +26,10 @@ import (
 
 const haQueues = 4
 
-// createTopicOn creates the topic on each broker (a slave serves reads of
+// createTopicHA creates the topic on each broker (a slave serves reads of
 // a topic only once it knows it; Apache's slave copies topics from the
 // master only every 60 s).
-func createTopicOn(t *testing.T, nsAddr, topic string, addrs ...string) {
+func createTopicHA(t *testing.T, nsAddr, topic string, addrs ...string) {
 	t.Helper()
 	a, err := admin.NewAdmin(admin.WithResolver(primitive.NewPassthroughResolver([]string{nsAddr})))
 	if err != nil {
@@ -50,7 +49,7 @@ func createTopicOn(t *testing.T, nsAddr, topic string, addrs ...string) {
 
 func (pr *haPair) createTopic(t *testing.T, topic string) {
 	t.Helper()
-	createTopicOn(t, pr.ns.addr, topic, pr.master.addr, pr.slave.addr)
+	createTopicHA(t, pr.ns.addr, topic, pr.master.addr, pr.slave.addr)
 	waitRoute(t, pr.c, topic, haQueues)
 }
 
@@ -84,26 +83,8 @@ func haSend(p *producerHandle, topic, id string, size int) (haAcked, error) {
 	return a, nil
 }
 
-// runtimeInfo is GET_BROKER_RUNTIME_INFO (28)'s table.
-func runtimeInfo(addr string) (map[string]string, error) {
-	resp, err := rawInvoke(addr, javaRequest(28, nil, nil), 5*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Code != 0 {
-		return nil, fmt.Errorf("GET_BROKER_RUNTIME_INFO %s: code %d %s", addr, resp.Code, resp.Remark)
-	}
-	var body struct {
-		Table map[string]string `json:"table"`
-	}
-	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, fmt.Errorf("runtime info %s: %v", addr, err)
-	}
-	return body.Table, nil
-}
-
 func commitLogOffsets(addr string) (minOff, maxOff int64, err error) {
-	ri, err := runtimeInfo(addr)
+	ri, err := runtimeInfo(addr) // replication_roles_test.go
 	if err != nil {
 		return 0, 0, err
 	}
@@ -540,6 +521,7 @@ func runHostsLinkCut(t *testing.T, kind string) {
 	cutAt := time.Now()
 	for time.Since(cutAt) < cut {
 		send(fmt.Sprintf("during%d", len(acked)), 20)
+		time.Sleep(20 * time.Millisecond) // at most ~1000 a second: a 30 s cut stays a few 10 MB
 	}
 	slaveHost.restore(t)
 	send("after", 100)
@@ -634,7 +616,7 @@ func runHostsSlaveWipe(t *testing.T, kind string) {
 	pr.slave.kill()
 	pr.slave.wipe(t)
 	pr.slave.start(t)
-	createTopicOn(t, pr.ns.addr, topic, pr.slave.addr)
+	createTopicHA(t, pr.ns.addr, topic, pr.slave.addr)
 	send(50)
 	end := pr.waitCaughtUp(t, 60*time.Second, "after the wipe")
 	mMin, _, err := commitLogOffsets(pr.master.addr)
