@@ -379,7 +379,10 @@ func startHostNamesrv(t *testing.T, h *host, kind, name string) *hostNamesrv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { termProc(s.p, 30*time.Second) })
+	t.Cleanup(func() {
+		h.restore(t) // a stopped (loopback cut) process cannot take SIGTERM
+		termProc(s.p, 30*time.Second)
+	})
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("----- tail of %s -----\n%s", log, tailFile(log, 30))
@@ -448,6 +451,7 @@ slaveReadEnable=true
 	b.props += extra
 	t.Cleanup(func() {
 		if b.p != nil {
+			h.restore(t)
 			termProc(b.p, 60*time.Second)
 		}
 	})
