@@ -538,13 +538,6 @@ func (b *hostBroker) kill() {
 	}
 }
 
-// stop is a graceful stop (SIGTERM, Apache's shutdown hook may take long).
-func (b *hostBroker) stop() {
-	if b.p != nil {
-		termProc(b.p, 60*time.Second)
-	}
-}
-
 // wipe deletes the broker's store (stopped broker).
 func (b *hostBroker) wipe(t *testing.T) {
 	t.Helper()
@@ -558,13 +551,12 @@ func (b *hostBroker) wipe(t *testing.T) {
 
 // haPair is a name server host, a master host and a slave host.
 type haPair struct {
-	kind           string // master's kind / slave's kind, "rocketgo" or "apache"
-	net            *hostNet
-	ns             *hostNamesrv
-	master, slave  *hostBroker
-	c              *cluster // for the client helpers: nsAddr, brokerAddr = master
-	brokerName     string
-	masterK, slavK string
+	kind          string // "<master's kind>/<slave's kind>", each rocketgo or apache
+	net           *hostNet
+	ns            *hostNamesrv
+	master, slave *hostBroker
+	c             *cluster // for the client helpers: nsAddr, brokerAddr = master
+	brokerName    string
 }
 
 // startHAPair starts a name server, a master (role SYNC_MASTER or
@@ -573,7 +565,7 @@ func startHAPair(t *testing.T, masterKind, slaveKind, role, extra string) *haPai
 	t.Helper()
 	n := newHostNet(t, "ns", "master", "slave")
 	nsKind := masterKind
-	pr := &haPair{kind: masterKind + "/" + slaveKind, net: n, brokerName: uniq("ha"), masterK: masterKind, slavK: slaveKind}
+	pr := &haPair{kind: masterKind + "/" + slaveKind, net: n, brokerName: uniq("ha")}
 	began := time.Now()
 	pr.ns = startHostNamesrv(t, n.host("ns"), nsKind, "namesrv")
 	pr.master = newHostBroker(t, n.host("master"), masterKind, "master", pr.brokerName, 0, role, []string{pr.ns.addr}, extra)
