@@ -900,3 +900,64 @@ func sortedProps(p map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestHostsSyncMasterCut: a SYNC_MASTER whose slave's host is cut off
+// (silent: no RST, the connection just stops) acknowledges nothing while
+// the slave cannot have the bytes — every answer is FLUSH_SLAVE_TIMEOUT
+// (slaveTimeout, 1 s here so that it beats the Go client's fixed 3 s) or
+// SLAVE_NOT_AVAILABLE once the master dropped the silent connection
+// (haHousekeepingInterval, 6 s; rocketgo and 4.9.8; Apache 5.3.3 keeps
+// answering FLUSH_SLAVE_TIMEOUT) — and no send hangs. After the link is
+// back, SEND_OK again, and every SEND_OK is on the slave.
+func TestHostsSyncMasterCut(t *testing.T) {
+	for _, kind := range haTargetKinds(t) {
+		t.Run(kind, func(t *testing.T) { runHostsSyncMasterCut(t, kind) })
+	}
+}
+
+func runHostsSyncMasterCut(t *testing.T, kind string) {
+	start := time.Now()
+	pr := startHAPair(t, kind, kind, "SYNC_MASTER", "slaveTimeout=1000\n")
+	topic := uniq("HASyncCut")
+	pr.createTopic(t, topic)
+	p := newProducer(t, pr.c, producer.WithRetry(0))
+	first, _ := waitSendOK(t, p, topic, "warm", 60*time.Second)
+	acked := []haAcked{first}
+	for i := 0; i < 50; i++ {
+		a, err := haSend(p, topic, fmt.Sprintf("pre-%d", i), 200)
+		if err != nil || a.status != primitive.SendOK {
+			t.Fatalf("send %d before the cut: %v %s", i, err, haStatusName(a.status))
+		}
+		acked = append(acked, a)
+	}
+	slave := pr.net.host("slave")
+	slave.cut(t)
+	cutAt := time.Now()
+	counts := map[string]int{}
+	var slowest time.Duration
+	for i := 0; time.Since(cutAt) < 10*time.Second; i++ {
+		began := time.Now()
+		a, err := haSend(p, topic, fmt.Sprintf("cut-%d", i), 200)
+		took := time.Since(began)
+		slowest = max(slowest, took)
+		switch {
+		case err != nil:
+			t.Fatalf("send %d during the cut: %v after %s (a SYNC_MASTER must answer within slaveTimeout)", i, err, took)
+		case a.status == primitive.SendOK:
+			t.Fatalf("send %d during the cut: SEND_OK, but the slave's host is cut off", i)
+		}
+		counts[haStatusName(a.status)]++
+		time.Sleep(20 * time.Millisecond) // SLAVE_NOT_AVAILABLE is at once: keep the stored count modest
+	}
+	t.Logf("during the 10 s cut: %v, slowest answer %s", counts, slowest)
+	if kind == "rocketgo" && counts["SLAVE_NOT_AVAILABLE"] == 0 {
+		t.Fatalf("rocketgo never answered SLAVE_NOT_AVAILABLE during a 10 s cut (haHousekeepingInterval 6 s): %v", counts)
+	}
+	slave.restore(t)
+	again, refused := waitSendOK(t, p, topic, "back", 60*time.Second)
+	acked = append(acked, again)
+	p.shutdown()
+	pr.master.kill()
+	checkAckedOn(t, pr.slave.addr, topic, acked, "after the cut and kill -9 of the master")
+	report(t, start, len(acked), len(acked), fmt.Sprintf("kind=%s cut-answers=%v slowest=%s refused-after=%d", kind, counts, slowest.Round(time.Millisecond), refused))
+}
