@@ -66,14 +66,17 @@ soak: build
 	@$(MAKE) --no-print-directory soak-ha
 
 # Replication on separate hosts (network namespaces, compat-tests/hosts_test.go)
-# at length: the slave's link cut for 30 s (make test: 8 s), kill -9 of the
-# master under load, against rocketgo and the Apache 5.3.3 pair
-# (HA_SOAK_TARGETS=rocketgo for rocketgo alone).
-HA_SOAK_TARGETS ?= rocketgo,apache
+# at length: the slave's link cut for 30 s (make test: 8 s), then
+# HA_SOAK_FAILOVERS runs of kill -9 of the master under load, against rocketgo
+# and the Apache 5.3.3 pair (HA_SOAK_TARGETS=rocketgo for rocketgo alone).
+HA_SOAK_TARGETS   ?= rocketgo,apache
+HA_SOAK_FAILOVERS ?= 3
 soak-ha: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_CUT=30s \
 		ROCKETGO_HA_TARGETS=$(HA_SOAK_TARGETS) \
-		$(GO) test -count=1 -timeout 30m -v -run 'TestHostsLinkCut|TestHostsFailover'
+		$(GO) test -count=1 -timeout 30m -v -run 'TestHostsLinkCut|TestHostsSyncMasterCut'
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_TARGETS=$(HA_SOAK_TARGETS) \
+		$(GO) test -count=$(HA_SOAK_FAILOVERS) -timeout 40m -v -run 'TestHostsFailover'
 
 # Every replication scenario on hosts against rocketgo and the Apache 5.3.3
 # pair (the proof the scenarios encode Apache's behaviour; ~8 min).
