@@ -52,6 +52,7 @@ type Broker struct {
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
+	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
 	delay     *delayService
 	timer     *timerService
 	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
@@ -183,6 +184,21 @@ func (b *Broker) Start(h remoting.Handler) error {
 		_ = b.Store.Shutdown(context.Background())
 		return fmt.Errorf("broker: %w", err)
 	}
+	if port := b.Config().FastListenPort; port > 0 {
+		b.fast = remoting.NewServer(remoting.ServerConfig{
+			Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(port)),
+			NumEventLoop: 1,
+			OnClose:      b.connClosed,
+			Limits:       b.Config().Limits,
+			IDBase:       1 << 62, // apart from the main server's connection IDs (client registry, locks)
+		}, h, b.root)
+		if err := b.fast.Start(); err != nil {
+			_ = b.server.Shutdown(context.Background())
+			_ = b.shutdownHA(context.Background())
+			_ = b.Store.Shutdown(context.Background())
+			return fmt.Errorf("broker: vip channel: %w", err)
+		}
+	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.startColdPulls()
 	b.startEndTxs()
@@ -235,6 +251,11 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 			b.registrar.unregisterAll(ctx)
 			if err := b.server.Shutdown(ctx); err != nil {
 				errs = append(errs, err)
+			}
+			if b.fast != nil {
+				if err := b.fast.Shutdown(ctx); err != nil {
+					errs = append(errs, fmt.Errorf("vip channel: %w", err))
+				}
 			}
 		}
 		close(b.quit)

@@ -144,6 +144,11 @@ type Config struct {
 	// rocketgo's key: Apache 5.x syncs every 60 s (checked every 3 s), 4.9
 	// every 10 s, neither configurable.
 	SlaveSynchronizePeriod int `key:"slaveSynchronizePeriod"`
+	// FastListenPort is Apache's VIP channel ("fast remoting server"): the
+	// same requests on listenPort-2, where an Apache slave's metadata sync
+	// (BrokerOuterAPI's brokerVIPChannel) asks its master. rocketgo's key:
+	// 0 = listenPort-2 (Apache, which has no key for it), -1 = not opened.
+	FastListenPort int `key:"fastListenPort"`
 }
 
 // Perm bits (Apache PermName).
@@ -309,6 +314,15 @@ func (c *Config) validateHA() error {
 	}
 	if err := c.HA.Validate(); err != nil {
 		return fmt.Errorf("broker: %w", err)
+	}
+	if c.FastListenPort == 0 {
+		c.FastListenPort = c.ListenPort - 2
+		if c.FastListenPort <= 0 {
+			c.FastListenPort = -1
+		}
+	}
+	if c.FastListenPort > 65535 {
+		return fmt.Errorf("broker: fastListenPort %d out of range", c.FastListenPort)
 	}
 	if c.SlaveSynchronizePeriod <= 0 {
 		return fmt.Errorf("broker: slaveSynchronizePeriod %d must be positive", c.SlaveSynchronizePeriod)

@@ -169,17 +169,25 @@ func (g *Groups) snapshot() GroupTable {
 // (upstream's validateGroup; 5.3.3 takes any name) and retryQueueNums in
 // [0, maxTopicQueueNums], refused INVALID_PARAMETER.
 func (b *Broker) UpdateGroup(gc GroupConfig) error {
+	if err := b.refuseOnSlave(); err != nil {
+		return err
+	}
 	return b.Groups.Put(gc)
 }
 
 // DeleteGroup is DELETE_SUBSCRIPTIONGROUP: the group's config and, with
 // cleanOffset, its committed offsets (Apache's removeOffset). Deleting a
-// group that does not exist succeeds, as in Apache.
-func (b *Broker) DeleteGroup(group string, cleanOffset bool) {
+// group that does not exist succeeds, as in Apache. A slave refuses
+// (refuseOnSlave).
+func (b *Broker) DeleteGroup(group string, cleanOffset bool) error {
+	if err := b.refuseOnSlave(); err != nil {
+		return err
+	}
 	b.Groups.Delete(group)
 	if cleanOffset {
 		b.Offsets.deleteGroup(group)
 	}
+	return nil
 }
 
 // GroupConfig is GET_SUBSCRIPTIONGROUP_CONFIG: the group's config, created

@@ -88,6 +88,18 @@ func (b *Broker) RejectsPulls() bool {
 	return c.IsSlave() && !c.SlaveReadEnable
 }
 
+// refuseOnSlave is Apache 4.9's answer to a topic or group change asked of
+// a slave (AdminBrokerProcessor.validateSlave): the slave's tables are its
+// master's, and its next sync would undo the change. Apache 5.3.3 has the
+// check but no longer calls it.
+func (b *Broker) refuseOnSlave() error {
+	if !b.Config().IsSlave() {
+		return nil
+	}
+	return refuse(remoting.SystemError, ErrSlave,
+		"Can't modify topic or subscription group from slave broker, please execute it from master broker.")
+}
+
 // slaveRefusal is the answer to a write that reaches a slave's store
 // (Apache's checkBeforePutMessage: SERVICE_NOT_AVAILABLE, the store's
 // remark).
@@ -320,6 +332,13 @@ func (b *Broker) AllConsumerOffsets() []byte {
 // version.
 func (b *Broker) AllDelayOffsets() []byte {
 	return withDataVersion(b.delay.marshal())
+}
+
+// AllMessageRequestModes is GET_ALL_MESSAGE_REQUEST_MODE's body, which a
+// 5.x slave asks its master for: Apache's MessageRequestModeManager.encode.
+// rocketgo has no POP consumption, so no group has a request mode.
+func (b *Broker) AllMessageRequestModes() []byte {
+	return []byte(`{"messageRequestModeMap":{}}`)
 }
 
 // withDataVersion adds "dataVersion" to a JSON object ending in '}'.

@@ -159,6 +159,7 @@ func runServing(t *testing.T, namesrvAddr string, edit func(*Config)) (*Broker, 
 	cfg.Store.StorePathRootDir = t.TempDir()
 	cfg.Store.MappedFileSizeCommitLog = 1 << 20
 	cfg.RegisterBrokerTimeoutMills = 20000
+	cfg.FastListenPort = -1
 	if edit != nil {
 		edit(&cfg)
 	}

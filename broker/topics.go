@@ -455,6 +455,9 @@ func systemConflict(topic string) error {
 // table changes nothing (Apache's idempotent update: no new data version, no
 // registration).
 func (b *Broker) UpdateTopic(tc TopicConfig) error {
+	if err := b.refuseOnSlave(); err != nil {
+		return err
+	}
 	if err := ValidTopicName(tc.TopicName); err != nil {
 		return err
 	}
@@ -516,6 +519,9 @@ func (b *Broker) AllTopicConfig() TopicTable {
 // rule, which Apache lets through: such a name is no topic of the table, and
 // it could name a path outside the store ("..").
 func (b *Broker) DeleteTopic(topic string) error {
+	if err := b.refuseOnSlave(); err != nil {
+		return err
+	}
 	if blank(topic) {
 		return refuse(remoting.InvalidParameter, ErrTopicInvalid, "%s", remarkTopicBlank)
 	}

@@ -219,6 +219,9 @@ var knownExtraKeys = map[string]bool{
 	"serverMaxHeaderBytes":               true,
 	"serverMaxHeaderFields":              true,
 	"maxMappedConsumeQueueFiles":         true, // rocketgo's bound on mapped consume queue files (issue #11)
+	// Replication (issue #14), README "Replication": Apache has no key for either.
+	"slaveSynchronizePeriod": true, "fastListenPort": true,
+	"haSlaveFallbehindMax": true, // Apache 4.9's key; 5.x names the same bound haMaxGapNotInSync
 }
 
 // probe is one scenario, run against each target.

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -373,4 +374,139 @@ func TestReplicationNameServers(t *testing.T) {
 	if !strings.Contains(tailFile(filepath.Join(s.dir, "broker.log"), 200), "master address learned") {
 		t.Error("slave never learned its master through the live name server")
 	}
+}
+
+// setupMeta creates topic, group and a committed offset (queue 1 at 7) on
+// the broker at addr with Java-style requests, as mqadmin and a consumer
+// would.
+func setupMeta(t *testing.T, addr, topic, group string) {
+	t.Helper()
+	steps := []*rawCmd{
+		javaRequest(17, map[string]string{"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "2",
+			"writeQueueNums": "2", "perm": "6", "topicFilterType": "SINGLE_TAG"}, nil),
+		javaRequest(200, nil, []byte(`{"groupName":"`+group+`","consumeEnable":true,"consumeFromMinEnable":true,`+
+			`"consumeBroadcastEnable":true,"retryQueueNums":1,"retryMaxTimes":16,"brokerId":0,`+
+			`"whichBrokerWhenConsumeSlowly":1,"notifyConsumerIdsChangedEnable":true}`)),
+		javaRequest(15, map[string]string{"consumerGroup": group, "topic": topic, "queueId": "1", "commitOffset": "7"}, nil),
+	}
+	for _, req := range steps {
+		resp, err := rawInvoke(addr, req, 5*time.Second)
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("request %d to %s: %v %v", req.Code, addr, resp, err)
+		}
+	}
+}
+
+// synced reports whether the broker at addr has topic and group's offset 7
+// on queue 1.
+func synced(addr, topic, group string) bool {
+	resp, err := rawInvoke(addr, javaRequest(codeGetAllTopicConfig, nil, nil), 3*time.Second)
+	if err != nil || resp.Code != 0 || !strings.Contains(string(resp.Body), `"`+topic+`"`) {
+		return false
+	}
+	code, off, err := queryConsumerOffset(addr, group, topic, 1)
+	return err == nil && code == 0 && off == 7
+}
+
+// Metadata sync across implementations (ROCKETGO_JAVA=1): an Apache 5.3.3
+// slave copies topics and consumer offsets from a rocketgo master (its
+// first sync comes about 60 s after its start), and a rocketgo slave copies
+// them from an Apache 5.3.3 master; neither logs a failed sync of topics,
+// offsets, delay offsets or groups.
+func TestReplicationJavaMetadata(t *testing.T) {
+	requireJava(t)
+	t.Run("ApacheSlaveOfRocketgo", func(t *testing.T) {
+		c := newClusterConf(t, uniq("jmeta"), replConf)
+		topic, group := uniq("JMetaT"), uniq("JMetaG")
+		setupMeta(t, c.brokerAddr, topic, group)
+		_, slave, dir := startApacheBroker(t, uniq("apache-slave"), c.nsAddr,
+			"brokerName="+c.brokerName+"\nbrokerId=1\nbrokerRole=SLAVE\n"+replConf)
+		if !waitFor(t, 150*time.Second, func() bool { return synced(slave, topic, group) }) {
+			t.Fatalf("the Apache slave never synced topic %s and group %s from the rocketgo master", topic, group)
+		}
+		log := filepath.Join(dir, "logs", "rocketmqlogs", "broker.log")
+		for _, bad := range []string{"SyncTopicConfig Exception", "SyncConsumerOffset Exception",
+			"SyncDelayOffset Exception", "SyncSubscriptionGroup Exception", "SyncMessageRequestMode Exception"} {
+			if tail := tailFile(log, 5000); strings.Contains(tail, bad) {
+				t.Errorf("Apache slave logged %q", bad)
+			}
+		}
+	})
+	t.Run("RocketgoSlaveOfApache", func(t *testing.T) {
+		c, err := startNamesrvConf(uniq("jmeta2"), "")
+		if c != nil {
+			t.Cleanup(c.stop)
+			c.attachLogs(t)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, master, _ := startApacheBroker(t, uniq("apache-master"), c.nsAddr, replConf)
+		topic, group := uniq("JMetaT"), uniq("JMetaG")
+		setupMeta(t, master, topic, group)
+		c.brokerName = "broker-ref" // reference/run.sh's broker name
+		s := startSlave(t, c, "")
+		if !waitFor(t, 60*time.Second, func() bool { return synced(s.addr, topic, group) }) {
+			t.Fatalf("the rocketgo slave never synced topic %s and group %s from the Apache master", topic, group)
+		}
+		if tail := tailFile(filepath.Join(s.dir, "broker.log"), 2000); strings.Contains(tail, "slave metadata sync failed") {
+			t.Errorf("rocketgo slave logged a failed sync:\n%s", tail)
+		}
+	})
+}
+
+// mqadmin 5.3.3 (ROCKETGO_JAVA=1) shows a rocketgo master and slave as it
+// shows Apache's: clusterList lists both under the broker name with ids 0
+// and 1, brokerStatus shows the slave inactive, haStatus lists the slave
+// on the master and the master on the slave.
+func TestReplicationMQAdmin(t *testing.T) {
+	requireJava(t)
+	cp := referenceClasspath(t)
+	home := t.TempDir()
+	c := newClusterConf(t, uniq("madm"), replConf)
+	s := startSlave(t, c, "")
+	if !waitFor(t, 30*time.Second, func() bool { return caughtUp(c.brokerAddr, s.addr) }) {
+		t.Fatal("slave did not connect")
+	}
+	if !waitFor(t, 20*time.Second, func() bool {
+		ids := brokerIDs(c.nsAddr, "TBW102", c.brokerName)
+		return ids[0] == c.brokerAddr && ids[1] == s.addr
+	}) {
+		t.Fatal("route lacks master or slave")
+	}
+	out := mqadmin(t, cp, home, "clusterList", "-n", c.nsAddr)
+	var master, slave bool
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[1] != c.brokerName {
+			continue
+		}
+		master = master || (f[2] == "0" && f[3] == c.brokerAddr)
+		slave = slave || (f[2] == "1" && f[3] == s.addr)
+	}
+	if !master || !slave {
+		t.Errorf("clusterList lacks master (%t) or slave (%t):\n%s", master, slave, adminOutput(out))
+	}
+	out = mqadmin(t, cp, home, "brokerStatus", "-n", c.nsAddr, "-b", s.addr)
+	if !regexp.MustCompile(`(?m)^brokerActive\s*:\s*false`).MatchString(out) {
+		t.Errorf("brokerStatus of the slave:\n%s", adminOutput(out))
+	}
+	out = mqadmin(t, cp, home, "haStatus", "-n", c.nsAddr, "-b", c.brokerAddr)
+	if !strings.Contains(out, "127.0.0.1") {
+		t.Errorf("haStatus of the master:\n%s", adminOutput(out))
+	}
+	t.Logf("haStatus of the master:\n%s", adminOutput(out))
+	out = mqadmin(t, cp, home, "haStatus", "-n", c.nsAddr, "-b", s.addr)
+	t.Logf("haStatus of the slave:\n%s", adminOutput(out))
+}
+
+// adminOutput is mqadmin's output without logback's status lines.
+func adminOutput(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "|-") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

@@ -10,4 +10,17 @@
 // usable) and the replication status the broker reports.
 // Never: decides roles or elections (the broker's configuration, later the
 // controller), parses Remoting frames, blocks a caller of the store.
+//
+// Wire format: frame.go. Master side and what it does differently from
+// Apache on purpose: master.go; slave side: slave.go.
+//
+// Memory per connection is bounded: a master's writer sends views of the
+// mapped commit log (held one frame at a time) and reads reports into 1
+// KiB; a slave reads frames into one 4 MiB buffer (Apache's) and refuses a
+// larger frame at its header.
+//
+// Goroutines: master: the accept loop, per slave a reader and a writer;
+// slave: the connect loop and, per connection, a reporter. All started by
+// Service (refused once Shutdown began) and awaited by Shutdown, which
+// closes the listener and every socket first.
 package ha

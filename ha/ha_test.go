@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"runtime"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -147,10 +149,10 @@ func TestReplicateMasterToSlave(t *testing.T) {
 	// Live traffic across file boundaries.
 	put(t, m, 1500, 1500, 4)
 	sameLogs(t, m, sl, 4)
-	st := ms.Status()
-	if len(st.Slaves) != 1 || st.Slaves[0].AckOffset != m.MaxPhyOffset() {
-		t.Fatalf("master status %+v, max %d", st, m.MaxPhyOffset())
-	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { // the slave's report after its last frame
+		st := ms.Status()
+		return len(st.Slaves) == 1 && st.Slaves[0].AckOffset == m.MaxPhyOffset()
+	})
 	if s := ss.Status(); !s.Connected || s.MasterHAAddr != ms.Addr() || s.SlaveMaxOffset != m.MaxPhyOffset() {
 		t.Fatalf("slave status %+v", s)
 	}
@@ -311,11 +313,23 @@ func TestMasterRefusesBogusReports(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			for _, r := range tc.reports {
+			for i, r := range tc.reports {
 				if _, err := c.Write(appendReport(nil, r)); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(20 * time.Millisecond) // separate reads, not synchronisation: the last report of one read wins
+				if i == len(tc.reports)-1 {
+					break
+				}
+				// Taken before the next one is sent: of reports that
+				// arrive in one read, only the last counts.
+				testutil.WaitFor(t, 5*time.Second, func() bool {
+					for _, sl := range ms.Status().Slaves {
+						if sl.AckOffset == r {
+							return true
+						}
+					}
+					return false
+				})
 			}
 			expectClosed(t, c, 5*time.Second)
 		})
@@ -390,6 +404,9 @@ func TestMasterClosesSlaveThatStopsReading(t *testing.T) {
 			}
 		}
 	}()
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
 	big := bytes.Repeat([]byte("b"), 16<<10)
 	for i := range 2000 { // 32 MiB: far more than the socket buffers hold
 		if _, err := m.Put(&store.PutMessage{Topic: "TopicHA", Body: big, BornHost: host, StoreHost: host, BornTimestamp: int64(i)}); err != nil {
@@ -400,6 +417,14 @@ func TestMasterClosesSlaveThatStopsReading(t *testing.T) {
 	testutil.WaitFor(t, 20*time.Second, func() bool { return len(ms.Status().Slaves) == 0 })
 	if d := time.Since(t0); d > 10*time.Second {
 		t.Fatalf("closed after %v, housekeeping 1s", d)
+	}
+	// Frames are views of the mapped log: nothing of the 32 MiB the slave
+	// did not take piled up on the heap.
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 8<<20 {
+		t.Fatalf("heap grew by %d bytes for a slave that stopped reading", grew)
 	}
 }
 
@@ -558,22 +583,57 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte{0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 'z'})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var h [headerSize]byte
-		buf := make([]byte, 64)
-		r := bytes.NewReader(in)
-		consumed := 0
-		for {
-			off, body, err := readFrame(r, &h, buf)
-			if err != nil {
-				return
-			}
-			if off < 0 || len(body) > len(buf) {
-				t.Fatalf("accepted offset %d, body %d", off, len(body))
-			}
-			consumed += headerSize + len(body)
-			if !bytes.Equal(body, in[consumed-len(body):consumed]) {
-				t.Fatal("body is not the input's bytes")
-			}
+		// Whole, and a byte per read (frames split at every offset): the
+		// same frames either way.
+		whole := readFrames(t, bytes.NewReader(in), in)
+		split := readFrames(t, iotest.OneByteReader(bytes.NewReader(in)), in)
+		if whole != split {
+			t.Fatalf("%d frames whole, %d a byte at a time", whole, split)
 		}
 	})
+}
+
+func readFrames(t *testing.T, r io.Reader, in []byte) int {
+	var h [headerSize]byte
+	buf := make([]byte, 64)
+	consumed, n := 0, 0
+	for {
+		off, body, err := readFrame(r, &h, buf)
+		if err != nil {
+			return n
+		}
+		if off < 0 || len(body) > len(buf) {
+			t.Fatalf("accepted offset %d, body %d", off, len(body))
+		}
+		consumed += headerSize + len(body)
+		if !bytes.Equal(body, in[consumed-len(body):consumed]) {
+			t.Fatal("body is not the input's bytes")
+		}
+		n++
+	}
+}
+
+// A master keeps at most maxSlaves connections; one more is closed at once.
+func TestMasterBoundsSlaves(t *testing.T) {
+	m := openStore(t, storeConfig(t.TempDir(), false))
+	cfg := testConfig(AsyncMaster)
+	cfg.HAHousekeepingInterval = 20000
+	ms := startService(t, cfg, m)
+	for range maxSlaves {
+		c, err := net.Dial("tcp", ms.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ms.Status().Slaves) == maxSlaves })
+	c, err := net.Dial("tcp", ms.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	expectClosed(t, c, 5*time.Second)
+	if n := len(ms.Status().Slaves); n != maxSlaves {
+		t.Fatalf("%d slaves, want %d", n, maxSlaves)
+	}
 }

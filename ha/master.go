@@ -83,7 +83,7 @@ func (s *Service) admit(c net.Conn) {
 	s.goRunLocked(sc.readLoop)
 	s.goRunLocked(sc.writeLoop)
 	s.mu.Unlock()
-	s.log.Info().Str("remote", sc.addr).Msg("ha slave connected")
+	s.connLog.Info().Str("remote", sc.addr).Msg("ha slave connected")
 }
 
 // close ends the connection once, with the reason logged.
@@ -101,7 +101,7 @@ func (sc *slaveConn) close(why string) {
 		if why == "shutdown" {
 			return
 		}
-		s.log.Info().Str("remote", sc.addr).Int64("ackOffset", sc.ack.Load()).Str("reason", why).Msg("ha slave disconnected")
+		s.connLog.Info().Str("remote", sc.addr).Int64("ackOffset", sc.ack.Load()).Str("reason", why).Msg("ha slave disconnected")
 	})
 }
 
@@ -186,11 +186,10 @@ func (sc *slaveConn) report(off int64) string {
 // usableChanged counts slaves that reported; a SYNC_MASTER refuses waits at
 // once while there is none.
 func (s *Service) usableChanged(d int32) {
+	s.usableMu.Lock()
+	defer s.usableMu.Unlock()
 	n := s.usable.Add(d)
-	if s.cfg.BrokerRole != SyncMaster {
-		return
-	}
-	if (d > 0 && n == 1) || (d < 0 && n == 0) {
+	if s.cfg.BrokerRole == SyncMaster && ((d > 0 && n == 1) || (d < 0 && n == 0)) {
 		s.st.LimitSource(store.Replicated, n > 0, s.cfg.HASlaveFallbehindMax)
 	}
 }

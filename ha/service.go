@@ -22,10 +22,13 @@ import (
 // and a writer; slave: the connect loop, and per connection a reporter.
 // Lock order: Service.mu, then nothing (no I/O under it).
 type Service struct {
-	cfg        Config
-	st         *store.Store
-	log        zerolog.Logger
-	sampled    zerolog.Logger // per-connection lines: a burst, then quiet
+	cfg     Config
+	st      *store.Store
+	log     zerolog.Logger
+	sampled zerolog.Logger // per-connection warnings: a burst, then quiet
+	// connLog: connects and disconnects, which a peer (or a flapping link)
+	// can repeat at will; sampled apart from the warnings.
+	connLog    zerolog.Logger
 	listenAddr string
 
 	quit chan struct{}
@@ -43,8 +46,10 @@ type Service struct {
 	masterAddr string
 	link       net.Conn // the slave's live connection to its master, or nil
 
-	// master: usable slaves (reported at least once), for SYNC_MASTER.
-	usable atomic.Int32
+	// master: usable slaves (reported at least once), for SYNC_MASTER;
+	// usableMu orders the changes with the store's limit they set.
+	usableMu sync.Mutex
+	usable   atomic.Int32
 	// slave side
 	addrCh    chan struct{} // the master address changed
 	connected atomic.Bool
@@ -98,7 +103,7 @@ func (c *Config) Validate() error {
 
 // New makes the service for cfg.BrokerRole over st. listenAddr is the
 // master's HA listener ("ip:port", port 0 picks one); ignored for a slave.
-// A slave's store is switched to refuse Put (store.SetReplica).
+// A slave's store is switched to refuse Put (store.BecomeReplica).
 func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -112,6 +117,7 @@ func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*S
 		st:         st,
 		log:        l,
 		sampled:    l.Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
+		connLog:    l.Sample(&zerolog.BurstSampler{Burst: 10, Period: 10 * time.Second}),
 		listenAddr: listenAddr,
 		quit:       make(chan struct{}),
 		conns:      make(map[*slaveConn]struct{}),
@@ -120,7 +126,7 @@ func New(cfg Config, listenAddr string, st *store.Store, log zerolog.Logger) (*S
 	}
 	s.run, s.cancel = context.WithCancel(context.Background())
 	if cfg.BrokerRole == Slave {
-		st.SetReplica(true)
+		st.BecomeReplica()
 	}
 	return s, nil
 }

@@ -113,7 +113,7 @@ func (s *Service) replicate(addr string, buf []byte) (read bool, err error) {
 		_ = c.Close() // ends the reporter too
 	}()
 	s.connected.Store(true)
-	s.log.Info().Str("masterHAAddr", addr).Int64("maxPhyOffset", s.st.MaxPhyOffset()).Msg("ha connected to master")
+	s.connLog.Info().Str("masterHAAddr", addr).Int64("maxPhyOffset", s.st.MaxPhyOffset()).Msg("ha connected to master")
 
 	r := &reporter{c: c, idle: ms(s.cfg.HAHousekeepingInterval)}
 	if err := r.report(s.st.MaxPhyOffset()); err != nil {
@@ -126,7 +126,11 @@ func (s *Service) replicate(addr string, buf []byte) (read bool, err error) {
 		wg.Done()
 		return false, errors.New("ha: shutting down")
 	}
-	defer func() { close(stop); wg.Wait() }()
+	defer func() {
+		_ = c.Close() // first: a reporter blocked in a write ends now, not at its deadline
+		close(stop)
+		wg.Wait()
+	}()
 
 	var hdr [headerSize]byte
 	idle := ms(s.cfg.HAHousekeepingInterval)

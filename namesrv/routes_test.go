@@ -255,3 +255,52 @@ func TestActingMaster(t *testing.T) {
 		t.Fatalf("acting master route %+v", rd)
 	}
 }
+
+// Master and slave as Apache's RouteInfoManager handles them (issue #14):
+// a slave of a 5.x broker (enableActingMaster sent, false) registering
+// before its master gets its topics routed (the prime slave) and no master
+// in its answer; the master's registration then answers the slave's next
+// one with masterAddr and haServerAddr; a master re-registering at a new
+// address replaces the old one under id 0 (the slave learns it at its next
+// registration); with the master gone, the slave's entry and the topic's
+// queues stay.
+func TestMasterSlaveRegistration(t *testing.T) {
+	r := NewRoutes(DefaultConfig())
+	off := false
+	slave := masterReg("broker-a", "127.0.0.3:10911", 3, "T", "TBW102")
+	slave.BrokerID, slave.EnableActingMaster = 1, &off
+	if res := mustRegister(t, r, slave, t0); res.MasterAddr != "" || res.HAServerAddr != "" {
+		t.Fatalf("slave before its master: %+v", res)
+	}
+	if rd, err := r.Route("T"); err != nil || rd.BrokerDatas[0].BrokerAddrs[1] != "127.0.0.3:10911" {
+		t.Fatalf("route with the slave alone: %+v %v", rd, err)
+	}
+	m := masterReg("broker-a", "127.0.0.1:10911", 1, "T", "TBW102")
+	m.EnableActingMaster = &off
+	mustRegister(t, r, m, t0)
+	if res := mustRegister(t, r, slave, t0); res.MasterAddr != "127.0.0.1:10911" || res.HAServerAddr != "127.0.0.1:10912" {
+		t.Fatalf("slave after its master: %+v", res)
+	}
+	// The master moves (a new host, same broker name and id).
+	moved := m
+	moved.BrokerAddr, moved.HAServerAddr, moved.ConnID = "127.0.0.9:10911", "127.0.0.9:10912", 9
+	moved.DataVersion.Counter++
+	mustRegister(t, r, moved, t0.Add(time.Second))
+	if res := mustRegister(t, r, slave, t0.Add(time.Second)); res.MasterAddr != "127.0.0.9:10911" || res.HAServerAddr != "127.0.0.9:10912" {
+		t.Fatalf("slave after the master moved: %+v", res)
+	}
+	rd, err := r.Route("T")
+	if err != nil || len(rd.BrokerDatas[0].BrokerAddrs) != 2 || rd.BrokerDatas[0].BrokerAddrs[0] != "127.0.0.9:10911" {
+		t.Fatalf("route after the master moved: %+v %v", rd, err)
+	}
+	// The master goes (its connection closes): the slave stays routable.
+	r.ConnClosed(9)
+	rd, err = r.Route("T")
+	if err != nil || len(rd.BrokerDatas[0].BrokerAddrs) != 1 || rd.BrokerDatas[0].BrokerAddrs[1] != "127.0.0.3:10911" ||
+		len(rd.QueueDatas) != 1 {
+		t.Fatalf("route with the master gone: %+v %v", rd, err)
+	}
+	if res := mustRegister(t, r, slave, t0.Add(2*time.Second)); res.MasterAddr != "" {
+		t.Fatalf("slave with the master gone: %+v", res)
+	}
+}

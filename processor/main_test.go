@@ -38,6 +38,7 @@ func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(Table) remoti
 	port := ports[0]
 	cfg := broker.DefaultConfig()
 	cfg.HA.HAListenPort = ports[1]
+	cfg.FastListenPort = -1 // no VIP channel unless a test asks
 	cfg.BrokerName = "b"
 	cfg.BrokerIP1 = "127.0.0.1"
 	cfg.BindAddress = "127.0.0.1"

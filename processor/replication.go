@@ -9,8 +9,8 @@ import (
 const rejectRemark = "[REJECTREQUEST]system busy, start flow control for a while"
 
 // registerReplication serves what a slave asks its master for
-// (SlaveSynchronize): GET_ALL_CONSUMER_OFFSET (43) and GET_ALL_DELAY_OFFSET
-// (45); GET_ALL_TOPIC_CONFIG and GET_ALL_SUBSCRIPTIONGROUP_CONFIG are in
+// (SlaveSynchronize): GET_ALL_CONSUMER_OFFSET (43), GET_ALL_DELAY_OFFSET
+// (45) and, for a 5.x slave, GET_ALL_MESSAGE_REQUEST_MODE (402); GET_ALL_TOPIC_CONFIG and GET_ALL_SUBSCRIPTIONGROUP_CONFIG are in
 // topics.go. And it puts Apache 5.x's rejectRequest of a slave in front of
 // the send and pull handlers: a slave refuses sends and send backs, and
 // pulls unless slaveReadEnable, before reading them.
@@ -18,6 +18,7 @@ func (p *brokerProcs) registerReplication(t Table) {
 	t[remoting.GetAllConsumerOffset] = p.allConsumerOffsets
 	t[remoting.GetAllDelayOffset] = p.allDelayOffsets
 	t[remoting.GetBrokerHAStatus] = p.haStatus
+	t[remoting.GetAllMessageRequestMode] = p.allMessageRequestModes
 	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
 		remoting.ConsumerSendMsgBack} {
 		t[code] = rejectWhen(p.b.RejectsSends, t[code])
@@ -63,5 +64,13 @@ func (p *brokerProcs) haStatus(_ *remoting.Conn, req *remoting.Command) *remotin
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Body = body
+	return resp
+}
+
+// allMessageRequestModes is GET_ALL_MESSAGE_REQUEST_MODE (a 5.x slave's
+// sync): none.
+func (p *brokerProcs) allMessageRequestModes(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = p.b.AllMessageRequestModes()
 	return resp
 }

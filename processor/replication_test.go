@@ -3,6 +3,7 @@ package processor
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,6 +64,19 @@ func TestSlaveRefusesWrites(t *testing.T) {
 	expectAnswer(t, invoke(t, cl, b, end), remoting.SlaveNotAvailable, "")
 	if n := b.Store.MaxPhyOffset(); n != 0 {
 		t.Errorf("a slave's commit log grew to %d", n)
+	}
+	// Topic and group changes (Apache 4.9's validateSlave): the slave's
+	// tables are its master's.
+	const slaveAdmin = "Can't modify topic or subscription group from slave broker, please execute it from master broker."
+	create := remoting.NewRequest(remoting.UpdateAndCreateTopic, map[string]string{"topic": "U", "defaultTopic": "TBW102",
+		"readQueueNums": "1", "writeQueueNums": "1", "perm": "6", "topicFilterType": "SINGLE_TAG"}, nil)
+	expectAnswer(t, invoke(t, cl, b, create), remoting.SystemError, slaveAdmin)
+	del := remoting.NewRequest(remoting.DeleteTopicInBroker, map[string]string{"topic": "T"}, nil)
+	expectAnswer(t, invoke(t, cl, b, del), remoting.SystemError, slaveAdmin)
+	delGroup := remoting.NewRequest(remoting.DeleteSubscriptionGroup, map[string]string{"groupName": "G"}, nil)
+	expectAnswer(t, invoke(t, cl, b, delGroup), remoting.SystemError, slaveAdmin)
+	if _, ok := b.Topics.Get("T"); !ok || !b.Groups.Contains("G") {
+		t.Error("a slave's table changed")
 	}
 }
 
@@ -125,6 +139,12 @@ func TestSlaveSynchronize(t *testing.T) {
 	if resp.Code != remoting.Success || !strings.HasPrefix(string(resp.Body), `{"offsetTable":{`) ||
 		!strings.Contains(string(resp.Body), `"dataVersion":{`) {
 		t.Fatalf("GET_ALL_DELAY_OFFSET: %d %s", resp.Code, resp.Body)
+	}
+
+	resp = invoke(t, mcl, m, remoting.NewRequest(remoting.GetAllMessageRequestMode, nil, nil))
+	expectCode(t, resp, remoting.Success)
+	if string(resp.Body) != `{"messageRequestModeMap":{}}` {
+		t.Errorf("GET_ALL_MESSAGE_REQUEST_MODE: %s", resp.Body)
 	}
 
 	s, _ := serveBroker(t, slaveOf(nil), nil)
@@ -242,5 +262,26 @@ func TestSuggestWhichBrokerID(t *testing.T) {
 			t.Errorf("slaveReadEnable %t: empty queue suggests %q, found %d suggests %q; want %s, %s", enable,
 				empty.Str("suggestWhichBrokerId"), found.Code, found.Str("suggestWhichBrokerId"), wantEmpty, wantFound)
 		}
+	}
+}
+
+// The VIP channel (fastListenPort, Apache's listenPort-2) serves the same
+// requests: an Apache slave's metadata sync asks its master there.
+func TestVIPChannel(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, cl := serveBroker(t, func(c *broker.Config) { c.FastListenPort = port }, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := cl.Invoke(ctx, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		remoting.NewRequest(remoting.GetAllConsumerOffset, nil, nil))
+	if err != nil || resp.Code != remoting.Success || !strings.HasPrefix(string(resp.Body), `{"offsetTable":{`) {
+		t.Fatalf("GET_ALL_CONSUMER_OFFSET on the VIP channel: %v %v", resp, err)
 	}
 }

@@ -137,7 +137,9 @@ func (p *brokerProcs) deleteSubscriptionGroup(_ *remoting.Conn, req *remoting.Co
 	if err != nil {
 		return p.fail(req, err)
 	}
-	p.b.DeleteGroup(group, req.Bool("cleanOffset"))
+	if err := p.b.DeleteGroup(group, req.Bool("cleanOffset")); err != nil {
+		return p.fail(req, err)
+	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 

@@ -40,6 +40,7 @@ const (
 	UpdateAndCreateSubscription   int32 = 200
 	GetAllSubscriptionGroupConfig int32 = 201
 	GetAllTopicListFromNameServer int32 = 206
+	GetAllMessageRequestMode      int32 = 402
 	GetBrokerHAStatus             int32 = 907
 	DeleteSubscriptionGroup       int32 = 207
 	DeleteTopicInBroker           int32 = 215

@@ -48,6 +48,10 @@ type ServerConfig struct {
 	OnClose func(c *Conn)
 	// Limits bound connections, buffered input and output, and headers.
 	Limits Limits
+	// IDBase: connection IDs start after it, so that two servers of one
+	// owner (a broker's main and VIP channels) never give two connections
+	// the same ID.
+	IDBase uint64
 }
 
 // Server serves the Remoting protocol on gnet event loops.
@@ -134,6 +138,7 @@ func NewServer(cfg ServerConfig, h Handler, log zerolog.Logger) *Server {
 		live:         make(map[*Conn]struct{}),
 	}
 	s.late, _ = h.(LateObserver)
+	s.ids.Store(cfg.IDBase)
 	s.hardOut = 4 * s.highWater
 	s.maxConns = int64(lim.ServerMaxConnections)
 	if s.maxConns == 0 {

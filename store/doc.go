@@ -13,7 +13,9 @@
 // waiter (wait.go: completions keyed by commit log offset, fulfilled by the
 // flush and, later, by replica acknowledgements), dispatch, recovery,
 // cleanup (retention and disk-full refusal), the next commit log file
-// made ahead (allocate.go).
+// made ahead (allocate.go), replication's view of the commit log
+// (replica.go: a master's ReadReplica and Appended, a slave's
+// AppendReplica).
 // Never: parses frames; knows clients or request codes; makes a caller wait
 // on fsync unless it asked (Wait, WaitFlush).
 //
@@ -49,6 +51,12 @@
 //     are allocated before a store into them (fallocate, or zeros written
 //     ahead of a consume queue's writer), so a full disk is an error,
 //     never a SIGBUS.
+//   - A replica store (Config.Replica, BecomeReplica) grows only by
+//     AppendReplica, at its commit log end or, empty, at a file boundary;
+//     Put is refused. Its MaxPhyOffset may end inside a record (a frame
+//     split it): the dispatcher stops at such a record (splitAt) and goes
+//     on when the rest arrives; consume queue entries take the records'
+//     queue offsets, so they equal the master's.
 //   - Every path is built by storePath from safe names (paths.go).
 //   - Resource errors (ENOMEM, EMFILE, ENFILE, ENOSPC) are never taken for
 //     corrupt data (resource.go).

@@ -133,14 +133,16 @@ func (n *appendNotifier) notify() {
 	n.mu.Unlock()
 }
 
-// SetReplica switches Put refusal on or off at run time (the broker sets
-// Config.Replica before Open for a slave; this is the last guard when a
-// role is set later).
-func (s *Store) SetReplica(on bool) {
+// BecomeReplica makes an open store a replica (the broker sets
+// Config.Replica before Open for a slave; ha calls this as the last guard).
+// One way: a replica's commit log may end inside a record, and only
+// recovery (a restart without Config.Replica) truncates that tail before
+// anything may be appended after it.
+func (s *Store) BecomeReplica() {
 	s.mu.Lock()
-	s.replica = on
+	s.replica = true
 	s.mu.Unlock()
-	s.replicaDispatch.Store(on)
+	s.replicaDispatch.Store(true)
 }
 
 // AppendReplica appends b, bytes of the master's commit log starting at

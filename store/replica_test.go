@@ -316,3 +316,31 @@ func TestSuggestPullingFromSlave(t *testing.T) {
 		t.Error("nothing found, yet a suggestion")
 	}
 }
+
+func TestBecomeReplicaRefusesPut(t *testing.T) {
+	s := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, s)
+	putN(t, s, "TopicA", 1, 0, 1)
+	s.BecomeReplica()
+	if _, err := s.Put(testMsg("TopicA", 0, 1)); !errors.Is(err, ErrReplica) {
+		t.Fatalf("put after BecomeReplica: %v, want ErrReplica", err)
+	}
+	if err := s.AppendReplica(s.MaxPhyOffset(), []byte{0, 0, 0, 0}); err != nil {
+		t.Fatalf("append replica: %v", err)
+	}
+}
+
+// A SYNC_FLUSH slave flushes after its appends, not at the async interval.
+func TestReplicaSyncFlush(t *testing.T) {
+	m := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, m)
+	putN(t, m, "TopicA", 1, 0, 50)
+	rcfg := replicaConfig(t.TempDir())
+	rcfg.FlushDiskType = SyncFlush
+	rcfg.FlushIntervalCommitLog = 3_600_000 // never, within the test
+	rcfg.FlushCommitLogThoroughInterval = 3_600_000
+	r := openStarted(t, rcfg)
+	defer shutdown(t, r)
+	end := copyReplica(t, m, r, 0, 1000)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return r.cl.flushedWhere.Load() >= end })
+}
