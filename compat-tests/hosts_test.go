@@ -411,8 +411,10 @@ type hostBroker struct {
 
 // haTimingProps shortens Apache's replication intervals for tests (same keys
 // for both kinds): reports and heartbeats every second, an idle HA
-// connection dropped after 6 s, registration every 10 s (Apache's minimum).
-const haTimingProps = "haSendHeartbeatInterval=1000\nhaHousekeepingInterval=6000\nslaveTimeout=3000\nregisterNameServerPeriod=10000\n"
+// connection dropped after 6 s, registration every 10 s (Apache's minimum),
+// the slave's metadata copy every second.
+const haTimingProps = "haSendHeartbeatInterval=1000\nhaHousekeepingInterval=6000\nslaveTimeout=3000\nregisterNameServerPeriod=10000\n" +
+	"slaveSynchronizePeriod=1000\n" // rocketgo's key (Apache: fixed 60 s in 5.x), so a slave learns new topics soon
 
 func newHostBroker(t *testing.T, h *host, kind, name, brokerName string, id int, role string, nsAddrs []string, extra string) *hostBroker {
 	t.Helper()
