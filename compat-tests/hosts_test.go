@@ -166,6 +166,7 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 	if err := os.MkdirAll(n.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	n.watchdog(t)
 	ok, why := netnsUsable()
 	if !ok {
 		t.Logf("HOSTS: network namespaces unavailable (%s): loopback fallback, every host is 127.0.0.1, cut = SIGSTOP", why)
@@ -212,6 +213,39 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 	}
 	t.Logf("HOSTS: %d network namespaces on bridge %s (%s.0/24): %s", len(names), n.bridge, n.subnet, n.describe())
 	return n
+}
+
+// hostsTestLimit bounds one test on hosts (ROCKETGO_HOSTS_LIMIT, default
+// 6 min: the Apache failover takes ~1.5 min).
+func hostsTestLimit(t *testing.T) time.Duration {
+	if v := os.Getenv("ROCKETGO_HOSTS_LIMIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("ROCKETGO_HOSTS_LIMIT=%q: %v", v, err)
+		}
+		return d
+	}
+	return 6 * time.Minute
+}
+
+// watchdog fails the test once it has run past its limit and kills every
+// process on its hosts, so that whatever the test waits for ends now
+// rather than at go test's global timeout (which kills the whole run
+// without cleanups: namespaces and servers would be left behind).
+func (n *hostNet) watchdog(t *testing.T) {
+	limit := hostsTestLimit(t)
+	timer := time.AfterFunc(limit, func() {
+		t.Errorf("HOSTS: test still running after %s: killing its servers", limit)
+		for _, h := range n.hosts {
+			h.mu.Lock()
+			procs := append([]*proc(nil), h.procs...)
+			h.mu.Unlock()
+			for _, p := range procs {
+				_ = p.cmd.Process.Signal(syscall.SIGKILL)
+			}
+		}
+	})
+	t.Cleanup(func() { timer.Stop() })
 }
 
 func (n *hostNet) describe() string {
