@@ -301,6 +301,11 @@ func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
 func (b *Broker) RuntimeInfo() map[string]string {
 	st := b.Store
 	total, sinceStart, tps := b.stats.sample(st)
+	if b.IsSlave() {
+		// Apache counts puts, not replicated bytes: a slave reports none
+		// (its StoreStatsService never sees a put).
+		total, sinceStart, tps = 0, 0, 0
+	}
 	earliest := int64(-1)
 	for t, qs := range st.Topics() {
 		for _, q := range qs {

@@ -215,6 +215,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		}
 	}
 	b.goRun(b.expireLoop)
+	b.registrar.launched.Store(true)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).
 		Str("namesrvAddr", b.Config().NamesrvAddr).Msg("broker started")
@@ -248,6 +249,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.stopping.Store(true)
 		var errs []error
 		if b.started.Load() {
+			b.registrar.stop(ctx) // no registration after the unregistration
 			b.registrar.unregisterAll(ctx)
 			if err := b.server.Shutdown(ctx); err != nil {
 				errs = append(errs, err)

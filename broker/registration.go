@@ -75,6 +75,12 @@ type registrar struct {
 	// ctx ends the registrations in flight when the broker stops.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// halt stops run before the broker unregisters, so that no
+	// registration follows the unregistration; stopped is closed once run
+	// and its peers have returned.
+	halt     chan struct{}
+	stopped  chan struct{}
+	launched atomic.Bool // run was started (Broker.Start)
 
 	mu    sync.Mutex
 	peers map[string]*peer // by name server address
@@ -98,7 +104,21 @@ func newRegistrar(b *Broker) *registrar {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1),
 		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute}),
-		ctx:     ctx, cancel: cancel, peers: make(map[string]*peer)}
+		ctx:     ctx, cancel: cancel, peers: make(map[string]*peer),
+		halt: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+// stop halts the registrations and waits until none is in flight (the
+// broker then unregisters). Once.
+func (r *registrar) stop(ctx context.Context) {
+	close(r.halt)
+	if !r.launched.Load() {
+		return
+	}
+	select {
+	case <-r.stopped:
+	case <-ctx.Done():
+	}
 }
 
 // pokeFull asks for a full registration soon (after brokerPermission
@@ -141,9 +161,13 @@ func (r *registrar) run(quit <-chan struct{}) {
 			close(p.quit)
 		}
 		wg.Wait()
+		close(r.stopped)
 	}()
 	full := true
 	for {
+		if isClosed(r.halt) {
+			return // stopped before this round: register no more
+		}
 		// namesrvAddr may change at runtime: a peer per address in force.
 		addrs := r.b.Config().NamesrvAddrs()
 		for addr, p := range running {
@@ -167,6 +191,8 @@ func (r *registrar) run(quit <-chan struct{}) {
 		}
 		select {
 		case <-quit:
+			return
+		case <-r.halt:
 			return
 		case <-t.C:
 			full = true

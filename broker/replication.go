@@ -110,14 +110,6 @@ func (b *Broker) slaveRefusal(cfg *Config) error {
 // IsSlave reports brokerRole SLAVE.
 func (b *Broker) IsSlave() bool { return b.Config().IsSlave() }
 
-// HAAddr is the bound HA listener's address ("" before Start or on a slave).
-func (b *Broker) HAAddr() string {
-	if b.repl.svc == nil {
-		return ""
-	}
-	return b.repl.svc.Addr()
-}
-
 // HAStatus is the replication state (runtime info, tests).
 func (b *Broker) HAStatus() ha.Status {
 	if b.repl.svc == nil {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,6 +99,25 @@ func TestSyncMasterSendStatus(t *testing.T) {
 			}
 		})
 	}
+	// A batch waits for its last message's end.
+	sm, _ := testBroker(t, t.TempDir(), func(c *Config) { c.HA.BrokerRole = ha.SyncMaster })
+	putTopic(t, sm, "T", 1, PermRead|PermWrite)
+	var waited int64
+	sm.wait = func(end int64, _ store.Durability, done func(error)) {
+		waited = end
+		done(store.ErrReplicaNotAvailable)
+	}
+	var got SendStatus = -1
+	var bres SendResult
+	if err := sm.Send(batchReq(t, "T", "", "a", "b", "c"), &bres, func() func(SendStatus) {
+		return func(st SendStatus) { got = st }
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != SendSlaveNotAvailable || waited != sm.Store.MaxPhyOffset() || strings.Count(string(bres.MsgID), ",") != 2 {
+		t.Fatalf("batch: status %v, waited for %d (log end %d), msgId %q", got, waited, sm.Store.MaxPhyOffset(), bres.MsgID)
+	}
+
 	b, _ := testBroker(t, t.TempDir(), nil)
 	putTopic(t, b, "T", 1, PermRead|PermWrite)
 	b.wait = func(int64, store.Durability, func(error)) { t.Fatal("an ASYNC_MASTER waited") }
@@ -298,5 +318,91 @@ func TestHangingNamesrv(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
 	if took := time.Since(start); took >= 20*time.Second {
 		t.Errorf("registrations took %v: held back by the hanging name server", took)
+	}
+}
+
+// slaveReadEnable changes at runtime (Apache reads it per pull); the role
+// does not (recorded for the next start).
+func TestSlaveReadEnableAtRuntime(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	if !b.RejectsPulls() || !b.RejectsSends() {
+		t.Fatal("a slave without slaveReadEnable takes pulls or sends")
+	}
+	ch, err := b.UpdateConfig([]byte("slaveReadEnable=true\nbrokerRole=ASYNC_MASTER\nbrokerId=0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RejectsPulls() || !b.IsSlave() || len(ch.Applied) != 1 || ch.Applied[0] != "slaveReadEnable" {
+		t.Fatalf("after the update: rejects pulls %t, slave %t, change %+v", b.RejectsPulls(), b.IsSlave(), ch)
+	}
+}
+
+// A master answering the metadata requests with garbage (bad JSON, a topic
+// name breaking the rules, a delay level out of range) changes nothing on
+// the slave: each part fails on its own, with an error naming it.
+func TestSlaveSyncHostileMaster(t *testing.T) {
+	bodies := map[int32]string{
+		remoting.GetAllTopicConfig:             `{"topicConfigTable":{"a/../b":{"topicName":"a/../b","readQueueNums":1,"writeQueueNums":1,"perm":6}},"dataVersion":{"counter":9}}`,
+		remoting.GetAllConsumerOffset:          `{"offsetTable":{"T@G":{0:`,
+		remoting.GetAllDelayOffset:             `{"offsetTable":{99999:1}}`,
+		remoting.GetAllSubscriptionGroupConfig: `[1,2,3]`,
+	}
+	tbl := remoting.Table{}
+	for code, body := range bodies {
+		tbl[code] = func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+			resp := remoting.NewResponse(req, remoting.Success, "")
+			resp.Body = []byte(body)
+			return resp
+		}
+	}
+	srv := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()},
+		tbl, zerolog.Nop())
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	s, _ := runServing(t, "", func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	if err := s.Groups.Put(DefaultGroupConfig("G")); err != nil {
+		t.Fatal(err)
+	}
+	topics, groups := s.AllTopicConfig(), s.AllGroupConfig()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.SyncFromMaster(ctx, srv.Addr())
+	for _, part := range []string{"consumer offsets", "delay offsets", "subscription groups"} {
+		if err == nil || !strings.Contains(err.Error(), "sync "+part) {
+			t.Errorf("sync error %v does not name %s", err, part)
+		}
+	}
+	if _, ok := s.Topics.Get("a/../b"); ok {
+		t.Error("a topic breaking the rules was taken")
+	}
+	if got := s.AllGroupConfig(); len(got.Groups) != len(groups.Groups) || got.DataVersion != groups.DataVersion {
+		t.Errorf("groups changed: %+v", got)
+	}
+	if got := s.AllTopicConfig(); len(got.Topics) > len(topics.Topics) {
+		t.Errorf("topics grew: %d -> %d", len(topics.Topics), len(got.Topics))
+	}
+}
+
+// A slave's runtime info counts no puts, as Apache's (its put statistics
+// never see the replicated messages), though its queues hold them.
+func TestSlaveRuntimeInfoCountsNoPuts(t *testing.T) {
+	dir := t.TempDir()
+	m, stop := testBroker(t, dir, nil)
+	if _, err := m.Store.Put(testMsg("T", "")); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return m.Store.MaxOffset("T", 0) == 1 })
+	if got := m.RuntimeInfo()["msgPutTotalTodayNow"]; got != "1" {
+		t.Fatalf("master counts %q puts", got)
+	}
+	stop()
+	s, _ := testBroker(t, dir, func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.Store.MaxOffset("T", 0) == 1 })
+	if info := s.RuntimeInfo(); info["msgPutTotalTodayNow"] != "0" || info["putTps"] != "0.00 0.00 0.00" ||
+		info["brokerActive"] != "false" {
+		t.Fatalf("slave runtime info: msgPutTotalTodayNow %q putTps %q brokerActive %q",
+			info["msgPutTotalTodayNow"], info["putTps"], info["brokerActive"])
 	}
 }

@@ -71,6 +71,8 @@ var runtimeKeys = map[string]bool{
 	"transactionCheckMax":                true, // check service runs
 	"transactionCheckInterval":           true, // check service, from its next wait
 	"rejectTransactionMessage":           true, // prepared sends
+	"slaveReadEnable":                    true, // RejectsPulls, pull's suggestBroker (replication)
+	"slaveSynchronizePeriod":             true, // slaveSyncLoop, from its next wait
 }
 
 // knownKeys are the keys of Config, nested structs included.

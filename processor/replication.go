@@ -10,10 +10,12 @@ const rejectRemark = "[REJECTREQUEST]system busy, start flow control for a while
 
 // registerReplication serves what a slave asks its master for
 // (SlaveSynchronize): GET_ALL_CONSUMER_OFFSET (43), GET_ALL_DELAY_OFFSET
-// (45) and, for a 5.x slave, GET_ALL_MESSAGE_REQUEST_MODE (402); GET_ALL_TOPIC_CONFIG and GET_ALL_SUBSCRIPTIONGROUP_CONFIG are in
-// topics.go. And it puts Apache 5.x's rejectRequest of a slave in front of
-// the send and pull handlers: a slave refuses sends and send backs, and
-// pulls unless slaveReadEnable, before reading them.
+// (45) and, for a 5.x slave, GET_ALL_MESSAGE_REQUEST_MODE (402)
+// (GET_ALL_TOPIC_CONFIG and GET_ALL_SUBSCRIPTIONGROUP_CONFIG are in
+// topics.go), and GET_BROKER_HA_STATUS (907). And it puts Apache 5.x's
+// rejectRequest of a slave in front of the send and pull handlers: a slave
+// refuses sends and send backs, and pulls unless slaveReadEnable, before
+// reading them. It runs last in BrokerTable: it wraps what the others put.
 func (p *brokerProcs) registerReplication(t Table) {
 	t[remoting.GetAllConsumerOffset] = p.allConsumerOffsets
 	t[remoting.GetAllDelayOffset] = p.allDelayOffsets
