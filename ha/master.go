@@ -214,6 +214,7 @@ func (sc *slaveConn) writeLoop() {
 		return
 	}
 	cursor := sc.start
+	wake := make(chan struct{}, 1) // signalled by the store's next append
 	beat := ms(s.cfg.HASendHeartbeatInterval)
 	timer := time.NewTimer(beat)
 	defer timer.Stop()
@@ -233,18 +234,26 @@ func (sc *slaveConn) writeLoop() {
 			resetTimer(timer, beat)
 			continue
 		}
-		if cursor < s.st.MaxPhyOffset() {
-			// Not readable yet below the end: the cursor is outside the
-			// log (its files were deleted under a slow slave).
+		if cursor < s.st.MinPhyOffset() {
+			// The files under the cursor were deleted (a slave too slow
+			// for the retention). Not "below the end": a put between the
+			// read and that look would close a healthy slave.
 			s.sampled.Warn().Str("remote", sc.addr).Int64("offset", cursor).Int64("masterMinOffset", s.st.MinPhyOffset()).
 				Msg("ha slave behind the master's first commit log file, closing")
 			sc.close("behind the master's commit log")
 			return
 		}
 		select {
+		case <-wake: // stale or not: look again
+		default:
+		}
+		if s.st.NotifyAppended(cursor, wake) {
+			continue
+		}
+		select {
 		case <-sc.done:
 			return
-		case <-s.st.Appended(cursor):
+		case <-wake:
 		case <-timer.C:
 			putHeader(&sc.hdr, cursor, 0)
 			if err := sc.write(nil); err != "" {

@@ -14,7 +14,7 @@
 // flush and, later, by replica acknowledgements), dispatch, recovery,
 // cleanup (retention and disk-full refusal), the next commit log file
 // made ahead (allocate.go), replication's view of the commit log
-// (replica.go: a master's ReadReplica and Appended, a slave's
+// (replica.go: a master's ReadReplica and NotifyAppended, a slave's
 // AppendReplica).
 // Never: parses frames; knows clients or request codes; makes a caller wait
 // on fsync unless it asked (Wait, WaitFlush).

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,9 +19,9 @@ import (
 // Master side: ReadReplica returns a read-only view into the mapped file
 // holding an offset, from there to the end of that file's written part
 // (never into the next file), capped; the file is held until the view's
-// Release. Appended gives the HA writer a channel to sleep on until the
-// commit log grows past an offset; a Put pays one atomic load for it while
-// nobody sleeps.
+// Release. NotifyAppended has the HA writer's own channel signalled once
+// the commit log grows past an offset; a Put pays one atomic load for it
+// while nobody sleeps, and nothing is allocated per wake.
 //
 // Slave side (Config.Replica): AppendReplica writes bytes at the commit
 // log end (or, into an empty store, at a file boundary: the first file of
@@ -80,44 +81,38 @@ func (s *Store) ReadReplica(offset int64, limit int) (sp CommitLogSpan, ok bool)
 	return CommitLogSpan{Offset: offset, Bytes: mf.data[pos:end:end], mf: mf, s: s}, true
 }
 
-// Appended returns a channel that is closed once the commit log's end is
-// beyond offset: at once if it is already. The channel is shared by every
-// caller until the next append; nothing needs to be released.
-func (s *Store) Appended(offset int64) <-chan struct{} {
+// NotifyAppended arranges for a value to be sent on ch (the caller's,
+// with a buffer of one: the send never blocks) at the next append, and
+// reports false; or, when the commit log already ends beyond offset,
+// arranges nothing and reports true. A registration lasts until the next
+// append; registering the same channel again before it is one
+// registration. A wake may be stale (an append the caller has read
+// already): the caller looks again.
+func (s *Store) NotifyAppended(offset int64, ch chan struct{}) bool {
 	if s.cl.maxOffset.Load() > offset {
-		return closedCh
+		return true
 	}
-	ch := s.appended.wait()
-	// An append that published before wait registered may not have seen
-	// the waiter: look again after registering.
-	if s.cl.maxOffset.Load() > offset {
-		return closedCh
-	}
-	return ch
+	s.appended.register(ch)
+	// An append that published before the registration may not have seen
+	// it: look again after registering.
+	return s.cl.maxOffset.Load() > offset
 }
 
-var closedCh = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
-
-// appendNotifier wakes the goroutines sleeping in Appended. An append
+// appendNotifier wakes the goroutines sleeping until an append. An append
 // costs one atomic load while nobody sleeps.
 type appendNotifier struct {
 	waiting atomic.Bool
 	mu      sync.Mutex
-	ch      chan struct{} // guarded by mu; nil when nobody waits
+	chans   []chan struct{} // guarded by mu: one per sleeper (HA writers)
 }
 
-func (n *appendNotifier) wait() <-chan struct{} {
+func (n *appendNotifier) register(ch chan struct{}) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.ch == nil {
-		n.ch = make(chan struct{})
+	if !slices.Contains(n.chans, ch) {
+		n.chans = append(n.chans, ch)
 	}
 	n.waiting.Store(true)
-	return n.ch
 }
 
 func (n *appendNotifier) notify() {
@@ -125,10 +120,14 @@ func (n *appendNotifier) notify() {
 		return
 	}
 	n.mu.Lock()
-	if n.ch != nil {
-		close(n.ch)
-		n.ch = nil
+	for _, ch := range n.chans {
+		select {
+		case ch <- struct{}{}:
+		default: // a wake is pending already
+		}
 	}
+	clear(n.chans)
+	n.chans = n.chans[:0]
 	n.waiting.Store(false)
 	n.mu.Unlock()
 }

@@ -222,7 +222,13 @@ func TestReplicaShutdownAtSplitRecord(t *testing.T) {
 func TestAppendedWakes(t *testing.T) {
 	m := openStarted(t, testConfig(t.TempDir()))
 	defer shutdown(t, m)
-	ch := m.Appended(0)
+	ch := make(chan struct{}, 1)
+	if m.NotifyAppended(0, ch) || m.NotifyAppended(0, ch) {
+		t.Fatal("empty log: beyond 0")
+	}
+	if n := len(m.appended.chans); n != 1 {
+		t.Fatalf("one channel registered twice: %d registrations", n)
+	}
 	select {
 	case <-ch:
 		t.Fatal("empty log: woken before an append")
@@ -234,10 +240,8 @@ func TestAppendedWakes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("not woken by a put")
 	}
-	select {
-	case <-m.Appended(0):
-	default:
-		t.Fatal("log beyond 0: not closed at once")
+	if !m.NotifyAppended(0, ch) {
+		t.Fatal("log beyond 0: not reported at once")
 	}
 	if _, ok := m.ReadReplica(m.MaxPhyOffset(), 100); ok {
 		t.Fatal("read at the end returned bytes")
@@ -245,12 +249,15 @@ func TestAppendedWakes(t *testing.T) {
 	if _, ok := m.ReadReplica(-1, 100); ok {
 		t.Fatal("read at -1 returned bytes")
 	}
-	// A put costs nothing extra while nobody sleeps.
-	msg := testMsg("TopicA", 0, 1)
-	if n := testing.AllocsPerRun(100, func() { m.appended.notify() }); n != 0 {
-		t.Fatalf("notify allocates %v", n)
+	// Nothing allocated per wake, nor per put while nobody sleeps.
+	if n := testing.AllocsPerRun(100, func() {
+		m.NotifyAppended(m.MaxPhyOffset(), ch)
+		m.appended.notify()
+		<-ch
+		m.appended.notify()
+	}); n != 0 {
+		t.Fatalf("register and wake allocate %v", n)
 	}
-	_ = msg
 }
 
 func TestLimitSourceRefusesAtOnce(t *testing.T) {
