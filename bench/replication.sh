@@ -201,6 +201,8 @@ run() {
 	local sys=$1 rep=$2 base dir ns mp sp pre ms
 	base=$(mktemp -d "${TMPDIR:-/tmp}/mqbench-repl-$sys.XXXXXX")
 	pre=$OUT/$sys-r$rep
+	# What else ran: the 1-minute load average when this system's rows began.
+	record "$rep" "$sys" load1_at_start "$(cut -d' ' -f1 /proc/loadavg)"
 
 	# catch-up: MB MiB on an ASYNC_MASTER, then a fresh slave.
 	dir=$base/catchup ns=$(free_port) mp=$(free_pair) sp=$(free_pair)
