@@ -77,7 +77,7 @@ func (pr *haPair) slaveLearnsTopic(t *testing.T, topic string) {
 	}
 }
 
-// ackedMsg is a message the producer got an answer for.
+// haAcked is a message the producer got an answer for.
 type haAcked struct {
 	id      string
 	queue   int
