@@ -44,17 +44,34 @@ MQB=$BIN/mqbench
 [ -x "$MQB" ] || { echo "replication: $MQB missing (make build)" >&2; exit 2; }
 
 log() { echo "[$(date +%T)] $*" >&2; }
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RES"; }
 field() { sed -n "s/^SUMMARY role=$2 .*$3=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
 
-# free port p with p+1 free too (the HA port is listenPort+1)
-free_pair() {
-	local p
-	while :; do
-		p=$(free_port)
-		python3 -c "import socket,sys;s=socket.socket();s.bind(('127.0.0.1',$p+1))" 2>/dev/null && { echo "$p"; return; }
-	done
+# pick_ports N: N ports, each with p-2..p+2 free (a broker also listens on
+# listenPort-2, Apache's VIP channel, and listenPort+1, HA), all held while
+# the next is picked so that none is another's neighbour.
+pick_ports() {
+	python3 - "$1" <<'PY'
+import socket, sys
+held, out = [], []
+while len(out) < int(sys.argv[1]):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    if p < 1100 or p > 65000:
+        continue
+    try:
+        around = []
+        for q in range(p - 2, p + 3):
+            t = socket.socket(); t.bind(("127.0.0.1", q)); around.append(t)
+    except OSError:
+        for t in around:
+            t.close()
+        continue
+    held += around
+    out.append(p)
+for t in held:
+    t.close()
+print(*out)
+PY
 }
 
 wait_port() {
@@ -205,7 +222,8 @@ run() {
 	record "$rep" "$sys" load1_at_start "$(cut -d' ' -f1 /proc/loadavg)"
 
 	# catch-up: MB MiB on an ASYNC_MASTER, then a fresh slave.
-	dir=$base/catchup ns=$(free_port) mp=$(free_pair) sp=$(free_pair)
+	dir=$base/catchup
+	read -r ns mp sp < <(pick_ports 3)
 	log "$sys rep $rep: catch-up of $MB MiB"
 	start_ns "$sys" "$dir/ns" "$ns"
 	start_broker "$sys" "$dir/master" "$mp" "$ns" 0 ASYNC_MASTER
@@ -229,7 +247,8 @@ run() {
 	rm -rf "$dir"
 
 	for role in ASYNC_MASTER SYNC_MASTER; do
-		dir=$base/$role ns=$(free_port) mp=$(free_pair) sp=$(free_pair)
+		dir=$base/$role
+		read -r ns mp sp < <(pick_ports 3)
 		log "$sys rep $rep: $role with a slave, send rows"
 		start_ns "$sys" "$dir/ns" "$ns"
 		start_broker "$sys" "$dir/master" "$mp" "$ns" 0 "$role"
