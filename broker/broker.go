@@ -159,9 +159,11 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	return b, nil
 }
 
-// Start serves requests with h (the processor table) and starts the
-// background work: store flush and dispatch, long-poll holds, persistence,
-// client expiry and name-server registration.
+// Start serves requests with h (the processor table), on listenPort and the
+// VIP channel (fastListenPort), and starts the background work: store flush
+// and dispatch, replication (after the store), long-poll holds,
+// persistence, client expiry, name-server registration, and on a master the
+// delay, timer and transaction-check services, on a slave the metadata sync.
 func (b *Broker) Start(h remoting.Handler) error {
 	if !b.started.CompareAndSwap(false, true) {
 		return errors.New("broker: already started")
@@ -242,8 +244,9 @@ func (b *Broker) Done() <-chan struct{} { return b.server.Done() }
 // Err is the network engine's exit error, valid once Done is closed.
 func (b *Broker) Err() error { return b.server.Err() }
 
-// Shutdown reverses Start: stop accepting, unregister from the name servers,
-// answer parked pulls, persist the tables, flush and close the store. Idempotent.
+// Shutdown reverses Start: stop registering, unregister from the name
+// servers, stop accepting, answer parked pulls, stop replication, persist
+// the tables, flush and close the store. Idempotent.
 func (b *Broker) Shutdown(ctx context.Context) error {
 	b.stopOnce.Do(func() {
 		b.stopping.Store(true)

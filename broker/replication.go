@@ -386,7 +386,7 @@ func (b *Broker) HARuntimeInfo() ([]byte, error) {
 		info.HAConnectionInfo = make([]haConnectionRuntimeInfo, 0, len(st.Slaves))
 		for _, sl := range st.Slaves {
 			diff := info.MasterCommitLogMaxOffset - sl.AckOffset
-			c := haConnectionRuntimeInfo{Addr: sl.Addr, Diff: diff, InSync: diff < cfg.HA.HASlaveFallbehindMax,
+			c := haConnectionRuntimeInfo{Addr: sl.Addr, Diff: diff, InSync: diff < cfg.HA.FallbehindMax(),
 				SlaveAckOffset: sl.AckOffset}
 			if c.InSync {
 				info.InSyncSlaveNums++

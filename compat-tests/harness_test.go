@@ -8,10 +8,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -208,17 +210,18 @@ func portFree(p int) bool {
 
 // pickPort returns a free loopback port p such that p-2..p+2 are free too and
 // p is at least 10 away from every port picked before in this run (the broker
-// may use listenPort-2 and listenPort+1).
+// also binds listenPort-2, its VIP channel, and as a master listenPort+1, its
+// HA listener). Ports come from below the kernel's ephemeral range: a port
+// picked there stays free until the broker binds it, where one from the
+// ephemeral range can become some client connection's local port meanwhile
+// (seen on the shared machine: "bind: address already in use" for
+// listenPort+1).
 func pickPort() (int, error) {
 	portMu.Lock()
 	defer portMu.Unlock()
-	for attempt := 0; attempt < 200; attempt++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
+	lo, hi := 10000, ephemeralLow()
+	for attempt := 0; attempt < 500; attempt++ {
+		p := lo + rand.IntN(hi-lo)
 		ok := true
 		for _, u := range usedPorts {
 			if p > u-10 && p < u+10 {
@@ -227,16 +230,34 @@ func pickPort() (int, error) {
 			}
 		}
 		for q := p - 2; ok && q <= p+2; q++ {
-			if q != p && !portFree(q) {
+			if !portFree(q) {
 				ok = false
 			}
 		}
-		if ok && portFree(p) {
+		if ok {
 			usedPorts = append(usedPorts, p)
 			return p, nil
 		}
 	}
 	return 0, errors.New("no free port found")
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range
+// (/proc/sys/net/ipv4/ip_local_port_range), 32768 if unknown.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n <= 10000+100 {
+		return 32768
+	}
+	return n
 }
 
 // ---------------------------------------------------------------------------

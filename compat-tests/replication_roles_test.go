@@ -168,6 +168,7 @@ func TestReplicationSlaveReads(t *testing.T) {
 	group := uniq("ReplG")
 	col := newCollector("repl")
 	h := startConsumer(t, c, group, topic, "*", col)
+	start := time.Now()
 	a := sendBatch("a", 20)
 	waitAll(t, col, a, 60*time.Second, "batch A from the master")
 
@@ -205,6 +206,7 @@ func TestReplicationSlaveReads(t *testing.T) {
 	// The client learns the new route within its 30 s poll.
 	// The master's process is gone: whatever arrives now the slave served.
 	waitAll(t, col, b, 90*time.Second, "batch B from the slave")
+	t.Logf("batch B consumed from the slave %v after the start", time.Since(start))
 	// The master returns; the client commits its offsets there; new
 	// messages are consumed once, old ones not again.
 	if err := c.startBroker(); err != nil {
@@ -213,14 +215,16 @@ func TestReplicationSlaveReads(t *testing.T) {
 	if !waitFor(t, 30*time.Second, func() bool { return brokerIDs(c.nsAddr, topic, c.brokerName)[0] == c.brokerAddr }) {
 		t.Fatalf("route after the master returned: %v", brokerIDs(c.nsAddr, topic, c.brokerName))
 	}
-	// The producer's route cache still says no master: its first sends may
-	// fail until it asks the name server again.
+	// The first producer's route cache may still say no master until its
+	// next poll (30 s): a new producer asks the name server now.
+	p.shutdown()
+	p2 := newProducer(t, c)
 	var cc []string
 	for i := range 10 {
 		id := fmt.Sprintf("c-%d", i)
 		var last error
 		if !waitFor(t, 40*time.Second, func() bool {
-			_, last = p.sendSync(context.Background(), newMsg(topic, id, ""))
+			_, last = p2.sendSync(context.Background(), newMsg(topic, id, ""))
 			return last == nil
 		}) {
 			t.Fatalf("send %s after the master returned: %v", id, last)
@@ -229,6 +233,7 @@ func TestReplicationSlaveReads(t *testing.T) {
 	}
 	ids = append(ids, cc...)
 	waitAll(t, col, cc, 90*time.Second, "batch C after the master returned")
+	t.Logf("batch C consumed %v after the start", time.Since(start))
 	if !waitFor(t, 30*time.Second, func() bool { return committedAll(c.brokerAddr, group, topic) }) {
 		t.Error("the group's offsets on the master never reached the queues' ends")
 	}
@@ -415,7 +420,12 @@ func synced(addr, topic, group string) bool {
 // offsets, delay offsets or groups.
 func TestReplicationJavaMetadata(t *testing.T) {
 	requireJava(t)
+	// Mostly waiting (a minute for the Apache slave's first sync, which no
+	// key shortens): it runs beside the other parallel tests, and its two
+	// directions beside each other. Ports and directories are its own.
+	t.Parallel()
 	t.Run("ApacheSlaveOfRocketgo", func(t *testing.T) {
+		t.Parallel()
 		c := newClusterConf(t, uniq("jmeta"), replConf)
 		topic, group := uniq("JMetaT"), uniq("JMetaG")
 		setupMeta(t, c.brokerAddr, topic, group)
@@ -433,6 +443,7 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		}
 	})
 	t.Run("RocketgoSlaveOfApache", func(t *testing.T) {
+		t.Parallel()
 		c, err := startNamesrvConf(uniq("jmeta2"), "")
 		if c != nil {
 			t.Cleanup(c.stop)

@@ -60,6 +60,10 @@ type Config struct {
 	HATransferBatchSize     int    `key:"haTransferBatchSize"`     // bytes per frame body
 	HASlaveFallbehindMax    int64  `key:"haSlaveFallbehindMax"`    // bytes: a slave further behind is not usable for SYNC_MASTER
 	SlaveTimeout            int    `key:"slaveTimeout"`            // ms: SYNC_MASTER wait for a slave's ack
+
+	// HAMaxGapNotInSync is 5.x's name of haSlaveFallbehindMax (a 5.x
+	// broker.conf sets this one); FallbehindMax says which applies.
+	HAMaxGapNotInSync int64 `key:"haMaxGapNotInSync"`
 }
 
 // DefaultConfig is Apache's defaults.
@@ -70,8 +74,21 @@ func DefaultConfig() Config {
 		HAHousekeepingInterval:  20000,
 		HATransferBatchSize:     32 * 1024,
 		HASlaveFallbehindMax:    256 << 20,
+		HAMaxGapNotInSync:       256 << 20,
 		SlaveTimeout:            3000,
 	}
+}
+
+// FallbehindMax is the SYNC_MASTER bound in bytes: haSlaveFallbehindMax
+// (4.9's key, whose semantics rocketgo's SYNC_MASTER has), or
+// haMaxGapNotInSync when only that one was changed from the default (a 5.x
+// broker.conf).
+func (c *Config) FallbehindMax() int64 {
+	def := DefaultConfig().HASlaveFallbehindMax
+	if c.HASlaveFallbehindMax == def && c.HAMaxGapNotInSync != DefaultConfig().HAMaxGapNotInSync {
+		return c.HAMaxGapNotInSync
+	}
+	return c.HASlaveFallbehindMax
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -164,6 +164,9 @@ func TestReplicateMasterToSlave(t *testing.T) {
 	put(t, m, 3000, 800, 4)
 	ss = startService(t, cfg, sl)
 	sameLogs(t, m, sl, 4)
+	if !ss.Status().Connected {
+		t.Fatal("resumed slave not connected")
+	}
 	if sl.MinPhyOffset() != lastFile {
 		t.Fatalf("resumed slave starts at %d, want %d", sl.MinPhyOffset(), lastFile)
 	}
@@ -256,10 +259,27 @@ func TestSyncMaster(t *testing.T) {
 	}
 }
 
+func TestFallbehindMaxKeys(t *testing.T) {
+	for _, tc := range []struct {
+		fallbehind, gap, want int64
+	}{
+		{256 << 20, 256 << 20, 256 << 20},
+		{1000, 256 << 20, 1000}, // 4.9's key
+		{256 << 20, 2000, 2000}, // 5.x's key alone
+		{1000, 2000, 1000},      // both: 4.9's, whose semantics SYNC_MASTER has
+	} {
+		c := DefaultConfig()
+		c.HASlaveFallbehindMax, c.HAMaxGapNotInSync = tc.fallbehind, tc.gap
+		if got := c.FallbehindMax(); got != tc.want {
+			t.Errorf("haSlaveFallbehindMax %d, haMaxGapNotInSync %d: %d, want %d", tc.fallbehind, tc.gap, got, tc.want)
+		}
+	}
+}
+
 func TestSyncMasterFallbehind(t *testing.T) {
 	m := openStore(t, storeConfig(t.TempDir(), false))
 	mcfg := testConfig(SyncMaster)
-	mcfg.HASlaveFallbehindMax = 1000
+	mcfg.HAMaxGapNotInSync = 1000 // as a 5.x broker.conf says it
 	ms := startService(t, mcfg, m)
 	c, err := net.Dial("tcp", ms.Addr())
 	if err != nil {

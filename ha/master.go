@@ -190,7 +190,7 @@ func (s *Service) usableChanged(d int32) {
 	defer s.usableMu.Unlock()
 	n := s.usable.Add(d)
 	if s.cfg.BrokerRole == SyncMaster && ((d > 0 && n == 1) || (d < 0 && n == 0)) {
-		s.st.LimitSource(store.Replicated, n > 0, s.cfg.HASlaveFallbehindMax)
+		s.st.LimitSource(store.Replicated, n > 0, s.cfg.FallbehindMax())
 	}
 }
 

@@ -97,6 +97,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("ha config: slaveTimeout %d must be > 0", c.SlaveTimeout)
 	case c.HASlaveFallbehindMax < 0:
 		return fmt.Errorf("ha config: haSlaveFallbehindMax %d must be >= 0", c.HASlaveFallbehindMax)
+	case c.HAMaxGapNotInSync < 0:
+		return fmt.Errorf("ha config: haMaxGapNotInSync %d must be >= 0", c.HAMaxGapNotInSync)
 	}
 	return nil
 }
@@ -157,7 +159,7 @@ func (s *Service) Start() error {
 	s.started = true
 	if s.cfg.BrokerRole == SyncMaster {
 		s.st.EnableSource(store.Replicated, ms(s.cfg.SlaveTimeout), 0)
-		s.st.LimitSource(store.Replicated, false, s.cfg.HASlaveFallbehindMax)
+		s.st.LimitSource(store.Replicated, false, s.cfg.FallbehindMax())
 	}
 	s.goRunLocked(s.acceptLoop)
 	s.log.Info().Str("haListen", ln.Addr().String()).Msg("ha master listening")
