@@ -782,10 +782,18 @@ func runHostsNameServers(t *testing.T, kind string) {
 // field as the client decodes it (body, properties, msgId, offsetMsgId,
 // queue and commit log offsets, born and store timestamps and hosts).
 // ha_reference_test.go compares the commit log files of such pairs.
+//
+// Both directions run in parallel, beside the other parallel Java tests:
+// each has its own namespaces, ports and directories, and ~30 s of each is
+// waiting for the Go client's route refresh after the kill.
 func TestHostsInterop(t *testing.T) {
 	requireJava(t)
+	t.Parallel()
 	for _, kinds := range [][2]string{{"rocketgo", "apache"}, {"apache", "rocketgo"}} {
-		t.Run(kinds[0]+"-master-"+kinds[1]+"-slave", func(t *testing.T) { runHostsInterop(t, kinds[0], kinds[1]) })
+		t.Run(kinds[0]+"-master-"+kinds[1]+"-slave", func(t *testing.T) {
+			t.Parallel()
+			runHostsInterop(t, kinds[0], kinds[1])
+		})
 	}
 }
 

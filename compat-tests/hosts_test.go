@@ -56,6 +56,7 @@ type host struct {
 }
 
 var (
+	subnetMu        sync.Mutex
 	hostNetSeq      int
 	hostNetMu       sync.Mutex
 	hostNetChecked  bool
@@ -177,20 +178,26 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 	}
 	n.netns = true
 	t.Cleanup(n.teardown)
+	n.bridge = fmt.Sprintf("hb%dx%d", os.Getpid(), id)
+	// Parallel tests (TestHostsInterop) pick subnets at the same time: the
+	// pick and the bridge's address are one step.
+	subnetMu.Lock()
 	var err error
 	if n.subnet, err = freeSubnet(); err != nil {
+		subnetMu.Unlock()
 		t.Fatal(err)
 	}
-	n.bridge = fmt.Sprintf("hb%dx%d", os.Getpid(), id)
 	for _, args := range [][]string{
 		{"link", "add", n.bridge, "type", "bridge"},
 		{"addr", "add", n.subnet + ".1/24", "dev", n.bridge},
 		{"link", "set", n.bridge, "up"},
 	} {
 		if err := runIP(args...); err != nil {
+			subnetMu.Unlock()
 			t.Fatal(err)
 		}
 	}
+	subnetMu.Unlock()
 	for i, name := range names {
 		h := &host{net: n, name: name, ns: fmt.Sprintf("hosts-%d-%d-%s", os.Getpid(), id, name),
 			ip: fmt.Sprintf("%s.%d", n.subnet, 10+i), veth: fmt.Sprintf("hv%dx%dy%d", os.Getpid(), id, i)}
