@@ -359,6 +359,7 @@ func runHostsSyncMaster(t *testing.T, kind string) {
 // and the offsets the consumer committed survive: a new consumer of the
 // group reads only what is new.
 func TestHostsFailover(t *testing.T) {
+	t.Parallel() // mostly waiting (route refresh, the cut): overlaps the other waiting hosts test
 	for _, kind := range haTargetKinds(t) {
 		t.Run(kind, func(t *testing.T) { runHostsFailover(t, kind) })
 	}
@@ -942,6 +943,7 @@ func sortedProps(p map[string]string) []string {
 // answering FLUSH_SLAVE_TIMEOUT) — and no send hangs. After the link is
 // back, SEND_OK again, and every SEND_OK is on the slave.
 func TestHostsSyncMasterCut(t *testing.T) {
+	t.Parallel() // mostly waiting (route refresh, the cut): overlaps the other waiting hosts test
 	for _, kind := range haTargetKinds(t) {
 		t.Run(kind, func(t *testing.T) { runHostsSyncMasterCut(t, kind) })
 	}
