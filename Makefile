@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 200000x
 PKGS      := ./...
 
-.PHONY: build run test unit fuzz-list fuzz-short fuzz test-compat test-java reference soak bench bench-compare lint staticcheck fmt tidy clean
+.PHONY: build run test unit fuzz-list fuzz-short fuzz test-compat test-java test-ha-apache reference soak soak-ha bench bench-replication bench-compare lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -63,13 +63,33 @@ soak: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_CRASH_CYCLES=20 \
 		ROCKETGO_SOAK=1 ROCKETGO_SOAK_DURATION=$(SOAK_DURATION) \
 		$(GO) test -count=1 -timeout 60m -run 'TestCrash|TestSoak'
+	@$(MAKE) --no-print-directory soak-ha
+
+# Replication on separate hosts (network namespaces, compat-tests/hosts_test.go)
+# at length: the slave's link cut for 30 s (make test: 8 s), then
+# HA_SOAK_FAILOVERS runs of kill -9 of the master under load, against rocketgo
+# and the Apache 5.3.3 pair (HA_SOAK_TARGETS=rocketgo for rocketgo alone).
+HA_SOAK_TARGETS   ?= rocketgo,apache
+HA_SOAK_FAILOVERS ?= 3
+soak-ha: build
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_CUT=30s \
+		ROCKETGO_HA_TARGETS=$(HA_SOAK_TARGETS) \
+		$(GO) test -count=1 -timeout 30m -v -run 'TestHostsLinkCut|TestHostsSyncMasterCut'
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_TARGETS=$(HA_SOAK_TARGETS) \
+		$(GO) test -count=$(HA_SOAK_FAILOVERS) -timeout 40m -v -run 'TestHostsFailover'
+
+# Every replication scenario on hosts against rocketgo and the Apache 5.3.3
+# pair (the proof the scenarios encode Apache's behaviour; ~8 min).
+test-ha-apache: build
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_TARGETS=rocketgo,apache \
+		$(GO) test -count=1 -timeout 20m -v -run 'TestHosts'
 
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), and
 # the differential tests against the Apache reference (compat-tests/reference).
-JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions
+JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin
 test-java: build
-	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 14m -run '$(JAVA_TESTS)' ./...
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
 
 # The Apache RocketMQ name server and broker (version pinned in
 # compat-tests/reference/pom.xml) on 127.0.0.1:9886 / 10921, in the foreground; Ctrl-C stops.
@@ -78,6 +98,14 @@ reference:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	@$(MAKE) --no-print-directory bench-replication
+
+# Replication rows (bench/replication.sh): a fresh slave catching up
+# (MB/s), ASYNC_MASTER vs SYNC_MASTER send TPS and p99, rocketgo and the
+# Apache 5.3.3 pair; REPL_BENCH_ARGS e.g. "-q" or "-m 1024 -r 5 rocketgo".
+REPL_BENCH_ARGS ?=
+bench-replication: build
+	bench/replication.sh $(REPL_BENCH_ARGS)
 
 # mqbench workloads against rocketgo and the Apache reference (issue #3),
 # alternating; BENCH_ARGS e.g. "-q" (quick) or "-n 200000 -r 1", or two

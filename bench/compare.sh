@@ -31,15 +31,18 @@
 #   -c CONNS     connections (default 4)            -w WIN   window per connection (default 32)
 #   -o DIR       output dir (default bench/results/<date>)
 #   -q           quick: -d 3 -n 50000 -r 1, 1 s warm-up
+#   -H           also the replication rows (bench/replication.sh: slave catch-up MB/s,
+#                ASYNC vs SYNC_MASTER send TPS and p99), same reps, into OUT/replication
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
-D=20 N=1000000 REPS=3 RATE=10000 SRATE=20000 C=4 W=32 OUT="" WARM=5
-while getopts "d:n:r:R:S:c:w:o:q" opt; do
+D=20 N=1000000 REPS=3 RATE=10000 SRATE=20000 C=4 W=32 OUT="" WARM=5 HA=0 QUICK=0
+while getopts "d:n:r:R:S:c:w:o:qH" opt; do
 	case $opt in
 	d) D=$OPTARG ;; n) N=$OPTARG ;; r) REPS=$OPTARG ;; R) RATE=$OPTARG ;; S) SRATE=$OPTARG ;;
 	c) C=$OPTARG ;; w) W=$OPTARG ;; o) OUT=$OPTARG ;;
-	q) D=3 N=50000 REPS=1 WARM=1 ;;
+	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 ;;
+	H) HA=1 ;;
 	*) sed -n '2,30p' "$0"; exit 2 ;;
 	esac
 done
@@ -238,4 +241,8 @@ for label, f in (("disk", diskfile), ("O_DIRECT disk", directfile)):
             print(f"SYNC_FLUSH 1 KiB x16 of {disk:.0f} MB/s {label}, {name}: median {statistics.median(pct):.0f}%"
                   f" (per rep {' / '.join(f'{p:.0f}' for p in pct)})")
 PY
+if ((HA)); then
+	if ((QUICK)); then qa=(-q); else qa=(-r "$REPS"); fi
+	"$ROOT/bench/replication.sh" "${qa[@]}" -o "$OUT/replication" rocketgo apache
+fi
 echo "results: $OUT" >&2
