@@ -281,7 +281,7 @@ func waitSendOK(t *testing.T, p *producerHandle, topic, prefix string, timeout t
 // 5.3.3 with inSyncReplicas=2: FLUSH_SLAVE_TIMEOUT after slaveTimeout) and,
 // once the slave is back, SEND_OK again.
 func TestHostsSyncMaster(t *testing.T) {
-	for _, kind := range haTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_HA_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runHostsSyncMaster(t, kind) })
 	}
 }
@@ -360,7 +360,7 @@ func runHostsSyncMaster(t *testing.T, kind string) {
 // group reads only what is new.
 func TestHostsFailover(t *testing.T) {
 	t.Parallel() // mostly waiting (route refresh, the cut): overlaps the other waiting hosts test
-	for _, kind := range haTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_HA_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runHostsFailover(t, kind) })
 	}
 }
@@ -517,7 +517,7 @@ func haCutDuration(t *testing.T) time.Duration {
 // catches up, and its commit log is the master's byte for byte (nothing
 // missing, nothing twice).
 func TestHostsLinkCut(t *testing.T) {
-	for _, kind := range haTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_HA_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runHostsLinkCut(t, kind) })
 	}
 }
@@ -614,7 +614,7 @@ func readCommitLog(t *testing.T, dir string, from, to int64) []byte {
 // resyncs from the start of the master's last commit log file (classic HA),
 // and its consume queues over that range are the master's.
 func TestHostsSlaveWipe(t *testing.T) {
-	for _, kind := range haTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_HA_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runHostsSlaveWipe(t, kind) })
 	}
 }
@@ -702,7 +702,7 @@ func runHostsSlaveWipe(t *testing.T, kind string) {
 // Go client that knows only the live one produces and consumes, one that
 // knows only the dead one cannot send (as with Apache).
 func TestHostsNameServers(t *testing.T) {
-	for _, kind := range haTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_HA_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runHostsNameServers(t, kind) })
 	}
 }
@@ -944,7 +944,7 @@ func sortedProps(p map[string]string) []string {
 // back, SEND_OK again, and every SEND_OK is on the slave.
 func TestHostsSyncMasterCut(t *testing.T) {
 	t.Parallel() // mostly waiting (route refresh, the cut): overlaps the other waiting hosts test
-	for _, kind := range haTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_HA_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runHostsSyncMasterCut(t, kind) })
 	}
 }

@@ -353,27 +353,6 @@ func (h *host) restore(t *testing.T) {
 // ---------------------------------------------------------------------------
 // servers on hosts: rocketgo or the Apache reference (reference/run.sh)
 
-// haTargetKinds is ROCKETGO_HA_TARGETS split (default rocketgo; "apache"
-// runs the same scenarios against an Apache 5.3.3 pair, the proof that they
-// encode Apache's behaviour).
-func haTargetKinds(t *testing.T) []string {
-	v := os.Getenv("ROCKETGO_HA_TARGETS")
-	if v == "" {
-		return []string{"rocketgo"}
-	}
-	var out []string
-	for _, k := range strings.Split(v, ",") {
-		switch k = strings.TrimSpace(k); k {
-		case "rocketgo", "apache":
-			out = append(out, k)
-		case "":
-		default:
-			t.Fatalf("ROCKETGO_HA_TARGETS: unknown target %q (rocketgo, apache)", k)
-		}
-	}
-	return out
-}
-
 func referenceScript(t *testing.T) string {
 	t.Helper()
 	s, err := filepath.Abs(filepath.Join("reference", "run.sh"))

@@ -38,9 +38,11 @@ const (
 var txBrokerConf = fmt.Sprintf("transactionTimeOut=%d\ntransactionCheckInterval=%d\ntransactionCheckMax=%d\ntransactionOpBatchInterval=200\n",
 	txTimeoutMs, txIntervalMs, txCheckMax)
 
-// txTargetKinds is ROCKETGO_TX_TARGETS split (default rocketgo).
-func txTargetKinds(t *testing.T) []string {
-	v := os.Getenv("ROCKETGO_TX_TARGETS")
+// targetKinds is the target list in env split: "rocketgo" (the default)
+// and "apache", which runs the same scenarios against the Apache 5.3.3
+// reference, the proof that they encode Apache's behaviour.
+func targetKinds(t *testing.T, env string) []string {
+	v := os.Getenv(env)
 	if v == "" {
 		return []string{"rocketgo"}
 	}
@@ -51,7 +53,7 @@ func txTargetKinds(t *testing.T) []string {
 			out = append(out, k)
 		case "":
 		default:
-			t.Fatalf("ROCKETGO_TX_TARGETS: unknown target %q (rocketgo, apache)", k)
+			t.Fatalf("%s: unknown target %q (rocketgo, apache)", env, k)
 		}
 	}
 	return out

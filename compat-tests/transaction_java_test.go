@@ -17,7 +17,7 @@ import (
 
 func TestJavaTransactions(t *testing.T) {
 	requireJava(t)
-	for _, kind := range txTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_TX_TARGETS") {
 		t.Run(kind, func(t *testing.T) {
 			b := startTxBroker(t, kind, "tx-java-"+kind)
 			for _, r := range txJavaRuns {

@@ -267,7 +267,7 @@ func TestTransactions(t *testing.T) {
 	// they are the scenarios. TestMain's level comes back afterwards.
 	rlog.SetLogLevel("fatal")
 	t.Cleanup(func() { rlog.SetLogLevel("error") })
-	for _, kind := range txTargetKinds(t) {
+	for _, kind := range targetKinds(t, "ROCKETGO_TX_TARGETS") {
 		t.Run(kind, func(t *testing.T) { runTransactions(t, kind) })
 	}
 }

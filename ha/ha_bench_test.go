@@ -18,17 +18,7 @@ import (
 // every allocation of the process during the copy over the frames sent.
 func BenchmarkReplicate(b *testing.B) {
 	const total = 64 << 20
-	mcfg := storeConfig(b.TempDir(), false)
-	mcfg.MappedFileSizeCommitLog = 16 << 20
-	mcfg.MappedFileSizeConsumeQueue = store.DefaultConfig().MappedFileSizeConsumeQueue
-	m, err := store.Open(mcfg, testutil.Logger())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := m.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer m.Shutdown(context.Background())
+	m := benchMaster(b, 16<<20)
 	body := make([]byte, 1024)
 	for m.MaxPhyOffset() < total {
 		if _, err := m.Put(&store.PutMessage{Topic: "TopicHA", QueueID: int32(m.MaxPhyOffset() % 8), Body: body, BornHost: host, StoreHost: host}); err != nil {
@@ -59,7 +49,7 @@ func BenchmarkReplicate(b *testing.B) {
 			b.Fatal(err)
 		}
 		scfg := storeConfig(dir, true)
-		scfg.MappedFileSizeCommitLog = mcfg.MappedFileSizeCommitLog
+		scfg.MappedFileSizeCommitLog = m.CommitLogFileSize()
 		scfg.MappedFileSizeConsumeQueue = store.DefaultConfig().MappedFileSizeConsumeQueue
 		sl, err := store.Open(scfg, testutil.Logger())
 		if err != nil {
@@ -107,17 +97,7 @@ func BenchmarkReplicate(b *testing.B) {
 // put, then the wait until an in-process slave (over loopback TCP)
 // acknowledged it. One put at a time: the latency of the round trip.
 func BenchmarkSyncMasterPut(b *testing.B) {
-	mcfg := storeConfig(b.TempDir(), false)
-	mcfg.MappedFileSizeCommitLog = 64 << 20
-	mcfg.MappedFileSizeConsumeQueue = store.DefaultConfig().MappedFileSizeConsumeQueue
-	m, err := store.Open(mcfg, testutil.Logger())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := m.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer m.Shutdown(context.Background())
+	m := benchMaster(b, 64<<20)
 	cfg := DefaultConfig()
 	cfg.BrokerRole = SyncMaster
 	ms, err := New(cfg, "127.0.0.1:0", m, testutil.Logger())
@@ -129,8 +109,8 @@ func BenchmarkSyncMasterPut(b *testing.B) {
 	}
 	defer ms.Shutdown(context.Background())
 	scfg := storeConfig(b.TempDir(), true)
-	scfg.MappedFileSizeCommitLog = mcfg.MappedFileSizeCommitLog
-	scfg.MappedFileSizeConsumeQueue = mcfg.MappedFileSizeConsumeQueue
+	scfg.MappedFileSizeCommitLog = m.CommitLogFileSize()
+	scfg.MappedFileSizeConsumeQueue = store.DefaultConfig().MappedFileSizeConsumeQueue
 	sl, err := store.Open(scfg, testutil.Logger())
 	if err != nil {
 		b.Fatal(err)
@@ -169,4 +149,22 @@ func BenchmarkSyncMasterPut(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchMaster opens and starts a master store with commit log files of
+// fileSize (consume queue files of Apache's size), shut down when b ends.
+func benchMaster(b *testing.B, fileSize int64) *store.Store {
+	b.Helper()
+	cfg := storeConfig(b.TempDir(), false)
+	cfg.MappedFileSizeCommitLog = fileSize
+	cfg.MappedFileSizeConsumeQueue = store.DefaultConfig().MappedFileSizeConsumeQueue
+	m, err := store.Open(cfg, testutil.Logger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+	return m
 }
