@@ -27,14 +27,7 @@ func BenchmarkReplicate(b *testing.B) {
 	}
 	end := m.MaxPhyOffset()
 	cfg := DefaultConfig()
-	ms, err := New(cfg, "127.0.0.1:0", m, testutil.Logger())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := ms.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer ms.Shutdown(context.Background())
+	ms := startService(b, cfg, m)
 	frames := (end + int64(cfg.HATransferBatchSize) - 1) / int64(cfg.HATransferBatchSize)
 
 	const seed = 4096
@@ -100,14 +93,7 @@ func BenchmarkSyncMasterPut(b *testing.B) {
 	m := benchMaster(b, 64<<20)
 	cfg := DefaultConfig()
 	cfg.BrokerRole = SyncMaster
-	ms, err := New(cfg, "127.0.0.1:0", m, testutil.Logger())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := ms.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer ms.Shutdown(context.Background())
+	ms := startService(b, cfg, m)
 	scfg := storeConfig(b.TempDir(), true)
 	scfg.MappedFileSizeCommitLog = m.CommitLogFileSize()
 	scfg.MappedFileSizeConsumeQueue = store.DefaultConfig().MappedFileSizeConsumeQueue
