@@ -44,13 +44,21 @@ func (s *Store) allocLoop() {
 // allocNext makes the file after the last one, unless it is made, being
 // made, or already taken.
 func (s *Store) allocNext() {
+	if s.idx != nil {
+		s.idx.makeAhead()
+	}
 	s.cl.q.mu.RLock()
 	last := s.cl.q.lastLocked()
 	s.cl.q.mu.RUnlock()
-	if last == nil || last.data == nil {
-		return // the first file is made by the first Put
+	if last != nil && last.data == nil {
+		return
 	}
-	next := last.start + last.size
+	// A new store's first file too, where its first Put would make it
+	// (a replica whose first record starts elsewhere discards it).
+	next := s.cl.maxOffset.Load()
+	if last != nil {
+		next = last.start + last.size
+	}
 	a := &s.alloc
 	a.mu.Lock()
 	if (a.ready != nil && a.ready.start == next) || a.busy == next || next <= a.taken {

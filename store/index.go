@@ -36,6 +36,14 @@ type indexService struct {
 	// unmapped while it is being msynced outside mu.
 	maint sync.Mutex
 
+	// making serialises the making of files: the allocator making one
+	// ahead (makeAhead) and the dispatcher making one when none is ready.
+	// ahead, under making, is a file made before it was needed, not yet
+	// in the list (no entries, no header; a crash may leave it, and load
+	// drops it).
+	making sync.Mutex
+	ahead  *indexFile
+
 	mu    sync.RWMutex
 	files []*indexFile
 	// broken is set when a file cannot be created; indexing stops (Apache
@@ -82,6 +90,13 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			return -1, fmt.Errorf("load index: %w", err)
 		}
 		f := &indexFile{mf: mf, name: e.Name(), slots: x.slots, entries: x.entries, flushed: true}
+		if f.indexCount() <= 0 { // made ahead, never written (initHeader counts from 1)
+			x.log.Info().Str("file", path).Msg("unused index file made ahead removed")
+			if err := destroyMapped(mf); err != nil {
+				return -1, fmt.Errorf("load index: %w", err)
+			}
+			continue
+		}
 		if !lastExitOK && f.endTimestamp() > ckptIndexTs {
 			begin := f.beginPhyOffset()
 			if rebuildFrom < 0 || begin < rebuildFrom {
@@ -138,19 +153,62 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 		prevName, endPhy, endTs = last.name, last.endPhyOffset(), last.endTimestamp()
 	}
 	x.mu.Unlock()
-	f, err := x.create(prevName, endPhy, endTs)
+	x.making.Lock()
+	f := x.ahead
+	x.ahead = nil
+	var err error
+	if f == nil || f.name <= prevName { // none, or made before a file the dispatcher made
+		if f != nil {
+			if derr := destroyMapped(f.mf); derr != nil {
+				x.log.Warn().Err(derr).Msg("remove index file made ahead")
+			}
+		}
+		f, err = x.create(prevName)
+	}
+	x.making.Unlock()
 	x.mu.Lock()
 	if err != nil {
 		return nil, err
 	}
+	f.initHeader(endPhy, endTs)
 	x.files = append(x.files, f)
 	x.log.Info().Str("file", f.mf.path).Msg("index file created")
 	return f, nil
 }
 
+// makeAhead makes the next index file before the dispatcher needs it
+// (the allocator calls it): making one is a fallocate of 420 MB by default
+// and an mmap, which held up dispatch, so every consumer, for milliseconds
+// on a new store. Only when the last file is missing or nearly full: an
+// unused file costs its blocks.
+func (x *indexService) makeAhead() {
+	x.mu.RLock()
+	need, prevName := true, ""
+	if n := len(x.files); n > 0 {
+		last := x.files[n-1]
+		need = last.noWrite || last.indexCount() >= x.entries-x.entries/16
+		prevName = last.name
+	}
+	x.mu.RUnlock()
+	if !need {
+		return
+	}
+	x.making.Lock()
+	defer x.making.Unlock()
+	if x.ahead != nil {
+		return
+	}
+	f, err := x.create(prevName)
+	if err != nil {
+		x.log.Warn().Err(err).Msg("index file not made ahead, the dispatcher makes it")
+		return
+	}
+	x.ahead = f
+}
+
 // create makes an index file named after now and after prevName (if
-// any), whose header starts where the previous file ended.
-func (x *indexService) create(prevName string, endPhy, endTs int64) (*indexFile, error) {
+// any); initHeader starts its header where the previous file ended.
+func (x *indexService) create(prevName string) (*indexFile, error) {
 	if err := os.MkdirAll(x.dir, 0o755); err != nil {
 		return nil, resourceErr(fmt.Errorf("create index dir: %w", err))
 	}
@@ -164,9 +222,7 @@ func (x *indexService) create(prevName string, endPhy, endTs int64) (*indexFile,
 	if err != nil {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}
-	f := &indexFile{mf: mf, name: name, slots: x.slots, entries: x.entries}
-	f.initHeader(endPhy, endTs)
-	return f, nil
+	return &indexFile{mf: mf, name: name, slots: x.slots, entries: x.entries}, nil
 }
 
 // indexFileName is UtilAll.timeMillisToHumanString: local time yyyyMMddHHmmssSSS.
@@ -312,13 +368,19 @@ func (x *indexService) deleteBelow(minPhy int64) (int, error) {
 	return len(gone), errors.Join(errs...)
 }
 
-// close unmaps every file.
+// close unmaps every file and removes the one made ahead.
 func (x *indexService) close() error {
 	x.mu.Lock()
 	files := x.files
 	x.files = nil
 	x.mu.Unlock()
 	var errs []error
+	x.making.Lock()
+	if x.ahead != nil {
+		errs = append(errs, destroyMapped(x.ahead.mf))
+		x.ahead = nil
+	}
+	x.making.Unlock()
 	for _, f := range files {
 		errs = append(errs, f.mf.unmap())
 	}
