@@ -181,6 +181,13 @@ func TestBenchAgainstServers(t *testing.T) {
 	if es.msgs != 600 || er.msgs != 600 || es.errs+er.errs != 0 || er.p99 <= 0 {
 		t.Fatalf("e2e sent %d consumed %d errors %d/%d p99 %.3f", es.msgs, er.msgs, es.errs, er.errs, er.p99)
 	}
+	if er.worstP99 < er.p50 || er.firstMs <= 0 || er.firstLatMs <= 0 || er.firstLatMs > er.max {
+		t.Fatalf("e2e worst p99 %.3f (p50 %.3f), first consumed after %.3f ms with latency %.3f (max %.3f)",
+			er.worstP99, er.p50, er.firstMs, er.firstLatMs, er.max)
+	}
+	if !strings.Contains(out.String(), "FIRST topic=BenchTestTopic created=false") {
+		t.Fatalf("no FIRST line in output:\n%s", out.String())
+	}
 
 	for _, f := range []string{"p", "c", "e"} {
 		checkCSV(t, filepath.Join(dir, f+".csv"))

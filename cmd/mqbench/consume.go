@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocketgo/rocketgo/message"
@@ -63,6 +64,20 @@ type consumer struct {
 	seq   int32
 	lats  []int64 // reader scratch
 	total *counter
+	first *firstMsg // e2e: the first message consumed, or nil
+}
+
+// firstMsg records the first message any consumer of a run delivers: when
+// (Unix ns) and its born-to-consumed latency, set once.
+type firstMsg struct {
+	at  atomic.Int64
+	lat atomic.Int64
+}
+
+func (f *firstMsg) note(wall, lat int64) {
+	if f.at.Load() == 0 && f.at.CompareAndSwap(0, wall) {
+		f.lat.Store(lat)
+	}
 }
 
 // counter is the shared consumed-message total that ends a counted run.
@@ -118,6 +133,9 @@ func (cs *consumer) onResp(r *resp) {
 			}
 			d.n++
 			b = b[size:]
+		}
+		if cs.first != nil && len(cs.lats) > 0 {
+			cs.first.note(wall, cs.lats[0])
 		}
 		if !cs.e2e && rng.end >= 0 {
 			cs.lats = append(cs.lats, now-started) // pull round trip
@@ -274,7 +292,7 @@ func (cs *consumer) run(stop <-chan struct{}) error {
 
 // runConsumers pulls targets with -c workers until stop is closed.
 // startAt gives each target's first offset.
-func runConsumers(o *options, targets []target, startAt []int64, r *role, e2e bool, stop <-chan struct{}, total *counter) error {
+func runConsumers(o *options, targets []target, startAt []int64, r *role, e2e bool, stop <-chan struct{}, total *counter, first *firstMsg) error {
 	// Workers are spread over brokers; a broker's queues over its workers.
 	byAddr := map[string][]int{}
 	var addrs []string
@@ -287,7 +305,7 @@ func runConsumers(o *options, targets []target, startAt []int64, r *role, e2e bo
 	workers := max(min(o.conns, len(targets)), len(addrs))
 	css := make([]*consumer, workers)
 	for w := range css {
-		css[w] = &consumer{o: o, st: r.newStats(), e2e: e2e, total: total,
+		css[w] = &consumer{o: o, st: r.newStats(), e2e: e2e, total: total, first: first,
 			slots: map[int32]pullRange{}, slotQ: map[int32]int{}, start: map[int32]int64{}}
 	}
 	// Worker w serves broker addrs[w % len(addrs)].

@@ -274,7 +274,7 @@ func runConsume(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]su
 	repDone := make(chan struct{})
 	go func() { rp.run(repStop); close(repDone) }()
 	start := time.Now()
-	err = runConsumers(o, targets, at, pull, o.e2e, runStop, total)
+	err = runConsumers(o, targets, at, pull, o.e2e, runStop, total, nil)
 	elapsed := time.Since(start)
 	close(repStop)
 	<-repDone
@@ -284,11 +284,18 @@ func runConsume(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]su
 
 // runE2E consumes from the queues' current ends while producing (at -rate),
 // and reports send round trip and born-to-consumed latency side by side.
+//
+// It also prints a FIRST line: the time from the topic's creation (with
+// -create-topic; else from the run's start) to the first message consumed,
+// and that message's own born-to-consumed latency: what a user of a new
+// topic waits for its first message.
 func runE2E(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 	wt, err := resolve(a, o, true)
 	if err != nil {
 		return nil, err
 	}
+	since := time.Now() // the topic exists (created by resolve with -create-topic)
+	first := &firstMsg{}
 	co := *o
 	co.createTopic = false
 	rt := wt
@@ -309,7 +316,7 @@ func runE2E(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summar
 	consStop := make(chan struct{})
 	consErr := make(chan error, 1)
 	start := time.Now()
-	go func() { consErr <- runConsumers(&co, rt, at, recv, true, consStop, total) }()
+	go func() { consErr <- runConsumers(&co, rt, at, recv, true, consStop, total, first) }()
 	repStop := make(chan struct{})
 	repDone := make(chan struct{})
 	go func() { rp.run(repStop); close(repDone) }()
@@ -339,6 +346,15 @@ func runE2E(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summar
 	close(repStop)
 	<-repDone
 	sums, ferr := finish(o, rp, elapsed)
+	if at := first.at.Load(); at > 0 {
+		for i := range sums {
+			if sums[i].role == "e2e" {
+				sums[i].firstMs, sums[i].firstLatMs = ms(at-since.UnixNano()), ms(first.lat.Load())
+			}
+		}
+		fmt.Fprintf(out, "FIRST topic=%s created=%v first_consumed_ms=%.3f first_e2e_ms=%.3f\n",
+			o.topic, o.createTopic, ms(at-since.UnixNano()), ms(first.lat.Load()))
+	}
 	return sums, errors.Join(perr, cerr, ferr)
 }
 

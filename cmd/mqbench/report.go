@@ -192,6 +192,8 @@ type summary struct {
 	msgs, errs                int64
 	seconds, tps, mbps        float64
 	p50, p99, p999, max, mean float64
+	worstP99                  float64 // the worst interval's p99 (ms): a stall the run's p99 averages away
+	firstMs, firstLatMs       float64 // e2e: topic ready to first message consumed, and its latency (ms)
 }
 
 func (rp *reporter) summarize(elapsed time.Duration) []summary {
@@ -204,9 +206,12 @@ func (rp *reporter) summarize(elapsed time.Duration) []summary {
 			s.tps = float64(s.msgs) / s.seconds
 			s.mbps = float64(r.lastBytes) / s.seconds / (1 << 20)
 		}
+		for _, w := range r.rows {
+			s.worstP99 = max(s.worstP99, w.p99)
+		}
 		out = append(out, s)
-		fmt.Fprintf(rp.out, "SUMMARY role=%s msgs=%d errs=%d seconds=%.3f tps=%.0f mibps=%.2f p50_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f mean_ms=%.3f\n",
-			s.role, s.msgs, s.errs, s.seconds, s.tps, s.mbps, s.p50, s.p99, s.p999, s.max, s.mean)
+		fmt.Fprintf(rp.out, "SUMMARY role=%s msgs=%d errs=%d seconds=%.3f tps=%.0f mibps=%.2f p50_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f mean_ms=%.3f worst_p99_ms=%.3f\n",
+			s.role, s.msgs, s.errs, s.seconds, s.tps, s.mbps, s.p50, s.p99, s.p999, s.max, s.mean, s.worstP99)
 		if codes := r.codes(); len(codes) > 0 {
 			keys := make([]int, 0, len(codes))
 			for c := range codes {
