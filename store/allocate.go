@@ -130,9 +130,14 @@ func (s *Store) discardAhead(mf *mappedFile) {
 	}
 }
 
-// dropAhead removes the file made ahead, if any (Shutdown, after the
-// allocator stopped): it holds nothing.
+// dropAhead removes the files made ahead, if any (Shutdown, after the
+// allocator stopped): they hold nothing.
 func (s *Store) dropAhead() error {
+	if s.idx != nil {
+		if err := s.idx.dropAhead(); err != nil {
+			return err
+		}
+	}
 	a := &s.alloc
 	a.mu.Lock()
 	mf := a.ready

@@ -368,7 +368,23 @@ func (x *indexService) deleteBelow(minPhy int64) (int, error) {
 	return len(gone), errors.Join(errs...)
 }
 
-// close unmaps every file and removes the one made ahead.
+// dropAhead removes the file made ahead, if any (Shutdown).
+func (x *indexService) dropAhead() error {
+	x.making.Lock()
+	defer x.making.Unlock()
+	if x.ahead == nil {
+		return nil
+	}
+	err := destroyMapped(x.ahead.mf)
+	x.ahead = nil
+	if err != nil {
+		return fmt.Errorf("remove index file made ahead: %w", err)
+	}
+	return nil
+}
+
+// close unmaps every file, the one made ahead too (a crash leaves it on
+// disk: load drops it).
 func (x *indexService) close() error {
 	x.mu.Lock()
 	files := x.files
@@ -377,7 +393,7 @@ func (x *indexService) close() error {
 	var errs []error
 	x.making.Lock()
 	if x.ahead != nil {
-		errs = append(errs, destroyMapped(x.ahead.mf))
+		errs = append(errs, x.ahead.mf.unmap())
 		x.ahead = nil
 	}
 	x.making.Unlock()
