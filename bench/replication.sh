@@ -45,7 +45,7 @@ MQB=$BIN/mqbench
 
 log() { echo "[$(date +%T)] $*" >&2; }
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RES"; }
-field() { sed -n "s/^SUMMARY role=$2 .*$3=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
+field() { sed -n "s/^SUMMARY role=$2 .* $3=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
 
 # pick_ports N: N ports below the ephemeral range (an outgoing connection
 # took a port picked from it before the JVM bound it), each with p-2..p+2
