@@ -51,6 +51,7 @@ func run() int {
 		return 0
 	}
 	remoting.LogFileLimit(log)
+	spareProc(&cfg, log)
 	b, err := broker.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("open broker")
