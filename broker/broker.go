@@ -55,6 +55,7 @@ type Broker struct {
 	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
 	delay     *delayService
 	timer     *timerService
+	pop       *pops      // pop consumption (pop.go)
 	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
 	endTx     *endTxs    // END_TRANSACTION workers (transaction_end.go)
 	txCheck   *txChecker // transaction check service (transaction_check.go)
@@ -110,6 +111,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	for _, tc := range transTopics() { // created at start, as Apache 5.x does
 		b.Topics.putSystem(tc)
 	}
+	// The revive log of pop consumption, created at start as Apache 5.x does.
+	b.Topics.putSystem(TopicConfig{TopicName: ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: reviveQueueNums,
+		WriteQueueNums: reviveQueueNums, Perm: PermRead | PermWrite})
 	if cfg.TimerWheelEnable {
 		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
@@ -144,8 +148,10 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load timer progress: %w", err)
 	}
+	b.pop = newPops(b, root.With().Str("component", "pop").Logger())
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
 		b.Holds.Arrived(topic, queueID)
+		b.pop.arrived(topic)
 		switch topic {
 		case ScheduleTopic:
 			b.delay.poke()
@@ -174,6 +180,13 @@ func (b *Broker) Start(h remoting.Handler) error {
 	if err := b.startHA(); err != nil {
 		_ = b.Store.Shutdown(context.Background()) // already failing; the ha error is the one to report
 		return err
+	}
+	if !b.IsSlave() {
+		if err := b.pop.recover(context.Background()); err != nil {
+			_ = b.shutdownHA(context.Background())
+			_ = b.Store.Shutdown(context.Background())
+			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
+		}
 	}
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
@@ -212,6 +225,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		b.goRun(func() { b.slaveSyncLoop(b.quit) })
 	} else {
 		b.goRun(func() { b.txCheck.run(b.quit) })
+		b.goRun(func() { b.pop.reviveLoop(b.quit) })
 		for _, run := range b.schedulers() {
 			b.goRun(func() { run(b.quit) })
 		}

@@ -1,0 +1,307 @@
+package processor
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// popReq is POP_MESSAGE as the 5.x Java client sends it.
+func popReq(queueID, maxNums int, invisible, poll time.Duration) *remoting.Command {
+	req := &remoting.Command{Code: remoting.PopMessage, Language: remoting.LangJava, Version: 453}
+	h := remoting.PopMessageRequestHeader{ConsumerGroup: "G", Topic: "T", QueueID: int32(queueID), MaxMsgNums: int32(maxNums),
+		InvisibleTime: invisible.Milliseconds(), PollTime: poll.Milliseconds(), BornTime: time.Now().UnixMilli(),
+		InitMode: 1, ExpType: "TAG", Exp: "*"}
+	h.Encode(req)
+	return req
+}
+
+// popped is one record of a pop answer with the handle the Java client
+// builds for it (MQClientAPIImpl.processPopResponse).
+type popped struct {
+	topic     string
+	queueID   int32
+	offset    int64
+	reconsume int32
+	body      string
+	handle    string
+}
+
+func decodePop(t *testing.T, resp *remoting.Command) []popped {
+	t.Helper()
+	var h remoting.PopMessageResponseHeader
+	if err := h.Decode(resp); err != nil {
+		t.Fatalf("pop response header: %v", err)
+	}
+	starts := map[string]string{}
+	for _, one := range strings.Split(h.StartOffsetInfo, ";") {
+		f := strings.Split(one, " ")
+		if len(f) == 3 {
+			starts[f[0]+"@"+f[1]] = f[2]
+		}
+	}
+	var out []popped
+	b := resp.Body
+	for len(b) > 0 {
+		v, rest, err := message.DecodeRecordView(b)
+		if err != nil {
+			t.Fatalf("record: %v", err)
+		}
+		b = rest
+		p := popped{topic: string(v.Topic), queueID: v.QueueID, offset: v.QueueOffset, reconsume: v.ReconsumeTimes, body: string(v.Body)}
+		p.handle = message.Property(string(v.Properties), message.PropPopCK)
+		if p.handle == "" {
+			p.handle = starts["0@"+strconv.Itoa(int(v.QueueID))] + " " + strconv.FormatInt(h.PopTime, 10) + " " +
+				strconv.FormatInt(h.InvisibleTime, 10) + " " + strconv.Itoa(int(h.ReviveQid)) + " 0 b " +
+				strconv.Itoa(int(v.QueueID)) + " " + strconv.FormatInt(v.QueueOffset, 10)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// ackReq is ACK_MESSAGE of a popped message as the Java client sends it:
+// the real topic from the handle's retry flag, queue and offset from the handle.
+func ackReq(t *testing.T, m popped) *remoting.Command {
+	t.Helper()
+	e, err := broker.ParseExtraInfo(m.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &remoting.Command{Code: remoting.AckMessage, Language: remoting.LangJava, Version: 453}
+	h := remoting.AckMessageRequestHeader{ConsumerGroup: "G", Topic: e.RealTopic("T", "G"), QueueID: e.QueueID,
+		ExtraInfo: m.handle, Offset: e.MsgQueueOffset}
+	h.Encode(req)
+	return req
+}
+
+// Pop end to end over Remoting: all messages, acks, nothing more while
+// invisible, the one not acked made visible sooner by
+// CHANGE_MESSAGE_INVISIBLETIME and back from %RETRY%G_T with
+// reconsumeTimes 1 and its own POP_CK at its new invisible time; a parked pop answered when
+// a message arrives; a pop that waits in vain answered POLLING_TIMEOUT.
+func TestPopAckRevive(t *testing.T) {
+	b, cl := svcBroker(t)
+	putKeyed(t, b, 3)
+
+	resp := invoke(t, cl, b, popReq(-1, 32, time.Hour, 0))
+	expectAnswer(t, resp, remoting.Success, "FOUND")
+	ms := decodePop(t, resp)
+	if len(ms) != 3 || ms[0].topic != "T" || ms[2].offset != 2 {
+		t.Fatalf("popped %+v", ms)
+	}
+	if got := resp.FieldMap()["msgOffsetInfo"]; got != "0 0 0,1,2" {
+		t.Fatalf("msgOffsetInfo %q", got)
+	}
+	for _, m := range ms[:2] {
+		expectAnswer(t, invoke(t, cl, b, ackReq(t, m)), remoting.Success, "")
+	}
+	expectAnswer(t, invoke(t, cl, b, popReq(-1, 32, time.Second, 0)), remoting.PollingTimeout, "NO_MESSAGE_IN_QUEUE")
+
+	// The third becomes visible again in 600ms instead of an hour.
+	ch := ackReq(t, ms[2])
+	ch.Code = remoting.ChangeMessageInvisibleTime
+	ch.SetInt64("invisibleTime", 600)
+	began := time.Now()
+	resp = invoke(t, cl, b, ch)
+	expectCode(t, resp, remoting.Success)
+	var chh remoting.ChangeInvisibleTimeResponseHeader
+	if err := chh.Decode(resp); err != nil || chh.InvisibleTime != 600 || chh.PopTime < began.UnixMilli() {
+		t.Fatalf("change invisible time answer %+v %v", chh, err)
+	}
+	// Parked until the revive of the third message lands in the retry topic.
+	resp = invoke(t, cl, b, popReq(-1, 32, 30*time.Second, 5*time.Second))
+	expectAnswer(t, resp, remoting.Success, "FOUND")
+	if waited := time.Since(began); waited < 600*time.Millisecond {
+		t.Fatalf("redelivered after %v, before the invisible time", waited)
+	}
+	ms = decodePop(t, resp)
+	if len(ms) != 1 || ms[0].topic != "T" || ms[0].reconsume != 1 || ms[0].body != "body2" ||
+		!strings.Contains(ms[0].handle, " 1 b 0 ") {
+		t.Fatalf("revived %+v", ms)
+	}
+	expectAnswer(t, invoke(t, cl, b, ackReq(t, ms[0])), remoting.Success, "")
+
+	// A parked pop answered by a new message.
+	done := make(chan *remoting.Command, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r, err := cl.Invoke(ctx, b.Config().Addr(), popReq(0, 32, 30*time.Second, 5*time.Second))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	time.Sleep(300 * time.Millisecond)
+	expectCode(t, invoke(t, cl, b, sendV2("T", []byte("late"))), remoting.Success)
+	if r := <-done; r == nil || r.Code != remoting.Success {
+		t.Fatalf("parked pop: %+v", r)
+	}
+	resp = invoke(t, cl, b, popReq(1, 32, time.Second, 300*time.Millisecond))
+	expectAnswer(t, resp, remoting.PollingTimeout, "NO_MESSAGE_IN_QUEUE")
+}
+
+// Hostile and wrong pop-family requests get Apache's codes.
+func TestPopRefusals(t *testing.T) {
+	b, cl := svcBroker(t)
+	putKeyed(t, b, 1)
+	expectCode(t, invoke(t, cl, b, popReq(0, 33, time.Second, 0)), remoting.InvalidParameter)
+	expectCode(t, invoke(t, cl, b, popReq(7, 1, time.Second, 0)), remoting.InvalidParameter)
+	req := popReq(0, 1, time.Second, 0)
+	req.Set("topic", "Nope")
+	expectCode(t, invoke(t, cl, b, req), remoting.TopicNotExist)
+	req = popReq(0, 1, time.Second, 0)
+	req.ExtFields = slicesDelete(req.ExtFields, "invisibleTime")
+	expectCode(t, invoke(t, cl, b, req), remoting.SystemError)
+	req = popReq(0, 1, time.Second, 0)
+	req.Set("bornTime", strconv.FormatInt(time.Now().Add(-time.Hour).UnixMilli(), 10))
+	expectCode(t, invoke(t, cl, b, req), remoting.PollingTimeout)
+	req = popReq(0, 1, time.Second, 0)
+	req.Set("exp", "a ||| (")
+	req.Set("expType", "SQL92")
+	expectCode(t, invoke(t, cl, b, req), remoting.SubscriptionParseFailed)
+
+	ack := func(ext map[string]string) *remoting.Command {
+		base := map[string]string{"consumerGroup": "G", "topic": "T", "queueId": "0", "offset": "0",
+			"extraInfo": "0 1 1000 0 0 b 0 0"}
+		for k, v := range ext {
+			base[k] = v
+		}
+		return remoting.NewRequest(remoting.AckMessage, base, nil)
+	}
+	expectCode(t, invoke(t, cl, b, ack(map[string]string{"queueId": "9"})), remoting.MessageIllegal)
+	expectCode(t, invoke(t, cl, b, ack(map[string]string{"topic": "Nope"})), remoting.TopicNotExist)
+	expectCode(t, invoke(t, cl, b, ack(map[string]string{"offset": "99"})), remoting.NoMessage)
+	expectCode(t, invoke(t, cl, b, ack(map[string]string{"extraInfo": "x y"})), remoting.SystemError)
+	expectCode(t, invoke(t, cl, b, ack(nil)), remoting.Success) // no such checkpoint: Apache answers SUCCESS too
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.BatchAckMessage, nil, nil)), remoting.NoMessage)
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.BatchAckMessage, nil, []byte(`{"acks":[{"b":"!!"}]}`))),
+		remoting.SystemError)
+
+	ch := remoting.NewRequest(remoting.ChangeMessageInvisibleTime, map[string]string{"consumerGroup": "G", "topic": "T",
+		"queueId": "0", "offset": "1", "extraInfo": "0 1 1000 0 0 b 0 0", "invisibleTime": "1000"}, nil)
+	expectCode(t, invoke(t, cl, b, ch), remoting.NoMessage) // offset 1 is the queue's end
+}
+
+func slicesDelete(fs []remoting.Field, key string) []remoting.Field {
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Key != key {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Checkpoints survive a restart: a message popped and not acked before the
+// broker stops is not delivered again before its invisible time, and is
+// after it; an acked one never is.
+func TestPopRestart(t *testing.T) {
+	dir := t.TempDir()
+	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
+	b, cl := serveBroker(t, edit, nil)
+	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+		t.Fatal(err)
+	}
+	putKeyed(t, b, 2)
+	resp := invoke(t, cl, b, popReq(0, 32, 4*time.Second, 0))
+	expectCode(t, resp, remoting.Success)
+	popTime := time.Now()
+	ms := decodePop(t, resp)
+	expectCode(t, invoke(t, cl, b, ackReq(t, ms[0])), remoting.Success)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	b2, cl2 := serveBroker(t, edit, nil)
+	resp = invoke(t, cl2, b2, popReq(0, 32, 10*time.Second, 0))
+	expectCode(t, resp, remoting.PollingTimeout) // invisible still, acked, or both
+	testutil.WaitFor(t, 15*time.Second, func() bool {
+		resp = invoke(t, cl2, b2, popReq(-1, 32, 10*time.Second, time.Second))
+		return resp.Code == remoting.Success
+	})
+	if since := time.Since(popTime); since < 4*time.Second {
+		t.Fatalf("redelivered %v after the pop, invisible time 4s", since)
+	}
+	ms = decodePop(t, resp)
+	if len(ms) != 1 || ms[0].body != "body1" || ms[0].reconsume != 1 {
+		t.Fatalf("after restart %+v", ms)
+	}
+}
+
+// PEEK_MESSAGE reads without moving anything; NOTIFICATION says whether
+// there is something to pop, at once or when it arrives; POLLING_INFO
+// counts the pops parked on a queue.
+func TestPeekNotificationPollingInfo(t *testing.T) {
+	b, cl := svcBroker(t)
+	ext := func(kv ...string) map[string]string {
+		m := map[string]string{"consumerGroup": "G", "topic": "T", "queueId": "0"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	// G2 notifies and peeks; G pops (and would take the message from a G notification).
+	if err := b.Groups.Put(broker.DefaultGroupConfig("G2")); err != nil {
+		t.Fatal(err)
+	}
+	notify := func(poll time.Duration) *remoting.Command {
+		return remoting.NewRequest(remoting.Notification, ext("pollTime", strconv.FormatInt(poll.Milliseconds(), 10),
+			"bornTime", strconv.FormatInt(time.Now().UnixMilli(), 10), "consumerGroup", "G2"), nil)
+	}
+	resp := invoke(t, cl, b, notify(0))
+	expectCode(t, resp, remoting.Success)
+	if resp.FieldMap()["hasMsg"] != "false" {
+		t.Fatalf("empty queue: %v", resp.FieldMap())
+	}
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PeekMessage, ext("maxMsgNums", "8"), nil)), remoting.PullNotFound)
+
+	// A parked pop shows in POLLING_INFO; a parked notification is answered by a send.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = cl.Invoke(ctx, b.Config().Addr(), popReq(0, 1, time.Minute, 2*time.Second))
+	}()
+	testutil.WaitFor(t, 5*time.Second, func() bool {
+		r := invoke(t, cl, b, remoting.NewRequest(remoting.PollingInfo, ext(), nil))
+		return r.Code == remoting.Success && r.FieldMap()["pollingNum"] == "1"
+	})
+	done := make(chan *remoting.Command, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r, _ := cl.Invoke(ctx, b.Config().Addr(), notify(5*time.Second))
+		done <- r
+	}()
+	time.Sleep(200 * time.Millisecond)
+	expectCode(t, invoke(t, cl, b, sendV2("T", []byte("x"))), remoting.Success)
+	if r := <-done; r == nil || r.FieldMap()["hasMsg"] != "true" {
+		t.Fatalf("parked notification: %+v", r)
+	}
+	// The parked pop took the message for G; G2 has popped nothing and peeks it, twice.
+	for range 2 {
+		r := invoke(t, cl, b, remoting.NewRequest(remoting.PeekMessage, ext("maxMsgNums", "8", "consumerGroup", "G2"), nil))
+		expectAnswer(t, r, remoting.Success, "FOUND")
+		if ms := decodePop(t, r); len(ms) != 1 || ms[0].body != "x" {
+			t.Fatalf("peeked %+v", ms)
+		}
+	}
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PeekMessage, ext("maxMsgNums", "8"), nil)), remoting.PullNotFound)
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PollingInfo, ext("queueId", "5"), nil)), remoting.InvalidParameter)
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PeekMessage, ext("topic", "Nope", "maxMsgNums", "1"), nil)),
+		remoting.TopicNotExist)
+}
