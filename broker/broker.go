@@ -55,11 +55,13 @@ type Broker struct {
 	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
 	delay     *delayService
 	timer     *timerService
-	pop       *pops      // pop consumption (pop.go)
-	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
-	endTx     *endTxs    // END_TRANSACTION workers (transaction_end.go)
-	txCheck   *txChecker // transaction check service (transaction_check.go)
-	repl      replication
+	pop       *pops // pop consumption (pop.go)
+	// requestModes: each topic and group's PULL or POP (requestmode.go).
+	requestModes *RequestModes
+	cold         *coldPulls // pulls whose pages are not in memory (pull.go)
+	endTx        *endTxs    // END_TRANSACTION workers (transaction_end.go)
+	txCheck      *txChecker // transaction check service (transaction_check.go)
+	repl         replication
 	// newHA makes the replication service in Start (ha.New); tests replace
 	// it between New and Start.
 	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error)
@@ -117,8 +119,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if cfg.TimerWheelEnable {
 		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
+	b.requestModes = newRequestModes(filepath.Join(dir, "config", "messageRequestMode.json"))
 	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.load, "groups": b.Groups.load,
-		"offsets": b.Offsets.load} {
+		"offsets": b.Offsets.load, "messageRequestMode": func(zerolog.Logger) error { return b.requestModes.load() }} {
 		if err := load(log); err != nil {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
 		}
@@ -345,6 +348,7 @@ func (b *Broker) persistLoop() {
 		case <-b.persistNow:
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
+			b.logPersist(b.requestModes.persistIfDirty())
 		case now := <-t.C:
 			c := b.Config()
 			b.logPersist(b.Topics.persistIfDirty())
@@ -365,7 +369,7 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
-		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty())
+		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {

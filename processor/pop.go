@@ -23,6 +23,27 @@ func (p *brokerProcs) registerPop(t Table) {
 	t[remoting.PeekMessage] = p.peekMessage
 	t[remoting.Notification] = p.notification
 	t[remoting.PollingInfo] = p.pollingInfo
+	t[remoting.QueryAssignment] = p.queryAssignment
+	t[remoting.SetMessageRequestMode] = p.setMessageRequestMode
+}
+
+// queryAssignment serves QUERY_ASSIGNMENT (body QueryAssignmentRequestBody).
+func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	body, err := p.b.QueryAssignment(req.Body)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	out := remoting.NewResponse(req, remoting.Success, "")
+	out.Body = body
+	return out
+}
+
+// setMessageRequestMode serves SET_MESSAGE_REQUEST_MODE (mqadmin setConsumeMode).
+func (p *brokerProcs) setMessageRequestMode(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if err := p.b.SetMessageRequestMode(req.Body); err != nil {
+		return p.fail(req, err)
+	}
+	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 // popMessage serves POP_MESSAGE: checks now, the pop itself on a broker

@@ -2,6 +2,8 @@ package processor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -304,4 +306,43 @@ func TestPeekNotificationPollingInfo(t *testing.T) {
 	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PollingInfo, ext("queueId", "5"), nil)), remoting.InvalidParameter)
 	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PeekMessage, ext("topic", "Nope", "maxMsgNums", "1"), nil)),
 		remoting.TopicNotExist)
+}
+
+// SET_MESSAGE_REQUEST_MODE and QUERY_ASSIGNMENT: a group without a mode is
+// assigned its queues to pull (AVG); with POP (mqadmin setConsumeMode) every
+// client pops the whole topic (queue -1); the mode is persisted; refusals
+// are Apache's.
+func TestQueryAssignment(t *testing.T) {
+	b, cl := svcBroker(t)
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.HeartBeat, nil, heartbeatBody("c1", "G", "PG", "T"))), remoting.Success)
+	cl2 := remoting.NewClient(testutil.Logger()) // a second connection: clients are told apart by theirs
+	t.Cleanup(func() { _ = cl2.Close() })
+	expectCode(t, invoke(t, cl2, b, remoting.NewRequest(remoting.HeartBeat, nil, heartbeatBody("c2", "G", "PG", "T"))), remoting.Success)
+	query := func(client string) string {
+		resp := invoke(t, cl, b, remoting.NewRequest(remoting.QueryAssignment, nil, []byte(
+			`{"clientId":"`+client+`","consumerGroup":"G","messageModel":"CLUSTERING","strategyName":"AVG","topic":"T"}`)))
+		expectCode(t, resp, remoting.Success)
+		return string(resp.Body)
+	}
+	if got := query("c2"); got != `{"messageQueueAssignments":[{"messageQueue":{"brokerName":"b","queueId":1,"topic":"T"},"mode":"PULL"}]}` {
+		t.Fatalf("pull assignment %s", got)
+	}
+	set := func(body string) *remoting.Command {
+		return invoke(t, cl, b, remoting.NewRequest(remoting.SetMessageRequestMode, nil, []byte(body)))
+	}
+	expectAnswer(t, set(`{"topic":"%RETRY%G","consumerGroup":"G","mode":"POP"}`), remoting.NoPermission, "retry topic is not allowed to set mode")
+	expectAnswer(t, set(`{"topic":"Nope","consumerGroup":"G","mode":"POP"}`), remoting.TopicNotExist, "topic[Nope] not exist")
+	expectCode(t, set(`{"topic":"T","consumerGroup":"G","mode":"BOGUS"}`), remoting.SystemError)
+	expectCode(t, set(`{"topic":"T","consumerGroup":"G","mode":"POP","popShareQueueNum":0}`), remoting.Success)
+	if got := query("c1"); got != `{"messageQueueAssignments":[{"messageQueue":{"brokerName":"b","queueId":-1,"topic":"T"},"mode":"POP"}]}` {
+		t.Fatalf("pop assignment %s", got)
+	}
+	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetAllMessageRequestMode, nil, nil))
+	if !strings.Contains(string(resp.Body), `"T":{"G":{"consumerGroup":"G","mode":"POP","popShareQueueNum":0,"topic":"T"}}`) {
+		t.Fatalf("request modes %s", resp.Body)
+	}
+	testutil.WaitFor(t, 5*time.Second, func() bool {
+		raw, err := os.ReadFile(filepath.Join(b.Config().Store.StorePathRootDir, "config", "messageRequestMode.json"))
+		return err == nil && strings.Contains(string(raw), `"mode":"POP"`)
+	})
 }

@@ -11,6 +11,10 @@ const (
 	Notification               int32 = 200054
 	PollingInfo                int32 = 200055
 	BatchAckMessage            int32 = 200151
+	// QUERY_ASSIGNMENT: a 5.x consumer with clientRebalance false asks the
+	// broker for its queues and whether to pull or pop them.
+	QueryAssignment       int32 = 400
+	SetMessageRequestMode int32 = 401 // mqadmin setConsumeMode
 )
 
 // Pop response codes (Apache 5.x ResponseCode.java).
