@@ -151,7 +151,11 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load timer progress: %w", err)
 	}
-	b.pop = newPops(b, root.With().Str("component", "pop").Logger())
+	b.pop = newPops(b, root.With().Str("component", "pop").Logger(), filepath.Join(dir, "config", "consumerOrderInfo.json"))
+	if err := b.pop.orders.load(); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
+		return nil, fmt.Errorf("broker: load consumer order info: %w", err)
+	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
 		b.Holds.Arrived(topic, queueID)
 		b.pop.arrived(topic)
@@ -354,6 +358,7 @@ func (b *Broker) persistLoop() {
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.Groups.persistIfDirty())
 			b.logPersist(b.timer.persistIfDirty())
+			b.logPersist(b.pop.orders.persistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
 			if now.Sub(lastOffsets) >= time.Duration(c.FlushConsumerOffsetInterval)*time.Millisecond {
 				lastOffsets = now
@@ -369,7 +374,8 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
-		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty())
+		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
+		b.pop.orders.persistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {

@@ -105,12 +105,13 @@ type pops struct {
 	mu  sync.Mutex // guards cks
 	cks map[ckKey]*popCk
 
-	waits popWaits
-	poke  chan struct{} // wakes the revive loop
+	waits  popWaits
+	poke   chan struct{} // wakes the revive loop
+	orders *orders       // orderly pop (pop_order.go)
 }
 
-func newPops(b *Broker, log zerolog.Logger) *pops {
-	p := &pops{b: b, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1)}
+func newPops(b *Broker, log zerolog.Logger, ordersPath string) *pops {
+	p := &pops{b: b, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1), orders: newOrders(ordersPath)}
 	p.waits.init()
 	return p
 }
@@ -253,6 +254,9 @@ func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte
 	cfg := b.Config()
 	popTime := time.Now().UnixMilli()
 	st := popState{r: r, popTime: popTime, brokerName: cfg.BrokerName, maxBytes: cfg.MaxTransferBytesOnMessageInMemory}
+	if r.Order {
+		st.reviveQid = PopOrderReviveQueue
+	}
 	randomQ := rand.IntN(100)
 	needRetry := randomQ < popFromRetryProbability
 	retryTopic := PopRetryTopic(r.Topic, r.Group)
@@ -270,7 +274,8 @@ func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte
 		p.popTopic(&st, retryTopic, true, nil, randomQ)
 	}
 	res := PopResult{Status: PopNotFound, PopTime: popTime, InvisibleTime: r.InvisibleTime, RestNum: st.rest,
-		StartOffsetInfo: string(st.startInfo), MsgOffsetInfo: string(st.msgInfo)}
+		ReviveQid: st.reviveQid, StartOffsetInfo: string(st.startInfo), MsgOffsetInfo: string(st.msgInfo),
+		OrderCountInfo: string(st.orderInfo)}
 	if st.count > 0 {
 		res.Status, res.Vec, res.Count = PopFound, st.vec, st.count
 		rels := st.releases
@@ -297,6 +302,8 @@ type popState struct {
 	releases   []func()
 	startInfo  []byte
 	msgInfo    []byte
+	orderInfo  []byte
+	reviveQid  int32
 }
 
 func (p *pops) popTopic(st *popState, topic string, isRetry bool, match func(int64, []byte) bool, randomQ int) {
@@ -312,6 +319,9 @@ func (p *pops) popTopic(st *popState, topic string, isRetry bool, match func(int
 // popQueue pops from one queue into st: Apache's popMsgFromQueue.
 func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool, match func(int64, []byte) bool) {
 	b, r := p.b, st.r
+	if r.Order && !st.peek && p.orders.blocked(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID, r.InvisibleTime) {
+		return // the group's messages of this queue are out and invisible: its lock is held
+	}
 	var offset int64
 	if st.peek {
 		offset = p.peekOffset(r.Group, topic, queueID)
@@ -373,6 +383,21 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 		}
 		st.count += len(ck.offsets)
 		st.rest += max(0, res.MaxOffset-res.NextBeginOffset)
+		return
+	}
+	if r.Order {
+		// No checkpoint: the offset stays at the first message not acked.
+		st.orderInfo = p.orders.update(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID,
+			retryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
+			func() { b.Offsets.Commit(r.Group, topic, queueID, offset) })
+		st.vec = append(st.vec, res.Vec...)
+		st.releases = append(st.releases, res.Release)
+		for _, x := range res.Vec {
+			st.bytes += len(x)
+		}
+		st.count += len(ck.offsets)
+		st.startInfo = appendOffsetInfo(st.startInfo, topic, queueID, offset)
+		st.msgInfo = appendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
 		return
 	}
 	ro, err := b.putRevive(ckTag, ck.record(st.brokerName))

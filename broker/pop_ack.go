@@ -74,7 +74,7 @@ func (b *Broker) Ack(r *AckRequest) error {
 		return refuse(remoting.SystemError, err, "%s", err.Error())
 	}
 	if e.ReviveQid == PopOrderReviveQueue {
-		return refuse(remoting.SystemError, nil, "orderly pop is not supported by this broker")
+		return b.ackOrderly(r, &e)
 	}
 	return b.pop.ack(ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: e.CkQueueOffset,
 		popTime: e.PopTime}, []int64{r.Offset})
@@ -87,10 +87,7 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 		return refuse(remoting.NoMessage, nil, "")
 	}
 	for _, a := range acks {
-		if a.ReviveQueueID == PopOrderReviveQueue {
-			return refuse(remoting.SystemError, nil, "orderly pop is not supported by this broker")
-		}
-		e := ExtraInfo{Retry: a.Retry}
+		e := ExtraInfo{Retry: a.Retry, PopTime: a.PopTime, InvisibleTime: a.InvisibleTime, ReviveQid: a.ReviveQueueID}
 		if a.Retry != "0" && a.Retry != "1" && a.Retry != "2" {
 			return refuse(remoting.SystemError, ErrBadExtraInfo, "getRetry fail, format is wrong")
 		}
@@ -103,6 +100,14 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 			}
 		}
 		if len(offs) == 0 {
+			continue
+		}
+		if a.ReviveQueueID == PopOrderReviveQueue {
+			for _, o := range offs {
+				if err := b.ackOrderly(&AckRequest{Group: a.Group, Topic: topic, QueueID: a.QueueID, Offset: o}, &e); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if err := b.pop.ack(ckKey{group: a.Group, topic: topic, queueID: a.QueueID, startOffset: a.StartOffset,
@@ -128,7 +133,7 @@ func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, erro
 		return ChangeInvisibleResult{}, refuse(remoting.SystemError, err, "%s", err.Error())
 	}
 	if e.ReviveQid == PopOrderReviveQueue {
-		return ChangeInvisibleResult{}, refuse(remoting.SystemError, nil, "orderly pop is not supported by this broker")
+		return b.changeInvisibleOrderly(r, &e), nil
 	}
 	now := time.Now().UnixMilli()
 	ck := &popCk{key: ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: r.Offset, popTime: now},

@@ -16,8 +16,7 @@ import (
 func TestJavaPop(t *testing.T) {
 	requireJava(t)
 	for _, kind := range targetKinds(t, "ROCKETGO_POP_TARGETS") {
-		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
+		t.Run(kind, func(t *testing.T) { // not parallel: one mvn at a time compiles into java/target
 			b := startTxBroker(t, kind, "pop-java-"+kind)
 			dir := t.TempDir()
 			stop := make(chan struct{})

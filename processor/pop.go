@@ -63,9 +63,6 @@ func (p *brokerProcs) popMessage(c *remoting.Conn, req *remoting.Command) *remot
 	if c != nil {
 		r.Remote = c.Remote
 	}
-	if r.Order {
-		return remoting.NewResponse(req, remoting.SystemError, "orderly pop is not supported by this broker")
-	}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
 	_, err := p.b.Pop(&r, func() broker.PopCompletion {
 		return broker.PopCompletion{

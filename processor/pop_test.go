@@ -346,3 +346,57 @@ func TestQueryAssignment(t *testing.T) {
 		return err == nil && strings.Contains(string(raw), `"mode":"POP"`)
 	})
 }
+
+// Orderly pop (FIFO): a queue is locked while what was popped from it is
+// neither acked nor visible again; acks move the offset to the first offset
+// not acked; a message not acked comes back in order with its consume count
+// in orderCountInfo; CHANGE_MESSAGE_INVISIBLETIME extends the lock.
+func TestPopOrderly(t *testing.T) {
+	b, cl := svcBroker(t)
+	putKeyed(t, b, 3)
+	order := func(maxNums int, invisible time.Duration) *remoting.Command {
+		req := popReq(-1, maxNums, invisible, 0)
+		req.Set("order", "true")
+		return req
+	}
+	resp := invoke(t, cl, b, order(2, time.Second))
+	expectAnswer(t, resp, remoting.Success, "FOUND")
+	f := resp.FieldMap()
+	if f["reviveQid"] != "999" || f["orderCountInfo"] != "0 0 0" {
+		t.Fatalf("orderly header %v", f)
+	}
+	ms := decodePop(t, resp)
+	if len(ms) != 2 || ms[0].offset != 0 || ms[1].offset != 1 {
+		t.Fatalf("orderly pop %+v", ms)
+	}
+	expectCode(t, invoke(t, cl, b, order(2, time.Second)), remoting.PollingTimeout) // locked
+	expectCode(t, invoke(t, cl, b, ackReq(t, ms[0])), remoting.Success)
+	if off, _ := b.Offsets.Query("G", "T", 0); off != 1 {
+		t.Fatalf("offset after the first ack %d", off)
+	}
+	expectCode(t, invoke(t, cl, b, order(2, time.Second)), remoting.PollingTimeout) // offset 1 still out
+	expectCode(t, invoke(t, cl, b, ackReq(t, ms[1])), remoting.Success)
+
+	resp = invoke(t, cl, b, order(2, 300*time.Millisecond))
+	expectAnswer(t, resp, remoting.Success, "FOUND")
+	if ms = decodePop(t, resp); len(ms) != 1 || ms[0].offset != 2 {
+		t.Fatalf("after the acks %+v", ms)
+	}
+	time.Sleep(400 * time.Millisecond) // not acked: visible again, in order
+	resp = invoke(t, cl, b, order(2, 300*time.Millisecond))
+	expectAnswer(t, resp, remoting.Success, "FOUND")
+	if f := resp.FieldMap(); f["orderCountInfo"] != "0 qo0%2 1;0 0 1" {
+		t.Fatalf("orderCountInfo %q", f["orderCountInfo"])
+	}
+	ms = decodePop(t, resp)
+	ch := ackReq(t, ms[0])
+	ch.Code = remoting.ChangeMessageInvisibleTime
+	ch.SetInt64("invisibleTime", 5000)
+	expectCode(t, invoke(t, cl, b, ch), remoting.Success)
+	time.Sleep(400 * time.Millisecond)
+	expectCode(t, invoke(t, cl, b, order(2, 300*time.Millisecond)), remoting.PollingTimeout) // lock extended
+	expectCode(t, invoke(t, cl, b, ackReq(t, ms[0])), remoting.Success)
+	if off, _ := b.Offsets.Query("G", "T", 0); off != 3 {
+		t.Fatalf("offset after all acks %d", off)
+	}
+}
