@@ -400,3 +400,28 @@ func TestPopOrderly(t *testing.T) {
 		t.Fatalf("offset after all acks %d", off)
 	}
 }
+
+// BATCH_ACK_MESSAGE as the 5.x client sends it (BatchAckMessageRequestBody,
+// the acked offsets as Java's BitSet.toByteArray in base64): the offsets
+// acked never come back, the one left out does.
+func TestPopBatchAck(t *testing.T) {
+	b, cl := svcBroker(t)
+	putKeyed(t, b, 3)
+	resp := invoke(t, cl, b, popReq(0, 32, 600*time.Millisecond, 0))
+	expectCode(t, resp, remoting.Success)
+	f := resp.FieldMap()
+	body := `{"acks":[{"b":"BQ==","c":"G","it":600,"pt":` + f["popTime"] + `,"q":0,"r":"0","rq":0,"so":0,"t":"T"}],"brokerName":"b"}`
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.BatchAckMessage, nil, []byte(body))), remoting.Success)
+	var ms []popped
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		r := invoke(t, cl, b, popReq(-1, 32, time.Minute, 500*time.Millisecond))
+		if r.Code != remoting.Success {
+			return false
+		}
+		ms = append(ms, decodePop(t, r)...)
+		return true
+	})
+	if len(ms) != 1 || ms[0].body != "body1" || ms[0].reconsume != 1 {
+		t.Fatalf("after the batch ack of 0 and 2: %+v", ms)
+	}
+}
