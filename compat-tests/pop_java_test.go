@@ -29,7 +29,7 @@ func TestJavaPop(t *testing.T) {
 			run := fmt.Sprintf("rmq5-pop-%d", time.Now().UnixNano()%1_000_000)
 			outputs := runMaven(t, mavenRun{profile: "rmq5", serialize: "JSON", class: "PopTest", props: map[string]string{
 				"namesrv": b.c.nsAddr, "run": run, "cluster": clusterName, "brokerName": b.c.brokerName,
-				"brokerAddr": b.c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused", "txDir": dir,
+				"brokerAddr": b.c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused", "txDir": dir, "txTarget": kind,
 			}})
 			close(stop)
 			<-served

@@ -43,6 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PopTest {
+    /** The broker under test is Apache's (pop_java_test.go passes txTarget). */
+    static final boolean APACHE = "apache".equals(System.getProperty("txTarget"));
     /** The push consumer's first retry delay (DefaultMQPushConsumerImpl.popDelayLevel[0]). */
     static final long FIRST_RETRY_MS = 10_000;
 
@@ -178,9 +180,25 @@ class PopTest {
     @Test
     @Order(3)
     void restartKeepsInvisibility() throws Exception {
+        restart("restart", "term");
+    }
+
+    /**
+     * The same across kill -9 of the broker: nothing lost, nothing back before its invisible time.
+     * Apache 5.3.3 loses no message either but, its pop offsets not yet flushed, hands them out again
+     * at once (measured: 17 s after the pop with a 20 s invisible time): against Apache only the
+     * "nothing lost" half is asserted, the early redelivery printed.
+     */
+    @Test
+    @Order(4)
+    void killKeepsInvisibility() throws Exception {
+        restart("kill", "kill");
+    }
+
+    private void restart(String scenario, String how) throws Exception {
         String dir = System.getProperty("txDir", "");
         Assumptions.assumeFalse(dir.isEmpty(), "no txDir: the Go side does not restart the broker");
-        String[] tg = popTopic("restart");
+        String[] tg = popTopic(scenario);
         long invisible = 20_000;
         int n = 3;
         Map<String, Long> first = new ConcurrentHashMap<>();
@@ -195,14 +213,14 @@ class PopTest {
             }
             return ConsumeConcurrentlyStatus.RECONSUME_LATER;
         });
-        send(tg[0], "restart", n);
+        send(tg[0], scenario, n);
         Env.waitFor(Duration.ofSeconds(60), n + " messages popped", () -> first.size() == n);
         a.shutdown();
         consumers.remove(a);
 
-        Path done = Path.of(dir, "restart-done-term");
-        Files.writeString(Path.of(dir, "restart-request-term.tmp"), "term");
-        Files.move(Path.of(dir, "restart-request-term.tmp"), Path.of(dir, "restart-request-term"));
+        Path done = Path.of(dir, "restart-done-" + how);
+        Files.writeString(Path.of(dir, "restart-request-" + how + ".tmp"), how);
+        Files.move(Path.of(dir, "restart-request-" + how + ".tmp"), Path.of(dir, "restart-request-" + how));
         Env.waitFor(Duration.ofSeconds(180), "broker restart by the Go side", () -> Files.exists(done));
         String err = Files.readString(done);
         assertTrue(err.isEmpty(), "restart failed: " + err);
@@ -219,12 +237,15 @@ class PopTest {
         Env.waitFor(Duration.ofSeconds(120), "redelivery after the restart", () -> again.size() == n);
         Thread.sleep(3000);
         long earliest = Long.MAX_VALUE;
+        boolean strict = !(APACHE && how.equals("kill"));
         for (String k : first.keySet()) {
             long early = again.get(k) - first.get(k);
             earliest = Math.min(earliest, early);
-            assertTrue(early >= invisible - 1000, k + " redelivered " + early + " ms after its pop, invisible time " + invisible);
-            assertEquals(1, times.get(k), "deliveries of " + k + " after the restart");
+            if (strict) {
+                assertTrue(early >= invisible - 1000, k + " redelivered " + early + " ms after its pop, invisible time " + invisible);
+                assertEquals(1, times.get(k), "deliveries of " + k + " after the restart");
+            }
         }
-        System.out.println("POPSTATS restartRedeliveryMs=" + earliest);
+        System.out.println("POPSTATS " + how + "RedeliveryMs=" + earliest);
     }
 }
