@@ -90,6 +90,7 @@ func ackReq(t *testing.T, m popped) *remoting.Command {
 // reconsumeTimes 1 and its own POP_CK at its new invisible time; a parked pop answered when
 // a message arrives; a pop that waits in vain answered POLLING_TIMEOUT.
 func TestPopAckRevive(t *testing.T) {
+	t.Parallel() // mostly waiting on invisible times
 	b, cl := svcBroker(t)
 	putKeyed(t, b, 3)
 
@@ -167,6 +168,18 @@ func TestPopRefusals(t *testing.T) {
 	req.Set("bornTime", strconv.FormatInt(time.Now().Add(-time.Hour).UnixMilli(), 10))
 	expectCode(t, invoke(t, cl, b, req), remoting.PollingTimeout)
 	req = popReq(0, 1, time.Second, 0)
+	req.Set("consumerGroup", "bad/group") // never created: Apache's answer for a missing group
+	expectCode(t, invoke(t, cl, b, req), remoting.SubscriptionGroupNotExist)
+	req = popReq(0, 1, time.Second, 0)
+	req.Set("maxMsgNums", "99999999999")
+	expectCode(t, invoke(t, cl, b, req), remoting.SystemError) // not an int: the header decoder refuses it
+	// An invisible time Apache does not check: huge is accepted and never wraps into the past.
+	req = popReq(0, 1, time.Second, 0)
+	req.Set("invisibleTime", strconv.FormatInt(1<<62, 10))
+	expectCode(t, invoke(t, cl, b, req), remoting.Success)
+	time.Sleep(300 * time.Millisecond) // a revive pass or more
+	expectCode(t, invoke(t, cl, b, popReq(-1, 32, time.Second, 0)), remoting.PollingTimeout)
+	req = popReq(0, 1, time.Second, 0)
 	req.Set("exp", "a ||| (")
 	req.Set("expType", "SQL92")
 	expectCode(t, invoke(t, cl, b, req), remoting.SubscriptionParseFailed)
@@ -207,6 +220,7 @@ func slicesDelete(fs []remoting.Field, key string) []remoting.Field {
 // broker stops is not delivered again before its invisible time, and is
 // after it; an acked one never is.
 func TestPopRestart(t *testing.T) {
+	t.Parallel() // mostly waiting on invisible times
 	dir := t.TempDir()
 	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
 	b, cl := serveBroker(t, edit, nil)
@@ -352,6 +366,7 @@ func TestQueryAssignment(t *testing.T) {
 // not acked; a message not acked comes back in order with its consume count
 // in orderCountInfo; CHANGE_MESSAGE_INVISIBLETIME extends the lock.
 func TestPopOrderly(t *testing.T) {
+	t.Parallel() // mostly waiting on invisible times
 	b, cl := svcBroker(t)
 	putKeyed(t, b, 3)
 	order := func(maxNums int, invisible time.Duration) *remoting.Command {
@@ -405,6 +420,7 @@ func TestPopOrderly(t *testing.T) {
 // the acked offsets as Java's BitSet.toByteArray in base64): the offsets
 // acked never come back, the one left out does.
 func TestPopBatchAck(t *testing.T) {
+	t.Parallel() // mostly waiting on invisible times
 	b, cl := svcBroker(t)
 	putKeyed(t, b, 3)
 	resp := invoke(t, cl, b, popReq(0, 32, 600*time.Millisecond, 0))
