@@ -199,7 +199,13 @@ func (b *Broker) assign(r *queryAssignmentBody, mode *SetRequestModeBody) []assi
 			return []assignedQueue{{BrokerName: brokerName, QueueID: -1, Topic: r.Topic}}
 		}
 		if len(cids) > len(all) {
-			return allocateAvg(all, cids, r.ClientID)
+			// More clients than queues: each gets one, round robin (QueryAssignmentProcessor.allocate).
+			for i, c := range cids {
+				if c == r.ClientID {
+					return []assignedQueue{all[i%len(all)]}
+				}
+			}
+			return []assignedQueue{}
 		}
 		out := allocateAvg(all, cids, r.ClientID)
 		idx := sort.SearchStrings(cids, r.ClientID)

@@ -232,9 +232,9 @@ func TestPopRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	putKeyed(t, b, 2)
+	popTime := time.Now() // before the broker's pop time
 	resp := invoke(t, cl, b, popReq(0, 32, 4*time.Second, 0))
 	expectCode(t, resp, remoting.Success)
-	popTime := time.Now()
 	ms := decodePop(t, resp)
 	expectCode(t, invoke(t, cl, b, ackReq(t, ms[0])), remoting.Success)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -351,8 +351,16 @@ func TestQueryAssignment(t *testing.T) {
 	if got := query("c1"); got != `{"messageQueueAssignments":[{"messageQueue":{"brokerName":"b","queueId":-1,"topic":"T"},"mode":"POP"}]}` {
 		t.Fatalf("pop assignment %s", got)
 	}
+	// popShareQueueNum 1 with 3 clients and 2 queues: more clients than queues, one queue each, round robin.
+	cl3 := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { _ = cl3.Close() })
+	expectCode(t, invoke(t, cl3, b, remoting.NewRequest(remoting.HeartBeat, nil, heartbeatBody("c3", "G", "PG", "T"))), remoting.Success)
+	expectCode(t, set(`{"topic":"T","consumerGroup":"G","mode":"POP","popShareQueueNum":1}`), remoting.Success)
+	if got := query("c3"); got != `{"messageQueueAssignments":[{"messageQueue":{"brokerName":"b","queueId":0,"topic":"T"},"mode":"POP"}]}` {
+		t.Fatalf("popShareQueueNum 1, 3 clients: %s", got)
+	}
 	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetAllMessageRequestMode, nil, nil))
-	if !strings.Contains(string(resp.Body), `"T":{"G":{"consumerGroup":"G","mode":"POP","popShareQueueNum":0,"topic":"T"}}`) {
+	if !strings.Contains(string(resp.Body), `"T":{"G":{"consumerGroup":"G","mode":"POP","popShareQueueNum":1,"topic":"T"}}`) {
 		t.Fatalf("request modes %s", resp.Body)
 	}
 	testutil.WaitFor(t, 5*time.Second, func() bool {
@@ -439,5 +447,50 @@ func TestPopBatchAck(t *testing.T) {
 	})
 	if len(ms) != 1 || ms[0].body != "body1" || ms[0].reconsume != 1 {
 		t.Fatalf("after the batch ack of 0 and 2: %+v", ms)
+	}
+}
+
+// The FIFO table survives a restart: a queue popped in order and not acked
+// stays locked until its invisible time, then gives the same message back
+// with its consume count.
+func TestPopOrderlyRestart(t *testing.T) {
+	t.Parallel() // mostly waiting on invisible times
+	dir := t.TempDir()
+	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
+	b, cl := serveBroker(t, edit, nil)
+	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+		t.Fatal(err)
+	}
+	putKeyed(t, b, 2)
+	order := func(invisible time.Duration) *remoting.Command {
+		req := popReq(0, 1, invisible, 0)
+		req.Set("order", "true")
+		return req
+	}
+	popped := time.Now() // before the broker's pop time
+	expectCode(t, invoke(t, cl, b, order(3*time.Second)), remoting.Success)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	b2, cl2 := serveBroker(t, edit, nil)
+	expectCode(t, invoke(t, cl2, b2, order(3*time.Second)), remoting.PollingTimeout) // still locked
+	var resp *remoting.Command
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		resp = invoke(t, cl2, b2, order(3*time.Second))
+		return resp.Code == remoting.Success
+	})
+	if since := time.Since(popped); since < 3*time.Second {
+		t.Fatalf("popped again %v after the first pop, invisible time 3s", since)
+	}
+	ms := decodePop(t, resp)
+	if len(ms) != 1 || ms[0].offset != 0 || resp.FieldMap()["orderCountInfo"] != "0 qo0%0 1;0 0 1" {
+		t.Fatalf("after the restart %+v %q", ms, resp.FieldMap()["orderCountInfo"])
 	}
 }
