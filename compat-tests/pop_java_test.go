@@ -7,7 +7,9 @@ package compattest
 // restart (a file in its directory); this side does it.
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +29,9 @@ func TestJavaPop(t *testing.T) {
 			}()
 			start := time.Now()
 			run := fmt.Sprintf("rmq5-pop-%d", time.Now().UnixNano()%1_000_000)
-			outputs := runMaven(t, mavenRun{profile: "rmq5", serialize: "JSON", class: "PopTest", props: map[string]string{
+			// ROCKETGO_POP_SERIALIZE=ROCKETMQ: the binary header form (JSON by default).
+			ser := cmp.Or(os.Getenv("ROCKETGO_POP_SERIALIZE"), "JSON")
+			outputs := runMaven(t, mavenRun{profile: "rmq5", serialize: ser, class: "PopTest", props: map[string]string{
 				"namesrv": b.c.nsAddr, "run": run, "cluster": clusterName, "brokerName": b.c.brokerName,
 				"brokerAddr": b.c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused", "txDir": dir, "txTarget": kind,
 			}})
