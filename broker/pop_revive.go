@@ -162,8 +162,8 @@ func (p *pops) commitReviveOffset() {
 }
 
 // recover rebuilds the live checkpoints from the revive log, from the
-// revive offset on, and moves each checkpoint's group offset past what it
-// holds (the offset table may be older than the log after a crash).
+// revive offset on, and moves each group's offset past what the checkpoints
+// read there name (the offset table may be older than the log after a crash).
 func (p *pops) recover(ctx context.Context) error {
 	b := p.b
 	topic := ReviveTopic(b.Config().BrokerClusterName)
@@ -173,6 +173,11 @@ func (p *pops) recover(ctx context.Context) error {
 	}
 	end := b.Store.MaxOffset(topic, 0)
 	var cks, acks int
+	// past: per group queue, the offset after the last message any
+	// checkpoint read names, acked or not: the offsets file is flushed every
+	// few seconds (with the revive offset), so after a crash it may be older
+	// than the revive log, whose records then say how far pops had gone.
+	past := map[orderKey]int64{}
 	for off := from; off < end; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -199,6 +204,8 @@ func (p *pops) recover(ctx context.Context) error {
 				}
 				ck := r.ck()
 				ck.reviveOffset = e.QueueOffset
+				k := orderKey{topic: ck.key.topic, group: ck.key.group, queueID: ck.key.queueID}
+				past[k] = max(past[k], ck.offsets[len(ck.offsets)-1]+1)
 				p.mu.Lock()
 				if _, dup := p.cks[ck.key]; !dup {
 					p.cks[ck.key] = ck
@@ -220,15 +227,12 @@ func (p *pops) recover(ctx context.Context) error {
 			off = e.QueueOffset + 1
 		}
 	}
-	p.mu.Lock()
-	for _, ck := range p.cks {
-		next := ck.offsets[len(ck.offsets)-1] + 1
-		if cur, ok := b.Offsets.Query(ck.key.group, ck.key.topic, ck.key.queueID); !ok || cur < next {
-			b.Offsets.Commit(ck.key.group, ck.key.topic, ck.key.queueID, next)
+	for k, next := range past {
+		if cur, ok := b.Offsets.Query(k.group, k.topic, k.queueID); !ok || cur < next {
+			b.Offsets.Commit(k.group, k.topic, k.queueID, next)
 		}
 	}
-	live := len(p.cks)
-	p.mu.Unlock()
+	live := p.live()
 	p.log.Info().Int64("from", from).Int64("to", end).Int("checkpoints", cks).Int("acks", acks).Int("live", live).
 		Msg("pop checkpoints recovered")
 	return nil
