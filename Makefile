@@ -87,7 +87,7 @@ test-ha-apache: build
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), and
 # the differential tests against the Apache reference (compat-tests/reference).
-JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin
+JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin
 test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
 

@@ -55,10 +55,13 @@ type Broker struct {
 	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
 	delay     *delayService
 	timer     *timerService
-	cold      *coldPulls // pulls whose pages are not in memory (pull.go)
-	endTx     *endTxs    // END_TRANSACTION workers (transaction_end.go)
-	txCheck   *txChecker // transaction check service (transaction_check.go)
-	repl      replication
+	pop       *pops // pop consumption (pop.go)
+	// requestModes: each topic and group's PULL or POP (requestmode.go).
+	requestModes *RequestModes
+	cold         *coldPulls // pulls whose pages are not in memory (pull.go)
+	endTx        *endTxs    // END_TRANSACTION workers (transaction_end.go)
+	txCheck      *txChecker // transaction check service (transaction_check.go)
+	repl         replication
 	// newHA makes the replication service in Start (ha.New); tests replace
 	// it between New and Start.
 	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error)
@@ -110,11 +113,15 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	for _, tc := range transTopics() { // created at start, as Apache 5.x does
 		b.Topics.putSystem(tc)
 	}
+	// The revive log of pop consumption, created at start as Apache 5.x does.
+	b.Topics.putSystem(TopicConfig{TopicName: ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: reviveQueueNums,
+		WriteQueueNums: reviveQueueNums, Perm: PermRead | PermWrite})
 	if cfg.TimerWheelEnable {
 		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
+	b.requestModes = newRequestModes(filepath.Join(dir, "config", "messageRequestMode.json"))
 	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.load, "groups": b.Groups.load,
-		"offsets": b.Offsets.load} {
+		"offsets": b.Offsets.load, "messageRequestMode": func(zerolog.Logger) error { return b.requestModes.load() }} {
 		if err := load(log); err != nil {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
 		}
@@ -144,8 +151,14 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load timer progress: %w", err)
 	}
+	b.pop = newPops(b, root.With().Str("component", "pop").Logger(), filepath.Join(dir, "config", "consumerOrderInfo.json"))
+	if err := b.pop.orders.load(); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
+		return nil, fmt.Errorf("broker: load consumer order info: %w", err)
+	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
 		b.Holds.Arrived(topic, queueID)
+		b.pop.arrived(topic)
 		switch topic {
 		case ScheduleTopic:
 			b.delay.poke()
@@ -174,6 +187,13 @@ func (b *Broker) Start(h remoting.Handler) error {
 	if err := b.startHA(); err != nil {
 		_ = b.Store.Shutdown(context.Background()) // already failing; the ha error is the one to report
 		return err
+	}
+	if !b.IsSlave() {
+		if err := b.pop.recover(context.Background()); err != nil {
+			_ = b.shutdownHA(context.Background())
+			_ = b.Store.Shutdown(context.Background())
+			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
+		}
 	}
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
@@ -212,6 +232,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		b.goRun(func() { b.slaveSyncLoop(b.quit) })
 	} else {
 		b.goRun(func() { b.txCheck.run(b.quit) })
+		b.goRun(func() { b.pop.reviveLoop(b.quit) })
 		for _, run := range b.schedulers() {
 			b.goRun(func() { run(b.quit) })
 		}
@@ -331,11 +352,13 @@ func (b *Broker) persistLoop() {
 		case <-b.persistNow:
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
+			b.logPersist(b.requestModes.persistIfDirty())
 		case now := <-t.C:
 			c := b.Config()
 			b.logPersist(b.Topics.persistIfDirty())
 			b.logPersist(b.Groups.persistIfDirty())
 			b.logPersist(b.timer.persistIfDirty())
+			b.logPersist(b.pop.orders.persistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
 			if now.Sub(lastOffsets) >= time.Duration(c.FlushConsumerOffsetInterval)*time.Millisecond {
 				lastOffsets = now
@@ -351,7 +374,8 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
-		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty())
+		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
+		b.pop.orders.persistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {

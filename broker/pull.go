@@ -33,7 +33,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/filter"
-	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -158,25 +157,7 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	if r.MaxMsgBytes > 0 && r.MaxMsgBytes < int64(maxBytes) {
 		maxBytes = int(r.MaxMsgBytes)
 	}
-	var match func(int64, []byte) bool
-	if expr != nil {
-		// SQL92: the tags code says nothing; evaluate against the properties.
-		match = func(_ int64, record []byte) bool {
-			v, _, err := message.DecodeRecordView(record)
-			return err == nil && expr.Match(func(name string) (string, bool) {
-				b := message.PropertyBytes(v.Properties, name)
-				return string(b), len(b) > 0
-			})
-		}
-	} else if !sub.All() {
-		match = func(code int64, record []byte) bool {
-			if !sub.MatchTagsCode(code) {
-				return false
-			}
-			v, _, err := message.DecodeRecordView(record)
-			return err == nil && sub.MatchTag(message.PropertyBytes(v.Properties, message.PropTags))
-		}
-	}
+	match := recordMatcher(sub, expr)
 	pages := store.AnyPages
 	switch {
 	case run == pullCold:

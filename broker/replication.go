@@ -326,13 +326,6 @@ func (b *Broker) AllDelayOffsets() []byte {
 	return withDataVersion(b.delay.marshal())
 }
 
-// AllMessageRequestModes is GET_ALL_MESSAGE_REQUEST_MODE's body, which a
-// 5.x slave asks its master for: Apache's MessageRequestModeManager.encode.
-// rocketgo has no POP consumption, so no group has a request mode.
-func (b *Broker) AllMessageRequestModes() []byte {
-	return []byte(`{"messageRequestModeMap":{}}`)
-}
-
 // withDataVersion adds "dataVersion" to a JSON object ending in '}'.
 func withDataVersion(obj []byte) []byte {
 	v, _ := jsoniter.Marshal(DataVersion{Timestamp: time.Now().UnixMilli()}) // a struct of ints: cannot fail

@@ -36,6 +36,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerAdmin(t)
 	p.registerTransactions(t)
 	p.registerReplication(t)
+	p.registerPop(t)
 	return t
 }
 

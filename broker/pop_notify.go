@@ -1,0 +1,136 @@
+package broker
+
+// NOTIFICATION and POLLING_INFO (Apache 5.x NotificationProcessor,
+// PollingInfoProcessor): "is there a message for the group" without
+// popping it, parked like a pop; and how many pops wait on a queue.
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// NotificationRequest is NOTIFICATION's request.
+type NotificationRequest struct {
+	Group    string
+	Topic    string
+	QueueID  int32 // -1: any readable queue
+	PollTime int64
+	BornTime int64
+	Order    bool
+	Remote   string
+}
+
+// NotificationResult is NOTIFICATION's response header.
+type NotificationResult struct {
+	HasMsg      bool
+	PollingFull bool
+}
+
+// checkPeek is the check NOTIFICATION and POLLING_INFO start with (Apache's order, codes and remarks).
+func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*TopicConfig, error) {
+	cfg := b.Config()
+	if cfg.BrokerPermission&PermRead == 0 {
+		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] peeking message is forbidden", cfg.BrokerIP1)
+	}
+	tc, ok := b.Topics.Get(topic)
+	if !ok {
+		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+	}
+	if !tc.Readable() {
+		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", topic)
+	}
+	if queueID >= tc.ReadQueueNums {
+		return nil, refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
+			queueID, topic, tc.ReadQueueNums, remote)
+	}
+	gc, ok := b.Groups.Get(group)
+	if !ok {
+		return nil, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group [%s] does not exist, %s",
+			group, FAQGroupNotExist)
+	}
+	if !gc.ConsumeEnable {
+		return nil, refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", group)
+	}
+	return tc, nil
+}
+
+// PollingInfo is POLLING_INFO: the pops of group parked on topic/queueID.
+func (b *Broker) PollingInfo(group, topic string, queueID int32, remote string) (int32, error) {
+	if _, err := b.checkPeek(group, topic, queueID, remote); err != nil {
+		return 0, err
+	}
+	return b.pop.pollingNum(topic, group, queueID), nil
+}
+
+// Notification answers now (done not called) or parks and answers through
+// done; later reports which.
+func (b *Broker) Notification(r *NotificationRequest, done func(NotificationResult)) (res NotificationResult, later bool, err error) {
+	if r.BornTime == 0 {
+		r.BornTime = time.Now().UnixMilli()
+	}
+	tc, err := b.checkPeek(r.Group, r.Topic, r.QueueID, r.Remote)
+	if err != nil {
+		return res, false, err
+	}
+	rq := *r
+	readQueues := tc.ReadQueueNums
+	if b.pop.hasMsg(&rq, readQueues) {
+		return NotificationResult{HasMsg: true}, false, nil
+	}
+	var rerun func(mayPark bool)
+	rerun = func(mayPark bool) {
+		if b.pop.hasMsg(&rq, readQueues) {
+			done(NotificationResult{HasMsg: true})
+			return
+		}
+		if mayPark && b.pop.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) == parked {
+			return
+		}
+		done(NotificationResult{})
+	}
+	switch b.pop.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) {
+	case parked:
+		return res, true, nil
+	case parkFull:
+		return NotificationResult{PollingFull: true}, false, nil
+	}
+	return res, false, nil
+}
+
+// hasMsg: a queue of the topic, or of its pop retry topic, holds a message
+// past the group's pop offset (no offset is committed here).
+func (p *pops) hasMsg(r *NotificationRequest, readQueues int32) bool {
+	st := p.b.Store
+	has := func(topic string, q int32, retry bool) bool {
+		off, ok := p.b.Offsets.Query(r.Group, topic, q)
+		if !ok || off < 0 {
+			off = st.MinOffset(topic, q)
+			if !retry {
+				off = max(0, st.MaxOffset(topic, q)-1)
+			}
+		}
+		return st.MaxOffset(topic, q) > off
+	}
+	if !r.Order {
+		retry := PopRetryTopic(r.Topic, r.Group)
+		if tc, ok := p.b.Topics.Get(retry); ok {
+			for q := int32(0); q < tc.ReadQueueNums; q++ {
+				if has(retry, q, true) {
+					return true
+				}
+			}
+		}
+	}
+	if r.QueueID >= 0 {
+		return has(r.Topic, r.QueueID, false)
+	}
+	start := rand.Int32N(max(readQueues, 1))
+	for i := int32(0); i < readQueues; i++ {
+		if has(r.Topic, (start+i)%readQueues, false) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,61 @@
+package broker
+
+// PEEK_MESSAGE (Apache 5.x PeekMessageProcessor): the messages a pop would
+// return next, from the topic and the group's pop retry topic, without a
+// checkpoint or an offset moved. Runs on a broker goroutine like a pop.
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Peek reads up to maxMsgNums messages for group and answers through done
+// (later, from a broker goroutine); a refusal is returned at once.
+func (b *Broker) Peek(group, topic string, queueID, maxMsgNums int32, remote string, done func(PopResult)) error {
+	tc, err := b.checkPeek(group, topic, queueID, remote)
+	if err != nil {
+		return err
+	}
+	cfg := b.Config()
+	r := &PopRequest{Group: group, Topic: topic, QueueID: queueID, MaxMsgNums: min(maxMsgNums, int32(cfg.MaxTransferCountOnMessageInMemory))}
+	readQueues := tc.ReadQueueNums
+	if !b.Go(func() { done(b.pop.peek(r, readQueues)) }) {
+		return refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
+	}
+	return nil
+}
+
+func (p *pops) peek(r *PopRequest, readQueues int32) PopResult {
+	cfg := p.b.Config()
+	st := popState{r: r, peek: true, popTime: time.Now().UnixMilli(), brokerName: cfg.BrokerName,
+		maxBytes: cfg.MaxTransferBytesOnMessageInMemory}
+	randomQ := rand.IntN(100)
+	needRetry := randomQ < popFromRetryProbability
+	retryTopic := PopRetryTopic(r.Topic, r.Group)
+	if needRetry {
+		p.popTopic(&st, retryTopic, true, nil, randomQ)
+	}
+	if r.QueueID < 0 {
+		for i := int32(0); i < readQueues; i++ {
+			p.popQueue(&st, r.Topic, (int32(randomQ)+i)%readQueues, false, nil)
+		}
+	} else {
+		p.popQueue(&st, r.Topic, r.QueueID, false, nil)
+	}
+	if !needRetry && st.count < int(r.MaxMsgNums) {
+		p.popTopic(&st, retryTopic, true, nil, randomQ)
+	}
+	res := PopResult{Status: PopNotFound, RestNum: st.rest}
+	if st.count > 0 {
+		rels := st.releases
+		res.Status, res.Vec, res.Count = PopFound, st.vec, st.count
+		res.Release = func() {
+			for _, f := range rels {
+				f()
+			}
+		}
+	}
+	return res
+}

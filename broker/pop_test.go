@@ -1,0 +1,109 @@
+package broker
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
+)
+
+// popNow runs one pop through the service and waits for its answer.
+func popNow(t *testing.T, b *Broker, r PopRequest) PopResult {
+	t.Helper()
+	done := make(chan PopResult, 1)
+	errs := make(chan error, 1)
+	_, err := b.Pop(&r, func() PopCompletion {
+		return PopCompletion{Done: func(res PopResult, err error) {
+			if err != nil {
+				errs <- err
+				return
+			}
+			done <- res
+		}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-done:
+		return res
+	case err := <-errs:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("pop not answered")
+	}
+	return PopResult{}
+}
+
+// The checkpoint bookkeeping: an ack of a normal message and one of a
+// message popped from the retry topic (by its POP_CK handle) each find
+// their checkpoint, which goes once all is acked; a revived checkpoint goes
+// too; the revive offset follows the oldest live checkpoint.
+func TestPopCheckpoints(t *testing.T) {
+	b := pullBroker(t, nil)
+	putT(t, b, "A", "B")
+	req := PopRequest{Group: "G", Topic: "T", QueueID: 0, MaxMsgNums: 32, InvisibleTime: 60_000, InitMode: 1}
+	res := popNow(t, b, req)
+	if res.Status != PopFound || res.Count != 2 || res.StartOffsetInfo != "0 0 0" || res.MsgOffsetInfo != "0 0 0,1" {
+		t.Fatalf("pop %+v", res)
+	}
+	res.Release()
+	if b.pop.live() != 1 {
+		t.Fatalf("live checkpoints %d", b.pop.live())
+	}
+	h := string(AppendExtraInfo(nil, 0, res.PopTime, 60_000, 0, "T", "b", 0, 0))
+	if err := b.Ack(&AckRequest{Group: "G", Topic: "T", QueueID: 0, ExtraInfo: h, Offset: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if b.pop.live() != 1 {
+		t.Fatal("checkpoint gone with one offset of two acked")
+	}
+	// Offset 1 revives (its invisible time made past), into %RETRY%G_T.
+	b.pop.mu.Lock()
+	for _, ck := range b.pop.cks {
+		ck.invisibleTime = -60_000
+	}
+	b.pop.mu.Unlock()
+	b.pop.revivePass(time.Now().UnixMilli())
+	if b.pop.live() != 0 {
+		t.Fatalf("live checkpoints after the revive %d", b.pop.live())
+	}
+	retry := PopRetryTopic("T", "G")
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(retry, 0) == 1 })
+	var got PopResult
+	for range 100 { // the retry topic is read first in 20 % of pops, after the topic otherwise
+		if got = popNow(t, b, req); got.Status == PopFound {
+			break
+		}
+	}
+	if got.Status != PopFound || got.Count != 1 {
+		t.Fatalf("pop of the retry topic %+v", got)
+	}
+	v, _, err := message.DecodeRecordView(got.Vec[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	handle := message.Property(string(v.Properties), message.PropPopCK)
+	got.Release()
+	if string(v.Topic) != "T" || v.ReconsumeTimes != 1 || !strings.Contains(handle, " 1 b 0 0") {
+		t.Fatalf("retried message topic %s reconsume %d handle %q", v.Topic, v.ReconsumeTimes, handle)
+	}
+	e, err := ParseExtraInfo(handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Ack(&AckRequest{Group: "G", Topic: e.RealTopic("T", "G"), QueueID: e.QueueID, ExtraInfo: handle,
+		Offset: e.MsgQueueOffset}); err != nil {
+		t.Fatal(err)
+	}
+	if b.pop.live() != 0 {
+		t.Fatal("the retried message's checkpoint outlived its ack")
+	}
+	b.pop.commitReviveOffset()
+	topic := ReviveTopic(b.Config().BrokerClusterName)
+	if off, _ := b.Offsets.Query(ReviveGroup, topic, 0); off != b.Store.MaxOffset(topic, 0) {
+		t.Fatalf("revive offset %d, revive log end %d", off, b.Store.MaxOffset(topic, 0))
+	}
+}
