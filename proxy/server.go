@@ -46,6 +46,8 @@ type Server struct {
 	ln   net.Listener
 	tls  *tlsMux
 
+	base     context.Context // canceled by Shutdown: ends parked receives
+	cancel   context.CancelFunc
 	quit     chan struct{}
 	wg       sync.WaitGroup
 	started  atomic.Bool
@@ -69,6 +71,7 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 		beat:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
 	}
+	s.base, s.cancel = context.WithCancel(context.Background())
 	s.proxyID = "rocketgo-proxy@" + strconv.Itoa(os.Getpid())
 	s.cluster = newCluster(s.rc, cfg.NamesrvAddr, time.Duration(cfg.RemotingTimeoutMillis)*time.Millisecond)
 	s.rc.SetRequestHandler(s.onBrokerRequest)
@@ -135,6 +138,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	close(s.quit)
+	s.cancel()
 	if s.grpc != nil {
 		done := make(chan struct{})
 		go func() { s.grpc.GracefulStop(); close(done) }()
