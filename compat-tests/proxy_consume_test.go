@@ -11,14 +11,29 @@ import (
 )
 
 // proxyTargets is ROCKETGO_PROXY_TARGETS split: which broker the proxy
-// fronts in the consumption tests. Pop is served by the Apache 5.3.3
-// reference broker (default "apache", needs ROCKETGO_JAVA=1); "rocketgo"
-// once rocketgo's broker serves the pop family.
+// fronts in the consumption tests (default rocketgo and apache; apache
+// needs ROCKETGO_JAVA=1).
 func proxyTargets(t *testing.T) []string {
 	if os.Getenv("ROCKETGO_PROXY_TARGETS") != "" {
 		return targetKinds(t, "ROCKETGO_PROXY_TARGETS")
 	}
-	return []string{"apache"}
+	return []string{"rocketgo", "apache"}
+}
+
+// requirePop skips when the broker answers POP_MESSAGE with
+// REQUEST_CODE_NOT_SUPPORTED (a rocketgo build without the pop family).
+func requirePop(t *testing.T, c *cluster) {
+	t.Helper()
+	resp, err := rawInvoke(c.brokerAddr, newRequest(200050, map[string]string{
+		"consumerGroup": "CID_PROBE", "topic": "TBW102", "queueId": "-1", "maxMsgNums": "1", "invisibleTime": "60000",
+		"pollTime": "0", "bornTime": "0", "initMode": "1", "order": "false",
+	}, nil), 5*time.Second)
+	if err != nil {
+		t.Fatalf("probe POP_MESSAGE: %v", err)
+	}
+	if resp.Code == 3 {
+		t.Skipf("broker %s does not serve POP_MESSAGE (REQUEST_CODE_NOT_SUPPORTED)", c.brokerAddr)
+	}
 }
 
 // TestProxySimpleConsumer: messages sent by the 4.x Remoting Go client are
@@ -31,6 +46,7 @@ func TestProxySimpleConsumer(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			b := startTxBroker(t, kind, "proxy-pop-"+kind)
 			c := b.c
+			requirePop(t, c)
 			topic := uniq("PC")
 			createTopic(t, c, topic)
 			pp := startProxy(t, c, "")
