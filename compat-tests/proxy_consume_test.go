@@ -24,6 +24,14 @@ func proxyTargets(t *testing.T) []string {
 // REQUEST_CODE_NOT_SUPPORTED (a rocketgo build without the pop family).
 func requirePop(t *testing.T, c *cluster) {
 	t.Helper()
+	if !popServed(t, c) {
+		t.Skipf("broker %s does not serve POP_MESSAGE (REQUEST_CODE_NOT_SUPPORTED)", c.brokerAddr)
+	}
+}
+
+// popServed probes the broker with a POP_MESSAGE that finds nothing.
+func popServed(t *testing.T, c *cluster) bool {
+	t.Helper()
 	resp, err := rawInvoke(c.brokerAddr, newRequest(200050, map[string]string{
 		"consumerGroup": "CID_PROBE", "topic": "TBW102", "queueId": "-1", "maxMsgNums": "1", "invisibleTime": "60000",
 		"pollTime": "0", "bornTime": "0", "initMode": "1", "order": "false",
@@ -31,9 +39,7 @@ func requirePop(t *testing.T, c *cluster) {
 	if err != nil {
 		t.Fatalf("probe POP_MESSAGE: %v", err)
 	}
-	if resp.Code == 3 {
-		t.Skipf("broker %s does not serve POP_MESSAGE (REQUEST_CODE_NOT_SUPPORTED)", c.brokerAddr)
-	}
+	return resp.Code != 3
 }
 
 // TestProxySimpleConsumer: messages sent by the 4.x Remoting Go client are
