@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -32,9 +33,23 @@ type proxyProc struct {
 
 var sdkLogOnce sync.Once
 
-// startProxy runs mqproxy in cluster mode against c's name server.
+// proxyImpl is ROCKETGO_PROXY_IMPL: "rocketgo" (mqproxy, the default) or
+// "apache", Apache 5.3.3's proxy from the reference jars (run.sh proxy,
+// needs Java): the same tests against it prove they encode Apache's behaviour.
+func proxyImpl() string {
+	if v := os.Getenv("ROCKETGO_PROXY_IMPL"); v != "" {
+		return v
+	}
+	return "rocketgo"
+}
+
+// startProxy runs mqproxy in cluster mode against c's name server (or
+// Apache's proxy, see proxyImpl).
 func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	t.Helper()
+	if proxyImpl() == "apache" {
+		return startApacheProxy(t, c, extraJSON)
+	}
 	sdkLogOnce.Do(func() {
 		// The SDK writes its log under $HOME unless told otherwise.
 		_ = os.Setenv("rocketmq.client.logRoot", filepath.Join(workDir, "sdk-logs"))
@@ -129,4 +144,46 @@ func createTypedTopic(t *testing.T, c *cluster, topic, mtype string) {
 		t.Fatalf("create topic %s (%s): %v %+v", topic, mtype, err, resp)
 	}
 	waitRoute(t, c, topic, 0)
+}
+
+// startApacheProxy runs Apache's proxy (cluster mode) from the reference
+// jars against c's name server; c's broker must be registered already (the
+// proxy creates its heartbeat-sync topic on the cluster at start).
+func startApacheProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
+	t.Helper()
+	requireJava(t)
+	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gport, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rport, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(workDir, uniq("apache-proxy"))
+	pp := &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", gport), log: filepath.Join(dir, "proxy.log")}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "proxy.extra.json"), []byte(extraJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pp.p, err = startProc("apache-proxy", script, []string{"proxy", strconv.Itoa(gport), strconv.Itoa(rport), c.nsAddr, dir, clusterName}, pp.log)
+	if err != nil {
+		t.Fatalf("start apache proxy: %v", err)
+	}
+	t.Cleanup(func() {
+		termProc(pp.p, 30*time.Second)
+		if t.Failed() {
+			t.Logf("----- tail of %s -----\n%s", pp.log, tailFile(pp.log, 40))
+		}
+	})
+	if err := waitTCP(pp.p, pp.addr, 90*time.Second); err != nil {
+		t.Fatalf("apache proxy not listening: %v\n%s", err, tailFile(pp.log, 40))
+	}
+	return pp
 }

@@ -137,7 +137,9 @@ func (s *Server) EndTransaction(ctx context.Context, req *v2.EndTransactionReque
 	group := req.GetTopic().GetName()
 	d, ok := s.txs.take(group, req.GetTransactionId(), time.Now())
 	if !ok {
-		return &v2.EndTransactionResponse{Status: statusOf(refuse(v2.Code_INVALID_TRANSACTION_ID,
+		// Apache's TRANSACTION_DATA_NOT_FOUND has no v2 code mapped: it
+		// answers INTERNAL_SERVER_ERROR (checked against its proxy).
+		return &v2.EndTransactionResponse{Status: statusOf(refuse(v2.Code_INTERNAL_SERVER_ERROR,
 			"cannot found transaction data"))}, nil
 	}
 	if commitOrRollback == 0 {
