@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +140,79 @@ func TestProxySimpleConsumer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProxyFIFOConsumer: a FIFO topic and an orderly group
+// (consumeMessageOrderly, so the proxy's settings say fifo and its pops
+// carry order=true): the Go v5 SimpleConsumer receives one message group's
+// messages, two at a time and acked, in the order they were sent.
+func TestProxyFIFOConsumer(t *testing.T) {
+	for _, kind := range proxyTargets(t) {
+		t.Run(kind, func(t *testing.T) {
+			c := startTxBroker(t, kind, "proxy-fifo-"+kind).c
+			requirePop(t, c)
+			topic, group := uniq("PF"), uniq("FCG")
+			createTypedTopic(t, c, topic, "FIFO")
+			createOrderlyGroup(t, c, group)
+			pp := startProxy(t, c, "")
+			p5 := newV5Producer(t, pp, rmq.WithTopics(topic))
+			var want []string
+			for i := 0; i < 6; i++ {
+				id := "fifo-" + strconv.Itoa(i)
+				m := &rmq.Message{Topic: topic, Body: []byte(id)}
+				m.AddProperty(idProp, id)
+				m.SetMessageGroup("order-1")
+				if _, err := p5.Send(context.Background(), m); err != nil {
+					t.Fatalf("v5 send %s: %v", id, err)
+				}
+				want = append(want, id)
+			}
+			cfg := sdkConfig(pp)
+			cfg.ConsumerGroup = group
+			sc, err := rmq.NewSimpleConsumer(cfg, rmq.WithAwaitDuration(5*time.Second),
+				rmq.WithSubscriptionExpressions(map[string]*rmq.FilterExpression{topic: rmq.SUB_ALL}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sc.Start(); err != nil {
+				t.Fatalf("v5 SimpleConsumer start: %v", err)
+			}
+			t.Cleanup(func() { _ = sc.GracefulStop() })
+			var got []string
+			deadline := time.Now().Add(60 * time.Second)
+			for len(got) < len(want) && time.Now().Before(deadline) {
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				mvs, err := sc.Receive(ctx, 2, 20*time.Second)
+				cancel()
+				if err != nil {
+					continue
+				}
+				for _, mv := range mvs {
+					got = append(got, mv.GetProperties()[idProp])
+					if g := mv.GetMessageGroup(); g == nil || *g != "order-1" {
+						t.Errorf("message group %v", g)
+					}
+					if err := sc.Ack(context.Background(), mv); err != nil {
+						t.Fatalf("ack: %v", err)
+					}
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("received %v, want %v in order", got, want)
+			}
+		})
+	}
+}
+
+// createOrderlyGroup creates a subscription group that consumes orderly.
+func createOrderlyGroup(t *testing.T, c *cluster, group string) {
+	t.Helper()
+	body := `{"groupName":"` + group + `","consumeEnable":true,"consumeFromMinEnable":true,"consumeBroadcastEnable":true,` +
+		`"consumeMessageOrderly":true,"retryQueueNums":1,"retryMaxTimes":16,"brokerId":0,"whichBrokerWhenConsumeSlowly":1,` +
+		`"notifyConsumerIdsChangedEnable":true}`
+	resp, err := rawInvoke(c.brokerAddr, newRequest(200, map[string]string{}, []byte(body)), 5*time.Second)
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("create orderly group %s: %v %+v", group, err, resp)
 	}
 }
