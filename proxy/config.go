@@ -69,6 +69,12 @@ type Config struct {
 	TLSTestModeEnable bool   `json:"tlsTestModeEnable"`
 	TLSKeyPath        string `json:"tlsKeyPath"`
 	TLSCertPath       string `json:"tlsCertPath"`
+	// GrpcMaxConcurrentStreams bounds the calls in flight on one HTTP/2
+	// connection (parked receives included) and GrpcMaxConnections the
+	// connections (rocketgo's bounds; Apache leaves them to Netty): a
+	// connection past the bound is closed at once with a log line.
+	GrpcMaxConcurrentStreams uint32 `json:"grpcMaxConcurrentStreams"`
+	GrpcMaxConnections       int    `json:"grpcMaxConnections"`
 	// RequestTimeout bounds one Remoting call to a broker or name server
 	// (rocketgo's key).
 	RemotingTimeoutMillis int64 `json:"remotingTimeoutMillis"`
@@ -102,6 +108,8 @@ func DefaultConfig() Config {
 		GrpcClientConsumerMinLongPollingTimeoutMillis: 5_000,
 		GrpcClientConsumerMaxLongPollingTimeoutMillis: 20_000,
 		TLSTestModeEnable:                             true,
+		GrpcMaxConcurrentStreams:                      1024,
+		GrpcMaxConnections:                            10_000,
 		RemotingTimeoutMillis:                         3_000,
 	}
 }
@@ -117,8 +125,10 @@ func (c *Config) Validate() error {
 	if c.GrpcServerPort < 0 || c.GrpcServerPort > 65535 {
 		return fmt.Errorf("proxy: grpcServerPort %d out of range", c.GrpcServerPort)
 	}
-	if c.GrpcMaxInboundMessageSize <= 0 || c.MaxClients <= 0 || c.RemotingTimeoutMillis <= 0 {
-		return errors.New("proxy: grpcMaxInboundMessageSize, maxClients and remotingTimeoutMillis must be positive")
+	if c.GrpcMaxInboundMessageSize <= 0 || c.MaxClients <= 0 || c.RemotingTimeoutMillis <= 0 ||
+		c.GrpcMaxConcurrentStreams == 0 || c.GrpcMaxConnections <= 0 {
+		return errors.New("proxy: grpcMaxInboundMessageSize, maxClients, remotingTimeoutMillis, " +
+			"grpcMaxConcurrentStreams and grpcMaxConnections must be positive")
 	}
 	return nil
 }

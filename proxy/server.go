@@ -92,6 +92,7 @@ func (s *Server) Start(addr string) error {
 		return fmt.Errorf("listen grpc %s: %w", addr, err)
 	}
 	s.ln = ln
+	ln = &limitListener{Listener: ln, max: int64(s.cfg.GrpcMaxConnections), log: s.sampled}
 	if s.cfg.TLSTestModeEnable || s.cfg.TLSCertPath != "" {
 		mux, err := newTLSMux(ln, s.cfg, s.log)
 		if err != nil {
@@ -103,6 +104,7 @@ func (s *Server) Start(addr string) error {
 	}
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(s.cfg.GrpcMaxInboundMessageSize),
+		grpc.MaxConcurrentStreams(s.cfg.GrpcMaxConcurrentStreams),
 		grpc.UnaryInterceptor(s.unaryGuard),
 		grpc.StreamInterceptor(s.streamGuard),
 	)
