@@ -12,6 +12,7 @@ import (
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
 	grpccodes "google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // TestProxyProducers: the Go v5 SDK's producer (TLS) through mqproxy to a
@@ -233,6 +234,47 @@ func TestProxyHostile(t *testing.T) {
 			got  v2.Code
 			want v2.Code
 		}{"end unknown transaction", e.GetStatus().GetCode(), v2.Code_INTERNAL_SERVER_ERROR})
+		group := &v2.Resource{Name: uniq("HG")}
+		ack, err := cl.AckMessage(ctx, &v2.AckMessageRequest{Group: group, Topic: &v2.Resource{Name: topic},
+			Entries: []*v2.AckMessageEntry{{MessageId: "x", ReceiptHandle: "not a handle"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name string
+			got  v2.Code
+			want v2.Code
+		}{"ack with a bad receipt handle", ack.GetStatus().GetCode(), v2.Code_INTERNAL_SERVER_ERROR})
+		ack, err = cl.AckMessage(ctx, &v2.AckMessageRequest{Group: group, Topic: &v2.Resource{Name: topic},
+			Entries: []*v2.AckMessageEntry{{MessageId: "x", ReceiptHandle: "0 1000 1000 0 0 nobroker 0 7 100"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name string
+			got  v2.Code
+			want v2.Code
+		}{"ack with an expired receipt handle", ack.GetStatus().GetCode(), v2.Code_INVALID_RECEIPT_HANDLE})
+		ch, err := cl.ChangeInvisibleDuration(ctx, &v2.ChangeInvisibleDurationRequest{Group: group, Topic: &v2.Resource{Name: topic},
+			ReceiptHandle: "1 2 3", MessageId: "x", InvisibleDuration: durationpb.New(time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name string
+			got  v2.Code
+			want v2.Code
+		}{"change invisible with a bad receipt handle", ch.GetStatus().GetCode(), v2.Code_INTERNAL_SERVER_ERROR})
+		qa, err := cl.QueryAssignment(ctx, &v2.QueryAssignmentRequest{Topic: &v2.Resource{Name: topic},
+			Group: &v2.Resource{Name: "bad group!"}, Endpoints: ep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name string
+			got  v2.Code
+			want v2.Code
+		}{"assignment for an illegal group", qa.GetStatus().GetCode(), v2.Code_ILLEGAL_CONSUMER_GROUP})
 		for _, tc := range cases {
 			if tc.got != tc.want {
 				t.Errorf("tls=%v %s: code %v, want %v", useTLS, tc.name, tc.got, tc.want)

@@ -266,6 +266,14 @@ func (s *Server) ack(ctx context.Context, handle, group, topic string) error {
 	if err != nil {
 		return err
 	}
+	if h.expired(time.Now()) {
+		return errExpiredHandle
+	}
+	return s.ackHandle(ctx, h, group, topic)
+}
+
+// ackHandle sends ACK_MESSAGE for a parsed handle.
+func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic string) error {
 	addr, err := s.handleBroker(ctx, h, topic)
 	if err != nil {
 		return err
@@ -304,7 +312,7 @@ func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvi
 		return fail(err)
 	}
 	if h.expired(time.Now()) {
-		return fail(refuse(v2.Code_INVALID_RECEIPT_HANDLE, "receipt handle is expired"))
+		return fail(errExpiredHandle)
 	}
 	nh, err := s.changeInvisible(ctx, h, req.GetGroup().GetName(), req.GetTopic().GetName(), ms)
 	if err != nil {
@@ -379,5 +387,5 @@ func (s *Server) toDLQ(ctx context.Context, h receiptHandle, msgID, group, topic
 	if resp.Code != remoting.Success {
 		return brokerRefusal(resp)
 	}
-	return s.ack(ctx, h.raw, group, topic)
+	return s.ackHandle(ctx, h, group, topic)
 }

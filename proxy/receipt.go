@@ -27,38 +27,41 @@ type receiptHandle struct {
 	commitLogOffset int64 // -1 when absent
 }
 
+// parseReceiptHandle is ReceiptHandle.decode. A handle that does not
+// parse is, as in Apache's proxy (an IllegalArgumentException or
+// NumberFormatException there), INTERNAL_SERVER_ERROR with Java's message;
+// INVALID_RECEIPT_HANDLE is for an expired handle.
 func parseReceiptHandle(s string) (receiptHandle, error) {
 	f := strings.Split(s, " ")
 	if len(f) < 8 {
-		return receiptHandle{}, refuse(v2.Code_INVALID_RECEIPT_HANDLE, "receipt handle is not valid")
+		return receiptHandle{}, refuse(v2.Code_INTERNAL_SERVER_ERROR, "Parse failed, dataList size "+strconv.Itoa(len(f)))
 	}
 	h := receiptHandle{raw: s, topicType: f[4], brokerName: f[5], commitLogOffset: -1}
-	var err error
-	bad := func(e error) bool {
-		if e != nil {
-			err = e
+	var bad string
+	num := func(i, bits int) int64 {
+		v, err := strconv.ParseInt(f[i], 10, bits)
+		if err != nil && bad == "" {
+			bad = f[i]
 		}
-		return err != nil
+		return v
 	}
-	var q int64
-	_, e0 := strconv.ParseInt(f[0], 10, 64)
-	h.popTime, _ = strconv.ParseInt(f[1], 10, 64)
-	h.invisibleTime, _ = strconv.ParseInt(f[2], 10, 64)
-	_, e3 := strconv.ParseInt(f[3], 10, 32)
-	q, e6 := strconv.ParseInt(f[6], 10, 32)
-	var e7 error
-	h.offset, e7 = strconv.ParseInt(f[7], 10, 64)
-	h.queueID = int32(q)
+	num(0, 64)
+	h.popTime = num(1, 64)
+	h.invisibleTime = num(2, 64)
+	num(3, 32)
+	h.queueID = int32(num(6, 32))
+	h.offset = num(7, 64)
 	if len(f) >= 9 {
-		var e8 error
-		h.commitLogOffset, e8 = strconv.ParseInt(f[8], 10, 64)
-		bad(e8)
+		h.commitLogOffset = num(8, 64)
 	}
-	if bad(e0) || bad(e3) || bad(e6) || bad(e7) || h.brokerName == "" {
-		return receiptHandle{}, refuse(v2.Code_INVALID_RECEIPT_HANDLE, "receipt handle is not valid")
+	if bad != "" {
+		return receiptHandle{}, refuse(v2.Code_INTERNAL_SERVER_ERROR, "For input string: \""+bad+"\"")
 	}
 	return h, nil
 }
+
+// errExpiredHandle is AbstractProcessor's EXPIRED_HANDLE_PROXY_EXCEPTION.
+var errExpiredHandle = refuse(v2.Code_INVALID_RECEIPT_HANDLE, "receipt handle is expired")
 
 // expired is ReceiptHandle.isExpired: the message is visible again.
 func (h receiptHandle) expired(now time.Time) bool {
