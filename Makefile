@@ -87,7 +87,7 @@ test-ha-apache: build
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), and
 # the differential tests against the Apache reference (compat-tests/reference).
-JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyProducers|TestProxySimpleConsumer|TestProxyFIFOConsumer
+JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyProducers|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck
 test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
 
@@ -97,7 +97,7 @@ test-java: build
 test-proxy-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=apache ROCKETGO_PROXY_TARGETS=rocketgo,apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v \
-		-run 'TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestJavaGRPC' ./...
+		-run 'TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC' ./...
 
 # The Apache RocketMQ name server and broker (version pinned in
 # compat-tests/reference/pom.xml) on 127.0.0.1:9886 / 10921, in the foreground; Ctrl-C stops.

@@ -29,6 +29,22 @@ type proxyProc struct {
 	addr string // 127.0.0.1:grpcPort
 	p    *proc
 	log  string
+	bin  string // what started it, for restart
+	args []string
+}
+
+// restart stops the proxy (SIGTERM) and starts it again on the same port.
+func (pp *proxyProc) restart(t *testing.T) {
+	t.Helper()
+	termProc(pp.p, 30*time.Second)
+	var err error
+	pp.p, err = startProc(pp.p.name, pp.bin, pp.args, pp.log)
+	if err != nil {
+		t.Fatalf("restart proxy: %v", err)
+	}
+	if err := waitTCP(pp.p, pp.addr, 90*time.Second); err != nil {
+		t.Fatalf("restarted proxy not listening: %v", err)
+	}
 }
 
 var sdkLogOnce sync.Once
@@ -69,13 +85,16 @@ func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pp := &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: filepath.Join(dir, "proxy.log")}
-	pp.p, err = startProc("mqproxy", filepath.Join(binDir, "mqproxy"), []string{"-pc", conf}, pp.log)
+	pp := &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: filepath.Join(dir, "proxy.log"),
+		bin: filepath.Join(binDir, "mqproxy"), args: []string{"-pc", conf}}
+	pp.p, err = startProc("mqproxy", pp.bin, pp.args, pp.log)
 	if err != nil {
 		t.Fatalf("start mqproxy: %v", err)
 	}
 	t.Cleanup(func() {
-		pp.p.stop()
+		if !pp.p.exited() {
+			pp.p.stop()
+		}
 		if t.Failed() {
 			t.Logf("----- tail of %s -----\n%s", pp.log, tailFile(pp.log, 40))
 		}
@@ -172,7 +191,8 @@ func startApacheProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	if err := os.WriteFile(filepath.Join(dir, "proxy.extra.json"), []byte(extraJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pp.p, err = startProc("apache-proxy", script, []string{"proxy", strconv.Itoa(gport), strconv.Itoa(rport), c.nsAddr, dir, clusterName}, pp.log)
+	pp.bin, pp.args = script, []string{"proxy", strconv.Itoa(gport), strconv.Itoa(rport), c.nsAddr, dir, clusterName}
+	pp.p, err = startProc("apache-proxy", pp.bin, pp.args, pp.log)
 	if err != nil {
 		t.Fatalf("start apache proxy: %v", err)
 	}

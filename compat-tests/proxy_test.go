@@ -2,9 +2,11 @@ package compattest
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -295,5 +297,40 @@ func TestProxyHostile(t *testing.T) {
 	r, err := cl.QueryRoute(ctx, &v2.QueryRouteRequest{Topic: &v2.Resource{Name: topic}})
 	if err != nil || r.GetStatus().GetCode() != v2.Code_OK || len(r.GetMessageQueues()) == 0 {
 		t.Fatalf("proxy after hostile input: %v %v", err, r)
+	}
+}
+
+// TestProxyRestartTransactionCheck: a half message sent through the proxy,
+// the proxy restarted before the broker checks it: the restarted proxy
+// registers the transactional producer group again from the SDK's settings
+// (which the SDK resends when a heartbeat answers UNRECOGNIZED_CLIENT_TYPE),
+// relays the broker's check, and the checker's commit delivers the message.
+// ~30 s: runs with ROCKETGO_JAVA=1 (make test-java).
+func TestProxyRestartTransactionCheck(t *testing.T) {
+	if os.Getenv("ROCKETGO_JAVA") == "" {
+		t.Skip("slow (~30 s, the SDK's heartbeat period): runs with ROCKETGO_JAVA=1 (make test-java)")
+	}
+	for _, kind := range proxyTargets(t) {
+		t.Run(kind, func(t *testing.T) {
+			c := startTxBroker(t, kind, "proxy-txr-"+kind).c
+			topic := uniq("PTR")
+			createTypedTopic(t, c, topic, "TRANSACTION")
+			pp := startProxy(t, c, "")
+			var checks atomic.Int32
+			p := newV5Producer(t, pp, rmq.WithTopics(topic), rmq.WithTransactionChecker(&rmq.TransactionChecker{
+				Check: func(*rmq.MessageView) rmq.TransactionResolution { checks.Add(1); return rmq.COMMIT }}))
+			m := &rmq.Message{Topic: topic, Body: []byte("orphan")}
+			m.AddProperty(idProp, "orphan")
+			if _, err := p.SendWithTransaction(context.Background(), m, p.BeginTransaction()); err != nil {
+				t.Fatalf("half message: %v", err)
+			}
+			pp.restart(t)
+			col := newCollector("v4")
+			startConsumer(t, c, uniq("CG"), topic, "*", col)
+			waitAll(t, col, []string{"orphan"}, 90*time.Second, "half message checked through the restarted proxy")
+			if checks.Load() == 0 {
+				t.Error("delivered without a check")
+			}
+		})
 	}
 }

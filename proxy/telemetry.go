@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -99,6 +100,9 @@ func (s *Server) clientSettings(c *client, stream v2.MessagingService_TelemetryS
 	default:
 		return status.Error(codes.InvalidArgument, "there is no publishing or subscription data in settings")
 	}
+	if pub := in.GetPublishing(); pub != nil {
+		s.registerTxProducer(stream.Context(), pub.GetTopics())
+	}
 	merged := s.mergeSettings(stream, in)
 	c.mu.Lock()
 	c.settings = merged
@@ -153,4 +157,28 @@ func (s *Server) mergeSettings(stream v2.MessagingService_TelemetryServer, in *v
 	sub.Fifo = &fifo
 	out.BackoffPolicy = g.retryPolicy()
 	return out
+}
+
+// registerTxProducer is Apache's registerProducer for TRANSACTION topics
+// (addTransactionSubscription): the group (the topic) is heartbeated to the
+// topic's brokers from the producer's first settings on, so that half
+// messages sent before a proxy restart are checked through this proxy too.
+func (s *Server) registerTxProducer(ctx context.Context, topics []*v2.Resource) {
+	for _, t := range topics {
+		r, err := s.cluster.route(ctx, t.GetName())
+		if err != nil {
+			continue // no route yet: registered with its first half message
+		}
+		for _, q := range r.Queues {
+			addr := r.master(q.BrokerName)
+			if addr == "" {
+				continue
+			}
+			for _, mt := range s.topicMessageTypes(ctx, t.GetName(), addr) {
+				if mt == v2.MessageType_TRANSACTION {
+					s.noteTxGroup(addr, t.GetName())
+				}
+			}
+		}
+	}
 }
