@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 200000x
 PKGS      := ./...
 
-.PHONY: build run test unit fuzz-list fuzz-short fuzz test-compat test-java test-ha-apache reference soak soak-ha bench bench-replication bench-compare lint staticcheck fmt tidy clean
+.PHONY: build run test unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-ha-apache reference soak soak-ha bench bench-replication bench-compare lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -87,9 +87,17 @@ test-ha-apache: build
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), and
 # the differential tests against the Apache reference (compat-tests/reference).
-JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin
+JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyProducers|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck
 test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
+
+# The gRPC proxy tests against Apache 5.3.3's proxy (reference/run.sh proxy)
+# instead of mqproxy, in front of rocketgo and Apache brokers: the proof that
+# they encode Apache's behaviour (about 8 minutes).
+test-proxy-apache: build
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=apache ROCKETGO_PROXY_TARGETS=rocketgo,apache \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v \
+		-run 'TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC' ./...
 
 # The Apache RocketMQ name server and broker (version pinned in
 # compat-tests/reference/pom.xml) on 127.0.0.1:9886 / 10921, in the foreground; Ctrl-C stops.

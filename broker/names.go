@@ -168,3 +168,8 @@ func NotAllowedSend(topic string) bool { return notAllowedSend[topic] }
 func isSystemTopicName(topic string) bool {
 	return staticSystemTopics[topic] || strings.HasPrefix(topic, SystemTopicPrefix)
 }
+
+// IsSystemTopicName is TopicValidator.isSystemTopic for a front end that
+// has no broker config (the gRPC proxy): the static system topics and the
+// rmq_sys_ prefix.
+func IsSystemTopicName(topic string) bool { return isSystemTopicName(topic) }

@@ -464,7 +464,20 @@ func (b *Broker) UpdateTopic(tc TopicConfig) error {
 	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(tc.TopicName) {
 		return systemConflict(tc.TopicName)
 	}
-	if old, ok := b.Topics.Get(tc.TopicName); ok && sameTopic(old, &tc) {
+	old, ok := b.Topics.Get(tc.TopicName)
+	if ok && len(old.Attributes) > 0 {
+		// Apache alters the current attributes with the request's: keys
+		// it names change, the others stay.
+		merged := make(map[string]string, len(old.Attributes)+len(tc.Attributes))
+		for k, v := range old.Attributes {
+			merged[k] = v
+		}
+		for k, v := range tc.Attributes {
+			merged[k] = v
+		}
+		tc.Attributes = merged
+	}
+	if ok && sameTopic(old, &tc) {
 		return nil
 	}
 	return b.Topics.Put(tc)

@@ -83,7 +83,7 @@ func runMain(m *testing.M) int {
 // $ROCKETGO_BIN_DIR if set, otherwise freshly built from ../cmd/... .
 func prepareBinaries(dir string) (string, error) {
 	if d := os.Getenv("ROCKETGO_BIN_DIR"); d != "" {
-		for _, b := range []string{"mqnamesrv", "mqbroker"} {
+		for _, b := range []string{"mqnamesrv", "mqbroker", "mqproxy"} {
 			if _, err := os.Stat(filepath.Join(d, b)); err != nil {
 				return "", fmt.Errorf("ROCKETGO_BIN_DIR=%s: %w", d, err)
 			}
@@ -95,7 +95,7 @@ func prepareBinaries(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "bin")
-	for _, b := range []string{"mqnamesrv", "mqbroker"} {
+	for _, b := range []string{"mqnamesrv", "mqbroker", "mqproxy"} {
 		start := time.Now()
 		// The repo root is a different module than compat-tests, so build
 		// from there (a relative ../cmd path would be "outside main module").

@@ -70,6 +70,7 @@ type mavenRun struct {
 	serialize string // JSON or ROCKETMQ
 	class     string // JUnit class (-Dtest)
 	props     map[string]string
+	dir       string // the Maven project, "java" when empty
 }
 
 // runMaven runs the JUnit class and reports each test case as a subtest.
@@ -77,7 +78,7 @@ type mavenRun struct {
 func runMaven(t *testing.T, r mavenRun) map[string]string {
 	t.Helper()
 	reports := t.TempDir()
-	args := []string{"-q", "-B", "-P", r.profile, "test", "-Dtest=" + r.class,
+	args := []string{"-q", "-B", "test", "-Dtest=" + r.class,
 		"-DreportsDir=" + reports, "-Dsurefire.failIfNoSpecifiedTests=false",
 		"-Drocketmq.serialize.type=" + r.serialize}
 	keys := make([]string, 0, len(r.props))
@@ -88,8 +89,14 @@ func runMaven(t *testing.T, r mavenRun) map[string]string {
 	for _, k := range keys {
 		args = append(args, "-D"+k+"="+r.props[k])
 	}
+	if r.profile != "" {
+		args = append([]string{"-P", r.profile}, args...)
+	}
 	cmd := exec.Command("mvn", args...)
 	cmd.Dir = "java"
+	if r.dir != "" {
+		cmd.Dir = r.dir
+	}
 	cmd.Env = append(os.Environ(), "ROCKETMQ_SERIALIZE_TYPE="+r.serialize)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"strings"
+
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -45,6 +47,9 @@ func (p *brokerProcs) updateAndCreateTopic(c *remoting.Conn, req *remoting.Comma
 		if *f.dst, err = optInt32(req, f.key, f.def); err != nil {
 			return p.fail(req, err)
 		}
+	}
+	if tc.Attributes, err = parseTopicAttributes(req.Str("attributes")); err != nil {
+		return p.fail(req, err)
 	}
 	if err := p.b.UpdateTopic(tc); err != nil {
 		return p.refuse(c, req, err)
@@ -155,4 +160,32 @@ func (p *brokerProcs) subscriptionGroup(_ *remoting.Conn, req *remoting.Command)
 		return p.fail(req, err)
 	}
 	return p.okJSON(req, gc)
+}
+
+// parseTopicAttributes reads CreateTopicRequestHeader.attributes, Apache's
+// AttributeParser format "+key=value,+key2=value2" (5.x: message.type and
+// the other TopicAttributes). Removing an attribute ("-key") is not
+// supported and refused; nil when the header has none (the topic keeps the
+// attributes it has).
+func parseTopicAttributes(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || len(k) < 2 || k[0] != '+' || v == "" {
+			return nil, &broker.Refusal{Code: remoting.InvalidParameter, Remark: "attributes format error: " + kv}
+		}
+		k = k[1:]
+		if k == "message.type" {
+			switch v {
+			case "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED":
+			default:
+				return nil, &broker.Refusal{Code: remoting.InvalidParameter, Remark: "value is not in set: " + v}
+			}
+		}
+		out[k] = v
+	}
+	return out, nil
 }

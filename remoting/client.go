@@ -27,6 +27,11 @@ type Client struct {
 	opaque      atomic.Int32
 	// dial connects; tests replace it to make one address hang.
 	dial func(ctx context.Context, addr string) (net.Conn, error)
+	// onRequest, when set (SetRequestHandler, before the first call), is
+	// given the requests a server sends on a client connection (a broker's
+	// CHECK_TRANSACTION_STATE to a producer); it runs on the connection's
+	// reader and must not block.
+	onRequest func(addr string, req *Command)
 
 	mu     sync.Mutex
 	conns  map[string]*clientConn
@@ -55,6 +60,11 @@ func NewClient(log zerolog.Logger) *Client {
 	}
 	return cl
 }
+
+// SetRequestHandler installs fn for requests servers send on this client's
+// connections (otherwise they are logged and dropped). Call it before the
+// first Invoke; fn runs on a connection's reader goroutine and must not block.
+func (cl *Client) SetRequestHandler(fn func(addr string, req *Command)) { cl.onRequest = fn }
 
 // Invoke sends req to addr and waits for the response or ctx's end.
 func (cl *Client) Invoke(ctx context.Context, addr string, req *Command) (*Command, error) {
@@ -143,6 +153,7 @@ func (cl *Client) conn(ctx context.Context, addr string) (*clientConn, error) {
 			nc:         nc,
 			addr:       addr,
 			log:        cl.log,
+			onRequest:  cl.onRequest,
 			pending:    make(map[int32]chan *Command),
 			done:       make(chan struct{}),
 			readerDone: make(chan struct{}),
@@ -160,6 +171,8 @@ type clientConn struct {
 	nc   net.Conn
 	addr string
 	log  zerolog.Logger
+	// onRequest is the client's handler for server requests, or nil.
+	onRequest func(addr string, req *Command)
 
 	wmu sync.Mutex // one frame at a time on the wire
 
@@ -222,6 +235,10 @@ func (cc *clientConn) readLoop() {
 			return
 		}
 		if !resp.IsResponse() {
+			if cc.onRequest != nil {
+				cc.onRequest(cc.addr, resp)
+				continue
+			}
 			cc.log.Debug().Int32("code", resp.Code).Str("remote", cc.addr).Msg("ignoring request from server")
 			continue
 		}

@@ -7,6 +7,7 @@
 //	mqbench consume -n 127.0.0.1:9876 -t BenchTopic -count 1000000
 //	mqbench e2e     -n 127.0.0.1:9876 -t BenchTopic -create-topic -rate 10000 -d 30s
 //	mqbench probe   -n 127.0.0.1:9876 -t BenchTopic -create-topic -since $(date +%s%N)
+//	mqbench grpc-produce -proxy 127.0.0.1:8081 -tls -t BenchTopic -c 4 -w 32 -s 1024 -d 30s
 //
 // Every mode prints one row per interval and role (send: send round trip;
 // pull: pull round trip; e2e: born-to-consumed latency from a wall-clock
@@ -58,11 +59,13 @@ type options struct {
 	e2e         bool
 	since       int64
 	timeout     time.Duration
+	proxy       string
+	tls         bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
-		return nil, errors.New("usage: mqbench produce|consume|e2e|probe [flags]  (mqbench <mode> -h lists flags)")
+		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|grpc-produce [flags]  (mqbench <mode> -h lists flags)")
 	}
 	o := &options{mode: args[0]}
 	fs := flag.NewFlagSet("mqbench "+o.mode, flag.ContinueOnError)
@@ -93,6 +96,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.e2e, "e2e", false, "consume: measure born-to-consumed latency instead of pull round trip")
 	fs.Int64Var(&o.since, "since", 0, "probe: Unix-ns start time the start-up time is measured from")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "probe: give up after this long")
+	fs.StringVar(&o.proxy, "proxy", "", "grpc-produce: the gRPC proxy (host:port)")
+	fs.BoolVar(&o.tls, "tls", false, "grpc-produce: TLS to the proxy (certificate not verified)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return nil, err
 	}
@@ -156,8 +161,10 @@ func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 		return runE2E(o, a, out, stop)
 	case "probe":
 		return nil, runProbe(o, a, out)
+	case "grpc-produce":
+		return runGRPCProduce(o, a, out, stop)
 	}
-	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e or probe", o.mode)
+	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe or grpc-produce", o.mode)
 }
 
 func describe(out io.Writer, o *options, targets []target) {

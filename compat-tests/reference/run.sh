@@ -7,6 +7,10 @@
 #   run.sh broker PORT NSADDR DIR [CLUSTER]  exec a broker on 127.0.0.1:PORT, store under DIR
 #                                            (lines of DIR/broker.extra.properties, when present,
 #                                            are appended to its config: later keys win)
+#   run.sh proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER]
+#                                            exec Apache's proxy (cluster mode) on 127.0.0.1
+#                                            (DIR/proxy.extra.json, when present: more
+#                                            ,"key":value members of rmq-proxy.json)
 #   run.sh all [NSPORT BROKERPORT DIR]       both in the foreground (make reference); Ctrl-C stops
 #
 # DIR is ROCKETMQ_HOME and user.home (logs land in DIR/logs). Heap is 256 MB.
@@ -74,6 +78,19 @@ CONF
 	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$dir/broker.properties" -n "$ns"
 }
 
+proxy() {
+	local gport=$1 rport=$2 ns=$3 dir=$4 cluster=${5:-ReferenceCluster}
+	mkdir -p "$dir/conf"
+	cat >"$dir/conf/rmq-proxy.json" <<CONF
+{"rocketMQClusterName":"$cluster","namesrvAddr":"$ns","grpcServerPort":$gport,"remotingListenPort":$rport,"proxyMode":"cluster"$(cat "$dir/proxy.extra.json" 2>/dev/null || true)}
+CONF
+	local cp
+	cp=$(classpath)
+	export ROCKETMQ_HOME="$dir"
+	# shellcheck disable=SC2046
+	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.proxy.ProxyStartup -pc "$dir/conf/rmq-proxy.json" -pm cluster
+}
+
 all() {
 	local nsport=${1:-9886} bport=${2:-10921} dir=${3:-$(mktemp -d /tmp/rocketmq-reference.XXXXXX)}
 	classpath >/dev/null
@@ -90,6 +107,7 @@ case "$cmd" in
 classpath) classpath ;;
 namesrv) namesrv "$@" ;;
 broker) broker "$@" ;;
+proxy) proxy "$@" ;;
 all) all "$@" ;;
-*) echo "usage: $0 classpath | namesrv PORT DIR | broker PORT NSADDR DIR [CLUSTER] | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
+*) echo "usage: $0 classpath | namesrv PORT DIR | broker PORT NSADDR DIR [CLUSTER] | proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER] | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,240 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Permission bits of a queue (Apache PermName).
+const (
+	permWrite int32 = 1 << 1
+	permRead  int32 = 1 << 2
+)
+
+// routeTTL is how long a topic route from the name server is reused
+// (Apache's proxy refreshes its TopicRouteService cache every 20 s; a
+// shorter reuse finds a new topic sooner).
+const routeTTL = 5 * time.Second
+
+// maxRoutes bounds the routes cached (keys are topic names clients send).
+const maxRoutes = 10_000
+
+// route is a topic's route from the name server, as TopicRouteData.
+type route struct {
+	Brokers []struct {
+		Cluster     string            `json:"cluster"`
+		BrokerName  string            `json:"brokerName"`
+		BrokerAddrs map[string]string `json:"brokerAddrs"`
+	} `json:"brokerDatas"`
+	Queues []struct {
+		BrokerName     string `json:"brokerName"`
+		ReadQueueNums  int32  `json:"readQueueNums"`
+		WriteQueueNums int32  `json:"writeQueueNums"`
+		Perm           int32  `json:"perm"`
+	} `json:"queueDatas"`
+
+	fetched time.Time
+	rr      atomic.Uint32 // round robin over the write queues
+}
+
+// master returns brokerName's master address (brokerId 0), or "".
+func (r *route) master(brokerName string) string {
+	for _, b := range r.Brokers {
+		if b.BrokerName == brokerName {
+			return b.BrokerAddrs["0"]
+		}
+	}
+	return ""
+}
+
+// writeQueue is one queue a message can be sent to.
+type writeQueue struct {
+	brokerName string
+	addr       string
+	queueID    int32
+}
+
+// writeQueues lists the writable queues of the route whose master is known,
+// in route order (as Apache's MessageQueueView write selector).
+func (r *route) writeQueues() []writeQueue {
+	var out []writeQueue
+	for _, q := range r.Queues {
+		if q.Perm&permWrite == 0 {
+			continue
+		}
+		addr := r.master(q.BrokerName)
+		if addr == "" {
+			continue
+		}
+		for i := int32(0); i < q.WriteQueueNums; i++ {
+			out = append(out, writeQueue{brokerName: q.BrokerName, addr: addr, queueID: i})
+		}
+	}
+	return out
+}
+
+// errTopicNotFound: the name server knows no route for the topic.
+var errTopicNotFound = errors.New("proxy: topic not found")
+
+// cluster reaches name servers and brokers over Remoting.
+type cluster struct {
+	cl      *remoting.Client
+	timeout time.Duration
+	ns      []string
+	nsNext  atomic.Uint32
+
+	mu     sync.Mutex
+	routes map[string]*route
+}
+
+func newCluster(cl *remoting.Client, namesrvAddr string, timeout time.Duration) *cluster {
+	var ns []string
+	for _, a := range strings.Split(namesrvAddr, ";") {
+		if a = strings.TrimSpace(a); a != "" {
+			ns = append(ns, a)
+		}
+	}
+	return &cluster{cl: cl, timeout: timeout, ns: ns, routes: make(map[string]*route)}
+}
+
+// invoke sends one request and waits for its answer within the proxy's
+// Remoting timeout (or ctx's end, if sooner).
+func (c *cluster) invoke(ctx context.Context, addr string, req *remoting.Command) (*remoting.Command, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.cl.Invoke(ctx, addr, req)
+}
+
+// invokeNamesrv tries the name servers in turn, starting at the next one.
+func (c *cluster) invokeNamesrv(ctx context.Context, code int32, ext map[string]string) (*remoting.Command, error) {
+	var lastErr error
+	start := int(c.nsNext.Add(1))
+	for i := range c.ns {
+		addr := c.ns[(start+i)%len(c.ns)]
+		resp, err := c.invoke(ctx, addr, remoting.NewRequest(code, ext, nil))
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+	}
+	if lastErr == nil {
+		lastErr = errors.New("proxy: no name server configured")
+	}
+	return nil, lastErr
+}
+
+// route returns topic's route, from the cache while fresh.
+func (c *cluster) route(ctx context.Context, topic string) (*route, error) {
+	now := time.Now()
+	c.mu.Lock()
+	r := c.routes[topic]
+	c.mu.Unlock()
+	if r != nil && now.Sub(r.fetched) < routeTTL {
+		return r, nil
+	}
+	resp, err := c.invokeNamesrv(ctx, remoting.GetRouteInfoByTopic, map[string]string{"topic": topic})
+	if err != nil {
+		return nil, fmt.Errorf("route of %s: %w", topic, err)
+	}
+	if resp.Code == remoting.TopicNotExist {
+		c.mu.Lock()
+		delete(c.routes, topic)
+		c.mu.Unlock()
+		return nil, fmt.Errorf("route of %s: %w", topic, errTopicNotFound)
+	}
+	if resp.Code != remoting.Success {
+		return nil, fmt.Errorf("route of %s: name server code %d %s", topic, resp.Code, resp.Remark)
+	}
+	nr := &route{fetched: now}
+	if err := json.Unmarshal(quoteIntKeys(resp.Body), nr); err != nil {
+		return nil, fmt.Errorf("route of %s: %w", topic, err)
+	}
+	if r != nil {
+		nr.rr.Store(r.rr.Load())
+	}
+	c.mu.Lock()
+	if len(c.routes) >= maxRoutes {
+		for k, old := range c.routes { // drop the stale ones; the cache is only a cache
+			if now.Sub(old.fetched) >= routeTTL {
+				delete(c.routes, k)
+			}
+		}
+		if len(c.routes) >= maxRoutes {
+			c.routes = make(map[string]*route)
+		}
+	}
+	c.routes[topic] = nr
+	c.mu.Unlock()
+	return nr, nil
+}
+
+// quoteIntKeys rewrites fastjson's unquoted integer map keys ({0:"a"}, as
+// Apache's name server writes brokerAddrs) as JSON strings so that
+// encoding/json reads them. A run of digits outside a string counts as a
+// key when it follows '{' or ',' and is followed by ':'.
+func quoteIntKeys(b []byte) []byte {
+	var out []byte
+	inStr, esc := false, false
+	last := byte(0) // last non-space byte outside strings
+	for i := 0; i < len(b); i++ {
+		ch := b[i]
+		if inStr {
+			if out != nil {
+				out = append(out, ch)
+			}
+			switch {
+			case esc:
+				esc = false
+			case ch == '\\':
+				esc = true
+			case ch == '"':
+				inStr = false
+				last = '"'
+			}
+			continue
+		}
+		if (ch == '-' || (ch >= '0' && ch <= '9')) && (last == '{' || last == ',') {
+			j := i + 1
+			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+				j++
+			}
+			k := j
+			for k < len(b) && (b[k] == ' ' || b[k] == '\n' || b[k] == '\t' || b[k] == '\r') {
+				k++
+			}
+			if k < len(b) && b[k] == ':' {
+				if out == nil {
+					out = append(make([]byte, 0, len(b)+16), b[:i]...)
+				}
+				out = append(out, '"')
+				out = append(out, b[i:j]...)
+				out = append(out, '"')
+				last = '"'
+				i = j - 1
+				continue
+			}
+		}
+		if out != nil {
+			out = append(out, ch)
+		}
+		switch ch {
+		case '"':
+			inStr = true
+		case ' ', '\n', '\t', '\r':
+		default:
+			last = ch
+		}
+	}
+	if out == nil {
+		return b
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Config holds the keys of Apache's rmq-proxy.json (ProxyConfig.java) that
+// rocketgo's proxy reads, with Apache's defaults. Unknown keys are logged
+// once and ignored.
+type Config struct {
+	// RocketMQClusterName is the cluster the proxy serves (rmq-proxy.json's only
+	// key in Apache's distribution); informational in cluster mode.
+	RocketMQClusterName string `json:"rocketMQClusterName"`
+	// NamesrvAddr is Apache's "a:9876;b:9876" list of name servers.
+	NamesrvAddr string `json:"namesrvAddr"`
+	// ProxyMode is CLUSTER (a separate process talking Remoting to brokers).
+	ProxyMode string `json:"proxyMode"`
+	// GrpcServerPort is the gRPC port, plaintext and TLS on the same port.
+	GrpcServerPort int `json:"grpcServerPort"`
+	// GrpcMaxInboundMessageSize bounds one gRPC message (bytes).
+	GrpcMaxInboundMessageSize int `json:"grpcMaxInboundMessageSize"`
+	// MaxMessageSize bounds one message body (bytes): MESSAGE_BODY_TOO_LARGE.
+	MaxMessageSize int `json:"maxMessageSize"`
+	// EnableMessageBodyEmptyCheck refuses empty bodies (MESSAGE_BODY_EMPTY).
+	EnableMessageBodyEmptyCheck bool `json:"enableMessageBodyEmptyCheck"`
+	// MaxUserPropertySize bounds the bytes of user properties, tag and keys.
+	MaxUserPropertySize int `json:"maxUserPropertySize"`
+	// UserPropertyMaxNum bounds the number of user properties.
+	UserPropertyMaxNum int `json:"userPropertyMaxNum"`
+	// MaxMessageGroupSize bounds a FIFO message group (bytes, exclusive).
+	MaxMessageGroupSize int `json:"maxMessageGroupSize"`
+	// MaxDelayTimeMills bounds how far ahead a delivery timestamp may be.
+	MaxDelayTimeMills int64 `json:"maxDelayTimeMills"`
+	// MaxTransactionRecoverySecond bounds orphaned_transaction_recovery_duration.
+	MaxTransactionRecoverySecond int64 `json:"maxTransactionRecoverySecond"`
+	// EnableTopicMessageTypeCheck is sent to producers as validate_message_type.
+	EnableTopicMessageTypeCheck bool `json:"enableTopicMessageTypeCheck"`
+	// TransactionHeartbeatPeriodSecond is how often transactional producer
+	// groups are heartbeated to the brokers that hold their half messages.
+	TransactionHeartbeatPeriodSecond int `json:"transactionHeartbeatPeriodSecond"`
+	// TransactionDataExpireMillis is how long an unended transaction's data
+	// (broker, offsets) is kept for EndTransaction; TransactionDataMaxNum
+	// bounds the entries per producer group and transaction id.
+	TransactionDataExpireMillis int64 `json:"transactionDataExpireMillis"`
+	TransactionDataMaxNum       int   `json:"transactionDataMaxNum"`
+	// MaxClients bounds the gRPC clients (by x-mq-client-id) remembered at
+	// once (rocketgo's bound; Apache has none): RESOURCE_EXHAUSTED past it.
+	MaxClients int `json:"maxClients"`
+	// GrpcClientProducerMaxAttempts and the backoff keys are sent to
+	// producers in their settings.
+	GrpcClientProducerMaxAttempts          int     `json:"grpcClientProducerMaxAttempts"`
+	GrpcClientProducerBackoffInitialMillis int64   `json:"grpcClientProducerBackoffInitialMillis"`
+	GrpcClientProducerBackoffMaxMillis     int64   `json:"grpcClientProducerBackoffMaxMillis"`
+	GrpcClientProducerBackoffMultiplier    float32 `json:"grpcClientProducerBackoffMultiplier"`
+	// GrpcClientConsumerLongPollingBatchSize and the long-polling bounds are
+	// a simple consumer's defaults and limits.
+	GrpcClientConsumerLongPollingBatchSize        int   `json:"grpcClientConsumerLongPollingBatchSize"`
+	GrpcClientConsumerMinLongPollingTimeoutMillis int64 `json:"grpcClientConsumerMinLongPollingTimeoutMillis"`
+	GrpcClientConsumerMaxLongPollingTimeoutMillis int64 `json:"grpcClientConsumerMaxLongPollingTimeoutMillis"`
+	// TLS: permissive mode serves TLS and plaintext on the gRPC port; a
+	// self-signed certificate is generated when the files do not exist.
+	TLSTestModeEnable bool   `json:"tlsTestModeEnable"`
+	TLSKeyPath        string `json:"tlsKeyPath"`
+	TLSCertPath       string `json:"tlsCertPath"`
+	// GrpcMaxConcurrentStreams bounds the calls in flight on one HTTP/2
+	// connection (parked receives included) and GrpcMaxConnections the
+	// connections (rocketgo's bounds; Apache leaves them to Netty): a
+	// connection past the bound is closed at once with a log line.
+	GrpcMaxConcurrentStreams uint32 `json:"grpcMaxConcurrentStreams"`
+	GrpcMaxConnections       int    `json:"grpcMaxConnections"`
+	// RequestTimeout bounds one Remoting call to a broker or name server
+	// (rocketgo's key).
+	RemotingTimeoutMillis int64 `json:"remotingTimeoutMillis"`
+}
+
+// DefaultConfig returns Apache 5.3.3 ProxyConfig's defaults.
+func DefaultConfig() Config {
+	return Config{
+		RocketMQClusterName:                           "DefaultCluster",
+		NamesrvAddr:                                   os.Getenv("NAMESRV_ADDR"),
+		ProxyMode:                                     "CLUSTER",
+		GrpcServerPort:                                8081,
+		GrpcMaxInboundMessageSize:                     130 * 1024 * 1024,
+		MaxMessageSize:                                4 * 1024 * 1024,
+		EnableMessageBodyEmptyCheck:                   true,
+		MaxUserPropertySize:                           16 * 1024,
+		UserPropertyMaxNum:                            128,
+		MaxMessageGroupSize:                           64,
+		MaxDelayTimeMills:                             int64(24 * time.Hour / time.Millisecond),
+		MaxTransactionRecoverySecond:                  3600,
+		EnableTopicMessageTypeCheck:                   true,
+		TransactionHeartbeatPeriodSecond:              20,
+		TransactionDataExpireMillis:                   30_000,
+		TransactionDataMaxNum:                         15,
+		MaxClients:                                    100_000,
+		GrpcClientProducerMaxAttempts:                 3,
+		GrpcClientProducerBackoffInitialMillis:        10,
+		GrpcClientProducerBackoffMaxMillis:            1000,
+		GrpcClientProducerBackoffMultiplier:           2,
+		GrpcClientConsumerLongPollingBatchSize:        32,
+		GrpcClientConsumerMinLongPollingTimeoutMillis: 5_000,
+		GrpcClientConsumerMaxLongPollingTimeoutMillis: 20_000,
+		TLSTestModeEnable:                             true,
+		GrpcMaxConcurrentStreams:                      1024,
+		GrpcMaxConnections:                            10_000,
+		RemotingTimeoutMillis:                         3_000,
+	}
+}
+
+// Validate checks the values a proxy cannot run with.
+func (c *Config) Validate() error {
+	if !strings.EqualFold(c.ProxyMode, "CLUSTER") {
+		return fmt.Errorf("proxy: proxyMode %q: only CLUSTER is served by mqproxy (local mode is mqbroker --enable-proxy)", c.ProxyMode)
+	}
+	if strings.TrimSpace(c.NamesrvAddr) == "" {
+		return errors.New("proxy: namesrvAddr is empty (rmq-proxy.json namesrvAddr, -n or NAMESRV_ADDR)")
+	}
+	if c.GrpcServerPort < 0 || c.GrpcServerPort > 65535 {
+		return fmt.Errorf("proxy: grpcServerPort %d out of range", c.GrpcServerPort)
+	}
+	if c.GrpcMaxInboundMessageSize <= 0 || c.MaxClients <= 0 || c.RemotingTimeoutMillis <= 0 ||
+		c.GrpcMaxConcurrentStreams == 0 || c.GrpcMaxConnections <= 0 {
+		return errors.New("proxy: grpcMaxInboundMessageSize, maxClients, remotingTimeoutMillis, " +
+			"grpcMaxConcurrentStreams and grpcMaxConnections must be positive")
+	}
+	return nil
+}
+
+// LoadConfigFile reads rmq-proxy.json over cfg: keys present replace the
+// defaults, unknown keys are logged once each.
+func LoadConfigFile(path string, cfg *Config, log zerolog.Logger) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read proxy config %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, cfg); err != nil {
+		return fmt.Errorf("parse proxy config %s: %w", path, err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("parse proxy config %s: %w", path, err)
+	}
+	known := knownKeys()
+	for k := range raw {
+		if !known[k] {
+			log.Warn().Str("key", k).Str("file", path).Msg("unknown proxy config key ignored")
+		}
+	}
+	return nil
+}
+
+func knownKeys() map[string]bool {
+	var m map[string]json.RawMessage
+	b, _ := json.Marshal(DefaultConfig()) // a struct of plain fields: cannot fail
+	_ = json.Unmarshal(b, &m)
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}

@@ -1,0 +1,20 @@
+// Package proxy serves Apache RocketMQ's gRPC MessagingService
+// (apache.rocketmq.v2) for the 5.x SDKs and maps it onto brokers.
+//
+// Owns: the gRPC server and its listener, the gRPC clients seen (their
+// settings and telemetry streams), the transaction data needed to end a
+// half message a gRPC producer sent, and — in cluster mode — the Remoting
+// connections to name servers and brokers (routes, sends, heartbeats of
+// transactional producer groups, CHECK_TRANSACTION_STATE relayed to a
+// client's telemetry stream as RecoverOrphanedTransactionCommand).
+//
+// Never: re-implements a broker rule (checks, queues, offsets are the
+// broker's answers, translated once in status.go); blocks a Remoting
+// connection's reader (broker requests are handed to a worker); keeps
+// anything a client can grow without a bound (clients, transaction data,
+// message sizes all have one).
+//
+// Goroutines: the gRPC server's, the broker heartbeat loop and the
+// transaction-data sweeper; started by Start, stopped and awaited by
+// Shutdown.
+package proxy

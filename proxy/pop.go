@@ -1,0 +1,391 @@
+package proxy
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Consumption through the proxy maps onto the broker's pop family
+// (Apache's ReceiveMessageActivity, AckMessageActivity,
+// ChangeInvisibleDurationActivity, ForwardMessageToDLQActivity and
+// ConsumerProcessor): POP_MESSAGE with queue -1 on the broker the client
+// names, ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME and CONSUMER_SEND_MSG_BACK
+// to the DLQ, addressed by the receipt handle.
+
+// Apache ProxyConfig bounds of the invisible time (ms).
+const (
+	minInvisibleMillisForRecv = 10_000
+	maxInvisibleMillis        = 12 * 3600 * 1000
+	defaultInvisibleMillis    = 60_000 // auto-renew receives
+)
+
+// ReceiveMessage pops up to batch_size messages and streams them: one
+// status, then the messages.
+func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.MessagingService_ReceiveMessageServer) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.base, cancel) // Shutdown ends a parked receive
+	defer stop()
+	writeStatus := func(st *v2.Status) error {
+		return stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Status{Status: st}})
+	}
+	fifo, maxAttempts := false, int32(17)
+	if c := s.clients.lookup(metaOf(ctx).clientID); c != nil {
+		c.mu.Lock()
+		if st := c.settings; st != nil {
+			fifo = st.GetSubscription().GetFifo()
+			if n := st.GetBackoffPolicy().GetMaxAttempts(); n > 0 {
+				maxAttempts = n
+			}
+		}
+		c.mu.Unlock()
+	}
+	// The long-polling time: what the call's deadline leaves after half the
+	// request timeout, clamped to Apache's [5 s, 20 s].
+	pollMs := s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis
+	remaining := int64(-1)
+	if dl, ok := ctx.Deadline(); ok {
+		remaining = time.Until(dl).Milliseconds()
+		pollMs = remaining - 1500
+	}
+	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
+	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
+	if remaining >= 0 && pollMs > remaining {
+		if remaining < s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis {
+			return writeStatus(&v2.Status{Code: v2.Code_BAD_REQUEST,
+				Message: "The deadline time remaining is not enough for polling, please check network condition"})
+		}
+		pollMs = remaining
+	}
+	topic := req.GetMessageQueue().GetTopic()
+	if err := validateTopic(topic); err != nil {
+		return writeStatus(statusOf(err))
+	}
+	if err := validateGroup(req.GetGroup()); err != nil {
+		return writeStatus(statusOf(err))
+	}
+	invisible := req.GetInvisibleDuration().AsDuration().Milliseconds()
+	if req.GetAutoRenew() {
+		invisible = defaultInvisibleMillis
+	} else if err := validateInvisible(invisible, minInvisibleMillisForRecv); err != nil {
+		return writeStatus(statusOf(err))
+	}
+	expType, exp := "TAG", "*"
+	if fe := req.GetFilterExpression(); fe != nil {
+		if fe.GetType() == v2.FilterType_SQL {
+			expType = "SQL92"
+		}
+		if e := strings.TrimSpace(fe.GetExpression()); e != "" {
+			exp = e
+		}
+	}
+	r, err := s.cluster.route(ctx, topic.GetName())
+	if err != nil {
+		return writeStatus(statusOf(err))
+	}
+	brokerName := req.GetMessageQueue().GetBroker().GetName()
+	addr := r.master(brokerName)
+	if addr == "" {
+		for _, q := range r.Queues { // Apache's selector falls back to any readable queue
+			if q.Perm&permRead != 0 && r.master(q.BrokerName) != "" {
+				brokerName, addr = q.BrokerName, r.master(q.BrokerName)
+				break
+			}
+		}
+	}
+	if addr == "" {
+		return writeStatus(&v2.Status{Code: v2.Code_FORBIDDEN, Message: "no readable queue"})
+	}
+	batch := req.GetBatchSize()
+	if batch <= 0 || batch > 32 {
+		batch = min(max(batch, 1), 32) // Apache's POP_MESSAGE limit is 32
+	}
+	h := remoting.PopMessageRequestHeader{
+		ConsumerGroup: req.GetGroup().GetName(), Topic: topic.GetName(), QueueID: -1, MaxMsgNums: batch,
+		InvisibleTime: invisible, PollTime: pollMs, BornTime: time.Now().UnixMilli(), InitMode: 1, // ConsumeInitMode.MAX
+		ExpType: expType, Exp: exp, Order: fifo, BrokerName: brokerName,
+	}
+	preq := remoting.NewRequest(remoting.PopMessage, nil, nil)
+	h.Encode(preq)
+	pctx, pcancel := context.WithTimeout(ctx, time.Duration(pollMs)*time.Millisecond+s.cluster.timeout)
+	resp, err := s.cluster.cl.Invoke(pctx, addr, preq)
+	pcancel()
+	if err != nil {
+		return writeStatus(statusOf(err))
+	}
+	switch resp.Code {
+	case remoting.Success:
+	case remoting.PollingFull:
+		return writeStatus(&v2.Status{Code: v2.Code_TOO_MANY_REQUESTS, Message: "polling full"})
+	case remoting.PullNotFound, remoting.NoMessage, remoting.PollingTimeout:
+		return writeStatus(&v2.Status{Code: v2.Code_MESSAGE_NOT_FOUND, Message: "no new message"})
+	default:
+		return writeStatus(statusOf(brokerRefusal(resp)))
+	}
+	var rh remoting.PopMessageResponseHeader
+	if err := rh.Decode(resp); err != nil {
+		return writeStatus(statusOf(err))
+	}
+	msgs := s.popped(ctx, resp.Body, &rh, &h, addr, maxAttempts)
+	if len(msgs) == 0 {
+		return writeStatus(&v2.Status{Code: v2.Code_MESSAGE_NOT_FOUND, Message: "no match message"})
+	}
+	if err := writeStatus(okStatus()); err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		if err := stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Message{Message: m}}); err != nil {
+			// The client is gone: make the rest visible again soon
+			// (Apache's NACK_INVISIBLE_TIME, 1 s).
+			for _, left := range msgs[i:] {
+				if hd, perr := parseReceiptHandle(left.GetSystemProperties().GetReceiptHandle()); perr == nil {
+					s.changeInvisible(context.Background(), hd, h.ConsumerGroup, topic.GetName(), 1000)
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// popped decodes a pop answer's messages, gives each its receipt handle
+// (MQClientAPIImpl.processPopResponse, then ConsumerProcessor's
+// commit-log offset) and applies PopMessageResultFilterImpl: a message
+// delivered maxAttempts times goes to the DLQ instead of the client.
+func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessageResponseHeader,
+	req *remoting.PopMessageRequestHeader, addr string, maxAttempts int32) []*v2.Message {
+	start := offsetInfo(rh.StartOffsetInfo)
+	orderCount := offsetInfo(rh.OrderCountInfo)
+	firstOffset := map[string]int64{}
+	var out []*v2.Message
+	for len(body) > 0 {
+		rec, rest, err := message.DecodeRecord(body)
+		if err != nil {
+			s.sampled.Warn().Err(err).Str("brokerAddr", addr).Msg("undecodable message in pop answer")
+			break
+		}
+		body = rest
+		props := message.ParseProperties(rec.Properties)
+		key := topicType(rec.Topic) + "@" + strconv.Itoa(int(rec.QueueID))
+		ck, ok := start[key]
+		if !ok {
+			if ck, ok = firstOffset[key]; !ok {
+				ck = rec.QueueOffset
+				firstOffset[key] = ck
+			}
+		}
+		handle := props[message.PropPopCK]
+		if handle == "" {
+			handle = extraInfo(ck, rh.PopTime, rh.InvisibleTime, rh.ReviveQid, rec.Topic, req.BrokerName, rec.QueueID, rec.QueueOffset)
+		}
+		handle += " " + strconv.FormatInt(rec.PhysicalOffset, 10)
+		if req.Order && orderCount != nil {
+			n, ok := orderCount[topicType(rec.Topic)+"@qo"+strconv.Itoa(int(rec.QueueID))+"%"+strconv.FormatInt(rec.QueueOffset, 10)]
+			if !ok {
+				n = orderCount[key]
+			}
+			if n > 0 {
+				rec.ReconsumeTimes = int32(n)
+			}
+		}
+		if _, ok := props[message.PropFirstPopTime]; !ok {
+			props[message.PropFirstPopTime] = strconv.FormatInt(rh.PopTime, 10)
+		}
+		rec.Topic = req.Topic // the client sees the topic, not the retry topic
+		if maxAttempts <= rec.ReconsumeTimes {
+			if hd, err := parseReceiptHandle(handle); err == nil {
+				if err := s.toDLQ(ctx, hd, props[message.PropUniqClientMessageID], req.ConsumerGroup, req.Topic); err != nil {
+					s.sampled.Warn().Err(err).Str("group", req.ConsumerGroup).Msg("forward to DLQ after max attempts")
+				}
+			}
+			continue
+		}
+		out = append(out, messageOf(&rec, props, handle))
+	}
+	return out
+}
+
+func validateInvisible(ms, minMs int64) error {
+	if ms < minMs {
+		return refuse(v2.Code_ILLEGAL_INVISIBLE_TIME, "the invisibleTime is too small. min is "+strconv.FormatInt(minMs, 10))
+	}
+	if ms > maxInvisibleMillis {
+		return refuse(v2.Code_ILLEGAL_INVISIBLE_TIME, "the invisibleTime is too large. max is "+strconv.Itoa(maxInvisibleMillis))
+	}
+	return nil
+}
+
+// handleBroker is the address of the broker a receipt handle names.
+func (s *Server) handleBroker(ctx context.Context, h receiptHandle, topic string) (string, error) {
+	r, err := s.cluster.route(ctx, topic)
+	if err != nil {
+		return "", err
+	}
+	if a := r.master(h.brokerName); a != "" {
+		return a, nil
+	}
+	return "", refuse(v2.Code_INVALID_RECEIPT_HANDLE, "broker "+h.brokerName+" of the receipt handle is not in the route")
+}
+
+// AckMessage acknowledges each entry with ACK_MESSAGE.
+func (s *Server) AckMessage(ctx context.Context, req *v2.AckMessageRequest) (*v2.AckMessageResponse, error) {
+	if err := validateTopic(req.GetTopic()); err != nil {
+		return &v2.AckMessageResponse{Status: statusOf(err)}, nil
+	}
+	if err := validateGroup(req.GetGroup()); err != nil {
+		return &v2.AckMessageResponse{Status: statusOf(err)}, nil
+	}
+	if len(req.GetEntries()) == 0 {
+		return &v2.AckMessageResponse{Status: statusOf(refuse(v2.Code_BAD_REQUEST, "no entries"))}, nil
+	}
+	entries := make([]*v2.AckMessageResultEntry, len(req.GetEntries()))
+	codes := map[v2.Code]bool{}
+	for i, e := range req.GetEntries() {
+		st := statusOf(s.ack(ctx, e.GetReceiptHandle(), req.GetGroup().GetName(), req.GetTopic().GetName()))
+		entries[i] = &v2.AckMessageResultEntry{MessageId: e.GetMessageId(), ReceiptHandle: e.GetReceiptHandle(), Status: st}
+		codes[st.GetCode()] = true
+	}
+	resp := &v2.AckMessageResponse{Entries: entries}
+	if len(codes) > 1 {
+		resp.Status = &v2.Status{Code: v2.Code_MULTIPLE_RESULTS, Message: v2.Code_MULTIPLE_RESULTS.String()}
+	} else {
+		resp.Status = entries[0].GetStatus()
+	}
+	return resp, nil
+}
+
+func (s *Server) ack(ctx context.Context, handle, group, topic string) error {
+	h, err := parseReceiptHandle(handle)
+	if err != nil {
+		return err
+	}
+	if h.expired(time.Now()) {
+		return errExpiredHandle
+	}
+	return s.ackHandle(ctx, h, group, topic)
+}
+
+// ackHandle sends ACK_MESSAGE for a parsed handle.
+func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic string) error {
+	addr, err := s.handleBroker(ctx, h, topic)
+	if err != nil {
+		return err
+	}
+	r := remoting.NewRequest(remoting.AckMessage, nil, nil)
+	(&remoting.AckMessageRequestHeader{ConsumerGroup: group, Topic: h.realTopic(topic, group), QueueID: h.queueID,
+		ExtraInfo: h.raw, Offset: h.offset, BrokerName: h.brokerName}).Encode(r)
+	resp, err := s.cluster.invoke(ctx, addr, r)
+	if err != nil {
+		return err
+	}
+	if resp.Code != remoting.Success {
+		return brokerRefusal(resp)
+	}
+	return nil
+}
+
+// ChangeInvisibleDuration sets a new invisible time and answers the new
+// receipt handle.
+func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvisibleDurationRequest) (*v2.ChangeInvisibleDurationResponse, error) {
+	fail := func(err error) (*v2.ChangeInvisibleDurationResponse, error) {
+		return &v2.ChangeInvisibleDurationResponse{Status: statusOf(err)}, nil
+	}
+	if err := validateTopic(req.GetTopic()); err != nil {
+		return fail(err)
+	}
+	if err := validateGroup(req.GetGroup()); err != nil {
+		return fail(err)
+	}
+	ms := req.GetInvisibleDuration().AsDuration().Milliseconds()
+	if err := validateInvisible(ms, 0); err != nil {
+		return fail(err)
+	}
+	h, err := parseReceiptHandle(req.GetReceiptHandle())
+	if err != nil {
+		return fail(err)
+	}
+	if h.expired(time.Now()) {
+		return fail(errExpiredHandle)
+	}
+	nh, err := s.changeInvisible(ctx, h, req.GetGroup().GetName(), req.GetTopic().GetName(), ms)
+	if err != nil {
+		return fail(err)
+	}
+	return &v2.ChangeInvisibleDurationResponse{Status: okStatus(), ReceiptHandle: nh}, nil
+}
+
+// changeInvisible sends CHANGE_MESSAGE_INVISIBLETIME and builds the new
+// handle as MQClientAPIImpl and ConsumerProcessor do.
+func (s *Server) changeInvisible(ctx context.Context, h receiptHandle, group, topic string, ms int64) (string, error) {
+	addr, err := s.handleBroker(ctx, h, topic)
+	if err != nil {
+		return "", err
+	}
+	rt := h.realTopic(topic, group)
+	r := remoting.NewRequest(remoting.ChangeMessageInvisibleTime, nil, nil)
+	(&remoting.ChangeInvisibleTimeRequestHeader{ConsumerGroup: group, Topic: rt, QueueID: h.queueID,
+		ExtraInfo: h.raw, Offset: h.offset, InvisibleTime: ms, BrokerName: h.brokerName}).Encode(r)
+	resp, err := s.cluster.invoke(ctx, addr, r)
+	if err != nil {
+		return "", err
+	}
+	if resp.Code != remoting.Success {
+		return "", brokerRefusal(resp)
+	}
+	var rh remoting.ChangeInvisibleTimeResponseHeader
+	if err := rh.Decode(resp); err != nil {
+		return "", err
+	}
+	nh := extraInfo(h.offset, rh.PopTime, rh.InvisibleTime, rh.ReviveQid, rt, h.brokerName, h.queueID, h.offset)
+	return nh + " " + strconv.FormatInt(h.commitLogOffset, 10), nil
+}
+
+// ForwardMessageToDeadLetterQueue sends the message to the group's DLQ
+// (CONSUMER_SEND_MSG_BACK, delayLevel -1) and acknowledges it.
+func (s *Server) ForwardMessageToDeadLetterQueue(ctx context.Context, req *v2.ForwardMessageToDeadLetterQueueRequest) (*v2.ForwardMessageToDeadLetterQueueResponse, error) {
+	if err := validateTopic(req.GetTopic()); err != nil {
+		return &v2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}, nil
+	}
+	if err := validateGroup(req.GetGroup()); err != nil {
+		return &v2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}, nil
+	}
+	h, err := parseReceiptHandle(req.GetReceiptHandle())
+	if err == nil {
+		err = s.toDLQ(ctx, h, req.GetMessageId(), req.GetGroup().GetName(), req.GetTopic().GetName())
+	}
+	return &v2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}, nil
+}
+
+func (s *Server) toDLQ(ctx context.Context, h receiptHandle, msgID, group, topic string) error {
+	if h.commitLogOffset < 0 {
+		return refuse(v2.Code_INVALID_RECEIPT_HANDLE, "commit log offset is empty")
+	}
+	addr, err := s.handleBroker(ctx, h, topic)
+	if err != nil {
+		return err
+	}
+	r := remoting.NewRequest(remoting.ConsumerSendMsgBack, nil, nil)
+	r.SetInt64("offset", h.commitLogOffset)
+	r.Set("group", group)
+	r.SetInt64("delayLevel", -1)
+	r.Set("originMsgId", msgID)
+	r.Set("originTopic", h.realTopic(topic, group))
+	r.Set("unitMode", "false")
+	r.SetInt64("maxReconsumeTimes", 0)
+	r.Set("bname", h.brokerName)
+	resp, err := s.cluster.invoke(ctx, addr, r)
+	if err != nil {
+		return err
+	}
+	if resp.Code != remoting.Success {
+		return brokerRefusal(resp)
+	}
+	return s.ackHandle(ctx, h, group, topic)
+}

@@ -1,0 +1,222 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Server is the gRPC MessagingService in cluster mode.
+type Server struct {
+	v2.UnimplementedMessagingServiceServer
+
+	cfg     Config
+	log     zerolog.Logger
+	sampled zerolog.Logger // per-client warnings, rate limited
+
+	rc      *remoting.Client
+	cluster *cluster
+	clients *clients
+	txs     *transactions
+	meta    metaCache
+	checks  chan brokerCheck // CHECK_TRANSACTION_STATE from brokers, for the relay worker
+	beat    chan struct{}    // asks the heartbeat loop for a round now
+
+	txGroupsMu sync.Mutex
+	txGroups   map[string]map[string]time.Time // broker addr -> producer group -> last half message
+	proxyID    string                          // the clientID the proxy heartbeats brokers with
+
+	grpc *grpc.Server
+	ln   net.Listener
+	tls  *tlsMux
+
+	base     context.Context // canceled by Shutdown: ends parked receives
+	cancel   context.CancelFunc
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	started  atomic.Bool
+	shutdown atomic.Bool
+}
+
+// New returns a proxy for cfg; Start listens.
+func New(cfg Config, log zerolog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log = log.With().Str("component", "proxy").Logger()
+	s := &Server{
+		cfg:     cfg,
+		log:     log,
+		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
+		rc:      remoting.NewClient(log),
+		clients: newClients(cfg.MaxClients),
+		txs:     newTransactions(cfg),
+		checks:  make(chan brokerCheck, maxPendingChecks),
+		beat:    make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+	}
+	s.base, s.cancel = context.WithCancel(context.Background())
+	s.proxyID = "rocketgo-proxy@" + strconv.Itoa(os.Getpid())
+	s.cluster = newCluster(s.rc, cfg.NamesrvAddr, time.Duration(cfg.RemotingTimeoutMillis)*time.Millisecond)
+	s.rc.SetRequestHandler(s.onBrokerRequest)
+	return s, nil
+}
+
+// Start listens on the gRPC port (host:port, or ":grpcServerPort" when
+// addr is "") and serves.
+func (s *Server) Start(addr string) error {
+	if !s.started.CompareAndSwap(false, true) {
+		return errors.New("proxy: already started")
+	}
+	if addr == "" {
+		addr = ":" + strconv.Itoa(s.cfg.GrpcServerPort)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen grpc %s: %w", addr, err)
+	}
+	s.ln = ln
+	ln = &limitListener{Listener: ln, max: int64(s.cfg.GrpcMaxConnections), log: s.sampled}
+	if s.cfg.TLSTestModeEnable || s.cfg.TLSCertPath != "" {
+		mux, err := newTLSMux(ln, s.cfg, s.log)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		s.tls = mux
+		ln = mux
+	}
+	s.grpc = grpc.NewServer(
+		grpc.MaxRecvMsgSize(s.cfg.GrpcMaxInboundMessageSize),
+		grpc.MaxConcurrentStreams(s.cfg.GrpcMaxConcurrentStreams),
+		grpc.UnaryInterceptor(s.unaryGuard),
+		grpc.StreamInterceptor(s.streamGuard),
+	)
+	v2.RegisterMessagingServiceServer(s.grpc, s)
+	s.goRun(func() {
+		if err := s.grpc.Serve(ln); err != nil && !s.shutdown.Load() {
+			s.log.Error().Err(err).Msg("grpc serve ended")
+		}
+	})
+	s.goRun(s.heartbeatLoop)
+	s.goRun(s.checkRelay)
+	s.log.Info().Str("addr", s.ln.Addr().String()).Str("namesrvAddr", s.cfg.NamesrvAddr).
+		Bool("tls", s.tls != nil).Msg("proxy started")
+	return nil
+}
+
+// Addr is the listening address once started.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+func (s *Server) goRun(fn func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+}
+
+// Shutdown stops accepting, ends the streams and calls in flight (after
+// ctx, forcibly), stops the loops and closes the Remoting connections.
+// Idempotent.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if !s.shutdown.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(s.quit)
+	s.cancel()
+	if s.grpc != nil {
+		done := make(chan struct{})
+		go func() { s.grpc.GracefulStop(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			s.grpc.Stop()
+			<-done
+		}
+	}
+	s.wg.Wait()
+	err := s.rc.Close()
+	s.log.Info().Msg("proxy stopped")
+	return err
+}
+
+// clientMeta is what the SDKs send in every call's metadata.
+type clientMeta struct {
+	clientID string
+	language string
+	version  string
+	remote   string
+}
+
+type metaKey struct{}
+
+func metaOf(ctx context.Context) clientMeta {
+	m, _ := ctx.Value(metaKey{}).(clientMeta)
+	return m
+}
+
+func readMeta(ctx context.Context) clientMeta {
+	var m clientMeta
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		first := func(k string) string {
+			if v := md.Get(k); len(v) > 0 {
+				return v[0]
+			}
+			return ""
+		}
+		m.clientID = first("x-mq-client-id")
+		m.language = first("x-mq-language")
+		m.version = first("x-mq-client-version")
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		m.remote = p.Addr.String()
+	}
+	return m
+}
+
+// unaryGuard puts the client's metadata in the context and turns a panic
+// (a bug) into INTERNAL instead of a dead process.
+func (s *Server) unaryGuard(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Interface("panic", r).Str("method", info.FullMethod).Stack().Msg("BUG: panic in grpc handler")
+			err = status.Error(codes.Internal, "internal error")
+		}
+	}()
+	return h(context.WithValue(ctx, metaKey{}, readMeta(ctx)), req)
+}
+
+type metaStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (m metaStream) Context() context.Context { return m.ctx }
+
+func (s *Server) streamGuard(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error().Interface("panic", r).Str("method", info.FullMethod).Stack().Msg("BUG: panic in grpc stream")
+			err = status.Error(codes.Internal, "internal error")
+		}
+	}()
+	ctx := ss.Context()
+	return h(srv, metaStream{ServerStream: ss, ctx: context.WithValue(ctx, metaKey{}, readMeta(ctx))})
+}

@@ -1,0 +1,177 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/namesrv"
+)
+
+func runNamesrv(t *testing.T) *namesrv.Server {
+	t.Helper()
+	cfg := namesrv.DefaultConfig()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	s, err := namesrv.New(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(s.Handlers()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return s
+}
+
+func runProxy(t *testing.T, nsAddr string) *Server {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.NamesrvAddr = nsAddr
+	s, err := New(cfg, testutil.Logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	return s
+}
+
+func dial(t *testing.T, s *Server, useTLS bool) v2.MessagingServiceClient {
+	t.Helper()
+	creds := insecure.NewCredentials()
+	if useTLS {
+		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: true})
+	}
+	cc, err := grpc.NewClient(s.Addr().String(), grpc.WithTransportCredentials(creds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cc.Close() })
+	return v2.NewMessagingServiceClient(cc)
+}
+
+func callCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	return metadata.AppendToOutgoingContext(ctx, "x-mq-client-id", "test-client")
+}
+
+// Plaintext and TLS on the one port (Apache's permissive mode), against a
+// real name server that knows no topic: the answers are Apache's codes.
+func TestServerCodesBothTransports(t *testing.T) {
+	ns := runNamesrv(t)
+	s := runProxy(t, ns.Addr())
+	for _, useTLS := range []bool{false, true} {
+		cl := dial(t, s, useTLS)
+		ctx := callCtx(t)
+		for _, tc := range []struct {
+			topic string
+			want  v2.Code
+		}{
+			{"Unknown", v2.Code_TOPIC_NOT_FOUND},
+			{"bad name", v2.Code_ILLEGAL_TOPIC},
+			{"SCHEDULE_TOPIC_XXXX", v2.Code_ILLEGAL_TOPIC},
+			{"", v2.Code_ILLEGAL_TOPIC},
+		} {
+			r, err := cl.QueryRoute(ctx, &v2.QueryRouteRequest{Topic: &v2.Resource{Name: tc.topic}})
+			if err != nil {
+				t.Fatalf("tls=%v QueryRoute(%q): %v", useTLS, tc.topic, err)
+			}
+			if r.GetStatus().GetCode() != tc.want {
+				t.Errorf("tls=%v QueryRoute(%q) = %v, want %v", useTLS, tc.topic, r.GetStatus(), tc.want)
+			}
+		}
+		a, err := cl.QueryAssignment(ctx, &v2.QueryAssignmentRequest{Topic: &v2.Resource{Name: "T"}, Group: &v2.Resource{Name: "CID_RMQ_SYS_X"}})
+		if err != nil || a.GetStatus().GetCode() != v2.Code_ILLEGAL_CONSUMER_GROUP {
+			t.Errorf("tls=%v QueryAssignment with a system group: %v %v", useTLS, a.GetStatus(), err)
+		}
+		n, err := cl.NotifyClientTermination(ctx, &v2.NotifyClientTerminationRequest{})
+		if err != nil || n.GetStatus().GetCode() != v2.Code_UNRECOGNIZED_CLIENT_TYPE {
+			t.Errorf("tls=%v NotifyClientTermination of an unknown client: %v %v", useTLS, n.GetStatus(), err)
+		}
+	}
+}
+
+// Telemetry: settings are answered merged with the proxy's (Apache's
+// GrpcClientSettingsManager), the client then heartbeats OK; a stream left
+// open does not hold up Shutdown.
+func TestTelemetrySettingsAndShutdown(t *testing.T) {
+	ns := runNamesrv(t)
+	s := runProxy(t, ns.Addr())
+	cl := dial(t, s, true)
+	ctx := callCtx(t)
+	st, err := cl.Telemetry(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &v2.Settings{ClientType: v2.ClientType_PRODUCER.Enum(),
+		PubSub: &v2.Settings_Publishing{Publishing: &v2.Publishing{Topics: []*v2.Resource{{Name: "T"}}}}}
+	if err := st.Send(&v2.TelemetryCommand{Command: &v2.TelemetryCommand_Settings{Settings: in}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := got.GetSettings().GetPublishing()
+	if got.GetStatus().GetCode() != v2.Code_OK || pub.GetMaxBodySize() != 4<<20 || !pub.GetValidateMessageType() ||
+		got.GetSettings().GetBackoffPolicy().GetMaxAttempts() != 3 {
+		t.Fatalf("settings answer %v", got)
+	}
+	h, err := cl.Heartbeat(ctx, &v2.HeartbeatRequest{})
+	if err != nil || h.GetStatus().GetCode() != v2.Code_OK {
+		t.Fatalf("heartbeat after settings: %v %v", h.GetStatus(), err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		done <- s.Shutdown(sctx)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Shutdown waited for an open telemetry stream")
+	}
+	if _, err := st.Recv(); err == nil {
+		t.Fatal("telemetry stream still open after Shutdown")
+	}
+}
+
+func TestLoadConfigFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rmq-proxy.json")
+	if err := os.WriteFile(p, []byte(`{"rocketMQClusterName":"C","namesrvAddr":"a:1;b:2","grpcServerPort":18081,"unknownKey":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := LoadConfigFile(p, &cfg, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RocketMQClusterName != "C" || cfg.GrpcServerPort != 18081 || cfg.MaxMessageSize != 4<<20 || cfg.Validate() != nil {
+		t.Fatalf("loaded %+v (validate %v)", cfg, cfg.Validate())
+	}
+	if c := newCluster(nil, cfg.NamesrvAddr, time.Second); len(c.ns) != 2 {
+		t.Fatalf("name servers %v", c.ns)
+	}
+	cfg.ProxyMode = "LOCAL"
+	if cfg.Validate() == nil {
+		t.Fatal("LOCAL mode accepted by mqproxy")
+	}
+}

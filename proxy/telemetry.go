@@ -1,0 +1,184 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// Telemetry is the client's bidirectional stream: the client sends its
+// settings (answered with the settings merged with the proxy's, as Apache's
+// GrpcClientSettingsManager does), thread stack traces and verify-message
+// results; the proxy sends settings and RecoverOrphanedTransactionCommand
+// when a broker asks to check a transaction.
+func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
+	meta := metaOf(stream.Context())
+	if meta.clientID == "" {
+		return status.Error(codes.InvalidArgument, "clientID is required")
+	}
+	c := s.clients.get(meta.clientID, time.Now())
+	if c == nil {
+		return status.Error(codes.ResourceExhausted, "too many clients")
+	}
+	defer func() {
+		c.mu.Lock()
+		if c.stream == stream {
+			c.stream = nil
+		}
+		c.mu.Unlock()
+	}()
+	// Recv runs in a goroutine of its own so that Shutdown can end the
+	// stream (returning from the handler cancels the stream, which ends
+	// the blocked Recv).
+	cmds := make(chan *v2.TelemetryCommand)
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			cmd, err := stream.Recv()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case cmds <- cmd:
+			case <-stream.Context().Done():
+				recvErr <- stream.Context().Err()
+				return
+			}
+		}
+	}()
+	for {
+		var cmd *v2.TelemetryCommand
+		select {
+		case <-s.quit:
+			return status.Error(codes.Unavailable, "proxy shutting down")
+		case err := <-recvErr:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err // the client went away
+		case cmd = <-cmds:
+		}
+		switch cmd.GetCommand().(type) {
+		case *v2.TelemetryCommand_Settings:
+			if err := s.clientSettings(c, stream, cmd.GetSettings()); err != nil {
+				return err
+			}
+		case *v2.TelemetryCommand_ThreadStackTrace:
+			s.log.Info().Str("clientId", c.id).Str("nonce", cmd.GetThreadStackTrace().GetNonce()).
+				Str("threadStackTrace", cmd.GetThreadStackTrace().GetThreadStackTrace()).Msg("client thread stack trace")
+		case *v2.TelemetryCommand_VerifyMessageResult:
+			s.log.Info().Str("clientId", c.id).Str("nonce", cmd.GetVerifyMessageResult().GetNonce()).
+				Str("code", cmd.GetStatus().GetCode().String()).Msg("client verify message result")
+		default:
+			// Apache ignores other commands on the stream.
+		}
+	}
+}
+
+// clientSettings records the client's settings, answers with the merged
+// ones and makes this stream the client's.
+func (s *Server) clientSettings(c *client, stream v2.MessagingService_TelemetryServer, in *v2.Settings) error {
+	switch {
+	case in.GetPublishing() != nil:
+		for _, t := range in.GetPublishing().GetTopics() {
+			if err := validateTopic(t); err != nil {
+				return status.Error(codes.InvalidArgument, "process client telemetryCommand failed. "+err.Error())
+			}
+		}
+	case in.GetSubscription() != nil:
+		if err := validateGroup(in.GetSubscription().GetGroup()); err != nil {
+			return status.Error(codes.InvalidArgument, "process client telemetryCommand failed. "+err.Error())
+		}
+	default:
+		return status.Error(codes.InvalidArgument, "there is no publishing or subscription data in settings")
+	}
+	if pub := in.GetPublishing(); pub != nil {
+		s.registerTxProducer(stream.Context(), pub.GetTopics())
+	}
+	merged := s.mergeSettings(stream, in)
+	c.mu.Lock()
+	c.settings = merged
+	c.stream = stream
+	c.mu.Unlock()
+	ok := c.send(&v2.TelemetryCommand{Status: okStatus(), Command: &v2.TelemetryCommand_Settings{Settings: merged}})
+	if !ok {
+		return status.Error(codes.Unavailable, "telemetry stream closed")
+	}
+	return nil
+}
+
+// mergeSettings is Apache's mergeProducerData / mergeSubscriptionData:
+// producers get the proxy's backoff and publishing limits; consumers the
+// defaults of createDefaultConsumerSettingsBuilder, their group's retry
+// policy and FIFO flag where the broker has the group.
+func (s *Server) mergeSettings(stream v2.MessagingService_TelemetryServer, in *v2.Settings) *v2.Settings {
+	out := proto.Clone(in).(*v2.Settings)
+	if pub := out.GetPublishing(); pub != nil {
+		out.BackoffPolicy = &v2.RetryPolicy{
+			MaxAttempts: int32(s.cfg.GrpcClientProducerMaxAttempts),
+			Strategy: &v2.RetryPolicy_ExponentialBackoff{ExponentialBackoff: &v2.ExponentialBackoff{
+				Initial:    durationpb.New(time.Duration(s.cfg.GrpcClientProducerBackoffInitialMillis) * time.Millisecond),
+				Max:        durationpb.New(time.Duration(s.cfg.GrpcClientProducerBackoffMaxMillis) * time.Millisecond),
+				Multiplier: s.cfg.GrpcClientProducerBackoffMultiplier,
+			}},
+		}
+		pub.ValidateMessageType = s.cfg.EnableTopicMessageTypeCheck
+		pub.MaxBodySize = int32(s.cfg.MaxMessageSize)
+		return out
+	}
+	sub := out.GetSubscription()
+	if sub.ReceiveBatchSize == nil {
+		n := int32(s.cfg.GrpcClientConsumerLongPollingBatchSize)
+		sub.ReceiveBatchSize = &n
+	}
+	if sub.LongPollingTimeout == nil {
+		sub.LongPollingTimeout = durationpb.New(time.Duration(s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis) * time.Millisecond)
+	}
+	if sub.Fifo == nil {
+		f := false
+		sub.Fifo = &f
+	}
+	g, err := s.groupConfig(stream.Context(), sub.GetGroup().GetName())
+	if err != nil || g == nil {
+		if err != nil {
+			s.sampled.Warn().Err(err).Str("group", sub.GetGroup().GetName()).Msg("subscription group config for settings")
+		}
+		return out
+	}
+	fifo := g.ConsumeMessageOrderly
+	sub.Fifo = &fifo
+	out.BackoffPolicy = g.retryPolicy()
+	return out
+}
+
+// registerTxProducer is Apache's registerProducer for TRANSACTION topics
+// (addTransactionSubscription): the group (the topic) is heartbeated to the
+// topic's brokers from the producer's first settings on, so that half
+// messages sent before a proxy restart are checked through this proxy too.
+func (s *Server) registerTxProducer(ctx context.Context, topics []*v2.Resource) {
+	for _, t := range topics {
+		r, err := s.cluster.route(ctx, t.GetName())
+		if err != nil {
+			continue // no route yet: registered with its first half message
+		}
+		for _, q := range r.Queues {
+			addr := r.master(q.BrokerName)
+			if addr == "" {
+				continue
+			}
+			for _, mt := range s.topicMessageTypes(ctx, t.GetName(), addr) {
+				if mt == v2.MessageType_TRANSACTION {
+					s.noteTxGroup(addr, t.GetName())
+				}
+			}
+		}
+	}
+}

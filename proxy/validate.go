@@ -1,0 +1,64 @@
+package proxy
+
+import (
+	"strings"
+	"unicode"
+
+	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+
+	"github.com/rocketgo/rocketgo/broker"
+)
+
+// Apache's GrpcValidator: names and message fields a client sends are
+// checked here, before anything reaches a broker.
+
+func validateTopic(r *v2.Resource) error {
+	name := r.GetName()
+	if err := broker.ValidTopicName(name); err != nil {
+		return refuse(v2.Code_ILLEGAL_TOPIC, err.Error())
+	}
+	if broker.IsSystemTopicName(name) {
+		return refuse(v2.Code_ILLEGAL_TOPIC, "cannot access system topic")
+	}
+	return nil
+}
+
+// sysConsumerGroupPrefix is MixAll.CID_SYS_RMQ_TRANS's family prefix
+// (MixAll.isSysConsumerGroup).
+const sysConsumerGroupPrefix = "CID_RMQ_SYS_"
+
+func validateGroup(r *v2.Resource) error {
+	name := r.GetName()
+	if err := broker.ValidGroupName(name); err != nil {
+		return refuse(v2.Code_ILLEGAL_CONSUMER_GROUP, err.Error())
+	}
+	if strings.HasPrefix(name, sysConsumerGroupPrefix) {
+		return refuse(v2.Code_ILLEGAL_CONSUMER_GROUP, "cannot use system consumer group")
+	}
+	return nil
+}
+
+func validateTag(tag string) error {
+	if tag == "" {
+		return nil
+	}
+	switch {
+	case strings.TrimSpace(tag) == "":
+		return refuse(v2.Code_ILLEGAL_MESSAGE_TAG, "tag cannot be the char sequence of whitespace")
+	case strings.Contains(tag, "|"):
+		return refuse(v2.Code_ILLEGAL_MESSAGE_TAG, "tag cannot contain '|'")
+	case hasControl(tag):
+		return refuse(v2.Code_ILLEGAL_MESSAGE_TAG, "tag cannot contain control character")
+	}
+	return nil
+}
+
+// hasControl is Guava's CharMatcher.javaIsoControl over the string.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
