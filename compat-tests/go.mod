@@ -7,6 +7,7 @@ require (
 	github.com/apache/rocketmq-clients/golang/v5 v5.1.2
 	github.com/tidwall/gjson v1.13.0
 	google.golang.org/grpc v1.48.0
+	google.golang.org/protobuf v1.28.1
 )
 
 require (
@@ -48,7 +49,6 @@ require (
 	golang.org/x/text v0.3.7 // indirect
 	google.golang.org/api v0.15.1 // indirect
 	google.golang.org/genproto v0.0.0-20200526211855-cb27e3aa2013 // indirect
-	google.golang.org/protobuf v1.28.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.0.0 // indirect
 	stathat.com/c/consistent v1.0.0 // indirect
 )
