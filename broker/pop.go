@@ -388,7 +388,7 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 	if r.Order {
 		// No checkpoint: the offset stays at the first message not acked.
 		st.orderInfo = p.orders.update(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID,
-			retryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
+			PopRetryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
 			func() { b.Offsets.Commit(r.Group, topic, queueID, offset) })
 		st.vec = append(st.vec, res.Vec...)
 		st.releases = append(st.releases, res.Release)

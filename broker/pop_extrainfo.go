@@ -107,7 +107,7 @@ func AppendExtraInfo(dst []byte, ckQueueOffset, popTime, invisibleTime int64, re
 	dst = append(dst, ' ')
 	dst = strconv.AppendInt(dst, int64(reviveQid), 10)
 	dst = append(dst, ' ')
-	dst = append(dst, retryMark(topic)...)
+	dst = append(dst, PopRetryMark(topic)...)
 	dst = append(dst, ' ')
 	dst = append(dst, brokerName...)
 	dst = append(dst, ' ')
@@ -122,7 +122,7 @@ func appendOffsetInfo(dst []byte, topic string, queueID int32, values ...int64) 
 	if len(dst) > 0 {
 		dst = append(dst, ';')
 	}
-	dst = append(dst, retryMark(topic)...)
+	dst = append(dst, PopRetryMark(topic)...)
 	dst = append(dst, ' ')
 	dst = strconv.AppendInt(dst, int64(queueID), 10)
 	dst = append(dst, ' ')
@@ -135,8 +135,8 @@ func appendOffsetInfo(dst []byte, topic string, queueID int32, values ...int64) 
 	return dst
 }
 
-// retryMark is ExtraInfoUtil.getRetry(topic).
-func retryMark(topic string) string {
+// PopRetryMark is ExtraInfoUtil.getRetry(topic): the retry field of a handle and of offset infos.
+func PopRetryMark(topic string) string {
 	switch {
 	case IsRetryTopic(topic) && strings.Contains(topic, "+"):
 		return "2"

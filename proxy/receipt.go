@@ -80,38 +80,6 @@ func (h receiptHandle) realTopic(topic, group string) string {
 	return topic
 }
 
-// topicType is ExtraInfoUtil.getRetry of a topic name.
-func topicType(topic string) string {
-	if strings.HasPrefix(topic, "%RETRY%") {
-		if strings.Contains(topic, "+") {
-			return "2"
-		}
-		return "1"
-	}
-	return "0"
-}
-
-// extraInfo is ExtraInfoUtil.buildExtraInfo with the message's queue offset.
-func extraInfo(ckOffset, popTime, invisibleTime int64, reviveQid int32, topic, brokerName string, queueID int32, msgOffset int64) string {
-	b := make([]byte, 0, 96)
-	b = strconv.AppendInt(b, ckOffset, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, popTime, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, invisibleTime, 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(reviveQid), 10)
-	b = append(b, ' ')
-	b = append(b, topicType(topic)...)
-	b = append(b, ' ')
-	b = append(b, brokerName...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(queueID), 10)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, msgOffset, 10)
-	return string(b)
-}
-
 // offsetInfo parses a pop answer's startOffsetInfo / orderCountInfo
 // ("type queueId value;...") into "type@queueId" → value.
 func offsetInfo(s string) map[string]int64 {
