@@ -306,6 +306,17 @@ type popState struct {
 	reviveQid  int32
 }
 
+// add takes records into the answer; release (if any) frees them after the write.
+func (st *popState) add(vec [][]byte, release func()) {
+	st.vec = append(st.vec, vec...)
+	if release != nil {
+		st.releases = append(st.releases, release)
+	}
+	for _, x := range vec {
+		st.bytes += len(x)
+	}
+}
+
 func (p *pops) popTopic(st *popState, topic string, isRetry bool, match func(int64, []byte) bool, randomQ int) {
 	tc, ok := p.b.Topics.Get(topic)
 	if !ok || tc.ReadQueueNums <= 0 {
@@ -376,11 +387,7 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 		return
 	}
 	if st.peek {
-		st.vec = append(st.vec, res.Vec...)
-		st.releases = append(st.releases, res.Release)
-		for _, x := range res.Vec {
-			st.bytes += len(x)
-		}
+		st.add(res.Vec, res.Release)
 		st.count += len(ck.offsets)
 		st.rest += max(0, res.MaxOffset-res.NextBeginOffset)
 		return
@@ -390,11 +397,7 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 		st.orderInfo = p.orders.update(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID,
 			PopRetryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
 			func() { b.Offsets.Commit(r.Group, topic, queueID, offset) })
-		st.vec = append(st.vec, res.Vec...)
-		st.releases = append(st.releases, res.Release)
-		for _, x := range res.Vec {
-			st.bytes += len(x)
-		}
+		st.add(res.Vec, res.Release)
 		st.count += len(ck.offsets)
 		st.startInfo = appendOffsetInfo(st.startInfo, topic, queueID, offset)
 		st.msgInfo = appendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
@@ -413,16 +416,9 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 	b.Offsets.Commit(r.Group, topic, queueID, res.NextBeginOffset)
 	if isRetry {
 		res.Release()
-		st.vec = append(st.vec, vec...)
-		for _, x := range vec {
-			st.bytes += len(x)
-		}
+		st.add(vec, nil)
 	} else {
-		st.vec = append(st.vec, res.Vec...)
-		st.releases = append(st.releases, res.Release)
-		for _, x := range res.Vec {
-			st.bytes += len(x)
-		}
+		st.add(res.Vec, res.Release)
 	}
 	st.count += len(ck.offsets)
 	st.rest += max(0, res.MaxOffset-res.NextBeginOffset)
