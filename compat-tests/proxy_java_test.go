@@ -14,6 +14,7 @@ import (
 // group's max attempts and then found in the group's DLQ by the 4.x client.
 func TestJavaGRPC(t *testing.T) {
 	requireJava(t)
+	t.Parallel() // its own Maven project (java-grpc): no other mvn compiles into its target
 	for _, kind := range proxyTargets(t) {
 		t.Run(kind, func(t *testing.T) {
 			b := startTxBroker(t, kind, "jgrpc-"+kind)
