@@ -17,6 +17,9 @@ import (
 
 func TestJavaPop(t *testing.T) {
 	requireJava(t)
+	// Parallel tests start once every sequential one has ended, and no other
+	// parallel test runs mvn in java/: its targets run one after the other.
+	t.Parallel()
 	for _, kind := range targetKinds(t, "ROCKETGO_POP_TARGETS") {
 		t.Run(kind, func(t *testing.T) { // not parallel: one mvn at a time compiles into java/target
 			b := startTxBroker(t, kind, "pop-java-"+kind)
