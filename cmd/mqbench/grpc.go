@@ -50,22 +50,24 @@ func runGRPCProduce(o *options, a *admin, out io.Writer, stop <-chan struct{}) (
 		clients[i] = v2.NewMessagingServiceClient(cc)
 	}
 	send := &role{name: "send"}
-	rp := newReporter(out, o.interval, send)
-	rp.header()
-	d := o.duration
-	if o.count > 0 {
-		d = 0
+	var firstErr atomic.Value
+	sums, err := measured(o, out, stop, nil, send, func(runStop <-chan struct{}) error {
+		sendGRPC(o, clients, send, runStop, &firstErr)
+		return nil
+	})
+	if e, ok := firstErr.Load().(error); ok && e != nil {
+		fmt.Fprintf(out, "# first rpc error: %v\n", e)
 	}
-	runStop := deadline(stop, d, nil)
-	repStop := make(chan struct{})
-	repDone := make(chan struct{})
-	go func() { rp.run(repStop); close(repDone) }()
-	start := time.Now()
+	return sums, err
+}
+
+// sendGRPC sends from -w goroutines per client until runStop closes or
+// -count messages are sent; the first RPC error goes to firstErr.
+func sendGRPC(o *options, clients []v2.MessagingServiceClient, send *role, runStop <-chan struct{}, firstErr *atomic.Value) {
 	body := make([]byte, o.size)
 	var sent atomic.Int64
 	var seq atomic.Int64
 	var wg sync.WaitGroup
-	var firstErr atomic.Value
 	for i := 0; i < o.conns; i++ {
 		cl := clients[i]
 		st := send.newStats()
@@ -108,12 +110,4 @@ func runGRPCProduce(o *options, a *admin, out io.Writer, stop <-chan struct{}) (
 		}
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	close(repStop)
-	<-repDone
-	sums, ferr := finish(o, rp, elapsed)
-	if e, ok := firstErr.Load().(error); ok && e != nil {
-		fmt.Fprintf(out, "# first rpc error: %v\n", e)
-	}
-	return sums, ferr
 }

@@ -220,18 +220,27 @@ func runProduce(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]su
 	}
 	describe(out, o, targets)
 	send := &role{name: "send"}
-	rp := newReporter(out, o.interval, send)
+	return measured(o, out, stop, nil, send, func(runStop <-chan struct{}) error {
+		return runProducers(o, targets, send, runStop)
+	})
+}
+
+// measured reports on r while body runs, until body returns; body's stop
+// closes when stop does, after -d (unless -count is set) or when done
+// closes. It then prints the summaries and writes -csv / -plot.
+func measured(o *options, out io.Writer, stop, done <-chan struct{}, r *role, body func(runStop <-chan struct{}) error) ([]summary, error) {
+	rp := newReporter(out, o.interval, r)
 	rp.header()
 	d := o.duration
 	if o.count > 0 {
 		d = 0
 	}
-	runStop := deadline(stop, d, nil)
+	runStop := deadline(stop, d, done)
 	repStop := make(chan struct{})
 	repDone := make(chan struct{})
 	go func() { rp.run(repStop); close(repDone) }()
 	start := time.Now()
-	err = runProducers(o, targets, send, runStop)
+	err := body(runStop)
 	elapsed := time.Since(start)
 	close(repStop)
 	<-repDone
@@ -269,24 +278,10 @@ func runConsume(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]su
 		name = "e2e"
 	}
 	pull := &role{name: name}
-	rp := newReporter(out, o.interval, pull)
-	rp.header()
 	total := &counter{target: o.count, done: make(chan struct{})}
-	d := o.duration
-	if o.count > 0 {
-		d = 0
-	}
-	runStop := deadline(stop, d, total.done)
-	repStop := make(chan struct{})
-	repDone := make(chan struct{})
-	go func() { rp.run(repStop); close(repDone) }()
-	start := time.Now()
-	err = runConsumers(o, targets, at, pull, o.e2e, runStop, total, nil)
-	elapsed := time.Since(start)
-	close(repStop)
-	<-repDone
-	sums, ferr := finish(o, rp, elapsed)
-	return sums, errors.Join(err, ferr)
+	return measured(o, out, stop, total.done, pull, func(runStop <-chan struct{}) error {
+		return runConsumers(o, targets, at, pull, o.e2e, runStop, total, nil)
+	})
 }
 
 // runE2E consumes from the queues' current ends while producing (at -rate),
