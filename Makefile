@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 200000x
 PKGS      := ./...
 
-.PHONY: build run test unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-ha-apache reference soak soak-ha bench bench-replication bench-compare lint staticcheck fmt tidy clean
+.PHONY: build run test unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-compare lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -83,6 +83,14 @@ soak-ha: build
 test-ha-apache: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_TARGETS=rocketgo,apache \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestHosts'
+
+# Every proxy test with the proxy inside the broker (mqbroker
+# --enable-proxy, local mode) instead of mqproxy; make test runs the Go
+# scenarios so (TestProxyLocal), this adds the Java 5.x SDK and the restart
+# (about 2 minutes).
+test-proxy-local: build
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=local \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run '$(PROXY_TESTS)' ./...
 
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), the

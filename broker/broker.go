@@ -53,6 +53,8 @@ type Broker struct {
 	registrar *registrar
 	server    *remoting.Server
 	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
+	handler   remoting.Handler // what Start serves with; local connections use it too
+	localIDs  atomic.Uint64    // IDs of in-process connections (Local)
 	delay     *delayService
 	timer     *timerService
 	pop       *pops // pop consumption (pop.go)
@@ -195,6 +197,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
 		}
 	}
+	b.handler = h
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
 		NumEventLoop: b.Config().ServerWorkerThreads,
@@ -243,6 +246,18 @@ func (b *Broker) Start(h remoting.Handler) error {
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).
 		Str("namesrvAddr", b.Config().NamesrvAddr).Msg("broker started")
 	return nil
+}
+
+// localIDBase keeps in-process connection IDs apart from both servers'.
+const localIDBase = 1 << 61
+
+// Local opens an in-process connection to the broker's handlers, for the
+// gRPC proxy of the same process (mqbroker --enable-proxy): requests reach
+// the same handlers as the network's, with the same checks, and what the
+// broker registers on it is dropped when it closes. remote is the address
+// the broker records for it. Valid after Start.
+func (b *Broker) Local(remote string) *remoting.Local {
+	return remoting.NewLocal(b.handler, localIDBase+b.localIDs.Add(1), remote, b.connClosed, b.root)
 }
 
 // Config is the configuration in force. It is a snapshot: never modify it;

@@ -274,7 +274,8 @@ type cluster struct {
 	ns         *proc
 	broker     *proc
 	starts     int
-	extraConf  string // appended to broker.properties (e.g. messageDelayLevel)
+	extraConf  string   // appended to broker.properties (e.g. messageDelayLevel)
+	brokerArgs []string // appended to mqbroker's command line (--enable-proxy -pc ...)
 }
 
 func startCluster(name string) (*cluster, error) { return startClusterConf(name, "") }
@@ -344,7 +345,7 @@ func (c *cluster) startBroker() error {
 	c.starts++
 	var err error
 	c.broker, err = startProc(fmt.Sprintf("mqbroker#%d", c.starts), filepath.Join(binDir, "mqbroker"),
-		[]string{"-n", c.nsAddr, "-c", conf}, filepath.Join(c.dir, "broker.log"))
+		append([]string{"-n", c.nsAddr, "-c", conf}, c.brokerArgs...), filepath.Join(c.dir, "broker.log"))
 	if err != nil {
 		return err
 	}

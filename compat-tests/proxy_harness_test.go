@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,11 +33,23 @@ type proxyProc struct {
 	log  string
 	bin  string // what started it, for restart
 	args []string
+	c    *cluster // local mode: the broker serving the proxy, restarted with it
 }
 
 // restart stops the proxy (SIGTERM) and starts it again on the same port.
 func (pp *proxyProc) restart(t *testing.T) {
 	t.Helper()
+	if pp.c != nil {
+		termProc(pp.c.broker, 30*time.Second)
+		if err := pp.c.startBroker(); err != nil {
+			t.Fatalf("restart broker with its proxy: %v", err)
+		}
+		pp.p = pp.c.broker
+		if err := waitTCP(pp.p, pp.addr, readyTimeout); err != nil {
+			t.Fatalf("restarted local proxy not listening: %v", err)
+		}
+		return
+	}
 	termProc(pp.p, 30*time.Second)
 	var err error
 	pp.p, err = startProc(pp.p.name, pp.bin, pp.args, pp.log)
@@ -49,10 +63,31 @@ func (pp *proxyProc) restart(t *testing.T) {
 
 var sdkLogOnce sync.Once
 
-// proxyImpl is ROCKETGO_PROXY_IMPL: "rocketgo" (mqproxy, the default) or
-// "apache", Apache 5.3.3's proxy from the reference jars (run.sh proxy,
-// needs Java): the same tests against it prove they encode Apache's behaviour.
+// implOverride, when set, is proxyImpl's answer whatever the environment
+// says (TestProxyLocal).
+var implOverride atomic.Value
+
+// TestProxyLocal: the producer and consumer scenarios with the proxy
+// inside the broker (mqbroker --enable-proxy, Apache's local mode): gRPC
+// served from the broker's process, requests handed to its handlers with no
+// socket in between. make test-proxy-local runs every proxy test so.
+func TestProxyLocal(t *testing.T) {
+	implOverride.Store("local")
+	defer implOverride.Store("")
+	t.Run("producers", func(t *testing.T) { testProxyProducers(t, "rocketgo") })
+	t.Run("simpleConsumer", func(t *testing.T) { testProxySimpleConsumer(t, "rocketgo") })
+	t.Run("fifoConsumer", func(t *testing.T) { testProxyFIFOConsumer(t, "rocketgo") })
+}
+
+// proxyImpl is ROCKETGO_PROXY_IMPL: "rocketgo" (mqproxy, the default),
+// "local" (mqbroker --enable-proxy: the broker serves gRPC itself; rocketgo
+// brokers only) or "apache", Apache 5.3.3's proxy from the reference jars
+// (run.sh proxy, needs Java): the same tests against it prove they encode
+// Apache's behaviour.
 func proxyImpl() string {
+	if v, _ := implOverride.Load().(string); v != "" {
+		return v
+	}
 	if v := os.Getenv("ROCKETGO_PROXY_IMPL"); v != "" {
 		return v
 	}
@@ -66,12 +101,7 @@ func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	if proxyImpl() == "apache" {
 		return startApacheProxy(t, c, extraJSON)
 	}
-	sdkLogOnce.Do(func() {
-		// The SDK writes its log under $HOME unless told otherwise.
-		_ = os.Setenv("rocketmq.client.logRoot", filepath.Join(workDir, "sdk-logs"))
-		_ = os.Setenv("rocketmq.client.logLevel", "warn")
-		rmq.ResetLogger()
-	})
+	quietSDK()
 	port, err := pickPort()
 	if err != nil {
 		t.Fatalf("pick proxy port: %v", err)
@@ -87,6 +117,9 @@ func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	}
 	pp := &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: filepath.Join(dir, "proxy.log"),
 		bin: filepath.Join(binDir, "mqproxy"), args: []string{"-pc", conf}}
+	if proxyImpl() == "local" {
+		return startLocalProxy(t, c, pp)
+	}
 	pp.p, err = startProc("mqproxy", pp.bin, pp.args, pp.log)
 	if err != nil {
 		t.Fatalf("start mqproxy: %v", err)
@@ -103,6 +136,36 @@ func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 		t.Fatalf("mqproxy not listening: %v", err)
 	}
 	return pp
+}
+
+// startLocalProxy restarts c's broker (a rocketgo one) with --enable-proxy
+// and pp's rmq-proxy.json: Apache's local mode, gRPC served from the
+// broker's process. The store, topics and offsets carry over.
+func startLocalProxy(t *testing.T, c *cluster, pp *proxyProc) *proxyProc {
+	t.Helper()
+	if c.broker == nil || strings.HasPrefix(c.broker.name, "apache") {
+		t.Fatalf("local proxy mode needs a rocketgo broker")
+	}
+	termProc(c.broker, 30*time.Second)
+	c.brokerArgs = []string{"--enable-proxy", "-pc", pp.args[1]}
+	if err := c.startBroker(); err != nil {
+		t.Fatalf("restart broker with --enable-proxy: %v\n%s", err, c.logTails(40))
+	}
+	pp.p, pp.c, pp.log = c.broker, c, filepath.Join(c.dir, "broker.log")
+	if err := waitTCP(pp.p, pp.addr, readyTimeout); err != nil {
+		t.Fatalf("local proxy not listening: %v\n%s", err, c.logTails(40))
+	}
+	return pp
+}
+
+// quietSDK sends the Go v5 SDK's log to the run's directory, at warn.
+func quietSDK() {
+	sdkLogOnce.Do(func() {
+		// The SDK writes its log under $HOME unless told otherwise.
+		_ = os.Setenv("rocketmq.client.logRoot", filepath.Join(workDir, "sdk-logs"))
+		_ = os.Setenv("rocketmq.client.logLevel", "warn")
+		rmq.ResetLogger()
+	})
 }
 
 func sdkConfig(pp *proxyProc) *rmq.Config {

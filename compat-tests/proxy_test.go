@@ -2,6 +2,7 @@ package compattest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func TestProxyProducers(t *testing.T) {
 }
 
 func testProxyProducers(t *testing.T, kind string) {
-	c := startTxBroker(t, kind, "proxy-prod-"+kind).c
+	c := startTxBroker(t, kind, "proxy-prod-"+kind+"-"+proxyImpl()).c
 	pp := startProxy(t, c, "")
 	topicN, topicF, topicD, topicT := uniq("PXN"), uniq("PXF"), uniq("PXD"), uniq("PXT")
 	createTopic(t, c, topicN)
@@ -106,6 +107,25 @@ func testProxyProducers(t *testing.T, kind string) {
 	txSend("t-orphan-commit")   // left open: the broker checks, the checker commits
 	txSend("t-orphan-rollback") // left open: the broker checks, the checker rolls back
 	want = append(want, "t-commit", "t-orphan-commit")
+
+	if proxyImpl() == "local" {
+		// The proxy heartbeats the transactional group (the topic) to the
+		// broker; in local mode on its in-process connection, whose peer is
+		// the proxy's own gRPC address: no TCP connection, no ephemeral port.
+		resp, err := rawInvoke(c.brokerAddr, javaRequest(204, map[string]string{"producerGroup": topicT}, nil), 5*time.Second)
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("GET_PRODUCER_CONNECTION_LIST %s: %v %+v", topicT, err, resp)
+		}
+		var body struct {
+			ConnectionSet []struct {
+				ClientAddr string `json:"clientAddr"`
+			} `json:"connectionSet"`
+		}
+		if err := json.Unmarshal(resp.Body, &body); err != nil || len(body.ConnectionSet) != 1 ||
+			body.ConnectionSet[0].ClientAddr != pp.addr {
+			t.Errorf("local proxy's producer connection %s (%v), want one at %s", resp.Body, err, pp.addr)
+		}
+	}
 
 	col := newCollector("v4")
 	for _, topic := range []string{topicN, topicF, topicD, topicT} {

@@ -43,6 +43,28 @@ type route struct {
 
 	fetched time.Time
 	rr      atomic.Uint32 // round robin over the write queues
+	// local is, in local mode, the route narrowed to the local broker: what
+	// sends and receives use (nil when the broker has no queue of the topic).
+	local *route
+}
+
+// narrow returns the part of r on broker name, or nil when it has none.
+func (r *route) narrow(name string) *route {
+	n := &route{fetched: r.fetched}
+	for _, b := range r.Brokers {
+		if b.BrokerName == name {
+			n.Brokers = append(n.Brokers, b)
+		}
+	}
+	for _, q := range r.Queues {
+		if q.BrokerName == name {
+			n.Queues = append(n.Queues, q)
+		}
+	}
+	if len(n.Brokers) == 0 || len(n.Queues) == 0 {
+		return nil
+	}
+	return n
 }
 
 // master returns brokerName's master address (brokerId 0), or "".
@@ -86,8 +108,9 @@ var errTopicNotFound = errors.New("proxy: topic not found")
 
 // cluster reaches name servers and brokers over Remoting.
 type cluster struct {
-	cl      *remoting.Client
+	cl      transport
 	timeout time.Duration
+	only    string // local mode: the local broker's name; "" in cluster mode
 	ns      []string
 	nsNext  atomic.Uint32
 
@@ -95,7 +118,7 @@ type cluster struct {
 	routes map[string]*route
 }
 
-func newCluster(cl *remoting.Client, namesrvAddr string, timeout time.Duration) *cluster {
+func newCluster(cl transport, namesrvAddr string, timeout time.Duration) *cluster {
 	var ns []string
 	for _, a := range strings.Split(namesrvAddr, ";") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -157,8 +180,14 @@ func (c *cluster) route(ctx context.Context, topic string) (*route, error) {
 	if err := json.Unmarshal(quoteIntKeys(resp.Body), nr); err != nil {
 		return nil, fmt.Errorf("route of %s: %w", topic, err)
 	}
+	if c.only != "" {
+		nr.local = nr.narrow(c.only)
+	}
 	if r != nil {
 		nr.rr.Store(r.rr.Load())
+		if r.local != nil && nr.local != nil {
+			nr.local.rr.Store(r.local.rr.Load())
+		}
 	}
 	c.mu.Lock()
 	if len(c.routes) >= maxRoutes {
@@ -174,6 +203,20 @@ func (c *cluster) route(ctx context.Context, topic string) (*route, error) {
 	c.routes[topic] = nr
 	c.mu.Unlock()
 	return nr, nil
+}
+
+// serving is the route sends, receives and acknowledgements use: the
+// whole route in cluster mode; in local mode only the local broker's part,
+// as Apache's LocalTopicRouteService serves from its broker's topic table.
+func (c *cluster) serving(ctx context.Context, topic string) (*route, error) {
+	r, err := c.route(ctx, topic)
+	if err != nil || c.only == "" {
+		return r, err
+	}
+	if r.local == nil {
+		return nil, fmt.Errorf("route of %s on broker %s: %w", topic, c.only, errTopicNotFound)
+	}
+	return r.local, nil
 }
 
 // quoteIntKeys rewrites fastjson's unquoted integer map keys ({0:"a"}, as

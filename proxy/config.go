@@ -20,7 +20,8 @@ type Config struct {
 	RocketMQClusterName string `json:"rocketMQClusterName"`
 	// NamesrvAddr is Apache's "a:9876;b:9876" list of name servers.
 	NamesrvAddr string `json:"namesrvAddr"`
-	// ProxyMode is CLUSTER (a separate process talking Remoting to brokers).
+	// ProxyMode is CLUSTER (mqproxy: a separate process talking Remoting to
+	// brokers) or LOCAL (mqbroker --enable-proxy: inside the broker).
 	ProxyMode string `json:"proxyMode"`
 	// GrpcServerPort is the gRPC port, plaintext and TLS on the same port.
 	GrpcServerPort int `json:"grpcServerPort"`
@@ -116,8 +117,8 @@ func DefaultConfig() Config {
 
 // Validate checks the values a proxy cannot run with.
 func (c *Config) Validate() error {
-	if !strings.EqualFold(c.ProxyMode, "CLUSTER") {
-		return fmt.Errorf("proxy: proxyMode %q: only CLUSTER is served by mqproxy (local mode is mqbroker --enable-proxy)", c.ProxyMode)
+	if !strings.EqualFold(c.ProxyMode, "CLUSTER") && !strings.EqualFold(c.ProxyMode, "LOCAL") {
+		return fmt.Errorf("proxy: proxyMode %q: CLUSTER or LOCAL", c.ProxyMode)
 	}
 	if strings.TrimSpace(c.NamesrvAddr) == "" {
 		return errors.New("proxy: namesrvAddr is empty (rmq-proxy.json namesrvAddr, -n or NAMESRV_ADDR)")

@@ -87,7 +87,7 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 			exp = e
 		}
 	}
-	r, err := s.cluster.route(ctx, topic.GetName())
+	r, err := s.cluster.serving(ctx, topic.GetName())
 	if err != nil {
 		return writeStatus(statusOf(err))
 	}
@@ -225,7 +225,7 @@ func validateInvisible(ms, minMs int64) error {
 
 // handleBroker is the address of the broker a receipt handle names.
 func (s *Server) handleBroker(ctx context.Context, h receiptHandle, topic string) (string, error) {
-	r, err := s.cluster.route(ctx, topic)
+	r, err := s.cluster.serving(ctx, topic)
 	if err != nil {
 		return "", err
 	}

@@ -2,13 +2,16 @@ package proxy
 
 import (
 	"context"
+	"net"
+	"net/netip"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
 )
 
 // QueryRoute answers the topic's queues, each on a broker whose endpoints
 // are the ones the client reached the proxy at (cluster mode: every call
-// goes through the proxy), as Apache's RouteActivity.
+// goes through the proxy) or, in local mode, that broker's own proxy, as
+// Apache's RouteActivity.
 func (s *Server) QueryRoute(ctx context.Context, req *v2.QueryRouteRequest) (*v2.QueryRouteResponse, error) {
 	if err := validateTopic(req.GetTopic()); err != nil {
 		return &v2.QueryRouteResponse{Status: statusOf(err)}, nil
@@ -24,10 +27,33 @@ func (s *Server) QueryRoute(ctx context.Context, req *v2.QueryRouteRequest) (*v2
 			continue
 		}
 		types := s.topicMessageTypes(ctx, req.GetTopic().GetName(), addr)
-		b := &v2.Broker{Name: qd.BrokerName, Id: 0, Endpoints: req.GetEndpoints()}
+		b := &v2.Broker{Name: qd.BrokerName, Id: 0, Endpoints: s.brokerEndpoints(req.GetEndpoints(), addr)}
 		mqs = append(mqs, queuesOf(qd.Perm, qd.ReadQueueNums, qd.WriteQueueNums, req.GetTopic(), b, types)...)
 	}
 	return &v2.QueryRouteResponse{Status: okStatus(), MessageQueues: mqs}, nil
+}
+
+// brokerEndpoints is where a client reaches the broker at addr: through
+// this proxy in cluster mode (the endpoints the client used), at the
+// broker's host and this proxy's gRPC port in local mode (Apache's
+// ProxyTopicRouteData: every broker runs its own local proxy on the same
+// port).
+func (s *Server) brokerEndpoints(used *v2.Endpoints, addr string) *v2.Endpoints {
+	if s.local == nil {
+		return used
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return used
+	}
+	scheme := v2.AddressScheme_DOMAIN_NAME
+	if ip, err := netip.ParseAddr(host); err == nil {
+		scheme = v2.AddressScheme_IPv4
+		if ip.Is6() && !ip.Is4In6() {
+			scheme = v2.AddressScheme_IPv6
+		}
+	}
+	return &v2.Endpoints{Scheme: scheme, Addresses: []*v2.Address{{Host: host, Port: int32(s.port)}}}
 }
 
 // queuesOf is RouteActivity.genMessageQueueFromQueueData: read-only queues,
@@ -98,7 +124,7 @@ func (s *Server) QueryAssignment(ctx context.Context, req *v2.QueryAssignmentReq
 		if qd.Perm&permRead == 0 || qd.ReadQueueNums <= 0 || r.master(qd.BrokerName) == "" {
 			continue
 		}
-		b := &v2.Broker{Name: qd.BrokerName, Id: 0, Endpoints: req.GetEndpoints()}
+		b := &v2.Broker{Name: qd.BrokerName, Id: 0, Endpoints: s.brokerEndpoints(req.GetEndpoints(), r.master(qd.BrokerName))}
 		p := permissionOf(qd.Perm)
 		if fifo {
 			for i := int32(0); i < qd.ReadQueueNums; i++ {

@@ -41,7 +41,7 @@ func (s *Server) SendMessage(ctx context.Context, req *v2.SendMessageRequest) (*
 		}
 		bs[i] = built{props: props, sysFlag: sysFlagOf(m), group: m.GetSystemProperties().GetMessageGroup()}
 	}
-	r, err := s.cluster.route(ctx, topic.GetName())
+	r, err := s.cluster.serving(ctx, topic.GetName())
 	if err != nil {
 		return &v2.SendMessageResponse{Status: statusOf(err)}, nil
 	}

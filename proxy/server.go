@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,7 +23,8 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// Server is the gRPC MessagingService in cluster mode.
+// Server is the gRPC MessagingService, in cluster mode (New) or in local
+// mode beside a broker (NewLocal).
 type Server struct {
 	v2.UnimplementedMessagingServiceServer
 
@@ -30,7 +32,8 @@ type Server struct {
 	log     zerolog.Logger
 	sampled zerolog.Logger // per-client warnings, rate limited
 
-	rc      *remoting.Client
+	rc      transport
+	local   *LocalBroker // local mode's broker; nil in cluster mode
 	cluster *cluster
 	clients *clients
 	txs     *transactions
@@ -44,6 +47,7 @@ type Server struct {
 
 	grpc *grpc.Server
 	ln   net.Listener
+	port int // the gRPC port listened on
 	tls  *tlsMux
 
 	base     context.Context // canceled by Shutdown: ends parked receives
@@ -54,9 +58,39 @@ type Server struct {
 	shutdown atomic.Bool
 }
 
-// New returns a proxy for cfg; Start listens.
+// New returns a proxy in cluster mode for cfg; Start listens.
 func New(cfg Config, log zerolog.Logger) (*Server, error) {
+	if !strings.EqualFold(cfg.ProxyMode, "CLUSTER") {
+		return nil, fmt.Errorf("proxy: proxyMode %q: only CLUSTER is served by mqproxy (local mode is mqbroker --enable-proxy)", cfg.ProxyMode)
+	}
+	return newServer(cfg, log, remoting.NewClient(log), nil)
+}
+
+// LocalBroker is the broker a local-mode proxy serves from its own process
+// (mqbroker --enable-proxy, Apache's proxyMode LOCAL).
+type LocalBroker struct {
+	Name string           // brokerName
+	Addr string           // the address it registers with the name servers
+	Conn *remoting.Local // in-process connection to its handlers
+}
+
+// NewLocal returns a proxy in local mode: what it sends to lb goes through
+// lb.Conn with no socket in between, sends and receives use lb's queues
+// only, and QueryRoute answers every broker of a topic at its host and this
+// proxy's gRPC port (each broker's own local proxy), as Apache's
+// LocalTopicRouteService. Shutdown closes lb.Conn.
+func NewLocal(cfg Config, log zerolog.Logger, lb LocalBroker) (*Server, error) {
+	if lb.Conn == nil || lb.Name == "" || lb.Addr == "" {
+		return nil, errors.New("proxy: local mode needs the broker's name, address and connection")
+	}
+	cfg.ProxyMode = "LOCAL"
+	rc := &localTransport{addr: lb.Addr, local: lb.Conn, remote: remoting.NewClient(log)}
+	return newServer(cfg, log, rc, &lb)
+}
+
+func newServer(cfg Config, log zerolog.Logger, rc transport, lb *LocalBroker) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
+		_ = rc.Close()
 		return nil, err
 	}
 	log = log.With().Str("component", "proxy").Logger()
@@ -64,7 +98,8 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 		cfg:     cfg,
 		log:     log,
 		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
-		rc:      remoting.NewClient(log),
+		rc:      rc,
+		local:   lb,
 		clients: newClients(cfg.MaxClients),
 		txs:     newTransactions(cfg),
 		checks:  make(chan brokerCheck, maxPendingChecks),
@@ -74,6 +109,9 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.proxyID = "rocketgo-proxy@" + strconv.Itoa(os.Getpid())
 	s.cluster = newCluster(s.rc, cfg.NamesrvAddr, time.Duration(cfg.RemotingTimeoutMillis)*time.Millisecond)
+	if lb != nil {
+		s.cluster.only = lb.Name
+	}
 	s.rc.SetRequestHandler(s.onBrokerRequest)
 	return s, nil
 }
@@ -92,6 +130,9 @@ func (s *Server) Start(addr string) error {
 		return fmt.Errorf("listen grpc %s: %w", addr, err)
 	}
 	s.ln = ln
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		s.port = a.Port
+	}
 	ln = &limitListener{Listener: ln, max: int64(s.cfg.GrpcMaxConnections), log: s.sampled}
 	if s.cfg.TLSTestModeEnable || s.cfg.TLSCertPath != "" {
 		mux, err := newTLSMux(ln, s.cfg, s.log)
@@ -116,7 +157,7 @@ func (s *Server) Start(addr string) error {
 	})
 	s.goRun(s.heartbeatLoop)
 	s.goRun(s.checkRelay)
-	s.log.Info().Str("addr", s.ln.Addr().String()).Str("namesrvAddr", s.cfg.NamesrvAddr).
+	s.log.Info().Str("addr", s.ln.Addr().String()).Str("namesrvAddr", s.cfg.NamesrvAddr).Str("mode", s.cfg.ProxyMode).
 		Bool("tls", s.tls != nil).Msg("proxy started")
 	return nil
 }

@@ -171,7 +171,7 @@ func TestLoadConfigFile(t *testing.T) {
 		t.Fatalf("name servers %v", c.ns)
 	}
 	cfg.ProxyMode = "LOCAL"
-	if cfg.Validate() == nil {
+	if _, err := New(cfg, zerolog.Nop()); err == nil {
 		t.Fatal("LOCAL mode accepted by mqproxy")
 	}
 }

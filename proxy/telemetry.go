@@ -165,7 +165,7 @@ func (s *Server) mergeSettings(stream v2.MessagingService_TelemetryServer, in *v
 // messages sent before a proxy restart are checked through this proxy too.
 func (s *Server) registerTxProducer(ctx context.Context, topics []*v2.Resource) {
 	for _, t := range topics {
-		r, err := s.cluster.route(ctx, t.GetName())
+		r, err := s.cluster.serving(ctx, t.GetName())
 		if err != nil {
 			continue // no route yet: registered with its first half message
 		}

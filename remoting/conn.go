@@ -22,6 +22,7 @@ type Conn struct {
 
 	gc     gnet.Conn
 	srv    *Server
+	local  *Local // set on an in-process connection (local.go): no gc, no srv
 	opened atomic.Bool // OnOpen ran: the accept loop counts a failed registration back
 	closed atomic.Bool
 	// why is set before the server itself closes the connection (a bad
@@ -67,7 +68,13 @@ type Conn struct {
 func (c *Conn) Closed() bool { return c.closed.Load() }
 
 // Close closes the connection asynchronously.
-func (c *Conn) Close() { _ = c.gc.Close() }
+func (c *Conn) Close() {
+	if c.local != nil {
+		c.local.drop()
+		return
+	}
+	_ = c.gc.Close()
+}
 
 // ClosedByServer is why the server closed the connection (a frame it could
 // not read, a limit crossed), or nil when the peer closed it or the socket
@@ -96,6 +103,10 @@ func (c *Conn) cut(err error) {
 // response for a closed connection is dropped. A large body is handed to the
 // socket as is (writev), not copied into the frame.
 func (c *Conn) Reply(resp *Command) {
+	if c.local != nil {
+		c.local.reply(resp)
+		return
+	}
 	if resp.Began != 0 && c.srv != nil && c.srv.late != nil {
 		c.srv.late.Answered(c, resp)
 	}
@@ -133,6 +144,9 @@ func (c *Conn) Reply(resp *Command) {
 
 // Send writes a server-initiated one-way request (e.g. NOTIFY_CONSUMER_IDS_CHANGED).
 func (c *Conn) Send(req *Command) error {
+	if c.local != nil {
+		return c.local.send(req)
+	}
 	if c.closed.Load() {
 		return ErrConnClosed
 	}

@@ -1,14 +1,19 @@
 // Command mqbroker runs a rocketgo broker. Flags follow Apache's mqbroker
 // script: -c broker.conf, -n "ip:port;ip:port" (overrides namesrvAddr),
-// -p prints the effective configuration and exits.
+// -p prints the effective configuration and exits. --enable-proxy also
+// serves the 5.x SDKs' gRPC from this process (Apache's local proxy mode),
+// configured by -pc rmq-proxy.json; -bc is accepted for -c (what Apache's
+// script hands its local proxy) and -pm is ignored (local is implied).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -17,6 +22,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/processor"
+	"github.com/rocketgo/rocketgo/proxy"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -31,9 +37,20 @@ func run() int {
 	confFile := flag.String("c", "", "broker config file (Java properties, Apache key names)")
 	namesrv := flag.String("n", "", "name server address list, e.g. 127.0.0.1:9876;127.0.0.2:9876")
 	printConf := flag.Bool("p", false, "print the effective configuration and exit")
+	enableProxy := flag.Bool("enable-proxy", false, "serve gRPC for the 5.x SDKs from this process (local proxy mode)")
+	proxyConf := flag.String("pc", "", "proxy config file (rmq-proxy.json), with --enable-proxy")
+	brokerConf := flag.String("bc", "", "broker config file, as -c")
+	flag.String("pm", "", "proxy mode (local is implied by --enable-proxy)")
 	flag.Parse()
+	if *confFile == "" {
+		*confFile = *brokerConf
+	}
 
 	log := newLogger()
+	var (
+		b   *broker.Broker
+		err error
+	)
 	cfg := broker.DefaultConfig()
 	if *confFile != "" {
 		if err := broker.LoadConfigFile(*confFile, &cfg, log); err != nil {
@@ -50,9 +67,16 @@ func run() int {
 		}
 		return 0
 	}
+	var pcfg proxy.Config
+	if *enableProxy {
+		if pcfg, err = proxyConfig(*proxyConf, cfg.NamesrvAddr, log); err != nil {
+			log.Error().Err(err).Msg("load proxy config")
+			return 1
+		}
+	}
 	remoting.LogFileLimit(log)
 	spareProc(&cfg, log)
-	b, err := broker.New(cfg, log)
+	b, err = broker.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("open broker")
 		return 1
@@ -62,9 +86,20 @@ func run() int {
 		log.Error().Err(err).Msg("start broker")
 		return 1
 	}
+	var px *proxy.Server
+	if *enableProxy {
+		if px, err = startProxy(pcfg, b, log); err != nil {
+			log.Error().Err(err).Msg("start proxy")
+			_ = b.Shutdown(context.Background())
+			return 1
+		}
+	}
 	// Apache's start-up line on stdout: scripts and container checks wait for it.
 	fmt.Printf("The broker[%s, %s] boot success. serializeType=JSON and name server is %s\n",
 		cfg.BrokerName, b.Config().Addr(), cfg.NamesrvAddr)
+	if px != nil {
+		fmt.Printf("rocketmq-proxy startup successfully, grpc %s\n", px.Addr())
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	code := 0
@@ -77,11 +112,50 @@ func run() int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if px != nil { // before the broker: parked receives end, sends in flight finish
+		if err := px.Shutdown(ctx); err != nil {
+			log.Error().Err(err).Msg("proxy shutdown")
+			code = 1
+		}
+	}
 	if err := b.Shutdown(ctx); err != nil {
 		log.Error().Err(err).Msg("shutdown")
 		code = 1
 	}
 	return code
+}
+
+// proxyConfig is the local proxy's configuration: Apache's defaults, then
+// file's keys; the broker's name servers unless the file names others.
+func proxyConfig(file, namesrv string, log zerolog.Logger) (proxy.Config, error) {
+	cfg := proxy.DefaultConfig()
+	cfg.NamesrvAddr = ""
+	if file != "" {
+		if err := proxy.LoadConfigFile(file, &cfg, log); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.NamesrvAddr == "" {
+		cfg.NamesrvAddr = namesrv
+	}
+	cfg.ProxyMode = "LOCAL"
+	return cfg, cfg.Validate()
+}
+
+// startProxy serves gRPC beside b, reaching it in-process.
+func startProxy(cfg proxy.Config, b *broker.Broker, log zerolog.Logger) (*proxy.Server, error) {
+	bc := b.Config()
+	// The broker records the proxy's gRPC address as the connection's peer
+	// (the born host of what it sends), as it would see mqproxy's socket.
+	remote := net.JoinHostPort(bc.BrokerIP1, strconv.Itoa(cfg.GrpcServerPort))
+	px, err := proxy.NewLocal(cfg, log, proxy.LocalBroker{Name: bc.BrokerName, Addr: bc.Addr(), Conn: b.Local(remote)})
+	if err != nil {
+		return nil, err
+	}
+	if err := px.Start(""); err != nil {
+		return nil, err
+	}
+	return px, nil
 }
 
 func newLogger() zerolog.Logger {
