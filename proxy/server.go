@@ -69,8 +69,8 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 // LocalBroker is the broker a local-mode proxy serves from its own process
 // (mqbroker --enable-proxy, Apache's proxyMode LOCAL).
 type LocalBroker struct {
-	Name string           // brokerName
-	Addr string           // the address it registers with the name servers
+	Name string          // brokerName
+	Addr string          // the address it registers with the name servers
 	Conn *remoting.Local // in-process connection to its handlers
 }
 

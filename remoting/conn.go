@@ -22,7 +22,7 @@ type Conn struct {
 
 	gc     gnet.Conn
 	srv    *Server
-	local  *Local // set on an in-process connection (local.go): no gc, no srv
+	local  *Local      // set on an in-process connection (local.go): no gc, no srv
 	opened atomic.Bool // OnOpen ran: the accept loop counts a failed registration back
 	closed atomic.Bool
 	// why is set before the server itself closes the connection (a bad
