@@ -686,6 +686,7 @@ func TestTxInterop(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // a store, ports and brokers of its own; mostly waiting for checks
 			runTxInterop(t, "tx-"+tc.name, tc.first, tc.second, tc.kill)
 		})
 	}
