@@ -76,6 +76,19 @@ type Config struct {
 	// connection past the bound is closed at once with a log line.
 	GrpcMaxConcurrentStreams uint32 `json:"grpcMaxConcurrentStreams"`
 	GrpcMaxConnections       int    `json:"grpcMaxConnections"`
+	// Receipt-handle auto-renew (renew.go): messages received with
+	// auto_renew are popped for DefaultInvisibleTimeMills and renewed
+	// before they become visible, RenewAheadTimeMillis ahead, scanning every
+	// RenewSchedulePeriodMillis, for up to RenewMaxTimeMillis; a renewal
+	// failing MaxRenewRetryTimes times in a row stops; an offline client's
+	// messages come back after InvisibleTimeMillisWhenClear.
+	EnableProxyAutoRenew         bool  `json:"enableProxyAutoRenew"`
+	DefaultInvisibleTimeMills    int64 `json:"defaultInvisibleTimeMills"`
+	RenewAheadTimeMillis         int64 `json:"renewAheadTimeMillis"`
+	RenewMaxTimeMillis           int64 `json:"renewMaxTimeMillis"`
+	RenewSchedulePeriodMillis    int64 `json:"renewSchedulePeriodMillis"`
+	MaxRenewRetryTimes           int   `json:"maxRenewRetryTimes"`
+	InvisibleTimeMillisWhenClear int64 `json:"invisibleTimeMillisWhenClear"`
 	// RequestTimeout bounds one Remoting call to a broker or name server
 	// (rocketgo's key).
 	RemotingTimeoutMillis int64 `json:"remotingTimeoutMillis"`
@@ -112,6 +125,13 @@ func DefaultConfig() Config {
 		GrpcMaxConcurrentStreams:                      1024,
 		GrpcMaxConnections:                            10_000,
 		RemotingTimeoutMillis:                         3_000,
+		EnableProxyAutoRenew:                          true,
+		DefaultInvisibleTimeMills:                     60_000,
+		RenewAheadTimeMillis:                          10_000,
+		RenewMaxTimeMillis:                            3 * 3600 * 1000,
+		RenewSchedulePeriodMillis:                     5_000,
+		MaxRenewRetryTimes:                            3,
+		InvisibleTimeMillisWhenClear:                  1_000,
 	}
 }
 
@@ -125,6 +145,12 @@ func (c *Config) Validate() error {
 	}
 	if c.GrpcServerPort < 0 || c.GrpcServerPort > 65535 {
 		return fmt.Errorf("proxy: grpcServerPort %d out of range", c.GrpcServerPort)
+	}
+	if c.EnableProxyAutoRenew && (c.DefaultInvisibleTimeMills < 1000 || c.DefaultInvisibleTimeMills > maxInvisibleMillis ||
+		c.RenewAheadTimeMillis < 0 || c.RenewMaxTimeMillis <= 0 || c.RenewSchedulePeriodMillis < 10 ||
+		c.MaxRenewRetryTimes <= 0 || c.InvisibleTimeMillisWhenClear < 0 || c.InvisibleTimeMillisWhenClear > maxInvisibleMillis) {
+		return errors.New("proxy: auto-renew keys out of range (defaultInvisibleTimeMills 1 s to 12 h, " +
+			"renewSchedulePeriodMillis ≥ 10, renewMaxTimeMillis and maxRenewRetryTimes > 0)")
 	}
 	if c.GrpcMaxInboundMessageSize <= 0 || c.MaxClients <= 0 || c.RemotingTimeoutMillis <= 0 ||
 		c.GrpcMaxConcurrentStreams == 0 || c.GrpcMaxConnections <= 0 {

@@ -24,7 +24,6 @@ import (
 const (
 	minInvisibleMillisForRecv = 10_000
 	maxInvisibleMillis        = 12 * 3600 * 1000
-	defaultInvisibleMillis    = 60_000 // auto-renew receives
 )
 
 // ReceiveMessage pops up to batch_size messages and streams them: one
@@ -73,8 +72,9 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 		return writeStatus(statusOf(err))
 	}
 	invisible := req.GetInvisibleDuration().AsDuration().Milliseconds()
-	if req.GetAutoRenew() {
-		invisible = defaultInvisibleMillis
+	autoRenew := s.cfg.EnableProxyAutoRenew && req.GetAutoRenew()
+	if autoRenew {
+		invisible = s.cfg.DefaultInvisibleTimeMills
 	} else if err := validateInvisible(invisible, minInvisibleMillisForRecv); err != nil {
 		return writeStatus(statusOf(err))
 	}
@@ -138,6 +138,19 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if len(msgs) == 0 {
 		return writeStatus(&v2.Status{Code: v2.Code_MESSAGE_NOT_FOUND, Message: "no match message"})
 	}
+	rk := renewKey{client: metaOf(ctx).clientID, group: h.ConsumerGroup}
+	if autoRenew { // kept before the client can ack
+		now := time.Now()
+		for _, m := range msgs {
+			raw := m.GetSystemProperties().GetReceiptHandle()
+			if hd, err := parseReceiptHandle(raw); err == nil {
+				if !s.renew.add(rk, raw, &renewed{handle: hd, topic: topic.GetName(), received: now,
+					reconsume: m.GetSystemProperties().GetDeliveryAttempt() - 1}) {
+					s.sampled.Warn().Int("max", maxRenewHandles).Msg("receipt handles kept for renewal at the bound; not renewed")
+				}
+			}
+		}
+	}
 	if err := writeStatus(okStatus()); err != nil {
 		return err
 	}
@@ -146,7 +159,12 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 			// The client is gone: make the rest visible again soon
 			// (Apache's NACK_INVISIBLE_TIME, 1 s).
 			for _, left := range msgs[i:] {
-				if hd, perr := parseReceiptHandle(left.GetSystemProperties().GetReceiptHandle()); perr == nil {
+				raw := left.GetSystemProperties().GetReceiptHandle()
+				hd, perr := parseReceiptHandle(raw)
+				if kept, ok := s.renew.take(rk, raw); ok {
+					hd, perr = kept, nil
+				}
+				if perr == nil {
 					s.changeInvisible(context.Background(), hd, h.ConsumerGroup, topic.GetName(), 1000)
 				}
 			}
@@ -263,7 +281,7 @@ func (s *Server) AckMessage(ctx context.Context, req *v2.AckMessageRequest) (*v2
 }
 
 func (s *Server) ack(ctx context.Context, handle, group, topic string) error {
-	h, err := parseReceiptHandle(handle)
+	h, err := s.latestHandle(ctx, handle, group)
 	if err != nil {
 		return err
 	}
@@ -292,6 +310,16 @@ func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic st
 	return nil
 }
 
+// latestHandle parses the handle a client sends, or, when the proxy keeps
+// it for renewal, takes it out and returns its latest form (Apache's
+// removeReceiptHandle before an ack or a change).
+func (s *Server) latestHandle(ctx context.Context, raw, group string) (receiptHandle, error) {
+	if h, ok := s.renew.take(renewKey{client: metaOf(ctx).clientID, group: group}, raw); ok {
+		return h, nil
+	}
+	return parseReceiptHandle(raw)
+}
+
 // ChangeInvisibleDuration sets a new invisible time and answers the new
 // receipt handle.
 func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvisibleDurationRequest) (*v2.ChangeInvisibleDurationResponse, error) {
@@ -308,7 +336,7 @@ func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvi
 	if err := validateInvisible(ms, 0); err != nil {
 		return fail(err)
 	}
-	h, err := parseReceiptHandle(req.GetReceiptHandle())
+	h, err := s.latestHandle(ctx, req.GetReceiptHandle(), req.GetGroup().GetName())
 	if err != nil {
 		return fail(err)
 	}

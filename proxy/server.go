@@ -38,6 +38,7 @@ type Server struct {
 	clients *clients
 	txs     *transactions
 	meta    metaCache
+	renew   *renewals
 	checks  chan brokerCheck // CHECK_TRANSACTION_STATE from brokers, for the relay worker
 	beat    chan struct{}    // asks the heartbeat loop for a round now
 
@@ -102,6 +103,7 @@ func newServer(cfg Config, log zerolog.Logger, rc transport, lb *LocalBroker) (*
 		local:   lb,
 		clients: newClients(cfg.MaxClients),
 		txs:     newTransactions(cfg),
+		renew:   newRenewals(),
 		checks:  make(chan brokerCheck, maxPendingChecks),
 		beat:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
@@ -157,6 +159,9 @@ func (s *Server) Start(addr string) error {
 	})
 	s.goRun(s.heartbeatLoop)
 	s.goRun(s.checkRelay)
+	if s.cfg.EnableProxyAutoRenew {
+		s.goRun(s.renewLoop)
+	}
 	s.log.Info().Str("addr", s.ln.Addr().String()).Str("namesrvAddr", s.cfg.NamesrvAddr).Str("mode", s.cfg.ProxyMode).
 		Bool("tls", s.tls != nil).Msg("proxy started")
 	return nil
