@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,6 +151,11 @@ func (s *Server) Start(addr string) error {
 		grpc.MaxConcurrentStreams(s.cfg.GrpcMaxConcurrentStreams),
 		grpc.UnaryInterceptor(s.unaryGuard),
 		grpc.StreamInterceptor(s.streamGuard),
+		// Calls run on a pool of goroutines that keep their grown stacks,
+		// not a new goroutine each: stack growth was 9 % of the local
+		// proxy's CPU under grpc-produce. Past the pool grpc-go starts a
+		// goroutine, so parked receives never hold up other calls.
+		grpc.NumStreamWorkers(uint32(4*runtime.GOMAXPROCS(0))),
 	)
 	v2.RegisterMessagingServiceServer(s.grpc, s)
 	s.goRun(func() {

@@ -47,10 +47,6 @@ func run() int {
 	}
 
 	log := newLogger()
-	var (
-		b   *broker.Broker
-		err error
-	)
 	cfg := broker.DefaultConfig()
 	if *confFile != "" {
 		if err := broker.LoadConfigFile(*confFile, &cfg, log); err != nil {
@@ -69,6 +65,7 @@ func run() int {
 	}
 	var pcfg proxy.Config
 	if *enableProxy {
+		var err error
 		if pcfg, err = proxyConfig(*proxyConf, cfg.NamesrvAddr, log); err != nil {
 			log.Error().Err(err).Msg("load proxy config")
 			return 1
@@ -76,7 +73,7 @@ func run() int {
 	}
 	remoting.LogFileLimit(log)
 	spareProc(&cfg, log)
-	b, err = broker.New(cfg, log)
+	b, err := broker.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("open broker")
 		return 1
