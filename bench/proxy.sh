@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gRPC proxy benchmark rows (issue #15) on this machine, loopback:
 #
-#   bench/proxy.sh [-q] [-r REPS] [-d SECONDS] [-c CONNS] [-w WINDOW] [-o DIR] [PATH...]
+#   bench/proxy.sh [-q] [-r REPS] [-d SECONDS] [-W SECONDS] [-c CONNS] [-w WINDOW] [-o DIR] [PATH...]
 #
 # mqbench grpc-produce (1 KiB, one message per SendMessage as the 5.x SDKs
 # send, CONNS connections x WINDOW calls in flight, plaintext then TLS) to
@@ -15,18 +15,19 @@
 # rows. Medians per row go to OUT/summary.txt, raw rows to OUT/results.tsv.
 # Run it when nothing else runs (make bench-proxy).
 #
-# Options: -r REPS (default 3), -d SECONDS per row (default 10), -c CONNS
-# (4), -w WINDOW (16), -q quick: -r 1 -d 3.
+# Options: -r REPS (default 3), -d SECONDS per row (default 10), -W
+# SECONDS of warm-up before each row (default 5: the JVM compiles its hot
+# paths), -c CONNS (4), -w WINDOW (16), -q quick: -r 1 -d 3 -W 2.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
 REF=${APACHE_REFERENCE:-$ROOT/compat-tests/reference/run.sh}
-D=10 REPS=3 CONNS=4 WINDOW=16 OUT=""
-while getopts "r:d:c:w:o:q" opt; do
+D=10 WARM=5 REPS=3 CONNS=4 WINDOW=16 OUT=""
+while getopts "r:d:W:c:w:o:q" opt; do
 	case $opt in
-	r) REPS=$OPTARG ;; d) D=$OPTARG ;; c) CONNS=$OPTARG ;; w) WINDOW=$OPTARG ;; o) OUT=$OPTARG ;;
-	q) REPS=1 D=3 ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	r) REPS=$OPTARG ;; d) D=$OPTARG ;; W) WARM=$OPTARG ;; c) CONNS=$OPTARG ;; w) WINDOW=$OPTARG ;; o) OUT=$OPTARG ;;
+	q) REPS=1 D=3 WARM=2 ;;
+	*) sed -n '2,21p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -42,8 +43,27 @@ MQB=$BIN/mqbench
 log() { echo "[$(date +%T)] $*" >&2; }
 field() { sed -n "s/^SUMMARY role=send .* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+# pick_ports N: N free ports below the ephemeral range (a port picked from
+# it can be taken by an outgoing connection before the server binds it).
+pick_ports() {
+	python3 - "$1" <<'PY'
+import random, socket, sys
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+held, out = [], []
+while len(out) < int(sys.argv[1]):
+    p = random.randrange(max(lo - 12000, 2000), lo - 3)
+    t = socket.socket()
+    try:
+        t.bind(("127.0.0.1", p))
+    except OSError:
+        t.close()
+        continue
+    held.append(t)
+    out.append(p)
+for t in held:
+    t.close()
+print(*out)
+PY
 }
 
 wait_port() {
@@ -74,7 +94,7 @@ row() {
 	local name=$1 addr=$2 tls f
 	for tls in false true; do
 		f=$OUT/$name-tls$tls-$rep.txt
-		"$MQB" grpc-produce -proxy "$addr" -tls="$tls" -t "$TOPIC" -c "$CONNS" -w "$WINDOW" -s 1024 -d 2s >/dev/null 2>&1 || true
+		"$MQB" grpc-produce -proxy "$addr" -tls="$tls" -t "$TOPIC" -c "$CONNS" -w "$WINDOW" -s 1024 -d "${WARM}s" >/dev/null 2>&1 || true
 		"$MQB" grpc-produce -proxy "$addr" -tls="$tls" -t "$TOPIC" -c "$CONNS" -w "$WINDOW" -s 1024 -d "${D}s" >"$f" 2>&1 || true
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tls" "$rep" "$(field "$f" tps)" "$(field "$f" p50_ms)" "$(field "$f" p99_ms)" >>"$RES"
 		log "$name tls=$tls rep=$rep: tps=$(field "$f" tps) p50=$(field "$f" p50_ms) p99=$(field "$f" p99_ms)"
@@ -84,7 +104,7 @@ row() {
 for rep in $(seq "$REPS"); do
 	dir=$OUT/rep$rep
 	mkdir -p "$dir/store"
-	ns=$(free_port) bp=$(free_port) gp=$(free_port) mp=$(free_port) ap=$(free_port) ar=$(free_port)
+	read -r ns bp gp mp ap ar < <(pick_ports 6)
 	TOPIC=ProxyBench
 	printf "listenPort=%s\nkvConfigPath=%s\n" "$ns" "$dir/kvConfig.json" >"$dir/namesrv.conf"
 	cat >"$dir/broker.conf" <<CONF

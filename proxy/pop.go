@@ -312,7 +312,7 @@ func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic st
 
 // latestHandle parses the handle a client sends, or, when the proxy keeps
 // it for renewal, takes it out and returns its latest form (Apache's
-// removeReceiptHandle before an ack or a change).
+// removeReceiptHandle before an ack, a change or a forward to the DLQ).
 func (s *Server) latestHandle(ctx context.Context, raw, group string) (receiptHandle, error) {
 	if h, ok := s.renew.take(renewKey{client: metaOf(ctx).clientID, group: group}, raw); ok {
 		return h, nil
@@ -385,7 +385,7 @@ func (s *Server) ForwardMessageToDeadLetterQueue(ctx context.Context, req *v2.Fo
 	if err := validateGroup(req.GetGroup()); err != nil {
 		return &v2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}, nil
 	}
-	h, err := parseReceiptHandle(req.GetReceiptHandle())
+	h, err := s.latestHandle(ctx, req.GetReceiptHandle(), req.GetGroup().GetName())
 	if err == nil {
 		err = s.toDLQ(ctx, h, req.GetMessageId(), req.GetGroup().GetName(), req.GetTopic().GetName())
 	}

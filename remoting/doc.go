@@ -1,8 +1,10 @@
 // Package remoting speaks Apache RocketMQ's Remoting protocol: frames, the
 // Command they carry, both header serializations (JSON and ROCKETMQ binary),
-// request and response codes, a gnet event-loop server and a client.
+// request and response codes, a gnet event-loop server, a client, and an
+// in-process connection (Local) through which a component of the same
+// process calls a Handler without a socket.
 //
-// Owns: frame and header codecs, Command, codes, Server, Conn, Client.
+// Owns: frame and header codecs, Command, codes, Server, Conn, Client, Local.
 // Never: knows what a topic, a queue or a broker is; blocks an event loop.
 //
 // Frame layout (all integers big-endian):

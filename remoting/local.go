@@ -64,11 +64,14 @@ func (l *Local) Conn() *Conn { return l.conn }
 // Invoke serves req and returns its answer, waiting for a late one until
 // ctx ends.
 func (l *Local) Invoke(ctx context.Context, req *Command) (*Command, error) {
-	if l.conn.closed.Load() {
-		return nil, ErrConnClosed
-	}
 	ch := make(chan *Command, 1)
 	l.mu.Lock()
+	// Checked under mu: Close marks the connection closed before it takes
+	// mu to fail the waiting callers, so a caller registered here is seen.
+	if l.conn.closed.Load() {
+		l.mu.Unlock()
+		return nil, ErrConnClosed
+	}
 	l.opaque++
 	req.Opaque = l.opaque
 	// Registered before serving: a late answer may come from another
