@@ -30,6 +30,9 @@ type Broker struct {
 	Groups  *Groups
 	Offsets *Offsets
 	Clients *Clients
+	// Stats counts messages in per topic and out per group and topic
+	// (stats.go), for the metrics endpoint.
+	Stats   Stats
 	Holds   *Holds
 	Locks   *Locks
 	Filters Filters

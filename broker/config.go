@@ -53,6 +53,16 @@ type Config struct {
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
 	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
 
+	// Metrics (package metrics): Apache's keys. PROM serves Prometheus on
+	// metricsPromExporterHost (brokerIP1 when empty) and
+	// metricsPromExporterPort; DISABLE serves nothing (Apache's default;
+	// rocketgo's is PROM). metricsLabel adds "k:v,k:v" labels to every
+	// metric.
+	MetricsExporterType     string `key:"metricsExporterType"`
+	MetricsPromExporterHost string `key:"metricsPromExporterHost"`
+	MetricsPromExporterPort int    `key:"metricsPromExporterPort"`
+	MetricsLabel            string `key:"metricsLabel"`
+
 	// Registration, filters and parked pulls (issue #11, sched).
 	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
 	// are Apache's BrokerConfig keys (registration.go); the others are
@@ -169,6 +179,8 @@ func DefaultConfig() Config {
 		BrokerClusterName:                 "DefaultCluster",
 		BrokerName:                        host,
 		ListenPort:                        10911,
+		MetricsExporterType:               "PROM",
+		MetricsPromExporterPort:           5557,
 		BindAddress:                       "0.0.0.0",
 		NamesrvAddr:                       os.Getenv("NAMESRV_ADDR"),
 		BrokerPermission:                  PermRead | PermWrite,
@@ -240,6 +252,16 @@ func (c *Config) Validate() error {
 	}
 	if c.FlushDelayOffsetInterval <= 0 {
 		return fmt.Errorf("broker: flushDelayOffsetInterval %d must be positive", c.FlushDelayOffsetInterval)
+	}
+	switch strings.ToUpper(c.MetricsExporterType) {
+	case "PROM":
+		if c.MetricsPromExporterPort <= 0 || c.MetricsPromExporterPort > 65535 {
+			return fmt.Errorf("broker: metricsPromExporterPort %d out of range", c.MetricsPromExporterPort)
+		}
+	case "DISABLE", "OTLP_GRPC", "LOG", "":
+		// Apache's other exporters are not served: nothing is exported.
+	default:
+		return fmt.Errorf("broker: metricsExporterType %q: DISABLE, OTLP_GRPC, PROM or LOG", c.MetricsExporterType)
 	}
 	// Registration, filters and parked pulls (issue #11, sched).
 	if c.SplitRegistrationSize <= 0 {

@@ -179,6 +179,7 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	}
 	if out.Status == PullFound {
 		out.Vec, out.Count, out.Release = res.Vec, res.Count, res.Release
+		b.Stats.Out(r.Group, r.Topic, int64(res.Count), vecLen(res.Vec))
 		return out, nil
 	}
 	if out.Status == PullNoNewMsg && run == pullFirst && r.SysFlag&PullFlagSuspend != 0 && later != nil &&
@@ -186,6 +187,15 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 		return PullResult{Status: PullLater}, nil
 	}
 	return out, nil
+}
+
+// vecLen is the bytes of an answer's records.
+func vecLen(vec [][]byte) int64 {
+	var n int64
+	for _, v := range vec {
+		n += int64(len(v))
+	}
+	return n
 }
 
 // suggestBroker is the broker a pull answer sends the consumer to next

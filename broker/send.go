@@ -274,6 +274,14 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}
+	typ := MessageNormal
+	switch {
+	case message.TransactionType(m.SysFlag) == message.TransactionPrep:
+		typ = MessageTransaction
+	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
+		typ = MessageDelay
+	}
+	b.Stats.In(r.Topic, typ, 1, int64(pr.WroteBytes))
 	at := len(buf)
 	buf = message.AppendOffsetMsgID(buf, b.StoreHost, pr.PhysicalOffset)
 	res.MsgID = buf[at:]
@@ -372,6 +380,15 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}
+	var wrote int64
+	for _, pr := range results {
+		wrote += int64(pr.WroteBytes)
+	}
+	typ := MessageNormal // transactional batches are refused
+	if m.Topic == ScheduleTopic || m.Topic == TimerTopic {
+		typ = MessageDelay
+	}
+	b.Stats.In(r.Topic, typ, int64(len(results)), wrote)
 	at := len(text)
 	for i, pr := range results {
 		if i > 0 {

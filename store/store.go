@@ -820,6 +820,9 @@ func (s *Store) MinPhyOffset() int64 { return s.cl.minOffset() }
 // DispatchedPhyOffset is how far the dispatcher has indexed the commit log.
 func (s *Store) DispatchedPhyOffset() int64 { return s.reput.Load() }
 
+// FlushedPhyOffset is the commit log offset msync'ed to disk up to.
+func (s *Store) FlushedPhyOffset() int64 { return s.cl.flushedWhere.Load() }
+
 // MessageAt returns a copy of the whole record stored at phyOffset.
 func (s *Store) MessageAt(phyOffset int64) ([]byte, error) {
 	var hdr [8]byte

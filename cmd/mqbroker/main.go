@@ -21,6 +21,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/metrics"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/proxy"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -79,9 +80,28 @@ func run() int {
 		return 1
 	}
 	startPprof(log)
-	if err := b.Start(processor.BrokerTable(b, log)); err != nil {
+	m, err := metrics.New(b, log)
+	if err != nil {
+		log.Error().Err(err).Msg("metrics")
+		return 1
+	}
+	t := processor.BrokerTable(b, log)
+	var h remoting.Handler = t
+	if m != nil {
+		h = t.Intercept(m.RPC)
+	}
+	if err := b.Start(h); err != nil {
 		log.Error().Err(err).Msg("start broker")
 		return 1
+	}
+	if m != nil {
+		// Not fatal: a second broker on the host (a slave beside its master,
+		// a test cluster) finds the default port taken; it serves its
+		// clients without an endpoint rather than not at all.
+		if err := m.Start(); err != nil {
+			log.Error().Err(err).Msg("metrics endpoint not started (metricsPromExporterHost/Port, or metricsExporterType=DISABLE)")
+			m = nil
+		}
 	}
 	var px *proxy.Server
 	if *enableProxy {
@@ -114,6 +134,9 @@ func run() int {
 			log.Error().Err(err).Msg("proxy shutdown")
 			code = 1
 		}
+	}
+	if m != nil {
+		_ = m.Shutdown(ctx) // scrapes only; nothing to lose
 	}
 	if err := b.Shutdown(ctx); err != nil {
 		log.Error().Err(err).Msg("shutdown")

@@ -1,0 +1,118 @@
+package broker
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Stats counts what the broker takes in (per topic) and hands out (per
+// consumer group and topic): messages and bytes since start, Apache's
+// BrokerStatsManager figures (TOPIC_PUT_NUMS / _SIZE, GROUP_GET_NUMS /
+// _SIZE). The metrics endpoint reads them at each scrape.
+//
+// Invariants: counting is one sync.Map read and two atomic adds per send or
+// per answer of a pull or pop; a key allocates once, on its first use, and
+// the keys are bounded (maxStatKeys each way: a group name comes from the
+// client): past the bound a new key's flow is counted only in the totals.
+type Stats struct {
+	in, out       sync.Map // TopicType or GroupTopic -> *Flow
+	inKeys        atomic.Int64
+	outKeys       atomic.Int64
+	totIn, totOut Flow
+}
+
+// Flow is messages and bytes through one key.
+type Flow struct {
+	Msgs, Bytes atomic.Int64
+}
+
+// GroupTopic keys what a consumer group took from a topic.
+type GroupTopic struct{ Group, Topic string }
+
+// TopicType keys what was stored on a topic by kind of message.
+type TopicType struct {
+	Topic string
+	Type  MessageType
+}
+
+// MessageType is the kind of a message stored, as Apache's metrics label
+// it (TopicMessageType.getMetricsValue).
+type MessageType uint8
+
+const (
+	MessageNormal MessageType = iota
+	MessageDelay
+	MessageTransaction
+)
+
+func (t MessageType) String() string {
+	switch t {
+	case MessageDelay:
+		return "delay"
+	case MessageTransaction:
+		return "transaction"
+	}
+	return "normal"
+}
+
+// maxStatKeys bounds the keys of each table.
+const maxStatKeys = 100_000
+
+// In counts msgs of type stored on topic, bytes in all as stored (records).
+func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
+	s.totIn.add(msgs, bytes)
+	k := TopicType{topic, typ}
+	if f, ok := s.in.Load(k); ok {
+		f.(*Flow).add(msgs, bytes)
+		return
+	}
+	if s.inKeys.Load() >= maxStatKeys {
+		return
+	}
+	f, loaded := s.in.LoadOrStore(TopicType{strings.Clone(topic), typ}, &Flow{})
+	if !loaded {
+		s.inKeys.Add(1)
+	}
+	f.(*Flow).add(msgs, bytes)
+}
+
+// Out counts msgs (bytes in all, as stored: records) handed to group from
+// topic.
+func (s *Stats) Out(group, topic string, msgs, bytes int64) {
+	s.totOut.add(msgs, bytes)
+	k := GroupTopic{group, topic}
+	if f, ok := s.out.Load(k); ok {
+		f.(*Flow).add(msgs, bytes)
+		return
+	}
+	if s.outKeys.Load() >= maxStatKeys {
+		return
+	}
+	f, loaded := s.out.LoadOrStore(GroupTopic{strings.Clone(group), strings.Clone(topic)}, &Flow{})
+	if !loaded {
+		s.outKeys.Add(1)
+	}
+	f.(*Flow).add(msgs, bytes)
+}
+
+// Totals are the messages and bytes in and out since start, every key
+// included.
+func (s *Stats) Totals() (inMsgs, inBytes, outMsgs, outBytes int64) {
+	return s.totIn.Msgs.Load(), s.totIn.Bytes.Load(), s.totOut.Msgs.Load(), s.totOut.Bytes.Load()
+}
+
+// RangeIn calls fn for each topic and type's flow until fn returns false.
+func (s *Stats) RangeIn(fn func(k TopicType, f *Flow) bool) {
+	s.in.Range(func(k, v any) bool { return fn(k.(TopicType), v.(*Flow)) })
+}
+
+// RangeOut calls fn for each group and topic's flow until fn returns false.
+func (s *Stats) RangeOut(fn func(k GroupTopic, f *Flow) bool) {
+	s.out.Range(func(k, v any) bool { return fn(k.(GroupTopic), v.(*Flow)) })
+}
+
+func (f *Flow) add(msgs, bytes int64) {
+	f.Msgs.Add(msgs)
+	f.Bytes.Add(bytes)
+}

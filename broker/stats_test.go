@@ -1,0 +1,62 @@
+package broker
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// TestStatsCounts: flows per key and in total, concurrent adds included;
+// past maxStatKeys a new key counts only in the totals.
+func TestStatsCounts(t *testing.T) {
+	var s Stats
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				s.In("T", MessageNormal, 1, 10)
+				s.Out("G", "T", 2, 20)
+			}
+		}()
+	}
+	wg.Wait()
+	s.In("T", MessageDelay, 1, 5)
+	in := map[TopicType]int64{}
+	s.RangeIn(func(k TopicType, f *Flow) bool { in[k] = f.Msgs.Load(); return true })
+	if in[TopicType{"T", MessageNormal}] != 4000 || in[TopicType{"T", MessageDelay}] != 1 || len(in) != 2 {
+		t.Fatalf("in %v", in)
+	}
+	var out int64
+	s.RangeOut(func(k GroupTopic, f *Flow) bool { out += f.Bytes.Load(); return true })
+	if out != 80000 {
+		t.Fatalf("out bytes %d", out)
+	}
+
+	s.inKeys.Store(maxStatKeys)
+	s.In("other", MessageNormal, 7, 70)
+	n := 0
+	s.RangeIn(func(TopicType, *Flow) bool { n++; return true })
+	inMsgs, inBytes, outMsgs, _ := s.Totals()
+	if n != 2 || inMsgs != 4008 || inBytes != 40075 || outMsgs != 8000 {
+		t.Fatalf("past the bound: keys %d, totals %d msgs %d bytes, out %d", n, inMsgs, inBytes, outMsgs)
+	}
+}
+
+// BenchmarkStatsIn is the per-send cost: one map read, two atomic adds.
+func BenchmarkStatsIn(b *testing.B) {
+	var s Stats
+	topics := make([]string, 64)
+	for i := range topics {
+		topics[i] = "topic-" + strconv.Itoa(i)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			s.In(topics[i&63], MessageNormal, 1, 1024)
+			i++
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package compattest
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMetrics: the broker's Prometheus endpoint (metricsExporterType=PROM,
+// rocketgo's default) after the official Go client sent 20 messages and a
+// push consumer took them: the metric names and labels of Apache 5.3.3's
+// exposition (scraped from the reference broker: units appended, labels
+// cluster, node_type, node_id, otel_scope_name and metricsLabel's), the
+// counts in and out,
+// the connections by language, the group's lag back to 0 once it
+// committed, the request latency histogram by request code, the store
+// gauges.
+func TestMetrics(t *testing.T) {
+	port, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClusterConf(t, "metrics", fmt.Sprintf("metricsPromExporterPort=%d\nmetricsLabel=env:compat\n", port))
+	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	topic, group := uniq("MT"), uniq("MG")
+	createTopic(t, c, topic)
+	p := newProducer(t, c)
+	var ids []string
+	for i := 0; i < 20; i++ {
+		id := "m-" + strconv.Itoa(i)
+		p.mustSend(t, newMsg(topic, id, "TA"))
+		ids = append(ids, id)
+	}
+	col := newCollector("metrics")
+	startConsumer(t, c, group, topic, "*", col)
+	waitAll(t, col, ids, 30*time.Second, "messages for the metrics")
+
+	base := map[string]string{"cluster": clusterName, "node_type": "broker", "node_id": c.brokerName, "env": "compat",
+		"otel_scope_name": "broker-meter"}
+	var s scrape
+	ok := waitFor(t, 30*time.Second, func() bool {
+		s = scrapeMetrics(t, url)
+		lag, found := s.value("rocketmq_consumer_lag_messages", map[string]string{"consumer_group": group, "topic": topic})
+		return found && lag == 0
+	})
+	if !ok {
+		t.Fatalf("consumer lag of %s never 0:\n%s", group, s.grep(group))
+	}
+	want := []struct {
+		name   string
+		labels map[string]string
+		check  func(float64) bool
+		what   string
+	}{
+		{"rocketmq_messages_in_total", map[string]string{"topic": topic, "message_type": "normal", "is_system": "false"}, eq(20), "20"},
+		{"rocketmq_throughput_in_total", map[string]string{"topic": topic}, atLeast(20 * 100), "≥ 2000 bytes"},
+		{"rocketmq_messages_out_total", map[string]string{"topic": topic, "consumer_group": group, "is_system": "false"}, eq(20), "20"},
+		{"rocketmq_throughput_out_total", map[string]string{"topic": topic, "consumer_group": group}, atLeast(20 * 100), "≥ 2000 bytes"},
+		{"rocketmq_producer_connections", map[string]string{"language": "go", "protocol_type": "remoting"}, atLeast(1), "≥ 1"},
+		{"rocketmq_consumer_connections", map[string]string{"consumer_group": group, "language": "go", "consume_mode": "push"}, eq(1), "1"},
+		{"rocketmq_rpc_latency_milliseconds_count", map[string]string{"request_code": "send_message", "response_code": "success", "protocol_type": "remoting"}, atLeast(20), "≥ 20"},
+		{"rocketmq_rpc_latency_milliseconds_count", map[string]string{"request_code": "heart_beat"}, atLeast(1), "≥ 1"},
+		{"rocketmq_topic_number", nil, atLeast(2), "≥ 2"},
+		{"rocketmq_consumer_group_number", nil, atLeast(1), "≥ 1"},
+		{"rocketmq_broker_permission", nil, eq(6), "6"},
+		{"rocketmq_storage_size_bytes", map[string]string{"storage_type": "local", "storage_medium": "disk"}, atLeast(1), "> 0"},
+		{"rocketmq_storage_dispatch_behind_bytes", nil, atLeast(0), "present"},
+		{"rocketmq_storage_flush_behind_bytes", nil, atLeast(0), "present"},
+	}
+	for _, w := range want {
+		labels := map[string]string{}
+		for k, v := range base {
+			labels[k] = v
+		}
+		for k, v := range w.labels {
+			labels[k] = v
+		}
+		v, found := s.sum(w.name, labels)
+		if !found || !w.check(v) {
+			t.Errorf("%s%v = %v (found %v), want %s", w.name, w.labels, v, found, w.what)
+		}
+	}
+	if t.Failed() {
+		t.Logf("scrape:\n%s", s.grep("rocketmq_"))
+	}
+}
+
+func eq(want float64) func(float64) bool      { return func(v float64) bool { return v == want } }
+func atLeast(want float64) func(float64) bool { return func(v float64) bool { return v >= want } }
+
+// scrape is a Prometheus text exposition, one sample per line.
+type scrape []sample
+
+type sample struct {
+	name   string
+	labels map[string]string
+	value  float64
+	line   string
+}
+
+// scrapeMetrics reads url's exposition (label values without escapes, as
+// the broker's are).
+func scrapeMetrics(t *testing.T, url string) scrape {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("scrape %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("scrape %s: %s", url, resp.Status)
+	}
+	var out scrape
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		s := sample{labels: map[string]string{}, line: line}
+		rest := line
+		if i := strings.IndexByte(line, '{'); i >= 0 {
+			j := strings.LastIndexByte(line, '}')
+			s.name = line[:i]
+			for _, kv := range strings.Split(line[i+1:j], `",`) {
+				k, v, _ := strings.Cut(kv, `="`)
+				s.labels[k] = strings.TrimSuffix(v, `"`)
+			}
+			rest = strings.TrimSpace(line[j+1:])
+		} else {
+			s.name, rest, _ = strings.Cut(line, " ")
+		}
+		v, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+		if err != nil {
+			t.Fatalf("scrape line %q: %v", line, err)
+		}
+		s.value = v
+		out = append(out, s)
+	}
+	return out
+}
+
+// sum adds the samples of name whose labels include want.
+func (s scrape) sum(name string, want map[string]string) (float64, bool) {
+	var total float64
+	found := false
+next:
+	for _, x := range s {
+		if x.name != name {
+			continue
+		}
+		for k, v := range want {
+			if x.labels[k] != v {
+				continue next
+			}
+		}
+		total += x.value
+		found = true
+	}
+	return total, found
+}
+
+func (s scrape) value(name string, want map[string]string) (float64, bool) { return s.sum(name, want) }
+
+func (s scrape) grep(sub string) string {
+	var b strings.Builder
+	for _, x := range s {
+		if strings.Contains(x.line, sub) {
+			b.WriteString(x.line + "\n")
+		}
+	}
+	return b.String()
+}

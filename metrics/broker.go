@@ -1,0 +1,151 @@
+package metrics
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sys/unix"
+
+	"github.com/rocketgo/rocketgo/broker"
+)
+
+// collector reads a broker's counters and tables at each scrape: nothing
+// of it runs on the request path.
+type collector struct {
+	b     *broker.Broker
+	descs map[string]family
+}
+
+type family struct {
+	desc *prometheus.Desc
+	kind prometheus.ValueType
+}
+
+// storageLabels are DefaultStoreMetricsManager's: storage_type, storage_medium.
+var storageLabels = []string{"storage_type", "storage_medium"}
+
+// metric families: name -> help, variable labels, kind. Names are as
+// Apache's Prometheus exposition writes them: OpenTelemetry's exporter
+// appends the unit (rocketmq_storage_size becomes rocketmq_storage_size_bytes).
+var families = []struct {
+	name, help string
+	labels     []string
+	kind       prometheus.ValueType
+}{
+	{"rocketmq_messages_in_total", "Total number of incoming messages", []string{"topic", "message_type", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_throughput_in_total", "Total traffic of incoming messages", []string{"topic", "message_type", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_messages_out_total", "Total number of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_throughput_out_total", "Total traffic of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_producer_connections", "Producer connections", []string{"language", "version", "protocol_type"}, prometheus.GaugeValue},
+	{"rocketmq_consumer_connections", "Consumer connections", []string{"consumer_group", "language", "version", "consume_mode", "protocol_type", "is_system"}, prometheus.GaugeValue},
+	{"rocketmq_consumer_lag_messages", "Consumer lag messages", []string{"consumer_group", "topic", "is_retry", "is_system"}, prometheus.GaugeValue},
+	{"rocketmq_topic_number", "Active topic number", nil, prometheus.GaugeValue},
+	{"rocketmq_consumer_group_number", "Active subscription group number", nil, prometheus.GaugeValue},
+	{"rocketmq_broker_permission", "Broker permission", nil, prometheus.GaugeValue},
+	{"rocketmq_storage_size_bytes", "Broker storage size", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_storage_flush_behind_bytes", "Broker flush behind bytes", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_storage_dispatch_behind_bytes", "Broker dispatch behind bytes", storageLabels, prometheus.GaugeValue},
+}
+
+func newCollector(b *broker.Broker, constLabels prometheus.Labels) *collector {
+	c := &collector{b: b, descs: make(map[string]family, len(families))}
+	for _, f := range families {
+		c.descs[f.name] = family{prometheus.NewDesc(f.name, f.help, f.labels, constLabels), f.kind}
+	}
+	return c
+}
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, f := range c.descs {
+		ch <- f.desc
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	emit := func(name string, v float64, labels ...string) {
+		f := c.descs[name]
+		ch <- prometheus.MustNewConstMetric(f.desc, f.kind, v, labels...)
+	}
+	b := c.b
+	b.Stats.RangeIn(func(k broker.TopicType, f *broker.Flow) bool {
+		sys := strconv.FormatBool(broker.IsSystemTopicName(k.Topic))
+		emit("rocketmq_messages_in_total", float64(f.Msgs.Load()), k.Topic, k.Type.String(), sys)
+		emit("rocketmq_throughput_in_total", float64(f.Bytes.Load()), k.Topic, k.Type.String(), sys)
+		return true
+	})
+	b.Stats.RangeOut(func(k broker.GroupTopic, f *broker.Flow) bool {
+		sys := strconv.FormatBool(isSystem(k.Topic, k.Group))
+		emit("rocketmq_messages_out_total", float64(f.Msgs.Load()), k.Topic, k.Group, sys)
+		emit("rocketmq_throughput_out_total", float64(f.Bytes.Load()), k.Topic, k.Group, sys)
+		return true
+	})
+	c.connections(emit)
+	c.lag(emit)
+	cfg := b.Config()
+	emit("rocketmq_topic_number", float64(b.Topics.Len()))
+	emit("rocketmq_consumer_group_number", float64(b.Groups.Len()))
+	emit("rocketmq_broker_permission", float64(cfg.BrokerPermission))
+	var fs unix.Statfs_t
+	if unix.Statfs(cfg.Store.StorePathRootDir, &fs) == nil { // Apache: the store's disk, total minus free
+		emit("rocketmq_storage_size_bytes", float64((fs.Blocks-fs.Bfree)*uint64(fs.Bsize)), "local", "disk")
+	}
+	end := b.Store.MaxPhyOffset()
+	emit("rocketmq_storage_flush_behind_bytes", float64(max(end-b.Store.FlushedPhyOffset(), 0)), "local", "disk")
+	emit("rocketmq_storage_dispatch_behind_bytes", float64(max(end-b.Store.DispatchedPhyOffset(), 0)), "local", "disk")
+}
+
+// connections counts the producer and consumer connections by kind, as
+// Apache's initConnectionMetrics.
+func (c *collector) connections(emit func(string, float64, ...string)) {
+	type consumerKey struct {
+		group, mode string
+		kind        broker.ClientKind
+	}
+	producers := map[broker.ClientKind]int{}
+	c.b.Clients.EachProducer(func(_ string, k broker.ClientKind) { producers[k]++ })
+	for k, n := range producers {
+		emit("rocketmq_producer_connections", float64(n), strings.ToLower(k.Language.String()), versionName(k.Version), "remoting")
+	}
+	consumers := map[consumerKey]int{}
+	c.b.Clients.EachConsumer(func(group, consumeType string, k broker.ClientKind) {
+		consumers[consumerKey{group, consumeMode(consumeType), k}]++
+	})
+	for k, n := range consumers {
+		emit("rocketmq_consumer_connections", float64(n), k.group, strings.ToLower(k.kind.Language.String()),
+			versionName(k.kind.Version), k.mode, "remoting", strconv.FormatBool(isSystem("", k.group)))
+	}
+}
+
+// lag is each group's committed lag on each topic: the messages between its
+// committed offset and the queue's end, summed over the queues (Apache's
+// ConsumerLagCalculator without the pop and in-flight parts).
+func (c *collector) lag(emit func(string, float64, ...string)) {
+	type key struct{ group, topic string }
+	lags := map[key]int64{}
+	st := c.b.Store
+	c.b.Offsets.Each(func(group, topic string, q int32, off int64) {
+		lags[key{group, topic}] += max(st.MaxOffset(topic, q)-max(off, 0), 0)
+	})
+	for k, n := range lags {
+		emit("rocketmq_consumer_lag_messages", float64(n), k.group, k.topic,
+			strconv.FormatBool(broker.IsRetryTopic(k.topic)), strconv.FormatBool(isSystem(k.topic, k.group)))
+	}
+}
+
+// consumeMode is Apache's ConsumeType.getTypeCN in lower case.
+func consumeMode(consumeType string) string {
+	switch consumeType {
+	case "CONSUME_ACTIVELY":
+		return "pull"
+	case "CONSUME_POP":
+		return "pop"
+	}
+	return "push"
+}
+
+// isSystem is BrokerMetricsManager.isSystem: a system topic or a system
+// consumer group (MixAll.isSysConsumerGroup: the CID_RMQ_SYS_ prefix).
+func isSystem(topic, group string) bool {
+	return (topic != "" && broker.IsSystemTopicName(topic)) || strings.HasPrefix(group, "CID_RMQ_SYS_")
+}

@@ -1,0 +1,74 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/rocketgo/rocketgo/processor"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// TestRPCLabels: Apache's names for known codes, the number for an unknown
+// one until maxRPCSeries label sets, then "other"; a late pull answer is a
+// long poll.
+func TestRPCLabels(t *testing.T) {
+	r := newRPC(prometheus.Labels{"cluster": "C"})
+	resp := &remoting.Command{Code: remoting.Success}
+	r.After(processor.Exchange{Code: remoting.SendMessageV2, Resp: resp, Took: 2 * time.Millisecond})
+	r.After(processor.Exchange{Code: remoting.PullMessage, Resp: &remoting.Command{Code: 19}, Took: time.Second, Late: true})
+	r.After(processor.Exchange{Code: 777777, Resp: &remoting.Command{Code: remoting.RequestCodeNotSupported}})
+	got := series(t, r)
+	for _, want := range []string{
+		"send_message_v2/success/false",
+		"pull_message/pull_not_found/true",
+		"777777/request_code_not_supported/false",
+	} {
+		if got[want] != 1 {
+			t.Errorf("series %s: %v", want, got)
+		}
+	}
+	for i := 0; i < 2*maxRPCSeries; i++ {
+		r.After(processor.Exchange{Code: int32(1_000_000 + i), Resp: resp})
+	}
+	got = series(t, r)
+	if len(got) > maxRPCSeries+1 || got["other/success/false"] == 0 {
+		t.Fatalf("%d series, other=%d", len(got), got["other/success/false"])
+	}
+}
+
+func series(t *testing.T, r *RPC) map[string]uint64 {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 4096)
+	r.hist.Collect(ch)
+	close(ch)
+	out := map[string]uint64{}
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		l := map[string]string{}
+		for _, p := range d.GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		out[l["request_code"]+"/"+l["response_code"]+"/"+l["is_long_polling"]] += d.GetHistogram().GetSampleCount()
+	}
+	return out
+}
+
+// BenchmarkRPCAfter is the interceptor's cost per answered request.
+func BenchmarkRPCAfter(b *testing.B) {
+	r := newRPC(nil)
+	resp := &remoting.Command{Code: remoting.Success}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			r.After(processor.Exchange{Code: remoting.SendMessageV2 + int32(i&1), Resp: resp, Took: time.Millisecond})
+			i++
+		}
+	})
+}

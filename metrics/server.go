@@ -1,0 +1,91 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/broker"
+)
+
+// Server is a broker's Prometheus endpoint (metricsExporterType=PROM).
+type Server struct {
+	// RPC is the interceptor to wrap the broker's processor table with.
+	RPC *RPC
+
+	reg  *prometheus.Registry
+	addr string
+	log  zerolog.Logger
+	http *http.Server
+	ln   net.Listener
+}
+
+// New returns b's endpoint, or nil when metricsExporterType is not PROM.
+// Every metric carries Apache's labels cluster, node_type and node_id (the
+// broker name) and those of metricsLabel ("k:v,k:v").
+func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
+	cfg := b.Config()
+	if !strings.EqualFold(cfg.MetricsExporterType, "PROM") {
+		return nil, nil
+	}
+	labels := prometheus.Labels{"cluster": cfg.BrokerClusterName, "node_type": "broker", "node_id": cfg.BrokerName,
+		"otel_scope_name": "broker-meter"} // Apache's exporter labels every sample with its meter
+	for _, kv := range strings.Split(cfg.MetricsLabel, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), ":")
+		if !ok || k == "" {
+			continue
+		}
+		labels[k] = v
+	}
+	s := &Server{RPC: newRPC(labels), reg: prometheus.NewRegistry(), log: log.With().Str("component", "metrics").Logger()}
+	if err := s.reg.Register(s.RPC.hist); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if err := s.reg.Register(newCollector(b, labels)); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	host := cfg.MetricsPromExporterHost
+	if host == "" {
+		host = cfg.BrokerIP1 // Apache's default
+	}
+	s.addr = net.JoinHostPort(host, strconv.Itoa(cfg.MetricsPromExporterPort))
+	return s, nil
+}
+
+// Start listens and serves /metrics (any path, as Apache's exporter).
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("metrics: listen %s: %w", s.addr, err)
+	}
+	s.ln = ln
+	h := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{MaxRequestsInFlight: 4, Timeout: 10 * time.Second})
+	s.http = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 15 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error().Err(err).Msg("metrics endpoint stopped")
+		}
+	}()
+	s.log.Info().Str("addr", ln.Addr().String()).Msg("metrics endpoint (Prometheus) started")
+	return nil
+}
+
+// Addr is the address listened on once started.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Shutdown stops serving; scrapes in flight finish until ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.http == nil {
+		return nil
+	}
+	return s.http.Shutdown(ctx)
+}
