@@ -2,7 +2,6 @@ package remoting
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -170,7 +169,12 @@ func (s *Server) Start() error {
 	if loops <= 0 {
 		loops = runtime.GOMAXPROCS(0)
 	}
-	sock, dir := engineSocket()
+	sock, dir, err := engineSocket()
+	if err != nil {
+		_ = ln.Close()
+		s.closeSpare()
+		return fmt.Errorf("remoting: %w", err)
+	}
 	go func() {
 		err := gnet.Run(s, "unix://"+sock,
 			gnet.WithMulticore(true),
@@ -237,16 +241,17 @@ func (s *Server) awaitEngine(sock string) error {
 }
 
 // engineSocket returns a path for the engine's private Unix socket, in a
-// fresh directory only this user can enter, and that directory ("" when
-// none could be made: then an abstract socket, whose name is random).
-func engineSocket() (sock, dir string) {
-	dir, err := os.MkdirTemp("", "rocketgo-remoting-")
-	if err != nil {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		return fmt.Sprintf("@rocketgo-%d-%x", os.Getpid(), b), ""
+// fresh directory only this user can enter, and that directory: under
+// TMPDIR, else /dev/shm, else the working directory (a container built
+// from scratch has no /tmp). Never an abstract socket: gnet reads its
+// address as a URL, where "unix://@name" is the relative path "name".
+func engineSocket() (sock, dir string, err error) {
+	for _, parent := range []string{os.TempDir(), "/dev/shm", "."} {
+		if dir, err = os.MkdirTemp(parent, "rocketgo-remoting-"); err == nil {
+			return filepath.Join(dir, "engine.sock"), dir, nil
+		}
 	}
-	return filepath.Join(dir, "engine.sock"), dir
+	return "", "", fmt.Errorf("no directory for the event loops' private socket (TMPDIR, /dev/shm, .): %w", err)
 }
 
 // Addr is the address the listener is bound to (port 0 resolved); valid after Start.

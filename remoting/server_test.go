@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,3 +243,19 @@ func TestServerClosesOnGarbage(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+
+// TestServerWithoutTmpDir: with TMPDIR missing (a container built from
+// scratch has no /tmp) the engine's private socket goes elsewhere and the
+// server starts. Its abstract-socket fallback once failed: gnet reads
+// "unix://@name" as the relative path "name".
+func TestServerWithoutTmpDir(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	s, _ := startServer(t)
+	cl := NewClient(testutil.Logger())
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if resp, err := cl.Invoke(ctx, s.Addr(), NewRequest(codeEcho, map[string]string{"v": "x"}, nil)); err != nil || resp.Str("echo") != "x" {
+		t.Fatalf("echo without TMPDIR: %v %+v", err, resp)
+	}
+}
