@@ -1,0 +1,123 @@
+package compattest
+
+// TestDocker drives rocketgo's image in a real Docker engine, brought up by
+// docker/test.sh (make test-docker) from docker/docker-compose.yml: the
+// official Go client (rocketmq-client-go v2) produces and consumes from the
+// host through the published ports, then the broker container is restarted
+// and every acknowledged message must still be consumable. Skipped unless
+// ROCKETGO_DOCKER=1; the addresses come from test.sh:
+//
+//	ROCKETGO_DOCKER_NS              name server, host:published port
+//	ROCKETGO_DOCKER_BROKER          brokerIP1:listenPort (same port in and out)
+//	ROCKETGO_DOCKER_BROKER_CONTAINER the broker's container id (docker restart)
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dockerEnv returns the compose deployment test.sh started, or skips.
+func dockerEnv(t *testing.T) (c *cluster, container string) {
+	t.Helper()
+	if os.Getenv("ROCKETGO_DOCKER") != "1" {
+		t.Skip("ROCKETGO_DOCKER=1 not set: run make test-docker (docker/test.sh)")
+	}
+	ns, br := os.Getenv("ROCKETGO_DOCKER_NS"), os.Getenv("ROCKETGO_DOCKER_BROKER")
+	container = os.Getenv("ROCKETGO_DOCKER_BROKER_CONTAINER")
+	if ns == "" || br == "" || container == "" {
+		t.Fatal("ROCKETGO_DOCKER_NS, ROCKETGO_DOCKER_BROKER and ROCKETGO_DOCKER_BROKER_CONTAINER must be set (docker/test.sh sets them)")
+	}
+	return &cluster{name: "docker", nsAddr: ns, brokerAddr: br}, container
+}
+
+// waitDial waits until addr accepts TCP connections.
+func waitDial(t *testing.T, addr string, timeout time.Duration) {
+	t.Helper()
+	var last error
+	if !waitFor(t, timeout, func() bool {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			last = err
+			return false
+		}
+		_ = conn.Close()
+		return true
+	}) {
+		t.Fatalf("%s not accepting connections within %s: %v", addr, timeout, last)
+	}
+}
+
+func TestDocker(t *testing.T) {
+	c, container := dockerEnv(t)
+	waitDial(t, c.nsAddr, 30*time.Second)
+	waitDial(t, c.brokerAddr, 30*time.Second)
+
+	topic := uniq("DockerTopic")
+	createTopic(t, c, topic)
+	p := newProducer(t, c)
+
+	const n = 200
+	var acked []string
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("d%03d", i)
+		r := p.mustSend(t, newMsg(topic, id, "docker"))
+		if r.MessageQueue.BrokerName != "broker-a" {
+			t.Fatalf("send %s went to broker %q, want broker-a from the compose file's broker.conf", id, r.MessageQueue.BrokerName)
+		}
+		acked = append(acked, id)
+	}
+
+	col := newCollector("before")
+	h := startConsumer(t, c, uniq("DockerCG"), topic, "*", col)
+	waitAll(t, col, acked, 60*time.Second, "consume from the published ports")
+	h.shutdown()
+
+	// docker restart sends SIGTERM, waits up to -t seconds, then SIGKILL;
+	// the store is a bind mount, so it outlives the container's process.
+	startedAt := func() string {
+		out, err := exec.Command("docker", "inspect", "-f", "{{.State.StartedAt}}", container).Output()
+		if err != nil {
+			t.Fatalf("docker inspect %s: %v", container, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := startedAt()
+	start := time.Now()
+	out, err := exec.Command("docker", "restart", "-t", "20", container).CombinedOutput()
+	if err != nil {
+		t.Fatalf("docker restart %s: %v\n%s", container, err, out)
+	}
+	if after := startedAt(); after == before {
+		t.Fatalf("broker container start time unchanged (%s): it was not restarted", before)
+	}
+	waitDial(t, c.brokerAddr, 30*time.Second)
+	t.Logf("broker container restarted and listening in %s", time.Since(start).Round(time.Millisecond))
+	waitRoute(t, c, topic, 0)
+
+	// After the restart: a fresh group reads the topic from the first
+	// offset and must see every message acknowledged before it, plus new
+	// ones sent after it.
+	for i := 0; i < 20; i++ {
+		id := fmt.Sprintf("after%02d", i)
+		var sendErr error
+		if !waitFor(t, 30*time.Second, func() bool {
+			_, sendErr = p.sendSync(context.Background(), newMsg(topic, id, "docker"))
+			return sendErr == nil
+		}) {
+			t.Fatalf("send %s after the broker restart: %v", id, sendErr)
+		}
+		acked = append(acked, id)
+	}
+	col2 := newCollector("after")
+	startConsumer(t, c, uniq("DockerCG2"), topic, "*", col2)
+	waitAll(t, col2, acked, 60*time.Second, "consume after docker restart of the broker")
+	if d := col2.distinct(); d != len(acked) {
+		t.Fatalf("after restart: %d distinct messages, want %d", d, len(acked))
+	}
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# base.sh builds the image our Dockerfile starts FROM when no registry is
+# reachable: a Debian bookworm minbase rootfs made with debootstrap and
+# imported with `docker import`. The rootfs tarball is cached outside the
+# clone (ROCKETGO_DOCKER_CACHE, default /var/cache/rocketgo-docker) so a
+# second run, or a run after `docker rmi`, costs seconds, not minutes.
+#
+# Usage: docker/base.sh [image]      (default rocketgo-base:bookworm)
+# Env:   DEBIAN_MIRROR (default: the mirror apt uses, else deb.debian.org)
+set -eu
+
+IMAGE=${1:-rocketgo-base:bookworm}
+CACHE=${ROCKETGO_DOCKER_CACHE:-/var/cache/rocketgo-docker}
+TARBALL=$CACHE/bookworm-minbase.tar
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+if docker image inspect "$IMAGE" >/dev/null 2>&1; then
+	echo "base.sh: $IMAGE exists"
+	exit 0
+fi
+
+if [ ! -s "$TARBALL" ]; then
+	command -v debootstrap >/dev/null 2>&1 || {
+		echo "base.sh: installing debootstrap" >&2
+		apt-get install -y debootstrap >/dev/null
+	}
+	mkdir -p "$CACHE"
+	ROOT=$(mktemp -d "$CACHE/rootfs.XXXXXX")
+	trap 'rm -rf "$ROOT"' EXIT
+	echo "base.sh: debootstrap bookworm minbase into $ROOT (a few minutes, once)" >&2
+	debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 || {
+		tail -20 "$CACHE/debootstrap.log" >&2
+		exit 1
+	}
+	# Nothing in the image runs apt: drop its lists, caches and the docs to
+	# keep the base small.
+	rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/* \
+		"$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/usr/share/locale/*
+	tar -C "$ROOT" -cf "$TARBALL.tmp" . && mv "$TARBALL.tmp" "$TARBALL"
+fi
+
+echo "base.sh: docker import $TARBALL as $IMAGE" >&2
+docker import -c 'CMD ["/bin/sh"]' "$TARBALL" "$IMAGE" >/dev/null
+echo "base.sh: $IMAGE built"

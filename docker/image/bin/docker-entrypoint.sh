@@ -1,0 +1,22 @@
+#!/bin/sh
+# Entry point with apache/rocketmq's contract: a first argument, or
+# NODE_ROLE, of nameserver / broker / controller runs that server with the
+# remaining arguments; anything else is exec'd as given (compose files use
+# `sh mqnamesrv`, `sh mqbroker -c ...`, `sh mqproxy -pc ...`).
+set -e
+role=${NODE_ROLE:-}
+case "$1" in
+nameserver | broker | controller)
+	role=$1
+	shift
+	;;
+esac
+case "$role" in
+nameserver) exec ./mqnamesrv "$@" ;;
+broker) exec ./mqbroker "$@" ;;
+controller)
+	echo "docker-entrypoint.sh: rocketgo has no controller yet" >&2
+	exit 1
+	;;
+esac
+exec "$@"

@@ -1,0 +1,122 @@
+#!/bin/sh
+# test.sh is make test-docker: it installs and starts what is missing (the
+# docker.io engine, Debian's docker-compose), builds the base image and
+# rocketgo's image (build.sh), brings docker-compose.yml up under a unique
+# project name with every port published on a free host port, runs
+# compat-tests' TestDocker from the host (official Go client; it restarts the
+# broker container and checks nothing acknowledged was lost), and tears
+# everything down (containers, networks, volumes, the project directory)
+# whatever happened.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+export TMPDIR=${TMPDIR:-/tmp/rocketgo-docker-test}
+mkdir -p "$TMPDIR"
+IMAGE=${ROCKETGO_IMAGE:-rocketgo:5.3.3}
+
+need() { # need CMD PACKAGE: apt-get install PACKAGE unless CMD exists
+	command -v "$1" >/dev/null 2>&1 && return 0
+	echo "test.sh: installing $2" >&2
+	apt-get install -y "$2" >"$TMPDIR/apt-$2.log" 2>&1 || {
+		apt-get update >/dev/null 2>&1 && apt-get install -y "$2" >"$TMPDIR/apt-$2.log" 2>&1
+	}
+}
+need docker docker.io
+need docker-compose docker-compose
+need debootstrap debootstrap
+if ! docker info >/dev/null 2>&1; then
+	echo "test.sh: starting dockerd (log /tmp/dockerd.log)" >&2
+	nohup dockerd >/tmp/dockerd.log 2>&1 &
+	i=0
+	until docker info >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -le 60 ] || { echo "test.sh: dockerd did not start" >&2; tail -20 /tmp/dockerd.log >&2; exit 1; }
+		sleep 1
+	done
+fi
+
+work=$(mktemp -d "$TMPDIR/run.XXXXXX")
+t0=$(date +%s)
+ROCKETGO_LIB_DIR=$work/lib "$here/build.sh" "$IMAGE"
+echo "test.sh: image built in $(($(date +%s) - t0))s"
+
+# Ports: 8 consecutive free ports below the ephemeral range. The broker's
+# ports are the same inside and out, because the broker advertises
+# brokerIP1:listenPort and clients on the host dial exactly that.
+port_free() { ! ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+pick_base() {
+	tries=0
+	while [ $tries -lt 50 ]; do
+		b=$((20000 + ($(od -An -N2 -tu2 /dev/urandom) % 900) * 10))
+		ok=1
+		for o in 0 1 2 3 4 5 6 7; do port_free $((b + o)) || ok=0; done
+		[ $ok = 1 ] && { echo $b; return 0; }
+		tries=$((tries + 1))
+	done
+	return 1
+}
+base=$(pick_base)
+NAMESRV_PORT=$base
+BROKER_FAST_PORT=$((base + 2))
+BROKER_PORT=$((base + 4))
+BROKER_HA_PORT=$((base + 5))
+PROXY_REMOTING_PORT=$((base + 6))
+PROXY_GRPC_PORT=$((base + 7))
+export NAMESRV_PORT BROKER_FAST_PORT BROKER_PORT BROKER_HA_PORT PROXY_REMOTING_PORT PROXY_GRPC_PORT
+export ROCKETGO_IMAGE=$IMAGE
+
+# brokerIP1: the host's own address, reachable from the host (through the
+# published port) and from containers (docker's proxy on the host port).
+hostip=$(ip -4 route get 1.1.1.1 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "src") print $(i + 1)}')
+[ -n "$hostip" ] || hostip=127.0.0.1
+
+proj=$work/proj
+mkdir -p "$proj/data/broker/conf" "$proj/data/broker/store" "$proj/data/broker/logs" \
+	"$proj/data/namesrv/logs" "$proj/proxy/conf" "$proj/proxy/logs"
+cp "$here/docker-compose.yml" "$here/docker-compose-5.x.yml" "$proj/"
+cp "$here/proxy/conf/rmq-proxy.json" "$proj/proxy/conf/"
+{
+	cat "$here/data/broker/conf/broker.conf"
+	echo "brokerIP1 = $hostip"
+	echo "listenPort=$BROKER_PORT"
+	echo "haListenPort=$BROKER_HA_PORT"
+} >"$proj/data/broker/conf/broker.conf"
+# uid 3000 is the image's rocketmq user (Apache's image has the same rule).
+chown -R 3000:3000 "$proj/data" "$proj/proxy"
+
+name=rgdocker$$
+status=0
+down() {
+	(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml down -v --remove-orphans) >/dev/null 2>&1 || true
+}
+cleanup() {
+	if [ "$status" != 0 ]; then
+		(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml logs --no-color --tail 40) >&2 2>&1 || true
+	fi
+	down
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+t0=$(date +%s)
+(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml up -d) >"$work/up.log" 2>&1 || {
+	status=1
+	cat "$work/up.log" >&2
+	exit 1
+}
+brokerc=$(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml ps -q broker)
+echo "test.sh: 4.x compose up in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker $hostip:$BROKER_PORT)"
+
+cd "$root/compat-tests"
+ROCKETGO_DOCKER=1 ROCKETGO_BIN_DIR=$work/lib \
+	ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$hostip:$BROKER_PORT \
+	ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc \
+	GOWORK=off go test -count=1 -v -run '^TestDocker$' -timeout 10m . || status=$?
+if [ "$status" = 0 ]; then
+	echo "test.sh: PASS"
+else
+	echo "test.sh: FAIL (status $status)" >&2
+fi
+exit "$status"
