@@ -10,6 +10,7 @@ package compattest
 //	ROCKETGO_DOCKER_NS              name server, host:published port
 //	ROCKETGO_DOCKER_BROKER          brokerIP1:listenPort (same port in and out)
 //	ROCKETGO_DOCKER_BROKER_CONTAINER the broker's container id (docker restart)
+//	ROCKETGO_DOCKER_PROXY           the proxy's published gRPC port (TestDocker5x)
 
 import (
 	"context"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	rmq "github.com/apache/rocketmq-clients/golang/v5"
 )
 
 // dockerEnv returns the compose deployment test.sh started, or skips.
@@ -119,5 +122,72 @@ func TestDocker(t *testing.T) {
 	waitAll(t, col2, acked, 60*time.Second, "consume after docker restart of the broker")
 	if d := col2.distinct(); d != len(acked) {
 		t.Fatalf("after restart: %d distinct messages, want %d", d, len(acked))
+	}
+}
+
+// TestDocker5x: docker/docker-compose-5.x.yml (name server, broker, proxy
+// containers); the official Go v5 SDK sends and receives through the proxy
+// container's published gRPC port, so the proxy, inside the compose
+// network, must reach the broker at the address the broker advertises.
+func TestDocker5x(t *testing.T) {
+	c, _ := dockerEnv(t)
+	proxyAddr := os.Getenv("ROCKETGO_DOCKER_PROXY")
+	if proxyAddr == "" {
+		t.Fatal("ROCKETGO_DOCKER_PROXY must be set (docker/test.sh sets it)")
+	}
+	waitDial(t, c.nsAddr, 30*time.Second)
+	waitDial(t, c.brokerAddr, 30*time.Second)
+	waitDial(t, proxyAddr, 30*time.Second)
+	quietSDK()
+	pp := &proxyProc{addr: proxyAddr}
+
+	topic := uniq("Docker5Topic")
+	createTopic(t, c, topic)
+	p := newV5Producer(t, pp, rmq.WithTopics(topic))
+	const n = 50
+	var want []string
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("v5-%02d", i)
+		m := &rmq.Message{Topic: topic, Body: []byte("body-" + id)}
+		m.AddProperty(idProp, id)
+		m.SetTag("docker")
+		if _, err := p.Send(context.Background(), m); err != nil {
+			t.Fatalf("v5 send %s through the proxy container %s: %v", id, proxyAddr, err)
+		}
+		want = append(want, id)
+	}
+
+	cfg := sdkConfig(pp)
+	cfg.ConsumerGroup = uniq("Docker5CG")
+	sc, err := rmq.NewSimpleConsumer(cfg, rmq.WithAwaitDuration(5*time.Second),
+		rmq.WithSubscriptionExpressions(map[string]*rmq.FilterExpression{topic: rmq.SUB_ALL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Start(); err != nil {
+		t.Fatalf("v5 SimpleConsumer start via %s: %v", proxyAddr, err)
+	}
+	t.Cleanup(func() { _ = sc.GracefulStop() })
+
+	got := map[string]int{}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(got) < n && time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		mvs, err := sc.Receive(ctx, 16, 20*time.Second)
+		cancel()
+		if err != nil {
+			continue // MESSAGE_NOT_FOUND after a long poll: receive again
+		}
+		for _, mv := range mvs {
+			got[mv.GetProperties()[idProp]]++
+			if err := sc.Ack(context.Background(), mv); err != nil {
+				t.Fatalf("ack: %v", err)
+			}
+		}
+	}
+	for _, id := range want {
+		if got[id] == 0 {
+			t.Fatalf("received %d of %d through the proxy container (e.g. %s missing)", len(got), n, id)
+		}
 	}
 }

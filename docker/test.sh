@@ -1,12 +1,15 @@
 #!/bin/sh
 # test.sh is make test-docker: it installs and starts what is missing (the
 # docker.io engine, Debian's docker-compose), builds the base image and
-# rocketgo's image (build.sh), brings docker-compose.yml up under a unique
-# project name with every port published on a free host port, runs
-# compat-tests' TestDocker from the host (official Go client; it restarts the
-# broker container and checks nothing acknowledged was lost), and tears
-# everything down (containers, networks, volumes, the project directory)
-# whatever happened.
+# rocketgo's image (build.sh), then for each compose file brings it up under
+# a unique project name with every port published on a free host port, runs
+# a compat-tests test from the host and tears it down (containers, networks,
+# volumes, the project directory) whatever happened:
+#   docker-compose.yml      TestDocker   (Go client v2 through the published
+#                           ports; restarts the broker container and checks
+#                           nothing acknowledged was lost)
+#   docker-compose-5.x.yml  TestDocker5x (Go v5 SDK through the proxy
+#                           container, which reaches the broker container)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,52 +74,65 @@ export ROCKETGO_IMAGE=$IMAGE
 hostip=$(ip -4 route get 1.1.1.1 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "src") print $(i + 1)}')
 [ -n "$hostip" ] || hostip=127.0.0.1
 
-proj=$work/proj
-mkdir -p "$proj/data/broker/conf" "$proj/data/broker/store" "$proj/data/broker/logs" \
-	"$proj/data/namesrv/logs" "$proj/proxy/conf" "$proj/proxy/logs"
-cp "$here/docker-compose.yml" "$here/docker-compose-5.x.yml" "$proj/"
-cp "$here/proxy/conf/rmq-proxy.json" "$proj/proxy/conf/"
-{
-	cat "$here/data/broker/conf/broker.conf"
-	echo "brokerIP1 = $hostip"
-	echo "listenPort=$BROKER_PORT"
-	echo "haListenPort=$BROKER_HA_PORT"
-} >"$proj/data/broker/conf/broker.conf"
-# uid 3000 is the image's rocketmq user (Apache's image has the same rule).
-chown -R 3000:3000 "$proj/data" "$proj/proxy"
+# up FILE: a fresh project directory (stores, logs, broker.conf) and
+# `docker-compose up -d` of FILE under a unique project name.
+up() {
+	file=$1
+	name=rgdocker$$$(echo "$file" | tr -cd '0-9')
+	proj=$work/$name
+	mkdir -p "$proj/data/broker/conf" "$proj/data/broker/store" "$proj/data/broker/logs" \
+		"$proj/data/namesrv/logs" "$proj/proxy/conf" "$proj/proxy/logs"
+	cp "$here/$file" "$proj/"
+	cp "$here/proxy/conf/rmq-proxy.json" "$proj/proxy/conf/"
+	{
+		cat "$here/data/broker/conf/broker.conf"
+		echo "brokerIP1 = $hostip"
+		echo "listenPort=$BROKER_PORT"
+		echo "haListenPort=$BROKER_HA_PORT"
+	} >"$proj/data/broker/conf/broker.conf"
+	# uid 3000 is the image's rocketmq user (Apache's image has the same rule).
+	chown -R 3000:3000 "$proj/data" "$proj/proxy"
+	t0=$(date +%s)
+	(cd "$proj" && docker-compose -p "$name" -f "$file" up -d) >"$work/up.log" 2>&1 || {
+		cat "$work/up.log" >&2
+		return 1
+	}
+	brokerc=$(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q broker)
+	echo "test.sh: $file up in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker $hostip:$BROKER_PORT)"
+}
 
-name=rgdocker$$
-status=0
+# down: the logs when something failed, then containers, networks, volumes.
 down() {
-	(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml down -v --remove-orphans) >/dev/null 2>&1 || true
-}
-cleanup() {
+	[ -n "${proj:-}" ] || return 0
 	if [ "$status" != 0 ]; then
-		(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml logs --no-color --tail 40) >&2 2>&1 || true
+		(cd "$proj" && docker-compose -p "$name" -f "$file" logs --no-color --tail 40) >&2 2>&1 || true
 	fi
-	down
-	rm -rf "$work"
+	(cd "$proj" && docker-compose -p "$name" -f "$file" down -v --remove-orphans) >/dev/null 2>&1 || true
+	proj=""
 }
-trap cleanup EXIT
+
+# gotest TEST: runs a compat-tests test against the project that is up.
+gotest() {
+	(cd "$root/compat-tests" && ROCKETGO_DOCKER=1 ROCKETGO_BIN_DIR=$work/lib \
+		ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$hostip:$BROKER_PORT \
+		ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc ROCKETGO_DOCKER_PROXY=127.0.0.1:$PROXY_GRPC_PORT \
+		GOWORK=off go test -count=1 -v -run "^$1\$" -timeout 10m .)
+}
+
+status=0
+proj=""
+trap 'down; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 
-t0=$(date +%s)
-(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml up -d) >"$work/up.log" 2>&1 || {
-	status=1
-	cat "$work/up.log" >&2
-	exit 1
-}
-brokerc=$(cd "$proj" && docker-compose -p "$name" -f docker-compose.yml ps -q broker)
-echo "test.sh: 4.x compose up in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker $hostip:$BROKER_PORT)"
-
-cd "$root/compat-tests"
-ROCKETGO_DOCKER=1 ROCKETGO_BIN_DIR=$work/lib \
-	ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$hostip:$BROKER_PORT \
-	ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc \
-	GOWORK=off go test -count=1 -v -run '^TestDocker$' -timeout 10m . || status=$?
+for scenario in docker-compose.yml:TestDocker docker-compose-5.x.yml:TestDocker5x; do
+	up "${scenario%%:*}" || { status=1; break; }
+	gotest "${scenario#*:}" || status=1
+	down
+	[ "$status" = 0 ] || break
+done
 if [ "$status" = 0 ]; then
 	echo "test.sh: PASS"
 else
-	echo "test.sh: FAIL (status $status)" >&2
+	echo "test.sh: FAIL" >&2
 fi
 exit "$status"
