@@ -27,9 +27,12 @@ rocketgo_exec() {
 	if mkdir -p "$_logs" 2>/dev/null && [ -w "$_logs" ] && command -v mkfifo >/dev/null 2>&1; then
 		_fifo=$(mktemp -u "${TMPDIR:-/tmp}/$_name.XXXXXX")
 		if mkfifo "$_fifo" 2>/dev/null; then
-			tee -a "$_logs/$_name.log" <"$_fifo" >&2 &
+			# The reader removes the fifo once the server has opened it.
+			{ exec 3<"$_fifo"; rm -f "$_fifo"; exec tee -a "$_logs/$_name.log" <&3 >&2; } &
 			exec "$ROCKETMQ_HOME/lib/$_name" "$@" 2>"$_fifo"
 		fi
 	fi
+	printf '{"level":"warn","component":"%s","dir":"%s","uid":"%s","message":"logs directory not writable: logging to stderr only"}\n' \
+		"$_name" "$_logs" "$(id -u)" >&2
 	exec "$ROCKETMQ_HOME/lib/$_name" "$@"
 }
