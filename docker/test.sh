@@ -10,6 +10,8 @@
 #                           nothing acknowledged was lost)
 #   docker-compose-5.x.yml  TestDocker5x (Go v5 SDK through the proxy
 #                           container, which reaches the broker container)
+# Each test runs twice: from the host through the published ports, then from
+# a container on the compose network (no broker restart there).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -119,6 +121,25 @@ gotest() {
 		GOWORK=off go test -count=1 -v -run "^$1\$" -timeout 10m .)
 }
 
+# incontainer TEST: the same test from a container on the compose network
+# (a static test binary on the base image), addressing the name server and
+# the proxy by their container addresses, the broker by what it advertises.
+incontainer() {
+	ip() { docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"; }
+	nsc=$(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q namesrv)
+	proxyc=$(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q proxy 2>/dev/null) || proxyc=""
+	proxyaddr=""
+	[ -z "$proxyc" ] || proxyaddr=$(ip "$proxyc"):8081
+	docker run --rm --network "${name}_default" -v "$work/lib:/rocketgo/bin:ro" \
+		-v "$work/compat.test:/rocketgo/compat.test:ro" -e ROCKETGO_DOCKER=1 -e ROCKETGO_BIN_DIR=/rocketgo/bin \
+		-e "ROCKETGO_DOCKER_NS=$(ip "$nsc"):9876" -e "ROCKETGO_DOCKER_BROKER=$hostip:$BROKER_PORT" \
+		-e "ROCKETGO_DOCKER_PROXY=$proxyaddr" -e TMPDIR=/tmp -e HOME=/tmp \
+		rocketgo-base:bookworm /rocketgo/compat.test -test.count=1 -test.v -test.run "^$1\$" -test.timeout 10m
+}
+
+# The test binary for the runs from a container: static, like the servers.
+(cd "$root/compat-tests" && CGO_ENABLED=0 GOWORK=off go test -c -o "$work/compat.test" .)
+
 status=0
 proj=""
 trap 'down; rm -rf "$work"' EXIT
@@ -127,6 +148,8 @@ trap 'exit 1' INT TERM
 for scenario in docker-compose.yml:TestDocker docker-compose-5.x.yml:TestDocker5x; do
 	up "${scenario%%:*}" || { status=1; break; }
 	gotest "${scenario#*:}" || status=1
+	echo "test.sh: ${scenario#*:} from a container on the compose network"
+	incontainer "${scenario#*:}" || status=1
 	down
 	[ "$status" = 0 ] || break
 done
