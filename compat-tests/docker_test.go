@@ -13,6 +13,8 @@ package compattest
 //	                                empty in the run from a container on the
 //	                                compose network, which has no docker CLI
 //	ROCKETGO_DOCKER_PROXY           the proxy's published gRPC port (TestDocker5x)
+//	ROCKETGO_DOCKER_SLAVE           the broker's slave (docker-compose-2m2s.yml):
+//	                                routes must list it
 
 import (
 	"context"
@@ -65,6 +67,22 @@ func TestDocker(t *testing.T) {
 
 	topic := uniq("DockerTopic")
 	createTopic(t, c, topic)
+	if slave := os.Getenv("ROCKETGO_DOCKER_SLAVE"); slave != "" {
+		// The name server lists every registered address of a broker name
+		// in its routes: the slave under brokerId 1.
+		var last string
+		if !waitFor(t, 60*time.Second, func() bool {
+			_, r, _, err := queryRoute(c.nsAddr, topic)
+			if err != nil || r == nil {
+				return false
+			}
+			last = r.raw
+			// Apache's fastjson writes the integer keys unquoted; accept both.
+			return strings.Contains(r.raw, `1:"`+slave+`"`) || strings.Contains(r.raw, `"1":"`+slave+`"`)
+		}) {
+			t.Fatalf("route of %s never listed the slave %s under brokerId 1: %s", topic, slave, last)
+		}
+	}
 	p := newProducer(t, c)
 
 	const n = 200

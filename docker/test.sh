@@ -10,6 +10,8 @@
 #                           nothing acknowledged was lost)
 #   docker-compose-5.x.yml  TestDocker5x (Go v5 SDK through the proxy
 #                           container, which reaches the broker container)
+#   docker-compose-2m2s.yml TestDocker   (two masters, two slaves; through
+#                           broker-a's container address, its slave in routes)
 # Each test runs twice: from the host through the published ports, then from
 # a container on the compose network (no broker restart there).
 set -eu
@@ -76,16 +78,21 @@ export ROCKETGO_IMAGE=$IMAGE
 hostip=$(ip -4 route get 1.1.1.1 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "src") print $(i + 1)}')
 [ -n "$hostip" ] || hostip=127.0.0.1
 
+cip() { docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"; }
+svc() { (cd "$proj" && docker-compose -p "$name" -f "$file" ps -q "$1" 2>/dev/null) || true; }
+
 # up FILE: a fresh project directory (stores, logs, broker.conf) and
 # `docker-compose up -d` of FILE under a unique project name.
 up() {
 	file=$1
 	name=rgdocker$$$(echo "$file" | tr -cd '0-9')
 	proj=$work/$name
-	mkdir -p "$proj/data/broker/conf" "$proj/data/broker/store" "$proj/data/broker/logs" \
-		"$proj/data/namesrv/logs" "$proj/proxy/conf" "$proj/proxy/logs"
+	mkdir -p "$proj/proxy/logs"
+	cp -R "$here/data" "$here/proxy" "$proj/"
+	for d in namesrv broker broker-a broker-a-s broker-b broker-b-s; do
+		mkdir -p "$proj/data/$d/logs" "$proj/data/$d/store"
+	done
 	cp "$here/$file" "$proj/"
-	cp "$here/proxy/conf/rmq-proxy.json" "$proj/proxy/conf/"
 	{
 		cat "$here/data/broker/conf/broker.conf"
 		echo "brokerIP1 = $hostip"
@@ -99,8 +106,18 @@ up() {
 		cat "$work/up.log" >&2
 		return 1
 	}
-	brokerc=$(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q broker)
-	echo "test.sh: $file up in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker $hostip:$BROKER_PORT)"
+	slave=""
+	if [ "$file" = docker-compose-2m2s.yml ]; then
+		# Brokers advertise their container addresses (reachable from the
+		# host on Linux); the test drives broker-a and looks for its slave.
+		brokerc=$(svc broker-a)
+		broker=$(cip "$brokerc"):10911
+		slave=$(cip "$(svc broker-a-s)"):10911
+	else
+		brokerc=$(svc broker)
+		broker=$hostip:$BROKER_PORT
+	fi
+	echo "test.sh: $file up in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker $broker)"
 }
 
 # down: the logs when something failed, then containers, networks, volumes.
@@ -116,8 +133,9 @@ down() {
 # gotest TEST: runs a compat-tests test against the project that is up.
 gotest() {
 	(cd "$root/compat-tests" && ROCKETGO_DOCKER=1 ROCKETGO_BIN_DIR=$work/lib \
-		ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$hostip:$BROKER_PORT \
+		ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$broker \
 		ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc ROCKETGO_DOCKER_PROXY=127.0.0.1:$PROXY_GRPC_PORT \
+		ROCKETGO_DOCKER_SLAVE=$slave \
 		GOWORK=off go test -count=1 -v -run "^$1\$" -timeout 10m .)
 }
 
@@ -125,15 +143,14 @@ gotest() {
 # (a static test binary on the base image), addressing the name server and
 # the proxy by their container addresses, the broker by what it advertises.
 incontainer() {
-	ip() { docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"; }
-	nsc=$(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q namesrv)
-	proxyc=$(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q proxy 2>/dev/null) || proxyc=""
+	nsc=$(svc namesrv)
+	proxyc=$(svc proxy)
 	proxyaddr=""
-	[ -z "$proxyc" ] || proxyaddr=$(ip "$proxyc"):8081
+	[ -z "$proxyc" ] || proxyaddr=$(cip "$proxyc"):8081
 	docker run --rm --network "${name}_default" -v "$work/lib:/rocketgo/bin:ro" \
 		-v "$work/compat.test:/rocketgo/compat.test:ro" -e ROCKETGO_DOCKER=1 -e ROCKETGO_BIN_DIR=/rocketgo/bin \
-		-e "ROCKETGO_DOCKER_NS=$(ip "$nsc"):9876" -e "ROCKETGO_DOCKER_BROKER=$hostip:$BROKER_PORT" \
-		-e "ROCKETGO_DOCKER_PROXY=$proxyaddr" -e TMPDIR=/tmp -e HOME=/tmp \
+		-e "ROCKETGO_DOCKER_NS=$(cip "$nsc"):9876" -e "ROCKETGO_DOCKER_BROKER=$broker" \
+		-e "ROCKETGO_DOCKER_PROXY=$proxyaddr" -e "ROCKETGO_DOCKER_SLAVE=$slave" -e TMPDIR=/tmp -e HOME=/tmp \
 		rocketgo-base:bookworm /rocketgo/compat.test -test.count=1 -test.v -test.run "^$1\$" -test.timeout 10m
 }
 
@@ -145,7 +162,7 @@ proj=""
 trap 'down; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 
-for scenario in docker-compose.yml:TestDocker docker-compose-5.x.yml:TestDocker5x; do
+for scenario in docker-compose.yml:TestDocker docker-compose-5.x.yml:TestDocker5x docker-compose-2m2s.yml:TestDocker; do
 	up "${scenario%%:*}" || { status=1; break; }
 	gotest "${scenario#*:}" || status=1
 	echo "test.sh: ${scenario#*:} from a container on the compose network"
