@@ -27,5 +27,11 @@ if [ -n "${ROCKETGO_LIB_DIR:-}" ]; then
 	mkdir -p "$ROCKETGO_LIB_DIR"
 	cp "$ctx"/lib/* "$ROCKETGO_LIB_DIR/"
 fi
+old=$(docker image inspect -f '{{.Id}}' "$TAG" 2>/dev/null || true)
 docker build -q --build-arg "BASE=$BASE" -t "$TAG" -f "$here/Dockerfile" "$ctx" >/dev/null
+# A rebuild moves the tag: drop the image it left behind (if nothing uses it).
+new=$(docker image inspect -f '{{.Id}}' "$TAG")
+if [ -n "$old" ] && [ "$old" != "$new" ]; then
+	docker rmi "$old" >/dev/null 2>&1 || true
+fi
 echo "build.sh: $TAG ($(docker image inspect -f '{{.Size}}' "$TAG" | awk '{printf "%.1f MB", $1/1e6}'))"
