@@ -11,17 +11,10 @@
 # Keep the JVM flags below in step with run.sh java_opts.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 REF=${APACHE_REFERENCE:-$ROOT/compat-tests/reference/run.sh}
 
-wait_port() {
-	local end=$((SECONDS + $2))
-	while ((SECONDS < end)); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "port $1 not open after $2 s" >&2
-	return 1
-}
 
 case "${1:-}" in
 start)

@@ -20,6 +20,8 @@
 # paths), -c CONNS (4), -w WINDOW (16), -q quick: -r 1 -d 3 -W 2.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
 REF=${APACHE_REFERENCE:-$ROOT/compat-tests/reference/run.sh}
 D=10 WARM=5 REPS=3 CONNS=4 WINDOW=16 OUT=""
@@ -42,39 +44,6 @@ MQB=$BIN/mqbench
 
 log() { echo "[$(date +%T)] $*" >&2; }
 field() { sed -n "s/^SUMMARY role=send .* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
-
-# pick_ports N: N free ports below the ephemeral range (a port picked from
-# it can be taken by an outgoing connection before the server binds it).
-pick_ports() {
-	python3 - "$1" <<'PY'
-import random, socket, sys
-lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-held, out = [], []
-while len(out) < int(sys.argv[1]):
-    p = random.randrange(max(lo - 12000, 2000), lo - 3)
-    t = socket.socket()
-    try:
-        t.bind(("127.0.0.1", p))
-    except OSError:
-        t.close()
-        continue
-    held.append(t)
-    out.append(p)
-for t in held:
-    t.close()
-print(*out)
-PY
-}
-
-wait_port() {
-	local end=$((SECONDS + $2))
-	while ((SECONDS < end)); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "port $1 not open after $2 s" >&2
-	return 1
-}
 
 PIDS=()
 stop_pid() {

@@ -13,17 +13,10 @@
 # (the Apache reference harness gets a wrapper with the same interface).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
 
-wait_port() { # port timeout_s
-	local end=$((SECONDS + $2))
-	while ((SECONDS < end)); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "port $1 not open after $2 s" >&2
-	return 1
-}
 
 case "${1:-}" in
 start)

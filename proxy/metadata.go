@@ -23,20 +23,27 @@ const (
 
 // groupConfig is the part of SubscriptionGroupConfig the settings need.
 type groupConfig struct {
-	GroupName             string `json:"groupName"`
-	ConsumeMessageOrderly bool   `json:"consumeMessageOrderly"`
-	RetryMaxTimes         int32  `json:"retryMaxTimes"`
-	GroupRetryPolicy      *struct {
-		Type                   string `json:"type"`
-		ExponentialRetryPolicy *struct {
-			Initial    int64   `json:"initial"`
-			Max        int64   `json:"max"`
-			Multiplier float32 `json:"multiplier"`
-		} `json:"exponentialRetryPolicy"`
-		CustomizedRetryPolicy *struct {
-			Next []int64 `json:"next"`
-		} `json:"customizedRetryPolicy"`
-	} `json:"groupRetryPolicy"`
+	GroupName             string            `json:"groupName"`
+	ConsumeMessageOrderly bool              `json:"consumeMessageOrderly"`
+	RetryMaxTimes         int32             `json:"retryMaxTimes"`
+	GroupRetryPolicy      *groupRetryPolicy `json:"groupRetryPolicy"`
+}
+
+// groupRetryPolicy is GroupRetryPolicy: an exponential or a customized
+// schedule.
+type groupRetryPolicy struct {
+	Type                   string               `json:"type"`
+	ExponentialRetryPolicy *exponentialSchedule `json:"exponentialRetryPolicy"`
+	CustomizedRetryPolicy  *struct {
+		Next []int64 `json:"next"`
+	} `json:"customizedRetryPolicy"`
+}
+
+// exponentialSchedule is ExponentialRetryPolicy (ms).
+type exponentialSchedule struct {
+	Initial    int64   `json:"initial"`
+	Max        int64   `json:"max"`
+	Multiplier float32 `json:"multiplier"`
 }
 
 // defaultRetryNext is CustomizedRetryPolicy's default schedule (ms): the

@@ -85,21 +85,8 @@ func TestGroupNextDelay(t *testing.T) {
 	if d := g.nextDelay(100); d != 7_200_000 {
 		t.Fatalf("default, last: %d", d)
 	}
-	g.GroupRetryPolicy = &struct {
-		Type                   string `json:"type"`
-		ExponentialRetryPolicy *struct {
-			Initial    int64   `json:"initial"`
-			Max        int64   `json:"max"`
-			Multiplier float32 `json:"multiplier"`
-		} `json:"exponentialRetryPolicy"`
-		CustomizedRetryPolicy *struct {
-			Next []int64 `json:"next"`
-		} `json:"customizedRetryPolicy"`
-	}{Type: "EXPONENTIAL", ExponentialRetryPolicy: &struct {
-		Initial    int64   `json:"initial"`
-		Max        int64   `json:"max"`
-		Multiplier float32 `json:"multiplier"`
-	}{Initial: 1000, Max: 60_000, Multiplier: 2}}
+	g.GroupRetryPolicy = &groupRetryPolicy{Type: "EXPONENTIAL",
+		ExponentialRetryPolicy: &exponentialSchedule{Initial: 1000, Max: 60_000, Multiplier: 2}}
 	for n, want := range map[int32]int64{0: 1000, 3: 8000, 10: 60_000} {
 		if d := g.nextDelay(n); d != want {
 			t.Fatalf("exponential %d: %d, want %d", n, d, want)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/internal/logging"
 	"github.com/rocketgo/rocketgo/metrics"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/proxy"
@@ -47,7 +48,12 @@ func run() int {
 		*confFile = *brokerConf
 	}
 
-	log := newLogger()
+	log, logFile, err := logging.New("mqbroker")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer logFile.Close()
 	cfg := broker.DefaultConfig()
 	if *confFile != "" {
 		if err := broker.LoadConfigFile(*confFile, &cfg, log); err != nil {
@@ -111,6 +117,7 @@ func run() int {
 			return 1
 		}
 	}
+	logStartup(log, b, m, px)
 	// Apache's start-up line on stdout: scripts and container checks wait for it.
 	fmt.Printf("The broker[%s, %s] boot success. serializeType=JSON and name server is %s\n",
 		cfg.BrokerName, b.Config().Addr(), cfg.NamesrvAddr)
@@ -178,11 +185,26 @@ func startProxy(cfg proxy.Config, b *broker.Broker, log zerolog.Logger) (*proxy.
 	return px, nil
 }
 
-func newLogger() zerolog.Logger {
-	level := zerolog.InfoLevel
-	if l, err := zerolog.ParseLevel(os.Getenv("ROCKETGO_LOG")); err == nil && l != zerolog.NoLevel {
-		level = l
+// logStartup writes one line with the configuration in force (every key
+// rocketgo honours, as -p prints them) and the addresses listened on.
+func logStartup(log zerolog.Logger, b *broker.Broker, m *metrics.Server, px *proxy.Server) {
+	cfg := b.Config()
+	conf := zerolog.Dict()
+	for _, kv := range config.Pairs(*cfg) {
+		conf.Str(kv[0], kv[1])
 	}
-	zerolog.TimeFieldFormat = time.RFC3339Nano
-	return zerolog.New(os.Stderr).Level(level).With().Timestamp().Logger()
+	listen := []string{"remoting " + cfg.Addr()}
+	if cfg.FastListenPort > 0 {
+		listen = append(listen, "vip "+net.JoinHostPort(cfg.BrokerIP1, strconv.Itoa(cfg.FastListenPort)))
+	}
+	if !b.IsSlave() {
+		listen = append(listen, "ha "+cfg.HAServerAddr())
+	}
+	if m != nil {
+		listen = append(listen, "metrics "+m.Addr())
+	}
+	if px != nil {
+		listen = append(listen, "grpc "+px.Addr().String())
+	}
+	log.Info().Strs("listen", listen).Dict("config", conf).Msg("effective configuration")
 }

@@ -17,9 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/internal/logging"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -33,7 +32,12 @@ func run() int {
 	printConfig := flag.Bool("p", false, "print all config items and exit")
 	flag.Parse()
 
-	log := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(logLevel())
+	log, logFile, err := logging.New("mqnamesrv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer logFile.Close()
 
 	cfg := namesrv.DefaultConfig()
 	if *configFile != "" {
@@ -80,12 +84,4 @@ func run() int {
 		code = 1
 	}
 	return code
-}
-
-func logLevel() zerolog.Level {
-	lvl, err := zerolog.ParseLevel(os.Getenv("ROCKETGO_LOG"))
-	if err != nil || lvl == zerolog.NoLevel {
-		return zerolog.InfoLevel
-	}
-	return lvl
 }

@@ -21,8 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/rocketgo/rocketgo/internal/logging"
 	"github.com/rocketgo/rocketgo/proxy"
 )
 
@@ -38,7 +37,12 @@ func run() int {
 	printConfig := flag.Bool("p", false, "print the effective config and exit")
 	flag.Parse()
 
-	log := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(logLevel())
+	log, logFile, err := logging.New("mqproxy")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer logFile.Close()
 
 	cfg := proxy.DefaultConfig()
 	if *configFile != "" {
@@ -82,12 +86,4 @@ func run() int {
 		return 1
 	}
 	return 0
-}
-
-func logLevel() zerolog.Level {
-	lvl, err := zerolog.ParseLevel(os.Getenv("ROCKETGO_LOG"))
-	if err != nil || lvl == zerolog.NoLevel {
-		return zerolog.InfoLevel
-	}
-	return lvl
 }
