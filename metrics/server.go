@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,11 +23,12 @@ type Server struct {
 	// RPC is the interceptor to wrap the broker's processor table with.
 	RPC *RPC
 
-	reg  *prometheus.Registry
-	addr string
-	log  zerolog.Logger
-	http *http.Server
-	ln   net.Listener
+	reg      *prometheus.Registry
+	addr     string
+	fallback string // every interface, when addr is brokerIP1 by default
+	log      zerolog.Logger
+	http     *http.Server
+	ln       net.Listener
 }
 
 // New returns b's endpoint, or nil when metricsExporterType is not PROM.
@@ -56,6 +58,9 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 	host := cfg.MetricsPromExporterHost
 	if host == "" {
 		host = cfg.BrokerIP1 // Apache's default
+		// In a container brokerIP1 is often the host's address, which no
+		// interface inside has: then every interface, rather than none.
+		s.fallback = net.JoinHostPort("", strconv.Itoa(cfg.MetricsPromExporterPort))
 	}
 	s.addr = net.JoinHostPort(host, strconv.Itoa(cfg.MetricsPromExporterPort))
 	return s, nil
@@ -64,6 +69,11 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 // Start listens and serves /metrics (any path, as Apache's exporter).
 func (s *Server) Start() error {
 	ln, err := net.Listen("tcp", s.addr)
+	if err != nil && s.fallback != "" && errors.Is(err, syscall.EADDRNOTAVAIL) {
+		s.log.Warn().Str("addr", s.addr).Str("fallback", s.fallback).
+			Msg("brokerIP1 is not an address of this host: metrics on every interface (set metricsPromExporterHost)")
+		ln, err = net.Listen("tcp", s.fallback)
+	}
 	if err != nil {
 		return fmt.Errorf("metrics: listen %s: %w", s.addr, err)
 	}

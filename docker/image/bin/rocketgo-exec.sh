@@ -20,19 +20,17 @@ rocketgo_exec() {
 		printf '{"level":"info","component":"%s","ignored":"%s","message":"JVM settings are ignored: rocketgo is a Go binary, not a JVM"}\n' \
 			"$_name" "${_ignored# }" >&2
 	fi
-	# stderr (JSON log lines) also goes to the logs directory when it is
-	# writable (a host directory mounted there must be writable by uid 3000,
-	# as for Apache's image); docker logs keeps showing it either way.
+	# The servers also write their JSON log lines to <program>.log in the
+	# logs directory, rotated (ROCKETGO_LOG_DIR), when it is writable (a
+	# host directory mounted there must be writable by uid 3000, as for
+	# Apache's image); docker logs shows stderr either way.
 	_logs=${ROCKETGO_LOG_DIR:-$HOME/logs}
-	if mkdir -p "$_logs" 2>/dev/null && [ -w "$_logs" ] && command -v mkfifo >/dev/null 2>&1; then
-		_fifo=$(mktemp -u "${TMPDIR:-/tmp}/$_name.XXXXXX")
-		if mkfifo "$_fifo" 2>/dev/null; then
-			# The reader removes the fifo once the server has opened it.
-			{ exec 3<"$_fifo"; rm -f "$_fifo"; exec tee -a "$_logs/$_name.log" <&3 >&2; } &
-			exec "$ROCKETMQ_HOME/lib/$_name" "$@" 2>"$_fifo"
-		fi
+	if mkdir -p "$_logs" 2>/dev/null && [ -w "$_logs" ]; then
+		export ROCKETGO_LOG_DIR="$_logs"
+	else
+		unset ROCKETGO_LOG_DIR
+		printf '{"level":"warn","component":"%s","dir":"%s","uid":"%s","message":"logs directory not writable: logging to stderr only"}\n' \
+			"$_name" "$_logs" "$(id -u)" >&2
 	fi
-	printf '{"level":"warn","component":"%s","dir":"%s","uid":"%s","message":"logs directory not writable: logging to stderr only"}\n' \
-		"$_name" "$_logs" "$(id -u)" >&2
 	exec "$ROCKETMQ_HOME/lib/$_name" "$@"
 }
