@@ -80,11 +80,11 @@ func runMain(m *testing.M) int {
 }
 
 // prepareBinaries returns the directory holding mqnamesrv, mqbroker,
-// mqproxy and mqshutdown:
+// mqproxy, mqshutdown and mqadmin:
 // $ROCKETGO_BIN_DIR if set, otherwise freshly built from ../cmd/... .
 func prepareBinaries(dir string) (string, error) {
 	if d := os.Getenv("ROCKETGO_BIN_DIR"); d != "" {
-		for _, b := range []string{"mqnamesrv", "mqbroker", "mqproxy", "mqshutdown"} {
+		for _, b := range []string{"mqnamesrv", "mqbroker", "mqproxy", "mqshutdown", "mqadmin"} {
 			if _, err := os.Stat(filepath.Join(d, b)); err != nil {
 				return "", fmt.Errorf("ROCKETGO_BIN_DIR=%s: %w", d, err)
 			}
@@ -96,7 +96,7 @@ func prepareBinaries(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "bin")
-	for _, b := range []string{"mqnamesrv", "mqbroker", "mqproxy", "mqshutdown"} {
+	for _, b := range []string{"mqnamesrv", "mqbroker", "mqproxy", "mqshutdown", "mqadmin"} {
 		start := time.Now()
 		// The repo root is a different module than compat-tests, so build
 		// from there (a relative ../cmd path would be "outside main module").

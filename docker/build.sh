@@ -22,7 +22,7 @@ trap 'rm -rf "$ctx"' EXIT
 cp -R "$here/image/." "$ctx/"
 mkdir -p "$ctx/lib"
 (cd "$root" && CGO_ENABLED=0 GOWORK=off go build -trimpath -ldflags='-s -w' -o "$ctx/lib/" \
-	./cmd/mqnamesrv ./cmd/mqbroker ./cmd/mqproxy ./cmd/mqshutdown)
+	./cmd/mqnamesrv ./cmd/mqbroker ./cmd/mqproxy ./cmd/mqshutdown ./cmd/mqadmin)
 if [ -n "${ROCKETGO_LIB_DIR:-}" ]; then
 	mkdir -p "$ROCKETGO_LIB_DIR"
 	cp "$ctx"/lib/* "$ROCKETGO_LIB_DIR/"

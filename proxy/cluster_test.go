@@ -5,49 +5,21 @@ import (
 	"testing"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// Apache's name server writes brokerAddrs with unquoted integer keys
-// (fastjson); quoteIntKeys makes them JSON without touching strings or
-// numbers that are values.
-func TestQuoteIntKeys(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"fastjson broker addrs", `{"brokerAddrs":{0:"a:1",1:"b:2"},"n":3}`, `{"brokerAddrs":{"0":"a:1","1":"b:2"},"n":3}`},
-		{"already quoted", `{"brokerAddrs":{"0":"a:1"}}`, `{"brokerAddrs":{"0":"a:1"}}`},
-		{"digits inside strings", `{"k":"{0:x}","m":{ 12 :"y"}}`, `{"k":"{0:x}","m":{ "12" :"y"}}`},
-		{"escaped quote", `{"k":"a\"{1:2","m":{1:"z"}}`, `{"k":"a\"{1:2","m":{"1":"z"}}`},
-		{"array numbers stay", `{"a":[1,2,3],"b":{-1:"n"}}`, `{"a":[1,2,3],"b":{"-1":"n"}}`},
-		{"truncated", `{"a":{1`, `{"a":{1`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := string(quoteIntKeys([]byte(tc.in)))
-			if got != tc.want {
-				t.Fatalf("quoteIntKeys(%s) = %s, want %s", tc.in, got, tc.want)
-			}
-		})
-	}
+// A route from Apache's name server (fastjson's unquoted broker-id keys)
+// decodes once quoted.
+func TestRouteFromFastjson(t *testing.T) {
 	var r route
-	if err := json.Unmarshal(quoteIntKeys([]byte(`{"brokerDatas":[{"brokerName":"b","brokerAddrs":{0:"h:1",1:"h:2"}}],`+
+	if err := json.Unmarshal(remoting.QuoteIntKeys([]byte(`{"brokerDatas":[{"brokerName":"b","brokerAddrs":{0:"h:1",1:"h:2"}}],`+
 		`"queueDatas":[{"brokerName":"b","readQueueNums":2,"writeQueueNums":3,"perm":6}]}`)), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.master("b") != "h:1" || len(r.writeQueues()) != 3 {
 		t.Fatalf("route decoded as %+v / %+v (master %q, %d write queues)", r.Brokers, r.Queues, r.master("b"), len(r.writeQueues()))
 	}
-}
-
-// FuzzQuoteIntKeys: any input gives an answer and never a panic; valid
-// JSON stays valid JSON.
-func FuzzQuoteIntKeys(f *testing.F) {
-	for _, s := range []string{`{"brokerAddrs":{0:"a:1"}}`, `{"a":[1,2]}`, `{"k":"\"{1:"}`, `{1`, `"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		out := quoteIntKeys(b)
-		if json.Valid(b) && !json.Valid(out) {
-			t.Fatalf("valid %q became invalid %q", b, out)
-		}
-	})
 }
 
 // RouteActivity.genMessageQueueFromQueueData: read-only, write-only, then

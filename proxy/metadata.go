@@ -116,7 +116,7 @@ func (c *cluster) masters(ctx context.Context) ([]string, error) {
 			BrokerAddrs map[string]string `json:"brokerAddrs"`
 		} `json:"brokerAddrTable"`
 	}
-	if err := json.Unmarshal(quoteIntKeys(resp.Body), &ci); err != nil {
+	if err := json.Unmarshal(remoting.QuoteIntKeys(resp.Body), &ci); err != nil {
 		return nil, fmt.Errorf("cluster info: %w", err)
 	}
 	var out []string

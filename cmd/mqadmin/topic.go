@@ -1,0 +1,250 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// Topic system flags (TopicSysFlag) and permissions (PermName).
+const (
+	flagUnit    = 1 << 0
+	flagUnitSub = 1 << 1
+	permRead    = 1 << 2
+	permWrite   = 1 << 1
+	permInherit = 1 << 0
+)
+
+// topicConfig is what updateTopic sends and prints (TopicConfig.toString).
+type topicConfig struct {
+	name                string
+	read, write, perm   int
+	sysFlag             int
+	order               bool
+	attributes          map[string]string // "+key" -> value, as AttributeParser.parseToMap
+	attributesRequested string
+}
+
+func (tc *topicConfig) String() string {
+	keys := make([]string, 0, len(tc.attributes))
+	for k := range tc.attributes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	attrs := make([]string, len(keys))
+	for i, k := range keys {
+		attrs[i] = k + "=" + tc.attributes[k]
+	}
+	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=SINGLE_TAG, topicSysFlag=%d, order=%t, attributes={%s}]",
+		tc.name, tc.read, tc.write, permString(tc.perm), tc.sysFlag, tc.order, strings.Join(attrs, ", "))
+}
+
+// permString is PermName.perm2String.
+func permString(perm int) string {
+	b := []byte("---")
+	if perm&permRead != 0 {
+		b[0] = 'R'
+	}
+	if perm&permWrite != 0 {
+		b[1] = 'W'
+	}
+	if perm&permInherit != 0 {
+		b[2] = 'X'
+	}
+	return string(b)
+}
+
+// parseAttributes is AttributeParser.parseToMap: "+a=1,+b=2,-c".
+func parseAttributes(s string) (map[string]string, error) {
+	out := map[string]string{}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		switch {
+		case strings.HasPrefix(kv, "+"):
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || len(k) < 2 || v == "" {
+				return nil, fmt.Errorf("add/alter attribute format is wrong: %s", kv)
+			}
+			out[k] = v
+		case strings.HasPrefix(kv, "-"):
+			if len(kv) < 2 || strings.Contains(kv, "=") {
+				return nil, fmt.Errorf("delete attribute format is wrong: %s", kv)
+			}
+			out[kv] = ""
+		default:
+			return nil, fmt.Errorf("attribute format is wrong: %s", kv)
+		}
+	}
+	return out, nil
+}
+
+func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
+	broker := fs.String("b", "", "create topic to which broker")
+	cluster := fs.String("c", "", "create topic to which cluster")
+	topic := fs.String("t", "", "topic name")
+	read := fs.Int("r", 8, "set read queue nums")
+	write := fs.Int("w", 8, "set write queue nums")
+	perm := fs.Int("p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
+	order := fs.String("o", "false", "set topic's order(true|false)")
+	unit := fs.String("u", "false", "is unit topic (true|false)")
+	centerSync := fs.String("s", "false", "has unit sub (true|false)")
+	attrs := fs.String("a", "", "attribute(+a=b,+c=d,-e)")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*topic) == "" {
+		return errors.New("-t topic is required")
+	}
+	tc := &topicConfig{name: strings.TrimSpace(*topic), read: *read, write: *write, perm: *perm,
+		order: javaBool(*order), attributesRequested: strings.TrimSpace(*attrs)}
+	if javaBool(*unit) {
+		tc.sysFlag |= flagUnit
+	}
+	if javaBool(*centerSync) {
+		tc.sysFlag |= flagUnitSub
+	}
+	var err error
+	if tc.attributes, err = parseAttributes(tc.attributesRequested); err != nil {
+		return err
+	}
+	switch {
+	case *broker != "":
+		addr := strings.TrimSpace(*broker)
+		if err := a.createTopic(addr, tc); err != nil {
+			return err
+		}
+		if tc.order {
+			name, err := a.brokerNameOf(addr)
+			if err != nil {
+				return err
+			}
+			conf := name + ":" + strconv.Itoa(tc.write)
+			if err := a.putOrderConf(tc.name, conf); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "set broker orderConf. isOrder=%t, orderConf=[%s]\n", tc.order, conf)
+		}
+		fmt.Fprintf(a.out, "create topic to %s success.\n", addr)
+		fmt.Fprintf(a.out, "%s\n", tc)
+		return nil
+	case *cluster != "":
+		ci, err := a.clusterInfo()
+		if err != nil {
+			return err
+		}
+		bs, err := ci.brokers(strings.TrimSpace(*cluster))
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, b := range bs {
+			names = append(names, b.name+":"+strconv.Itoa(tc.write))
+			if b.master == "" {
+				continue
+			}
+			if err := a.createTopic(b.master, tc); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "create topic to %s success.\n", b.master)
+		}
+		if tc.order {
+			conf := strings.Join(names, ";")
+			if err := a.putOrderConf(tc.name, conf); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "set cluster orderConf. isOrder=%t, orderConf=[%s]\n", tc.order, conf)
+		}
+		fmt.Fprintf(a.out, "%s\n", tc)
+		return nil
+	}
+	fs.Usage()
+	return nil
+}
+
+// createTopic sends UPDATE_AND_CREATE_TOPIC as createAndUpdateTopicConfig.
+func (a *admin) createTopic(addr string, tc *topicConfig) error {
+	ext := map[string]string{
+		"topic": tc.name, "defaultTopic": "TBW102", "readQueueNums": strconv.Itoa(tc.read),
+		"writeQueueNums": strconv.Itoa(tc.write), "perm": strconv.Itoa(tc.perm), "topicFilterType": "SINGLE_TAG",
+		"topicSysFlag": strconv.Itoa(tc.sysFlag), "order": strconv.FormatBool(tc.order), "force": "false",
+	}
+	if tc.attributesRequested != "" {
+		ext["attributes"] = tc.attributesRequested
+	}
+	_, err := a.call(addr, remoting.UpdateAndCreateTopic, ext, nil)
+	return err
+}
+
+// putOrderConf is createOrUpdateOrderConf: the ORDER_TOPIC_CONFIG key-value
+// on every name server.
+func (a *admin) putOrderConf(topic, conf string) error {
+	for _, ns := range a.ns {
+		if _, err := a.call(ns, remoting.PutKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": topic, "value": conf}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// brokerNameOf is CommandUtil.fetchBrokerNameByAddr.
+func (a *admin) brokerNameOf(addr string) (string, error) {
+	ci, err := a.clusterInfo()
+	if err != nil {
+		return "", err
+	}
+	for name, bd := range ci.BrokerAddrTable {
+		for _, x := range bd.BrokerAddrs {
+			if x == addr {
+				return name, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("Make sure the specified broker addr exists or the name server connected to is correct.")
+}
+
+func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
+	cluster := fs.String("c", "", "delete topic from which cluster")
+	topic := fs.String("t", "", "topic name")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	t, c := strings.TrimSpace(*topic), strings.TrimSpace(*cluster)
+	if t == "" || c == "" {
+		fs.Usage()
+		return nil
+	}
+	ci, err := a.clusterInfo()
+	if err != nil {
+		return err
+	}
+	bs, err := ci.brokers(c)
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		if b.master == "" {
+			continue
+		}
+		if _, err := a.call(b.master, remoting.DeleteTopicInBroker, map[string]string{"topic": t}, nil); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.out, "delete topic [%s] from cluster [%s] success.\n", t, c)
+	for _, ns := range a.ns {
+		if _, err := a.call(ns, remoting.DeleteTopicInNamesrv, map[string]string{"topic": t, "clusterName": c}, nil); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.out, "delete topic [%s] from NameServer success.\n", t)
+	return nil
+}
+
+// javaBool is Boolean.parseBoolean: "true" in any case, anything else false.
+func javaBool(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
