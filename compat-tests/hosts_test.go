@@ -39,9 +39,12 @@ type hostNet struct {
 	netns  bool   // namespaces; false: loopback fallback
 	id     int    // per-run sequence number
 	bridge string // root-side bridge (netns only)
-	subnet string // "10.14.X" (netns only)
-	dir    string // per-test files
-	hosts  []*host
+	// forwardRule: an iptables FORWARD rule accepting the bridge's traffic
+	// was inserted (allowForwarding), to be deleted at teardown.
+	forwardRule bool
+	subnet      string // "10.14.X" (netns only)
+	dir         string // per-test files
+	hosts       []*host
 }
 
 type host struct {
@@ -198,6 +201,7 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 		}
 	}
 	subnetMu.Unlock()
+	n.allowForwarding()
 	for i, name := range names {
 		h := &host{net: n, name: name, ns: fmt.Sprintf("hosts-%d-%d-%s", os.Getpid(), id, name),
 			ip: fmt.Sprintf("%s.%d", n.subnet, 10+i), veth: fmt.Sprintf("hv%dx%dy%d", os.Getpid(), id, i)}
@@ -286,8 +290,29 @@ func (n *hostNet) teardown() {
 		}
 	}
 	if n.bridge != "" {
+		if n.forwardRule {
+			_ = exec.Command("iptables", append([]string{"-D"}, n.forwardArgs()...)...).Run()
+		}
 		_ = exec.Command("ip", "link", "del", n.bridge).Run()
 	}
+}
+
+// allowForwarding lets frames cross the bridge between the hosts' veths
+// when the kernel passes bridged traffic through iptables
+// (bridge-nf-call-iptables, as br_netfilter sets it) and the FORWARD chain
+// drops by default, as a Docker engine leaves it: without the rule no host
+// reaches another. Nothing happens without iptables.
+func (n *hostNet) allowForwarding() {
+	if _, err := exec.LookPath("iptables"); err != nil {
+		return
+	}
+	if err := exec.Command("iptables", append([]string{"-I"}, n.forwardArgs()...)...).Run(); err == nil {
+		n.forwardRule = true
+	}
+}
+
+func (n *hostNet) forwardArgs() []string {
+	return []string{"FORWARD", "-i", n.bridge, "-o", n.bridge, "-j", "ACCEPT"}
 }
 
 // start runs bin on the host (ip netns exec execs it: the pid is the
