@@ -157,7 +157,7 @@ func (a *admin) clusterInfo() (*clusterInfo, error) {
 func (ci *clusterInfo) brokers(cluster string) ([]brokerAddrs, error) {
 	names, ok := ci.ClusterAddrTable[cluster]
 	if !ok {
-		return nil, fmt.Errorf("Make sure the specified clusterName exists or the name server connected to is correct.")
+		return nil, fmt.Errorf("cluster %q not found: make sure the specified clusterName exists or the name server connected to is correct", cluster)
 	}
 	sort.Strings(names)
 	var out []brokerAddrs

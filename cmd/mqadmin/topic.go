@@ -206,7 +206,7 @@ func (a *admin) brokerNameOf(addr string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("Make sure the specified broker addr exists or the name server connected to is correct.")
+	return "", fmt.Errorf("broker %s not found: make sure the specified broker addr exists or the name server connected to is correct", addr)
 }
 
 func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
