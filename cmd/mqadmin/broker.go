@@ -20,11 +20,7 @@ func getBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 		addr := strings.TrimSpace(*broker)
 		return a.printBrokerConfig(fmt.Sprintf("============%s============\n", addr), addr)
 	case *cluster != "":
-		ci, err := a.clusterInfo()
-		if err != nil {
-			return err
-		}
-		bs, err := ci.brokers(strings.TrimSpace(*cluster))
+		bs, err := a.clusterBrokers(*cluster)
 		if err != nil {
 			return err
 		}

@@ -151,6 +151,15 @@ func (a *admin) clusterInfo() (*clusterInfo, error) {
 	return &ci, nil
 }
 
+// clusterBrokers asks the name servers for cluster's brokers.
+func (a *admin) clusterBrokers(cluster string) ([]brokerAddrs, error) {
+	ci, err := a.clusterInfo()
+	if err != nil {
+		return nil, err
+	}
+	return ci.brokers(strings.TrimSpace(cluster))
+}
+
 // brokers lists cluster's brokers (sorted by name): each master's address
 // ("" when it has none) and its slaves' (sorted by id), as
 // CommandUtil.fetchMasterAndSlaveDistinguish.

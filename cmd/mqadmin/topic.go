@@ -135,11 +135,7 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(a.out, "%s\n", tc)
 		return nil
 	case *cluster != "":
-		ci, err := a.clusterInfo()
-		if err != nil {
-			return err
-		}
-		bs, err := ci.brokers(strings.TrimSpace(*cluster))
+		bs, err := a.clusterBrokers(*cluster)
 		if err != nil {
 			return err
 		}
@@ -220,11 +216,7 @@ func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 		return nil
 	}
-	ci, err := a.clusterInfo()
-	if err != nil {
-		return err
-	}
-	bs, err := ci.brokers(c)
+	bs, err := a.clusterBrokers(c)
 	if err != nil {
 		return err
 	}
