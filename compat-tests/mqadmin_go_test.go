@@ -14,15 +14,22 @@ import (
 
 // TestMQAdminGo: the Go mqadmin (cmd/mqadmin) against Apache's mqadmin
 // 5.3.3 (MQAdminStartup from the reference jars), the same subcommands with
-// the same flags on the same rocketgo cluster: their outputs must be equal —
-// line for line, or as sets of lines where Apache prints a Java hash
-// container (the topic list, the properties of getBrokerConfig), whose order
-// the Go tool sorts.
+// the same flags on the same cluster — a rocketgo one and the Apache
+// reference: their outputs must be equal — line for line, or as sets of
+// lines where Apache prints a Java hash container (the topic list, the
+// properties of getBrokerConfig), whose order the Go tool sorts.
 func TestMQAdminGo(t *testing.T) {
 	requireJava(t)
 	t.Parallel() // one JVM per command, not in java/target: beside the Maven tests
-	c := newCluster(t, "mqadmin-go")
 	cp := toolsClasspath(t)
+	for _, kind := range []string{"rocketgo", "apache"} {
+		t.Run(kind, func(t *testing.T) {
+			testMQAdminGo(t, startTxBroker(t, kind, "mqadmin-go-"+kind).c, cp)
+		})
+	}
+}
+
+func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
 		t.Fatal(err)
