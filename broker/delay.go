@@ -25,7 +25,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
-	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -205,8 +204,7 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 			}
 			rec, err := d.b.Store.RecordAt(e.PhyOffset, e.Size)
 			if err == nil {
-				err = d.b.reputReal(rec, []string{message.PropDelayTimeLevel, message.PropTimerDeliverMs,
-					message.PropTimerDelaySec, message.PropTimerDelayMs})
+				err = d.b.reputReal(rec)
 			}
 			switch {
 			case err == nil:
