@@ -65,11 +65,24 @@ func TestOffsetServices(t *testing.T) {
 	if b.QueueMaxOffset("T", 0) != 3 || b.QueueMinOffset("T", 0) != 0 || b.QueueMaxOffset("Nope", 0) != 0 {
 		t.Fatalf("queue offsets [%d, %d)", b.QueueMinOffset("T", 0), b.QueueMaxOffset("T", 0))
 	}
-	if got := b.SearchOffset("T", 0, before-1000); got != 0 {
-		t.Fatalf("offset by an early time %d", got)
-	}
-	if got := b.SearchOffset("T", 0, time.Now().Add(time.Hour).UnixMilli()); got != 3 {
-		t.Fatalf("offset by a future time %d", got)
+	future := time.Now().Add(time.Hour).UnixMilli()
+	last, _ := b.Store.EarliestMessageTime("T", 0)
+	for _, c := range []struct {
+		ts    int64
+		upper bool
+		want  int64
+	}{
+		{before - 1000, false, 0}, {future, false, 3}, // lower: the first at or after
+		{before - 1000, true, 0}, {future, true, 2}, // upper: the last at or before (0 if none)
+		{last, true, -1}, // all three may share a millisecond: checked below
+	} {
+		got := b.SearchOffset("T", 0, c.ts, c.upper)
+		if c.want >= 0 && got != c.want {
+			t.Errorf("offset by time %d (upper %v) = %d, want %d", c.ts, c.upper, got, c.want)
+		}
+		if c.want < 0 && (got < 0 || got > 2 || b.SearchOffset("T", 0, c.ts, false) != 0) {
+			t.Errorf("offset by the first store time %d: upper %d, lower %d", c.ts, got, b.SearchOffset("T", 0, c.ts, false))
+		}
 	}
 	if got := b.EarliestMsgStoreTime("T", 0); got < before || got > time.Now().UnixMilli() {
 		t.Fatalf("earliest store time %d, stored after %d", got, before)

@@ -426,6 +426,18 @@ func TestReference(t *testing.T) {
 			now := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
 			return observe(invoke(t, tg.brokerAddr, javaRequest(29, map[string]string{"topic": topic, "queueId": "0", "timestamp": now}, nil)), "offset")
 		}},
+		{"search offset by timestamp, both boundaries", func(t *testing.T, tg target, topic string) observation {
+			o := observation{Values: map[string]string{}}
+			for _, b := range []string{"LOWER", "UPPER", "upper"} {
+				for name, ts := range map[string]int64{"past": 1, "future": time.Now().Add(time.Hour).UnixMilli()} {
+					r := invoke(t, tg.brokerAddr, javaRequest(29, map[string]string{"topic": topic, "queueId": "0",
+						"timestamp": strconv.FormatInt(ts, 10), "boundaryType": b}, nil))
+					o.Code += r.Code
+					o.Values[b+"/"+name] = r.ExtFields["offset"]
+				}
+			}
+			return o
+		}},
 		{"earliest store time of an empty queue", func(t *testing.T, tg target, topic string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(32, map[string]string{"topic": topic, "queueId": "3"}, nil)), "timestamp")
 		}},
