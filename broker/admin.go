@@ -359,3 +359,51 @@ func runtimeText(d time.Duration) string {
 	s := int64(d.Seconds())
 	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", s/86400, s%86400/3600, s%3600/60, s%60)
 }
+
+// QueueTimeSpan is one queue of QUERY_CONSUME_TIME_SPAN (Apache's
+// QueueTimeSpan): the store times of its first and last messages, of the
+// group's last consumed one, and how long the next one has waited.
+type QueueTimeSpan struct {
+	Queue                              MessageQueue
+	MinTime, MaxTime, ConsumeTime, Lag int64 // ms; -1 where Apache finds no message
+}
+
+// ConsumeTimeSpan is QUERY_CONSUME_TIME_SPAN (AdminBrokerProcessor.
+// queryConsumeTimeSpan): one span per write queue of the topic, bounded by
+// maxTopicQueueNums; TOPIC_NOT_EXIST with Apache's remark.
+func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
+	tc, ok := b.Topics.Get(topic)
+	if !ok {
+		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+	}
+	st, name, now := b.Store, b.Config().BrokerName, time.Now().UnixMilli()
+	timeAt := func(q int32, off int64) int64 {
+		if t, ok := st.StoreTimeAt(topic, q, off); ok {
+			return t
+		}
+		return -1
+	}
+	out := make([]QueueTimeSpan, tc.WriteQueueNums)
+	for i := range out {
+		q := int32(i)
+		s := &out[i]
+		s.Queue = MessageQueue{Topic: topic, BrokerName: name, QueueID: q}
+		s.MinTime = b.EarliestMsgStoreTime(topic, q)
+		maxOff := st.MaxOffset(topic, q)
+		s.MaxTime = timeAt(q, maxOff-1)
+		consumed, ok := b.Offsets.Query(group, topic, q)
+		if !ok {
+			consumed = -1 // Apache's queryOffset
+		}
+		s.ConsumeTime = s.MinTime
+		if consumed > 0 {
+			s.ConsumeTime = timeAt(q, consumed-1)
+		}
+		if consumed < maxOff {
+			// Apache's arithmetic, kept: without an offset (or an empty
+			// queue) the next message's time is -1 and the lag now+1.
+			s.Lag = now - timeAt(q, consumed)
+		}
+	}
+	return out, nil
+}

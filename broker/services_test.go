@@ -84,6 +84,20 @@ func TestOffsetServices(t *testing.T) {
 			t.Errorf("offset by the first store time %d: upper %d, lower %d", c.ts, got, b.SearchOffset("T", 0, c.ts, false))
 		}
 	}
+	spans, err := b.ConsumeTimeSpan("T", "CG_span")
+	if err != nil || len(spans) == 0 {
+		t.Fatalf("ConsumeTimeSpan: %v %v", spans, err)
+	}
+	if s := spans[0]; s.MinTime < before || s.MaxTime < s.MinTime || s.ConsumeTime != s.MinTime || s.Lag <= time.Now().UnixMilli() {
+		t.Errorf("span without a consumer offset: %+v (Apache's lag is now+1)", s)
+	}
+	b.Offsets.Commit("CG_span", "T", 0, 1)
+	if s, _ := b.ConsumeTimeSpan("T", "CG_span"); s[0].ConsumeTime != s[0].MinTime || s[0].Lag < 0 || s[0].Lag > time.Now().UnixMilli()-before+1000 {
+		t.Errorf("span after consuming one: %+v", s[0])
+	}
+	if _, err := b.ConsumeTimeSpan("Nope", "CG_span"); err == nil {
+		t.Error("time span of an unknown topic")
+	}
 	if got := b.EarliestMsgStoreTime("T", 0); got < before || got > time.Now().UnixMilli() {
 		t.Fatalf("earliest store time %d, stored after %d", got, before)
 	}

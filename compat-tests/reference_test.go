@@ -438,6 +438,14 @@ func TestReference(t *testing.T) {
 			}
 			return o
 		}},
+		{"consume time span", func(t *testing.T, tg target, topic string) observation {
+			o := observe(invoke(t, tg.brokerAddr, javaRequest(303, map[string]string{"topic": topic, "group": uniq("diffcg")}, nil)))
+			o.Body = ""
+			return o
+		}},
+		{"consume time span of unknown topic", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(303, map[string]string{"topic": uniq("nosuch"), "group": "g"}, nil)))
+		}},
 		{"earliest store time of an empty queue", func(t *testing.T, tg target, topic string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(32, map[string]string{"topic": topic, "queueId": "3"}, nil)), "timestamp")
 		}},

@@ -30,6 +30,7 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.InvokeBrokerToResetOffset] = p.resetOffset
 	t[remoting.ViewMessageByID] = p.viewMessage
 	t[remoting.GetConsumerRunningInfo] = p.consumerRunningInfo // callclient.go
+	t[remoting.QueryConsumeTimeSpan] = p.consumeTimeSpan       // timespan.go
 	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
 }
 
