@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 // BrokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
@@ -406,4 +407,39 @@ func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
 		}
 	}
 	return out, nil
+}
+
+// MaxQueryCQEntries bounds the entries of one QUERY_CONSUME_QUEUE answer
+// (Apache's has no bound but the end of the consume queue file).
+const MaxQueryCQEntries = 10_000
+
+// ConsumeQueueView is QUERY_CONSUME_QUEUE's consume queue part.
+type ConsumeQueueView struct {
+	Min, Max int64
+	Entries  []store.QueueEntry // nil: index is not in the queue
+}
+
+// QueryConsumeQueue is QUERY_CONSUME_QUEUE (AdminBrokerProcessor.
+// queryConsumeQueue): the queue's bounds and up to count entries from
+// index; SYSTEM_ERROR with Apache's remark for a queue that does not exist.
+func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, count int) (ConsumeQueueView, error) {
+	st := b.Store
+	if !st.HasQueue(topic, queueID) {
+		return ConsumeQueueView{}, refuse(remoting.SystemError, ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
+	}
+	v := ConsumeQueueView{Min: st.MinOffset(topic, queueID), Max: st.MaxOffset(topic, queueID)}
+	if index < v.Min || index >= v.Max {
+		return v, nil
+	}
+	count = min(max(count, 0), MaxQueryCQEntries)
+	v.Entries = []store.QueueEntry{}
+	for from := index; len(v.Entries) < count; {
+		es := st.ReadQueue(topic, queueID, from, count-len(v.Entries))
+		if len(es) == 0 {
+			break
+		}
+		v.Entries = append(v.Entries, es...)
+		from = es[len(es)-1].QueueOffset + 1
+	}
+	return v, nil
 }

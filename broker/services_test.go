@@ -95,6 +95,15 @@ func TestOffsetServices(t *testing.T) {
 	if s, _ := b.ConsumeTimeSpan("T", "CG_span"); s[0].ConsumeTime != s[0].MinTime || s[0].Lag < 0 || s[0].Lag > time.Now().UnixMilli()-before+1000 {
 		t.Errorf("span after consuming one: %+v", s[0])
 	}
+	if v, err := b.QueryConsumeQueue("T", 0, 1, 5); err != nil || v.Min != 0 || v.Max != 3 || len(v.Entries) != 2 ||
+		v.Entries[0].QueueOffset != 1 || v.Entries[1].PhyOffset <= v.Entries[0].PhyOffset {
+		t.Errorf("QueryConsumeQueue(T-0, 1, 5) = %+v, %v", v, err)
+	}
+	if v, err := b.QueryConsumeQueue("T", 0, 3, 5); err != nil || v.Entries != nil {
+		t.Errorf("QueryConsumeQueue past the end = %+v, %v", v, err)
+	}
+	_, err = b.QueryConsumeQueue("Nope", 0, 0, 1)
+	wantRefusal(t, err, remoting.SystemError, "0@Nope is not exist!")
 	if _, err := b.ConsumeTimeSpan("Nope", "CG_span"); err == nil {
 		t.Error("time span of an unknown topic")
 	}

@@ -446,6 +446,20 @@ func TestReference(t *testing.T) {
 		{"consume time span of unknown topic", func(t *testing.T, tg target, _ string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(303, map[string]string{"topic": uniq("nosuch"), "group": "g"}, nil)))
 		}},
+		{"query consume queue", func(t *testing.T, tg target, topic string) observation {
+			o := observe(invoke(t, tg.brokerAddr, javaRequest(321, map[string]string{"topic": topic, "queueId": "0",
+				"index": "0", "count": "2", "consumerGroup": uniq("diffcg")}, nil)))
+			o.Remark = ""
+			return o
+		}},
+		{"query consume queue past its end", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(321, map[string]string{"topic": topic, "queueId": "0",
+				"index": "1000", "count": "2"}, nil)))
+		}},
+		{"query consume queue of unknown queue", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(321, map[string]string{"topic": "nosuchq", "queueId": "3",
+				"index": "0", "count": "2"}, nil)))
+		}},
 		{"earliest store time of an empty queue", func(t *testing.T, tg target, topic string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(32, map[string]string{"topic": topic, "queueId": "3"}, nil)), "timestamp")
 		}},

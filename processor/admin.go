@@ -31,6 +31,7 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.ViewMessageByID] = p.viewMessage
 	t[remoting.GetConsumerRunningInfo] = p.consumerRunningInfo // callclient.go
 	t[remoting.QueryConsumeTimeSpan] = p.consumeTimeSpan       // timespan.go
+	t[remoting.QueryConsumeQueue] = p.queryConsumeQueue
 	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
 }
 

@@ -54,3 +54,56 @@ func (p *brokerProcs) consumeTimeSpan(_ *remoting.Conn, req *remoting.Command) *
 		ConsumeTimeSpanSet []queueTimeSpan `json:"consumeTimeSpanSet"`
 	}{out})
 }
+
+// consumeQueueData is ConsumeQueueData as fastjson writes it (null fields
+// left out; no consume queue extension here, so eval is false).
+type consumeQueueData struct {
+	Eval         bool  `json:"eval"`
+	PhysicOffset int64 `json:"physicOffset"`
+	PhysicSize   int32 `json:"physicSize"`
+	TagsCode     int64 `json:"tagsCode"`
+}
+
+// queryConsumeQueue is QUERY_CONSUME_QUEUE (mqadmin queryCq):
+// QueryConsumeQueueResponseBody, or SUCCESS with Apache's remark and no body
+// when index is outside the queue.
+func (p *brokerProcs) queryConsumeQueue(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h, err := parseQueueHeader(req)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	index, err := req.Int64("index")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	count, err := req.Int64("count")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	v, err := p.b.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), broker.MaxQueryCQEntries)))
+	if err != nil {
+		return p.fail(req, err)
+	}
+	if v.Entries == nil {
+		return remoting.NewResponse(req, remoting.Success, fmt.Sprintf("Index %d of %d@%s is not exist!", index, h.queueID, h.topic))
+	}
+	body := struct {
+		FilterData       *string            `json:"filterData,omitempty"`
+		MaxQueueIndex    int64              `json:"maxQueueIndex"`
+		MinQueueIndex    int64              `json:"minQueueIndex"`
+		QueueData        []consumeQueueData `json:"queueData"`
+		SubscriptionData *subscriptionData  `json:"subscriptionData,omitempty"`
+	}{MaxQueueIndex: v.Max, MinQueueIndex: v.Min, QueueData: make([]consumeQueueData, len(v.Entries))}
+	for i, e := range v.Entries {
+		body.QueueData[i] = consumeQueueData{PhysicOffset: e.PhyOffset, PhysicSize: e.Size, TagsCode: e.TagsCode}
+	}
+	if group, ok := req.Lookup("consumerGroup"); ok {
+		filter := group + "@" + h.topic + " is not online!"
+		if s, _ := p.b.Clients.Subscription(group, h.topic); s != nil {
+			sd := toSubscriptionData(s)
+			body.SubscriptionData, filter = &sd, "null" // a tag filter has no ConsumerFilterData
+		}
+		body.FilterData = &filter
+	}
+	return p.okJSON(req, body)
+}

@@ -11,6 +11,7 @@ const (
 	InvokeBrokerToResetOffset int32 = 222
 	QueryTopicConsumeByWho    int32 = 300
 	QueryConsumeTimeSpan      int32 = 303
+	QueryConsumeQueue         int32 = 321
 	GetConsumerRunningInfo    int32 = 307
 	ConsumeMessageDirectly    int32 = 309
 	QueryTopicsByConsumer     int32 = 343
