@@ -209,8 +209,10 @@ func TestDelayLevel(t *testing.T) {
 		d := r.At.Sub(sent[id])
 		// Store times are whole milliseconds (truncated), so a delivery at
 		// store time + 5 s may come up to 1 ms before sent + 5 s.
-		if d < 5*time.Second-time.Millisecond || d > 7*time.Second {
-			t.Errorf("%s (level 2 = 5 s) arrived after %s, want 5–7 s", id, d)
+		// Never early; late only by what a loaded machine adds (7.6 s was
+		// seen with the machine's two cores shared by four test runs).
+		if d < 5*time.Second-time.Millisecond || d > 15*time.Second {
+			t.Errorf("%s (level 2 = 5 s) arrived after %s, want 5–15 s", id, d)
 		}
 		worst = max(worst, d)
 		if r.Topic != topic || r.Props["k"] != "v"+strconv.Itoa(i) || r.Tags != "TagD" || r.Props["REAL_TOPIC"] != topic {
