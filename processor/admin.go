@@ -32,6 +32,7 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.GetConsumerRunningInfo] = p.consumerRunningInfo // callclient.go
 	t[remoting.QueryConsumeTimeSpan] = p.consumeTimeSpan       // timespan.go
 	t[remoting.QueryConsumeQueue] = p.queryConsumeQueue
+	t[remoting.DeleteExpiredCommitLog] = p.deleteExpiredCommitLog
 	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
 }
 
@@ -277,4 +278,12 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 		return p.fail(req, err)
 	}
 	return okBody(req, rec)
+}
+
+// deleteExpiredCommitLog is DELETE_EXPIRED_COMMITLOG (mqadmin
+// deleteExpiredCommitLog): expired commit log files go at the next cleanup
+// rounds whatever the hour; SUCCESS at once, as Apache.
+func (p *brokerProcs) deleteExpiredCommitLog(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	p.b.Store.DeleteExpiredManually()
+	return remoting.NewResponse(req, remoting.Success, "")
 }

@@ -12,6 +12,7 @@ const (
 	QueryTopicConsumeByWho    int32 = 300
 	QueryConsumeTimeSpan      int32 = 303
 	QueryConsumeQueue         int32 = 321
+	DeleteExpiredCommitLog    int32 = 329
 	GetConsumerRunningInfo    int32 = 307
 	ConsumeMessageDirectly    int32 = 309
 	QueryTopicsByConsumer     int32 = 343

@@ -149,12 +149,14 @@ type Store struct {
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
-	started  atomic.Bool
-	closing  atomic.Bool
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	shutOnce sync.Once
-	shutErr  error
+	started atomic.Bool
+	closing atomic.Bool
+	quit    chan struct{}
+
+	manualDeletes atomic.Int32 // cleanup rounds left that delete whatever the hour (cleanup.go)
+	wg            sync.WaitGroup
+	shutOnce      sync.Once
+	shutErr       error
 }
 
 // Open loads (and if needed recovers) the store under cfg.StorePathRootDir,
