@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -14,6 +15,7 @@ import (
 // of it runs on the request path.
 type collector struct {
 	b     *broker.Broker
+	log   zerolog.Logger
 	descs map[string]family
 }
 
@@ -24,6 +26,9 @@ type family struct {
 
 // storageLabels are DefaultStoreMetricsManager's: storage_type, storage_medium.
 var storageLabels = []string{"storage_type", "storage_medium"}
+
+// lagLabels are the consumer gauges' (buildLagAttributes).
+var lagLabels = []string{"consumer_group", "topic", "is_retry", "is_system"}
 
 // metric families: name -> help, variable labels, kind. Names are as
 // Apache's Prometheus exposition writes them: OpenTelemetry's exporter
@@ -39,7 +44,11 @@ var families = []struct {
 	{"rocketmq_throughput_out_total", "Total traffic of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_producer_connections", "Producer connections", []string{"language", "version", "protocol_type"}, prometheus.GaugeValue},
 	{"rocketmq_consumer_connections", "Consumer connections", []string{"consumer_group", "language", "version", "consume_mode", "protocol_type", "is_system"}, prometheus.GaugeValue},
-	{"rocketmq_consumer_lag_messages", "Consumer lag messages", []string{"consumer_group", "topic", "is_retry", "is_system"}, prometheus.GaugeValue},
+	{"rocketmq_consumer_lag_messages", "Consumer lag messages", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_lag_latency_milliseconds", "Consumer lag time", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_inflight_messages", "Consumer inflight messages", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_queueing_latency_milliseconds", "Consumer queueing time", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_ready_messages", "Consumer ready messages", lagLabels, prometheus.GaugeValue},
 	{"rocketmq_topic_number", "Active topic number", nil, prometheus.GaugeValue},
 	{"rocketmq_consumer_group_number", "Active subscription group number", nil, prometheus.GaugeValue},
 	{"rocketmq_broker_permission", "Broker permission", nil, prometheus.GaugeValue},
@@ -48,8 +57,8 @@ var families = []struct {
 	{"rocketmq_storage_dispatch_behind_bytes", "Broker dispatch behind bytes", storageLabels, prometheus.GaugeValue},
 }
 
-func newCollector(b *broker.Broker, constLabels prometheus.Labels) *collector {
-	c := &collector{b: b, descs: make(map[string]family, len(families))}
+func newCollector(b *broker.Broker, constLabels prometheus.Labels, log zerolog.Logger) *collector {
+	c := &collector{b: b, log: log, descs: make(map[string]family, len(families))}
 	for _, f := range families {
 		c.descs[f.name] = family{prometheus.NewDesc(f.name, f.help, f.labels, constLabels), f.kind}
 	}
@@ -81,7 +90,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		return true
 	})
 	c.connections(emit)
-	c.lag(emit)
+	c.consumerGauges(emit)
 	cfg := b.Config()
 	emit("rocketmq_topic_number", float64(b.Topics.Len()))
 	emit("rocketmq_consumer_group_number", float64(b.Groups.Len()))
@@ -114,22 +123,6 @@ func (c *collector) connections(emit func(string, float64, ...string)) {
 	for k, n := range consumers {
 		emit("rocketmq_consumer_connections", float64(n), k.group, strings.ToLower(k.kind.Language.String()),
 			versionName(k.kind.Version), k.mode, "remoting", strconv.FormatBool(isSystem("", k.group)))
-	}
-}
-
-// lag is each group's committed lag on each topic: the messages between its
-// committed offset and the queue's end, summed over the queues (Apache's
-// ConsumerLagCalculator without the pop and in-flight parts).
-func (c *collector) lag(emit func(string, float64, ...string)) {
-	type key struct{ group, topic string }
-	lags := map[key]int64{}
-	st := c.b.Store
-	c.b.Offsets.Each(func(group, topic string, q int32, off int64) {
-		lags[key{group, topic}] += max(st.MaxOffset(topic, q)-max(off, 0), 0)
-	})
-	for k, n := range lags {
-		emit("rocketmq_consumer_lag_messages", float64(n), k.group, k.topic,
-			strconv.FormatBool(broker.IsRetryTopic(k.topic)), strconv.FormatBool(isSystem(k.topic, k.group)))
 	}
 }
 

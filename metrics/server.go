@@ -52,7 +52,7 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 	if err := s.reg.Register(s.RPC.hist); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	if err := s.reg.Register(newCollector(b, labels)); err != nil {
+	if err := s.reg.Register(newCollector(b, labels, s.log)); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	host := cfg.MetricsPromExporterHost
