@@ -278,6 +278,8 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	switch {
 	case message.TransactionType(m.SysFlag) == message.TransactionPrep:
 		typ = MessageTransaction
+	case message.Property(r.Properties, message.PropShardingKey) != "": // Apache's getMessageType: before delay
+		typ = MessageFIFO
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
 		typ = MessageDelay
 	}
@@ -385,7 +387,10 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		wrote += int64(pr.WroteBytes)
 	}
 	typ := MessageNormal // transactional batches are refused
-	if m.Topic == ScheduleTopic || m.Topic == TimerTopic {
+	switch {
+	case message.Property(r.Properties, message.PropShardingKey) != "":
+		typ = MessageFIFO
+	case m.Topic == ScheduleTopic || m.Topic == TimerTopic:
 		typ = MessageDelay
 	}
 	b.Stats.In(r.Topic, typ, int64(len(results)), wrote)

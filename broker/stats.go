@@ -11,12 +11,12 @@ import (
 // BrokerStatsManager figures (TOPIC_PUT_NUMS / _SIZE, GROUP_GET_NUMS /
 // _SIZE). The metrics endpoint reads them at each scrape.
 //
-// Invariants: counting is one sync.Map read and two atomic adds per send or
-// per answer of a pull or pop; a key allocates once, on its first use, and
+// Invariants: counting is one sync.Map read and two atomic adds per answer
+// of a pull or pop, four per send (the size histogram's bucket and sum); a key allocates once, on its first use, and
 // the keys are bounded (maxStatKeys each way: a group name comes from the
 // client): past the bound a new key's flow is counted only in the totals.
 type Stats struct {
-	in, out       sync.Map // TopicType or GroupTopic -> *Flow
+	in, out       sync.Map // TopicType -> *InFlow, GroupTopic -> *Flow
 	inKeys        atomic.Int64
 	outKeys       atomic.Int64
 	totIn, totOut Flow
@@ -25,6 +25,39 @@ type Stats struct {
 // Flow is messages and bytes through one key.
 type Flow struct {
 	Msgs, Bytes atomic.Int64
+}
+
+// InFlow is a topic's flow in, with the histogram of the sends' sizes:
+// Apache's rocketmq_message_size, one observation per send of its record
+// bytes per message.
+type InFlow struct {
+	Flow
+	sizes   [len(SizeBuckets) + 1]atomic.Int64 // per bucket, not cumulative; the last is +Inf
+	sizeSum atomic.Int64
+}
+
+// SizeBuckets are rocketmq_message_size's upper bounds (bytes), Apache's:
+// 1 KiB, 4 KiB, 512 KiB, 1 MiB, 2 MiB, 4 MiB.
+var SizeBuckets = [...]int64{1 << 10, 4 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20}
+
+// Sizes returns the size histogram: the cumulative count at each of
+// SizeBuckets, the count and the sum of the observations.
+func (f *InFlow) Sizes() (cumulative [len(SizeBuckets)]uint64, count uint64, sum int64) {
+	var n uint64
+	for i := range SizeBuckets {
+		n += uint64(f.sizes[i].Load())
+		cumulative[i] = n
+	}
+	return cumulative, n + uint64(f.sizes[len(SizeBuckets)].Load()), f.sizeSum.Load()
+}
+
+func (f *InFlow) observe(size int64) {
+	i := 0
+	for i < len(SizeBuckets) && size > SizeBuckets[i] {
+		i++
+	}
+	f.sizes[i].Add(1)
+	f.sizeSum.Add(size)
 }
 
 // GroupTopic keys what a consumer group took from a topic.
@@ -44,6 +77,7 @@ const (
 	MessageNormal MessageType = iota
 	MessageDelay
 	MessageTransaction
+	MessageFIFO
 )
 
 func (t MessageType) String() string {
@@ -52,6 +86,8 @@ func (t MessageType) String() string {
 		return "delay"
 	case MessageTransaction:
 		return "transaction"
+	case MessageFIFO:
+		return "fifo"
 	}
 	return "normal"
 }
@@ -59,22 +95,27 @@ func (t MessageType) String() string {
 // maxStatKeys bounds the keys of each table.
 const maxStatKeys = 100_000
 
-// In counts msgs of type stored on topic, bytes in all as stored (records).
+// In counts msgs of type stored on topic by one send, bytes in all as
+// stored (records).
 func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
 	s.totIn.add(msgs, bytes)
 	k := TopicType{topic, typ}
-	if f, ok := s.in.Load(k); ok {
-		f.(*Flow).add(msgs, bytes)
-		return
+	v, ok := s.in.Load(k)
+	if !ok {
+		if s.inKeys.Load() >= maxStatKeys {
+			return
+		}
+		var loaded bool
+		v, loaded = s.in.LoadOrStore(TopicType{strings.Clone(topic), typ}, &InFlow{})
+		if !loaded {
+			s.inKeys.Add(1)
+		}
 	}
-	if s.inKeys.Load() >= maxStatKeys {
-		return
+	f := v.(*InFlow)
+	f.add(msgs, bytes)
+	if msgs > 0 {
+		f.observe(bytes / msgs)
 	}
-	f, loaded := s.in.LoadOrStore(TopicType{strings.Clone(topic), typ}, &Flow{})
-	if !loaded {
-		s.inKeys.Add(1)
-	}
-	f.(*Flow).add(msgs, bytes)
 }
 
 // Out counts msgs (bytes in all, as stored: records) handed to group from
@@ -103,8 +144,8 @@ func (s *Stats) Totals() (inMsgs, inBytes, outMsgs, outBytes int64) {
 }
 
 // RangeIn calls fn for each topic and type's flow until fn returns false.
-func (s *Stats) RangeIn(fn func(k TopicType, f *Flow) bool) {
-	s.in.Range(func(k, v any) bool { return fn(k.(TopicType), v.(*Flow)) })
+func (s *Stats) RangeIn(fn func(k TopicType, f *InFlow) bool) {
+	s.in.Range(func(k, v any) bool { return fn(k.(TopicType), v.(*InFlow)) })
 }
 
 // RangeOut calls fn for each group and topic's flow until fn returns false.

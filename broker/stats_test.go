@@ -24,7 +24,7 @@ func TestStatsCounts(t *testing.T) {
 	wg.Wait()
 	s.In("T", MessageDelay, 1, 5)
 	in := map[TopicType]int64{}
-	s.RangeIn(func(k TopicType, f *Flow) bool { in[k] = f.Msgs.Load(); return true })
+	s.RangeIn(func(k TopicType, f *InFlow) bool { in[k] = f.Msgs.Load(); return true })
 	if in[TopicType{"T", MessageNormal}] != 4000 || in[TopicType{"T", MessageDelay}] != 1 || len(in) != 2 {
 		t.Fatalf("in %v", in)
 	}
@@ -37,7 +37,7 @@ func TestStatsCounts(t *testing.T) {
 	s.inKeys.Store(maxStatKeys)
 	s.In("other", MessageNormal, 7, 70)
 	n := 0
-	s.RangeIn(func(TopicType, *Flow) bool { n++; return true })
+	s.RangeIn(func(TopicType, *InFlow) bool { n++; return true })
 	inMsgs, inBytes, outMsgs, _ := s.Totals()
 	if n != 2 || inMsgs != 4008 || inBytes != 40075 || outMsgs != 8000 {
 		t.Fatalf("past the bound: keys %d, totals %d msgs %d bytes, out %d", n, inMsgs, inBytes, outMsgs)
@@ -59,4 +59,23 @@ func BenchmarkStatsIn(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestStatsSizes: one observation per send of its bytes per message, in
+// Apache's buckets (an upper bound is inclusive), past the last in +Inf.
+func TestStatsSizes(t *testing.T) {
+	var s Stats
+	s.In("S", MessageFIFO, 1, 1024)      // le 1 KiB
+	s.In("S", MessageFIFO, 2, 3000)      // 1500 each: le 4 KiB
+	s.In("S", MessageFIFO, 1, 5<<20)     // +Inf
+	s.In("S", MessageFIFO, 4, 4*600<<10) // 600 KiB each: le 1 MiB
+	var f *InFlow
+	s.RangeIn(func(_ TopicType, x *InFlow) bool { f = x; return true })
+	cum, n, sum := f.Sizes()
+	if cum != [len(SizeBuckets)]uint64{1, 2, 2, 3, 3, 3} || n != 4 || sum != 1024+1500+5<<20+600<<10 {
+		t.Fatalf("cumulative %v, count %d, sum %d", cum, n, sum)
+	}
+	if MessageFIFO.String() != "fifo" {
+		t.Fatal(MessageFIFO.String())
+	}
 }

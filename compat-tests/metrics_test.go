@@ -12,7 +12,7 @@ import (
 
 // TestMetrics: the broker's Prometheus endpoint (metricsExporterType=PROM,
 // rocketgo's default) after the official Go client sent 20 messages and a
-// push consumer took them: the metric names and labels of Apache 5.3.3's
+// push consumer took them (and one with a sharding key): the metric names and labels of Apache 5.3.3's
 // exposition (scraped from the reference broker: units appended, labels
 // cluster, node_type, node_id, otel_scope_name and metricsLabel's), the
 // counts in and out,
@@ -35,6 +35,12 @@ func TestMetrics(t *testing.T) {
 		p.mustSend(t, newMsg(topic, id, "TA"))
 		ids = append(ids, id)
 	}
+	// A message with a sharding key (what a FIFO message of the 5.x proxy
+	// carries) is labelled fifo, as Apache's getMessageType does.
+	fifo := newMsg(topic, "fifo", "TA")
+	fifo.WithProperty("__SHARDINGKEY", "k1")
+	p.mustSend(t, fifo)
+	ids = append(ids, "fifo")
 	col := newCollector("metrics")
 	startConsumer(t, c, group, topic, "*", col)
 	waitAll(t, col, ids, 30*time.Second, "messages for the metrics")
@@ -44,11 +50,17 @@ func TestMetrics(t *testing.T) {
 	var s scrape
 	ok := waitFor(t, 30*time.Second, func() bool {
 		s = scrapeMetrics(t, url)
-		lag, found := s.value("rocketmq_consumer_lag_messages", map[string]string{"consumer_group": group, "topic": topic})
-		return found && lag == 0
+		// Until the group commits, its lag is 0 already (no consumer
+		// offset: Apache counts from the end) but its queueing latency is
+		// measured from offset 0: wait for both to be 0.
+		gt := map[string]string{"consumer_group": group, "topic": topic}
+		lag, found := s.value("rocketmq_consumer_lag_messages", gt)
+		queueing, qfound := s.value("rocketmq_consumer_queueing_latency_milliseconds", gt)
+		_, producer := s.value("rocketmq_producer_connections", map[string]string{"language": "go"})
+		return found && lag == 0 && qfound && queueing == 0 && producer
 	})
 	if !ok {
-		t.Fatalf("consumer lag of %s never 0:\n%s", group, s.grep(group))
+		t.Fatalf("consumer lag and queueing latency of %s never 0 (or no producer):\n%s", group, s.grep(group))
 	}
 	want := []struct {
 		name   string
@@ -58,7 +70,12 @@ func TestMetrics(t *testing.T) {
 	}{
 		{"rocketmq_messages_in_total", map[string]string{"topic": topic, "message_type": "normal", "is_system": "false"}, eq(20), "20"},
 		{"rocketmq_throughput_in_total", map[string]string{"topic": topic}, atLeast(20 * 100), "≥ 2000 bytes"},
-		{"rocketmq_messages_out_total", map[string]string{"topic": topic, "consumer_group": group, "is_system": "false"}, eq(20), "20"},
+		{"rocketmq_messages_in_total", map[string]string{"topic": topic, "message_type": "fifo"}, eq(1), "1"},
+		{"rocketmq_message_size_count", map[string]string{"topic": topic, "message_type": "normal", "is_system": "false"}, eq(20), "20"},
+		{"rocketmq_message_size_bucket", map[string]string{"topic": topic, "message_type": "normal", "le": "1024"}, eq(20), "20 (records of ~200 bytes)"},
+		{"rocketmq_message_size_bucket", map[string]string{"topic": topic, "message_type": "normal", "le": "4.194304e+06"}, eq(20), "20"},
+		{"rocketmq_message_size_sum", map[string]string{"topic": topic, "message_type": "normal"}, atLeast(20 * 100), "≥ 2000"},
+		{"rocketmq_messages_out_total", map[string]string{"topic": topic, "consumer_group": group, "is_system": "false"}, eq(21), "21"},
 		{"rocketmq_throughput_out_total", map[string]string{"topic": topic, "consumer_group": group}, atLeast(20 * 100), "≥ 2000 bytes"},
 		{"rocketmq_producer_connections", map[string]string{"language": "go", "protocol_type": "remoting"}, atLeast(1), "≥ 1"},
 		{"rocketmq_consumer_connections", map[string]string{"consumer_group": group, "language": "go", "consume_mode": "push"}, eq(1), "1"},

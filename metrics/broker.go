@@ -27,6 +27,9 @@ type family struct {
 // storageLabels are DefaultStoreMetricsManager's: storage_type, storage_medium.
 var storageLabels = []string{"storage_type", "storage_medium"}
 
+// histograms are the families served as histograms (_bucket, _count, _sum).
+var histograms = []string{"rocketmq_rpc_latency_milliseconds", "rocketmq_message_size"}
+
 // lagLabels are the consumer gauges' (buildLagAttributes).
 var lagLabels = []string{"consumer_group", "topic", "is_retry", "is_system"}
 
@@ -40,6 +43,7 @@ var families = []struct {
 }{
 	{"rocketmq_messages_in_total", "Total number of incoming messages", []string{"topic", "message_type", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_throughput_in_total", "Total traffic of incoming messages", []string{"topic", "message_type", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_message_size", "Incoming messages size", []string{"topic", "message_type", "is_system"}, prometheus.UntypedValue}, // a histogram
 	{"rocketmq_messages_out_total", "Total number of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_throughput_out_total", "Total traffic of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_producer_connections", "Producer connections", []string{"language", "version", "protocol_type"}, prometheus.GaugeValue},
@@ -77,10 +81,20 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(f.desc, f.kind, v, labels...)
 	}
 	b := c.b
-	b.Stats.RangeIn(func(k broker.TopicType, f *broker.Flow) bool {
+	size := c.descs["rocketmq_message_size"].desc
+	b.Stats.RangeIn(func(k broker.TopicType, f *broker.InFlow) bool {
+		if isRetryOrDLQ(k.Topic) { // Apache counts neither (SendMessageProcessor)
+			return true
+		}
 		sys := strconv.FormatBool(broker.IsSystemTopicName(k.Topic))
 		emit("rocketmq_messages_in_total", float64(f.Msgs.Load()), k.Topic, k.Type.String(), sys)
 		emit("rocketmq_throughput_in_total", float64(f.Bytes.Load()), k.Topic, k.Type.String(), sys)
+		cum, n, sum := f.Sizes()
+		buckets := make(map[float64]uint64, len(cum))
+		for i, le := range broker.SizeBuckets {
+			buckets[float64(le)] = cum[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(size, n, float64(sum), buckets, k.Topic, k.Type.String(), sys)
 		return true
 	})
 	b.Stats.RangeOut(func(k broker.GroupTopic, f *broker.Flow) bool {
@@ -124,6 +138,11 @@ func (c *collector) connections(emit func(string, float64, ...string)) {
 		emit("rocketmq_consumer_connections", float64(n), k.group, strings.ToLower(k.kind.Language.String()),
 			versionName(k.kind.Version), k.mode, "remoting", strconv.FormatBool(isSystem("", k.group)))
 	}
+}
+
+// isRetryOrDLQ is BrokerMetricsManager.isRetryOrDlqTopic.
+func isRetryOrDLQ(topic string) bool {
+	return broker.IsRetryTopic(topic) || strings.HasPrefix(topic, broker.DLQGroupPrefix)
 }
 
 // consumeMode is Apache's ConsumeType.getTypeCN in lower case.
