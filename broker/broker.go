@@ -32,7 +32,10 @@ type Broker struct {
 	Clients *Clients
 	// Stats counts messages in per topic and out per group and topic
 	// (stats.go), for the metrics endpoint.
-	Stats   Stats
+	Stats Stats
+	// Tx counts transactional messages by topic (txstats.go), for the
+	// metrics endpoint.
+	Tx      TxStats
 	Holds   *Holds
 	Locks   *Locks
 	Filters Filters

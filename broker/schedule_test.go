@@ -296,7 +296,7 @@ func TestRetrySendRules(t *testing.T) {
 		t.Helper()
 		m := testMsg("%RETRY%G", props("DELAY", "3"))
 		m.ReconsumeTimes = reconsume
-		if err := b.retrySend(m, max, hasMax); err != nil {
+		if err := b.retrySend(m, "PG", max, hasMax); err != nil {
 			t.Fatal(err)
 		}
 		return m
@@ -317,7 +317,7 @@ func TestRetrySendRules(t *testing.T) {
 	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
 		t.Errorf("group with orderly locks: topic %s", m.Topic)
 	}
-	if err := b.retrySend(testMsg("%RETRY%nope", ""), 0, false); err != nil {
+	if err := b.retrySend(testMsg("%RETRY%nope", ""), "PG", 0, false); err != nil {
 		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
 	}
 }

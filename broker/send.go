@@ -261,12 +261,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	buf, uniq := b.storedProperties(cfg, r)
 	m.Body = r.Body
 	m.Properties = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is only appended to from here on
-	if err := b.retrySend(m, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
+	if err := b.retrySend(m, r.ProducerGroup, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
 		return 0, err
 	}
 	var pr store.PutResult
 	var err error
-	if message.TransactionType(m.SysFlag) == message.TransactionPrep {
+	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
+	if prep {
 		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
 	} else {
 		pr, err = b.put(m)
@@ -276,7 +277,7 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	}
 	typ := MessageNormal
 	switch {
-	case message.TransactionType(m.SysFlag) == message.TransactionPrep:
+	case prep:
 		typ = MessageTransaction
 	case message.Property(r.Properties, message.PropShardingKey) != "": // Apache's getMessageType: before delay
 		typ = MessageFIFO

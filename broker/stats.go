@@ -20,6 +20,8 @@ type Stats struct {
 	inKeys        atomic.Int64
 	outKeys       atomic.Int64
 	totIn, totOut Flow
+	dlq           sync.Map // GroupTopic -> *atomic.Int64: messages moved to a DLQ
+	dlqKeys       atomic.Int64
 }
 
 // Flow is messages and bytes through one key.
@@ -156,4 +158,27 @@ func (s *Stats) RangeOut(fn func(k GroupTopic, f *Flow) bool) {
 func (f *Flow) add(msgs, bytes int64) {
 	f.Msgs.Add(msgs)
 	f.Bytes.Add(bytes)
+}
+
+// ToDLQ counts a message of topic moved to group's DLQ (Apache's
+// sendToDlqMessages).
+func (s *Stats) ToDLQ(group, topic string) {
+	k := GroupTopic{group, topic}
+	if n, ok := s.dlq.Load(k); ok {
+		n.(*atomic.Int64).Add(1)
+		return
+	}
+	if s.dlqKeys.Load() >= maxStatKeys {
+		return
+	}
+	n, loaded := s.dlq.LoadOrStore(GroupTopic{strings.Clone(group), strings.Clone(topic)}, new(atomic.Int64))
+	if !loaded {
+		s.dlqKeys.Add(1)
+	}
+	n.(*atomic.Int64).Add(1)
+}
+
+// RangeDLQ calls fn for each group and topic's DLQ count until fn returns false.
+func (s *Stats) RangeDLQ(fn func(k GroupTopic, n int64) bool) {
+	s.dlq.Range(func(k, v any) bool { return fn(k.(GroupTopic), v.(*atomic.Int64).Load()) })
 }

@@ -79,3 +79,19 @@ func TestStatsSizes(t *testing.T) {
 		t.Fatal(MessageFIFO.String())
 	}
 }
+
+// TestTxStatsFinish: commit latencies in seconds, in Apache's buckets.
+func TestTxStatsFinish(t *testing.T) {
+	var s TxStats
+	s.Prepared("T")
+	s.Prepared("T")
+	s.Committed("T", 0, 4_999)     // 4 s
+	s.Committed("T", 0, 7_200_000) // 2 h
+	s.RolledBack("T")
+	var f *TxFlow
+	s.RangeTopics(func(_ string, x *TxFlow) bool { f = x; return true })
+	cum, n, sum := f.Finish()
+	if cum != [len(FinishBuckets)]uint64{1, 1, 1, 1, 2, 2} || n != 2 || sum != 7204 || f.Half.Load() != -1 {
+		t.Fatalf("cumulative %v count %d sum %d half %d", cum, n, sum, f.Half.Load())
+	}
+}

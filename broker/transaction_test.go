@@ -151,6 +151,32 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	if n := b.Store.MaxOffset("T", 1); n != 1 {
 		t.Fatalf("T/1 holds %d messages after a commit and a rollback", n)
 	}
+	wantTx(t, b, "T", 0, 1, 1)
+	in := map[TopicType]int64{}
+	b.Stats.RangeIn(func(k TopicType, f *InFlow) bool { in[k] = f.Msgs.Load(); return true })
+	if in[TopicType{"T", MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, labelled transaction
+		t.Errorf("in: %v", in)
+	}
+}
+
+// wantTx checks topic's transaction counts (TxStats) and that the commits'
+// latencies were observed.
+func wantTx(t *testing.T, b *Broker, topic string, half, commits, rollbacks int64) {
+	t.Helper()
+	n := 0
+	b.Tx.RangeTopics(func(tp string, f *TxFlow) bool {
+		n++
+		_, observed, _ := f.Finish()
+		if tp != topic || f.Half.Load() != half || f.Commits.Load() != commits || f.Rollbacks.Load() != rollbacks ||
+			observed != uint64(commits) {
+			t.Errorf("%s: half %d commits %d rollbacks %d latencies %d, want %s %d %d %d", tp, f.Half.Load(),
+				f.Commits.Load(), f.Rollbacks.Load(), observed, topic, half, commits, rollbacks)
+		}
+		return true
+	})
+	if n != 1 {
+		t.Errorf("%d topics counted, want %s only", n, topic)
+	}
 }
 
 // Every hostile END_TRANSACTION is refused with Apache's code and remark
@@ -368,6 +394,9 @@ func TestTransactionCheck(t *testing.T) {
 	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 8 {
 		t.Fatalf("half queue holds %d, want 8 (m4 rolled back, m2 checked twice)", n)
 	}
+	// 5 prepared, m2 discarded; the op records put by hand are no ends the
+	// broker counts.
+	wantTx(t, b, "T", 4, 0, 0)
 }
 
 // Restart: only the commit log and consumerOffset.json hold the state. A

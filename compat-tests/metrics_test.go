@@ -2,12 +2,18 @@ package compattest
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	rocketmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
 )
 
 // TestMetrics: the broker's Prometheus endpoint (metricsExporterType=PROM,
@@ -43,6 +49,17 @@ func TestMetrics(t *testing.T) {
 	ids = append(ids, "fifo")
 	col := newCollector("metrics")
 	startConsumer(t, c, group, topic, "*", col)
+	// Beside them: a transaction committed and one rolled back; a message
+	// whose consumer fails it with maxReconsumeTimes 0 (to the DLQ at once).
+	txTopic, dlqTopic, dlqGroup := uniq("MTX"), uniq("MDT"), uniq("MDG")
+	createTopic(t, c, txTopic)
+	createTopic(t, c, dlqTopic)
+	sendTransactions(t, c, txTopic)
+	p.mustSend(t, newMsg(dlqTopic, "dlq", ""))
+	startConsumerFn(t, c, dlqGroup, dlqTopic, consumer.MessageSelector{Type: consumer.TAG, Expression: "*"},
+		func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeRetryLater, nil
+		}, consumer.WithMaxReconsumeTimes(0))
 	waitAll(t, col, ids, 30*time.Second, "messages for the metrics")
 
 	base := map[string]string{"cluster": clusterName, "node_type": "broker", "node_id": c.brokerName, "env": "compat",
@@ -57,7 +74,8 @@ func TestMetrics(t *testing.T) {
 		lag, found := s.value("rocketmq_consumer_lag_messages", gt)
 		queueing, qfound := s.value("rocketmq_consumer_queueing_latency_milliseconds", gt)
 		_, producer := s.value("rocketmq_producer_connections", map[string]string{"language": "go"})
-		return found && lag == 0 && qfound && queueing == 0 && producer
+		dlq, _ := s.value("rocketmq_send_to_dlq_messages_total", map[string]string{"consumer_group": dlqGroup})
+		return found && lag == 0 && qfound && queueing == 0 && producer && dlq == 1
 	})
 	if !ok {
 		t.Fatalf("consumer lag and queueing latency of %s never 0 (or no producer):\n%s", group, s.grep(group))
@@ -85,6 +103,13 @@ func TestMetrics(t *testing.T) {
 		{"rocketmq_consumer_ready_messages", map[string]string{"consumer_group": group, "topic": topic, "is_retry": "false"}, eq(0), "0"},
 		{"rocketmq_consumer_lag_latency_milliseconds", map[string]string{"consumer_group": group, "topic": topic}, eq(0), "0 (nothing unconsumed)"},
 		{"rocketmq_consumer_queueing_latency_milliseconds", map[string]string{"consumer_group": group, "topic": topic}, eq(0), "0"},
+		{"rocketmq_messages_in_total", map[string]string{"topic": txTopic, "message_type": "transaction"}, eq(2), "2"},
+		{"rocketmq_half_messages", map[string]string{"topic": txTopic}, eq(0), "0"},
+		{"rocketmq_commit_messages_total", map[string]string{"topic": txTopic}, eq(1), "1"},
+		{"rocketmq_rollback_messages_total", map[string]string{"topic": txTopic}, eq(1), "1"},
+		{"rocketmq_finish_message_latency_milliseconds_count", map[string]string{"topic": txTopic}, eq(1), "1"},
+		{"rocketmq_finish_message_latency_milliseconds_bucket", map[string]string{"topic": txTopic, "le": "5"}, eq(1), "1 (seconds, as Apache)"},
+		{"rocketmq_send_to_dlq_messages_total", map[string]string{"consumer_group": dlqGroup, "topic": dlqTopic, "is_system": "false"}, eq(1), "1"},
 		{"rocketmq_topic_number", nil, atLeast(2), "≥ 2"},
 		{"rocketmq_consumer_group_number", nil, atLeast(1), "≥ 1"},
 		{"rocketmq_broker_permission", nil, eq(6), "6"},
@@ -108,6 +133,42 @@ func TestMetrics(t *testing.T) {
 	if t.Failed() {
 		t.Logf("scrape:\n%s", s.grep("rocketmq_"))
 	}
+}
+
+// sendTransactions sends two transactional messages to topic with the
+// official Go client: the first committed, the second rolled back.
+func sendTransactions(t *testing.T, c *cluster, topic string) {
+	t.Helper()
+	p, err := rocketmq.NewTransactionProducer(decideTx{}, producer.WithNsResolver(resolver(c)),
+		producer.WithGroupName(uniq("MTP")), producer.WithSendMsgTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Shutdown() }()
+	for _, act := range []string{"commit", "rollback"} {
+		m := primitive.NewMessage(topic, []byte("tx-"+act))
+		m.WithProperty("act", act)
+		if _, err := p.SendMessageInTransaction(context.Background(), m); err != nil {
+			t.Fatalf("transaction %s: %v", act, err)
+		}
+	}
+}
+
+// decideTx commits or rolls back by the message's act property.
+type decideTx struct{}
+
+func (decideTx) ExecuteLocalTransaction(m *primitive.Message) primitive.LocalTransactionState {
+	if m.GetProperty("act") == "commit" {
+		return primitive.CommitMessageState
+	}
+	return primitive.RollbackMessageState
+}
+
+func (decideTx) CheckLocalTransaction(*primitive.MessageExt) primitive.LocalTransactionState {
+	return primitive.RollbackMessageState
 }
 
 func eq(want float64) func(float64) bool      { return func(v float64) bool { return v == want } }

@@ -28,7 +28,8 @@ type family struct {
 var storageLabels = []string{"storage_type", "storage_medium"}
 
 // histograms are the families served as histograms (_bucket, _count, _sum).
-var histograms = []string{"rocketmq_rpc_latency_milliseconds", "rocketmq_message_size"}
+var histograms = []string{"rocketmq_rpc_latency_milliseconds", "rocketmq_message_size",
+	"rocketmq_finish_message_latency_milliseconds"}
 
 // lagLabels are the consumer gauges' (buildLagAttributes).
 var lagLabels = []string{"consumer_group", "topic", "is_retry", "is_system"}
@@ -53,6 +54,11 @@ var families = []struct {
 	{"rocketmq_consumer_inflight_messages", "Consumer inflight messages", lagLabels, prometheus.GaugeValue},
 	{"rocketmq_consumer_queueing_latency_milliseconds", "Consumer queueing time", lagLabels, prometheus.GaugeValue},
 	{"rocketmq_consumer_ready_messages", "Consumer ready messages", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_half_messages", "Half messages of all topics", []string{"topic"}, prometheus.GaugeValue},
+	{"rocketmq_commit_messages_total", "Total number of commit messages", []string{"topic"}, prometheus.CounterValue},
+	{"rocketmq_rollback_messages_total", "Total number of rollback messages", []string{"topic"}, prometheus.CounterValue},
+	{"rocketmq_finish_message_latency_milliseconds", "Transaction finish latency", []string{"topic"}, prometheus.UntypedValue}, // a histogram
+	{"rocketmq_send_to_dlq_messages_total", "Consumer send to DLQ messages", []string{"consumer_group", "topic", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_topic_number", "Active topic number", nil, prometheus.GaugeValue},
 	{"rocketmq_consumer_group_number", "Active subscription group number", nil, prometheus.GaugeValue},
 	{"rocketmq_broker_permission", "Broker permission", nil, prometheus.GaugeValue},
@@ -103,6 +109,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		emit("rocketmq_throughput_out_total", float64(f.Bytes.Load()), k.Topic, k.Group, sys)
 		return true
 	})
+	c.transactions(ch, emit)
+	b.Stats.RangeDLQ(func(k broker.GroupTopic, n int64) bool {
+		emit("rocketmq_send_to_dlq_messages_total", float64(n), k.Group, k.Topic, strconv.FormatBool(isSystem(k.Topic, k.Group)))
+		return true
+	})
 	c.connections(emit)
 	c.consumerGauges(emit)
 	cfg := b.Config()
@@ -116,6 +127,29 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	end := b.Store.MaxPhyOffset()
 	emit("rocketmq_storage_flush_behind_bytes", float64(max(end-b.Store.FlushedPhyOffset(), 0)), "local", "disk")
 	emit("rocketmq_storage_dispatch_behind_bytes", float64(max(end-b.Store.DispatchedPhyOffset(), 0)), "local", "disk")
+}
+
+// transactions are Apache's transaction metrics (initTransactionMetrics):
+// the half messages per real topic and, once there are any, its commits,
+// rollbacks and commit latencies (seconds, as Apache records them).
+func (c *collector) transactions(ch chan<- prometheus.Metric, emit func(string, float64, ...string)) {
+	finish := c.descs["rocketmq_finish_message_latency_milliseconds"].desc
+	c.b.Tx.RangeTopics(func(topic string, f *broker.TxFlow) bool {
+		emit("rocketmq_half_messages", float64(max(f.Half.Load(), 0)), topic)
+		if n := f.Commits.Load(); n > 0 {
+			emit("rocketmq_commit_messages_total", float64(n), topic)
+			cum, count, sum := f.Finish()
+			buckets := make(map[float64]uint64, len(cum))
+			for i, le := range broker.FinishBuckets {
+				buckets[float64(le)] = cum[i]
+			}
+			ch <- prometheus.MustNewConstHistogram(finish, count, float64(sum), buckets, topic)
+		}
+		if n := f.Rollbacks.Load(); n > 0 {
+			emit("rocketmq_rollback_messages_total", float64(n), topic)
+		}
+		return true
+	})
 }
 
 // connections counts the producer and consumer connections by kind, as
