@@ -110,6 +110,7 @@ func TestMetrics(t *testing.T) {
 		{"rocketmq_finish_message_latency_milliseconds_count", map[string]string{"topic": txTopic}, eq(1), "1"},
 		{"rocketmq_finish_message_latency_milliseconds_bucket", map[string]string{"topic": txTopic, "le": "5"}, eq(1), "1 (seconds, as Apache)"},
 		{"rocketmq_send_to_dlq_messages_total", map[string]string{"consumer_group": dlqGroup, "topic": dlqTopic, "is_system": "false"}, eq(1), "1"},
+		{"rocketmq_topic_create_execution_time_milliseconds_count", map[string]string{"invocation_status": "success", "is_system": "false"}, eq(3), "3 (the Go admin's creations)"},
 		{"rocketmq_topic_number", nil, atLeast(2), "≥ 2"},
 		{"rocketmq_consumer_group_number", nil, atLeast(1), "≥ 1"},
 		{"rocketmq_broker_permission", nil, eq(6), "6"},

@@ -29,7 +29,8 @@ var storageLabels = []string{"storage_type", "storage_medium"}
 
 // histograms are the families served as histograms (_bucket, _count, _sum).
 var histograms = []string{"rocketmq_rpc_latency_milliseconds", "rocketmq_message_size",
-	"rocketmq_finish_message_latency_milliseconds"}
+	"rocketmq_finish_message_latency_milliseconds", "rocketmq_topic_create_execution_time_milliseconds",
+	"rocketmq_consumer_group_create_execution_time_milliseconds"}
 
 // lagLabels are the consumer gauges' (buildLagAttributes).
 var lagLabels = []string{"consumer_group", "topic", "is_retry", "is_system"}
