@@ -35,7 +35,10 @@ type Broker struct {
 	Stats Stats
 	// Tx counts transactional messages by topic (txstats.go), for the
 	// metrics endpoint.
-	Tx      TxStats
+	Tx TxStats
+	// Timer is the timer service's figures (timerstats.go), for the
+	// metrics endpoint.
+	Timer   TimerStats
 	Holds   *Holds
 	Locks   *Locks
 	Filters Filters

@@ -242,6 +242,7 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 	if got := strings.Join(ids(b), ","); got != "a,b,c" {
 		t.Errorf("delivery order %s, want a,b,c", got)
 	}
+	wantTimer(t, b, 4, 3, 1, now+1500)
 	stop()
 
 	b2, _ := testBroker(t, dir, nil)
@@ -254,6 +255,31 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 	waitFor(t, 300*time.Millisecond, func() bool { return b2.Store.MaxOffset("Real", 0) > 4 })
 	if got := strings.Join(ids(b2), ","); got != "a,b,c,late" {
 		t.Errorf("after restart: %s, want a,b,c,late (no redelivery)", got)
+	}
+	wantTimer(t, b2, 1, 1, 0, 0) // since the restart: only the one still waiting was read
+}
+
+// wantTimer waits for topic Real's TimerStats (and the head's due time).
+func wantTimer(t *testing.T, b *Broker, enq, deq, timing, headDue int64) {
+	t.Helper()
+	var f *TimerFlow
+	ok := waitFor(t, 3*time.Second, func() bool {
+		f = nil
+		b.Timer.RangeTopics(func(topic string, x *TimerFlow) bool {
+			if topic == "Real" {
+				f = x
+			}
+			return true
+		})
+		return f != nil && f.Enqueued.Load() == enq && f.Dequeued.Load() == deq && f.Timing.Load() == timing &&
+			b.Timer.HeadDue.Load() == headDue && b.Timer.Behind.Load() == 0
+	})
+	if !ok {
+		if f == nil {
+			t.Fatal("no timer figures for Real")
+		}
+		t.Fatalf("timer: enqueued %d dequeued %d timing %d head %d behind %d, want %d %d %d %d 0", f.Enqueued.Load(),
+			f.Dequeued.Load(), f.Timing.Load(), b.Timer.HeadDue.Load(), b.Timer.Behind.Load(), enq, deq, timing, headDue)
 	}
 }
 

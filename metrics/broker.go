@@ -3,6 +3,7 @@ package metrics
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
@@ -60,12 +61,18 @@ var families = []struct {
 	{"rocketmq_rollback_messages_total", "Total number of rollback messages", []string{"topic"}, prometheus.CounterValue},
 	{"rocketmq_finish_message_latency_milliseconds", "Transaction finish latency", []string{"topic"}, prometheus.UntypedValue}, // a histogram
 	{"rocketmq_send_to_dlq_messages_total", "Consumer send to DLQ messages", []string{"consumer_group", "topic", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_timer_enqueue_lag", "Timer enqueue messages lag", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_timer_dequeue_latency_milliseconds", "Timer dequeue latency", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_timing_messages", "Current message number in timing", append([]string{"topic"}, storageLabels...), prometheus.GaugeValue},
+	{"rocketmq_timer_enqueue_total", "Total number of timer enqueue", append([]string{"topic"}, storageLabels...), prometheus.CounterValue},
+	{"rocketmq_timer_dequeue_total", "Total number of timer dequeue", append([]string{"topic"}, storageLabels...), prometheus.CounterValue},
 	{"rocketmq_topic_number", "Active topic number", nil, prometheus.GaugeValue},
 	{"rocketmq_consumer_group_number", "Active subscription group number", nil, prometheus.GaugeValue},
 	{"rocketmq_broker_permission", "Broker permission", nil, prometheus.GaugeValue},
 	{"rocketmq_storage_size_bytes", "Broker storage size", storageLabels, prometheus.GaugeValue},
 	{"rocketmq_storage_flush_behind_bytes", "Broker flush behind bytes", storageLabels, prometheus.GaugeValue},
 	{"rocketmq_storage_dispatch_behind_bytes", "Broker dispatch behind bytes", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_storage_message_reserve_time_milliseconds", "Broker message reserve time", storageLabels, prometheus.GaugeValue},
 }
 
 func newCollector(b *broker.Broker, constLabels prometheus.Labels, log zerolog.Logger) *collector {
@@ -128,6 +135,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	end := b.Store.MaxPhyOffset()
 	emit("rocketmq_storage_flush_behind_bytes", float64(max(end-b.Store.FlushedPhyOffset(), 0)), "local", "disk")
 	emit("rocketmq_storage_dispatch_behind_bytes", float64(max(end-b.Store.DispatchedPhyOffset(), 0)), "local", "disk")
+	if ts, ok := b.Store.EarliestStoreTime(); ok && ts > 0 { // Apache: none while the store is empty
+		emit("rocketmq_storage_message_reserve_time_milliseconds", float64(time.Now().UnixMilli()-ts), "local", "disk")
+	}
+	if cfg.TimerWheelEnable { // Apache registers the timer metrics only then
+		c.timer(emit)
+	}
 }
 
 // transactions are Apache's transaction metrics (initTransactionMetrics):
@@ -149,6 +162,26 @@ func (c *collector) transactions(ch chan<- prometheus.Metric, emit func(string, 
 		if n := f.Rollbacks.Load(); n > 0 {
 			emit("rocketmq_rollback_messages_total", float64(n), topic)
 		}
+		return true
+	})
+}
+
+// timer is DefaultStoreMetricsManager's timer gauges and counters (not
+// rocketmq_timer_dequeue_lag, rocketmq_timer_enqueue_latency,
+// rocketmq_timer_message_snapshot nor rocketmq_delay_message_latency).
+// The dequeue latency is how long the first message waiting is overdue.
+func (c *collector) timer(emit func(string, float64, ...string)) {
+	t := &c.b.Timer
+	emit("rocketmq_timer_enqueue_lag", float64(t.Behind.Load()), "local", "disk")
+	var late int64
+	if due := t.HeadDue.Load(); due > 0 {
+		late = max(time.Now().UnixMilli()-due, 0)
+	}
+	emit("rocketmq_timer_dequeue_latency_milliseconds", float64(late), "local", "disk")
+	t.RangeTopics(func(topic string, f *broker.TimerFlow) bool {
+		emit("rocketmq_timing_messages", float64(max(f.Timing.Load(), 0)), topic, "local", "disk")
+		emit("rocketmq_timer_enqueue_total", float64(f.Enqueued.Load()), topic, "local", "disk")
+		emit("rocketmq_timer_dequeue_total", float64(f.Dequeued.Load()), topic, "local", "disk")
 		return true
 	})
 }

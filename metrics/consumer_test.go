@@ -134,6 +134,35 @@ func TestConsumerGauges(t *testing.T) {
 	}
 }
 
+// TestReserveTime: the age of the store's first message.
+func TestReserveTime(t *testing.T) {
+	b := gaugeBroker(t)
+	v := -1.0
+	for _, m := range collect(t, newCollector(b, nil, testutil.Logger())) {
+		if descName(m.Desc()) == "rocketmq_storage_message_reserve_time_milliseconds" {
+			var d dto.Metric
+			if err := m.Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			v = d.GetGauge().GetValue()
+		}
+	}
+	if v < 50 || v > 60_000 { // gaugeBroker stored them 50 ms or more before
+		t.Fatalf("reserve time %v ms", v)
+	}
+}
+
+func collect(t *testing.T, c prometheus.Collector) []prometheus.Metric {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 1024)
+	go func() { c.Collect(ch); close(ch) }()
+	var out []prometheus.Metric
+	for m := range ch {
+		out = append(out, m)
+	}
+	return out
+}
+
 // gauges collects c's consumer gauges by group/topic/is_retry.
 func gauges(t *testing.T, c *collector) map[string]map[string]float64 {
 	t.Helper()
@@ -144,10 +173,8 @@ func gauges(t *testing.T, c *collector) map[string]map[string]float64 {
 		"rocketmq_consumer_queueing_latency_milliseconds": "queueingLatency",
 		"rocketmq_consumer_ready_messages":                "ready",
 	}
-	ch := make(chan prometheus.Metric, 1024)
-	go func() { c.Collect(ch); close(ch) }()
 	out := map[string]map[string]float64{}
-	for m := range ch {
+	for _, m := range collect(t, c) {
 		short, ok := names[descName(m.Desc())]
 		if !ok {
 			continue
