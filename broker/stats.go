@@ -20,8 +20,7 @@ type Stats struct {
 	inKeys        atomic.Int64
 	outKeys       atomic.Int64
 	totIn, totOut Flow
-	dlq           sync.Map // GroupTopic -> *atomic.Int64: messages moved to a DLQ
-	dlqKeys       atomic.Int64
+	dlq           statMap[GroupTopic, atomic.Int64] // messages moved to a DLQ
 }
 
 // Flow is messages and bytes through one key.
@@ -31,36 +30,15 @@ type Flow struct {
 
 // InFlow is a topic's flow in, with the histogram of the sends' sizes:
 // Apache's rocketmq_message_size, one observation per send of its record
-// bytes per message.
+// bytes per message, over SizeBuckets.
 type InFlow struct {
 	Flow
-	sizes   [len(SizeBuckets) + 1]atomic.Int64 // per bucket, not cumulative; the last is +Inf
-	sizeSum atomic.Int64
+	Sizes Histogram
 }
 
 // SizeBuckets are rocketmq_message_size's upper bounds (bytes), Apache's:
 // 1 KiB, 4 KiB, 512 KiB, 1 MiB, 2 MiB, 4 MiB.
-var SizeBuckets = [...]int64{1 << 10, 4 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20}
-
-// Sizes returns the size histogram: the cumulative count at each of
-// SizeBuckets, the count and the sum of the observations.
-func (f *InFlow) Sizes() (cumulative [len(SizeBuckets)]uint64, count uint64, sum int64) {
-	var n uint64
-	for i := range SizeBuckets {
-		n += uint64(f.sizes[i].Load())
-		cumulative[i] = n
-	}
-	return cumulative, n + uint64(f.sizes[len(SizeBuckets)].Load()), f.sizeSum.Load()
-}
-
-func (f *InFlow) observe(size int64) {
-	i := 0
-	for i < len(SizeBuckets) && size > SizeBuckets[i] {
-		i++
-	}
-	f.sizes[i].Add(1)
-	f.sizeSum.Add(size)
-}
+var SizeBuckets = Bounds{1 << 10, 4 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20}
 
 // GroupTopic keys what a consumer group took from a topic.
 type GroupTopic struct{ Group, Topic string }
@@ -116,7 +94,7 @@ func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
 	f := v.(*InFlow)
 	f.add(msgs, bytes)
 	if msgs > 0 {
-		f.observe(bytes / msgs)
+		f.Sizes.observe(&SizeBuckets, bytes/msgs)
 	}
 }
 
@@ -163,22 +141,16 @@ func (f *Flow) add(msgs, bytes int64) {
 // ToDLQ counts a message of topic moved to group's DLQ (Apache's
 // sendToDlqMessages).
 func (s *Stats) ToDLQ(group, topic string) {
-	k := GroupTopic{group, topic}
-	if n, ok := s.dlq.Load(k); ok {
-		n.(*atomic.Int64).Add(1)
-		return
+	if n := s.dlq.get(GroupTopic{group, topic}, cloneGroupTopic); n != nil {
+		n.Add(1)
 	}
-	if s.dlqKeys.Load() >= maxStatKeys {
-		return
-	}
-	n, loaded := s.dlq.LoadOrStore(GroupTopic{strings.Clone(group), strings.Clone(topic)}, new(atomic.Int64))
-	if !loaded {
-		s.dlqKeys.Add(1)
-	}
-	n.(*atomic.Int64).Add(1)
+}
+
+func cloneGroupTopic(k GroupTopic) GroupTopic {
+	return GroupTopic{strings.Clone(k.Group), strings.Clone(k.Topic)}
 }
 
 // RangeDLQ calls fn for each group and topic's DLQ count until fn returns false.
 func (s *Stats) RangeDLQ(fn func(k GroupTopic, n int64) bool) {
-	s.dlq.Range(func(k, v any) bool { return fn(k.(GroupTopic), v.(*atomic.Int64).Load()) })
+	s.dlq.each(func(k GroupTopic, n *atomic.Int64) bool { return fn(k, n.Load()) })
 }

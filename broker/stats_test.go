@@ -71,7 +71,7 @@ func TestStatsSizes(t *testing.T) {
 	s.In("S", MessageFIFO, 4, 4*600<<10) // 600 KiB each: le 1 MiB
 	var f *InFlow
 	s.RangeIn(func(_ TopicType, x *InFlow) bool { f = x; return true })
-	cum, n, sum := f.Sizes()
+	cum, n, sum := f.Sizes.Read()
 	if cum != [len(SizeBuckets)]uint64{1, 2, 2, 3, 3, 3} || n != 4 || sum != 1024+1500+5<<20+600<<10 {
 		t.Fatalf("cumulative %v, count %d, sum %d", cum, n, sum)
 	}
@@ -90,7 +90,7 @@ func TestTxStatsFinish(t *testing.T) {
 	s.RolledBack("T")
 	var f *TxFlow
 	s.RangeTopics(func(_ string, x *TxFlow) bool { f = x; return true })
-	cum, n, sum := f.Finish()
+	cum, n, sum := f.Finish.Read()
 	if cum != [len(FinishBuckets)]uint64{1, 1, 1, 1, 2, 2} || n != 2 || sum != 7204 || f.Half.Load() != -1 {
 		t.Fatalf("cumulative %v count %d sum %d half %d", cum, n, sum, f.Half.Load())
 	}

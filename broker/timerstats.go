@@ -2,7 +2,6 @@ package broker
 
 import (
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -12,11 +11,10 @@ import (
 // since start; the timer queue entries not read yet; the due time of the
 // most overdue message waiting. Written only by the timer goroutine (an
 // atomic add and, for a topic's first message, a sync.Map store), read at
-// scrape; topics bounded by maxStatKeys as Stats' (past it, only the totals
-// of the gauges below count).
+// scrape; topics bounded by maxStatKeys as Stats' (past it a new topic is
+// not counted).
 type TimerStats struct {
-	topics  sync.Map // real topic -> *TimerFlow
-	nTopics atomic.Int64
+	topics statMap[string, TimerFlow]
 	// Behind is the timer queue entries not read into the timer yet
 	// (rocketmq_timer_enqueue_lag).
 	Behind atomic.Int64
@@ -30,19 +28,7 @@ type TimerFlow struct {
 	Timing, Enqueued, Dequeued atomic.Int64
 }
 
-func (s *TimerStats) flow(topic string) *TimerFlow {
-	if f, ok := s.topics.Load(topic); ok {
-		return f.(*TimerFlow)
-	}
-	if s.nTopics.Load() >= maxStatKeys {
-		return nil
-	}
-	f, loaded := s.topics.LoadOrStore(strings.Clone(topic), &TimerFlow{})
-	if !loaded {
-		s.nTopics.Add(1)
-	}
-	return f.(*TimerFlow)
-}
+func (s *TimerStats) flow(topic string) *TimerFlow { return s.topics.get(topic, strings.Clone) }
 
 func (s *TimerStats) enqueued(topic string) {
 	if f := s.flow(topic); f != nil {
@@ -63,5 +49,5 @@ func (s *TimerStats) left(topic string, delivered bool) {
 
 // RangeTopics calls fn for each real topic's figures until fn returns false.
 func (s *TimerStats) RangeTopics(fn func(topic string, f *TimerFlow) bool) {
-	s.topics.Range(func(k, v any) bool { return fn(k.(string), v.(*TimerFlow)) })
+	s.topics.each(fn)
 }

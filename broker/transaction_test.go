@@ -166,7 +166,7 @@ func wantTx(t *testing.T, b *Broker, topic string, half, commits, rollbacks int6
 	n := 0
 	b.Tx.RangeTopics(func(tp string, f *TxFlow) bool {
 		n++
-		_, observed, _ := f.Finish()
+		_, observed, _ := f.Finish.Read()
 		if tp != topic || f.Half.Load() != half || f.Commits.Load() != commits || f.Rollbacks.Load() != rollbacks ||
 			observed != uint64(commits) {
 			t.Errorf("%s: half %d commits %d rollbacks %d latencies %d, want %s %d %d %d", tp, f.Half.Load(),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,6 +32,29 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClusterConf(t, "metrics", fmt.Sprintf("metricsPromExporterPort=%d\nmetricsLabel=env:compat\n", port))
+	checkMetrics(t, c, port)
+}
+
+// TestMetricsApache runs TestMetrics' scenario and checks against the Apache
+// 5.3.3 reference broker with metricsExporterType=PROM: the names, labels
+// and values rocketgo serves are the ones Apache's exposition has. Not in
+// make test (a Java broker): ROCKETGO_METRICS_APACHE=1 go test -run TestMetricsApache.
+func TestMetricsApache(t *testing.T) {
+	if os.Getenv("ROCKETGO_METRICS_APACHE") == "" {
+		t.Skip("ROCKETGO_METRICS_APACHE=1 runs it against the Apache reference broker")
+	}
+	port, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startApacheTx(t, uniq("metrics-apache"), fmt.Sprintf(
+		"metricsExporterType=PROM\nmetricsPromExporterHost=127.0.0.1\nmetricsPromExporterPort=%d\nmetricsLabel=env:compat\n", port))
+	checkMetrics(t, b.c, port)
+}
+
+// checkMetrics runs the scenario on c and checks its exposition on port.
+func checkMetrics(t *testing.T, c *cluster, port int) {
+	t.Helper()
 	url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	topic, group := uniq("MT"), uniq("MG")
 	createTopic(t, c, topic)

@@ -103,12 +103,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		sys := strconv.FormatBool(broker.IsSystemTopicName(k.Topic))
 		emit("rocketmq_messages_in_total", float64(f.Msgs.Load()), k.Topic, k.Type.String(), sys)
 		emit("rocketmq_throughput_in_total", float64(f.Bytes.Load()), k.Topic, k.Type.String(), sys)
-		cum, n, sum := f.Sizes()
-		buckets := make(map[float64]uint64, len(cum))
-		for i, le := range broker.SizeBuckets {
-			buckets[float64(le)] = cum[i]
-		}
-		ch <- prometheus.MustNewConstHistogram(size, n, float64(sum), buckets, k.Topic, k.Type.String(), sys)
+		cum, n, sum := f.Sizes.Read()
+		ch <- constHistogram(size, broker.SizeBuckets[:], cum[:], n, sum, k.Topic, k.Type.String(), sys)
 		return true
 	})
 	b.Stats.RangeOut(func(k broker.GroupTopic, f *broker.Flow) bool {
@@ -152,12 +148,8 @@ func (c *collector) transactions(ch chan<- prometheus.Metric, emit func(string, 
 		emit("rocketmq_half_messages", float64(max(f.Half.Load(), 0)), topic)
 		if n := f.Commits.Load(); n > 0 {
 			emit("rocketmq_commit_messages_total", float64(n), topic)
-			cum, count, sum := f.Finish()
-			buckets := make(map[float64]uint64, len(cum))
-			for i, le := range broker.FinishBuckets {
-				buckets[float64(le)] = cum[i]
-			}
-			ch <- prometheus.MustNewConstHistogram(finish, count, float64(sum), buckets, topic)
+			cum, count, sum := f.Finish.Read()
+			ch <- constHistogram(finish, broker.FinishBuckets[:], cum[:], count, sum, topic)
 		}
 		if n := f.Rollbacks.Load(); n > 0 {
 			emit("rocketmq_rollback_messages_total", float64(n), topic)
@@ -206,6 +198,15 @@ func (c *collector) connections(emit func(string, float64, ...string)) {
 		emit("rocketmq_consumer_connections", float64(n), k.group, strings.ToLower(k.kind.Language.String()),
 			versionName(k.kind.Version), k.mode, "remoting", strconv.FormatBool(isSystem("", k.group)))
 	}
+}
+
+// constHistogram is a histogram sample from cumulative counts at bounds.
+func constHistogram(d *prometheus.Desc, bounds []int64, cum []uint64, count uint64, sum int64, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(bounds))
+	for i, le := range bounds {
+		buckets[float64(le)] = cum[i]
+	}
+	return prometheus.MustNewConstHistogram(d, count, float64(sum), buckets, labels...)
 }
 
 // isRetryOrDLQ is BrokerMetricsManager.isRetryOrDlqTopic.

@@ -140,16 +140,27 @@ func TestReserveTime(t *testing.T) {
 	v := -1.0
 	for _, m := range collect(t, newCollector(b, nil, testutil.Logger())) {
 		if descName(m.Desc()) == "rocketmq_storage_message_reserve_time_milliseconds" {
-			var d dto.Metric
-			if err := m.Write(&d); err != nil {
-				t.Fatal(err)
-			}
+			d, _ := sample(t, m)
 			v = d.GetGauge().GetValue()
 		}
 	}
 	if v < 50 || v > 60_000 { // gaugeBroker stored them 50 ms or more before
 		t.Fatalf("reserve time %v ms", v)
 	}
+}
+
+// sample is m's value and labels.
+func sample(t *testing.T, m prometheus.Metric) (*dto.Metric, map[string]string) {
+	t.Helper()
+	var d dto.Metric
+	if err := m.Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	l := map[string]string{}
+	for _, p := range d.GetLabel() {
+		l[p.GetName()] = p.GetValue()
+	}
+	return &d, l
 }
 
 func collect(t *testing.T, c prometheus.Collector) []prometheus.Metric {
@@ -179,14 +190,7 @@ func gauges(t *testing.T, c *collector) map[string]map[string]float64 {
 		if !ok {
 			continue
 		}
-		var d dto.Metric
-		if err := m.Write(&d); err != nil {
-			t.Fatal(err)
-		}
-		l := map[string]string{}
-		for _, p := range d.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
+		d, l := sample(t, m)
 		k := l["consumer_group"] + "/" + l["topic"] + "/" + l["is_retry"]
 		if out[k] == nil {
 			out[k] = map[string]float64{}

@@ -46,14 +46,7 @@ func series(t *testing.T, r *RPC) map[string]uint64 {
 	close(ch)
 	out := map[string]uint64{}
 	for m := range ch {
-		var d dto.Metric
-		if err := m.Write(&d); err != nil {
-			t.Fatal(err)
-		}
-		l := map[string]string{}
-		for _, p := range d.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
+		d, l := sample(t, m)
 		out[l["request_code"]+"/"+l["response_code"]+"/"+l["is_long_polling"]] += d.GetHistogram().GetSampleCount()
 	}
 	return out
