@@ -152,18 +152,19 @@ var errNoRealTopic = errors.New("broker: staged message without REAL_TOPIC")
 // reputReal stores a copy of a staged record (delay level or timer) in its
 // REAL_TOPIC / REAL_QID, as ScheduleMessageService.messageTimeup does: same
 // body, flag, born info, reconsume times and properties minus strip, WAIT=false.
-func (b *Broker) reputReal(rec []byte, strip []string, add ...string) error {
+// It returns the topic and the bytes stored.
+func (b *Broker) reputReal(rec []byte, strip []string, add ...string) (string, int32, error) {
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return fmt.Errorf("reput: %w", err)
+		return "", 0, fmt.Errorf("reput: %w", err)
 	}
 	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	if topic == "" || err != nil {
-		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
+		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
 	}
 	if err := b.checkRealTopic(topic, qid); err != nil {
-		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
+		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
 	}
 	props := propsDel(string(v.Properties), strip...)
 	props = propsSet(props, append([]string{message.PropWaitStoreMsgOK, "false"}, add...)...)
@@ -180,8 +181,9 @@ func (b *Broker) reputReal(rec []byte, strip []string, add ...string) error {
 		ReconsumeTimes:            v.ReconsumeTimes,
 		PreparedTransactionOffset: v.PreparedTransactionOffset,
 	}
-	if _, err := b.Store.Put(&m); err != nil {
-		return fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
+	pr, err := b.Store.Put(&m)
+	if err != nil {
+		return "", 0, fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
 	}
-	return nil
+	return topic, pr.WroteBytes, nil
 }

@@ -192,6 +192,27 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "" || string(r.Body) != "hello" {
 		t.Errorf("delivered record: props=%v body=%q", pm, r.Body)
 	}
+	// The deliveries count as Apache's: out of SCHEDULE_TOPIC_XXXX to
+	// SCHEDULE_CONSUMER, into Real as delay (b.put counted nothing).
+	var in, out int64
+	counted := func() bool { // the last count may follow the dispatch seen above
+		b.Stats.RangeIn(func(k TopicType, f *InFlow) bool {
+			if k == (TopicType{"Real", MessageDelay}) {
+				in = f.Msgs.Load()
+			}
+			return true
+		})
+		b.Stats.RangeOut(func(k GroupTopic, f *Flow) bool {
+			if k == (GroupTopic{ScheduleConsumerGroup, ScheduleTopic}) {
+				out = f.Msgs.Load()
+			}
+			return true
+		})
+		return in == 3 && out == 3
+	}
+	if !waitFor(t, 2*time.Second, counted) {
+		t.Errorf("delay deliveries counted in %d out %d, want 3 3", in, out)
+	}
 	stop()
 	raw, err := os.ReadFile(filepath.Join(dir, "config", "delayOffset.json"))
 	if err != nil || string(raw) != `{"offsetTable":{1:3}}` {

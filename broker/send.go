@@ -284,7 +284,10 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
 		typ = MessageDelay
 	}
-	b.Stats.In(r.Topic, typ, 1, int64(pr.WroteBytes))
+	// Under the topic stored, as Apache (its hooks rename the message in
+	// place): a delay message's is SCHEDULE_TOPIC_XXXX, a half message's
+	// RMQ_SYS_TRANS_HALF_TOPIC.
+	b.Stats.In(m.Topic, typ, 1, int64(pr.WroteBytes))
 	at := len(buf)
 	buf = message.AppendOffsetMsgID(buf, b.StoreHost, pr.PhysicalOffset)
 	res.MsgID = buf[at:]
@@ -394,7 +397,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic:
 		typ = MessageDelay
 	}
-	b.Stats.In(r.Topic, typ, int64(len(results)), wrote)
+	b.Stats.In(m.Topic, typ, int64(len(results)), wrote)
 	at := len(text)
 	for i, pr := range results {
 		if i > 0 {

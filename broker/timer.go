@@ -208,7 +208,7 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
 		if err == nil {
-			err = ts.b.reputReal(rec, []string{message.PropRealTopic, message.PropRealQueueID},
+			_, _, err = ts.b.reputReal(rec, []string{message.PropRealTopic, message.PropRealQueueID},
 				message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
 				message.PropTimerDequeueMs, strconv.FormatInt(now, 10))
 		}

@@ -154,7 +154,7 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	wantTx(t, b, "T", 0, 1, 1)
 	in := map[TopicType]int64{}
 	b.Stats.RangeIn(func(k TopicType, f *InFlow) bool { in[k] = f.Msgs.Load(); return true })
-	if in[TopicType{"T", MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, labelled transaction
+	if in[TopicType{TransHalfTopic, MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, as Apache
 		t.Errorf("in: %v", in)
 	}
 }
