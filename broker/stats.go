@@ -11,8 +11,9 @@ import (
 // BrokerStatsManager figures (TOPIC_PUT_NUMS / _SIZE, GROUP_GET_NUMS /
 // _SIZE). The metrics endpoint reads them at each scrape.
 //
-// Invariants: counting is one sync.Map read and two atomic adds per answer
-// of a pull or pop, four per send (the size histogram's bucket and sum); a key allocates once, on its first use, and
+// Invariants: counting is one sync.Map read and four atomic adds (the key's
+// and the totals') per answer of a pull or pop, six per send (with the size
+// histogram's bucket and sum); a key allocates once, on its first use, and
 // the keys are bounded (maxStatKeys each way: a group name comes from the
 // client): past the bound a new key's flow is counted only in the totals.
 type Stats struct {

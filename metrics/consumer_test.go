@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 // gaugeBroker is a broker with its store started (no server) and topic T of
 // two queues holding 10 messages in queue 0, stored about a second ago.
-func gaugeBroker(t *testing.T) *broker.Broker {
+func gaugeBroker(t testing.TB) *broker.Broker {
 	t.Helper()
 	cfg := broker.DefaultConfig()
 	cfg.BrokerName = "b"
@@ -210,4 +211,30 @@ func descName(d *prometheus.Desc) string {
 	}
 	s = s[i+len(p):]
 	return s[:strings.IndexByte(s, '"')]
+}
+
+// BenchmarkConsumerGauges is one scrape's consumer gauges at the cap: 1,000
+// online groups on a topic of 20 queues, each with a committed offset
+// (20,000 queues read).
+func BenchmarkConsumerGauges(b *testing.B) {
+	br := gaugeBroker(b)
+	if err := br.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 20, WriteQueueNums: 20,
+		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		g := "G" + strconv.Itoa(i)
+		if err := br.Groups.Put(broker.DefaultGroupConfig(g)); err != nil {
+			b.Fatal(err)
+		}
+		consumerOn(br, uint64(i+1), g, "CONSUME_PASSIVELY")
+		br.Offsets.Commit(g, "T", 0, int64(i%10))
+	}
+	c := newCollector(br, nil, testutil.Logger())
+	emit := func(string, float64, ...string) {}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.consumerGauges(emit)
+	}
 }
