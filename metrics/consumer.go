@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,13 @@ import (
 //     the store time of the first message not pulled;
 //   - ready: the queue's end minus the pulled (popped) offset.
 //
+// Counts are Apache's calculateMessageCount with estimateAccumulation (its
+// default): for a group whose subscription to the topic is a TAG
+// expression other than *, the messages between two offsets whose tags
+// code it matches, read from the consume queue (at most
+// maxConsumeQueueScan entries or until sampleCountThreshold matches, then
+// extrapolated, as Apache); otherwise the offsets' difference.
+//
 // One pass computes all five. No broker lock is held across a store read:
 // offsets are read one queue at a time under the offset table's read lock,
 // the store after it is released.
@@ -38,6 +46,15 @@ import (
 const maxLagQueues = 20_000
 
 const maxLagWarnEvery = 10 * time.Minute
+
+// Apache's MessageStoreConfig defaults for the filtered count, and the
+// bound on the consume queue entries one scrape reads for it: past it,
+// counts are the offsets' difference.
+const (
+	maxConsumeQueueScan  = 20_000
+	sampleCountThreshold = 5_000
+	maxLagScan           = 2_000_000
+)
 
 // consumerRow is one group and topic's figures.
 type consumerRow struct {
@@ -79,6 +96,7 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 	}
 	perm := int32(b.Config().BrokerPermission)
 	budget := maxLagQueues
+	scan := int64(maxLagScan)
 	now := time.Now().UnixMilli()
 	record := func(s subscribed, r consumerRow, retry bool) {
 		is := []string{s.group, s.topic, strconv.FormatBool(retry), strconv.FormatBool(isSystem(s.topic, s.group))}
@@ -101,7 +119,8 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 			return
 		}
 		budget -= int(tc.WriteQueueNums)
-		record(s, c.consumerRow(s.group, s.topic, tc.WriteQueueNums, s.pop, inflight), false)
+		sub, _ := b.Clients.Subscription(s.group, s.topic)
+		record(s, c.consumerRow(s.group, s.topic, tc.WriteQueueNums, s.pop, inflight, sub, &scan), false)
 		if !s.pop {
 			continue
 		}
@@ -113,14 +132,17 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 				return
 			}
 			budget -= int(rc.WriteQueueNums)
-			r = c.consumerRow(s.group, retry, rc.WriteQueueNums, true, inflight)
+			sub, _ := b.Clients.Subscription(s.group, retry)
+			r = c.consumerRow(s.group, retry, rc.WriteQueueNums, true, inflight, sub, &scan)
 		}
 		record(s, r, true)
 	}
 }
 
-// consumerRow sums one group's figures over a topic's queues.
-func (c *collector) consumerRow(group, topic string, queues int32, pop bool, inflight map[popQueue]int64) consumerRow {
+// consumerRow sums one group's figures over a topic's queues; sub is its
+// subscription to the topic (nil: none known).
+func (c *collector) consumerRow(group, topic string, queues int32, pop bool, inflight map[popQueue]int64,
+	sub *broker.Subscription, scan *int64) consumerRow {
 	st, offs := c.b.Store, c.b.Offsets
 	r := consumerRow{lagTs: math.MaxInt64, queueTs: math.MaxInt64}
 	for q := int32(0); q < queues; q++ {
@@ -129,33 +151,27 @@ func (c *collector) consumerRow(group, topic string, queues int32, pop bool, inf
 		if !ok {
 			committed = -1
 		}
+		// The offset the group has read to: a pop group's pop offset (a
+		// pop commits as it reads: Apache's latest pop offset), else the
+		// committed one (Apache's pull offset for a push or pull group),
+		// the end when there is none.
+		pulled := committed
+		if pulled < 0 {
+			pulled = end
+		}
+		ahead := c.count(sub, topic, q, pulled, end, scan)
+		r.ready += ahead
 		if pop {
-			// A pop commits its offset as it reads: the committed offset is
-			// Apache's latest pop offset (PopBufferMergeService).
-			pulled := committed
-			if pulled < 0 {
-				pulled = end
-			}
 			n := inflight[popQueue{group, topic, q}]
-			r.lag += max(end-pulled, 0) + n
+			r.lag += ahead + n
 			r.lagTs = min(r.lagTs, c.storeTime(topic, q, pulled-n))
 			r.inflight += n
 			r.queueTs = min(r.queueTs, c.storeTime(topic, q, pulled))
-			r.ready += max(end-pulled, 0)
 			continue
 		}
-		consumed := committed
-		if consumed < 0 {
-			consumed = end
-		}
-		r.lag += max(end-consumed, 0)
-		r.lagTs = min(r.lagTs, c.storeTime(topic, q, consumed))
-		pulled := max(committed, 0) // queryPullOffset: the committed offset, else 0
-		r.queueTs = min(r.queueTs, c.storeTime(topic, q, pulled))
-		if committed < 0 {
-			pulled = end
-		}
-		r.ready += max(end-pulled, 0)
+		r.lag += ahead // consumed = pulled: nothing is in flight
+		r.lagTs = min(r.lagTs, c.storeTime(topic, q, pulled))
+		r.queueTs = min(r.queueTs, c.storeTime(topic, q, max(committed, 0))) // queryPullOffset, else 0
 	}
 	for _, ts := range []*int64{&r.lagTs, &r.queueTs} {
 		if *ts < 0 || *ts == math.MaxInt64 {
@@ -163,6 +179,50 @@ func (c *collector) consumerRow(group, topic string, queues int32, pop bool, inf
 		}
 	}
 	return r
+}
+
+// count is the messages of [from, to) sub matches (see the top of the file).
+func (c *collector) count(sub *broker.Subscription, topic string, q int32, from, to int64, scan *int64) int64 {
+	n := to - from
+	if n <= 0 {
+		return 0
+	}
+	if sub == nil || sub.All() || strings.EqualFold(sub.ExpressionType, "SQL92") || *scan <= 0 {
+		return n
+	}
+	if m := c.b.Store.MinOffset(topic, q); from < m { // Apache moves the window, keeping its length
+		from, to = m, m+n
+	}
+	var raw, match int64
+	sampled := false
+	for at := from; at < to && !sampled; {
+		es := c.b.Store.ReadQueue(topic, q, at, int(min(to-at, 256)))
+		if len(es) == 0 {
+			break
+		}
+		for _, e := range es {
+			if e.QueueOffset >= to {
+				break
+			}
+			raw++
+			if sub.MatchTagsCode(e.TagsCode) {
+				match++
+			}
+			if raw >= maxConsumeQueueScan || match > sampleCountThreshold {
+				sampled = true
+				break
+			}
+		}
+		at = es[len(es)-1].QueueOffset + 1
+	}
+	*scan -= raw
+	switch {
+	case raw == 0:
+		return n // nothing readable: Apache's -1, the difference
+	case sampled:
+		return match * n / raw
+	}
+	return match
 }
 
 // storeTime is the store time of the message at offset, MaxInt64 when there

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -61,9 +62,50 @@ func gaugeBroker(t testing.TB) *broker.Broker {
 }
 
 func consumerOn(b *broker.Broker, id uint64, group, consumeType string) {
+	consumerSub(b, id, group, consumeType, "T", "*")
+}
+
+func consumerSub(b *broker.Broker, id uint64, group, consumeType, topic, expr string) {
 	c := &remoting.Conn{ID: id, Remote: "127.0.0.1:9"}
 	b.Clients.RegisterConsumer(c, "c", remoting.LangGo, 317, broker.ConsumerInfo{Group: group, ConsumeType: consumeType,
-		MessageModel: "CLUSTERING", Subscriptions: []*broker.Subscription{broker.NewTagSubscription("T", "*", 1)}}, false)
+		MessageModel: "CLUSTERING", Subscriptions: []*broker.Subscription{broker.NewTagSubscription(topic, expr, 1)}}, false)
+}
+
+// TestConsumerGaugesTags: a group subscribed by tag counts only the messages
+// it would receive (Apache's estimateAccumulation; 10 messages: below the
+// sampling bounds, counted in full).
+func TestConsumerGaugesTags(t *testing.T) {
+	b := gaugeBroker(t)
+	if err := b.Topics.Put(broker.TopicConfig{TopicName: "F", ReadQueueNums: 1, WriteQueueNums: 1,
+		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	h := netip.MustParseAddrPort("127.0.0.1:1234")
+	for i := 0; i < 10; i++ {
+		tag := []string{"a", "b"}[i%2]
+		if _, err := b.Store.Put(&store.PutMessage{Topic: "F", Body: []byte("x"), BornHost: h, StoreHost: h,
+			Properties:    string(message.AppendProperty(nil, message.PropTags, tag)),
+			BornTimestamp: time.Now().UnixMilli()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Store.MaxOffset("F", 0) < 10 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i, g := range []struct{ name, expr string }{{"A", "a"}, {"AB", "a || b"}, {"C", "c"}} {
+		if err := b.Groups.Put(broker.DefaultGroupConfig(g.name)); err != nil {
+			t.Fatal(err)
+		}
+		consumerSub(b, uint64(i+1), g.name, "CONSUME_PASSIVELY", "F", g.expr)
+		b.Offsets.Commit(g.name, "F", 0, 0)
+	}
+	got := gauges(t, newCollector(b, nil, testutil.Logger()))
+	for k, want := range map[string]float64{"A/F/false": 5, "AB/F/false": 10, "C/F/false": 0} {
+		if got[k]["lag"] != want || got[k]["ready"] != want {
+			t.Errorf("%s: %v, want lag and ready %v", k, got[k], want)
+		}
+	}
 }
 
 // TestConsumerGauges: a push group that committed 4 of queue 0's 10, one
