@@ -38,7 +38,10 @@ type Broker struct {
 	Tx TxStats
 	// Timer is the timer service's figures (timerstats.go), for the
 	// metrics endpoint.
-	Timer   TimerStats
+	Timer TimerStats
+	// Revive counts the pop revive service's copies (popstats.go), for the
+	// metrics endpoint.
+	Revive  PopStats
 	Holds   *Holds
 	Locks   *Locks
 	Filters Filters

@@ -66,6 +66,7 @@ var families = []struct {
 	{"rocketmq_timing_messages", "Current message number in timing", append([]string{"topic"}, storageLabels...), prometheus.GaugeValue},
 	{"rocketmq_timer_enqueue_total", "Total number of timer enqueue", append([]string{"topic"}, storageLabels...), prometheus.CounterValue},
 	{"rocketmq_timer_dequeue_total", "Total number of timer dequeue", append([]string{"topic"}, storageLabels...), prometheus.CounterValue},
+	{"rocketmq_pop_revive_retry_messages_total", "Total number of put message to pop retry topic", []string{"consumer_group", "topic", "put_status"}, prometheus.CounterValue},
 	{"rocketmq_topic_number", "Active topic number", nil, prometheus.GaugeValue},
 	{"rocketmq_consumer_group_number", "Active subscription group number", nil, prometheus.GaugeValue},
 	{"rocketmq_broker_permission", "Broker permission", nil, prometheus.GaugeValue},
@@ -116,6 +117,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.transactions(ch, emit)
 	b.Stats.RangeDLQ(func(k broker.GroupTopic, n int64) bool {
 		emit("rocketmq_send_to_dlq_messages_total", float64(n), k.Group, k.Topic, strconv.FormatBool(isSystem(k.Topic, k.Group)))
+		return true
+	})
+	b.Revive.RangeRetries(func(k broker.PopRetryKey, n int64) bool {
+		emit("rocketmq_pop_revive_retry_messages_total", float64(n), k.Group, k.Topic, k.Status)
 		return true
 	})
 	c.connections(emit)
