@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/rocketgo/rocketgo/remoting"
-	"github.com/rocketgo/rocketgo/store"
 )
 
 // BrokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
@@ -295,17 +293,12 @@ func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
 }
 
 // RuntimeInfo is GET_BROKER_RUNTIME_INFO: Apache's KVTable of counters,
-// with the keys mqadmin's brokerStatus and clusterList read. What rocketgo
-// does not measure (thread pools, get rates, transient store) is reported as
-// an idle Apache broker reports it.
+// with the keys mqadmin's brokerStatus and clusterList read; the put and get
+// figures are runtimestats.go's. What rocketgo does not measure (thread
+// pools, transient store) is reported as an idle Apache broker reports it.
 func (b *Broker) RuntimeInfo() map[string]string {
 	st := b.Store
-	total, sinceStart, tps := b.stats.sample(st)
-	if b.IsSlave() {
-		// Apache counts puts, not replicated bytes: a slave reports none
-		// (its StoreStatsService never sees a put).
-		total, sinceStart, tps = 0, 0, 0
-	}
+	rs := b.stats.report(b.IsSlave())
 	earliest := int64(-1)
 	for t, qs := range st.Topics() {
 		for _, q := range qs {
@@ -314,19 +307,17 @@ func (b *Broker) RuntimeInfo() map[string]string {
 			}
 		}
 	}
-	tpsText := strconv.FormatFloat(tps, 'f', 2, 64)
-	tps3 := tpsText + " " + tpsText + " " + tpsText
 	pullQueued, pullCapacity := b.PullQueue()
 	return map[string]string{
 		"brokerActive":                             strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
 		"brokerVersionDesc":                        BrokerVersionDesc,
 		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
-		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),
-		"msgPutTotalTodayMorning":                  strconv.FormatInt(total-sinceStart, 10),
-		"msgPutTotalTodayNow":                      strconv.FormatInt(total, 10),
-		"msgGetTotalYesterdayMorning":              "0",
-		"msgGetTotalTodayMorning":                  "0",
-		"msgGetTotalTodayNow":                      "0",
+		"msgPutTotalYesterdayMorning":              strconv.FormatInt(rs.putYesterdayMorning, 10),
+		"msgPutTotalTodayMorning":                  strconv.FormatInt(rs.putTodayMorning, 10),
+		"msgPutTotalTodayNow":                      strconv.FormatInt(rs.putNow, 10),
+		"msgGetTotalYesterdayMorning":              strconv.FormatInt(rs.getYesterdayMorning, 10),
+		"msgGetTotalTodayMorning":                  strconv.FormatInt(rs.getTodayMorning, 10),
+		"msgGetTotalTodayNow":                      strconv.FormatInt(rs.getNow, 10),
 		"dispatchBehindBytes":                      strconv.FormatInt(st.MaxPhyOffset()-st.DispatchedPhyOffset(), 10),
 		"pageCacheLockTimeMills":                   "0",
 		"earliestMessageTimeStamp":                 strconv.FormatInt(earliest, 10),
@@ -343,12 +334,12 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		"commitLogMinOffset":                       strconv.FormatInt(st.MinPhyOffset(), 10),
 		"bootTimestamp":                            strconv.FormatInt(b.stats.started.UnixMilli(), 10),
 		"runtime":                                  runtimeText(time.Since(b.stats.started)),
-		"putTps":                                   tps3,
-		"getFoundTps":                              "0.0 0.0 0.0",
-		"getMissTps":                               "0.0 0.0 0.0",
-		"getTransferredTps":                        "0.0 0.0 0.0",
-		"getTransferedTps":                         "0.0 0.0 0.0", // 4.9 tools' spelling
-		"getTotalTps":                              "0.0 0.0 0.0",
+		"putTps":                                   rs.putTps,
+		"getFoundTps":                              rs.getFoundTps,
+		"getMissTps":                               rs.getMissTps,
+		"getTransferredTps":                        rs.getTransferredTps,
+		"getTransferedTps":                         rs.getTransferredTps, // 4.9 tools' spelling
+		"getTotalTps":                              rs.getTotalTps,
 		"sendThreadPoolQueueSize":                  "0",
 		"sendThreadPoolQueueCapacity":              "10000",
 		"pullThreadPoolQueueSize":                  strconv.Itoa(pullQueued),
@@ -367,48 +358,4 @@ func (b *Broker) RuntimeInfo() map[string]string {
 func runtimeText(d time.Duration) string {
 	s := int64(d.Seconds())
 	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", s/86400, s%86400/3600, s%3600/60, s%60)
-}
-
-// runtimeStats derives the runtime information's counters from the store:
-// the messages put are the sum of every queue's max offset, the put TPS the
-// rate between two samples at least a second apart.
-type runtimeStats struct {
-	started  time.Time
-	putStart int64
-
-	mu      sync.Mutex
-	lastPut int64
-	lastAt  time.Time
-	putTps  float64
-}
-
-// newRuntimeStats samples st once, so the first report has a base.
-func newRuntimeStats(st *store.Store) *runtimeStats {
-	now := time.Now()
-	n := totalPut(st)
-	return &runtimeStats{lastPut: n, lastAt: now, started: now, putStart: n}
-}
-
-func totalPut(st *store.Store) int64 {
-	var n int64
-	for t, qs := range st.Topics() {
-		for _, q := range qs {
-			n += st.MaxOffset(t, q)
-		}
-	}
-	return n
-}
-
-// sample returns the messages stored in total, those stored since start-up,
-// and the put rate since the previous sample.
-func (rs *runtimeStats) sample(st *store.Store) (total, sinceStart int64, putTps float64) {
-	now := time.Now()
-	n := totalPut(st)
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if d := now.Sub(rs.lastAt); d >= time.Second {
-		rs.putTps = float64(n-rs.lastPut) / d.Seconds()
-		rs.lastPut, rs.lastAt = n, now
-	}
-	return n, n - rs.putStart, rs.putTps
 }

@@ -146,7 +146,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	b.Store = st
 	b.wait = st.Wait
-	b.stats = newRuntimeStats(st)
+	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
 	txLog := root.With().Str("component", "transaction").Logger()
@@ -253,6 +253,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		}
 	}
 	b.goRun(b.expireLoop)
+	b.goRun(func() { b.stats.run(b.quit) })
 	b.registrar.launched.Store(true)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).

@@ -506,3 +506,18 @@ func (b *Broker) ConsumerIDs(group string) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// ConsumerConn is the connection of clientID in group (ConsumerManager.findChannel),
+// for a request the broker relays to that client.
+func (cs *Clients) ConsumerConn(group, clientID string) (*remoting.Conn, bool) {
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	if g := cs.consumers[group]; g != nil {
+		for _, ch := range g.channels {
+			if ch.clientID == clientID {
+				return ch.conn, true
+			}
+		}
+	}
+	return nil, false
+}

@@ -25,7 +25,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
-	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -207,8 +206,7 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 			var topic string
 			var wrote int32
 			if err == nil {
-				topic, wrote, err = d.b.reputReal(rec, []string{message.PropDelayTimeLevel, message.PropTimerDeliverMs,
-					message.PropTimerDelaySec, message.PropTimerDelayMs})
+				topic, wrote, err = d.b.reputReal(rec)
 			}
 			switch {
 			case err == nil:

@@ -150,10 +150,15 @@ func (b *Broker) checkRealTopic(topic string, qid int) error {
 var errNoRealTopic = errors.New("broker: staged message without REAL_TOPIC")
 
 // reputReal stores a copy of a staged record (delay level or timer) in its
-// REAL_TOPIC / REAL_QID, as ScheduleMessageService.messageTimeup does: same
-// body, flag, born info, reconsume times and properties minus strip, WAIT=false.
+// REAL_TOPIC / REAL_QID, as ScheduleMessageService.messageTimeUp and
+// TimerMessageStore.convertMessage do: same body, flag, born info, reconsume
+// times, and the staged properties with add set. Apache serialises the
+// properties before it clears DELAY, TIMER_DELIVER_MS, TIMER_DELAY_SEC,
+// REAL_TOPIC and REAL_QID from its copy and sets WAIT=false on it, so the
+// delivered message keeps the first five and has no WAIT: consumers read
+// getDelayTimeLevel() and the real topic from it. Nothing is stripped here.
 // It returns the topic and the bytes stored.
-func (b *Broker) reputReal(rec []byte, strip []string, add ...string) (string, int32, error) {
+func (b *Broker) reputReal(rec []byte, add ...string) (string, int32, error) {
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
 		return "", 0, fmt.Errorf("reput: %w", err)
@@ -166,8 +171,10 @@ func (b *Broker) reputReal(rec []byte, strip []string, add ...string) (string, i
 	if err := b.checkRealTopic(topic, qid); err != nil {
 		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
 	}
-	props := propsDel(string(v.Properties), strip...)
-	props = propsSet(props, append([]string{message.PropWaitStoreMsgOK, "false"}, add...)...)
+	props := string(v.Properties)
+	if len(add) > 0 {
+		props = propsSet(props, add...)
+	}
 	m := store.PutMessage{
 		Topic:                     topic,
 		QueueID:                   int32(qid),

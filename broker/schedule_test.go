@@ -189,7 +189,8 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pm := message.ParseProperties(r.Properties)
-	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "" || string(r.Body) != "hello" {
+	// As Apache's: DELAY stays (serialised before it is cleared), no WAIT.
+	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "1" || pm["WAIT"] != "" || string(r.Body) != "hello" {
 		t.Errorf("delivered record: props=%v body=%q", pm, r.Body)
 	}
 	// The deliveries count as Apache's: out of SCHEDULE_TOPIC_XXXX to
@@ -247,7 +248,8 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 			}
 			r, _, _ := message.DecodeRecord(rec)
 			pm := message.ParseProperties(r.Properties)
-			if pm["REAL_TOPIC"] != "" || pm["TIMER_DEQUEUE_MS"] == "" {
+			// As Apache's: REAL_TOPIC stays (serialised before it is cleared), no WAIT.
+			if pm["REAL_TOPIC"] != "Real" || pm["TIMER_DEQUEUE_MS"] == "" || pm["WAIT"] != "" {
 				t.Errorf("delivered props %v", pm)
 			}
 			out = append(out, pm["id"])

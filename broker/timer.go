@@ -208,8 +208,7 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
 		if err == nil {
-			_, _, err = ts.b.reputReal(rec, []string{message.PropRealTopic, message.PropRealQueueID},
-				message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
+			_, _, err = ts.b.reputReal(rec, message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
 				message.PropTimerDequeueMs, strconv.FormatInt(now, 10))
 		}
 		switch {

@@ -485,6 +485,8 @@ func TestReference(t *testing.T) {
 		})
 	}
 
+	t.Run("delivered records", func(t *testing.T) { compareDelivered(t, targets) })
+
 	// The Java scenarios themselves against Apache: every assertion the Java
 	// tests make of rocketgo holds for the reference too.
 	apache := &cluster{name: "reference", nsAddr: ref.nsAddr, brokerAddr: ref.brokerAddr, brokerName: "broker-ref"}

@@ -29,6 +29,8 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.UpdateBrokerConfig] = p.updateBrokerConfig
 	t[remoting.InvokeBrokerToResetOffset] = p.resetOffset
 	t[remoting.ViewMessageByID] = p.viewMessage
+	t[remoting.GetConsumerRunningInfo] = p.consumerRunningInfo // callclient.go
+	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
 }
 
 func okBody(req *remoting.Command, body []byte) *remoting.Command {

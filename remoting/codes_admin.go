@@ -10,5 +10,7 @@ const (
 	ResetConsumerClientOffset int32 = 220
 	InvokeBrokerToResetOffset int32 = 222
 	QueryTopicConsumeByWho    int32 = 300
+	GetConsumerRunningInfo    int32 = 307
+	ConsumeMessageDirectly    int32 = 309
 	QueryTopicsByConsumer     int32 = 343
 )
