@@ -3,6 +3,7 @@ package metrics
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,9 +16,10 @@ import (
 // collector reads a broker's counters and tables at each scrape: nothing
 // of it runs on the request path.
 type collector struct {
-	b     *broker.Broker
-	log   zerolog.Logger
-	descs map[string]family
+	b         *broker.Broker
+	log       zerolog.Logger
+	descs     map[string]family
+	lagWarned atomic.Int64 // unix ns of the last truncated-scrape warning
 }
 
 type family struct {

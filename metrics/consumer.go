@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -245,12 +244,10 @@ func since(now, ts int64) int64 {
 	return now - ts
 }
 
-var lastLagWarn atomic.Int64
-
 func (c *collector) warnTruncated(groupsTopics int) {
 	now := time.Now().UnixNano()
-	last := lastLagWarn.Load()
-	if now-last < int64(maxLagWarnEvery) || !lastLagWarn.CompareAndSwap(last, now) {
+	last := c.lagWarned.Load()
+	if now-last < int64(maxLagWarnEvery) || !c.lagWarned.CompareAndSwap(last, now) {
 		return
 	}
 	c.log.Warn().Int("maxQueues", maxLagQueues).Int("groupTopics", groupsTopics).
