@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -159,23 +160,28 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	}
 }
 
-// wantTx checks topic's transaction counts (TxStats) and that the commits'
-// latencies were observed.
+// wantTx waits for topic's transaction counts (TxStats) and that the
+// commits' latencies were observed: an end is counted on its worker after
+// its op record is written, which the test may see first.
 func wantTx(t *testing.T, b *Broker, topic string, half, commits, rollbacks int64) {
 	t.Helper()
-	n := 0
-	b.Tx.RangeTopics(func(tp string, f *TxFlow) bool {
-		n++
-		_, observed, _ := f.Finish.Read()
-		if tp != topic || f.Half.Load() != half || f.Commits.Load() != commits || f.Rollbacks.Load() != rollbacks ||
-			observed != uint64(commits) {
-			t.Errorf("%s: half %d commits %d rollbacks %d latencies %d, want %s %d %d %d", tp, f.Half.Load(),
-				f.Commits.Load(), f.Rollbacks.Load(), observed, topic, half, commits, rollbacks)
-		}
-		return true
+	var got string
+	ok := waitFor(t, 5*time.Second, func() bool {
+		n, match := 0, false
+		got = ""
+		b.Tx.RangeTopics(func(tp string, f *TxFlow) bool {
+			n++
+			_, observed, _ := f.Finish.Read()
+			match = tp == topic && f.Half.Load() == half && f.Commits.Load() == commits &&
+				f.Rollbacks.Load() == rollbacks && observed == uint64(commits)
+			got += fmt.Sprintf("%s: half %d commits %d rollbacks %d latencies %d; ", tp, f.Half.Load(),
+				f.Commits.Load(), f.Rollbacks.Load(), observed)
+			return true
+		})
+		return n == 1 && match
 	})
-	if n != 1 {
-		t.Errorf("%d topics counted, want %s only", n, topic)
+	if !ok {
+		t.Errorf("transaction counts %s want %s only: half %d commits %d rollbacks %d", got, topic, half, commits, rollbacks)
 	}
 }
 
