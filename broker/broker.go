@@ -32,7 +32,16 @@ type Broker struct {
 	Clients *Clients
 	// Stats counts messages in per topic and out per group and topic
 	// (stats.go), for the metrics endpoint.
-	Stats   Stats
+	Stats Stats
+	// Tx counts transactional messages by topic (txstats.go), for the
+	// metrics endpoint.
+	Tx TxStats
+	// Timer is the timer service's figures (timerstats.go), for the
+	// metrics endpoint.
+	Timer TimerStats
+	// Revive counts the pop revive service's copies (popstats.go), for the
+	// metrics endpoint.
+	Revive  PopStats
 	Holds   *Holds
 	Locks   *Locks
 	Filters Filters

@@ -157,18 +157,19 @@ var errNoRealTopic = errors.New("broker: staged message without REAL_TOPIC")
 // REAL_TOPIC and REAL_QID from its copy and sets WAIT=false on it, so the
 // delivered message keeps the first five and has no WAIT: consumers read
 // getDelayTimeLevel() and the real topic from it. Nothing is stripped here.
-func (b *Broker) reputReal(rec []byte, add ...string) error {
+// It returns the topic and the bytes stored.
+func (b *Broker) reputReal(rec []byte, add ...string) (string, int32, error) {
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return fmt.Errorf("reput: %w", err)
+		return "", 0, fmt.Errorf("reput: %w", err)
 	}
 	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	if topic == "" || err != nil {
-		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
+		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
 	}
 	if err := b.checkRealTopic(topic, qid); err != nil {
-		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
+		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
 	}
 	props := string(v.Properties)
 	if len(add) > 0 {
@@ -187,8 +188,9 @@ func (b *Broker) reputReal(rec []byte, add ...string) error {
 		ReconsumeTimes:            v.ReconsumeTimes,
 		PreparedTransactionOffset: v.PreparedTransactionOffset,
 	}
-	if _, err := b.Store.Put(&m); err != nil {
-		return fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
+	pr, err := b.Store.Put(&m)
+	if err != nil {
+		return "", 0, fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
 	}
-	return nil
+	return topic, pr.WroteBytes, nil
 }

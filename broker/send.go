@@ -261,12 +261,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	buf, uniq := b.storedProperties(cfg, r)
 	m.Body = r.Body
 	m.Properties = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is only appended to from here on
-	if err := b.retrySend(m, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
+	if err := b.retrySend(m, r.ProducerGroup, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
 		return 0, err
 	}
 	var pr store.PutResult
 	var err error
-	if message.TransactionType(m.SysFlag) == message.TransactionPrep {
+	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
+	if prep {
 		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
 	} else {
 		pr, err = b.put(m)
@@ -276,12 +277,17 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	}
 	typ := MessageNormal
 	switch {
-	case message.TransactionType(m.SysFlag) == message.TransactionPrep:
+	case prep:
 		typ = MessageTransaction
+	case message.Property(r.Properties, message.PropShardingKey) != "": // Apache's getMessageType: before delay
+		typ = MessageFIFO
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
 		typ = MessageDelay
 	}
-	b.Stats.In(r.Topic, typ, 1, int64(pr.WroteBytes))
+	// Under the topic stored, as Apache (its hooks rename the message in
+	// place): a delay message's is SCHEDULE_TOPIC_XXXX, a half message's
+	// RMQ_SYS_TRANS_HALF_TOPIC.
+	b.Stats.In(m.Topic, typ, 1, int64(pr.WroteBytes))
 	at := len(buf)
 	buf = message.AppendOffsetMsgID(buf, b.StoreHost, pr.PhysicalOffset)
 	res.MsgID = buf[at:]
@@ -401,10 +407,13 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		wrote += int64(pr.WroteBytes)
 	}
 	typ := MessageNormal // transactional batches are refused
-	if m.Topic == ScheduleTopic || m.Topic == TimerTopic {
+	switch {
+	case message.Property(r.Properties, message.PropShardingKey) != "":
+		typ = MessageFIFO
+	case m.Topic == ScheduleTopic || m.Topic == TimerTopic:
 		typ = MessageDelay
 	}
-	b.Stats.In(r.Topic, typ, int64(len(results)), wrote)
+	b.Stats.In(m.Topic, typ, int64(len(results)), wrote)
 	at := len(text)
 	for i, pr := range results {
 		if i > 0 {
