@@ -25,14 +25,14 @@ func getBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		for _, b := range bs {
-			if b.master == "" {
+			if b.Master == "" {
 				continue // Apache skips a broker group without a master, slaves included
 			}
-			if err := a.printBrokerConfig(fmt.Sprintf("============Master: %s============\n", b.master), b.master); err != nil {
+			if err := a.printBrokerConfig(fmt.Sprintf("============Master: %s============\n", b.Master), b.Master); err != nil {
 				return err
 			}
-			for _, s := range b.slaves {
-				if err := a.printBrokerConfig(fmt.Sprintf("============My Master: %s=====Slave: %s============\n", b.master, s), s); err != nil {
+			for _, s := range b.Slaves {
+				if err := a.printBrokerConfig(fmt.Sprintf("============My Master: %s=====Slave: %s============\n", b.Master, s), s); err != nil {
 					return err
 				}
 			}
@@ -44,7 +44,7 @@ func getBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 // printBrokerConfig is GetBrokerConfigCommand.getAndPrint, keys sorted.
 func (a *admin) printBrokerConfig(prefix, addr string) error {
 	fmt.Fprint(a.out, prefix)
-	resp, err := a.call(addr, remoting.GetBrokerConfig, nil, nil)
+	resp, err := a.Call(addr, remoting.GetBrokerConfig, nil, nil)
 	if err != nil {
 		return err
 	}

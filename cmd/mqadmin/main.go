@@ -13,7 +13,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,12 +20,8 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -64,8 +59,8 @@ func run(args []string, out, errOut io.Writer) int {
 		fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
 		fs.SetOutput(errOut)
 		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
-		a := &admin{cl: remoting.NewClient(zerolog.Nop()), out: out}
-		defer a.cl.Close()
+		a := &admin{Client: adminclient.New(nil), out: out}
+		defer a.Close()
 		if err := c.run(a, fs, args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
@@ -79,11 +74,10 @@ func run(args []string, out, errOut io.Writer) int {
 	return 1
 }
 
-// admin reaches name servers and brokers over Remoting.
+// admin runs one subcommand: its control-plane client and its output.
 type admin struct {
-	cl  *remoting.Client
+	*adminclient.Client
 	out io.Writer
-	ns  []string
 }
 
 // parse parses fs and takes the name servers from -n.
@@ -91,106 +85,23 @@ func (a *admin) parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for _, s := range strings.Split(fs.Lookup("n").Value.String(), ";") {
-		if s = strings.TrimSpace(s); s != "" {
-			a.ns = append(a.ns, s)
-		}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if len(a.ns) == 0 {
-		return errors.New("no name server address: -n or NAMESRV_ADDR")
+	a.NameServers = adminclient.ParseNameServers(fs.Lookup("n").Value.String())
+	if len(a.NameServers) == 0 {
+		return adminclient.ErrNoNameServer
 	}
 	return nil
 }
 
-// call sends one request and checks the answer is SUCCESS.
-func (a *admin) call(addr string, code int32, ext map[string]string, body []byte) (*remoting.Command, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := a.cl.Invoke(ctx, addr, remoting.NewRequest(code, ext, body))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", addr, err)
-	}
-	if resp.Code != remoting.Success {
-		return nil, fmt.Errorf("%s: CODE: %d DESC: %s", addr, resp.Code, resp.Remark)
-	}
-	return resp, nil
-}
-
-// callNamesrv tries the name servers in order.
-func (a *admin) callNamesrv(code int32, ext map[string]string) (*remoting.Command, error) {
-	var last error
-	for _, addr := range a.ns {
-		resp, err := a.call(addr, code, ext, nil)
-		if err == nil {
-			return resp, nil
-		}
-		last = err
-	}
-	return nil, last
-}
-
-// clusterInfo is GET_BROKER_CLUSTER_INFO's body.
-type clusterInfo struct {
-	BrokerAddrTable map[string]struct {
-		Cluster     string            `json:"cluster"`
-		BrokerName  string            `json:"brokerName"`
-		BrokerAddrs map[string]string `json:"brokerAddrs"`
-	} `json:"brokerAddrTable"`
-	ClusterAddrTable map[string][]string `json:"clusterAddrTable"`
-}
-
-func (a *admin) clusterInfo() (*clusterInfo, error) {
-	resp, err := a.callNamesrv(remoting.GetBrokerClusterInfo, nil)
-	if err != nil {
-		return nil, err
-	}
-	var ci clusterInfo
-	if err := json.Unmarshal(remoting.QuoteIntKeys(resp.Body), &ci); err != nil {
-		return nil, fmt.Errorf("cluster info: %w", err)
-	}
-	return &ci, nil
-}
-
 // clusterBrokers asks the name servers for cluster's brokers.
-func (a *admin) clusterBrokers(cluster string) ([]brokerAddrs, error) {
-	ci, err := a.clusterInfo()
+func (a *admin) clusterBrokers(cluster string) ([]adminclient.Broker, error) {
+	ci, err := a.ClusterInfo()
 	if err != nil {
 		return nil, err
 	}
-	return ci.brokers(strings.TrimSpace(cluster))
-}
-
-// brokers lists cluster's brokers (sorted by name): each master's address
-// ("" when it has none) and its slaves' (sorted by id), as
-// CommandUtil.fetchMasterAndSlaveDistinguish.
-func (ci *clusterInfo) brokers(cluster string) ([]brokerAddrs, error) {
-	names, ok := ci.ClusterAddrTable[cluster]
-	if !ok {
-		return nil, fmt.Errorf("cluster %q not found: make sure the specified clusterName exists or the name server connected to is correct", cluster)
-	}
-	sort.Strings(names)
-	var out []brokerAddrs
-	for _, n := range names {
-		bd := ci.BrokerAddrTable[n]
-		b := brokerAddrs{name: n, master: bd.BrokerAddrs["0"]}
-		ids := make([]int, 0, len(bd.BrokerAddrs))
-		for id := range bd.BrokerAddrs {
-			if i, err := strconv.Atoi(id); err == nil && i != 0 {
-				ids = append(ids, i)
-			}
-		}
-		sort.Ints(ids)
-		for _, i := range ids {
-			b.slaves = append(b.slaves, bd.BrokerAddrs[strconv.Itoa(i)])
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-type brokerAddrs struct {
-	name, master string
-	slaves       []string
+	return ci.Brokers(cluster)
 }
 
 func topicList(a *admin, fs *flag.FlagSet, args []string) error {
@@ -201,7 +112,7 @@ func topicList(a *admin, fs *flag.FlagSet, args []string) error {
 	if *cluster {
 		return errors.New("-c (clusterModel) is not implemented by this mqadmin")
 	}
-	resp, err := a.callNamesrv(remoting.GetAllTopicListFromNameServer, nil)
+	resp, err := a.CallNamesrv(remoting.GetAllTopicListFromNameServer, nil)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"slices"
 	"testing"
-
-	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // TestFormats: TopicConfig.toString, PermName.perm2String and
@@ -32,26 +28,5 @@ func TestFormats(t *testing.T) {
 	}
 	if p := parseProperties("a=1\nb=x=y\n\n#c=3\n"); len(p) != 2 || p["b"] != "x=y" {
 		t.Fatalf("properties %v", p)
-	}
-}
-
-// TestClusterBrokers: a cluster's brokers by name, each master and its
-// slaves by id, from the name server's answer with fastjson's bare keys.
-func TestClusterBrokers(t *testing.T) {
-	body := `{"brokerAddrTable":{"b":{"cluster":"C","brokerName":"b","brokerAddrs":{2:"h:3",0:"h:1",1:"h:2"}},` +
-		`"a":{"cluster":"C","brokerName":"a","brokerAddrs":{1:"g:2"}}},"clusterAddrTable":{"C":["b","a"]}}`
-	var ci clusterInfo
-	if err := json.Unmarshal(remoting.QuoteIntKeys([]byte(body)), &ci); err != nil {
-		t.Fatal(err)
-	}
-	bs, err := ci.brokers("C")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bs) != 2 || bs[0].name != "a" || bs[0].master != "" || bs[1].master != "h:1" || !slices.Equal(bs[1].slaves, []string{"h:2", "h:3"}) {
-		t.Fatalf("brokers %+v", bs)
-	}
-	if _, err := ci.brokers("X"); err == nil {
-		t.Fatal("unknown cluster accepted")
 	}
 }

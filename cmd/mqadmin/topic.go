@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -141,14 +142,14 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		}
 		var names []string
 		for _, b := range bs {
-			names = append(names, b.name+":"+strconv.Itoa(tc.write))
-			if b.master == "" {
+			names = append(names, b.Name+":"+strconv.Itoa(tc.write))
+			if b.Master == "" {
 				continue
 			}
-			if err := a.createTopic(b.master, tc); err != nil {
+			if err := a.createTopic(b.Master, tc); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.out, "create topic to %s success.\n", b.master)
+			fmt.Fprintf(a.out, "create topic to %s success.\n", b.Master)
 		}
 		if tc.order {
 			conf := strings.Join(names, ";")
@@ -166,43 +167,23 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC as createAndUpdateTopicConfig.
 func (a *admin) createTopic(addr string, tc *topicConfig) error {
-	ext := map[string]string{
-		"topic": tc.name, "defaultTopic": "TBW102", "readQueueNums": strconv.Itoa(tc.read),
-		"writeQueueNums": strconv.Itoa(tc.write), "perm": strconv.Itoa(tc.perm), "topicFilterType": "SINGLE_TAG",
-		"topicSysFlag": strconv.Itoa(tc.sysFlag), "order": strconv.FormatBool(tc.order), "force": "false",
-	}
-	if tc.attributesRequested != "" {
-		ext["attributes"] = tc.attributesRequested
-	}
-	_, err := a.call(addr, remoting.UpdateAndCreateTopic, ext, nil)
-	return err
+	return a.CreateTopic(addr, adminclient.TopicConfig{Name: tc.name, Read: tc.read, Write: tc.write, Perm: tc.perm,
+		SysFlag: tc.sysFlag, Order: tc.order, Attributes: tc.attributesRequested})
 }
 
 // putOrderConf is createOrUpdateOrderConf: the ORDER_TOPIC_CONFIG key-value
 // on every name server.
 func (a *admin) putOrderConf(topic, conf string) error {
-	for _, ns := range a.ns {
-		if _, err := a.call(ns, remoting.PutKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": topic, "value": conf}, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a.EachNamesrv(remoting.PutKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": topic, "value": conf})
 }
 
 // brokerNameOf is CommandUtil.fetchBrokerNameByAddr.
 func (a *admin) brokerNameOf(addr string) (string, error) {
-	ci, err := a.clusterInfo()
+	ci, err := a.ClusterInfo()
 	if err != nil {
 		return "", err
 	}
-	for name, bd := range ci.BrokerAddrTable {
-		for _, x := range bd.BrokerAddrs {
-			if x == addr {
-				return name, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("broker %s not found: make sure the specified broker addr exists or the name server connected to is correct", addr)
+	return ci.BrokerNameOf(addr)
 }
 
 func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
@@ -221,18 +202,16 @@ func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	for _, b := range bs {
-		if b.master == "" {
+		if b.Master == "" {
 			continue
 		}
-		if _, err := a.call(b.master, remoting.DeleteTopicInBroker, map[string]string{"topic": t}, nil); err != nil {
+		if _, err := a.Call(b.Master, remoting.DeleteTopicInBroker, map[string]string{"topic": t}, nil); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(a.out, "delete topic [%s] from cluster [%s] success.\n", t, c)
-	for _, ns := range a.ns {
-		if _, err := a.call(ns, remoting.DeleteTopicInNamesrv, map[string]string{"topic": t, "clusterName": c}, nil); err != nil {
-			return err
-		}
+	if err := a.EachNamesrv(remoting.DeleteTopicInNamesrv, map[string]string{"topic": t, "clusterName": c}); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.out, "delete topic [%s] from NameServer success.\n", t)
 	return nil
