@@ -35,6 +35,14 @@ var commands = []command{
 	{"updateTopic", "Update or create topic.", updateTopic},
 	{"deleteTopic", "Delete topic from broker and NameServer.", deleteTopic},
 	{"getBrokerConfig", "Get broker config by cluster or special broker.", getBrokerConfig},
+	{"clusterList", "List cluster infos.", clusterList},
+	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
+	{"topicRoute", "Examine topic route info.", topicRoute},
+	{"topicStatus", "Examine topic Status info.", topicStatus},
+	{"consumerProgress", "Query consumer's progress, speed.", consumerProgress},
+	{"consumerConnection", "Query consumer's socket connection, client version and subscription.", consumerConnection},
+	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
+	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -59,7 +67,7 @@ func run(args []string, out, errOut io.Writer) int {
 		fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
 		fs.SetOutput(errOut)
 		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
-		a := &admin{Client: adminclient.New(nil), out: out}
+		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
 		defer a.Close()
 		if err := c.run(a, fs, args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -77,7 +85,8 @@ func run(args []string, out, errOut io.Writer) int {
 // admin runs one subcommand: its control-plane client and its output.
 type admin struct {
 	*adminclient.Client
-	out io.Writer
+	out    io.Writer
+	errOut io.Writer // what Apache's tool prints as a stack trace and goes on
 }
 
 // parse parses fs and takes the name servers from -n.
@@ -112,19 +121,28 @@ func topicList(a *admin, fs *flag.FlagSet, args []string) error {
 	if *cluster {
 		return errors.New("-c (clusterModel) is not implemented by this mqadmin")
 	}
-	resp, err := a.CallNamesrv(remoting.GetAllTopicListFromNameServer, nil)
+	topics, err := a.topicNames()
 	if err != nil {
 		return err
+	}
+	for _, t := range topics {
+		fmt.Fprintf(a.out, "%s\n", t)
+	}
+	return nil
+}
+
+// topicNames is the name servers' topic list, sorted (Apache: a HashSet).
+func (a *admin) topicNames() ([]string, error) {
+	resp, err := a.CallNamesrv(remoting.GetAllTopicListFromNameServer, nil)
+	if err != nil {
+		return nil, err
 	}
 	var tl struct {
 		TopicList []string `json:"topicList"`
 	}
 	if err := json.Unmarshal(resp.Body, &tl); err != nil {
-		return fmt.Errorf("topic list: %w", err)
+		return nil, fmt.Errorf("topic list: %w", err)
 	}
 	sort.Strings(tl.TopicList)
-	for _, t := range tl.TopicList {
-		fmt.Fprintf(a.out, "%s\n", t)
-	}
-	return nil
+	return tl.TopicList, nil
 }

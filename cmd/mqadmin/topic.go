@@ -201,20 +201,40 @@ func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, b := range bs {
-		if b.Master == "" {
-			continue
-		}
-		if _, err := a.Call(b.Master, remoting.DeleteTopicInBroker, map[string]string{"topic": t}, nil); err != nil {
-			return err
-		}
+	if err := a.deleteTopicInBrokers(bs, t); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.out, "delete topic [%s] from cluster [%s] success.\n", t, c)
-	if err := a.EachNamesrv(remoting.DeleteTopicInNamesrv, map[string]string{"topic": t, "clusterName": c}); err != nil {
+	if err := a.deleteTopicInNamesrv(c, t); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.out, "delete topic [%s] from NameServer success.\n", t)
 	return nil
+}
+
+// removeTopic is MQAdminExt.deleteTopic: from the cluster's masters, then
+// from the name servers.
+func (a *admin) removeTopic(bs []adminclient.Broker, cluster, topic string) error {
+	if err := a.deleteTopicInBrokers(bs, topic); err != nil {
+		return err
+	}
+	return a.deleteTopicInNamesrv(cluster, topic)
+}
+
+func (a *admin) deleteTopicInBrokers(bs []adminclient.Broker, topic string) error {
+	for _, b := range bs {
+		if b.Master == "" {
+			continue
+		}
+		if _, err := a.Call(b.Master, remoting.DeleteTopicInBroker, map[string]string{"topic": topic}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *admin) deleteTopicInNamesrv(cluster, topic string) error {
+	return a.EachNamesrv(remoting.DeleteTopicInNamesrv, map[string]string{"topic": topic, "clusterName": cluster})
 }
 
 // javaBool is Boolean.parseBoolean: "true" in any case, anything else false.

@@ -13,9 +13,11 @@ import (
 // BrokerData is one broker group of a route or of the cluster info; the
 // broker ids are decimal strings ("0" is the master).
 type BrokerData struct {
-	Cluster     string            `json:"cluster"`
-	BrokerName  string            `json:"brokerName"`
-	BrokerAddrs map[string]string `json:"brokerAddrs"`
+	Cluster            string            `json:"cluster"`
+	BrokerName         string            `json:"brokerName"`
+	BrokerAddrs        map[string]string `json:"brokerAddrs"`
+	EnableActingMaster bool              `json:"enableActingMaster"`
+	ZoneName           *string           `json:"zoneName"`
 }
 
 // IDs returns the broker ids, ascending.

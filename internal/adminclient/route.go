@@ -19,9 +19,11 @@ type QueueData struct {
 
 // Route is GET_ROUTEINFO_BY_TOPIC's body; Raw keeps the answer as sent.
 type Route struct {
-	BrokerDatas []BrokerData `json:"brokerDatas"`
-	QueueDatas  []QueueData  `json:"queueDatas"`
-	Raw         []byte       `json:"-"`
+	BrokerDatas       []BrokerData        `json:"brokerDatas"`
+	QueueDatas        []QueueData         `json:"queueDatas"`
+	OrderTopicConf    *string             `json:"orderTopicConf"`
+	FilterServerTable map[string][]string `json:"filterServerTable"`
+	Raw               []byte              `json:"-"`
 }
 
 // Route asks the name servers for topic's route.
