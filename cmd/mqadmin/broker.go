@@ -80,3 +80,54 @@ func parseProperties(s string) map[string]string {
 	}
 	return out
 }
+
+func updateBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
+	broker := fs.String("b", "", "update which broker")
+	cluster := fs.String("c", "", "update which cluster")
+	fs.String("a", "", "update all brokers include slave (any value: Apache checks its presence)")
+	key := fs.String("k", "", "config key")
+	value := fs.String("v", "", "config value")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	k, v := strings.TrimSpace(*key), strings.TrimSpace(*value)
+	if k == "" || strings.ContainsAny(k, "=\n") || strings.Contains(v, "\n") {
+		return fmt.Errorf("-k %q -v %q: a key (no '=' or newline) and a one-line value are required", k, v)
+	}
+	body := []byte(k + "=" + v + "\n") // MixAll.properties2String
+	switch {
+	case *broker != "":
+		addr := strings.TrimSpace(*broker)
+		if _, err := a.Call(addr, remoting.UpdateBrokerConfig, nil, body); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "update broker config success, %s\n", addr)
+	case *cluster != "":
+		bs, err := a.clusterBrokers(*cluster)
+		if err != nil {
+			return err
+		}
+		var addrs []string // Apache: a HashSet
+		withSlaves := false
+		fs.Visit(func(f *flag.Flag) { withSlaves = withSlaves || f.Name == "a" })
+		for _, b := range bs {
+			if b.Master != "" {
+				addrs = append(addrs, b.Master)
+			}
+			if withSlaves {
+				addrs = append(addrs, b.Slaves...)
+			}
+		}
+		sort.Strings(addrs)
+		for _, addr := range addrs {
+			if _, err := a.Call(addr, remoting.UpdateBrokerConfig, nil, body); err != nil {
+				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next broker
+				continue
+			}
+			fmt.Fprintf(a.out, "update broker config success, %s\n", addr)
+		}
+	default:
+		fs.Usage()
+	}
+	return nil
+}

@@ -43,7 +43,16 @@ var commands = []command{
 	{"consumerConnection", "Query consumer's socket connection, client version and subscription.", consumerConnection},
 	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
 	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
+	{"updateBrokerConfig", "Update broker's config.", updateBrokerConfig},
+	{"resetOffsetByTime", "Reset consumer offset by timestamp(without client restart).", resetOffsetByTime},
+	{"queryMsgById", "Query Message by Id.", queryMsgByID},
+	{"queryMsgByKey", "Query Message by Key.", queryMsgByKey},
+	{"queryMsgByOffset", "Query Message by offset.", queryMsgByOffset},
 }
+
+// callTimeout bounds each request (a host that accepts and never answers
+// fails the command, it does not hang it); tests shorten it.
+var callTimeout = adminclient.DefaultTimeout
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
@@ -56,9 +65,9 @@ func run(args []string, out, errOut io.Writer) int {
 		fmt.Fprintf(out, "\nSee 'mqadmin help <command>' for more information on a specific command.\n")
 		return 0
 	}
-	name := args[0]
+	name, rest := args[0], args[1:]
 	if name == "help" {
-		name = args[1]
+		name, rest = args[1], []string{"-h"}
 	}
 	for _, c := range commands {
 		if c.name != name {
@@ -68,8 +77,9 @@ func run(args []string, out, errOut io.Writer) int {
 		fs.SetOutput(errOut)
 		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
 		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
+		a.Timeout = callTimeout
 		defer a.Close()
-		if err := c.run(a, fs, args[1:]); err != nil {
+		if err := c.run(a, fs, rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
@@ -87,6 +97,8 @@ type admin struct {
 	*adminclient.Client
 	out    io.Writer
 	errOut io.Writer // what Apache's tool prints as a stack trace and goes on
+	// printBody: print message bodies too (queryMsgById/ByOffset -f).
+	printBody bool
 }
 
 // parse parses fs and takes the name servers from -n.

@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -52,4 +55,50 @@ func TestRouteJSON(t *testing.T) {
 	if got := routeJSON(&r); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
+}
+
+// TestParseResetTime: resetOffsetByTime's -s forms.
+func TestParseResetTime(t *testing.T) {
+	now := time.UnixMilli(1700000000123)
+	for s, want := range map[string]int64{
+		"now":                     now.UnixMilli(),
+		"42":                      42,
+		"2026-12-01#10:20:30:456": time.Date(2026, 12, 1, 10, 20, 30, 456e6, time.Local).UnixMilli(),
+	} {
+		if got, err := parseResetTime(s, now); err != nil || got != want {
+			t.Errorf("%q: %d %v, want %d", s, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "yesterday", "2026-12-01#10:20:30", "2026-12-01#10:20:30:4567", "2026-13-01#10:20:30:000"} {
+		if _, err := parseResetTime(bad, now); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestJavaHashOrder: the key orders java.util.HashMap (JDK 17) printed for
+// these insertions, a 128-slot map as MessageDecoder's and a default one
+// that grows twice.
+func TestJavaHashOrder(t *testing.T) {
+	check := func(keys []string, initialCap int, want string) {
+		t.Helper()
+		props := make([]adminclient.Property, len(keys))
+		for i, k := range keys {
+			props[i] = adminclient.Property{Name: k, Value: "v"}
+		}
+		var got []string
+		for _, p := range javaHashOrder(props, initialCap) {
+			got = append(got, p.Name)
+		}
+		if s := "[" + strings.Join(got, ", ") + "]"; s != want {
+			t.Errorf("got  %s\nwant %s", s, want)
+		}
+	}
+	check([]string{"compat_id", "KEYS", "UNIQ_KEY", "CLUSTER", "TAGS", "WAIT", "MIN_OFFSET", "MAX_OFFSET", "TRAN_MSG", "__CRC32#", "DELAY"}, 128,
+		"[UNIQ_KEY, CLUSTER, __CRC32#, MIN_OFFSET, compat_id, DELAY, TAGS, TRAN_MSG, KEYS, WAIT, MAX_OFFSET]")
+	var ks []string
+	for i := 0; i < 20; i++ {
+		ks = append(ks, fmt.Sprintf("k%d", i))
+	}
+	check(ks, 16, "[k0, k1, k2, k3, k4, k5, k11, k6, k10, k7, k13, k8, k12, k9, k15, k14, k17, k16, k19, k18]")
 }

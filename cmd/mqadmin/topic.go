@@ -90,9 +90,9 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 	broker := fs.String("b", "", "create topic to which broker")
 	cluster := fs.String("c", "", "create topic to which cluster")
 	topic := fs.String("t", "", "topic name")
-	read := fs.Int("r", 8, "set read queue nums")
-	write := fs.Int("w", 8, "set write queue nums")
-	perm := fs.Int("p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
+	read := int32Flag(fs, "r", 8, "set read queue nums")
+	write := int32Flag(fs, "w", 8, "set write queue nums")
+	perm := int32Flag(fs, "p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
 	order := fs.String("o", "false", "set topic's order(true|false)")
 	unit := fs.String("u", "false", "is unit topic (true|false)")
 	centerSync := fs.String("s", "false", "has unit sub (true|false)")
@@ -103,7 +103,7 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 	if strings.TrimSpace(*topic) == "" {
 		return errors.New("-t topic is required")
 	}
-	tc := &topicConfig{name: strings.TrimSpace(*topic), read: *read, write: *write, perm: *perm,
+	tc := &topicConfig{name: strings.TrimSpace(*topic), read: int(*read), write: int(*write), perm: int(*perm),
 		order: javaBool(*order), attributesRequested: strings.TrimSpace(*attrs)}
 	if javaBool(*unit) {
 		tc.sysFlag |= flagUnit
@@ -239,3 +239,18 @@ func (a *admin) deleteTopicInNamesrv(cluster, topic string) error {
 
 // javaBool is Boolean.parseBoolean: "true" in any case, anything else false.
 func javaBool(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
+
+// int32Flag is an int flag that, as Apache's Integer.parseInt, refuses what
+// does not fit 32 bits (a huge -r must not wrap into a small queue count).
+func int32Flag(fs *flag.FlagSet, name string, value int32, usage string) *int32 {
+	p := &value
+	fs.Func(name, fmt.Sprintf("%s (default %d)", usage, value), func(s string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		if err != nil {
+			return fmt.Errorf("%q is not a 32-bit integer", s)
+		}
+		*p = int32(n)
+		return nil
+	})
+	return p
+}

@@ -22,8 +22,9 @@ type Connection struct {
 type ConsumerConnection struct {
 	ConnectionSet     []Connection `json:"connectionSet"`
 	SubscriptionTable map[string]struct {
-		Topic     string `json:"topic"`
-		SubString string `json:"subString"`
+		Topic     string   `json:"topic"`
+		SubString string   `json:"subString"`
+		TagsSet   []string `json:"tagsSet"`
 	} `json:"subscriptionTable"`
 	ConsumeType      string `json:"consumeType"`
 	MessageModel     string `json:"messageModel"`

@@ -47,3 +47,23 @@ func (c *Client) offset(addr string, code int32, topic string, queueID int) (int
 	}
 	return resp.Int64("offset")
 }
+
+// SearchOffset is SEARCH_OFFSET_BY_TIMESTAMP: the queue's first offset
+// stored at or after ms (the lower boundary).
+func (c *Client) SearchOffset(addr string, mq MessageQueue, ms int64) (int64, error) {
+	resp, err := c.Call(addr, remoting.SearchOffsetByTimestamp, map[string]string{"topic": mq.Topic,
+		"queueId": strconv.Itoa(mq.QueueID), "brokerName": mq.BrokerName, "timestamp": strconv.FormatInt(ms, 10),
+		"boundaryType": "LOWER"}, nil)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Int64("offset")
+}
+
+// UpdateConsumerOffset is UPDATE_CONSUMER_OFFSET: group's committed offset
+// of one queue.
+func (c *Client) UpdateConsumerOffset(addr, group string, mq MessageQueue, offset int64) error {
+	_, err := c.Call(addr, remoting.UpdateConsumerOffset, map[string]string{"consumerGroup": group, "topic": mq.Topic,
+		"queueId": strconv.Itoa(mq.QueueID), "commitOffset": strconv.FormatInt(offset, 10), "brokerName": mq.BrokerName}, nil)
+	return err
+}

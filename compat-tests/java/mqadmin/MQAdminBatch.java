@@ -1,6 +1,7 @@
 // MQAdminBatch runs many Apache mqadmin commands in one JVM, for
 // TestMQAdminGo: each stdin line is one command's arguments, separated by
-// tabs; its stdout is what MQAdminStartup printed, then the END line. One
+// tabs; its stdout is what MQAdminStartup printed, a newline and the END
+// line. One
 // JVM instead of one per command: the JVM start costs more than a command.
 //
 //	java -cp <rocketmq-tools 5.3.3 classpath> MQAdminBatch.java
@@ -30,7 +31,7 @@ public class MQAdminBatch {
                 System.setOut(real);
             }
             real.write(buf.toByteArray());
-            real.println(END);
+            real.print("\n" + END + "\n"); // on a line of its own: output may lack a final newline
             real.flush();
         }
     }
