@@ -63,9 +63,9 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 		{args: []string{"consumerConnection", "-n", c.nsAddr, "-g", group}, sets: true},
 		{args: []string{"consumerProgress", "-n", c.nsAddr}, sets: true},
 		{args: []string{"queryMsgByKey", "-n", c.nsAddr, "-t", topic, "-k", "AdmKey1"}},
-		{args: []string{"queryMsgById", "-n", c.nsAddr, "-t", topic, "-i", sent.OffsetMsgID}},
+		{args: []string{"queryMsgById", "-n", c.nsAddr, "-t", topic, "-i", sent.OffsetMsgID}, norm: javaTrackNorm},
 		{args: []string{"queryMsgByOffset", "-n", c.nsAddr, "-t", topic, "-b", c.brokerName, "-i", strconv.Itoa(sent.MessageQueue.QueueId),
-			"-o", strconv.FormatInt(sent.QueueOffset, 10), "-f", "UTF-8"}},
+			"-o", strconv.FormatInt(sent.QueueOffset, 10), "-f", "UTF-8"}, norm: javaTrackNorm},
 	})
 	consumer.shutdown() // its offsets committed: stable for both tools
 	steps = []mqadminStep{
@@ -293,6 +293,30 @@ var (
 	clusterTPS       = regexp.MustCompile(`\d+\.\d{2}\(`)
 	clusterHourSpace = regexp.MustCompile(` \d+\.\d{2} +\d+\.\d{4} `)
 )
+
+// javaTrackNorm drops the message-track lines whose exceptionDesc is a Java
+// exception (its text and first stack frame, over two lines). Apache 5.3.3's
+// broker names, among a topic's consumers, a group called like the topic
+// itself (from its offset table; no such group has a route); its track is
+// that exception, which the Go tool neither gets nor could print alike.
+// The track of the test's own group (CONSUMED) and every field of the
+// message stay compared.
+func javaTrackNorm(s string) string {
+	var out []string
+	skip := false
+	for _, l := range lines(s) {
+		switch {
+		case strings.HasPrefix(l, "MessageTrack [") && strings.Contains(l, ", exceptionDesc=org.apache.rocketmq."):
+			skip = !strings.HasSuffix(l, "]")
+			continue
+		case skip:
+			skip = !strings.HasSuffix(l, "]")
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
 
 // consumeTPSNorm masks consumerProgress's "Consume TPS" value, the
 // group's consumption rate over the last seconds (Apache's broker keeps

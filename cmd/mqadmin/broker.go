@@ -107,19 +107,9 @@ func updateBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return err
 		}
-		var addrs []string // Apache: a HashSet
 		withSlaves := false
 		fs.Visit(func(f *flag.Flag) { withSlaves = withSlaves || f.Name == "a" })
-		for _, b := range bs {
-			if b.Master != "" {
-				addrs = append(addrs, b.Master)
-			}
-			if withSlaves {
-				addrs = append(addrs, b.Slaves...)
-			}
-		}
-		sort.Strings(addrs)
-		for _, addr := range addrs {
+		for _, addr := range addrsOf(bs, withSlaves) {
 			if _, err := a.Call(addr, remoting.UpdateBrokerConfig, nil, body); err != nil {
 				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next broker
 				continue

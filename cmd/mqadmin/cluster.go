@@ -174,15 +174,7 @@ func brokerStatus(a *admin, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return err
 		}
-		var addrs []string // Apache: a HashSet of masters and slaves
-		for _, b := range bs {
-			if b.Master != "" {
-				addrs = append(addrs, b.Master)
-			}
-			addrs = append(addrs, b.Slaves...)
-		}
-		sort.Strings(addrs)
-		for _, addr := range addrs {
+		for _, addr := range addrsOf(bs, true) {
 			if err := a.printRuntime(addr, true); err != nil {
 				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next broker
 			}

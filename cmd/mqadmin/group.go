@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -45,21 +44,12 @@ type retryPolicy struct {
 
 // String is Guava's toStringHelper output of SubscriptionGroupConfig.
 func (g *subGroup) String() string {
-	keys := make([]string, 0, len(g.Attributes))
-	for k := range g.Attributes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	attrs := make([]string, len(keys))
-	for i, k := range keys {
-		attrs[i] = k + "=" + g.Attributes[k]
-	}
 	return fmt.Sprintf("SubscriptionGroupConfig{groupName=%s, consumeEnable=%t, consumeFromMinEnable=%t, consumeBroadcastEnable=%t, "+
 		"consumeMessageOrderly=%t, retryQueueNums=%d, retryMaxTimes=%d, groupRetryPolicy=%s, brokerId=%d, whichBrokerWhenConsumeSlowly=%d, "+
-		"notifyConsumerIdsChangedEnable=%t, groupSysFlag=%d, consumeTimeoutMinute=%d, subscriptionDataSet=null, attributes={%s}}",
+		"notifyConsumerIdsChangedEnable=%t, groupSysFlag=%d, consumeTimeoutMinute=%d, subscriptionDataSet=null, attributes=%s}",
 		g.GroupName, g.ConsumeEnable, g.ConsumeFromMinEnable, g.ConsumeBroadcastEnable, g.ConsumeMessageOrderly, g.RetryQueueNums,
 		g.RetryMaxTimes, g.GroupRetryPolicy, g.BrokerID, g.WhichBrokerWhenConsumeSlowly, g.NotifyConsumerIdsChangedEnable,
-		g.GroupSysFlag, g.ConsumeTimeoutMinute, strings.Join(attrs, ", "))
+		g.GroupSysFlag, g.ConsumeTimeoutMinute, attrsString(g.Attributes))
 }
 
 func (p retryPolicy) String() string {
@@ -165,15 +155,12 @@ func updateSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return err
 		}
-		for _, b := range bs {
-			if b.Master == "" {
-				continue
-			}
-			if _, err := a.Call(b.Master, remoting.UpdateAndCreateSubscription, nil, body); err != nil {
+		for _, addr := range addrsOf(bs, false) {
+			if _, err := a.Call(addr, remoting.UpdateAndCreateSubscription, nil, body); err != nil {
 				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next master
 				continue
 			}
-			fmt.Fprintf(a.out, "create subscription group to %s success.\n", b.Master)
+			fmt.Fprintf(a.out, "create subscription group to %s success.\n", addr)
 		}
 	default:
 		fs.Usage()
@@ -209,14 +196,11 @@ func deleteSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return err
 		}
-		for _, b := range bs {
-			if b.Master == "" {
-				continue
-			}
-			if _, err := a.Call(b.Master, remoting.DeleteSubscriptionGroup, ext, nil); err != nil {
+		for _, addr := range addrsOf(bs, false) {
+			if _, err := a.Call(addr, remoting.DeleteSubscriptionGroup, ext, nil); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.out, "delete subscription group [%s] from broker [%s] in cluster [%s] success.\n", g, b.Master, c)
+			fmt.Fprintf(a.out, "delete subscription group [%s] from broker [%s] in cluster [%s] success.\n", g, addr, c)
 		}
 		for _, t := range []string{"%RETRY%" + g, "%DLQ%" + g} {
 			if err := a.removeTopic(bs, c, t); err != nil {

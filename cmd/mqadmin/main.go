@@ -116,6 +116,22 @@ func (a *admin) parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// addrsOf lists the brokers' master addresses, and with slaves theirs too,
+// sorted (Apache collects them in a HashSet).
+func addrsOf(bs []adminclient.Broker, slaves bool) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Master != "" {
+			out = append(out, b.Master)
+		}
+		if slaves {
+			out = append(out, b.Slaves...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // clusterBrokers asks the name servers for cluster's brokers.
 func (a *admin) clusterBrokers(cluster string) ([]adminclient.Broker, error) {
 	ci, err := a.ClusterInfo()

@@ -32,17 +32,23 @@ type topicConfig struct {
 }
 
 func (tc *topicConfig) String() string {
-	keys := make([]string, 0, len(tc.attributes))
-	for k := range tc.attributes {
+	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=SINGLE_TAG, topicSysFlag=%d, order=%t, attributes=%s]",
+		tc.name, tc.read, tc.write, permString(tc.perm), tc.sysFlag, tc.order, attrsString(tc.attributes))
+}
+
+// attrsString prints an attribute map as Java's toString, keys sorted
+// (Apache: the HashMap's order).
+func attrsString(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	attrs := make([]string, len(keys))
+	parts := make([]string, len(keys))
 	for i, k := range keys {
-		attrs[i] = k + "=" + tc.attributes[k]
+		parts[i] = k + "=" + m[k]
 	}
-	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=SINGLE_TAG, topicSysFlag=%d, order=%t, attributes={%s}]",
-		tc.name, tc.read, tc.write, permString(tc.perm), tc.sysFlag, tc.order, strings.Join(attrs, ", "))
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // permString is PermName.perm2String.
