@@ -1,15 +1,31 @@
 // Command mqadmin is a Go subset of Apache RocketMQ's mqadmin, for hosts and
-// images without Java: the same subcommand names, flags and output.
+// images without Java: the same subcommand names, flags and output (the
+// printf formats of Apache 5.3.3's tools).
 //
-//	mqadmin topicList      -n ns:9876
-//	mqadmin updateTopic    -n ns:9876 (-b broker:10911 | -c cluster) -t topic [-r 8 -w 8 -p 6 -o false -u false -s false -a +k=v]
-//	mqadmin deleteTopic    -n ns:9876 -c cluster -t topic
-//	mqadmin getBrokerConfig -n ns:9876 (-b broker:10911 | -c cluster)
+//	mqadmin topicList          -n ns:9876
+//	mqadmin updateTopic        -n ns:9876 (-b broker:10911 | -c cluster) -t topic [-r 8 -w 8 -p 6 -o false -u false -s false -a +k=v]
+//	mqadmin deleteTopic        -n ns:9876 -c cluster -t topic
+//	mqadmin topicRoute         -n ns:9876 -t topic [-l]
+//	mqadmin topicStatus        -n ns:9876 -t topic
+//	mqadmin clusterList        -n ns:9876 [-m] [-c cluster]
+//	mqadmin brokerStatus       -n ns:9876 (-b broker:10911 | -c cluster)
+//	mqadmin getBrokerConfig    -n ns:9876 (-b broker:10911 | -c cluster)
+//	mqadmin updateBrokerConfig -n ns:9876 (-b broker:10911 | -c cluster [-a x]) -k key -v value
+//	mqadmin updateSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r 16 -q 1 ...]
+//	mqadmin deleteSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r true]
+//	mqadmin consumerProgress   -n ns:9876 [-g group [-t topic]]
+//	mqadmin consumerConnection -n ns:9876 -g group
+//	mqadmin resetOffsetByTime  -n ns:9876 -g group -t topic -s (now | ms | yyyy-MM-dd#HH:mm:ss:SSS)
+//	mqadmin queryMsgById       -n ns:9876 -t topic -i id[,id]
+//	mqadmin queryMsgByKey      -n ns:9876 -t topic -k key
+//	mqadmin queryMsgByOffset   -n ns:9876 -t topic -b brokerName -i queueId -o offset
 //
 // -n defaults to NAMESRV_ADDR, as Apache's. Where Apache prints a Java
 // hash container (a topic list, a properties table, a cluster's brokers)
-// its order is the hash's; here it is sorted. A failure prints the error on
-// stderr and exits 1 (Apache prints a stack trace and exits 0).
+// its order is the hash's; here it is sorted, but for a message's
+// properties (javaHashOrder). A failure prints the error on stderr and
+// exits 1 (Apache prints a stack trace and exits 0); each request waits at
+// most 5 s. The requests themselves are internal/adminclient's.
 package main
 
 import (
@@ -75,6 +91,9 @@ func run(args []string, out, errOut io.Writer) int {
 		}
 		fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
 		fs.SetOutput(errOut)
+		if args[0] == "help" {
+			fs.SetOutput(out) // asked for: on stdout, as Apache's
+		}
 		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
 		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
 		a.Timeout = callTimeout
