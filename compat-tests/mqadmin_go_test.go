@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
 )
 
 // TestMQAdminGo: the Go mqadmin (cmd/mqadmin) against Apache's mqadmin
@@ -58,15 +59,19 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 	if t.Failed() {
 		return
 	}
-	consumer, sent := mqadminTraffic(t, c, topic, group)
+	producerGroup := uniq("AdmGoP")
+	producer, consumer, sent := mqadminTraffic(t, c, topic, group, producerGroup)
 	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"producerConnection", "-n", c.nsAddr, "-g", producerGroup, "-t", topic}, sets: true},
 		{args: []string{"consumerConnection", "-n", c.nsAddr, "-g", group}, sets: true},
 		{args: []string{"consumerProgress", "-n", c.nsAddr}, sets: true},
 		{args: []string{"queryMsgByKey", "-n", c.nsAddr, "-t", topic, "-k", "AdmKey1"}},
 		{args: []string{"queryMsgById", "-n", c.nsAddr, "-t", topic, "-i", sent.OffsetMsgID}, norm: javaTrackNorm},
+		{args: []string{"queryMsgById", "-n", c.nsAddr, "-t", topic, "-i", sent.MsgID}, norm: javaTrackNorm}, // UNIQ_KEY
 		{args: []string{"queryMsgByOffset", "-n", c.nsAddr, "-t", topic, "-b", c.brokerName, "-i", strconv.Itoa(sent.MessageQueue.QueueId),
 			"-o", strconv.FormatInt(sent.QueueOffset, 10), "-f", "UTF-8"}, norm: javaTrackNorm},
 	})
+	producer.shutdown()
 	consumer.shutdown() // its offsets committed: stable for both tools
 	steps = []mqadminStep{
 		{args: []string{"clusterList", "-n", c.nsAddr}, norm: clusterListNorm},
@@ -120,12 +125,12 @@ func runMQAdminSteps(t *testing.T, ja *javaAdmin, steps []mqadminStep) {
 	}
 }
 
-// mqadminTraffic gives the commands data: messages with keys on topic,
-// all consumed by group (a push consumer of the official Go client, left
-// running) and its offsets committed (so that both tools see the same
-// progress); it returns the consumer and the last send.
-func mqadminTraffic(t *testing.T, c *cluster, topic, group string) (*consumerHandle, *primitive.SendResult) {
-	p := newProducer(t, c)
+// mqadminTraffic gives the commands data: messages with keys on topic from
+// producerGroup, all consumed by group (the official Go client's producer
+// and push consumer, both left running) and the offsets committed (so that
+// both tools see the same progress); it returns them and the last send.
+func mqadminTraffic(t *testing.T, c *cluster, topic, group, producerGroup string) (*producerHandle, *consumerHandle, *primitive.SendResult) {
+	p := newProducer(t, c, producer.WithGroupName(producerGroup))
 	var ids []string
 	var last *primitive.SendResult
 	for i := 0; i < 8; i++ {
@@ -135,7 +140,6 @@ func mqadminTraffic(t *testing.T, c *cluster, topic, group string) (*consumerHan
 		last = p.mustSend(t, m)
 		ids = append(ids, id)
 	}
-	p.shutdown()
 	col := newCollector(group)
 	h := startConsumer(t, c, group, topic, "*", col)
 	waitAll(t, col, ids, 30*time.Second, "mqadmin traffic")
@@ -146,7 +150,7 @@ func mqadminTraffic(t *testing.T, c *cluster, topic, group string) (*consumerHan
 	}) {
 		t.Fatalf("group %s: offsets not committed within 30 s", group)
 	}
-	return h, last
+	return p, h, last
 }
 
 // toolsClasspath resolves Apache's 5.3.3 tools (compat-tests/java, profile

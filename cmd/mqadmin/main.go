@@ -15,6 +15,7 @@
 //	mqadmin deleteSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r true]
 //	mqadmin consumerProgress   -n ns:9876 [-g group [-t topic]]
 //	mqadmin consumerConnection -n ns:9876 -g group
+//	mqadmin producerConnection -n ns:9876 -g group -t topic
 //	mqadmin resetOffsetByTime  -n ns:9876 -g group -t topic -s (now | ms | yyyy-MM-dd#HH:mm:ss:SSS)
 //	mqadmin queryMsgById       -n ns:9876 -t topic -i id[,id]
 //	mqadmin queryMsgByKey      -n ns:9876 -t topic -k key
@@ -57,6 +58,7 @@ var commands = []command{
 	{"topicStatus", "Examine topic Status info.", topicStatus},
 	{"consumerProgress", "Query consumer's progress, speed.", consumerProgress},
 	{"consumerConnection", "Query consumer's socket connection, client version and subscription.", consumerConnection},
+	{"producerConnection", "Query producer's socket connection and client version.", producerConnection},
 	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
 	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
 	{"updateBrokerConfig", "Update broker's config.", updateBrokerConfig},

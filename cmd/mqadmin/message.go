@@ -73,13 +73,16 @@ func queryMsgByID(a *admin, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(*ids) == "" {
+	var list []string
+	for _, id := range strings.Split(*ids, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			list = append(list, id)
+		}
+	}
+	if len(list) == 0 {
 		return errors.New("-i message id is required")
 	}
-	for _, id := range strings.Split(*ids, ",") {
-		if id = strings.TrimSpace(id); id == "" {
-			continue
-		}
+	for _, id := range list {
 		m, err := a.messageByID(t, id)
 		if err != nil {
 			return err

@@ -139,3 +139,40 @@ func (cs *ConsumeStats) DiffTotal() int64 {
 	}
 	return d
 }
+
+// ProducerConnection is GET_PRODUCER_CONNECTION_LIST: the connected
+// producers of group, asked of a broker of topic's route (none is
+// ErrProducerNotOnline), as examineProducerConnectionInfo.
+func (c *Client) ProducerConnection(group, topic string) ([]Connection, error) {
+	r, err := c.Route(topic)
+	if err != nil {
+		return nil, err
+	}
+	addr := ""
+	for _, bd := range r.SortedBrokers() {
+		if addr = bd.SelectAddr(); addr != "" {
+			break
+		}
+	}
+	if addr == "" {
+		return nil, ErrProducerNotOnline
+	}
+	resp, err := c.Call(addr, remoting.GetProducerConnectionList, map[string]string{"producerGroup": group}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var pc struct {
+		ConnectionSet []Connection `json:"connectionSet"`
+	}
+	if err := json.Unmarshal(resp.Body, &pc); err != nil {
+		return nil, fmt.Errorf("%s: producer connection: %w", addr, err)
+	}
+	if len(pc.ConnectionSet) == 0 {
+		return nil, ErrProducerNotOnline
+	}
+	sort.Slice(pc.ConnectionSet, func(i, j int) bool { return pc.ConnectionSet[i].ClientID < pc.ConnectionSet[j].ClientID })
+	return pc.ConnectionSet, nil
+}
+
+// ErrProducerNotOnline is Apache's "Not found the producer group connection".
+var ErrProducerNotOnline = errors.New("not found the producer group connection")
