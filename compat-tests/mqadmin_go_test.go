@@ -44,7 +44,7 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	topic, orderTopic, group := uniq("AdmGo"), uniq("AdmGoO"), uniq("AdmGoG")
+	topic, orderTopic, group, group2 := uniq("AdmGo"), uniq("AdmGoO"), uniq("AdmGoG"), uniq("AdmGoG2")
 	steps := []mqadminStep{
 		{args: []string{"updateTopic", "-n", c.nsAddr, "-c", clusterName, "-t", topic, "-r", "4", "-w", "4"}},
 		{args: []string{"updateTopic", "-n", c.nsAddr, "-b", c.brokerAddr, "-t", orderTopic, "-p", "6", "-o", "true", "-a", "+message.type=FIFO"}},
@@ -53,6 +53,8 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 		{args: []string{"getBrokerConfig", "-n", c.nsAddr, "-b", c.brokerAddr}, sets: true},
 		{args: []string{"getBrokerConfig", "-n", c.nsAddr, "-c", clusterName}, sets: true},
 		{args: []string{"updateSubGroup", "-n", c.nsAddr, "-c", clusterName, "-g", group, "-r", "3", "-q", "2"}},
+		{args: []string{"updateSubGroup", "-n", c.nsAddr, "-b", c.brokerAddr, "-g", group2, "-o", "true", "-d", "true", "-m", "true", "-s", "false", "-i", "1", "-w", "2", "-a", "false"}},
+		{args: []string{"deleteSubGroup", "-n", c.nsAddr, "-c", clusterName, "-g", group2, "-r", "true"}},
 	}
 	java := startJavaAdmin(t, cp, home)
 	runMQAdminSteps(t, java, steps)
@@ -68,6 +70,9 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 		{args: []string{"queryMsgByKey", "-n", c.nsAddr, "-t", topic, "-k", "AdmKey1"}},
 		{args: []string{"queryMsgById", "-n", c.nsAddr, "-t", topic, "-i", sent.OffsetMsgID}, norm: javaTrackNorm},
 		{args: []string{"queryMsgById", "-n", c.nsAddr, "-t", topic, "-i", sent.MsgID}, norm: javaTrackNorm}, // UNIQ_KEY
+		{args: []string{"consumerProgress", "-n", c.nsAddr, "-g", group, "-t", topic}, norm: consumeTPSNorm},
+		// the broker resets an online group itself and tells its consumer; -1: to the max offsets, as now
+		{args: []string{"resetOffsetByTime", "-n", c.nsAddr, "-g", group, "-t", topic, "-s", "-1"}, sets: true},
 		{args: []string{"queryMsgByOffset", "-n", c.nsAddr, "-t", topic, "-b", c.brokerName, "-i", strconv.Itoa(sent.MessageQueue.QueueId),
 			"-o", strconv.FormatInt(sent.QueueOffset, 10), "-f", "UTF-8"}, norm: javaTrackNorm},
 	})

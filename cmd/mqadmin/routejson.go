@@ -92,55 +92,44 @@ func indent(b *strings.Builder, depth int) {
 func (v fjRaw) write(b *strings.Builder, _ int) { b.WriteString(string(v)) }
 
 func (o fjObject) write(b *strings.Builder, depth int) {
-	if len(o) == 0 {
-		b.WriteString("{}")
-		return
-	}
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		indent(b, depth+1)
-		b.WriteString(string(fjString(f.name)))
+	writeSeq(b, depth, '{', '}', len(o), true, func(i int) {
+		b.WriteString(string(fjString(o[i].name)))
 		b.WriteByte(':')
-		f.val.write(b, depth+1)
-	}
-	indent(b, depth)
-	b.WriteByte('}')
+		o[i].val.write(b, depth+1)
+	})
 }
 
+// write puts a numeric-keyed map's entries on its opening line: fastjson's
+// MapSerializer breaks the line only before a string key.
 func (m fjIntMap) write(b *strings.Builder, depth int) {
-	if len(m) == 0 {
-		b.WriteString("{}")
-		return
-	}
-	b.WriteByte('{')
-	for i, f := range m {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(f.name)
+	writeSeq(b, depth, '{', '}', len(m), false, func(i int) {
+		b.WriteString(m[i].name)
 		b.WriteByte(':')
-		f.val.write(b, depth+1)
-	}
-	indent(b, depth)
-	b.WriteByte('}')
+		m[i].val.write(b, depth+1)
+	})
 }
 
 func (l fjList) write(b *strings.Builder, depth int) {
-	if len(l) == 0 {
-		b.WriteString("[]")
+	writeSeq(b, depth, '[', ']', len(l), true, func(i int) { l[i].write(b, depth+1) })
+}
+
+// writeSeq writes n items between open and close, comma-separated, each on
+// a line of its own one level deeper when itemLines; empty is "{}" or "[]".
+func writeSeq(b *strings.Builder, depth int, open, close byte, n int, itemLines bool, item func(i int)) {
+	b.WriteByte(open)
+	if n == 0 {
+		b.WriteByte(close)
 		return
 	}
-	b.WriteByte('[')
-	for i, v := range l {
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		indent(b, depth+1)
-		v.write(b, depth+1)
+		if itemLines {
+			indent(b, depth+1)
+		}
+		item(i)
 	}
 	indent(b, depth)
-	b.WriteByte(']')
+	b.WriteByte(close)
 }
