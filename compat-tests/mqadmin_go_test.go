@@ -54,6 +54,10 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 		{args: []string{"getBrokerConfig", "-n", c.nsAddr, "-c", clusterName}, sets: true},
 		{args: []string{"updateSubGroup", "-n", c.nsAddr, "-c", clusterName, "-g", group, "-r", "3", "-q", "2"}},
 		{args: []string{"updateSubGroup", "-n", c.nsAddr, "-b", c.brokerAddr, "-g", group2, "-o", "true", "-d", "true", "-m", "true", "-s", "false", "-i", "1", "-w", "2", "-a", "false"}},
+		{args: []string{"updateSubGroup", "-n", c.nsAddr, "-b", c.brokerAddr, "-g", group2,
+			"-p", `{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":5000,"max":7200000,"multiplier":2}}`}},
+		{args: []string{"updateSubGroup", "-n", c.nsAddr, "-b", c.brokerAddr, "-g", group2,
+			"-p", `{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000,5000,10000]}}`}},
 		{args: []string{"deleteSubGroup", "-n", c.nsAddr, "-c", clusterName, "-g", group2, "-r", "true"}},
 	}
 	java := startJavaAdmin(t, cp, home)
@@ -63,6 +67,8 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 	}
 	producerGroup := uniq("AdmGoP")
 	producer, consumer, sent := mqadminTraffic(t, c, topic, group, producerGroup)
+	// Both tools write the body of the message they print there (Apache's fixed path).
+	t.Cleanup(func() { _ = os.Remove(filepath.Join("/tmp/rocketmq/msgbodys", sent.MsgID)) })
 	runMQAdminSteps(t, java, []mqadminStep{
 		{args: []string{"producerConnection", "-n", c.nsAddr, "-g", producerGroup, "-t", topic}, sets: true},
 		{args: []string{"consumerConnection", "-n", c.nsAddr, "-g", group}, sets: true},
@@ -81,11 +87,13 @@ func testMQAdminGo(t *testing.T, c *cluster, cp string) {
 	steps = []mqadminStep{
 		{args: []string{"clusterList", "-n", c.nsAddr}, norm: clusterListNorm},
 		{args: []string{"clusterList", "-n", c.nsAddr, "-m"}},
+		{args: []string{"clusterList", "-n", c.nsAddr, "-c", clusterName}, norm: clusterListNorm},
 		{args: []string{"brokerStatus", "-n", c.nsAddr, "-b", c.brokerAddr}, norm: brokerStatusNorm},
 		{args: []string{"brokerStatus", "-n", c.nsAddr, "-c", clusterName}, norm: brokerStatusNorm},
 		{args: []string{"topicRoute", "-n", c.nsAddr, "-t", topic}},
 		{args: []string{"topicRoute", "-n", c.nsAddr, "-t", topic, "-l"}},
 		{args: []string{"topicStatus", "-n", c.nsAddr, "-t", topic}},
+		{args: []string{"topicStatus", "-n", c.nsAddr, "-t", topic, "-c", clusterName}},
 		{args: []string{"consumerProgress", "-n", c.nsAddr, "-g", group}, norm: consumeTPSNorm},
 		// -1: to the max offsets, where the consumer already is (the same for both runs)
 		{args: []string{"resetOffsetByTime", "-n", c.nsAddr, "-g", group, "-t", topic, "-s", "-1"}, sets: true},
@@ -284,12 +292,15 @@ func (l *lockedBuffer) String() string {
 
 // clusterListNorm masks what moves between the two tools' runs of
 // clusterList, seconds apart: the in and out TPS (rates over the last
-// seconds), #Hour (the oldest message's age by the clock) and #SPACE (disk
-// use, shared with every other test). Names, ids, addresses, versions,
-// queue sizes and waits, timer progress and #ACTIVATED stay compared;
-// columns are compared as fields (a masked number changes the padding).
+// seconds), the timer's read and offset lag (Apache's timer wheel moves on
+// every second), #Hour (the oldest message's age by the clock) and #SPACE
+// (disk use, shared with every other test). Names, ids, addresses,
+// versions, queue sizes and waits, timer congestion and rates and
+// #ACTIVATED stay compared; columns are compared as fields (a masked number
+// changes the padding).
 func clusterListNorm(s string) string {
 	s = clusterTPS.ReplaceAllString(s, "TPS(")
+	s = clusterTimerLag.ReplaceAllString(s, " LAG(")
 	s = clusterHourSpace.ReplaceAllString(s, " HOUR SPACE ")
 	var out []string
 	for _, l := range lines(s) {
@@ -300,6 +311,7 @@ func clusterListNorm(s string) string {
 
 var (
 	clusterTPS       = regexp.MustCompile(`\d+\.\d{2}\(`)
+	clusterTimerLag  = regexp.MustCompile(` -?\d+--?\d+\(`)
 	clusterHourSpace = regexp.MustCompile(` \d+\.\d{2} +\d+\.\d{4} `)
 )
 
@@ -340,8 +352,10 @@ var consumeTPS = regexp.MustCompile(`(?m)^Consume TPS: [0-9.]+$`)
 
 // brokerStatusNorm masks the values of the runtime keys that change
 // between two reads seconds apart: rates (*Tps), the uptime (runtime),
-// waits measured at the moment (*WaitTimeMills, pageCacheLockTimeMills) and
-// disk use shared with other tests (commitLogDirCapacity, *DiskRatio*).
+// waits measured at the moment (*WaitTimeMills, pageCacheLockTimeMills), the
+// timer wheel's lag (timerReadBehind, timerOffsetBehind: Apache's moves on
+// every second) and disk use shared with other tests
+// (commitLogDirCapacity, *DiskRatio*).
 // Every key and every other value (offsets, totals, versions, capacities)
 // stays compared.
 func brokerStatusNorm(s string) string {
@@ -358,7 +372,7 @@ func brokerStatusNorm(s string) string {
 	return strings.Join(out, "\n")
 }
 
-var brokerStatusMoving = regexp.MustCompile(`Tps$|^runtime$|WaitTimeMills$|^pageCacheLockTimeMills$|^commitLogDirCapacity$|DiskRatio`)
+var brokerStatusMoving = regexp.MustCompile(`Tps$|^runtime$|WaitTimeMills$|^pageCacheLockTimeMills$|^timer(Read|Offset)Behind$|^commitLogDirCapacity$|DiskRatio`)
 
 // runGoAdmin runs bin/mqadmin and returns its stdout.
 func runGoAdmin(t *testing.T, args []string) string {
