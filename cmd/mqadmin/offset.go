@@ -18,8 +18,8 @@ func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
 	stamp := fs.String("s", "", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]")
 	force := fs.String("f", "", "set the force rollback by timestamp switch[true|false]. Deprecated.")
 	broker := fs.String("b", "", "broker addr")
-	queue := fs.String("q", "", "queue id")
-	fs.String("o", "", "Expect queue offset, not support old version broker")
+	queue := int32Flag(fs, "q", -1, "queue id")
+	offset := fs.String("o", "", "Expect queue offset, not support old version broker")
 	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
 	if err := a.parse(fs, args); err != nil {
 		return err
@@ -28,12 +28,12 @@ func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
 	if g == "" || t == "" || s == "" {
 		return errors.New("-g group, -t topic and -s timestamp are required")
 	}
-	if *broker != "" && *queue != "" {
-		return errors.New("-b with -q (one queue) is not implemented by this mqadmin")
-	}
 	ms, err := parseResetTime(s, time.Now())
 	if err != nil {
 		return err
+	}
+	if *broker != "" && *queue >= 0 {
+		return a.resetQueueOffset(*broker, g, t, int(*queue), s, ms, *offset)
 	}
 	isForce := true
 	set := false
@@ -51,7 +51,7 @@ func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
 		if addr == "" {
 			continue
 		}
-		qs, err := a.ResetOffset(addr, t, g, ms, isForce)
+		qs, err := a.ResetOffset(addr, t, g, ms, isForce, -1, -1)
 		var ce *adminclient.CodeError
 		if errors.As(err, &ce) && ce.Code == remoting.ConsumerNotOnline {
 			// Apache falls back to its old command: offsets rewritten by the tool.
@@ -69,6 +69,35 @@ func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(a.out, "%-40s  %-40d  %-40d\n", atMost(q.BrokerName, 32), q.QueueID, q.Offset)
 	}
 	return nil
+}
+
+// resetQueueOffset is resetOffsetByTime -b -q: one queue of one broker
+// (its name unknown to the tool: Apache leaves it out) moved to -o, or to
+// the offset found for ms; the group's committed offset is written, then
+// the broker told (and its consumers with it).
+func (a *admin) resetQueueOffset(addr, group, topic string, queue int, stamp string, ms int64, offset string) error {
+	fmt.Fprintf(a.out, "start reset consumer offset by specified, group[%s], topic[%s], queueId[%d], broker[%s], timestamp(string)[%s], timestamp(long)[%d]\n",
+		group, topic, queue, addr, stamp, ms)
+	mq := adminclient.MessageQueue{Topic: topic, QueueID: queue}
+	var target int64
+	var err error
+	if offset != "" {
+		if target, err = strconv.ParseInt(strings.TrimSpace(offset), 10, 64); err != nil {
+			return fmt.Errorf("-o %q: not a number", offset)
+		}
+	} else if target, err = a.SearchOffset(strings.TrimSpace(addr), mq, ms); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "reset consumer offset to %d\n", target)
+	if target <= 0 { // Apache resets only to a positive offset
+		return nil
+	}
+	addr = strings.TrimSpace(addr)
+	if err := a.UpdateConsumerOffset(addr, group, mq, target); err != nil {
+		return err
+	}
+	_, err = a.ResetOffset(addr, topic, group, 0, false, queue, target)
+	return err
 }
 
 // resetOffsetOld is ResetOffsetByTimeOldCommand: for each broker, the

@@ -16,11 +16,13 @@ type QueueOffset struct {
 }
 
 // ResetOffset is INVOKE_BROKER_TO_RESET_OFFSET: the broker moves group's
-// offsets of topic to ms and tells its online consumers. A group with no
-// consumer online is a *CodeError with remoting.ConsumerNotOnline.
-func (c *Client) ResetOffset(addr, topic, group string, ms int64, force bool) ([]QueueOffset, error) {
+// offsets of topic to ms (queueID -1: every queue; else that queue to
+// offset, offset -1 meaning none) and tells its online consumers. A group
+// with no consumer online is a *CodeError with remoting.ConsumerNotOnline.
+func (c *Client) ResetOffset(addr, topic, group string, ms int64, force bool, queueID int, offset int64) ([]QueueOffset, error) {
 	resp, err := c.Call(addr, remoting.InvokeBrokerToResetOffset, map[string]string{"topic": topic, "group": group,
-		"timestamp": strconv.FormatInt(ms, 10), "isForce": strconv.FormatBool(force), "offset": "-1"}, nil)
+		"timestamp": strconv.FormatInt(ms, 10), "isForce": strconv.FormatBool(force), "queueId": strconv.Itoa(queueID),
+		"offset": strconv.FormatInt(offset, 10)}, nil)
 	if err != nil {
 		return nil, err
 	}

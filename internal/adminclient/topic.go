@@ -51,9 +51,8 @@ func (c *Client) offset(addr string, code int32, topic string, queueID int) (int
 // SearchOffset is SEARCH_OFFSET_BY_TIMESTAMP: the queue's first offset
 // stored at or after ms (the lower boundary).
 func (c *Client) SearchOffset(addr string, mq MessageQueue, ms int64) (int64, error) {
-	resp, err := c.Call(addr, remoting.SearchOffsetByTimestamp, map[string]string{"topic": mq.Topic,
-		"queueId": strconv.Itoa(mq.QueueID), "brokerName": mq.BrokerName, "timestamp": strconv.FormatInt(ms, 10),
-		"boundaryType": "LOWER"}, nil)
+	resp, err := c.Call(addr, remoting.SearchOffsetByTimestamp, withBrokerName(map[string]string{"topic": mq.Topic,
+		"queueId": strconv.Itoa(mq.QueueID), "timestamp": strconv.FormatInt(ms, 10), "boundaryType": "LOWER"}, mq), nil)
 	if err != nil {
 		return 0, err
 	}
@@ -63,7 +62,16 @@ func (c *Client) SearchOffset(addr string, mq MessageQueue, ms int64) (int64, er
 // UpdateConsumerOffset is UPDATE_CONSUMER_OFFSET: group's committed offset
 // of one queue.
 func (c *Client) UpdateConsumerOffset(addr, group string, mq MessageQueue, offset int64) error {
-	_, err := c.Call(addr, remoting.UpdateConsumerOffset, map[string]string{"consumerGroup": group, "topic": mq.Topic,
-		"queueId": strconv.Itoa(mq.QueueID), "commitOffset": strconv.FormatInt(offset, 10), "brokerName": mq.BrokerName}, nil)
+	_, err := c.Call(addr, remoting.UpdateConsumerOffset, withBrokerName(map[string]string{"consumerGroup": group, "topic": mq.Topic,
+		"queueId": strconv.Itoa(mq.QueueID), "commitOffset": strconv.FormatInt(offset, 10)}, mq), nil)
 	return err
+}
+
+// withBrokerName adds mq's broker name to a header when the caller knows it
+// (Apache's tools leave it out where they do not).
+func withBrokerName(ext map[string]string, mq MessageQueue) map[string]string {
+	if mq.BrokerName != "" {
+		ext["brokerName"] = mq.BrokerName
+	}
+	return ext
 }
