@@ -102,7 +102,7 @@ func (r *Rules) Check(req *remoting.Command, ip netip.Addr, scratch []need) *Den
 		return denied(frameParse, "%s", err.Error())
 	}
 	sig, _ := req.Lookup(fieldSignature)
-	if !verify(acct.secret, req, sig) {
+	if !acct.verify(req, sig) {
 		return denied(frameValidate+"684)", "Check signature failed for accessKey=%s", ak)
 	}
 	for _, n := range ns {

@@ -10,9 +10,9 @@ import (
 )
 
 // Interceptor refuses, before its handler runs, every request the rules
-// do not allow (aclEnable's RPC hook). It goes first among the
-// interceptors, so that a refused request reaches nothing else but is
-// still measured by the ones outside it.
+// do not allow (aclEnable's RPC hook). It goes after metrics and before
+// anything else, so that a refused request is measured but reaches
+// nothing else.
 type Interceptor struct {
 	rules interface{ Rules() *Rules }
 	log   zerolog.Logger // sampled: a client can send refusals in a loop

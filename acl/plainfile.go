@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -39,6 +40,8 @@ type Account struct {
 	// Perms maps a topic, or a group's retry topic, to its permission; nil
 	// when the account lists none (an admin then may use everything).
 	Perms map[string]Perm
+
+	macs sync.Pool // *mac keyed by secret, reused (reset) per request
 }
 
 // PlainFile is one parsed plain_acl.yml.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"crypto/subtle"
 	"encoding/base64"
+	"hash"
 	"slices"
 	"strings"
 
@@ -25,14 +26,39 @@ const (
 // twice counts once, with its last value (the Java decoder's HashMap).
 // It appends to dst.
 func Sign(dst []byte, secret []byte, req *remoting.Command, skip ...string) []byte {
-	m := hmac.New(sha1.New, secret)
-	var scratch [32]int
-	for _, i := range signedFields(scratch[:0], req, skip) {
-		_, _ = m.Write([]byte(req.ExtFields[i].Value)) // hash.Hash never fails
+	return newMAC(secret).sign(dst, req, skip)
+}
+
+// mac is a keyed HMAC-SHA1 with its scratch, reused across requests (an
+// Account pools them): the hash.Hash interface makes anything handed to
+// it escape, so the buffers live here rather than on the stack.
+type mac struct {
+	h    hash.Hash
+	text [512]byte // the values, written in few calls
+	sum  [sha1.Size]byte
+	idx  [32]int
+}
+
+func newMAC(secret []byte) *mac { return &mac{h: hmac.New(sha1.New, secret)} }
+
+func (m *mac) sign(dst []byte, req *remoting.Command, skip []string) []byte {
+	m.h.Reset()
+	buf := m.text[:0]
+	for _, i := range signedFields(m.idx[:0], req, skip) {
+		v := req.ExtFields[i].Value
+		if len(buf)+len(v) > cap(buf) {
+			_, _ = m.h.Write(buf) // hash.Hash never fails
+			buf = buf[:0]
+		}
+		if len(v) > cap(buf) {
+			_, _ = m.h.Write([]byte(v))
+			continue
+		}
+		buf = append(buf, v...)
 	}
-	_, _ = m.Write(req.Body)
-	var sum [sha1.Size]byte
-	return base64.StdEncoding.AppendEncode(dst, m.Sum(sum[:0]))
+	_, _ = m.h.Write(buf)
+	_, _ = m.h.Write(req.Body)
+	return base64.StdEncoding.AppendEncode(dst, m.h.Sum(m.sum[:0]))
 }
 
 // signedFields returns the indexes of the signed extFields, ordered by key
@@ -57,14 +83,19 @@ outer:
 	return idx
 }
 
-// verify checks req's Signature against secret in constant time, first as
-// the Java client signs, then without SecurityToken (the Go client adds it
-// unsigned) and without _UNIQUE_KEY_QUERY (clients before 4.9.4 add it
+// verify checks req's Signature with a's secret in constant time, first
+// as the Java client signs, then without SecurityToken (the Go client adds
+// it unsigned) and without _UNIQUE_KEY_QUERY (clients before 4.9.4 add it
 // after signing), each only when present.
-func verify(secret []byte, req *remoting.Command, sig string) bool {
-	var buf [64]byte
+func (a *Account) verify(req *remoting.Command, sig string) bool {
+	m, _ := a.macs.Get().(*mac)
+	if m == nil {
+		m = newMAC(a.secret)
+	}
+	defer a.macs.Put(m)
+	var buf [32]byte // a Base64 HMAC-SHA1 is 28 bytes
 	try := func(skip ...string) bool {
-		return subtle.ConstantTimeCompare(Sign(buf[:0], secret, req, skip...), []byte(sig)) == 1
+		return subtle.ConstantTimeCompare(m.sign(buf[:0], req, skip), []byte(sig)) == 1
 	}
 	if try() {
 		return true

@@ -1,34 +1,18 @@
 package acl
 
 import (
-	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// loadFrame reads a captured frame (hex without the length field; "#"
-// starts a comment).
+// loadFrame reads a frame captured from the Java client (without its
+// length field).
 func loadFrame(t testing.TB, name string) *remoting.Command {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, line := range strings.Split(string(raw), "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		b.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	frame, err := hex.DecodeString(b.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := remoting.DecodeFrame(frame)
+	c, err := remoting.DecodeFrame(testutil.Vector(t, "testdata/"+name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +32,14 @@ func TestVerifyJavaVectors(t *testing.T) {
 			if got := string(Sign(nil, []byte("rocketgoSecret"), req)); got != sig {
 				t.Fatalf("Sign = %s, the Java client signed %s", got, sig)
 			}
-			if !verify([]byte("rocketgoSecret"), req, sig) {
+			if !acct("rocketgoSecret").verify(req, sig) {
 				t.Fatal("the Java client's signature does not verify")
 			}
-			if verify([]byte("rocketgoSecreT"), req, sig) {
+			if acct("rocketgoSecreT").verify(req, sig) {
 				t.Fatal("verified with a wrong secret")
 			}
 			req.Body = append([]byte("x"), req.Body...)
-			if verify([]byte("rocketgoSecret"), req, sig) {
+			if acct("rocketgoSecret").verify(req, sig) {
 				t.Fatal("verified with a changed body")
 			}
 		})
@@ -72,11 +56,11 @@ func TestVerifyUnsignedFields(t *testing.T) {
 	req.ExtFields = append(req.ExtFields, remoting.Field{Key: fieldSecurityToken, Value: "tok"},
 		remoting.Field{Key: fieldUniqueQuery, Value: "true"})
 	sig, _ := req.Lookup(fieldSignature)
-	if !verify(secret, req, sig) {
+	if !acct(string(secret)).verify(req, sig) {
 		t.Fatal("unsigned SecurityToken and _UNIQUE_KEY_QUERY refused")
 	}
 	req.ExtFields = append(req.ExtFields, remoting.Field{Key: "c", Value: "changed"})
-	if verify(secret, req, sig) {
+	if acct(string(secret)).verify(req, sig) {
 		t.Fatal("a changed signed field verified")
 	}
 }
@@ -92,3 +76,5 @@ func TestSignedFieldsLastValueWins(t *testing.T) {
 		t.Fatalf("signed fields %v", got)
 	}
 }
+
+func acct(secret string) *Account { return &Account{secret: []byte(secret)} }
