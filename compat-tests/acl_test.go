@@ -1,0 +1,185 @@
+package compattest
+
+// ACL 1.0 (issue #17) with the official Go client: a broker with
+// aclEnable=true and a plain_acl.yml under its rocketmqHome.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rocketmq "github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/admin"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+)
+
+// aclFile is the plain_acl.yml of the ACL tests (Java's too): an admin,
+// a user with PUB|SUB on AclTopic, SUB on AclRead and the group AclGroup,
+// and an account whose white address is not the tests' 127.0.0.1.
+const aclFile = `globalWhiteRemoteAddresses:
+  - 10.10.103.*
+accounts:
+  - accessKey: aclAdmin01
+    secretKey: adminSecret01
+    admin: true
+  - accessKey: aclUser001
+    secretKey: userSecret001
+    defaultTopicPerm: DENY
+    defaultGroupPerm: DENY
+    topicPerms:
+      - AclTopic=PUB|SUB
+      - AclRead=SUB
+    groupPerms:
+      - AclGroup=SUB
+  - accessKey: aclWhite01
+    secretKey: whiteSecret01
+    whiteRemoteAddress: 192.168.77.*
+    admin: true
+`
+
+var (
+	aclAdmin = primitive.Credentials{AccessKey: "aclAdmin01", SecretKey: "adminSecret01"}
+	aclUser  = primitive.Credentials{AccessKey: "aclUser001", SecretKey: "userSecret001"}
+)
+
+// newACLCluster starts a cluster whose broker has aclEnable=true and
+// aclFile as ${rocketmqHome}/conf/plain_acl.yml.
+func newACLCluster(t *testing.T, name string) *cluster {
+	t.Helper()
+	home := filepath.Join(workDir, name+"-home")
+	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "conf", "plain_acl.yml"), []byte(aclFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return newClusterConf(t, name, "aclEnable=true\nrocketmqHome="+home+"\n")
+}
+
+// aclAdminTopic creates a one-queue topic with the Go admin signed by
+// cred. The Go admin (v2.1.2) signs only after GetAllSubscriptionGroup
+// registered its ACL hook, and CreateTopic ignores the answer's code: the
+// caller checks the route.
+func aclAdminTopic(c *cluster, cred primitive.Credentials, topic string) error {
+	a, err := admin.NewAdmin(admin.WithResolver(resolver(c)), admin.WithCredentials(cred))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if _, err := a.GetAllSubscriptionGroup(context.Background(), c.brokerAddr, 5*time.Second); err != nil {
+		return err
+	}
+	return a.CreateTopic(context.Background(), admin.WithTopicCreate(topic), admin.WithBrokerAddrCreate(c.brokerAddr),
+		admin.WithReadQueueNums(1), admin.WithWriteQueueNums(1))
+}
+
+// aclSend sends one message with a producer signed by cred (unsigned when
+// cred is empty) and no retries: a refusal is the broker's first answer.
+func aclSend(t *testing.T, c *cluster, cred primitive.Credentials, topic, id string) (*primitive.SendResult, error) {
+	t.Helper()
+	opts := []producer.Option{producer.WithRetry(0)}
+	if !cred.IsEmpty() {
+		opts = append(opts, producer.WithCredentials(cred))
+	}
+	p := newProducer(t, c, opts...)
+	defer p.shutdown()
+	return p.sendSync(context.Background(), newMsg(topic, id, ""))
+}
+
+// wantRefused checks err is the broker's ACL refusal: SYSTEM_ERROR (1)
+// with Apache's AclException description.
+func wantRefused(t *testing.T, what string, err error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: accepted", what)
+		return
+	}
+	s := err.Error()
+	if !strings.Contains(s, "CODE: 1,") || !strings.Contains(s, "org.apache.rocketmq.acl.common.AclException: "+msg+", ") {
+		t.Errorf("%s: %v\nwant SYSTEM_ERROR with %q", what, err, msg)
+	}
+}
+
+// TestACLGoClient: the right credentials produce, consume and administer;
+// a wrong secret, an unknown key, no key, a topic without PUB, a group
+// without SUB, an admin code without admin and an account whose white
+// address does not cover the client are each refused as Apache refuses
+// them, and nothing refused is written (the queue offset of the next
+// allowed send counts the writes).
+func TestACLGoClient(t *testing.T) {
+	c := newACLCluster(t, "acl-go")
+
+	if err := aclAdminTopic(c, aclUser, "AclDenied"); err != nil {
+		t.Fatalf("CreateTopic as a user: %v", err)
+	}
+	for _, topic := range []string{"AclTopic", "AclRead"} {
+		if err := aclAdminTopic(c, aclAdmin, topic); err != nil {
+			t.Fatalf("CreateTopic %s as admin: %v", topic, err)
+		}
+		waitRoute(t, c, topic, 1)
+	}
+	// Registered after the user's attempt: had it been served, its route
+	// would be there.
+	if code, _, _, err := queryRoute(c.nsAddr, "AclDenied"); err != nil || code != 17 {
+		t.Fatalf("topic created by a user without admin: route code %d %v", code, err)
+	}
+
+	const n = 5
+	var ids []string
+	for i := range n {
+		id := uniq("acl")
+		r, err := aclSend(t, c, aclUser, "AclTopic", id)
+		if err != nil || r.Status != primitive.SendOK || r.QueueOffset != int64(i) {
+			t.Fatalf("send %d as the user: %v %v", i, r, err)
+		}
+		ids = append(ids, id)
+	}
+
+	_, err := aclSend(t, c, primitive.Credentials{AccessKey: "aclUser001", SecretKey: "wrongSecret1"}, "AclTopic", "x")
+	wantRefused(t, "wrong secret", err, "Check signature failed for accessKey=aclUser001")
+	_, err = aclSend(t, c, primitive.Credentials{AccessKey: "aclNobody01", SecretKey: "userSecret001"}, "AclTopic", "x")
+	wantRefused(t, "unknown key", err, "No acl config for aclNobody01")
+	_, err = aclSend(t, c, primitive.Credentials{}, "AclTopic", "x")
+	wantRefused(t, "no credentials", err, "No accessKey is configured")
+	_, err = aclSend(t, c, aclUser, "AclRead", "x")
+	wantRefused(t, "topic without PUB", err, "No default permission for topic:AclRead")
+	_, err = aclSend(t, c, primitive.Credentials{AccessKey: "aclWhite01", SecretKey: "notTheSecret"}, "AclTopic", "x")
+	wantRefused(t, "white address not the client's", err, "Check signature failed for accessKey=aclWhite01")
+	// The Go client's SecurityToken is sent unsigned: accepted.
+	tok := aclUser
+	tok.SecurityToken = "session-token"
+	if r, err := aclSend(t, c, tok, "AclTopic", uniq("acl")); err != nil || r.QueueOffset != n {
+		t.Fatalf("send with a SecurityToken: %v %v (queue offset %d wants the refused sends unwritten)", r, err, n)
+	}
+	if r, err := aclSend(t, c, aclAdmin, "AclRead", uniq("acl")); err != nil || r.QueueOffset != 0 {
+		t.Fatalf("admin send to AclRead: %v %v (queue offset 0 wants the refused send unwritten)", r, err)
+	}
+
+	col := newCollector("acl")
+	startConsumer(t, c, "AclGroup", "AclTopic", "*", col, consumer.WithCredentials(aclUser))
+	waitAll(t, col, ids, 30*time.Second, "consumer with the user's credentials")
+
+	// A group without SUB: the pull is refused.
+	pc, err := rocketmq.NewPullConsumer(consumer.WithNsResolver(resolver(c)), consumer.WithGroupName("AclOtherGroup"),
+		consumer.WithInstance(uniq("pull")), consumer.WithCredentials(aclUser))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Subscribe("AclTopic", consumer.MessageSelector{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Start(); err != nil {
+		t.Fatalf("pull consumer start: %v", err)
+	}
+	defer func() { _ = pc.Shutdown() }()
+	_, err = pc.PullFrom(context.Background(), &primitive.MessageQueue{Topic: "AclTopic", BrokerName: c.brokerName}, 0, 8)
+	if err == nil || !strings.Contains(err.Error(), "Response Code: 1,") ||
+		!strings.Contains(err.Error(), "AclException: No default permission for group:AclOtherGroup, ") {
+		t.Fatalf("pull by a group without SUB: %v", err)
+	}
+}
