@@ -131,7 +131,7 @@ test-docker-if-engine:
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
-JAVA_TESTS := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
+JAVA_TESTS := TestJavaClients|TestJavaACL|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
 test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...

@@ -5,6 +5,7 @@ package compattest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,29 @@ func TestACLGoClient(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Response Code: 1,") ||
 		!strings.Contains(err.Error(), "AclException: No default permission for group:AclOtherGroup, ") {
 		t.Fatalf("pull by a group without SUB: %v", err)
+	}
+}
+
+// TestJavaACL: the Java 4.9.8 client signing with AclClientRPCHook sends,
+// consumes and administers with the right credentials; a user's admin
+// request and a wrong secret are refused with Apache's answer; the Go
+// side then checks the refused send was not written.
+func TestJavaACL(t *testing.T) {
+	requireJava(t)
+	c := newACLCluster(t, "acl-java")
+	for _, topic := range []string{"AclTopic", "AclRead"} {
+		if err := aclAdminTopic(c, aclAdmin, topic); err != nil {
+			t.Fatalf("CreateTopic %s as admin: %v", topic, err)
+		}
+		waitRoute(t, c, topic, 1)
+	}
+	run := fmt.Sprintf("rmq4-acl-%d", time.Now().UnixNano()%1_000_000)
+	runMaven(t, mavenRun{profile: "rmq4", serialize: "JSON", class: "AclTest", props: map[string]string{
+		"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
+		"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
+	}})
+	const javaSent = 5 // AclTest.N
+	if r, err := aclSend(t, c, aclUser, "AclTopic", uniq("acl")); err != nil || r.QueueOffset != javaSent {
+		t.Fatalf("send after the Java run: %v %v (queue offset %d wants only the Java client's allowed sends written)", r, err, javaSent)
 	}
 }
