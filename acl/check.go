@@ -53,7 +53,7 @@ var adminCodes = map[int32]bool{
 const traceTopic = "RMQ_SYS_TRACE_TOPIC"
 
 // Denied is Apache's AclException: Msg is its message, frame the first
-// stack frame Apache's answer names (4.9.8's line numbers).
+// stack frame Apache's answer names (5.3.1's classes and line numbers).
 type Denied struct {
 	Msg   string
 	frame string
@@ -68,8 +68,8 @@ func (d *Denied) Remark() string {
 
 const (
 	frameValidate = "org.apache.rocketmq.acl.plain.PlainPermissionManager.validate(PlainPermissionManager.java:"
-	frameCheck    = "org.apache.rocketmq.acl.plain.PlainPermissionManager.checkPerm(PlainPermissionManager.java:"
-	frameParse    = "org.apache.rocketmq.acl.plain.PlainAccessValidator.parse(PlainAccessValidator.java:134)"
+	frameCheck    = "org.apache.rocketmq.acl.plain.PlainPermissionChecker.check(PlainPermissionChecker.java:"
+	frameParse    = "org.apache.rocketmq.acl.plain.PlainAccessResource.parse(PlainAccessResource.java:174)"
 )
 
 func denied(frame string, format string, args ...any) *Denied {
@@ -77,7 +77,7 @@ func denied(frame string, format string, args ...any) *Denied {
 }
 
 // Check decides req from the peer at ip, in PlainPermissionManager.validate's
-// order; nil allows it. scratch is reused for the request's resources.
+// order (5.3.1); nil allows it. scratch is reused for the request's resources.
 func (r *Rules) Check(req *remoting.Command, ip netip.Addr, scratch []need) *Denied {
 	for _, a := range r.global {
 		if a.Match(ip) {
@@ -86,11 +86,11 @@ func (r *Rules) Check(req *remoting.Command, ip netip.Addr, scratch []need) *Den
 	}
 	ak, ok := req.Lookup(fieldAccessKey)
 	if !ok {
-		return denied(frameValidate+"664)", "No accessKey is configured")
+		return denied(frameValidate+"602)", "No accessKey is configured")
 	}
 	acct := r.accounts[ak]
 	if acct == nil {
-		return denied(frameValidate+"668)", "No acl config for %s", ak)
+		return denied(frameValidate+"606)", "No acl config for %s", ak)
 	}
 	if acct.White.Match(ip) {
 		return nil
@@ -103,7 +103,7 @@ func (r *Rules) Check(req *remoting.Command, ip netip.Addr, scratch []need) *Den
 	}
 	sig, _ := req.Lookup(fieldSignature)
 	if !acct.verify(req, sig) {
-		return denied(frameValidate+"684)", "Check signature failed for accessKey=%s", ak)
+		return denied(frameValidate+"622)", "Check signature failed for accessKey=%s", ak)
 	}
 	for _, n := range ns {
 		if n.res == traceTopic && n.perm == Pub {
@@ -113,27 +113,32 @@ func (r *Rules) Check(req *remoting.Command, ip netip.Addr, scratch []need) *Den
 	return acct.checkPerm(req.Code, ns)
 }
 
-// checkPerm is PlainPermissionManager.checkPerm.
+// checkPerm is PlainPermissionChecker.check (5.3.1): an admin may do
+// everything. (4.9.8 still checked an admin's listed permissions, and
+// said "No default permission" for a listed one too.)
 func (a *Account) checkPerm(code int32, ns []need) *Denied {
-	if adminCodes[code] && !a.Admin {
-		return denied(frameCheck+"581)", "Need admin permission for request code=%d, but accessKey=%s is not", code, a.AccessKey)
-	}
-	if len(ns) == 0 || a.Perms == nil && a.Admin {
+	if a.Admin {
 		return nil
+	}
+	if adminCodes[code] {
+		return denied(frameCheck+"36)", "Need admin permission for request code=%d, but accessKey=%s is not", code, a.AccessKey)
 	}
 	javaOrder(ns)
 	for _, n := range ns {
 		group := isRetry(n.res)
 		owned, listed := a.Perms[n.res]
-		line := "611)"
 		if !listed {
-			owned, line = a.DefaultTopic, "606)"
+			owned = a.DefaultTopic
 			if group {
 				owned = a.DefaultGroup
 			}
+			if !owned.Allows(n.perm) {
+				return denied(frameCheck+"57)", "No default permission for %s", printRes(n.res, group))
+			}
+			continue
 		}
 		if !owned.Allows(n.perm) {
-			return denied(frameCheck+line, "No default permission for %s", printRes(n.res, group))
+			return denied(frameCheck+"62)", "No permission for %s", printRes(n.res, group))
 		}
 	}
 	return nil

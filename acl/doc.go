@@ -1,7 +1,8 @@
 // Package acl is Apache RocketMQ's ACL 1.0 (plain_acl.yml, aclEnable) for
 // the broker: it decides, before a handler runs, whether a request may be
 // served, exactly as Apache's PlainAccessValidator and
-// PlainPermissionManager decide it (4.9.8, 5.3.1).
+// PlainPermissionManager decide it in 5.3.1, the newest release with ACL
+// 1.0 running (4.9.8 differs in two points: see Account.checkPerm).
 //
 // Owns: the plain_acl.yml model and parser (plainfile.go), Apache's address
 // patterns (address.go), the permission bits (perm.go), the request code →
@@ -26,8 +27,9 @@
 //
 // A refusal is answered as Apache's RPC hook answers an AclException:
 // SYSTEM_ERROR (1) with the remark "org.apache.rocketmq.acl.common.
-// AclException: <message>, <first stack frame>" (4.9.8's frames), not
+// AclException: <message>, <first stack frame>" (5.3.1's frames), not
 // NO_PERMISSION: the hook throws, NettyRemotingAbstract catches it.
+// compat-tests' differential run checks the remarks against 5.3.1's.
 //
 // Signature. The clients sign HMAC-SHA1 (Base64) over the values of every
 // extField except Signature, ordered by key, then the body. Two client
