@@ -35,17 +35,20 @@ func Merge(files []*PlainFile) (r *Rules, dup []string) {
 // Accounts is the number of accounts.
 func (r *Rules) Accounts() int { return len(r.accounts) }
 
-// adminCodes need an admin account (Permission.ADMIN_CODE, 5.3.1).
+// adminCodes need an admin account (Permission.ADMIN_CODE, 5.3.1), and
+// UPDATE_GLOBAL_WHITE_ADDRS_CONFIG, which Apache lets any account send:
+// it would let any account open the broker to every address.
 var adminCodes = map[int32]bool{
-	remoting.UpdateAndCreateTopic:        true,
-	remoting.UpdateBrokerConfig:          true,
-	remoting.DeleteTopicInBroker:         true,
-	remoting.UpdateAndCreateSubscription: true,
-	remoting.DeleteSubscriptionGroup:     true,
-	remoting.UpdateAndCreateStaticTopic:  true,
-	remoting.UpdateAndCreateACLConfig:    true,
-	remoting.DeleteACLConfig:             true,
-	remoting.GetBrokerClusterACLInfo:     true,
+	remoting.UpdateGlobalWhiteAddrsConfig: true, // rocketgo only
+	remoting.UpdateAndCreateTopic:         true,
+	remoting.UpdateBrokerConfig:           true,
+	remoting.DeleteTopicInBroker:          true,
+	remoting.UpdateAndCreateSubscription:  true,
+	remoting.DeleteSubscriptionGroup:      true,
+	remoting.UpdateAndCreateStaticTopic:   true,
+	remoting.UpdateAndCreateACLConfig:     true,
+	remoting.DeleteACLConfig:              true,
+	remoting.GetBrokerClusterACLInfo:      true,
 }
 
 // traceTopic is TopicValidator.RMQ_SYS_TRACE_TOPIC: sending to it needs

@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/broker"
 )
 
 // WatchInterval is how often Files looks for changed files: Apache's
@@ -29,8 +32,13 @@ type Files struct {
 	home string
 	log  zerolog.Logger
 
-	rules atomic.Pointer[Rules]
-	seen  string // fingerprint of the files last loaded; Run's goroutine only
+	rules   atomic.Pointer[Rules]
+	version atomic.Pointer[broker.DataVersion] // the default file's dataVersion
+
+	// mu serialises loads and the admin codes' edits: an edit reads the
+	// rules, writes a file and loads it again as one step.
+	mu   sync.Mutex
+	seen string // fingerprint of the files last loaded
 }
 
 // NewFiles loads home's ACL files. An unreadable or invalid file is an
@@ -72,9 +80,14 @@ func (f *Files) Run(ctx context.Context, interval time.Duration) {
 }
 
 // Reload loads the files again if any changed since the last load; it is
-// Run's step, exported for tests and the admin codes. Not concurrent with
-// itself.
+// Run's step, exported for tests.
 func (f *Files) Reload() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reloadLocked()
+}
+
+func (f *Files) reloadLocked() {
 	paths := f.paths()
 	fp := fingerprint(paths)
 	if fp == f.seen {
@@ -135,6 +148,8 @@ func (f *Files) load() (*Rules, string, error) {
 	paths := f.paths()
 	fp := fingerprint(paths)
 	var files []*PlainFile
+	// Apache: a new DataVersion (now, counter 0) when the file has none.
+	ver := broker.DataVersion{Timestamp: time.Now().UnixMilli()}
 	for _, p := range paths {
 		data, err := readBounded(p)
 		if err != nil {
@@ -148,8 +163,15 @@ func (f *Files) load() (*Rules, string, error) {
 		if err != nil {
 			return nil, fp, fmt.Errorf("load %s: %w", p, err)
 		}
+		for _, a := range pf.Accounts {
+			a.file = p
+		}
+		if p == f.DefaultFile() && (pf.Version.Counter != 0 || pf.Version.Timestamp != 0) {
+			ver = pf.Version
+		}
 		files = append(files, pf)
 	}
+	f.version.Store(&ver)
 	r, dup := Merge(files)
 	for _, ak := range dup {
 		f.log.Warn().Str("accessKey", ak).Msg("accessKey repeated in several acl files: the first is used")

@@ -3,6 +3,7 @@ package acl
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -42,12 +43,14 @@ type Account struct {
 	Perms map[string]Perm
 
 	macs sync.Pool // *mac keyed by secret, reused (reset) per request
+	file string    // the file that defines it (Files.load)
 }
 
 // PlainFile is one parsed plain_acl.yml.
 type PlainFile struct {
 	GlobalWhite []Address
 	Accounts    []*Account
+	Version     broker.DataVersion // dataVersion's first element
 }
 
 // scalar is a YAML scalar read as its text, whatever YAML types it: Apache
@@ -69,6 +72,10 @@ func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
 type plainYAML struct {
 	GlobalWhiteRemoteAddresses []scalar      `yaml:"globalWhiteRemoteAddresses"`
 	Accounts                   []accountYAML `yaml:"accounts"`
+	DataVersion                []struct {
+		Counter   scalar `yaml:"counter"`
+		Timestamp scalar `yaml:"timestamp"`
+	} `yaml:"dataVersion"`
 }
 
 type accountYAML struct {
@@ -95,10 +102,15 @@ func ParsePlainFile(data []byte) (*PlainFile, error) {
 	if err := yaml.Unmarshal(data, &y); err != nil {
 		return nil, fmt.Errorf("acl: parse yaml: %w", err)
 	}
-	if len(y.GlobalWhiteRemoteAddresses) == 0 && len(y.Accounts) == 0 {
+	if len(y.GlobalWhiteRemoteAddresses) == 0 && len(y.Accounts) == 0 && len(y.DataVersion) == 0 {
 		return nil, ErrEmpty
 	}
 	f := &PlainFile{}
+	if len(y.DataVersion) > 0 {
+		// Not numbers: a version restarts (Apache's load would fail the file).
+		f.Version.Counter, _ = strconv.ParseInt(string(y.DataVersion[0].Counter), 10, 64)
+		f.Version.Timestamp, _ = strconv.ParseInt(string(y.DataVersion[0].Timestamp), 10, 64)
+	}
 	for _, g := range y.GlobalWhiteRemoteAddresses {
 		a, err := ParseAddress(string(g))
 		if err != nil {

@@ -11,10 +11,10 @@ import (
 
 // startACL loads home's ACL files and watches them; stop ends the watcher
 // and waits for it.
-func startACL(home string, log zerolog.Logger) (*acl.Interceptor, func(), error) {
+func startACL(home string, log zerolog.Logger) (*acl.Files, *acl.Interceptor, func(), error) {
 	f, err := acl.NewFiles(home, log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -23,5 +23,5 @@ func startACL(home string, log zerolog.Logger) (*acl.Interceptor, func(), error)
 		defer wg.Done()
 		f.Run(ctx, acl.WatchInterval)
 	}()
-	return acl.NewInterceptor(f, log), func() { cancel(); wg.Wait() }, nil
+	return f, acl.NewInterceptor(f, log), func() { cancel(); wg.Wait() }, nil
 }

@@ -98,15 +98,17 @@ func run() int {
 		is = append(is, m.RPC)
 	}
 	stopACL := func() {}
+	var aclAdmin processor.ACLAdmin // nil without aclEnable: the admin codes fail as Apache's
 	if cfg.AclEnable {
-		in, stop, err := startACL(cfg.RocketmqHome, log)
+		files, in, stop, err := startACL(cfg.RocketmqHome, log)
 		if err != nil {
 			log.Error().Err(err).Msg("acl")
 			return 1
 		}
-		is, stopACL = append(is, in), stop
+		is, stopACL, aclAdmin = append(is, in), stop, files
 	}
 	defer stopACL()
+	processor.RegisterACL(t, aclAdmin, b, log)
 	h := t.Intercept(is...)
 	if err := b.Start(h); err != nil {
 		log.Error().Err(err).Msg("start broker")
