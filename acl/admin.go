@@ -174,3 +174,7 @@ func (f *Files) UpdateGlobalWhite(addrs []string, file string) error {
 
 // Version is the default file's dataVersion (GET_BROKER_CLUSTER_ACL_INFO).
 func (f *Files) Version() broker.DataVersion { return *f.version.Load() }
+
+// Versions is every loaded file's dataVersion by path (4.9.8's
+// allAclFileVersion).
+func (f *Files) Versions() map[string]broker.DataVersion { return *f.versions.Load() }

@@ -32,8 +32,9 @@ type Files struct {
 	home string
 	log  zerolog.Logger
 
-	rules   atomic.Pointer[Rules]
-	version atomic.Pointer[broker.DataVersion] // the default file's dataVersion
+	rules    atomic.Pointer[Rules]
+	version  atomic.Pointer[broker.DataVersion]            // the default file's dataVersion
+	versions atomic.Pointer[map[string]broker.DataVersion] // every loaded file's
 
 	// mu serialises loads and the admin codes' edits: an edit reads the
 	// rules, writes a file and loads it again as one step.
@@ -150,6 +151,7 @@ func (f *Files) load() (*Rules, string, error) {
 	var files []*PlainFile
 	// Apache: a new DataVersion (now, counter 0) when the file has none.
 	ver := broker.DataVersion{Timestamp: time.Now().UnixMilli()}
+	vers := make(map[string]broker.DataVersion, len(paths))
 	for _, p := range paths {
 		data, err := readBounded(p)
 		if err != nil {
@@ -166,12 +168,18 @@ func (f *Files) load() (*Rules, string, error) {
 		for _, a := range pf.Accounts {
 			a.file = p
 		}
-		if p == f.DefaultFile() && (pf.Version.Counter != 0 || pf.Version.Timestamp != 0) {
-			ver = pf.Version
+		v := pf.Version
+		if v.Counter == 0 && v.Timestamp == 0 {
+			v = ver
+		}
+		vers[p] = v
+		if p == f.DefaultFile() {
+			ver = v
 		}
 		files = append(files, pf)
 	}
 	f.version.Store(&ver)
+	f.versions.Store(&vers)
 	r, dup := Merge(files)
 	for _, ak := range dup {
 		f.log.Warn().Str("accessKey", ak).Msg("accessKey repeated in several acl files: the first is used")

@@ -43,6 +43,7 @@ type ACLAdmin interface {
 	DeleteAccount(accessKey string) error
 	UpdateGlobalWhite(addrs []string, file string) error
 	Version() broker.DataVersion
+	Versions() map[string]broker.DataVersion
 }
 
 type aclProcs struct {
@@ -143,12 +144,18 @@ func (p *aclProcs) updateGlobalWhite(c *remoting.Conn, req *remoting.Command) *r
 	})
 }
 
-// version is GET_BROKER_CLUSTER_ACL_INFO (52): GetBrokerAclConfigResponseHeader.
+// version is GET_BROKER_CLUSTER_ACL_INFO (52): GetBrokerAclConfigResponseHeader,
+// with 4.9.8's allAclFileVersion, without which a 4.9.8 client fails to
+// read the answer (5.3.1 no longer sends it; its clients ignore it).
 func (p *aclProcs) version(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	if p.a == nil {
 		return nil // Apache: a NullPointerException, logged, and no answer
 	}
 	v, err := jsoniter.Marshal(p.a.Version())
+	if err != nil {
+		return errorResponse(&p.log, req, err)
+	}
+	all, err := jsoniter.Marshal(p.a.Versions())
 	if err != nil {
 		return errorResponse(&p.log, req, err)
 	}
@@ -158,6 +165,7 @@ func (p *aclProcs) version(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	resp.Set("brokerName", cfg.BrokerName)
 	resp.Set("brokerAddr", cfg.Addr())
 	resp.Set("clusterName", cfg.BrokerClusterName)
+	resp.Set("allAclFileVersion", string(all))
 	return resp
 }
 
