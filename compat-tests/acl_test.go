@@ -129,15 +129,19 @@ func TestACLGoClient(t *testing.T) {
 	for _, target := range strings.Split(envOr("ROCKETGO_ACL_TARGETS", "rocketgo"), ",") {
 		t.Run(target, func(t *testing.T) {
 			var c *cluster
+			var file string // its plain_acl.yml
 			switch target {
 			case "rocketgo":
 				c = newACLCluster(t, "acl-go")
+				file = filepath.Join(workDir, "acl-go-home", "conf", "plain_acl.yml")
 			case "apache":
 				c = startApacheACL(t, "acl-apache")
+				file = filepath.Join(c.dir, "conf", "plain_acl.yml")
 			default:
 				t.Fatalf("ROCKETGO_ACL_TARGETS: unknown target %q", target)
 			}
 			aclGoScenario(t, c, target)
+			aclReload(t, c, file)
 		})
 	}
 }
@@ -244,6 +248,28 @@ func TestJavaACL(t *testing.T) {
 	const javaSent = 5 + 1 // AclTest.N, and adminCodes' send by the account it creates
 	if r, err := aclSend(t, c, aclUser, "AclTopic", uniq("acl")); err != nil || r.QueueOffset != javaSent {
 		t.Fatalf("send after the Java run: %v %v (queue offset %d wants only the Java client's allowed sends written)", r, err, javaSent)
+	}
+}
+
+// aclReload: the file changes under a running broker (127.0.0.1 becomes a
+// global white address): within the 5 s watch an unsigned client is let
+// in, without a restart.
+func aclReload(t *testing.T, c *cluster, file string) {
+	t.Helper()
+	if err := os.WriteFile(file, []byte("globalWhiteRemoteAddresses:\n  - 127.0.0.1\n"+aclFile[strings.Index(aclFile, "accounts:"):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newProducer(t, c, producer.WithRetry(0))
+	defer p.shutdown()
+	var last error
+	if !waitFor(t, 20*time.Second, func() bool {
+		_, last = p.sendSync(context.Background(), newMsg("AclRead", uniq("acl"), ""))
+		if last != nil {
+			time.Sleep(250 * time.Millisecond)
+		}
+		return last == nil
+	}) {
+		t.Fatalf("unsigned send still refused 20 s after the file let 127.0.0.1 in: %v", last)
 	}
 }
 
