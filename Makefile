@@ -136,13 +136,13 @@ test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
 
-# ACL 1.0 differential (issue #17): TestACLGoClient against rocketgo and
-# against Apache's 5.3.1 broker (reference/run.sh broker-acl1) with the same
-# plain_acl.yml; the remarks must be equal. Outside make test: the Apache
-# broker takes 25-45 s to start.
+# ACL 1.0 differential (issue #17): TestACLGoClient and TestJavaACL against
+# rocketgo and against Apache's 5.3.1 broker (reference/run.sh broker-acl1)
+# with the same plain_acl.yml; the remarks must be equal. Outside make test:
+# the Apache broker takes 25-45 s to start, twice.
 test-acl-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_ACL_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
-		$(GO) test -count=1 -timeout 10m -v -run 'TestACLGoClient' ./...
+		$(GO) test -count=1 -timeout 15m -v -run 'TestACLGoClient|TestJavaACL' ./...
 
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of

@@ -229,25 +229,42 @@ func aclGoScenario(t *testing.T, c *cluster, target string) {
 // TestJavaACL: the Java 4.9.8 client signing with AclClientRPCHook sends,
 // consumes and administers with the right credentials; a user's admin
 // request and a wrong secret are refused with Apache's answer; the Go
-// side then checks the refused send was not written.
+// side then checks the refused send was not written. With
+// ROCKETGO_ACL_TARGETS=rocketgo,apache (make test-acl-apache) the same
+// runs against Apache's 5.3.1 broker.
 func TestJavaACL(t *testing.T) {
 	requireJava(t)
-	c := newACLCluster(t, "acl-java")
-	for _, topic := range []string{"AclTopic", "AclRead"} {
-		if err := aclAdminTopic(c, aclAdmin, topic); err != nil {
-			t.Fatalf("CreateTopic %s as admin: %v", topic, err)
-		}
-		waitRoute(t, c, topic, 1)
-	}
-	run := fmt.Sprintf("rmq4-acl-%d", time.Now().UnixNano()%1_000_000)
-	runMaven(t, mavenRun{profile: "rmq4", serialize: "JSON", class: "AclTest", props: map[string]string{
-		"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
-		"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
-		"aclHome": filepath.Join(workDir, "acl-java-home"),
-	}})
-	const javaSent = 5 + 1 // AclTest.N, and adminCodes' send by the account it creates
-	if r, err := aclSend(t, c, aclUser, "AclTopic", uniq("acl")); err != nil || r.QueueOffset != javaSent {
-		t.Fatalf("send after the Java run: %v %v (queue offset %d wants only the Java client's allowed sends written)", r, err, javaSent)
+	for _, target := range strings.Split(envOr("ROCKETGO_ACL_TARGETS", "rocketgo"), ",") {
+		t.Run(target, func(t *testing.T) {
+			var c *cluster
+			var home string
+			switch target {
+			case "rocketgo":
+				c = newACLCluster(t, "acl-java")
+				home = filepath.Join(workDir, "acl-java-home")
+			case "apache":
+				c = startApacheACL(t, "acl-java-apache")
+				home = c.dir
+			default:
+				t.Fatalf("ROCKETGO_ACL_TARGETS: unknown target %q", target)
+			}
+			for _, topic := range []string{"AclTopic", "AclRead"} {
+				if err := aclAdminTopic(c, aclAdmin, topic); err != nil {
+					t.Fatalf("CreateTopic %s as admin: %v", topic, err)
+				}
+				waitRoute(t, c, topic, 1)
+			}
+			run := fmt.Sprintf("rmq4-acl-%d", time.Now().UnixNano()%1_000_000)
+			runMaven(t, mavenRun{profile: "rmq4", serialize: "JSON", class: "AclTest", props: map[string]string{
+				"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
+				"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
+				"aclHome": home, "aclTarget": target,
+			}})
+			const javaSent = 5 + 1 // AclTest.N, and adminCodes' send by the account it creates
+			if r, err := aclSend(t, c, aclUser, "AclTopic", uniq("acl")); err != nil || r.QueueOffset != javaSent {
+				t.Fatalf("send after the Java run: %v %v (queue offset %d wants only the Java client's allowed sends written)", r, err, javaSent)
+			}
+		})
 	}
 }
 
