@@ -2,8 +2,6 @@ package acl
 
 import (
 	"context"
-	"encoding/binary"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -158,34 +156,13 @@ func BenchmarkSendServedACL(b *testing.B) {
 				frames = remoting.AppendFrame(frames, req)
 			}
 			in := make([]byte, 64<<10)
-			pipeline(b, nc, frames, window, in)
+			testutil.Pipeline(b, nc, frames, window, in)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frames) / window))
 			b.ResetTimer()
 			for i := 0; i < b.N; i += window {
-				pipeline(b, nc, frames, window, in)
+				testutil.Pipeline(b, nc, frames, window, in)
 			}
 		})
-	}
-}
-
-// pipeline writes frames (n requests) and reads n answers, failing on any
-// code but SUCCESS.
-func pipeline(tb testing.TB, nc net.Conn, frames []byte, n int, in []byte) {
-	if _, err := nc.Write(frames); err != nil {
-		tb.Fatal(err)
-	}
-	var lp [4]byte
-	for range n {
-		if _, err := io.ReadFull(nc, lp[:]); err != nil {
-			tb.Fatal(err)
-		}
-		frame := in[:binary.BigEndian.Uint32(lp[:])]
-		if _, err := io.ReadFull(nc, frame); err != nil {
-			tb.Fatal(err)
-		}
-		if code := int16(binary.BigEndian.Uint16(frame[4:])); code != int16(remoting.Success) {
-			tb.Fatalf("answer code %d", code)
-		}
 	}
 }
