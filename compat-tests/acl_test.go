@@ -302,12 +302,8 @@ func envOr(key, def string) string {
 // its ROCKETMQ_HOME.
 func startApacheACL(t *testing.T, name string) *cluster {
 	t.Helper()
-	requireJava(t)
-	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &cluster{name: name, brokerName: "broker-" + name, dir: filepath.Join(workDir, name)}
+	began := time.Now()
+	c, script := startApacheNamesrv(t, name, "")
 	if err := os.MkdirAll(filepath.Join(c.dir, "conf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -318,24 +314,7 @@ func startApacheACL(t *testing.T, name string) *cluster {
 	if err := os.WriteFile(filepath.Join(c.dir, "broker.extra.properties"), []byte(props), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c.nsPort, err = pickPort(); err != nil {
-		t.Fatal(err)
-	}
-	if c.brokerPort, err = pickPort(); err != nil {
-		t.Fatal(err)
-	}
-	c.nsAddr = fmt.Sprintf("127.0.0.1:%d", c.nsPort)
-	c.brokerAddr = fmt.Sprintf("127.0.0.1:%d", c.brokerPort)
-	t.Cleanup(c.stop)
-	c.attachLogs(t)
-	began := time.Now()
-	if c.ns, err = startProc("apache-namesrv", script, []string{"namesrv", strconv.Itoa(c.nsPort), filepath.Join(c.dir, "ns")},
-		filepath.Join(c.dir, "namesrv.log")); err != nil {
-		t.Fatal(err)
-	}
-	if err := waitTCP(c.ns, c.nsAddr, 90*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	var err error
 	if c.broker, err = startProc("apache-broker-5.3.1", script, []string{"broker-acl1", strconv.Itoa(c.brokerPort), c.nsAddr, c.dir, clusterName},
 		filepath.Join(c.dir, "broker.log")); err != nil {
 		t.Fatal(err)
