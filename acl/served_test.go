@@ -23,6 +23,9 @@ const servedACL = `accounts:
     secretKey: producerSecret
     defaultTopicPerm: DENY
     topicPerms: [AclTopic=PUB]
+  - accessKey: operatorAK
+    secretKey: operatorSecret
+    admin: true
 `
 
 // serve runs a broker (one event loop, no name server) whose table goes
@@ -69,7 +72,9 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		h = processor.BrokerTable(b, log).Intercept(NewInterceptor(f, log))
+		t := processor.BrokerTable(b, log)
+		processor.RegisterACL(t, f, b, log)
+		h = t.Intercept(NewInterceptor(f, log))
 	}
 	if err := b.Start(h); err != nil {
 		tb.Fatal(err)
@@ -133,6 +138,67 @@ func TestInterceptorServed(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.MaxOffset("AclTopic", 0) == 1 })
 }
 
+// The admin codes through a served broker: only an admin may change the
+// ACL; a created account works at once, a deleted one is refused at once;
+// GET_BROKER_CLUSTER_ACL_INFO answers both versions' headers.
+func TestAdminCodesServed(t *testing.T) {
+	t.Parallel()
+	b := serve(t, servedACL)
+	cl := remoting.NewClient(testutil.Logger())
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	call := func(req *remoting.Command) *remoting.Command {
+		t.Helper()
+		resp, err := cl.Invoke(ctx, b.Config().Addr(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	create := map[string]string{"accessKey": "createdAK", "secretKey": "createdSecret", "admin": "false",
+		"defaultTopicPerm": "DENY", "topicPerms": "AclTopic=PUB,Other=SUB"}
+	if resp := call(signed(remoting.UpdateAndCreateACLConfig, "producerAK", "producerSecret", create, nil)); resp.Code != remoting.SystemError ||
+		!strings.Contains(resp.Remark, "Need admin permission for request code=50, but accessKey=producerAK is not") {
+		t.Fatalf("a user's update: %d %q", resp.Code, resp.Remark)
+	}
+	if resp := call(signed(remoting.UpdateGlobalWhiteAddrsConfig, "producerAK", "producerSecret",
+		map[string]string{"globalWhiteAddrs": "*", "aclFileFullPath": ""}, nil)); resp.Code != remoting.SystemError {
+		t.Fatalf("a user opened the broker: %d %q", resp.Code, resp.Remark)
+	}
+	if resp := call(sendReq("AclTopic", "createdAK", "createdSecret")); resp.Code != remoting.SystemError {
+		t.Fatalf("send before the account exists: %d", resp.Code)
+	}
+	v0 := call(signed(remoting.GetBrokerClusterACLInfo, "operatorAK", "operatorSecret", nil, nil))
+	if resp := call(signed(remoting.UpdateAndCreateACLConfig, "operatorAK", "operatorSecret", create, nil)); resp.Code != remoting.Success {
+		t.Fatalf("admin's update: %d %q", resp.Code, resp.Remark)
+	}
+	if resp := call(sendReq("AclTopic", "createdAK", "createdSecret")); resp.Code != remoting.Success {
+		t.Fatalf("send by the created account: %d %q", resp.Code, resp.Remark)
+	}
+	v1 := call(signed(remoting.GetBrokerClusterACLInfo, "operatorAK", "operatorSecret", nil, nil))
+	if v1.Code != remoting.Success || v1.Str("brokerName") != "b" || v1.Str("brokerAddr") != b.Config().Addr() ||
+		v1.Str("version") == v0.Str("version") || !strings.Contains(v1.Str("allAclFileVersion"), "plain_acl.yml") {
+		t.Fatalf("acl info %v", v1.FieldMap())
+	}
+	if resp := call(signed(remoting.DeleteACLConfig, "operatorAK", "operatorSecret", map[string]string{"accessKey": "createdAK"}, nil)); resp.Code != remoting.Success {
+		t.Fatalf("delete: %d %q", resp.Code, resp.Remark)
+	}
+	if resp := call(sendReq("AclTopic", "createdAK", "createdSecret")); resp.Code != remoting.SystemError ||
+		!strings.Contains(resp.Remark, "No acl config for createdAK") {
+		t.Fatalf("send by the deleted account: %d %q", resp.Code, resp.Remark)
+	}
+	if resp := call(signed(remoting.DeleteACLConfig, "operatorAK", "operatorSecret", map[string]string{"accessKey": "createdAK"}, nil)); resp.Code != 210 ||
+		resp.Remark != "The accessKey[createdAK] corresponding to accessConfig has been deleted failed." {
+		t.Fatalf("second delete: %d %q", resp.Code, resp.Remark)
+	}
+	short := map[string]string{"accessKey": "shortAK1", "secretKey": "abc"}
+	if resp := call(signed(remoting.UpdateAndCreateACLConfig, "operatorAK", "operatorSecret", short, nil)); resp.Code != 209 ||
+		!strings.Contains(resp.Remark, "length should longer than 6") {
+		t.Fatalf("short secret: %d %q", resp.Code, resp.Remark)
+	}
+}
+
 // BenchmarkSendServedACL is a signed 1 KiB SEND_MESSAGE_V2 over a socket,
 // pipelined 64 at a time, with ACL off and on: the difference is ACL's
 // cost per request.
@@ -164,5 +230,27 @@ func BenchmarkSendServedACL(b *testing.B) {
 				testutil.Pipeline(b, nc, frames, window, in)
 			}
 		})
+	}
+}
+
+// Without aclEnable the admin codes fail as Apache's do without a
+// validator: 209/210/211 without a remark, 52 unanswered.
+func TestAdminCodesDisabled(t *testing.T) {
+	t.Parallel()
+	tbl := processor.Table{}
+	processor.RegisterACL(tbl, nil, nil, testutil.Logger())
+	for code, want := range map[int32]int32{remoting.UpdateAndCreateACLConfig: 209, remoting.DeleteACLConfig: 210} {
+		resp := tbl[code](nil, remoting.NewRequest(code, map[string]string{"accessKey": "someKey1"}, nil))
+		if resp == nil || resp.Code != want || resp.Remark != "" {
+			t.Errorf("code %d: %+v, want %d", code, resp, want)
+		}
+	}
+	resp := tbl[remoting.UpdateGlobalWhiteAddrsConfig](nil, remoting.NewRequest(remoting.UpdateGlobalWhiteAddrsConfig,
+		map[string]string{"globalWhiteAddrs": "*", "aclFileFullPath": "/x.yml"}, nil))
+	if resp == nil || resp.Code != 211 {
+		t.Errorf("53: %+v", resp)
+	}
+	if resp := tbl[remoting.GetBrokerClusterACLInfo](nil, remoting.NewRequest(remoting.GetBrokerClusterACLInfo, nil, nil)); resp != nil {
+		t.Errorf("52 answered: %+v", resp)
 	}
 }

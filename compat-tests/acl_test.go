@@ -126,6 +126,7 @@ func wantRefused(t *testing.T, what string, err error, msg string) {
 // answers are Apache's. One difference is rocketgo's on purpose: the Go
 // client's unsigned SecurityToken (Apache refuses the signature).
 func TestACLGoClient(t *testing.T) {
+	t.Parallel() // mostly waits: the reload's watch
 	for _, target := range strings.Split(envOr("ROCKETGO_ACL_TARGETS", "rocketgo"), ",") {
 		t.Run(target, func(t *testing.T) {
 			var c *cluster
