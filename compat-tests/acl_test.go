@@ -21,8 +21,9 @@ import (
 )
 
 // aclFile is the plain_acl.yml of the ACL tests (Java's too): an admin,
-// a user with PUB|SUB on AclTopic, SUB on AclRead and the group AclGroup,
-// and an account whose white address is not the tests' 127.0.0.1.
+// a user with PUB|SUB on AclTopic, SUB on AclRead, DENY on AclDeny and SUB
+// on the group AclGroup, and an account whose white address is not the
+// tests' 127.0.0.1.
 const aclFile = `globalWhiteRemoteAddresses:
   - 10.10.103.*
 accounts:
@@ -36,6 +37,7 @@ accounts:
     topicPerms:
       - AclTopic=PUB|SUB
       - AclRead=SUB
+      - AclDeny=DENY
     groupPerms:
       - AclGroup=SUB
   - accessKey: aclWhite01
@@ -115,7 +117,7 @@ func wantRefused(t *testing.T, what string, err error, msg string) {
 }
 
 // TestACLGoClient: the right credentials produce, consume and administer;
-// a wrong secret, an unknown key, no key, a topic without PUB, a group
+// a wrong secret, an unknown key, no key, a topic without PUB, a DENY, a group
 // without SUB, an admin code without admin and an account whose white
 // address does not cover the client are each refused as Apache refuses
 // them, and nothing refused is written (the queue offset of the next
@@ -183,6 +185,8 @@ func aclGoScenario(t *testing.T, c *cluster, target string) {
 	wantRefused(t, "no credentials", err, "No accessKey is configured, "+frameValidate+"602)")
 	_, err = aclSend(t, c, aclUser, "AclRead", "x")
 	wantRefused(t, "topic without PUB", err, "No permission for topic:AclRead, "+frameCheck+"62)")
+	_, err = aclSend(t, c, aclUser, "AclDeny", "x")
+	wantRefused(t, "topic DENY", err, "No permission for topic:AclDeny, "+frameCheck+"62)")
 	_, err = aclSend(t, c, primitive.Credentials{AccessKey: "aclWhite01", SecretKey: "notTheSecret"}, "AclTopic", "x")
 	wantRefused(t, "white address not the client's", err, "Check signature failed for accessKey=aclWhite01, "+frameSig)
 	// The Go client's SecurityToken is sent unsigned: rocketgo accepts it,
