@@ -135,15 +135,15 @@ func (rs *runtimeStats) tps(v func(*statsSnap) int64) string {
 		last := &rs.ring[(rs.next-1+statsSamples)%statsSamples]
 		first := &rs.ring[(rs.next-1-secs+2*statsSamples)%statsSamples]
 		if d := last.at - first.at; d > 0 {
-			b.WriteString(javaDouble(float64(v(last)-v(first)) / float64(d) * 1000))
+			b.WriteString(JavaDouble(float64(v(last)-v(first)) / float64(d) * 1000))
 		}
 	}
 	return b.String()
 }
 
-// javaDouble formats v as Java's Double.toString does, which is how
+// JavaDouble formats v as Java's Double.toString does, which is how
 // Apache's figures read ("0.0", "1234.5", "1.0E7").
-func javaDouble(v float64) string {
+func JavaDouble(v float64) string {
 	a := math.Abs(v)
 	if a == 0 || (a >= 1e-3 && a < 1e7) {
 		s := strconv.FormatFloat(v, 'f', -1, 64)

@@ -38,8 +38,8 @@ func TestRuntimeStatsRates(t *testing.T) {
 
 func TestJavaDouble(t *testing.T) {
 	for v, want := range map[float64]string{0: "0.0", 1234.5: "1234.5", 3: "3.0", 0.25: "0.25", 1e7: "1.0E7", 12345678.9: "1.23456789E7"} {
-		if got := javaDouble(v); got != want {
-			t.Errorf("javaDouble(%v) = %q, want %q", v, got, want)
+		if got := JavaDouble(v); got != want {
+			t.Errorf("JavaDouble(%v) = %q, want %q", v, got, want)
 		}
 	}
 }

@@ -27,6 +27,7 @@ type Stats struct {
 // Flow is messages and bytes through one key.
 type Flow struct {
 	Msgs, Bytes atomic.Int64
+	marks       marks // for the rates (statrates.go)
 }
 
 // InFlow is a topic's flow in, with the histogram of the sends' sizes:

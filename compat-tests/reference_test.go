@@ -168,11 +168,16 @@ var timestampField = regexp.MustCompile(`"(lastUpdateTimestamp|lastTimestamp)":\
 func normalizedBody(b []byte, brokerName string) string {
 	s := strings.ReplaceAll(string(b), `"`+brokerName+`"`, `"BROKER"`)
 	s = timestampField.ReplaceAllString(s, `"$1":T`)
+	// Rates depend on when each broker's sampler last ran: only the form
+	// (a Java double) is compared.
+	s = tpsField.ReplaceAllString(s, `"$1":TPS`)
 	entries := mqEntry.FindAllString(s, -1)
 	sort.Strings(entries)
 	rest := mqEntry.ReplaceAllString(s, "E")
 	return rest + " entries=" + strings.Join(entries, ";")
 }
+
+var tpsField = regexp.MustCompile(`"(topicPutTps|consumeTps)":-?\d+\.\d+(E-?\d+)?`)
 
 var mqEntry = regexp.MustCompile(`\{"brokerName":"[^"]*","queueId":\d+,"topic":"[^"]*"\}:(\{[^}]*\}|-?\d+)`)
 

@@ -58,7 +58,7 @@ func (p *brokerProcs) runtimeInfo(_ *remoting.Conn, req *remoting.Command) *remo
 }
 
 // topicStats is GET_TOPIC_STATS_INFO: TopicStatsTable,
-// {"offsetTable":{<MessageQueue>:{"lastUpdateTimestamp":..,"maxOffset":..,"minOffset":..}},"topicPutTps":0.0}.
+// {"offsetTable":{<MessageQueue>:{"lastUpdateTimestamp":..,"maxOffset":..,"minOffset":..}},"topicPutTps":12.5}.
 func (p *brokerProcs) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
@@ -83,13 +83,14 @@ func (p *brokerProcs) topicStats(_ *remoting.Conn, req *remoting.Command) *remot
 		body = strconv.AppendInt(body, q.MinOffset, 10)
 		body = append(body, '}')
 	}
-	// Apache 5.x adds the topic's put TPS; rocketgo keeps no per-topic rate.
-	body = append(body, `},"topicPutTps":0.0}`...)
+	body = append(body, `},"topicPutTps":`...)
+	body = append(body, broker.JavaDouble(p.b.Stats.TopicPutTps(topic))...)
+	body = append(body, '}')
 	return okBody(req, body)
 }
 
 // consumeStats is GET_CONSUME_STATS: ConsumeStats,
-// {"consumeTps":0.0,"offsetTable":{<MessageQueue>:{"brokerOffset":..,"consumerOffset":..,"lastTimestamp":..,"pullOffset":..}}}.
+// {"consumeTps":12.5,"offsetTable":{<MessageQueue>:{"brokerOffset":..,"consumerOffset":..,"lastTimestamp":..,"pullOffset":..}}}.
 func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	group, err := req.RequireStr("consumerGroup")
 	if err != nil {
@@ -100,7 +101,16 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 		r.Topics = strings.Split(list, ";")
 	}
 	qs := p.b.ConsumeStats(r)
-	body := append(make([]byte, 0, 64+len(qs)*160), `{"consumeTps":0.0,"offsetTable":{`...)
+	// Apache sums the group's rate over the topics the answer covers.
+	var tps float64
+	for i, q := range qs {
+		if i == 0 || q.Queue.Topic != qs[i-1].Queue.Topic {
+			tps += p.b.Stats.ConsumeTps(group, q.Queue.Topic)
+		}
+	}
+	body := append(make([]byte, 0, 64+len(qs)*160), `{"consumeTps":`...)
+	body = append(body, broker.JavaDouble(tps)...)
+	body = append(body, `,"offsetTable":{`...)
 	for i, q := range qs {
 		if i > 0 {
 			body = append(body, ',')
