@@ -81,4 +81,3 @@ func (s *Stats) runRates(quit <-chan struct{}) {
 		}
 	}
 }
-
