@@ -7,11 +7,16 @@
 #
 # Usage: docker/base.sh [image]      (default rocketgo-base:bookworm)
 # Env:   DEBIAN_MIRROR (default: the mirror apt uses, else deb.debian.org)
+#        ARCH: a Debian architecture other than the host's (arm64): the
+#        rootfs's binaries then run under qemu-user-static through binfmt_misc
+#        (installed and registered here when missing), and the image is
+#        imported as linux/ARCH
 set -eu
 
 IMAGE=${1:-rocketgo-base:bookworm}
 CACHE=${ROCKETGO_DOCKER_CACHE:-/var/cache/rocketgo-docker}
-TARBALL=$CACHE/bookworm-minbase.tar
+ARCH=${ARCH:-}
+TARBALL=$CACHE/bookworm-minbase${ARCH:+-$ARCH}.tar
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 if docker image inspect "$IMAGE" >/dev/null 2>&1; then
@@ -28,7 +33,13 @@ if [ ! -s "$TARBALL" ]; then
 	ROOT=$(mktemp -d "$CACHE/rootfs.XXXXXX")
 	trap 'rm -rf "$ROOT"' EXIT
 	echo "base.sh: debootstrap bookworm minbase into $ROOT (a few minutes, once)" >&2
-	debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 || {
+	if [ -n "$ARCH" ]; then
+		command -v qemu-aarch64-static >/dev/null 2>&1 || apt-get install -y qemu-user-static binfmt-support >/dev/null
+		[ -e /proc/sys/fs/binfmt_misc/register ] ||
+			mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+		update-binfmts --enable >/dev/null 2>&1 || true
+	fi
+	debootstrap --variant=minbase ${ARCH:+--arch=$ARCH} bookworm "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 || {
 		tail -20 "$CACHE/debootstrap.log" >&2
 		exit 1
 	}
@@ -40,5 +51,5 @@ if [ ! -s "$TARBALL" ]; then
 fi
 
 echo "base.sh: docker import $TARBALL as $IMAGE" >&2
-docker import -c 'CMD ["/bin/sh"]' "$TARBALL" "$IMAGE" >/dev/null
+docker import ${ARCH:+--platform linux/$ARCH} -c 'CMD ["/bin/sh"]' "$TARBALL" "$IMAGE" >/dev/null
 echo "base.sh: $IMAGE built"
