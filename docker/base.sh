@@ -39,8 +39,8 @@ if [ ! -s "$TARBALL" ]; then
 			mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
 		update-binfmts --enable >/dev/null 2>&1 || true
 	fi
-	debootstrap --variant=minbase ${ARCH:+--arch=$ARCH} bookworm "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 || {
-		tail -20 "$CACHE/debootstrap.log" >&2
+	debootstrap --variant=minbase ${ARCH:+--arch=$ARCH} bookworm "$ROOT" "$MIRROR" >"$CACHE/debootstrap${ARCH:+-$ARCH}.log" 2>&1 || {
+		tail -20 "$CACHE/debootstrap${ARCH:+-$ARCH}.log" >&2
 		exit 1
 	}
 	# Nothing in the image runs apt: drop its lists, caches and the docs to
@@ -51,5 +51,22 @@ if [ ! -s "$TARBALL" ]; then
 fi
 
 echo "base.sh: docker import $TARBALL as $IMAGE" >&2
-docker import ${ARCH:+--platform linux/$ARCH} -c 'CMD ["/bin/sh"]' "$TARBALL" "$IMAGE" >/dev/null
+docker import -c 'CMD ["/bin/sh"]' "$TARBALL" "$IMAGE" >/dev/null
+if [ -n "$ARCH" ]; then
+	# An engine without the experimental flag imports as its own
+	# architecture whatever --platform says: rewrite the image config's
+	# "architecture" (docker save, edit, docker load; the image id is the
+	# config's digest, so the file is renamed and the manifest follows).
+	d=$(mktemp -d "${TMPDIR:-/tmp}/rocketgo-base.XXXXXX")
+	old=$(docker image inspect -f '{{.Id}}' "$IMAGE")
+	docker save "$IMAGE" | tar -C "$d" -xf -
+	cfg=$(sed -n 's/.*"Config":"\([^"]*\)".*/\1/p' "$d/manifest.json")
+	sed -i "s/\"architecture\":\"[a-z0-9]*\"/\"architecture\":\"$ARCH\"/" "$d/$cfg"
+	new=$(sha256sum "$d/$cfg" | cut -c1-64).json
+	mv "$d/$cfg" "$d/$new"
+	sed -i "s/$cfg/$new/" "$d/manifest.json"
+	tar -C "$d" -cf - . | docker load >/dev/null
+	rm -rf "$d"
+	docker rmi "$old" >/dev/null 2>&1 || true
+fi
 echo "base.sh: $IMAGE built"
