@@ -72,20 +72,6 @@ func TestDockerJava5x(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	col := newCollector("v4")
-	for _, topic := range []string{topicN, topicF, topicD, topicT} {
-		startConsumer(t, c, uniq("CG"), topic, "*", col)
-	}
-	want := []string{"j-n-0", "j-n-1", "j-n-2", "j-f-0", "j-f-1", "j-f-2", "j-f-3", "j-d-0", "j-t-commit"}
-	waitAll(t, col, want, 30*time.Second, "Java 5.x SDK messages through the proxy container")
-	q := col.get("j-f-0")[0].QueueID
-	for i := 1; i < 4; i++ {
-		if r := col.get("j-f-" + strconv.Itoa(i))[0]; r.QueueID != q {
-			t.Errorf("FIFO j-f-%d in queue %d, j-f-0 in %d", i, r.QueueID, q)
-		}
-	}
-	if len(col.get("j-t-rollback")) != 0 {
-		t.Error("rolled back Java transaction delivered")
-	}
+	checkJavaProducers(t, c, "through the proxy container", topicN, topicF, topicD, topicT)
 	t.Logf("Java 5.x SDK through the proxy container: %s", time.Since(start).Round(time.Millisecond))
 }
