@@ -111,7 +111,7 @@ test-proxy-local: build
 # and from a container (the Go clients, a broker container restart) and
 # TestDockerJava / TestDockerJava5x from the host (the Java 4.9.8 client,
 # the Java 5.x SDK through the proxy container), and tears it all down
-# (~30 s warm plus ~40-60 s of Maven). make test runs it when an engine answers
+# (~50 s warm, the Java runs included). make test runs it when an engine answers
 # and says so loudly when none does; .ci/run runs it after make test with
 # ROCKETGO_DOCKER_OPTIONAL=1 (an engine that cannot start here is a loud
 # skip, not a failure).
