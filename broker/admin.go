@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/rocketgo/rocketgo/remoting"
@@ -295,17 +294,12 @@ func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
 }
 
 // RuntimeInfo is GET_BROKER_RUNTIME_INFO: Apache's KVTable of counters,
-// with the keys mqadmin's brokerStatus and clusterList read. What rocketgo
-// does not measure (thread pools, get rates, transient store) is reported as
-// an idle Apache broker reports it.
+// with the keys mqadmin's brokerStatus and clusterList read; the put and get
+// figures are runtimestats.go's. What rocketgo does not measure (thread
+// pools, transient store) is reported as an idle Apache broker reports it.
 func (b *Broker) RuntimeInfo() map[string]string {
 	st := b.Store
-	total, sinceStart, tps := b.stats.sample(st)
-	if b.IsSlave() {
-		// Apache counts puts, not replicated bytes: a slave reports none
-		// (its StoreStatsService never sees a put).
-		total, sinceStart, tps = 0, 0, 0
-	}
+	rs := b.stats.report(b.IsSlave())
 	earliest := int64(-1)
 	for t, qs := range st.Topics() {
 		for _, q := range qs {
@@ -314,19 +308,17 @@ func (b *Broker) RuntimeInfo() map[string]string {
 			}
 		}
 	}
-	tpsText := strconv.FormatFloat(tps, 'f', 2, 64)
-	tps3 := tpsText + " " + tpsText + " " + tpsText
 	pullQueued, pullCapacity := b.PullQueue()
 	return map[string]string{
 		"brokerActive":                             strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
 		"brokerVersionDesc":                        BrokerVersionDesc,
 		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
-		"msgPutTotalYesterdayMorning":              strconv.FormatInt(total-sinceStart, 10),
-		"msgPutTotalTodayMorning":                  strconv.FormatInt(total-sinceStart, 10),
-		"msgPutTotalTodayNow":                      strconv.FormatInt(total, 10),
-		"msgGetTotalYesterdayMorning":              "0",
-		"msgGetTotalTodayMorning":                  "0",
-		"msgGetTotalTodayNow":                      "0",
+		"msgPutTotalYesterdayMorning":              strconv.FormatInt(rs.putYesterdayMorning, 10),
+		"msgPutTotalTodayMorning":                  strconv.FormatInt(rs.putTodayMorning, 10),
+		"msgPutTotalTodayNow":                      strconv.FormatInt(rs.putNow, 10),
+		"msgGetTotalYesterdayMorning":              strconv.FormatInt(rs.getYesterdayMorning, 10),
+		"msgGetTotalTodayMorning":                  strconv.FormatInt(rs.getTodayMorning, 10),
+		"msgGetTotalTodayNow":                      strconv.FormatInt(rs.getNow, 10),
 		"dispatchBehindBytes":                      strconv.FormatInt(st.MaxPhyOffset()-st.DispatchedPhyOffset(), 10),
 		"pageCacheLockTimeMills":                   "0",
 		"earliestMessageTimeStamp":                 strconv.FormatInt(earliest, 10),
@@ -343,12 +335,12 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		"commitLogMinOffset":                       strconv.FormatInt(st.MinPhyOffset(), 10),
 		"bootTimestamp":                            strconv.FormatInt(b.stats.started.UnixMilli(), 10),
 		"runtime":                                  runtimeText(time.Since(b.stats.started)),
-		"putTps":                                   tps3,
-		"getFoundTps":                              "0.0 0.0 0.0",
-		"getMissTps":                               "0.0 0.0 0.0",
-		"getTransferredTps":                        "0.0 0.0 0.0",
-		"getTransferedTps":                         "0.0 0.0 0.0", // 4.9 tools' spelling
-		"getTotalTps":                              "0.0 0.0 0.0",
+		"putTps":                                   rs.putTps,
+		"getFoundTps":                              rs.getFoundTps,
+		"getMissTps":                               rs.getMissTps,
+		"getTransferredTps":                        rs.getTransferredTps,
+		"getTransferedTps":                         rs.getTransferredTps, // 4.9 tools' spelling
+		"getTotalTps":                              rs.getTotalTps,
 		"sendThreadPoolQueueSize":                  "0",
 		"sendThreadPoolQueueCapacity":              "10000",
 		"pullThreadPoolQueueSize":                  strconv.Itoa(pullQueued),
@@ -369,46 +361,85 @@ func runtimeText(d time.Duration) string {
 	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", s/86400, s%86400/3600, s%3600/60, s%60)
 }
 
-// runtimeStats derives the runtime information's counters from the store:
-// the messages put are the sum of every queue's max offset, the put TPS the
-// rate between two samples at least a second apart.
-type runtimeStats struct {
-	started  time.Time
-	putStart int64
-
-	mu      sync.Mutex
-	lastPut int64
-	lastAt  time.Time
-	putTps  float64
+// QueueTimeSpan is one queue of QUERY_CONSUME_TIME_SPAN (Apache's
+// QueueTimeSpan): the store times of its first and last messages, of the
+// group's last consumed one, and how long the next one has waited.
+type QueueTimeSpan struct {
+	Queue                              MessageQueue
+	MinTime, MaxTime, ConsumeTime, Lag int64 // ms; -1 where Apache finds no message
 }
 
-// newRuntimeStats samples st once, so the first report has a base.
-func newRuntimeStats(st *store.Store) *runtimeStats {
-	now := time.Now()
-	n := totalPut(st)
-	return &runtimeStats{lastPut: n, lastAt: now, started: now, putStart: n}
-}
-
-func totalPut(st *store.Store) int64 {
-	var n int64
-	for t, qs := range st.Topics() {
-		for _, q := range qs {
-			n += st.MaxOffset(t, q)
+// ConsumeTimeSpan is QUERY_CONSUME_TIME_SPAN (AdminBrokerProcessor.
+// queryConsumeTimeSpan): one span per write queue of the topic, bounded by
+// maxTopicQueueNums; TOPIC_NOT_EXIST with Apache's remark.
+func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
+	tc, ok := b.Topics.Get(topic)
+	if !ok {
+		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+	}
+	st, name, now := b.Store, b.Config().BrokerName, time.Now().UnixMilli()
+	timeAt := func(q int32, off int64) int64 {
+		if t, ok := st.StoreTimeAt(topic, q, off); ok {
+			return t
+		}
+		return -1
+	}
+	out := make([]QueueTimeSpan, tc.WriteQueueNums)
+	for i := range out {
+		q := int32(i)
+		s := &out[i]
+		s.Queue = MessageQueue{Topic: topic, BrokerName: name, QueueID: q}
+		s.MinTime = b.EarliestMsgStoreTime(topic, q)
+		maxOff := st.MaxOffset(topic, q)
+		s.MaxTime = timeAt(q, maxOff-1)
+		consumed, ok := b.Offsets.Query(group, topic, q)
+		if !ok {
+			consumed = -1 // Apache's queryOffset
+		}
+		s.ConsumeTime = s.MinTime
+		if consumed > 0 {
+			s.ConsumeTime = timeAt(q, consumed-1)
+		}
+		if consumed < maxOff {
+			// Apache's arithmetic, kept: without an offset (or an empty
+			// queue) the next message's time is -1 and the lag now+1.
+			s.Lag = now - timeAt(q, consumed)
 		}
 	}
-	return n
+	return out, nil
 }
 
-// sample returns the messages stored in total, those stored since start-up,
-// and the put rate since the previous sample.
-func (rs *runtimeStats) sample(st *store.Store) (total, sinceStart int64, putTps float64) {
-	now := time.Now()
-	n := totalPut(st)
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if d := now.Sub(rs.lastAt); d >= time.Second {
-		rs.putTps = float64(n-rs.lastPut) / d.Seconds()
-		rs.lastPut, rs.lastAt = n, now
+// MaxQueryCQEntries bounds the entries of one QUERY_CONSUME_QUEUE answer
+// (Apache's has no bound but the end of the consume queue file).
+const MaxQueryCQEntries = 10_000
+
+// ConsumeQueueView is QUERY_CONSUME_QUEUE's consume queue part.
+type ConsumeQueueView struct {
+	Min, Max int64
+	Entries  []store.QueueEntry // nil: index is not in the queue
+}
+
+// QueryConsumeQueue is QUERY_CONSUME_QUEUE (AdminBrokerProcessor.
+// queryConsumeQueue): the queue's bounds and up to count entries from
+// index; SYSTEM_ERROR with Apache's remark for a queue that does not exist.
+func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, count int) (ConsumeQueueView, error) {
+	st := b.Store
+	if !st.HasQueue(topic, queueID) {
+		return ConsumeQueueView{}, refuse(remoting.SystemError, ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
 	}
-	return n, n - rs.putStart, rs.putTps
+	v := ConsumeQueueView{Min: st.MinOffset(topic, queueID), Max: st.MaxOffset(topic, queueID)}
+	if index < v.Min || index >= v.Max {
+		return v, nil
+	}
+	count = min(max(count, 0), MaxQueryCQEntries)
+	v.Entries = []store.QueueEntry{}
+	for from := index; len(v.Entries) < count; {
+		es := st.ReadQueue(topic, queueID, from, count-len(v.Entries))
+		if len(es) == 0 {
+			break
+		}
+		v.Entries = append(v.Entries, es...)
+		from = es[len(es)-1].QueueOffset + 1
+	}
+	return v, nil
 }

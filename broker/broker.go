@@ -32,7 +32,16 @@ type Broker struct {
 	Clients *Clients
 	// Stats counts messages in per topic and out per group and topic
 	// (stats.go), for the metrics endpoint.
-	Stats   Stats
+	Stats Stats
+	// Tx counts transactional messages by topic (txstats.go), for the
+	// metrics endpoint.
+	Tx TxStats
+	// Timer is the timer service's figures (timerstats.go), for the
+	// metrics endpoint.
+	Timer TimerStats
+	// Revive counts the pop revive service's copies (popstats.go), for the
+	// metrics endpoint.
+	Revive  PopStats
 	Holds   *Holds
 	Locks   *Locks
 	Filters Filters
@@ -137,7 +146,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	b.Store = st
 	b.wait = st.Wait
-	b.stats = newRuntimeStats(st)
+	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
 	txLog := root.With().Str("component", "transaction").Logger()
@@ -244,6 +253,8 @@ func (b *Broker) Start(h remoting.Handler) error {
 		}
 	}
 	b.goRun(b.expireLoop)
+	b.goRun(func() { b.stats.run(b.quit) })
+	b.goRun(func() { b.Stats.runRates(b.quit) })
 	b.registrar.launched.Store(true)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).

@@ -1,6 +1,10 @@
 package broker
 
-import "github.com/rocketgo/rocketgo/remoting"
+import (
+	"math/bits"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
 
 // Read-only views over the broker's tables for the metrics endpoint: each
 // holds its table's read lock for one pass and calls back without
@@ -36,21 +40,6 @@ func (cs *Clients) EachConsumer(fn func(group, consumeType string, k ClientKind)
 	}
 }
 
-// Each calls fn for every committed offset.
-func (o *Offsets) Each(fn func(group, topic string, queueID int32, offset int64)) {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
-	for key, qs := range o.table {
-		topic, group, ok := cutOffsetKey(key)
-		if !ok {
-			continue
-		}
-		for q, off := range qs {
-			fn(group, topic, q, off)
-		}
-	}
-}
-
 // Len is the number of topics in the table, system topics included.
 func (t *Topics) Len() int {
 	t.mu.RLock()
@@ -63,4 +52,36 @@ func (g *Groups) Len() int {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return len(g.table)
+}
+
+// EachSubscribedTopic calls fn once per topic each online consumer group
+// subscribes, with the group's consume type (CONSUME_POP for pop groups).
+func (cs *Clients) EachSubscribedTopic(fn func(group, consumeType, topic string)) {
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	for group, g := range cs.consumers {
+		for topic := range g.subs {
+			fn(group, g.info.ConsumeType, topic)
+		}
+	}
+}
+
+// EachPopInFlight calls fn once per live pop checkpoint with the messages it
+// holds that are not acknowledged yet (Apache's PopInflightMessageCounter,
+// counted from the checkpoints instead of on the pop and ack paths). The
+// topic is the one popped: a pop retry topic for retried messages. It holds
+// the checkpoint table's lock for one pass over at most popMaxCheckpoints
+// entries, as each revive pass's scan does (BenchmarkEachPopInFlight: tens
+// of ms at the bound, pops and acks waiting); the metrics endpoint calls it
+// once per scrape, and only when a pop group is online.
+func (b *Broker) EachPopInFlight(fn func(group, topic string, queueID int32, n int64)) {
+	p := b.pop
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, ck := range p.cks {
+		n := int64(len(ck.offsets) - bits.OnesCount64(ck.acked))
+		if n > 0 {
+			fn(k.group, k.topic, k.queueID, n)
+		}
+	}
 }

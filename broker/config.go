@@ -63,6 +63,10 @@ type Config struct {
 	MetricsPromExporterPort int    `key:"metricsPromExporterPort"`
 	MetricsLabel            string `key:"metricsLabel"`
 
+	// AclEnable turns on ACL 1.0 (package acl): every request is checked
+	// against ${rocketmqHome}/conf/plain_acl.yml and conf/acl/**.yml.
+	AclEnable bool `key:"aclEnable"`
+
 	// Registration, filters and parked pulls (issue #11, sched).
 	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
 	// are Apache's BrokerConfig keys (registration.go); the others are

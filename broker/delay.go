@@ -25,7 +25,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
-	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -204,13 +203,18 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 				return due
 			}
 			rec, err := d.b.Store.RecordAt(e.PhyOffset, e.Size)
+			var topic string
+			var wrote int32
 			if err == nil {
-				err = d.b.reputReal(rec, []string{message.PropDelayTimeLevel, message.PropTimerDeliverMs,
-					message.PropTimerDelaySec, message.PropTimerDelayMs})
+				topic, wrote, err = d.b.reputReal(rec)
 			}
 			switch {
 			case err == nil:
 				retry.ok()
+				// Apache counts a delivery out of SCHEDULE_TOPIC_XXXX to its
+				// schedule consumer group and into the real topic as delay.
+				d.b.Stats.Out(ScheduleConsumerGroup, ScheduleTopic, 1, int64(wrote))
+				d.b.Stats.In(topic, MessageDelay, 1, int64(wrote))
 			case transientDelivery(err):
 				at := retry.failed(now)
 				if !errors.Is(err, store.ErrClosed) {

@@ -287,7 +287,7 @@ func TestReputRefusesBadRealTopic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.reputReal(rec, nil); !errors.Is(err, ErrTopicInvalid) {
+		if _, _, err := b.reputReal(rec); !errors.Is(err, ErrTopicInvalid) {
 			t.Errorf("reput to %s-%s: %v, want ErrTopicInvalid", tc.topic, tc.qid, err)
 		}
 	}

@@ -292,10 +292,13 @@ func (b *Broker) QueueMinOffset(topic string, queueID int32) int64 {
 	return b.Store.MinOffset(topic, queueID)
 }
 
-// SearchOffset is SEARCH_OFFSET_BY_TIMESTAMP: the first entry of the queue
-// stored at or after ts (the lower boundary, Apache's default
-// BoundaryType).
-func (b *Broker) SearchOffset(topic string, queueID int32, ts int64) int64 {
+// SearchOffset is SEARCH_OFFSET_BY_TIMESTAMP: with the lower boundary
+// (Apache's default) the first entry of the queue stored at or after ts, with
+// the upper one the last stored at or before it (Apache 5.x's boundaryType).
+func (b *Broker) SearchOffset(topic string, queueID int32, ts int64, upper bool) int64 {
+	if upper {
+		return b.Store.OffsetByTimeUpper(topic, queueID, ts)
+	}
 	return b.Store.OffsetByTime(topic, queueID, ts)
 }
 

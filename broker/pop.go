@@ -279,6 +279,7 @@ func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte
 	if st.count > 0 {
 		res.Status, res.Vec, res.Count = PopFound, st.vec, st.count
 		p.b.Stats.Out(r.Group, r.Topic, int64(st.count), vecLen(st.vec))
+		p.b.stats.got(true, st.count)
 		rels := st.releases
 		res.Release = func() {
 			for _, f := range rels {

@@ -142,8 +142,10 @@ func (p *pops) reviveOne(ck *popCk, off int64) (bool, error) {
 		ReconsumeTimes: m.ReconsumeTimes + 1,
 	}
 	if _, err := b.Store.Put(&put); err != nil {
+		b.Revive.retried(ck.key.group, ck.key.topic, putStatus(err))
 		return false, err
 	}
+	b.Revive.retried(ck.key.group, ck.key.topic, "PUT_OK")
 	return true, nil
 }
 

@@ -72,6 +72,11 @@ func TestPopCheckpoints(t *testing.T) {
 	}
 	retry := PopRetryTopic("T", "G")
 	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(retry, 0) == 1 })
+	retried := map[PopRetryKey]int64{}
+	b.Revive.RangeRetries(func(k PopRetryKey, n int64) bool { retried[k] = n; return true })
+	if len(retried) != 1 || retried[PopRetryKey{"G", "T", "PUT_OK"}] != 1 {
+		t.Errorf("revive retries counted %v", retried)
+	}
 	var got PopResult
 	for range 100 { // the retry topic is read first in 20 % of pops, after the topic otherwise
 		if got = popNow(t, b, req); got.Status == PopFound {

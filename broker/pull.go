@@ -172,6 +172,7 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	if res.Status == store.PagesNotResident {
 		return b.deferCold(r, later)
 	}
+	b.stats.got(res.Status == store.Found, res.Count)
 	out := PullResult{Status: pullStatus(res.Status, r.QueueOffset), NextBeginOffset: res.NextBeginOffset,
 		MinOffset: res.MinOffset, MaxOffset: res.MaxOffset, SuggestWhichBrokerID: MasterID}
 	if cfg.SlaveReadEnable {

@@ -89,6 +89,13 @@ func (b *Broker) SendBack(r SendBack) error {
 	}
 	level := r.DelayLevel
 	if v.ReconsumeTimes >= maxTimes || level < 0 {
+		// Apache labels it with the header's originTopic, which the
+		// clients set to the message's first topic: RETRY_TOPIC's, else its own.
+		origin := message.Property(props, message.PropRetryTopic)
+		if origin == "" {
+			origin = string(v.Topic)
+		}
+		b.Stats.ToDLQ(r.Group, origin)
 		topic = DLQGroupPrefix + r.Group
 		queueID = rand.Int32N(dlqQueueNums)
 		if err := b.createDLQ(topic); err != nil {
@@ -182,7 +189,10 @@ func putStatus(err error) string {
 // maxReconsumeTimes (header value, else the group's retryMaxTimes) or the
 // group holds unexpired orderly locks, the message goes to %DLQ%<group>
 // instead, without delay (DELAY=-1).
-func (b *Broker) retrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax bool) error {
+//
+// A move to the DLQ is counted under producerGroup and the retry topic, as
+// Apache labels it.
+func (b *Broker) retrySend(m *store.PutMessage, producerGroup string, maxReconsumeTimes int32, hasMax bool) error {
 	if !strings.HasPrefix(m.Topic, RetryGroupPrefix) {
 		return nil
 	}
@@ -196,6 +206,7 @@ func (b *Broker) retrySend(m *store.PutMessage, maxReconsumeTimes int32, hasMax 
 		maxTimes = maxReconsumeTimes
 	}
 	if m.ReconsumeTimes > maxTimes || b.lockedGroup(group) {
+		b.Stats.ToDLQ(producerGroup, m.Topic)
 		m.Topic = DLQGroupPrefix + group
 		m.QueueID = rand.Int32N(dlqQueueNums)
 		if err := b.createDLQ(m.Topic); err != nil {

@@ -150,23 +150,31 @@ func (b *Broker) checkRealTopic(topic string, qid int) error {
 var errNoRealTopic = errors.New("broker: staged message without REAL_TOPIC")
 
 // reputReal stores a copy of a staged record (delay level or timer) in its
-// REAL_TOPIC / REAL_QID, as ScheduleMessageService.messageTimeup does: same
-// body, flag, born info, reconsume times and properties minus strip, WAIT=false.
-func (b *Broker) reputReal(rec []byte, strip []string, add ...string) error {
+// REAL_TOPIC / REAL_QID, as ScheduleMessageService.messageTimeUp and
+// TimerMessageStore.convertMessage do: same body, flag, born info, reconsume
+// times, and the staged properties with add set. Apache serialises the
+// properties before it clears DELAY, TIMER_DELIVER_MS, TIMER_DELAY_SEC,
+// REAL_TOPIC and REAL_QID from its copy and sets WAIT=false on it, so the
+// delivered message keeps the first five and has no WAIT: consumers read
+// getDelayTimeLevel() and the real topic from it. Nothing is stripped here.
+// It returns the topic and the bytes stored.
+func (b *Broker) reputReal(rec []byte, add ...string) (string, int32, error) {
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return fmt.Errorf("reput: %w", err)
+		return "", 0, fmt.Errorf("reput: %w", err)
 	}
 	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	if topic == "" || err != nil {
-		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
+		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, errNoRealTopic)
 	}
 	if err := b.checkRealTopic(topic, qid); err != nil {
-		return fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
+		return "", 0, fmt.Errorf("reput record at %d: %w", v.PhysicalOffset, err)
 	}
-	props := propsDel(string(v.Properties), strip...)
-	props = propsSet(props, append([]string{message.PropWaitStoreMsgOK, "false"}, add...)...)
+	props := string(v.Properties)
+	if len(add) > 0 {
+		props = propsSet(props, add...)
+	}
 	m := store.PutMessage{
 		Topic:                     topic,
 		QueueID:                   int32(qid),
@@ -180,8 +188,9 @@ func (b *Broker) reputReal(rec []byte, strip []string, add ...string) error {
 		ReconsumeTimes:            v.ReconsumeTimes,
 		PreparedTransactionOffset: v.PreparedTransactionOffset,
 	}
-	if _, err := b.Store.Put(&m); err != nil {
-		return fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
+	pr, err := b.Store.Put(&m)
+	if err != nil {
+		return "", 0, fmt.Errorf("reput to %s-%d: %w", topic, qid, err)
 	}
-	return nil
+	return topic, pr.WroteBytes, nil
 }

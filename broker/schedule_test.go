@@ -189,8 +189,30 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pm := message.ParseProperties(r.Properties)
-	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "" || string(r.Body) != "hello" {
+	// As Apache's: DELAY stays (serialised before it is cleared), no WAIT.
+	if pm["K"] != "v" || pm["REAL_TOPIC"] != "Real" || pm["DELAY"] != "1" || pm["WAIT"] != "" || string(r.Body) != "hello" {
 		t.Errorf("delivered record: props=%v body=%q", pm, r.Body)
+	}
+	// The deliveries count as Apache's: out of SCHEDULE_TOPIC_XXXX to
+	// SCHEDULE_CONSUMER, into Real as delay (b.put counted nothing).
+	var in, out int64
+	counted := func() bool { // the last count may follow the dispatch seen above
+		b.Stats.RangeIn(func(k TopicType, f *InFlow) bool {
+			if k == (TopicType{"Real", MessageDelay}) {
+				in = f.Msgs.Load()
+			}
+			return true
+		})
+		b.Stats.RangeOut(func(k GroupTopic, f *Flow) bool {
+			if k == (GroupTopic{ScheduleConsumerGroup, ScheduleTopic}) {
+				out = f.Msgs.Load()
+			}
+			return true
+		})
+		return in == 3 && out == 3
+	}
+	if !waitFor(t, 2*time.Second, counted) {
+		t.Errorf("delay deliveries counted in %d out %d, want 3 3", in, out)
 	}
 	stop()
 	raw, err := os.ReadFile(filepath.Join(dir, "config", "delayOffset.json"))
@@ -226,7 +248,8 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 			}
 			r, _, _ := message.DecodeRecord(rec)
 			pm := message.ParseProperties(r.Properties)
-			if pm["REAL_TOPIC"] != "" || pm["TIMER_DEQUEUE_MS"] == "" {
+			// As Apache's: REAL_TOPIC stays (serialised before it is cleared), no WAIT.
+			if pm["REAL_TOPIC"] != "Real" || pm["TIMER_DEQUEUE_MS"] == "" || pm["WAIT"] != "" {
 				t.Errorf("delivered props %v", pm)
 			}
 			out = append(out, pm["id"])
@@ -242,6 +265,7 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 	if got := strings.Join(ids(b), ","); got != "a,b,c" {
 		t.Errorf("delivery order %s, want a,b,c", got)
 	}
+	wantTimer(t, b, 4, 3, 1, now+1500)
 	stop()
 
 	b2, _ := testBroker(t, dir, nil)
@@ -254,6 +278,31 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 	waitFor(t, 300*time.Millisecond, func() bool { return b2.Store.MaxOffset("Real", 0) > 4 })
 	if got := strings.Join(ids(b2), ","); got != "a,b,c,late" {
 		t.Errorf("after restart: %s, want a,b,c,late (no redelivery)", got)
+	}
+	wantTimer(t, b2, 1, 1, 0, 0) // since the restart: only the one still waiting was read
+}
+
+// wantTimer waits for topic Real's TimerStats (and the head's due time).
+func wantTimer(t *testing.T, b *Broker, enq, deq, timing, headDue int64) {
+	t.Helper()
+	var f *TimerFlow
+	ok := waitFor(t, 3*time.Second, func() bool {
+		f = nil
+		b.Timer.RangeTopics(func(topic string, x *TimerFlow) bool {
+			if topic == "Real" {
+				f = x
+			}
+			return true
+		})
+		return f != nil && f.Enqueued.Load() == enq && f.Dequeued.Load() == deq && f.Timing.Load() == timing &&
+			b.Timer.HeadDue.Load() == headDue && b.Timer.Behind.Load() == 0
+	})
+	if !ok {
+		if f == nil {
+			t.Fatal("no timer figures for Real")
+		}
+		t.Fatalf("timer: enqueued %d dequeued %d timing %d head %d behind %d, want %d %d %d %d 0", f.Enqueued.Load(),
+			f.Dequeued.Load(), f.Timing.Load(), b.Timer.HeadDue.Load(), b.Timer.Behind.Load(), enq, deq, timing, headDue)
 	}
 }
 
@@ -296,7 +345,7 @@ func TestRetrySendRules(t *testing.T) {
 		t.Helper()
 		m := testMsg("%RETRY%G", props("DELAY", "3"))
 		m.ReconsumeTimes = reconsume
-		if err := b.retrySend(m, max, hasMax); err != nil {
+		if err := b.retrySend(m, "PG", max, hasMax); err != nil {
 			t.Fatal(err)
 		}
 		return m
@@ -317,7 +366,7 @@ func TestRetrySendRules(t *testing.T) {
 	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
 		t.Errorf("group with orderly locks: topic %s", m.Topic)
 	}
-	if err := b.retrySend(testMsg("%RETRY%nope", ""), 0, false); err != nil {
+	if err := b.retrySend(testMsg("%RETRY%nope", ""), "PG", 0, false); err != nil {
 		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
 	}
 }

@@ -85,7 +85,7 @@ type SendRequest struct {
 }
 
 // ScratchHint is room enough in Scratch for the usual send: a single
-// message's properties with UNIQ_KEY, CLUSTER and its id, or a batch of up
+// message's properties with UNIQ_KEY, MSG_REGION, TRACE_ON, CLUSTER and its id, or a batch of up
 // to 16 messages carrying the batch's properties each.
 func (r *SendRequest) ScratchHint() int {
 	n := len(r.Properties) + 256
@@ -261,12 +261,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	buf, uniq := b.storedProperties(cfg, r)
 	m.Body = r.Body
 	m.Properties = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is only appended to from here on
-	if err := b.retrySend(m, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
+	if err := b.retrySend(m, r.ProducerGroup, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
 		return 0, err
 	}
 	var pr store.PutResult
 	var err error
-	if message.TransactionType(m.SysFlag) == message.TransactionPrep {
+	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
+	if prep {
 		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
 	} else {
 		pr, err = b.put(m)
@@ -276,12 +277,17 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	}
 	typ := MessageNormal
 	switch {
-	case message.TransactionType(m.SysFlag) == message.TransactionPrep:
+	case prep:
 		typ = MessageTransaction
+	case message.Property(r.Properties, message.PropShardingKey) != "": // Apache's getMessageType: before delay
+		typ = MessageFIFO
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
 		typ = MessageDelay
 	}
-	b.Stats.In(r.Topic, typ, 1, int64(pr.WroteBytes))
+	// Under the topic stored, as Apache (its hooks rename the message in
+	// place): a delay message's is SCHEDULE_TOPIC_XXXX, a half message's
+	// RMQ_SYS_TRANS_HALF_TOPIC.
+	b.Stats.In(m.Topic, typ, 1, int64(pr.WroteBytes))
 	at := len(buf)
 	buf = message.AppendOffsetMsgID(buf, b.StoreHost, pr.PhysicalOffset)
 	res.MsgID = buf[at:]
@@ -291,8 +297,8 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 }
 
 // storedProperties is what the broker stores for a single send: the
-// client's properties plus UNIQ_KEY (generated when the client sent none)
-// and CLUSTER, in the request's scratch space. It returns them and the
+// client's properties plus UNIQ_KEY (generated when the client sent none),
+// MSG_REGION, TRACE_ON and CLUSTER, in the request's scratch space. It returns them and the
 // UNIQ_KEY; both are valid only as the request (see SendRequest).
 func (b *Broker) storedProperties(cfg *Config, r *SendRequest) (props []byte, uniq string) {
 	uniq = message.Property(r.Properties, message.PropUniqClientMessageID)
@@ -309,7 +315,23 @@ func (b *Broker) storedProperties(cfg *Config, r *SendRequest) (props []byte, un
 		uniq = unsafe.String(&buf[at], len(buf)-at) // buf is never written below len again
 		buf = append(buf, message.PropertySeparator)
 	}
-	return message.AppendProperty(buf, message.PropCluster, cfg.BrokerClusterName), uniq
+	return appendBrokerProperties(cfg, buf), uniq
+}
+
+// appendBrokerProperties appends what Apache 5.3.3's broker adds to every
+// sent message's properties (AbstractSendMessageProcessor.buildMsgContext
+// puts MSG_REGION and TRACE_ON; the send puts CLUSTER): consumers read the
+// region and trace switch from the delivered message. A client's own pair
+// of the same name comes first, so decoders (a map, last wins) see the
+// broker's, as Apache's put replaces it.
+func appendBrokerProperties(cfg *Config, buf []byte) []byte {
+	buf = message.AppendProperty(buf, message.PropMsgRegion, cfg.RegionID)
+	trace := "false"
+	if cfg.TraceOn {
+		trace = "true"
+	}
+	buf = message.AppendProperty(buf, message.PropTraceSwitch, trace)
+	return message.AppendProperty(buf, message.PropCluster, cfg.BrokerClusterName)
 }
 
 // sendBatch stores a SEND_BATCH_MESSAGE as Apache's sendBatchMessage and
@@ -338,7 +360,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	// the earlier views keep the old one alive.
 	text := r.Scratch[len(r.Scratch):]
 	text = append(text, r.Properties...)
-	text = message.AppendProperty(text, message.PropCluster, cfg.BrokerClusterName)
+	text = appendBrokerProperties(cfg, text)
 	m.Properties = unsafe.String(unsafe.SliceData(text), len(text)) // later appends go after it
 	if err := b.schedule(m, time.Now().UnixMilli()); err != nil {
 		return 0, err
@@ -385,10 +407,13 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		wrote += int64(pr.WroteBytes)
 	}
 	typ := MessageNormal // transactional batches are refused
-	if m.Topic == ScheduleTopic || m.Topic == TimerTopic {
+	switch {
+	case message.Property(r.Properties, message.PropShardingKey) != "":
+		typ = MessageFIFO
+	case m.Topic == ScheduleTopic || m.Topic == TimerTopic:
 		typ = MessageDelay
 	}
-	b.Stats.In(r.Topic, typ, int64(len(results)), wrote)
+	b.Stats.In(m.Topic, typ, int64(len(results)), wrote)
 	at := len(text)
 	for i, pr := range results {
 		if i > 0 {

@@ -65,11 +65,47 @@ func TestOffsetServices(t *testing.T) {
 	if b.QueueMaxOffset("T", 0) != 3 || b.QueueMinOffset("T", 0) != 0 || b.QueueMaxOffset("Nope", 0) != 0 {
 		t.Fatalf("queue offsets [%d, %d)", b.QueueMinOffset("T", 0), b.QueueMaxOffset("T", 0))
 	}
-	if got := b.SearchOffset("T", 0, before-1000); got != 0 {
-		t.Fatalf("offset by an early time %d", got)
+	future := time.Now().Add(time.Hour).UnixMilli()
+	last, _ := b.Store.EarliestMessageTime("T", 0)
+	for _, c := range []struct {
+		ts    int64
+		upper bool
+		want  int64
+	}{
+		{before - 1000, false, 0}, {future, false, 3}, // lower: the first at or after
+		{before - 1000, true, 0}, {future, true, 2}, // upper: the last at or before (0 if none)
+		{last, true, -1}, // all three may share a millisecond: checked below
+	} {
+		got := b.SearchOffset("T", 0, c.ts, c.upper)
+		if c.want >= 0 && got != c.want {
+			t.Errorf("offset by time %d (upper %v) = %d, want %d", c.ts, c.upper, got, c.want)
+		}
+		if c.want < 0 && (got < 0 || got > 2 || b.SearchOffset("T", 0, c.ts, false) != 0) {
+			t.Errorf("offset by the first store time %d: upper %d, lower %d", c.ts, got, b.SearchOffset("T", 0, c.ts, false))
+		}
 	}
-	if got := b.SearchOffset("T", 0, time.Now().Add(time.Hour).UnixMilli()); got != 3 {
-		t.Fatalf("offset by a future time %d", got)
+	spans, err := b.ConsumeTimeSpan("T", "CG_span")
+	if err != nil || len(spans) == 0 {
+		t.Fatalf("ConsumeTimeSpan: %v %v", spans, err)
+	}
+	if s := spans[0]; s.MinTime < before || s.MaxTime < s.MinTime || s.ConsumeTime != s.MinTime || s.Lag <= before {
+		t.Errorf("span without a consumer offset: %+v (Apache's lag is now+1)", s)
+	}
+	b.Offsets.Commit("CG_span", "T", 0, 1)
+	if s, _ := b.ConsumeTimeSpan("T", "CG_span"); s[0].ConsumeTime != s[0].MinTime || s[0].Lag < 0 || s[0].Lag > time.Now().UnixMilli()-before+1000 {
+		t.Errorf("span after consuming one: %+v", s[0])
+	}
+	if v, err := b.QueryConsumeQueue("T", 0, 1, 5); err != nil || v.Min != 0 || v.Max != 3 || len(v.Entries) != 2 ||
+		v.Entries[0].QueueOffset != 1 || v.Entries[1].PhyOffset <= v.Entries[0].PhyOffset {
+		t.Errorf("QueryConsumeQueue(T-0, 1, 5) = %+v, %v", v, err)
+	}
+	if v, err := b.QueryConsumeQueue("T", 0, 3, 5); err != nil || v.Entries != nil {
+		t.Errorf("QueryConsumeQueue past the end = %+v, %v", v, err)
+	}
+	_, err = b.QueryConsumeQueue("Nope", 0, 0, 1)
+	wantRefusal(t, err, remoting.SystemError, "0@Nope is not exist!")
+	if _, err := b.ConsumeTimeSpan("Nope", "CG_span"); err == nil {
+		t.Error("time span of an unknown topic")
 	}
 	if got := b.EarliestMsgStoreTime("T", 0); got < before || got > time.Now().UnixMilli() {
 		t.Fatalf("earliest store time %d, stored after %d", got, before)

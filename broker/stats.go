@@ -11,21 +11,36 @@ import (
 // BrokerStatsManager figures (TOPIC_PUT_NUMS / _SIZE, GROUP_GET_NUMS /
 // _SIZE). The metrics endpoint reads them at each scrape.
 //
-// Invariants: counting is one sync.Map read and two atomic adds per send or
-// per answer of a pull or pop; a key allocates once, on its first use, and
+// Invariants: counting is one sync.Map read and four atomic adds (the key's
+// and the totals') per answer of a pull or pop, six per send (with the size
+// histogram's bucket and sum); a key allocates once, on its first use, and
 // the keys are bounded (maxStatKeys each way: a group name comes from the
 // client): past the bound a new key's flow is counted only in the totals.
 type Stats struct {
-	in, out       sync.Map // TopicType or GroupTopic -> *Flow
+	in, out       sync.Map // TopicType -> *InFlow, GroupTopic -> *Flow
 	inKeys        atomic.Int64
 	outKeys       atomic.Int64
 	totIn, totOut Flow
+	dlq           statMap[GroupTopic, atomic.Int64] // messages moved to a DLQ
 }
 
 // Flow is messages and bytes through one key.
 type Flow struct {
 	Msgs, Bytes atomic.Int64
+	marks       marks // for the rates (statrates.go)
 }
+
+// InFlow is a topic's flow in, with the histogram of the sends' sizes:
+// Apache's rocketmq_message_size, one observation per send of its record
+// bytes per message, over SizeBuckets.
+type InFlow struct {
+	Flow
+	Sizes Histogram
+}
+
+// SizeBuckets are rocketmq_message_size's upper bounds (bytes), Apache's:
+// 1 KiB, 4 KiB, 512 KiB, 1 MiB, 2 MiB, 4 MiB.
+var SizeBuckets = Bounds{1 << 10, 4 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20}
 
 // GroupTopic keys what a consumer group took from a topic.
 type GroupTopic struct{ Group, Topic string }
@@ -44,6 +59,7 @@ const (
 	MessageNormal MessageType = iota
 	MessageDelay
 	MessageTransaction
+	MessageFIFO
 )
 
 func (t MessageType) String() string {
@@ -52,6 +68,8 @@ func (t MessageType) String() string {
 		return "delay"
 	case MessageTransaction:
 		return "transaction"
+	case MessageFIFO:
+		return "fifo"
 	}
 	return "normal"
 }
@@ -59,22 +77,27 @@ func (t MessageType) String() string {
 // maxStatKeys bounds the keys of each table.
 const maxStatKeys = 100_000
 
-// In counts msgs of type stored on topic, bytes in all as stored (records).
+// In counts msgs of type stored on topic by one send, bytes in all as
+// stored (records).
 func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
 	s.totIn.add(msgs, bytes)
 	k := TopicType{topic, typ}
-	if f, ok := s.in.Load(k); ok {
-		f.(*Flow).add(msgs, bytes)
-		return
+	v, ok := s.in.Load(k)
+	if !ok {
+		if s.inKeys.Load() >= maxStatKeys {
+			return
+		}
+		var loaded bool
+		v, loaded = s.in.LoadOrStore(TopicType{strings.Clone(topic), typ}, &InFlow{})
+		if !loaded {
+			s.inKeys.Add(1)
+		}
 	}
-	if s.inKeys.Load() >= maxStatKeys {
-		return
+	f := v.(*InFlow)
+	f.add(msgs, bytes)
+	if msgs > 0 {
+		f.Sizes.observe(&SizeBuckets, bytes/msgs)
 	}
-	f, loaded := s.in.LoadOrStore(TopicType{strings.Clone(topic), typ}, &Flow{})
-	if !loaded {
-		s.inKeys.Add(1)
-	}
-	f.(*Flow).add(msgs, bytes)
 }
 
 // Out counts msgs (bytes in all, as stored: records) handed to group from
@@ -103,8 +126,8 @@ func (s *Stats) Totals() (inMsgs, inBytes, outMsgs, outBytes int64) {
 }
 
 // RangeIn calls fn for each topic and type's flow until fn returns false.
-func (s *Stats) RangeIn(fn func(k TopicType, f *Flow) bool) {
-	s.in.Range(func(k, v any) bool { return fn(k.(TopicType), v.(*Flow)) })
+func (s *Stats) RangeIn(fn func(k TopicType, f *InFlow) bool) {
+	s.in.Range(func(k, v any) bool { return fn(k.(TopicType), v.(*InFlow)) })
 }
 
 // RangeOut calls fn for each group and topic's flow until fn returns false.
@@ -115,4 +138,21 @@ func (s *Stats) RangeOut(fn func(k GroupTopic, f *Flow) bool) {
 func (f *Flow) add(msgs, bytes int64) {
 	f.Msgs.Add(msgs)
 	f.Bytes.Add(bytes)
+}
+
+// ToDLQ counts a message of topic moved to group's DLQ (Apache's
+// sendToDlqMessages).
+func (s *Stats) ToDLQ(group, topic string) {
+	if n := s.dlq.get(GroupTopic{group, topic}, cloneGroupTopic); n != nil {
+		n.Add(1)
+	}
+}
+
+func cloneGroupTopic(k GroupTopic) GroupTopic {
+	return GroupTopic{strings.Clone(k.Group), strings.Clone(k.Topic)}
+}
+
+// RangeDLQ calls fn for each group and topic's DLQ count until fn returns false.
+func (s *Stats) RangeDLQ(fn func(k GroupTopic, n int64) bool) {
+	s.dlq.each(func(k GroupTopic, n *atomic.Int64) bool { return fn(k, n.Load()) })
 }

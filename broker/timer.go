@@ -46,6 +46,7 @@ import (
 type timerItem struct {
 	due, qoff, phy int64
 	size           int32
+	topic          string // REAL_TOPIC, for TimerStats
 }
 
 type timerHeap []timerItem
@@ -137,6 +138,8 @@ func (ts *timerService) run(quit <-chan struct{}) {
 		if len(ts.pending) > 0 {
 			next = ts.pending[0].due
 		}
+		ts.b.Timer.HeadDue.Store(max(next, 0))
+		ts.b.Timer.Behind.Store(max(ts.b.Store.MaxOffset(TimerTopic, 0)-ts.enq, 0))
 		if readTime < now { // a transient failure: not before the retry time
 			next = max(next, ts.retry.at)
 		}
@@ -184,7 +187,9 @@ func (ts *timerService) enqueue() {
 			if e.QueueOffset < ts.rescanEnd && due <= ts.rescanT {
 				continue // delivered before the restart
 			}
-			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size})
+			topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
+			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size, topic: topic})
+			ts.b.Timer.enqueued(topic)
 			ts.waiting[e.QueueOffset] = struct{}{}
 			ts.fifo = append(ts.fifo, e.QueueOffset)
 		}
@@ -203,8 +208,7 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
 		if err == nil {
-			err = ts.b.reputReal(rec, []string{message.PropRealTopic, message.PropRealQueueID},
-				message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
+			_, _, err = ts.b.reputReal(rec, message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
 				message.PropTimerDequeueMs, strconv.FormatInt(now, 10))
 		}
 		switch {
@@ -223,6 +227,7 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		heap.Pop(&ts.pending)
 		delete(ts.waiting, it.qoff)
+		ts.b.Timer.left(it.topic, err == nil)
 	}
 	return now
 }

@@ -24,6 +24,9 @@ const (
 	ScheduleTopic      = "SCHEDULE_TOPIC_XXXX"
 	RetryGroupPrefix   = "%RETRY%"
 	DLQGroupPrefix     = "%DLQ%"
+	// ScheduleConsumerGroup is the group Apache's metrics count delay
+	// deliveries out of ScheduleTopic under (MixAll.SCHEDULE_CONSUMER_GROUP).
+	ScheduleConsumerGroup = "SCHEDULE_CONSUMER"
 )
 
 var (

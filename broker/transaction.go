@@ -95,12 +95,17 @@ func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, er
 // transactional messages, so only a forged send differs); otherwise as Apache
 // stores a PREPARED record in its own topic (no consume queue entry).
 func (b *Broker) putPrepared(cfg *Config, m *store.PutMessage, uniq string) (store.PutResult, error) {
+	realTopic := m.Topic
 	half, err := b.toHalf(cfg, m, uniq)
 	if err != nil {
 		return store.PutResult{}, err
 	}
 	if half {
-		return b.Store.Put(m)
+		pr, err := b.Store.Put(m)
+		if err == nil {
+			b.Tx.Prepared(realTopic)
+		}
+		return pr, err
 	}
 	return b.put(m)
 }

@@ -562,5 +562,7 @@ func (tc *txChecker) discard(v *message.RecordView) {
 	if _, err := tc.b.Store.Put(&m); err != nil {
 		tc.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).
 			Msg("put checked-too-many-time half message to TRANS_CHECK_MAX_TIME_TOPIC failed")
+		return
 	}
+	tc.b.Tx.Discarded(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
 }

@@ -169,6 +169,7 @@ func (b *Broker) endTransaction(j *endTxJob) {
 			b.endTx.resolved.release(key)
 		} else {
 			b.endTx.resolved.ended(key)
+			b.Tx.RolledBack(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
 		}
 		j.done(nil)
 		return
@@ -179,6 +180,7 @@ func (b *Broker) endTransaction(j *endTxJob) {
 		j.done(err)
 		return
 	}
+	b.Tx.Committed(string(message.PropertyBytes(v.Properties, message.PropRealTopic)), v.BornTimestamp, time.Now().UnixMilli())
 	if op, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
 		// The commit is stored: answer SUCCESS as Apache does; the half
 		// message will be checked, and its commit not stored again while

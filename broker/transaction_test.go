@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -150,6 +151,37 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
 	if n := b.Store.MaxOffset("T", 1); n != 1 {
 		t.Fatalf("T/1 holds %d messages after a commit and a rollback", n)
+	}
+	wantTx(t, b, "T", 0, 1, 1)
+	in := map[TopicType]int64{}
+	b.Stats.RangeIn(func(k TopicType, f *InFlow) bool { in[k] = f.Msgs.Load(); return true })
+	if in[TopicType{TransHalfTopic, MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, as Apache
+		t.Errorf("in: %v", in)
+	}
+}
+
+// wantTx waits for topic's transaction counts (TxStats) and that the
+// commits' latencies were observed: an end is counted on its worker after
+// its op record is written, which the test may see first.
+func wantTx(t *testing.T, b *Broker, topic string, half, commits, rollbacks int64) {
+	t.Helper()
+	var got string
+	ok := waitFor(t, 5*time.Second, func() bool {
+		n, match := 0, false
+		got = ""
+		b.Tx.RangeTopics(func(tp string, f *TxFlow) bool {
+			n++
+			_, observed, _ := f.Finish.Read()
+			match = tp == topic && f.Half.Load() == half && f.Commits.Load() == commits &&
+				f.Rollbacks.Load() == rollbacks && observed == uint64(commits)
+			got += fmt.Sprintf("%s: half %d commits %d rollbacks %d latencies %d; ", tp, f.Half.Load(),
+				f.Commits.Load(), f.Rollbacks.Load(), observed)
+			return true
+		})
+		return n == 1 && match
+	})
+	if !ok {
+		t.Errorf("transaction counts %s want %s only: half %d commits %d rollbacks %d", got, topic, half, commits, rollbacks)
 	}
 }
 
@@ -368,6 +400,9 @@ func TestTransactionCheck(t *testing.T) {
 	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 8 {
 		t.Fatalf("half queue holds %d, want 8 (m4 rolled back, m2 checked twice)", n)
 	}
+	// 5 prepared, m2 discarded; the op records put by hand are no ends the
+	// broker counts.
+	wantTx(t, b, "T", 4, 0, 0)
 }
 
 // Restart: only the commit log and consumerOffset.json hold the state. A

@@ -209,15 +209,19 @@ func TestDelayLevel(t *testing.T) {
 		d := r.At.Sub(sent[id])
 		// Store times are whole milliseconds (truncated), so a delivery at
 		// store time + 5 s may come up to 1 ms before sent + 5 s.
-		if d < 5*time.Second-time.Millisecond || d > 7*time.Second {
-			t.Errorf("%s (level 2 = 5 s) arrived after %s, want 5–7 s", id, d)
+		// Never early; late only by what a loaded machine adds (7.6 s was
+		// seen with the machine's two cores shared by four test runs).
+		if d < 5*time.Second-time.Millisecond || d > 15*time.Second {
+			t.Errorf("%s (level 2 = 5 s) arrived after %s, want 5–15 s", id, d)
 		}
 		worst = max(worst, d)
 		if r.Topic != topic || r.Props["k"] != "v"+strconv.Itoa(i) || r.Tags != "TagD" || r.Props["REAL_TOPIC"] != topic {
 			t.Errorf("%s delivered as topic=%q props=%v", id, r.Topic, r.Props)
 		}
-		if _, ok := r.Props["DELAY"]; ok {
-			t.Errorf("%s delivered still carrying DELAY=%s", id, r.Props["DELAY"])
+		// Apache's delivered copy keeps DELAY (issue #18): clients read
+		// getDelayTimeLevel() from it.
+		if r.Props["DELAY"] != "2" {
+			t.Errorf("%s delivered with DELAY=%q, want Apache's 2", id, r.Props["DELAY"])
 		}
 	}
 	report(t, start, len(ids), col.deliveries(), fmt.Sprintf("latest_arrival=%.2fs", worst.Seconds()))

@@ -165,7 +165,7 @@ func TestHostileSchedPoison(t *testing.T) {
 	// The largest properties the send accepts: staged, they fit; delivered
 	// with two more timer properties, they do not.
 	staged := false
-	for pad := 32767 - 40; pad > 32767-200 && !staged; pad -= 4 {
+	for pad := 32767 - 40; pad > 32767-400 && !staged; pad -= 4 {
 		p := hsProps("TIMER_DELAY_SEC", "1", "WAIT", "true", "P", strings.Repeat("p", pad))
 		if len(p) > 32767 {
 			continue

@@ -138,18 +138,18 @@ func killProc(p *proc) {
 	p.logFile.Close()
 }
 
-// startApacheTx runs the reference name server and broker
-// (reference/run.sh) with extra broker.properties lines: run.sh appends
-// DIR/broker.extra.properties to the configuration it writes, so every
-// start, restarts included, gets the transaction keys and the same store.
-func startApacheTx(t *testing.T, name, extra string) *txBroker {
+// startApacheNamesrv starts the reference name server (reference/run.sh)
+// of a cluster record whose broker the caller starts: its directory and
+// two free ports, stopped and its logs shown when the test ends. script
+// is run.sh's path.
+func startApacheNamesrv(t *testing.T, name, extra string) (c *cluster, script string) {
 	t.Helper()
 	requireJava(t)
 	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cluster{name: name, brokerName: "broker-" + name, extraConf: extra, dir: filepath.Join(workDir, name)}
+	c = &cluster{name: name, brokerName: "broker-" + name, extraConf: extra, dir: filepath.Join(workDir, name)}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +171,16 @@ func startApacheTx(t *testing.T, name, extra string) *txBroker {
 	if err := waitTCP(c.ns, c.nsAddr, 90*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	return c, script
+}
+
+// startApacheTx runs the reference name server and broker
+// (reference/run.sh) with extra broker.properties lines: run.sh appends
+// DIR/broker.extra.properties to the configuration it writes, so every
+// start, restarts included, gets the transaction keys and the same store.
+func startApacheTx(t *testing.T, name, extra string) *txBroker {
+	t.Helper()
+	c, script := startApacheNamesrv(t, name, extra)
 	props := fmt.Sprintf("brokerName=%s\nbrokerClusterName=%s\n", c.brokerName, clusterName) + c.extraConf
 	if err := os.WriteFile(filepath.Join(c.dir, "broker.extra.properties"), []byte(props), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,11 @@ package metrics
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -13,8 +16,10 @@ import (
 // collector reads a broker's counters and tables at each scrape: nothing
 // of it runs on the request path.
 type collector struct {
-	b     *broker.Broker
-	descs map[string]family
+	b         *broker.Broker
+	log       zerolog.Logger
+	descs     map[string]family
+	lagWarned atomic.Int64 // unix ns of the last truncated-scrape warning
 }
 
 type family struct {
@@ -24,6 +29,14 @@ type family struct {
 
 // storageLabels are DefaultStoreMetricsManager's: storage_type, storage_medium.
 var storageLabels = []string{"storage_type", "storage_medium"}
+
+// histograms are the families served as histograms (_bucket, _count, _sum).
+var histograms = []string{"rocketmq_rpc_latency_milliseconds", "rocketmq_message_size",
+	"rocketmq_finish_message_latency_milliseconds", "rocketmq_topic_create_execution_time_milliseconds",
+	"rocketmq_consumer_group_create_execution_time_milliseconds"}
+
+// lagLabels are the consumer gauges' (buildLagAttributes).
+var lagLabels = []string{"consumer_group", "topic", "is_retry", "is_system"}
 
 // metric families: name -> help, variable labels, kind. Names are as
 // Apache's Prometheus exposition writes them: OpenTelemetry's exporter
@@ -35,21 +48,38 @@ var families = []struct {
 }{
 	{"rocketmq_messages_in_total", "Total number of incoming messages", []string{"topic", "message_type", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_throughput_in_total", "Total traffic of incoming messages", []string{"topic", "message_type", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_message_size", "Incoming messages size", []string{"topic", "message_type", "is_system"}, prometheus.UntypedValue}, // a histogram
 	{"rocketmq_messages_out_total", "Total number of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_throughput_out_total", "Total traffic of outgoing messages", []string{"topic", "consumer_group", "is_system"}, prometheus.CounterValue},
 	{"rocketmq_producer_connections", "Producer connections", []string{"language", "version", "protocol_type"}, prometheus.GaugeValue},
 	{"rocketmq_consumer_connections", "Consumer connections", []string{"consumer_group", "language", "version", "consume_mode", "protocol_type", "is_system"}, prometheus.GaugeValue},
-	{"rocketmq_consumer_lag_messages", "Consumer lag messages", []string{"consumer_group", "topic", "is_retry", "is_system"}, prometheus.GaugeValue},
+	{"rocketmq_consumer_lag_messages", "Consumer lag messages", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_lag_latency_milliseconds", "Consumer lag time", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_inflight_messages", "Consumer inflight messages", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_queueing_latency_milliseconds", "Consumer queueing time", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_consumer_ready_messages", "Consumer ready messages", lagLabels, prometheus.GaugeValue},
+	{"rocketmq_half_messages", "Half messages of all topics", []string{"topic"}, prometheus.GaugeValue},
+	{"rocketmq_commit_messages_total", "Total number of commit messages", []string{"topic"}, prometheus.CounterValue},
+	{"rocketmq_rollback_messages_total", "Total number of rollback messages", []string{"topic"}, prometheus.CounterValue},
+	{"rocketmq_finish_message_latency_milliseconds", "Transaction finish latency", []string{"topic"}, prometheus.UntypedValue}, // a histogram
+	{"rocketmq_send_to_dlq_messages_total", "Consumer send to DLQ messages", []string{"consumer_group", "topic", "is_system"}, prometheus.CounterValue},
+	{"rocketmq_timer_enqueue_lag", "Timer enqueue messages lag", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_timer_dequeue_latency_milliseconds", "Timer dequeue latency", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_timing_messages", "Current message number in timing", append([]string{"topic"}, storageLabels...), prometheus.GaugeValue},
+	{"rocketmq_timer_enqueue_total", "Total number of timer enqueue", append([]string{"topic"}, storageLabels...), prometheus.CounterValue},
+	{"rocketmq_timer_dequeue_total", "Total number of timer dequeue", append([]string{"topic"}, storageLabels...), prometheus.CounterValue},
+	{"rocketmq_pop_revive_retry_messages_total", "Total number of put message to pop retry topic", []string{"consumer_group", "topic", "put_status"}, prometheus.CounterValue},
 	{"rocketmq_topic_number", "Active topic number", nil, prometheus.GaugeValue},
 	{"rocketmq_consumer_group_number", "Active subscription group number", nil, prometheus.GaugeValue},
 	{"rocketmq_broker_permission", "Broker permission", nil, prometheus.GaugeValue},
 	{"rocketmq_storage_size_bytes", "Broker storage size", storageLabels, prometheus.GaugeValue},
 	{"rocketmq_storage_flush_behind_bytes", "Broker flush behind bytes", storageLabels, prometheus.GaugeValue},
 	{"rocketmq_storage_dispatch_behind_bytes", "Broker dispatch behind bytes", storageLabels, prometheus.GaugeValue},
+	{"rocketmq_storage_message_reserve_time_milliseconds", "Broker message reserve time", storageLabels, prometheus.GaugeValue},
 }
 
-func newCollector(b *broker.Broker, constLabels prometheus.Labels) *collector {
-	c := &collector{b: b, descs: make(map[string]family, len(families))}
+func newCollector(b *broker.Broker, constLabels prometheus.Labels, log zerolog.Logger) *collector {
+	c := &collector{b: b, log: log, descs: make(map[string]family, len(families))}
 	for _, f := range families {
 		c.descs[f.name] = family{prometheus.NewDesc(f.name, f.help, f.labels, constLabels), f.kind}
 	}
@@ -68,10 +98,16 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(f.desc, f.kind, v, labels...)
 	}
 	b := c.b
-	b.Stats.RangeIn(func(k broker.TopicType, f *broker.Flow) bool {
+	size := c.descs["rocketmq_message_size"].desc
+	b.Stats.RangeIn(func(k broker.TopicType, f *broker.InFlow) bool {
+		if isRetryOrDLQ(k.Topic) { // Apache counts neither (SendMessageProcessor)
+			return true
+		}
 		sys := strconv.FormatBool(broker.IsSystemTopicName(k.Topic))
 		emit("rocketmq_messages_in_total", float64(f.Msgs.Load()), k.Topic, k.Type.String(), sys)
 		emit("rocketmq_throughput_in_total", float64(f.Bytes.Load()), k.Topic, k.Type.String(), sys)
+		cum, n, sum := f.Sizes.Read()
+		ch <- constHistogram(size, broker.SizeBuckets[:], cum[:], n, sum, k.Topic, k.Type.String(), sys)
 		return true
 	})
 	b.Stats.RangeOut(func(k broker.GroupTopic, f *broker.Flow) bool {
@@ -80,8 +116,17 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		emit("rocketmq_throughput_out_total", float64(f.Bytes.Load()), k.Topic, k.Group, sys)
 		return true
 	})
+	c.transactions(ch, emit)
+	b.Stats.RangeDLQ(func(k broker.GroupTopic, n int64) bool {
+		emit("rocketmq_send_to_dlq_messages_total", float64(n), k.Group, k.Topic, strconv.FormatBool(isSystem(k.Topic, k.Group)))
+		return true
+	})
+	b.Revive.RangeRetries(func(k broker.PopRetryKey, n int64) bool {
+		emit("rocketmq_pop_revive_retry_messages_total", float64(n), k.Group, k.Topic, k.Status)
+		return true
+	})
 	c.connections(emit)
-	c.lag(emit)
+	c.consumerGauges(emit)
 	cfg := b.Config()
 	emit("rocketmq_topic_number", float64(b.Topics.Len()))
 	emit("rocketmq_consumer_group_number", float64(b.Groups.Len()))
@@ -93,6 +138,51 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	end := b.Store.MaxPhyOffset()
 	emit("rocketmq_storage_flush_behind_bytes", float64(max(end-b.Store.FlushedPhyOffset(), 0)), "local", "disk")
 	emit("rocketmq_storage_dispatch_behind_bytes", float64(max(end-b.Store.DispatchedPhyOffset(), 0)), "local", "disk")
+	if ts, ok := b.Store.EarliestStoreTime(); ok && ts > 0 { // Apache: none while the store is empty
+		emit("rocketmq_storage_message_reserve_time_milliseconds", float64(time.Now().UnixMilli()-ts), "local", "disk")
+	}
+	if cfg.TimerWheelEnable { // Apache registers the timer metrics only then
+		c.timer(emit)
+	}
+}
+
+// transactions are Apache's transaction metrics (initTransactionMetrics):
+// the half messages per real topic and, once there are any, its commits,
+// rollbacks and commit latencies (seconds, as Apache records them).
+func (c *collector) transactions(ch chan<- prometheus.Metric, emit func(string, float64, ...string)) {
+	finish := c.descs["rocketmq_finish_message_latency_milliseconds"].desc
+	c.b.Tx.RangeTopics(func(topic string, f *broker.TxFlow) bool {
+		emit("rocketmq_half_messages", float64(max(f.Half.Load(), 0)), topic)
+		if n := f.Commits.Load(); n > 0 {
+			emit("rocketmq_commit_messages_total", float64(n), topic)
+			cum, count, sum := f.Finish.Read()
+			ch <- constHistogram(finish, broker.FinishBuckets[:], cum[:], count, sum, topic)
+		}
+		if n := f.Rollbacks.Load(); n > 0 {
+			emit("rocketmq_rollback_messages_total", float64(n), topic)
+		}
+		return true
+	})
+}
+
+// timer is DefaultStoreMetricsManager's timer gauges and counters (not
+// rocketmq_timer_dequeue_lag, rocketmq_timer_enqueue_latency,
+// rocketmq_timer_message_snapshot nor rocketmq_delay_message_latency).
+// The dequeue latency is how long the first message waiting is overdue.
+func (c *collector) timer(emit func(string, float64, ...string)) {
+	t := &c.b.Timer
+	emit("rocketmq_timer_enqueue_lag", float64(t.Behind.Load()), "local", "disk")
+	var late int64
+	if due := t.HeadDue.Load(); due > 0 {
+		late = max(time.Now().UnixMilli()-due, 0)
+	}
+	emit("rocketmq_timer_dequeue_latency_milliseconds", float64(late), "local", "disk")
+	t.RangeTopics(func(topic string, f *broker.TimerFlow) bool {
+		emit("rocketmq_timing_messages", float64(max(f.Timing.Load(), 0)), topic, "local", "disk")
+		emit("rocketmq_timer_enqueue_total", float64(f.Enqueued.Load()), topic, "local", "disk")
+		emit("rocketmq_timer_dequeue_total", float64(f.Dequeued.Load()), topic, "local", "disk")
+		return true
+	})
 }
 
 // connections counts the producer and consumer connections by kind, as
@@ -117,20 +207,18 @@ func (c *collector) connections(emit func(string, float64, ...string)) {
 	}
 }
 
-// lag is each group's committed lag on each topic: the messages between its
-// committed offset and the queue's end, summed over the queues (Apache's
-// ConsumerLagCalculator without the pop and in-flight parts).
-func (c *collector) lag(emit func(string, float64, ...string)) {
-	type key struct{ group, topic string }
-	lags := map[key]int64{}
-	st := c.b.Store
-	c.b.Offsets.Each(func(group, topic string, q int32, off int64) {
-		lags[key{group, topic}] += max(st.MaxOffset(topic, q)-max(off, 0), 0)
-	})
-	for k, n := range lags {
-		emit("rocketmq_consumer_lag_messages", float64(n), k.group, k.topic,
-			strconv.FormatBool(broker.IsRetryTopic(k.topic)), strconv.FormatBool(isSystem(k.topic, k.group)))
+// constHistogram is a histogram sample from cumulative counts at bounds.
+func constHistogram(d *prometheus.Desc, bounds []int64, cum []uint64, count uint64, sum int64, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(bounds))
+	for i, le := range bounds {
+		buckets[float64(le)] = cum[i]
 	}
+	return prometheus.MustNewConstHistogram(d, count, float64(sum), buckets, labels...)
+}
+
+// isRetryOrDLQ is BrokerMetricsManager.isRetryOrDlqTopic.
+func isRetryOrDLQ(topic string) bool {
+	return broker.IsRetryTopic(topic) || strings.HasPrefix(topic, broker.DLQGroupPrefix)
 }
 
 // consumeMode is Apache's ConsumeType.getTypeCN in lower case.

@@ -30,7 +30,9 @@ func TestDashboardQueriesServedMetrics(t *testing.T) {
 		served[f.name] = true
 	}
 	for _, s := range []string{"_bucket", "_count", "_sum"} {
-		served["rocketmq_rpc_latency_milliseconds"+s] = true
+		for _, h := range histograms {
+			served[h+s] = true
+		}
 	}
 	name := regexp.MustCompile(`rocketmq_[a-z_]+`)
 	n := 0

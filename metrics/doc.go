@@ -4,14 +4,21 @@
 // prometheus/client_golang.
 //
 // Owns: the registry, the HTTP listener (metricsPromExporterHost/Port), the
-// request-latency interceptor, and a collector that reads the broker's
-// counters and tables when scraped.
+// request-latency interceptor (which also times topic and group creation),
+// and a collector that reads the broker's counters and tables when scraped
+// (consumer.go computes the consumer gauges as Apache's
+// ConsumerLagCalculator).
 //
-// Never: adds work to a send or a pull beyond what broker.Stats already
-// counts (two atomic adds) and one histogram observation per request in
-// the interceptor; keeps a label set a client can grow without a bound
-// (topics and groups come from broker.Stats, which bounds its keys; request
-// codes from a fixed table plus the codes seen, bounded).
+// Never: adds work to a send or a pull beyond what broker.Stats counts (a
+// map read and four atomic adds per pull answer; six per send, the size
+// histogram's two included, and a scan of its properties for the sharding
+// key) and one
+// histogram observation per request in the interceptor; holds a broker
+// lock across a store read at scrape (the consumer gauges read at most
+// maxLagQueues queues per scrape); keeps a label set a client can grow
+// without a bound (topics and groups come from broker.Stats, TxStats and
+// TimerStats, which bound their keys; request codes from a fixed table plus
+// the codes seen, bounded).
 //
 // Goroutines: the HTTP server's, started by Start and stopped by Shutdown.
 package metrics

@@ -24,14 +24,15 @@ const maxRPCSeries = 1024
 // copy-on-write map read with one atomic load), so an answer costs a map
 // read and a histogram observation.
 type RPC struct {
-	hist *prometheus.HistogramVec
+	hist    *prometheus.HistogramVec
+	creates creates
 
 	mu    sync.Mutex                                     // serialises cache updates
 	cache atomic.Pointer[map[uint64]prometheus.Observer] // rpcKey -> observer
 }
 
 func newRPC(constLabels prometheus.Labels) *RPC {
-	r := &RPC{hist: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	r := &RPC{creates: newCreates(constLabels), hist: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:        "rocketmq_rpc_latency_milliseconds", // Apache's exposition appends the unit
 		Help:        "Rpc latency",
 		ConstLabels: constLabels,
@@ -59,6 +60,7 @@ func (r *RPC) After(x processor.Exchange) {
 		o = r.resolve(k, x.Code, x.Resp.Code, long)
 	}
 	o.Observe(float64(x.Took.Nanoseconds()) / 1e6)
+	r.creates.observe(x)
 }
 
 func (r *RPC) resolve(k uint64, code, resp int32, long bool) prometheus.Observer {

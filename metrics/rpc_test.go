@@ -46,14 +46,7 @@ func series(t *testing.T, r *RPC) map[string]uint64 {
 	close(ch)
 	out := map[string]uint64{}
 	for m := range ch {
-		var d dto.Metric
-		if err := m.Write(&d); err != nil {
-			t.Fatal(err)
-		}
-		l := map[string]string{}
-		for _, p := range d.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
+		d, l := sample(t, m)
 		out[l["request_code"]+"/"+l["response_code"]+"/"+l["is_long_polling"]] += d.GetHistogram().GetSampleCount()
 	}
 	return out
@@ -71,4 +64,48 @@ func BenchmarkRPCAfter(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestCreateTimes: topic and group creations are timed by outcome, a system
+// topic's apart; other requests are not.
+func TestCreateTimes(t *testing.T) {
+	r := newRPC(nil)
+	ok, bad := &remoting.Command{Code: remoting.Success}, &remoting.Command{Code: remoting.InvalidParameter}
+	topic := func(name string) *remoting.Command {
+		return remoting.NewRequest(remoting.UpdateAndCreateTopic, map[string]string{"topic": name}, nil)
+	}
+	r.After(processor.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("T"), Resp: ok, Took: 20 * time.Millisecond})
+	r.After(processor.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("T"), Resp: bad})
+	r.After(processor.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("SCHEDULE_TOPIC_XXXX"), Resp: ok})
+	r.After(processor.Exchange{Code: remoting.UpdateAndCreateSubscription, Resp: ok, Took: 2 * time.Second})
+	r.After(processor.Exchange{Code: remoting.SendMessageV2, Resp: ok})
+	got := map[string]uint64{}
+	for name, v := range map[string]*prometheus.HistogramVec{"topic": r.creates.topic, "group": r.creates.group} {
+		ch := make(chan prometheus.Metric, 16)
+		v.Collect(ch)
+		close(ch)
+		for m := range ch {
+			var d dto.Metric
+			if err := m.Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			k := name
+			for _, p := range d.GetLabel() {
+				k += "/" + p.GetValue()
+			}
+			got[k] = d.GetHistogram().GetSampleCount()
+			if k == "group/success" && d.GetHistogram().GetBucket()[2].GetCumulativeCount() != 0 { // 2 s: above 1000
+				t.Errorf("a 2 s creation in the 1 s bucket: %v", d.GetHistogram())
+			}
+		}
+	}
+	want := map[string]uint64{"topic/success/false": 1, "topic/failure/false": 1, "topic/success/true": 1, "group/success": 1}
+	if len(got) != len(want) {
+		t.Fatalf("series %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: %d, want %d (all %v)", k, got[k], n, got)
+		}
+	}
 }

@@ -49,10 +49,12 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 		labels[k] = v
 	}
 	s := &Server{RPC: newRPC(labels), reg: prometheus.NewRegistry(), log: log.With().Str("component", "metrics").Logger()}
-	if err := s.reg.Register(s.RPC.hist); err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
+	for _, c := range []prometheus.Collector{s.RPC.hist, s.RPC.creates.topic, s.RPC.creates.group} {
+		if err := s.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
 	}
-	if err := s.reg.Register(newCollector(b, labels)); err != nil {
+	if err := s.reg.Register(newCollector(b, labels, s.log)); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	host := cfg.MetricsPromExporterHost

@@ -29,6 +29,11 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.UpdateBrokerConfig] = p.updateBrokerConfig
 	t[remoting.InvokeBrokerToResetOffset] = p.resetOffset
 	t[remoting.ViewMessageByID] = p.viewMessage
+	t[remoting.GetConsumerRunningInfo] = p.consumerRunningInfo // callclient.go
+	t[remoting.QueryConsumeTimeSpan] = p.consumeTimeSpan       // timespan.go
+	t[remoting.QueryConsumeQueue] = p.queryConsumeQueue
+	t[remoting.DeleteExpiredCommitLog] = p.deleteExpiredCommitLog
+	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
 }
 
 func okBody(req *remoting.Command, body []byte) *remoting.Command {
@@ -53,7 +58,7 @@ func (p *brokerProcs) runtimeInfo(_ *remoting.Conn, req *remoting.Command) *remo
 }
 
 // topicStats is GET_TOPIC_STATS_INFO: TopicStatsTable,
-// {"offsetTable":{<MessageQueue>:{"lastUpdateTimestamp":..,"maxOffset":..,"minOffset":..}},"topicPutTps":0.0}.
+// {"offsetTable":{<MessageQueue>:{"lastUpdateTimestamp":..,"maxOffset":..,"minOffset":..}},"topicPutTps":12.5}.
 func (p *brokerProcs) topicStats(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
@@ -78,13 +83,14 @@ func (p *brokerProcs) topicStats(_ *remoting.Conn, req *remoting.Command) *remot
 		body = strconv.AppendInt(body, q.MinOffset, 10)
 		body = append(body, '}')
 	}
-	// Apache 5.x adds the topic's put TPS; rocketgo keeps no per-topic rate.
-	body = append(body, `},"topicPutTps":0.0}`...)
+	body = append(body, `},"topicPutTps":`...)
+	body = append(body, broker.JavaDouble(p.b.Stats.TopicPutTps(topic))...)
+	body = append(body, '}')
 	return okBody(req, body)
 }
 
 // consumeStats is GET_CONSUME_STATS: ConsumeStats,
-// {"consumeTps":0.0,"offsetTable":{<MessageQueue>:{"brokerOffset":..,"consumerOffset":..,"lastTimestamp":..,"pullOffset":..}}}.
+// {"consumeTps":12.5,"offsetTable":{<MessageQueue>:{"brokerOffset":..,"consumerOffset":..,"lastTimestamp":..,"pullOffset":..}}}.
 func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	group, err := req.RequireStr("consumerGroup")
 	if err != nil {
@@ -95,7 +101,16 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 		r.Topics = strings.Split(list, ";")
 	}
 	qs := p.b.ConsumeStats(r)
-	body := append(make([]byte, 0, 64+len(qs)*160), `{"consumeTps":0.0,"offsetTable":{`...)
+	// Apache sums the group's rate over the topics the answer covers.
+	var tps float64
+	for i, q := range qs {
+		if i == 0 || q.Queue.Topic != qs[i-1].Queue.Topic {
+			tps += p.b.Stats.ConsumeTps(group, q.Queue.Topic)
+		}
+	}
+	body := append(make([]byte, 0, 64+len(qs)*160), `{"consumeTps":`...)
+	body = append(body, broker.JavaDouble(tps)...)
+	body = append(body, `,"offsetTable":{`...)
 	for i, q := range qs {
 		if i > 0 {
 			body = append(body, ',')
@@ -273,4 +288,12 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 		return p.fail(req, err)
 	}
 	return okBody(req, rec)
+}
+
+// deleteExpiredCommitLog is DELETE_EXPIRED_COMMITLOG (mqadmin
+// deleteExpiredCommitLog): expired commit log files go at the next cleanup
+// rounds whatever the hour; SUCCESS at once, as Apache.
+func (p *brokerProcs) deleteExpiredCommitLog(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	p.b.Store.DeleteExpiredManually()
+	return remoting.NewResponse(req, remoting.Success, "")
 }

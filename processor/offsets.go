@@ -3,6 +3,7 @@ package processor
 import (
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
+	"strings"
 )
 
 func (p *brokerProcs) registerOffsets(t Table) {
@@ -115,7 +116,9 @@ func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *rem
 	if err != nil {
 		return p.fail(req, err)
 	}
-	return offsetResponse(req, p.b.SearchOffset(h.topic, h.queueID, ts))
+	// BoundaryType.getType: UPPER in any case, else LOWER.
+	upper := strings.EqualFold(req.Str("boundaryType"), "UPPER")
+	return offsetResponse(req, p.b.SearchOffset(h.topic, h.queueID, ts, upper))
 }
 
 func (p *brokerProcs) earliestMsgStoreTime(_ *remoting.Conn, req *remoting.Command) *remoting.Command {

@@ -2,8 +2,6 @@ package processor
 
 import (
 	"context"
-	"encoding/binary"
-	"io"
 	"net"
 	"strconv"
 	"testing"
@@ -86,28 +84,6 @@ func sendFrames(tb testing.TB, topic string, n, batch int) []byte {
 	return out
 }
 
-// pipeline writes frames (n requests) on nc and reads n answers, failing on
-// any code but SUCCESS. It allocates nothing itself.
-func pipeline(tb testing.TB, nc net.Conn, frames []byte, n int, in []byte) {
-	if _, err := nc.Write(frames); err != nil {
-		tb.Fatal(err)
-	}
-	var lp [4]byte
-	for range n {
-		if _, err := io.ReadFull(nc, lp[:]); err != nil {
-			tb.Fatal(err)
-		}
-		frame := in[:binary.BigEndian.Uint32(lp[:])]
-		if _, err := io.ReadFull(nc, frame); err != nil {
-			tb.Fatal(err)
-		}
-		// Binary header: the code is its first int16.
-		if code := int16(binary.BigEndian.Uint16(frame[4:])); code != int16(remoting.Success) {
-			tb.Fatalf("answer code %d", code)
-		}
-	}
-}
-
 // BenchmarkSendServed measures a send's whole path in the broker over a real
 // socket: frame decode, header decode, the send service (checks, hooks,
 // store append), the answer's encoding. Requests are pipelined 64 at a time
@@ -132,12 +108,12 @@ func BenchmarkSendServed(b *testing.B) {
 			const window = 64
 			frames := sendFrames(b, "BenchTopic", window, bc.batch)
 			in := make([]byte, 64<<10)
-			pipeline(b, nc, frames, window, in) // warm up: pools, queue files
+			testutil.Pipeline(b, nc, frames, window, in) // warm up: pools, queue files
 			b.ReportAllocs()
 			b.SetBytes(int64(len(frames) / window))
 			b.ResetTimer()
 			for i := 0; i < b.N; i += window {
-				pipeline(b, nc, frames, window, in)
+				testutil.Pipeline(b, nc, frames, window, in)
 			}
 		})
 	}

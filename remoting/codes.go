@@ -85,5 +85,6 @@ const (
 	SubscriptionGroupNotExist int32 = 26
 	InvalidParameter          int32 = 29
 	ConsumerNotOnline         int32 = 206
+	ConsumeMsgTimeout         int32 = 207
 	IllegalOperation          int32 = 604 // 5.x: END_TRANSACTION past CHECK_IMMUNITY_TIME_IN_SECONDS
 )

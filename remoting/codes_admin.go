@@ -10,5 +10,10 @@ const (
 	ResetConsumerClientOffset int32 = 220
 	InvokeBrokerToResetOffset int32 = 222
 	QueryTopicConsumeByWho    int32 = 300
+	QueryConsumeTimeSpan      int32 = 303
+	QueryConsumeQueue         int32 = 321
+	DeleteExpiredCommitLog    int32 = 329
+	GetConsumerRunningInfo    int32 = 307
+	ConsumeMessageDirectly    int32 = 309
 	QueryTopicsByConsumer     int32 = 343
 )

@@ -30,6 +30,9 @@ type Conn struct {
 	why    atomic.Pointer[error]
 	opaque atomic.Int32 // opaques of server-initiated requests
 
+	callMu sync.Mutex
+	calls  map[int32]*call // server-initiated requests awaiting answers (calls.go)
+
 	// Late frames from other goroutines are batched: the first one schedules
 	// a single loop task that writes everything gathered by then, so a group
 	// commit answering hundreds of sends costs one wake-up and one write per

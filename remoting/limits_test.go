@@ -137,6 +137,14 @@ func TestAcceptOutOfDescriptors(t *testing.T) {
 	s, _, _ := startLimited(t, Limits{ServerMaxConnections: 1 << 20})
 	kept := dial(t, s.Addr())
 	echo(t, kept, "before")
+	// Start returns once the start-up probe was opened on a loop; gnet's main
+	// reactor then calls accept once more on its private socket to drain it.
+	// The kernel takes a descriptor before it looks at the queue, so if the
+	// table is full by then that accept fails with EMFILE and gnet stops the
+	// engine. Production is not exposed (the socket is unlinked and nothing
+	// wakes the reactor again); this test fills the table at once, so it lets
+	// the reactor settle first.
+	time.Sleep(200 * time.Millisecond)
 
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {

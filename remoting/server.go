@@ -340,6 +340,7 @@ func (s *Server) OnClose(gc gnet.Conn, err error) gnet.Action {
 	// back to the system (sweep.go).
 	s.released.Add(int64(c.inCharged + gc.OutboundBuffered()))
 	s.dropIn(c)
+	c.failCalls()
 	if err != nil && !s.stopped.Load() {
 		s.log.Debug().Err(err).Str("remote", c.Remote).Msg("connection closed")
 	}
@@ -402,8 +403,10 @@ func (s *Server) OnTraffic(gc gnet.Conn) (action gnet.Action) {
 			return gnet.Close
 		}
 		if req.IsResponse() {
-			// A client's answer to a one-way request it treated as two-way
+			// The answer to a server-initiated request (calls.go), or a
+			// client's answer to a one-way request it treated as two-way
 			// (Java answers codes it does not handle): nothing waits for it.
+			c.answered(req)
 			req.recycle()
 			continue
 		}

@@ -42,6 +42,17 @@ func (s *Store) cleanupLoop() {
 	}
 }
 
+// manualDeleteRounds is Apache's MAX_MANUAL_DELETE_FILE_TIMES.
+const manualDeleteRounds = 20
+
+// DeleteExpiredManually is DELETE_EXPIRED_COMMITLOG (mqadmin
+// deleteExpiredCommitLog, Apache's executeDeleteFilesManually): the next 20
+// cleanup rounds delete expired commit log files whatever the hour.
+func (s *Store) DeleteExpiredManually() {
+	s.manualDeletes.Store(manualDeleteRounds)
+	s.log.Warn().Msg("expired commit log files to be deleted at the next cleanup rounds (manual)")
+}
+
 // timeToDelete reports whether now's local hour is listed in deleteWhen.
 func (s *Store) timeToDelete(now time.Time) bool {
 	for _, h := range strings.Split(s.cfg.DeleteWhen, ";") {
@@ -61,9 +72,13 @@ func (s *Store) cleanOnce() (int, error) {
 		return 0, err
 	}
 	cleanNow := usage > clampRatio(s.cfg.DiskSpaceCleanForciblyRatio, 30, 85) && s.cfg.CleanFileForciblyEnable
-	trigger := cleanNow || s.timeToDelete(now) || usage > clampRatio(s.cfg.DiskMaxUsedSpaceRatio, 10, 95)
+	manual := s.manualDeletes.Load() > 0
+	trigger := cleanNow || manual || s.timeToDelete(now) || usage > clampRatio(s.cfg.DiskMaxUsedSpaceRatio, 10, 95)
 	if !trigger {
 		return 0, nil
+	}
+	if manual {
+		s.manualDeletes.Add(-1)
 	}
 	reserved := time.Duration(s.cfg.FileReservedTime) * time.Hour
 	deleted := 0

@@ -265,3 +265,35 @@ func TestCleanupWhileReading(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// DELETE_EXPIRED_COMMITLOG: expired files go outside deleteWhen's hours, for
+// Apache's 20 rounds.
+func TestCleanupManual(t *testing.T) {
+	cfg := cleanupConfig(t.TempDir())
+	s, err := Open(cfg, testutil.Logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fakeNow atomic.Int64
+	fakeNow.Store(time.Now().UnixNano())
+	s.now = func() time.Time { return time.Unix(0, fakeNow.Load()) }
+	s.ops.diskSpace = func(string) (float64, int64, error) { return 0.10, 1 << 30, nil }
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	fillForCleanup(t, s, 600)
+	files := commitLogFiles(t, s)
+	s.cfg.DeleteWhen = "99"
+	fakeNow.Add(int64(73 * time.Hour))
+	if d, err := s.cleanOnce(); d != 0 || err != nil {
+		t.Fatalf("deleted %d (%v) outside deleteWhen", d, err)
+	}
+	s.DeleteExpiredManually()
+	if d, err := s.cleanOnce(); err != nil || d != files-1 {
+		t.Fatalf("manual: deleted %d of %d (%v)", d, files, err)
+	}
+	if left := s.manualDeletes.Load(); left != manualDeleteRounds-1 {
+		t.Errorf("%d manual rounds left, want %d", left, manualDeleteRounds-1)
+	}
+}

@@ -48,3 +48,6 @@ func (s *Store) RecordAt(phyOffset int64, size int32) ([]byte, error) {
 // DelayLevels returns the delay of each level in ms (index 0 = level 1),
 // as parsed from messageDelayLevel.
 func (s *Store) DelayLevels() []int64 { return append([]int64(nil), s.delayLevels...) }
+
+// HasQueue reports whether the consume queue of topic/queueID exists.
+func (s *Store) HasQueue(topic string, queueID int32) bool { return s.findCQ(topic, queueID) != nil }

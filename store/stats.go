@@ -20,3 +20,13 @@ func (s *Store) CommitLogDiskRatio() float64 {
 	cl, _, _ := s.DiskUsedRatios()
 	return cl
 }
+
+// EarliestStoreTime is the store time of the commit log's first message
+// (Apache's getEarliestMessageTime); false when the log holds none.
+func (s *Store) EarliestStoreTime() (int64, bool) {
+	minOff := s.cl.minOffset()
+	if s.MaxPhyOffset() <= minOff {
+		return 0, false
+	}
+	return s.cl.recordStoreTimestamp(minOff)
+}

@@ -149,12 +149,14 @@ type Store struct {
 	// now is time.Now; tests replace it before Start.
 	now func() time.Time
 
-	started  atomic.Bool
-	closing  atomic.Bool
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	shutOnce sync.Once
-	shutErr  error
+	started atomic.Bool
+	closing atomic.Bool
+	quit    chan struct{}
+
+	manualDeletes atomic.Int32 // cleanup rounds left that delete whatever the hour (cleanup.go)
+	wg            sync.WaitGroup
+	shutOnce      sync.Once
+	shutErr       error
 }
 
 // Open loads (and if needed recovers) the store under cfg.StorePathRootDir,
@@ -951,6 +953,35 @@ func (s *Store) OffsetByTime(topic string, queueID int32, ts int64) int64 {
 		}
 	}
 	return lo
+}
+
+// OffsetByTimeUpper is OffsetByTime's upper boundary (Apache's
+// BoundaryType.UPPER): the last queue offset whose record was stored at or
+// before ts; 0 when every record is later, as Apache answers.
+func (s *Store) OffsetByTimeUpper(topic string, queueID int32, ts int64) int64 {
+	cq := s.findCQ(topic, queueID)
+	if cq == nil {
+		return 0
+	}
+	lo, hi := cq.minLogical.Load(), cq.maxLogical.Load()
+	if lo == hi {
+		return 0
+	}
+	min := lo
+	for lo < hi { // the first offset stored after ts
+		mid := lo + (hi-lo)/2
+		e, ok := cq.entry(mid)
+		t, ok2 := s.storeTimeAt(e)
+		if !ok || !ok2 || t <= ts {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == min {
+		return 0
+	}
+	return lo - 1
 }
 
 // EarliestMessageTime is the store time of the queue's first readable message.

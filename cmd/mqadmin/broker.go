@@ -25,14 +25,14 @@ func getBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		for _, b := range bs {
-			if b.master == "" {
+			if b.Master == "" {
 				continue // Apache skips a broker group without a master, slaves included
 			}
-			if err := a.printBrokerConfig(fmt.Sprintf("============Master: %s============\n", b.master), b.master); err != nil {
+			if err := a.printBrokerConfig(fmt.Sprintf("============Master: %s============\n", b.Master), b.Master); err != nil {
 				return err
 			}
-			for _, s := range b.slaves {
-				if err := a.printBrokerConfig(fmt.Sprintf("============My Master: %s=====Slave: %s============\n", b.master, s), s); err != nil {
+			for _, s := range b.Slaves {
+				if err := a.printBrokerConfig(fmt.Sprintf("============My Master: %s=====Slave: %s============\n", b.Master, s), s); err != nil {
 					return err
 				}
 			}
@@ -44,7 +44,7 @@ func getBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 // printBrokerConfig is GetBrokerConfigCommand.getAndPrint, keys sorted.
 func (a *admin) printBrokerConfig(prefix, addr string) error {
 	fmt.Fprint(a.out, prefix)
-	resp, err := a.call(addr, remoting.GetBrokerConfig, nil, nil)
+	resp, err := a.Call(addr, remoting.GetBrokerConfig, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -79,4 +79,45 @@ func parseProperties(s string) map[string]string {
 		}
 	}
 	return out
+}
+
+func updateBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
+	broker := fs.String("b", "", "update which broker")
+	cluster := fs.String("c", "", "update which cluster")
+	fs.String("a", "", "update all brokers include slave (any value: Apache checks its presence)")
+	key := fs.String("k", "", "config key")
+	value := fs.String("v", "", "config value")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	k, v := strings.TrimSpace(*key), strings.TrimSpace(*value)
+	if k == "" || strings.ContainsAny(k, "=\n") || strings.Contains(v, "\n") {
+		return fmt.Errorf("-k %q -v %q: a key (no '=' or newline) and a one-line value are required", k, v)
+	}
+	body := []byte(k + "=" + v + "\n") // MixAll.properties2String
+	switch {
+	case *broker != "":
+		addr := strings.TrimSpace(*broker)
+		if _, err := a.Call(addr, remoting.UpdateBrokerConfig, nil, body); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "update broker config success, %s\n", addr)
+	case *cluster != "":
+		bs, err := a.clusterBrokers(*cluster)
+		if err != nil {
+			return err
+		}
+		withSlaves := false
+		fs.Visit(func(f *flag.Flag) { withSlaves = withSlaves || f.Name == "a" })
+		for _, addr := range addrsOf(bs, withSlaves) {
+			if _, err := a.Call(addr, remoting.UpdateBrokerConfig, nil, body); err != nil {
+				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next broker
+				continue
+			}
+			fmt.Fprintf(a.out, "update broker config success, %s\n", addr)
+		}
+	default:
+		fs.Usage()
+	}
+	return nil
 }

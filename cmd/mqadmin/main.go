@@ -1,19 +1,35 @@
 // Command mqadmin is a Go subset of Apache RocketMQ's mqadmin, for hosts and
-// images without Java: the same subcommand names, flags and output.
+// images without Java: the same subcommand names, flags and output (the
+// printf formats of Apache 5.3.3's tools).
 //
-//	mqadmin topicList      -n ns:9876
-//	mqadmin updateTopic    -n ns:9876 (-b broker:10911 | -c cluster) -t topic [-r 8 -w 8 -p 6 -o false -u false -s false -a +k=v]
-//	mqadmin deleteTopic    -n ns:9876 -c cluster -t topic
-//	mqadmin getBrokerConfig -n ns:9876 (-b broker:10911 | -c cluster)
+//	mqadmin topicList          -n ns:9876
+//	mqadmin updateTopic        -n ns:9876 (-b broker:10911 | -c cluster) -t topic [-r 8 -w 8 -p 6 -o false -u false -s false -a +k=v]
+//	mqadmin deleteTopic        -n ns:9876 -c cluster -t topic
+//	mqadmin topicRoute         -n ns:9876 -t topic [-l]
+//	mqadmin topicStatus        -n ns:9876 -t topic
+//	mqadmin clusterList        -n ns:9876 [-m] [-c cluster]
+//	mqadmin brokerStatus       -n ns:9876 (-b broker:10911 | -c cluster)
+//	mqadmin getBrokerConfig    -n ns:9876 (-b broker:10911 | -c cluster)
+//	mqadmin updateBrokerConfig -n ns:9876 (-b broker:10911 | -c cluster [-a x]) -k key -v value
+//	mqadmin updateSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r 16 -q 1 ...]
+//	mqadmin deleteSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r true]
+//	mqadmin consumerProgress   -n ns:9876 [-g group [-t topic]]
+//	mqadmin consumerConnection -n ns:9876 -g group
+//	mqadmin producerConnection -n ns:9876 -g group -t topic
+//	mqadmin resetOffsetByTime  -n ns:9876 -g group -t topic -s (now | ms | yyyy-MM-dd#HH:mm:ss:SSS)
+//	mqadmin queryMsgById       -n ns:9876 -t topic -i id[,id]
+//	mqadmin queryMsgByKey      -n ns:9876 -t topic -k key
+//	mqadmin queryMsgByOffset   -n ns:9876 -t topic -b brokerName -i queueId -o offset
 //
 // -n defaults to NAMESRV_ADDR, as Apache's. Where Apache prints a Java
 // hash container (a topic list, a properties table, a cluster's brokers)
-// its order is the hash's; here it is sorted. A failure prints the error on
-// stderr and exits 1 (Apache prints a stack trace and exits 0).
+// its order is the hash's; here it is sorted, but for a message's
+// properties (javaHashOrder). A failure prints the error on stderr and
+// exits 1 (Apache prints a stack trace and exits 0); each request waits at
+// most 5 s. The requests themselves are internal/adminclient's.
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,12 +37,8 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -40,7 +52,25 @@ var commands = []command{
 	{"updateTopic", "Update or create topic.", updateTopic},
 	{"deleteTopic", "Delete topic from broker and NameServer.", deleteTopic},
 	{"getBrokerConfig", "Get broker config by cluster or special broker.", getBrokerConfig},
+	{"clusterList", "List cluster infos.", clusterList},
+	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
+	{"topicRoute", "Examine topic route info.", topicRoute},
+	{"topicStatus", "Examine topic Status info.", topicStatus},
+	{"consumerProgress", "Query consumer's progress, speed.", consumerProgress},
+	{"consumerConnection", "Query consumer's socket connection, client version and subscription.", consumerConnection},
+	{"producerConnection", "Query producer's socket connection and client version.", producerConnection},
+	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
+	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
+	{"updateBrokerConfig", "Update broker's config.", updateBrokerConfig},
+	{"resetOffsetByTime", "Reset consumer offset by timestamp(without client restart).", resetOffsetByTime},
+	{"queryMsgById", "Query Message by Id.", queryMsgByID},
+	{"queryMsgByKey", "Query Message by Key.", queryMsgByKey},
+	{"queryMsgByOffset", "Query Message by offset.", queryMsgByOffset},
 }
+
+// callTimeout bounds each request (a host that accepts and never answers
+// fails the command, it does not hang it); tests shorten it.
+var callTimeout = adminclient.DefaultTimeout
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
@@ -53,9 +83,9 @@ func run(args []string, out, errOut io.Writer) int {
 		fmt.Fprintf(out, "\nSee 'mqadmin help <command>' for more information on a specific command.\n")
 		return 0
 	}
-	name := args[0]
+	name, rest := args[0], args[1:]
 	if name == "help" {
-		name = args[1]
+		name, rest = args[1], []string{"-h"}
 	}
 	for _, c := range commands {
 		if c.name != name {
@@ -63,10 +93,14 @@ func run(args []string, out, errOut io.Writer) int {
 		}
 		fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
 		fs.SetOutput(errOut)
+		if args[0] == "help" {
+			fs.SetOutput(out) // asked for: on stdout, as Apache's
+		}
 		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
-		a := &admin{cl: remoting.NewClient(zerolog.Nop()), out: out}
-		defer a.cl.Close()
-		if err := c.run(a, fs, args[1:]); err != nil {
+		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
+		a.Timeout = callTimeout
+		defer a.Close()
+		if err := c.run(a, fs, rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
@@ -79,11 +113,13 @@ func run(args []string, out, errOut io.Writer) int {
 	return 1
 }
 
-// admin reaches name servers and brokers over Remoting.
+// admin runs one subcommand: its control-plane client and its output.
 type admin struct {
-	cl  *remoting.Client
-	out io.Writer
-	ns  []string
+	*adminclient.Client
+	out    io.Writer
+	errOut io.Writer // what Apache's tool prints as a stack trace and goes on
+	// printBody: print message bodies too (queryMsgById/ByOffset -f).
+	printBody bool
 }
 
 // parse parses fs and takes the name servers from -n.
@@ -91,106 +127,39 @@ func (a *admin) parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for _, s := range strings.Split(fs.Lookup("n").Value.String(), ";") {
-		if s = strings.TrimSpace(s); s != "" {
-			a.ns = append(a.ns, s)
-		}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if len(a.ns) == 0 {
-		return errors.New("no name server address: -n or NAMESRV_ADDR")
+	a.NameServers = adminclient.ParseNameServers(fs.Lookup("n").Value.String())
+	if len(a.NameServers) == 0 {
+		return adminclient.ErrNoNameServer
 	}
 	return nil
 }
 
-// call sends one request and checks the answer is SUCCESS.
-func (a *admin) call(addr string, code int32, ext map[string]string, body []byte) (*remoting.Command, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp, err := a.cl.Invoke(ctx, addr, remoting.NewRequest(code, ext, body))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", addr, err)
-	}
-	if resp.Code != remoting.Success {
-		return nil, fmt.Errorf("%s: CODE: %d DESC: %s", addr, resp.Code, resp.Remark)
-	}
-	return resp, nil
-}
-
-// callNamesrv tries the name servers in order.
-func (a *admin) callNamesrv(code int32, ext map[string]string) (*remoting.Command, error) {
-	var last error
-	for _, addr := range a.ns {
-		resp, err := a.call(addr, code, ext, nil)
-		if err == nil {
-			return resp, nil
+// addrsOf lists the brokers' master addresses, and with slaves theirs too,
+// sorted (Apache collects them in a HashSet).
+func addrsOf(bs []adminclient.Broker, slaves bool) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Master != "" {
+			out = append(out, b.Master)
 		}
-		last = err
+		if slaves {
+			out = append(out, b.Slaves...)
+		}
 	}
-	return nil, last
-}
-
-// clusterInfo is GET_BROKER_CLUSTER_INFO's body.
-type clusterInfo struct {
-	BrokerAddrTable map[string]struct {
-		Cluster     string            `json:"cluster"`
-		BrokerName  string            `json:"brokerName"`
-		BrokerAddrs map[string]string `json:"brokerAddrs"`
-	} `json:"brokerAddrTable"`
-	ClusterAddrTable map[string][]string `json:"clusterAddrTable"`
-}
-
-func (a *admin) clusterInfo() (*clusterInfo, error) {
-	resp, err := a.callNamesrv(remoting.GetBrokerClusterInfo, nil)
-	if err != nil {
-		return nil, err
-	}
-	var ci clusterInfo
-	if err := json.Unmarshal(remoting.QuoteIntKeys(resp.Body), &ci); err != nil {
-		return nil, fmt.Errorf("cluster info: %w", err)
-	}
-	return &ci, nil
+	sort.Strings(out)
+	return out
 }
 
 // clusterBrokers asks the name servers for cluster's brokers.
-func (a *admin) clusterBrokers(cluster string) ([]brokerAddrs, error) {
-	ci, err := a.clusterInfo()
+func (a *admin) clusterBrokers(cluster string) ([]adminclient.Broker, error) {
+	ci, err := a.ClusterInfo()
 	if err != nil {
 		return nil, err
 	}
-	return ci.brokers(strings.TrimSpace(cluster))
-}
-
-// brokers lists cluster's brokers (sorted by name): each master's address
-// ("" when it has none) and its slaves' (sorted by id), as
-// CommandUtil.fetchMasterAndSlaveDistinguish.
-func (ci *clusterInfo) brokers(cluster string) ([]brokerAddrs, error) {
-	names, ok := ci.ClusterAddrTable[cluster]
-	if !ok {
-		return nil, fmt.Errorf("cluster %q not found: make sure the specified clusterName exists or the name server connected to is correct", cluster)
-	}
-	sort.Strings(names)
-	var out []brokerAddrs
-	for _, n := range names {
-		bd := ci.BrokerAddrTable[n]
-		b := brokerAddrs{name: n, master: bd.BrokerAddrs["0"]}
-		ids := make([]int, 0, len(bd.BrokerAddrs))
-		for id := range bd.BrokerAddrs {
-			if i, err := strconv.Atoi(id); err == nil && i != 0 {
-				ids = append(ids, i)
-			}
-		}
-		sort.Ints(ids)
-		for _, i := range ids {
-			b.slaves = append(b.slaves, bd.BrokerAddrs[strconv.Itoa(i)])
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-type brokerAddrs struct {
-	name, master string
-	slaves       []string
+	return ci.Brokers(cluster)
 }
 
 func topicList(a *admin, fs *flag.FlagSet, args []string) error {
@@ -201,19 +170,28 @@ func topicList(a *admin, fs *flag.FlagSet, args []string) error {
 	if *cluster {
 		return errors.New("-c (clusterModel) is not implemented by this mqadmin")
 	}
-	resp, err := a.callNamesrv(remoting.GetAllTopicListFromNameServer, nil)
+	topics, err := a.topicNames()
 	if err != nil {
 		return err
+	}
+	for _, t := range topics {
+		fmt.Fprintf(a.out, "%s\n", t)
+	}
+	return nil
+}
+
+// topicNames is the name servers' topic list, sorted (Apache: a HashSet).
+func (a *admin) topicNames() ([]string, error) {
+	resp, err := a.CallNamesrv(remoting.GetAllTopicListFromNameServer, nil)
+	if err != nil {
+		return nil, err
 	}
 	var tl struct {
 		TopicList []string `json:"topicList"`
 	}
 	if err := json.Unmarshal(resp.Body, &tl); err != nil {
-		return fmt.Errorf("topic list: %w", err)
+		return nil, fmt.Errorf("topic list: %w", err)
 	}
 	sort.Strings(tl.TopicList)
-	for _, t := range tl.TopicList {
-		fmt.Fprintf(a.out, "%s\n", t)
-	}
-	return nil
+	return tl.TopicList, nil
 }

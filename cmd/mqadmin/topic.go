@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -31,17 +32,23 @@ type topicConfig struct {
 }
 
 func (tc *topicConfig) String() string {
-	keys := make([]string, 0, len(tc.attributes))
-	for k := range tc.attributes {
+	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=SINGLE_TAG, topicSysFlag=%d, order=%t, attributes=%s]",
+		tc.name, tc.read, tc.write, permString(tc.perm), tc.sysFlag, tc.order, attrsString(tc.attributes))
+}
+
+// attrsString prints an attribute map as Java's toString, keys sorted
+// (Apache: the HashMap's order).
+func attrsString(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	attrs := make([]string, len(keys))
+	parts := make([]string, len(keys))
 	for i, k := range keys {
-		attrs[i] = k + "=" + tc.attributes[k]
+		parts[i] = k + "=" + m[k]
 	}
-	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=SINGLE_TAG, topicSysFlag=%d, order=%t, attributes={%s}]",
-		tc.name, tc.read, tc.write, permString(tc.perm), tc.sysFlag, tc.order, strings.Join(attrs, ", "))
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // permString is PermName.perm2String.
@@ -89,9 +96,9 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 	broker := fs.String("b", "", "create topic to which broker")
 	cluster := fs.String("c", "", "create topic to which cluster")
 	topic := fs.String("t", "", "topic name")
-	read := fs.Int("r", 8, "set read queue nums")
-	write := fs.Int("w", 8, "set write queue nums")
-	perm := fs.Int("p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
+	read := int32Flag(fs, "r", 8, "set read queue nums")
+	write := int32Flag(fs, "w", 8, "set write queue nums")
+	perm := int32Flag(fs, "p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
 	order := fs.String("o", "false", "set topic's order(true|false)")
 	unit := fs.String("u", "false", "is unit topic (true|false)")
 	centerSync := fs.String("s", "false", "has unit sub (true|false)")
@@ -102,7 +109,7 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 	if strings.TrimSpace(*topic) == "" {
 		return errors.New("-t topic is required")
 	}
-	tc := &topicConfig{name: strings.TrimSpace(*topic), read: *read, write: *write, perm: *perm,
+	tc := &topicConfig{name: strings.TrimSpace(*topic), read: int(*read), write: int(*write), perm: int(*perm),
 		order: javaBool(*order), attributesRequested: strings.TrimSpace(*attrs)}
 	if javaBool(*unit) {
 		tc.sysFlag |= flagUnit
@@ -141,14 +148,14 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		}
 		var names []string
 		for _, b := range bs {
-			names = append(names, b.name+":"+strconv.Itoa(tc.write))
-			if b.master == "" {
+			names = append(names, b.Name+":"+strconv.Itoa(tc.write))
+			if b.Master == "" {
 				continue
 			}
-			if err := a.createTopic(b.master, tc); err != nil {
+			if err := a.createTopic(b.Master, tc); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.out, "create topic to %s success.\n", b.master)
+			fmt.Fprintf(a.out, "create topic to %s success.\n", b.Master)
 		}
 		if tc.order {
 			conf := strings.Join(names, ";")
@@ -166,43 +173,23 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 
 // createTopic sends UPDATE_AND_CREATE_TOPIC as createAndUpdateTopicConfig.
 func (a *admin) createTopic(addr string, tc *topicConfig) error {
-	ext := map[string]string{
-		"topic": tc.name, "defaultTopic": "TBW102", "readQueueNums": strconv.Itoa(tc.read),
-		"writeQueueNums": strconv.Itoa(tc.write), "perm": strconv.Itoa(tc.perm), "topicFilterType": "SINGLE_TAG",
-		"topicSysFlag": strconv.Itoa(tc.sysFlag), "order": strconv.FormatBool(tc.order), "force": "false",
-	}
-	if tc.attributesRequested != "" {
-		ext["attributes"] = tc.attributesRequested
-	}
-	_, err := a.call(addr, remoting.UpdateAndCreateTopic, ext, nil)
-	return err
+	return a.CreateTopic(addr, adminclient.TopicConfig{Name: tc.name, Read: tc.read, Write: tc.write, Perm: tc.perm,
+		SysFlag: tc.sysFlag, Order: tc.order, Attributes: tc.attributesRequested})
 }
 
 // putOrderConf is createOrUpdateOrderConf: the ORDER_TOPIC_CONFIG key-value
 // on every name server.
 func (a *admin) putOrderConf(topic, conf string) error {
-	for _, ns := range a.ns {
-		if _, err := a.call(ns, remoting.PutKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": topic, "value": conf}, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a.EachNamesrv(remoting.PutKVConfig, map[string]string{"namespace": "ORDER_TOPIC_CONFIG", "key": topic, "value": conf})
 }
 
 // brokerNameOf is CommandUtil.fetchBrokerNameByAddr.
 func (a *admin) brokerNameOf(addr string) (string, error) {
-	ci, err := a.clusterInfo()
+	ci, err := a.ClusterInfo()
 	if err != nil {
 		return "", err
 	}
-	for name, bd := range ci.BrokerAddrTable {
-		for _, x := range bd.BrokerAddrs {
-			if x == addr {
-				return name, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("broker %s not found: make sure the specified broker addr exists or the name server connected to is correct", addr)
+	return ci.BrokerNameOf(addr)
 }
 
 func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
@@ -220,23 +207,56 @@ func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, b := range bs {
-		if b.master == "" {
-			continue
-		}
-		if _, err := a.call(b.master, remoting.DeleteTopicInBroker, map[string]string{"topic": t}, nil); err != nil {
-			return err
-		}
+	if err := a.deleteTopicInBrokers(bs, t); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.out, "delete topic [%s] from cluster [%s] success.\n", t, c)
-	for _, ns := range a.ns {
-		if _, err := a.call(ns, remoting.DeleteTopicInNamesrv, map[string]string{"topic": t, "clusterName": c}, nil); err != nil {
-			return err
-		}
+	if err := a.deleteTopicInNamesrv(c, t); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.out, "delete topic [%s] from NameServer success.\n", t)
 	return nil
 }
 
+// removeTopic is MQAdminExt.deleteTopic: from the cluster's masters, then
+// from the name servers.
+func (a *admin) removeTopic(bs []adminclient.Broker, cluster, topic string) error {
+	if err := a.deleteTopicInBrokers(bs, topic); err != nil {
+		return err
+	}
+	return a.deleteTopicInNamesrv(cluster, topic)
+}
+
+func (a *admin) deleteTopicInBrokers(bs []adminclient.Broker, topic string) error {
+	for _, b := range bs {
+		if b.Master == "" {
+			continue
+		}
+		if _, err := a.Call(b.Master, remoting.DeleteTopicInBroker, map[string]string{"topic": topic}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *admin) deleteTopicInNamesrv(cluster, topic string) error {
+	return a.EachNamesrv(remoting.DeleteTopicInNamesrv, map[string]string{"topic": topic, "clusterName": cluster})
+}
+
 // javaBool is Boolean.parseBoolean: "true" in any case, anything else false.
 func javaBool(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
+
+// int32Flag is an int flag that, as Apache's Integer.parseInt, refuses what
+// does not fit 32 bits (a huge -r must not wrap into a small queue count).
+func int32Flag(fs *flag.FlagSet, name string, value int32, usage string) *int32 {
+	p := &value
+	fs.Func(name, fmt.Sprintf("%s (default %d)", usage, value), func(s string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		if err != nil {
+			return fmt.Errorf("%q is not a 32-bit integer", s)
+		}
+		*p = int32(n)
+		return nil
+	})
+	return p
+}

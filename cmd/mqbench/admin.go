@@ -1,20 +1,13 @@
 package main
 
 // Control-plane requests (not measured): route lookup, topic creation, queue
-// max offsets. They go through remoting.Client and the full codec.
+// max offsets, through internal/adminclient.
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/internal/adminclient"
 )
 
 // target is one queue of one broker.
@@ -24,69 +17,15 @@ type target struct {
 	queueID    int32
 }
 
-type routeData struct {
-	BrokerDatas []struct {
-		BrokerName  string            `json:"brokerName"`
-		BrokerAddrs map[string]string `json:"brokerAddrs"`
-	} `json:"brokerDatas"`
-	QueueDatas []struct {
-		BrokerName     string `json:"brokerName"`
-		ReadQueueNums  int32  `json:"readQueueNums"`
-		WriteQueueNums int32  `json:"writeQueueNums"`
-		Perm           int32  `json:"perm"`
-	} `json:"queueDatas"`
+// newAdmin returns the control-plane client for o's name servers.
+func newAdmin(o *options) *adminclient.Client {
+	return adminclient.New(adminclient.ParseNameServers(o.namesrv))
 }
 
-type admin struct {
-	cl      *remoting.Client
-	timeout time.Duration
-}
-
-func newAdmin() *admin {
-	return &admin{cl: remoting.NewClient(zerolog.Nop()), timeout: 5 * time.Second}
-}
-
-func (a *admin) close() { _ = a.cl.Close() }
-
-func (a *admin) invoke(addr string, code int32, ext map[string]string) (*remoting.Command, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), a.timeout)
-	defer cancel()
-	return a.cl.Invoke(ctx, addr, remoting.NewRequest(code, ext, nil))
-}
-
-// firstAddr takes the first of Apache's "a;b" name-server list.
-func firstAddr(list string) string {
-	if i := strings.IndexByte(list, ';'); i >= 0 {
-		return list[:i]
-	}
-	return list
-}
-
-// route asks the name server for topic's route (GET_ROUTEINFO_BY_TOPIC 105).
-func (a *admin) route(ns, topic string) (*routeData, error) {
-	resp, err := a.invoke(firstAddr(ns), remoting.GetRouteInfoByTopic, map[string]string{"topic": topic})
-	if err != nil {
-		return nil, err
-	}
-	if resp.Code != remoting.Success {
-		return nil, fmt.Errorf("route of %s: code %d %s", topic, resp.Code, resp.Remark)
-	}
-	var rd routeData
-	if err := json.Unmarshal(resp.Body, &rd); err != nil {
-		return nil, fmt.Errorf("route of %s: %w (%.200s)", topic, err, resp.Body)
-	}
-	return &rd, nil
-}
-
-// targets lists the master queues of a route: write queues for producers,
-// read queues for consumers.
-func (rd *routeData) targets(write bool) []target {
-	masters := map[string]string{}
-	for _, bd := range rd.BrokerDatas {
-		if addr := bd.BrokerAddrs["0"]; addr != "" {
-			masters[bd.BrokerName] = addr
-		}
-	}
+// routeTargets lists the master queues of a route: write queues for
+// producers, read queues for consumers.
+func routeTargets(rd *adminclient.Route, write bool) []target {
+	masters := rd.Masters()
 	var out []target
 	for _, qd := range rd.QueueDatas {
 		addr := masters[qd.BrokerName]
@@ -110,51 +49,16 @@ func (rd *routeData) targets(write bool) []target {
 	return out
 }
 
-// brokers lists master address → broker name of a route.
-func (rd *routeData) brokers() map[string]string {
-	out := map[string]string{}
-	for _, bd := range rd.BrokerDatas {
-		if addr := bd.BrokerAddrs["0"]; addr != "" {
-			out[addr] = bd.BrokerName
-		}
-	}
-	return out
-}
-
-// createTopic sends UPDATE_AND_CREATE_TOPIC (17) to a broker.
-func (a *admin) createTopic(broker, topic string, queues int) error {
-	q := strconv.Itoa(queues)
-	resp, err := a.invoke(broker, remoting.UpdateAndCreateTopic, map[string]string{
-		"topic": topic, "defaultTopic": "TBW102", "readQueueNums": q, "writeQueueNums": q,
-		"perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
-	})
-	if err != nil {
-		return err
-	}
-	if resp.Code != remoting.Success {
-		return fmt.Errorf("create topic %s on %s: code %d %s", topic, broker, resp.Code, resp.Remark)
-	}
-	return nil
-}
-
-// maxOffset asks a broker for a queue's max offset (GET_MAX_OFFSET 30).
-func (a *admin) maxOffset(t target, topic string) (int64, error) {
-	resp, err := a.invoke(t.addr, remoting.GetMaxOffset, map[string]string{
-		"topic": topic, "queueId": strconv.Itoa(int(t.queueID))})
-	if err != nil {
-		return 0, err
-	}
-	if resp.Code != remoting.Success {
-		return 0, fmt.Errorf("max offset %s/%d: code %d %s", topic, t.queueID, resp.Code, resp.Remark)
-	}
-	return resp.Int64("offset")
+// maxOffset asks t's broker for its queue's max offset.
+func maxOffset(a *adminclient.Client, t target, topic string) (int64, error) {
+	return a.MaxOffset(t.addr, topic, int(t.queueID))
 }
 
 // resolve returns the queues to use. With --create-topic the topic is created
 // on every broker (--broker, or the masters routed for TBW102) and those
 // queues are used directly; otherwise the topic's route is looked up, or
 // with --broker alone the first --queues queues of that broker are used.
-func resolve(a *admin, o *options, write bool) ([]target, error) {
+func resolve(a *adminclient.Client, o *options, write bool) ([]target, error) {
 	brokers := map[string]string{}
 	if o.broker != "" {
 		brokers[o.broker] = o.brokerName
@@ -164,15 +68,17 @@ func resolve(a *admin, o *options, write bool) ([]target, error) {
 			if o.namesrv == "" {
 				return nil, fmt.Errorf("-create-topic needs -n or -broker")
 			}
-			rd, err := a.route(o.namesrv, "TBW102")
+			rd, err := a.Route("TBW102")
 			if err != nil {
 				return nil, fmt.Errorf("find brokers to create %s on: %w", o.topic, err)
 			}
-			brokers = rd.brokers()
+			for name, addr := range rd.Masters() {
+				brokers[addr] = name
+			}
 		}
 		var out []target
 		for addr, name := range brokers {
-			if err := a.createTopic(addr, o.topic, o.queues); err != nil {
+			if err := a.CreateTopic(addr, adminclient.TopicConfig{Name: o.topic, Read: o.queues, Write: o.queues, Perm: 6}); err != nil {
 				return nil, err
 			}
 			for q := 0; q < o.queues; q++ {
@@ -191,11 +97,11 @@ func resolve(a *admin, o *options, write bool) ([]target, error) {
 	if o.namesrv == "" {
 		return nil, fmt.Errorf("need -n (name server) or -broker")
 	}
-	rd, err := a.route(o.namesrv, o.topic)
+	rd, err := a.Route(o.topic)
 	if err != nil {
 		return nil, err
 	}
-	ts := rd.targets(write)
+	ts := routeTargets(rd, write)
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("route of %s has no usable queues", o.topic)
 	}

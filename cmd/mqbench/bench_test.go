@@ -5,6 +5,8 @@ package main
 // counts checked exactly, CSV and SVG parsed back.
 
 import (
+	"github.com/rocketgo/rocketgo/internal/adminclient"
+
 	"bytes"
 	"encoding/csv"
 	"encoding/xml"
@@ -114,10 +116,10 @@ func TestBenchAgainstServers(t *testing.T) {
 		return err
 	})
 	startServer(t, dir, "mqbroker", "-c", brokerConf, "-n", ns)
-	a := newAdmin()
-	defer a.close()
+	a := adminclient.New([]string{ns})
+	defer a.Close()
 	waitFor(t, 10*time.Second, "broker registered", func() error {
-		_, err := a.route(ns, "TBW102")
+		_, err := a.Route("TBW102")
 		return err
 	})
 
@@ -150,7 +152,7 @@ func TestBenchAgainstServers(t *testing.T) {
 	}
 	var stored int64
 	for q := int32(0); q < 4; q++ {
-		n, err := a.maxOffset(target{addr: brokerAddr, queueID: q}, "BenchTestTopic")
+		n, err := a.MaxOffset(brokerAddr, "BenchTestTopic", int(q))
 		must(t, err)
 		stored += n
 	}

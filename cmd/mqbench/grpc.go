@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rocketgo/rocketgo/internal/adminclient"
+
 	"context"
 	"crypto/tls"
 	"errors"
@@ -25,7 +27,7 @@ import (
 //
 //	mqbench grpc-produce -proxy 127.0.0.1:8081 [-tls] -t BenchTopic -c 4 -w 32 -s 1024 -d 30s
 
-func runGRPCProduce(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+func runGRPCProduce(o *options, a *adminclient.Client, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 	if o.proxy == "" {
 		return nil, errors.New("grpc-produce needs -proxy host:port")
 	}

@@ -16,7 +16,8 @@
 package main
 
 import (
-	"context"
+	"github.com/rocketgo/rocketgo/internal/adminclient"
+
 	"errors"
 	"flag"
 	"fmt"
@@ -150,8 +151,8 @@ func main() {
 
 // run executes one benchmark and returns its summaries. stop ends it early.
 func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
-	a := newAdmin()
-	defer a.close()
+	a := newAdmin(o)
+	defer a.Close()
 	switch o.mode {
 	case "produce":
 		return runProduce(o, a, out, stop)
@@ -213,7 +214,7 @@ func finish(o *options, rp *reporter, elapsed time.Duration) ([]summary, error) 
 	return sums, nil
 }
 
-func runProduce(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+func runProduce(o *options, a *adminclient.Client, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 	targets, err := resolve(a, o, true)
 	if err != nil {
 		return nil, err
@@ -248,13 +249,13 @@ func measured(o *options, out io.Writer, stop, done <-chan struct{}, r *role, bo
 	return sums, errors.Join(err, ferr)
 }
 
-func startOffsets(a *admin, o *options, targets []target) ([]int64, error) {
+func startOffsets(a *adminclient.Client, o *options, targets []target) ([]int64, error) {
 	at := make([]int64, len(targets))
 	if o.from != "latest" {
 		return at, nil
 	}
 	for i, t := range targets {
-		off, err := a.maxOffset(t, o.topic)
+		off, err := maxOffset(a, t, o.topic)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +264,7 @@ func startOffsets(a *admin, o *options, targets []target) ([]int64, error) {
 	return at, nil
 }
 
-func runConsume(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+func runConsume(o *options, a *adminclient.Client, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 	targets, err := resolve(a, o, false)
 	if err != nil {
 		return nil, err
@@ -291,7 +292,7 @@ func runConsume(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]su
 // -create-topic; else from the run's start) to the first message consumed,
 // and that message's own born-to-consumed latency: what a user of a new
 // topic waits for its first message.
-func runE2E(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summary, error) {
+func runE2E(o *options, a *adminclient.Client, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 	wt, err := resolve(a, o, true)
 	if err != nil {
 		return nil, err
@@ -362,25 +363,22 @@ func runE2E(o *options, a *admin, out io.Writer, stop <-chan struct{}) ([]summar
 
 // runProbe retries until one message is accepted and prints the time since
 // -since (the moment the broker was launched): start-up time to first send.
-func runProbe(o *options, a *admin, out io.Writer) error {
+func runProbe(o *options, a *adminclient.Client, out io.Writer) error {
 	since := time.Now()
 	if o.since > 0 {
 		since = time.Unix(0, o.since)
 	}
-	a.timeout = time.Second
+	a.Timeout = time.Second
 	end := time.Now().Add(o.timeout)
 	var last error
 	for time.Now().Before(end) {
 		targets, err := resolve(a, o, true)
 		if err == nil {
 			t := targets[0]
-			req := remoting.NewRequest(remoting.SendMessageV2, map[string]string{
+			resp, err := a.Invoke(t.addr, remoting.SendMessageV2, map[string]string{
 				"a": o.group, "b": o.topic, "c": "TBW102", "d": "4", "e": fmt.Sprint(t.queueID), "f": "0",
 				"g": fmt.Sprint(time.Now().UnixMilli()), "h": "0", "i": "WAIT\x01true\x02", "n": t.brokerName,
 			}, make([]byte, o.size))
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			resp, err := a.cl.Invoke(ctx, t.addr, req)
-			cancel()
 			switch {
 			case err != nil:
 				last = err

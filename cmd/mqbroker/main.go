@@ -92,10 +92,24 @@ func run() int {
 		return 1
 	}
 	t := processor.BrokerTable(b, log)
-	var h remoting.Handler = t
+	// Metrics outside ACL: a refused request is measured too.
+	var is []processor.Interceptor
 	if m != nil {
-		h = t.Intercept(m.RPC)
+		is = append(is, m.RPC)
 	}
+	stopACL := func() {}
+	var aclAdmin processor.ACLAdmin // nil without aclEnable: the admin codes fail as Apache's
+	if cfg.AclEnable {
+		files, in, stop, err := startACL(cfg.RocketmqHome, log)
+		if err != nil {
+			log.Error().Err(err).Msg("acl")
+			return 1
+		}
+		is, stopACL, aclAdmin = append(is, in), stop, files
+	}
+	defer stopACL()
+	processor.RegisterACL(t, aclAdmin, b, log)
+	h := t.Intercept(is...)
 	if err := b.Start(h); err != nil {
 		log.Error().Err(err).Msg("start broker")
 		return 1

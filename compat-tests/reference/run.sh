@@ -7,6 +7,9 @@
 #   run.sh broker PORT NSADDR DIR [CLUSTER]  exec a broker on 127.0.0.1:PORT, store under DIR
 #                                            (lines of DIR/broker.extra.properties, when present,
 #                                            are appended to its config: later keys win)
+#   run.sh broker-acl1 PORT NSADDR DIR [CLUSTER]
+#                                            the same with Apache 5.3.1's broker (acl1/pom.xml):
+#                                            the last line with ACL 1.0 (aclEnable, plain_acl.yml)
 #   run.sh proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER]
 #                                            exec Apache's proxy (cluster mode) on 127.0.0.1
 #                                            (DIR/proxy.extra.json, when present: more
@@ -17,12 +20,13 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cpfile="$here/target/classpath.txt"
-
+# classpath [DIR]: the classpath of DIR/pom.xml (default: this directory's).
 classpath() {
-	if [[ ! -s "$cpfile" || "$here/pom.xml" -nt "$cpfile" ]]; then
-		mkdir -p "$here/target"
-		mvn -q -f "$here/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cpfile" >&2
+	local d=${1:-$here}
+	local cpfile="$d/target/classpath.txt"
+	if [[ ! -s "$cpfile" || "$d/pom.xml" -nt "$cpfile" ]]; then
+		mkdir -p "$d/target"
+		mvn -q -f "$d/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cpfile" >&2
 	fi
 	cat "$cpfile"
 }
@@ -72,7 +76,7 @@ CONF
 		cat "$dir/broker.extra.properties" >>"$dir/broker.properties"
 	fi
 	local cp
-	cp=$(classpath)
+	cp=$(classpath "${broker_pom_dir:-$here}")
 	export ROCKETMQ_HOME="$dir"
 	# shellcheck disable=SC2046
 	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$dir/broker.properties" -n "$ns"
@@ -107,7 +111,8 @@ case "$cmd" in
 classpath) classpath ;;
 namesrv) namesrv "$@" ;;
 broker) broker "$@" ;;
+broker-acl1) broker_pom_dir="$here/acl1" broker "$@" ;;
 proxy) proxy "$@" ;;
 all) all "$@" ;;
-*) echo "usage: $0 classpath | namesrv PORT DIR | broker PORT NSADDR DIR [CLUSTER] | proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER] | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
+*) echo "usage: $0 classpath | namesrv PORT DIR | broker[-acl1] PORT NSADDR DIR [CLUSTER] | proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER] | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func clusterList(a *admin, fs *flag.FlagSet, args []string) error {
+	more := fs.Bool("m", false, "Print more stats")
+	interval := fs.Int("i", 0, "specify intervals numbers, it is in seconds")
+	only := fs.String("c", "", "which cluster")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if *interval != 0 {
+		return fmt.Errorf("-i (repeat every %d s) is not implemented by this mqadmin", *interval)
+	}
+	ci, err := a.ClusterInfo()
+	if err != nil {
+		return err
+	}
+	var clusters []string
+	if c := strings.TrimSpace(*only); c != "" {
+		clusters = []string{c}
+	} else {
+		for c := range ci.ClusterAddrTable {
+			clusters = append(clusters, c)
+		}
+		sort.Strings(clusters) // Apache: the HashMap's order
+	}
+	if *more {
+		fmt.Fprintf(a.out, "%-16s  %-32s %14s %14s %14s %14s\n", "#Cluster Name", "#Broker Name", "#InTotalYest", "#OutTotalYest", "#InTotalToday", "#OutTotalToday")
+	} else {
+		fmt.Fprintf(a.out, "%-22s  %-22s  %-4s  %-22s %-16s  %16s  %30s  %-22s  %-11s  %-12s  %-8s  %-10s\n",
+			"#Cluster Name", "#Broker Name", "#BID", "#Addr", "#Version", "#InTPS(LOAD)", "#OutTPS(LOAD)",
+			"#Timer(Progress)", "#PCWait(ms)", "#Hour", "#SPACE", "#ACTIVATED")
+	}
+	for _, c := range clusters {
+		names := append([]string(nil), ci.ClusterAddrTable[c]...)
+		sort.Strings(names)
+		for _, n := range names {
+			bd, ok := ci.BrokerAddrTable[n]
+			if !ok {
+				continue
+			}
+			for _, id := range bd.IDs() {
+				addr := bd.BrokerAddrs[strconv.FormatInt(id, 10)]
+				kv, err := a.RuntimeInfo(addr)
+				if err != nil {
+					// Apache prints the stack trace and the row with its defaults.
+					fmt.Fprintf(a.errOut, "%v\n", err)
+				}
+				if *more {
+					fmt.Fprintln(a.out, clusterMoreRow(c, n, kv))
+				} else {
+					fmt.Fprintln(a.out, clusterRow(c, n, id, addr, kv, err == nil, time.Now()))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// clusterRow is one line of ClusterListSubCommand.printClusterBaseInfo.
+// ok is false when the runtime info could not be fetched (all defaults).
+func clusterRow(cluster, name string, id int64, addr string, kv map[string]string, ok bool, now time.Time) string {
+	var in, out float64
+	var version, sendQ, pullQ, ackQ, sendW, pullW, ackW, pcWait, earliest, ratio string
+	var readBehind, offsetBehind, congest int64
+	var enqTps, deqTps float32
+	active := false
+	if ok {
+		get := func(k string) string { // Java's Map.get printed by %s: "null" when absent
+			if v, ok := kv[k]; ok {
+				return v
+			}
+			return "null"
+		}
+		orN := func(k string) string {
+			if v, ok := kv[k]; ok {
+				return v
+			}
+			return "N"
+		}
+		active = javaBool(kv["brokerActive"])
+		sendQ, pullQ, ackQ = get("sendThreadPoolQueueSize"), get("pullThreadPoolQueueSize"), orN("ackThreadPoolQueueSize")
+		sendW, pullW, ackW = get("sendThreadPoolQueueHeadWaitTimeMills"), get("pullThreadPoolQueueHeadWaitTimeMills"), orN("ackThreadPoolQueueHeadWaitTimeMills")
+		pcWait, earliest, ratio = get("pageCacheLockTimeMills"), kv["earliestMessageTimeStamp"], kv["commitLogDiskRatio"]
+		readBehind, offsetBehind, congest, enqTps, deqTps = timerStats(kv)
+		version = get("brokerVersionDesc")
+		in, out = firstFloat(kv["putTps"]), firstFloat(kv["getTransferredTps"])
+	}
+	hour, space := 0.0, 0.0
+	if earliest != "" {
+		if ms, err := strconv.ParseInt(earliest, 10, 64); err == nil {
+			hour = float64(now.UnixMilli()-ms) / 1000.0 / 60.0 / 60.0
+		}
+	}
+	if ratio != "" {
+		space, _ = strconv.ParseFloat(ratio, 64)
+	}
+	return fmt.Sprintf("%-22s  %-22s  %-4d  %-22s %-16s  %16s  %30s  %-22s  %11s  %-12s  %-8s  %10t",
+		cluster, name, id, addr, version,
+		fmt.Sprintf("%9.2f(%s,%sms)", in, sendQ, sendW),
+		fmt.Sprintf("%9.2f(%s,%sms|%s,%sms)", out, pullQ, pullW, ackQ, ackW),
+		fmt.Sprintf("%d-%d(%.1fw, %.1f, %.1f)", readBehind, offsetBehind, float32(congest)/10000.0, enqTps, deqTps),
+		pcWait, fmt.Sprintf("%2.2f", hour), fmt.Sprintf("%.4f", space), active)
+}
+
+// timerStats parses the timer keys in Apache's order, stopping at the first
+// that does not parse (Apache's try block: the earlier ones stay set).
+func timerStats(kv map[string]string) (readBehind, offsetBehind, congest int64, enq, deq float32) {
+	ints := []*int64{&readBehind, &offsetBehind, &congest}
+	for i, k := range []string{"timerReadBehind", "timerOffsetBehind", "timerCongestNum"} {
+		v, err := strconv.ParseInt(kv[k], 10, 64)
+		if err != nil {
+			return
+		}
+		*ints[i] = v
+	}
+	floats := []*float32{&enq, &deq}
+	for i, k := range []string{"timerEnqueueTps", "timerDequeueTps"} {
+		v, err := strconv.ParseFloat(strings.TrimSpace(kv[k]), 32)
+		if err != nil {
+			return
+		}
+		*floats[i] = float32(v)
+	}
+	return
+}
+
+// firstFloat is the first space-separated number of a "1.0 2.0 3.0" TPS value.
+func firstFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(strings.SplitN(strings.TrimSpace(s), " ", 2)[0], 64)
+	return f
+}
+
+// clusterMoreRow is one line of printClusterMoreStats: yesterday's and
+// today's message totals in and out.
+func clusterMoreRow(cluster, name string, kv map[string]string) string {
+	var inY, outY, inT, outT int64
+	n := func(k string) (int64, bool) {
+		v, err := strconv.ParseInt(kv[k], 10, 64)
+		return v, err == nil
+	}
+	putY, ok1 := n("msgPutTotalYesterdayMorning")
+	putM, ok2 := n("msgPutTotalTodayMorning")
+	putN, ok3 := n("msgPutTotalTodayNow")
+	getY, ok4 := n("msgGetTotalYesterdayMorning")
+	getM, ok5 := n("msgGetTotalTodayMorning")
+	getN, ok6 := n("msgGetTotalTodayNow")
+	if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 { // Apache: any failure leaves all four 0
+		inY, outY, inT, outT = putM-putY, getM-getY, putN-putM, getN-getM
+	}
+	return fmt.Sprintf("%-16s  %-32s %14d %14d %14d %14d", cluster, name, inY, outY, inT, outT)
+}
+
+func brokerStatus(a *admin, fs *flag.FlagSet, args []string) error {
+	broker := fs.String("b", "", "Broker address")
+	cluster := fs.String("c", "", "which cluster")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *broker != "":
+		return a.printRuntime(strings.TrimSpace(*broker), false)
+	case *cluster != "":
+		bs, err := a.clusterBrokers(*cluster)
+		if err != nil {
+			return err
+		}
+		for _, addr := range addrsOf(bs, true) {
+			if err := a.printRuntime(addr, true); err != nil {
+				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next broker
+			}
+		}
+		return nil
+	}
+	return errors.New("one of -b (broker address) or -c (cluster) is required")
+}
+
+// printRuntime is BrokerStatusSubCommand.printBrokerRuntimeStats: the
+// runtime KVTable sorted by key, prefixed by the address for a cluster.
+func (a *admin) printRuntime(addr string, withAddr bool) error {
+	kv, err := a.RuntimeInfo(addr)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if withAddr {
+			fmt.Fprintf(a.out, "%-24s %-32s: %s\n", addr, k, kv[k])
+		} else {
+			fmt.Fprintf(a.out, "%-32s: %s\n", k, kv[k])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/adminclient"
+	"github.com/rocketgo/rocketgo/message"
+)
+
+// bodyDir is where Apache's tool writes each printed message's body.
+const bodyDir = "/tmp/rocketmq/msgbodys"
+
+func queryMsgByKey(a *admin, fs *flag.FlagSet, args []string) error {
+	topic := fs.String("t", "", "Topic name")
+	key := fs.String("k", "", "Message Key")
+	begin := fs.Int64("b", 0, "Begin timestamp(ms). default:0, eg:1676730526212")
+	end := fs.Int64("e", adminclient.MaxTime, "End timestamp(ms). default:Long.MAX_VALUE, eg:1676730526212")
+	maxNum := int32Flag(fs, "m", 64, "The maximum number of messages returned by the query, default:64")
+	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	t, err := requireTopic(*topic)
+	if err != nil {
+		return err
+	}
+	k := strings.TrimSpace(*key)
+	if k == "" {
+		return errors.New("-k message key is required")
+	}
+	ms, err := a.QueryAll(t, k, int(*maxNum), *begin, *end, false)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "%-50s %4s %40s\n", "#Message ID", "#QID", "#Offset")
+	for _, m := range ms {
+		fmt.Fprintf(a.out, "%-50s %4d %40d\n", m.MsgID(), m.QueueID, m.QueueOffset)
+	}
+	return nil
+}
+
+func queryMsgByID(a *admin, fs *flag.FlagSet, args []string) error {
+	topic := fs.String("t", "", "topic name")
+	ids := fs.String("i", "", "Message Id")
+	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	format := fs.String("f", "", "print message body by the specified format")
+	for _, f := range []string{"g", "d", "s", "u"} {
+		fs.String(f, "", "resend (-s) or push to a client (-g -d): not implemented by this mqadmin")
+	}
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	var unsupported error
+	fs.Visit(func(f *flag.Flag) {
+		if strings.Contains("gdsu", f.Name) {
+			unsupported = fmt.Errorf("-%s (resend or push the message) is not implemented by this mqadmin", f.Name)
+		}
+	})
+	if unsupported != nil {
+		return unsupported
+	}
+	if err := a.bodyFormat(*format); err != nil {
+		return err
+	}
+	t, err := requireTopic(*topic)
+	if err != nil {
+		return err
+	}
+	var list []string
+	for _, id := range strings.Split(*ids, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			list = append(list, id)
+		}
+	}
+	if len(list) == 0 {
+		return errors.New("-i message id is required")
+	}
+	for _, id := range list {
+		m, err := a.messageByID(t, id)
+		if err != nil {
+			return err
+		}
+		if err := a.printMsg(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageByID is DefaultMQAdminExtImpl.queryMessage: an offset message id
+// names its broker and commit-log offset; anything else is looked up as a
+// producer's UNIQ_KEY over the last three days.
+func (a *admin) messageByID(topic, id string) (*adminclient.Message, error) {
+	if host, off, err := message.DecodeOffsetMsgID(id); err == nil {
+		if m, err := a.ViewMessage(host.String(), off); err == nil {
+			return m, nil
+		}
+	}
+	ms, err := a.QueryAll(topic, id, 32, time.Now().Add(-72*time.Hour).UnixMilli(), adminclient.MaxTime, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	return ms[0], nil
+}
+
+func queryMsgByOffset(a *admin, fs *flag.FlagSet, args []string) error {
+	topic := fs.String("t", "", "topic name")
+	broker := fs.String("b", "", "Broker Name")
+	queue := int32Flag(fs, "i", -1, "Queue Id")
+	offset := fs.Int64("o", -1, "Queue Offset")
+	format := fs.String("f", "", "print message body by the specified format")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	if err := a.bodyFormat(*format); err != nil {
+		return err
+	}
+	t, err := requireTopic(*topic)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(*broker)
+	if name == "" || *queue < 0 || *offset < 0 {
+		return errors.New("-b broker name, -i queue id and -o offset are required")
+	}
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	addr := ""
+	for _, bd := range r.BrokerDatas {
+		if bd.BrokerName == name {
+			addr = bd.SelectAddr()
+		}
+	}
+	if addr == "" {
+		return fmt.Errorf("broker %s is not in the route of %s", name, t)
+	}
+	m, err := a.PullOne(addr, adminclient.MessageQueue{Topic: t, BrokerName: name, QueueID: int(*queue)}, *offset)
+	if err != nil || m == nil {
+		return err // Apache prints nothing when the queue has no message there
+	}
+	return a.printMsg(m)
+}
+
+// printMsg is QueryMsgByIdSubCommand.printMsg: the message's fields, its
+// body written under /tmp/rocketmq/msgbodys, and how each consumer group
+// stands with it.
+func (a *admin) printMsg(m *adminclient.Message) error {
+	if m == nil {
+		fmt.Fprintf(a.out, "\nMessage not found!")
+		return nil
+	}
+	path := filepath.Join(bodyDir, m.MsgID())
+	if err := os.MkdirAll(bodyDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, m.Body, 0o644); err != nil {
+		return err
+	}
+	tags, ok := m.Prop(message.PropTags)
+	if !ok {
+		tags = "null"
+	}
+	keys, ok := m.Prop(message.PropKeys)
+	if !ok {
+		keys = "null"
+	}
+	row := func(name string, v any) { fmt.Fprintf(a.out, "%-20s %v\n", name, v) }
+	row("OffsetID:", m.OffsetMsgID())
+	row("Topic:", m.Topic)
+	row("Tags:", "["+tags+"]")
+	row("Keys:", "["+keys+"]")
+	row("Queue ID:", m.QueueID)
+	row("Queue Offset:", m.QueueOffset)
+	row("CommitLog Offset:", m.PhysicalOffset)
+	row("Reconsume Times:", m.ReconsumeTimes)
+	row("Born Timestamp:", humanMillis(m.BornTimestamp))
+	row("Store Timestamp:", humanMillis(m.StoreTimestamp))
+	row("Born Host:", m.BornHost.String())
+	row("Store Host:", m.StoreHost.String())
+	row("System Flag:", m.SysFlag)
+	row("Properties:", javaMapString(m.Props))
+	row("Message Body Path:", path)
+	if a.printBody {
+		row("Message Body:", string(m.Body))
+	}
+	tracks, err := a.messageTracks(m)
+	if err != nil {
+		fmt.Fprintf(a.errOut, "%v\n", err) // Apache prints the stack trace, the message stays printed
+		return nil
+	}
+	if len(tracks) == 0 {
+		fmt.Fprintf(a.out, "\n\nWARN: No Consumer")
+		return nil
+	}
+	fmt.Fprintf(a.out, "\n\n")
+	for _, t := range tracks {
+		fmt.Fprintf(a.out, "%s\n", t)
+	}
+	return nil
+}
+
+// messageTracks is DefaultMQAdminExtImpl.messageTrackDetail: for each group
+// consuming the topic, whether it consumed the message. A group with no
+// consumer online is UNKNOWN with the reason (Apache's text there is a Java
+// exception and its first stack frame; this one names the code).
+func (a *admin) messageTracks(m *adminclient.Message) ([]string, error) {
+	r, err := a.Route(m.Topic)
+	if err != nil {
+		return nil, err
+	}
+	var groups []string
+	for _, bd := range r.SortedBrokers() {
+		if addr := bd.SelectAddr(); addr != "" {
+			if groups, err = a.ConsumedBy(addr, m.Topic); err != nil {
+				return nil, err
+			}
+			break // Apache asks one broker of the route
+		}
+	}
+	sort.Strings(groups) // Apache: a HashSet's order
+	var out []string
+	for _, g := range groups {
+		track, desc := "UNKNOWN", "null"
+		cc, err := a.ConsumerConnection(g, "")
+		switch {
+		case errors.Is(err, adminclient.ErrConsumerNotOnline):
+			desc = "CODE: 206 DESC: Not found the consumer group connection"
+		case err != nil:
+			desc = err.Error()
+		case cc.ConsumeType == "CONSUME_ACTIVELY":
+			track = "PULL"
+		case cc.ConsumeType == "CONSUME_PASSIVELY":
+			track, desc = a.consumedTrack(m, g, cc)
+		}
+		out = append(out, fmt.Sprintf("MessageTrack [consumerGroup=%s, trackType=%s, exceptionDesc=%s]", g, track, desc))
+	}
+	return out, nil
+}
+
+// consumedTrack is the CONSUME_PASSIVELY branch of messageTrackDetail.
+func (a *admin) consumedTrack(m *adminclient.Message, group string, cc *adminclient.ConsumerConnection) (string, string) {
+	cs, err := a.GroupConsumeStats(group, "")
+	if err != nil {
+		return "UNKNOWN", err.Error()
+	}
+	ci, err := a.ClusterInfo()
+	if err != nil {
+		return "UNKNOWN", err.Error()
+	}
+	consumed := false
+	for _, q := range cs.Queues {
+		if q.Topic != m.Topic || q.QueueID != int(m.QueueID) {
+			continue
+		}
+		bd, ok := ci.BrokerAddrTable[q.BrokerName]
+		if ok && bd.BrokerAddrs["0"] == m.StoreHost.String() && q.ConsumerOffset > m.QueueOffset {
+			consumed = true
+		}
+	}
+	if !consumed {
+		return "NOT_CONSUME_YET", "null"
+	}
+	tags, _ := m.Prop(message.PropTags)
+	if sd, ok := cc.SubscriptionTable[m.Topic]; ok && len(sd.TagsSet) > 0 {
+		for _, t := range sd.TagsSet {
+			if t == tags || t == "*" {
+				return "CONSUMED", "null"
+			}
+		}
+		return "CONSUMED_BUT_FILTERED", "null"
+	}
+	return "CONSUMED", "null"
+}
+
+// javaMapString is a HashMap<String, String>'s toString, as
+// MessageDecoder builds it (new HashMap<>(128)): entries in the table's
+// order, by the spread hash of each name, ties in insertion order.
+func javaMapString(props []adminclient.Property) string {
+	ordered := javaHashOrder(props, 128)
+	parts := make([]string, len(ordered))
+	for i, p := range ordered {
+		parts[i] = p.Name + "=" + p.Value
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// javaHashOrder is the iteration order of a java.util.HashMap created with
+// initialCap and filled with props in order: the table grows by doubling
+// past three quarters full, and iteration walks its buckets
+// ((h ^ h>>>16) & (n-1), h the String hash), each in insertion order.
+func javaHashOrder(props []adminclient.Property, initialCap int) []adminclient.Property {
+	n := 1
+	for n < initialCap {
+		n <<= 1
+	}
+	for len(props) > n*3/4 {
+		n <<= 1
+	}
+	bucket := func(s string) int {
+		h := uint32(message.JavaHash(s))
+		return int((h ^ h>>16) & uint32(n-1))
+	}
+	out := append([]adminclient.Property(nil), props...)
+	sort.SliceStable(out, func(i, j int) bool { return bucket(out[i].Name) < bucket(out[j].Name) })
+	return out
+}
+
+// bodyFormat takes -f: the charset to print bodies in; UTF-8 only here.
+func (a *admin) bodyFormat(charset string) error {
+	switch c := strings.ToUpper(strings.TrimSpace(charset)); c {
+	case "":
+	case "UTF-8", "UTF8":
+		a.printBody = true
+	default:
+		return fmt.Errorf("-f %s: only UTF-8 bodies are printed by this mqadmin", charset)
+	}
+	return nil
+}

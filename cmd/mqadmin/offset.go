@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/adminclient"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
+	group := fs.String("g", "", "set the consumer group")
+	topic := fs.String("t", "", "set the topic")
+	stamp := fs.String("s", "", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]")
+	force := fs.String("f", "", "set the force rollback by timestamp switch[true|false]. Deprecated.")
+	broker := fs.String("b", "", "broker addr")
+	queue := int32Flag(fs, "q", -1, "queue id")
+	offset := fs.String("o", "", "Expect queue offset, not support old version broker")
+	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	g, t, s := strings.TrimSpace(*group), strings.TrimSpace(*topic), strings.TrimSpace(*stamp)
+	if g == "" || t == "" || s == "" {
+		return errors.New("-g group, -t topic and -s timestamp are required")
+	}
+	ms, err := parseResetTime(s, time.Now())
+	if err != nil {
+		return err
+	}
+	if *broker != "" && *queue >= 0 {
+		return a.resetQueueOffset(*broker, g, t, int(*queue), s, ms, *offset)
+	}
+	isForce := true
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "f" })
+	if set {
+		isForce = javaBool(*force)
+	}
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	var all []adminclient.QueueOffset
+	for _, bd := range r.BrokerDatas {
+		addr := bd.SelectAddr()
+		if addr == "" {
+			continue
+		}
+		qs, err := a.ResetOffset(addr, t, g, ms, isForce, -1, -1)
+		var ce *adminclient.CodeError
+		if errors.As(err, &ce) && ce.Code == remoting.ConsumerNotOnline {
+			// Apache falls back to its old command: offsets rewritten by the tool.
+			return a.resetOffsetOld(r, g, t, ms, isForce, s)
+		}
+		if err != nil {
+			return err
+		}
+		all = append(all, qs...)
+	}
+	fmt.Fprintf(a.out, "start reset consumer offset by specified, group[%s], topic[%s], force[%t], timestamp(string)[%s], timestamp(long)[%d]\n",
+		g, t, isForce, s, ms)
+	fmt.Fprintf(a.out, "%-40s  %-40s  %-40s\n", "#brokerName", "#queueId", "#offset")
+	for _, q := range all { // Apache: a HashMap's order
+		fmt.Fprintf(a.out, "%-40s  %-40d  %-40d\n", atMost(q.BrokerName, 32), q.QueueID, q.Offset)
+	}
+	return nil
+}
+
+// resetQueueOffset is resetOffsetByTime -b -q: one queue of one broker
+// (its name unknown to the tool: Apache leaves it out) moved to -o, or to
+// the offset found for ms; the group's committed offset is written, then
+// the broker told (and its consumers with it).
+func (a *admin) resetQueueOffset(addr, group, topic string, queue int, stamp string, ms int64, offset string) error {
+	fmt.Fprintf(a.out, "start reset consumer offset by specified, group[%s], topic[%s], queueId[%d], broker[%s], timestamp(string)[%s], timestamp(long)[%d]\n",
+		group, topic, queue, addr, stamp, ms)
+	mq := adminclient.MessageQueue{Topic: topic, QueueID: queue}
+	var target int64
+	var err error
+	if offset != "" {
+		if target, err = strconv.ParseInt(strings.TrimSpace(offset), 10, 64); err != nil {
+			return fmt.Errorf("-o %q: not a number", offset)
+		}
+	} else if target, err = a.SearchOffset(strings.TrimSpace(addr), mq, ms); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "reset consumer offset to %d\n", target)
+	if target <= 0 { // Apache resets only to a positive offset
+		return nil
+	}
+	addr = strings.TrimSpace(addr)
+	if err := a.UpdateConsumerOffset(addr, group, mq, target); err != nil {
+		return err
+	}
+	_, err = a.ResetOffset(addr, topic, group, 0, false, queue, target)
+	return err
+}
+
+// resetOffsetOld is ResetOffsetByTimeOldCommand: for each broker, the
+// group's queues of topic (or, never consumed, all the topic's read queues
+// from their min offset) moved to the offset found for ms — unless not
+// forced and that is ahead of the consumer.
+func (a *admin) resetOffsetOld(r *adminclient.Route, group, topic string, ms int64, force bool, stamp string) error {
+	type rollback struct {
+		mq                                    adminclient.MessageQueue
+		broker, consumer, timestamp, rollback int64
+	}
+	readQueues := map[string]int32{}
+	for _, q := range r.QueueDatas {
+		readQueues[q.BrokerName] = q.ReadQueueNums
+	}
+	var rows []rollback
+	for _, bd := range r.BrokerDatas {
+		addr := bd.SelectAddr()
+		if addr == "" {
+			continue
+		}
+		cs, err := a.ConsumeStats(addr, group, "")
+		if err != nil {
+			return err
+		}
+		var queues []adminclient.OffsetWrapper
+		for _, q := range cs.Queues {
+			if q.Topic == topic {
+				queues = append(queues, q)
+			}
+		}
+		if len(queues) == 0 {
+			st, err := a.TopicStats(addr, topic)
+			if err != nil {
+				return err
+			}
+			byQueue := map[int]adminclient.TopicOffset{}
+			for _, o := range st {
+				byQueue[o.QueueID] = o
+			}
+			for i := 0; i < int(readQueues[bd.BrokerName]); i++ {
+				o, ok := byQueue[i]
+				if !ok {
+					return fmt.Errorf("%s: no stats for queue %d of %s", addr, i, topic)
+				}
+				queues = append(queues, adminclient.OffsetWrapper{MessageQueue: adminclient.MessageQueue{Topic: topic, BrokerName: bd.BrokerName, QueueID: i},
+					BrokerOffset: o.MaxOffset, ConsumerOffset: o.MinOffset})
+			}
+		}
+		for _, q := range queues {
+			var target int64
+			if ms == -1 {
+				target, err = a.MaxOffset(addr, q.Topic, q.QueueID)
+			} else {
+				target, err = a.SearchOffset(addr, q.MessageQueue, ms)
+			}
+			if err != nil {
+				return err
+			}
+			row := rollback{mq: q.MessageQueue, broker: q.BrokerOffset, consumer: q.ConsumerOffset, timestamp: target, rollback: q.ConsumerOffset}
+			if force || target <= q.ConsumerOffset {
+				row.rollback = target
+				if err := a.UpdateConsumerOffset(addr, group, q.MessageQueue, target); err != nil {
+					return err
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	fmt.Fprintf(a.out, "reset consumer offset by specified consumerGroup[%s], topic[%s], force[%t], timestamp(string)[%s], timestamp(long)[%d]\n",
+		group, topic, force, stamp, ms)
+	fmt.Fprintf(a.out, "%-20s  %-20s  %-20s  %-20s  %-20s  %-20s\n", "#brokerName", "#queueId", "#brokerOffset", "#consumerOffset", "#timestampOffset", "#resetOffset")
+	for _, r := range rows {
+		fmt.Fprintf(a.out, "%-20s  %-20d  %-20d  %-20d  %-20d  %-20d\n", atMost(r.mq.BrokerName, 32), r.mq.QueueID, r.broker, r.consumer, r.timestamp, r.rollback)
+	}
+	return nil
+}
+
+// parseResetTime reads -s as Apache: "now", epoch milliseconds, or local
+// time "yyyy-MM-dd#HH:mm:ss:SSS".
+func parseResetTime(s string, now time.Time) (int64, error) {
+	if s == "now" {
+		return now.UnixMilli(), nil
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return ms, nil
+	}
+	bad := fmt.Errorf("-s %q: not now, milliseconds or yyyy-MM-dd#HH:mm:ss:SSS", s)
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return 0, bad
+	}
+	t, err := time.ParseInLocation("2006-01-02#15:04:05", s[:i], time.Local)
+	millis, err2 := strconv.Atoi(s[i+1:])
+	if err != nil || err2 != nil || len(s)-i-1 != 3 {
+		return 0, bad
+	}
+	return t.UnixMilli() + int64(millis), nil
+}

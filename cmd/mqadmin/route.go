@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/adminclient"
+)
+
+const routeFormat = "%-45s %-32s %-50s %-10s %-11s %-5s\n"
+
+func topicRoute(a *admin, fs *flag.FlagSet, args []string) error {
+	topic := fs.String("t", "", "topic name")
+	list := fs.Bool("l", false, "Use list format to print data")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	t, err := requireTopic(*topic)
+	if err != nil {
+		return err
+	}
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	if !*list {
+		fmt.Fprintf(a.out, "%s\n", routeJSON(r))
+		return nil
+	}
+	queues := map[string]adminclient.QueueData{}
+	for _, q := range r.QueueDatas {
+		queues[q.BrokerName] = q
+	}
+	fmt.Fprintf(a.out, routeFormat, "#ClusterName", "#BrokerName", "#BrokerAddrs", "#ReadQueue", "#WriteQueue", "#Perm")
+	var totalRead, totalWrite int32
+	for _, bd := range r.SortedBrokers() {
+		q := queues[bd.BrokerName]
+		totalRead += q.ReadQueueNums
+		totalWrite += q.WriteQueueNums
+		fmt.Fprintf(a.out, routeFormat, bd.Cluster, bd.BrokerName, javaAddrMap(&bd), strconv.Itoa(int(q.ReadQueueNums)),
+			strconv.Itoa(int(q.WriteQueueNums)), strconv.Itoa(int(q.Perm)))
+	}
+	fmt.Fprintf(a.out, "%s\n", strings.Repeat("-", 158))
+	fmt.Fprintf(a.out, routeFormat, "Total:", strconv.Itoa(len(queues)), "", strconv.Itoa(int(totalRead)), strconv.Itoa(int(totalWrite)), "")
+	return nil
+}
+
+// javaAddrMap is a HashMap<Long, String>'s toString: {0=host:port, 1=...},
+// small ids in ascending order as the hash puts them.
+func javaAddrMap(bd *adminclient.BrokerData) string {
+	var parts []string
+	for _, id := range bd.IDs() {
+		parts = append(parts, fmt.Sprintf("%d=%s", id, bd.BrokerAddrs[strconv.FormatInt(id, 10)]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func topicStatus(a *admin, fs *flag.FlagSet, args []string) error {
+	topic := fs.String("t", "", "topic name")
+	cluster := fs.String("c", "", "cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(fs, args); err != nil {
+		return err
+	}
+	t, err := requireTopic(*topic)
+	if err != nil {
+		return err
+	}
+	routeOf := t
+	if c := strings.TrimSpace(*cluster); c != "" {
+		routeOf = c // Apache: the route of the cluster's name (its default topic)
+	}
+	r, err := a.Route(routeOf)
+	if err != nil {
+		return err
+	}
+	var all []adminclient.TopicOffset
+	for _, bd := range r.BrokerDatas {
+		addr := bd.SelectAddr()
+		if addr == "" {
+			continue
+		}
+		st, err := a.TopicStats(addr, t)
+		if err != nil {
+			return err
+		}
+		all = append(all, st...)
+	}
+	if len(all) == 0 && routeOf == t {
+		return errors.New("not found the topic stats info")
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Less(all[j].MessageQueue) })
+	fmt.Fprintf(a.out, "%-32s  %-4s  %-20s  %-20s    %s\n", "#Broker Name", "#QID", "#Min Offset", "#Max Offset", "#Last Updated")
+	for _, o := range all {
+		human := ""
+		if o.LastUpdateTimestamp > 0 {
+			human = humanMillis(o.LastUpdateTimestamp)
+		}
+		fmt.Fprintf(a.out, "%-32s  %-4d  %-20d  %-20d    %s\n", atMost(o.BrokerName, 32), o.QueueID, o.MinOffset, o.MaxOffset, human)
+	}
+	fmt.Fprintf(a.out, "\n")
+	// Apache's examineTopicStats never sets the rate it prints.
+	fmt.Fprintf(a.out, "Topic Put TPS: 0.0\n")
+	return nil
+}
+
+// requireTopic trims a -t value and refuses an empty one.
+func requireTopic(t string) (string, error) {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return "", errors.New("-t topic is required")
+	}
+	return t, nil
+}
+
+// atMost is UtilAll.frontStringAtLeast: s cut to n characters.
+func atMost(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// humanMillis is UtilAll.timeMillisToHumanString2: local time with millis.
+func humanMillis(ms int64) string {
+	return time.UnixMilli(ms).Format("2006-01-02 15:04:05,000")
+}
