@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 200000x
 PKGS      := ./...
 
-.PHONY: build run test java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine lint staticcheck fmt tidy clean
+.PHONY: build run test java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -105,15 +105,30 @@ test-proxy-local: build
 
 # rocketgo's image in a real Docker engine (docker/test.sh): installs and
 # starts docker.io / docker-compose when missing, builds the base image
-# (debootstrap, cached in /var/cache/rocketgo-docker) and rocketgo:5.3.3,
+# (debootstrap, cached in /var/cache/rocketgo-docker), the Go builder image
+# and rocketgo:5.3.3 (multi-stage; build cache kept outside the clone),
 # brings each compose file up, runs TestDocker / TestDocker5x from the host
 # and from a container (the Go clients, a broker container restart) and
-# tears it all down (~30 s warm). make test runs it when an engine answers
+# TestDockerJava / TestDockerJava5x from the host (the Java 4.9.8 client,
+# the Java 5.x SDK through the proxy container), and tears it all down
+# (~50 s warm, the Java runs included). make test runs it when an engine answers
 # and says so loudly when none does; .ci/run runs it after make test with
 # ROCKETGO_DOCKER_OPTIONAL=1 (an engine that cannot start here is a loud
 # skip, not a failure).
 test-docker:
 	nice -n 19 ionice -c3 docker/test.sh
+
+# rocketgo's image against an apache/rocketmq:5.3.3 equivalent built here
+# (docker/bench.sh): image sizes, start-up (best and median of 5), broker
+# memory after start and after 10k sends. Minutes; not in make test.
+bench-docker:
+	nice -n 19 ionice -c3 docker/bench.sh
+
+# rocketgo's linux/arm64 image, built on this amd64 host and run under
+# qemu-user-static (docker/arm64.sh): first send timed, 10k messages,
+# TestDocker with a broker container restart. Not in make test.
+test-docker-arm64:
+	nice -n 19 ionice -c3 docker/arm64.sh
 
 test-docker-if-engine:
 	@if docker info >/dev/null 2>&1; then \

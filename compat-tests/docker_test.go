@@ -43,6 +43,16 @@ func dockerEnv(t *testing.T) (c *cluster, container string) {
 	return &cluster{name: "docker", nsAddr: ns, brokerAddr: br}, container
 }
 
+// dockerProxy returns the proxy container's gRPC address test.sh published.
+func dockerProxy(t *testing.T) string {
+	t.Helper()
+	addr := os.Getenv("ROCKETGO_DOCKER_PROXY")
+	if addr == "" {
+		t.Fatal("ROCKETGO_DOCKER_PROXY must be set (docker/test.sh sets it)")
+	}
+	return addr
+}
+
 // waitDial waits until addr accepts TCP connections.
 func waitDial(t *testing.T, addr string, timeout time.Duration) {
 	t.Helper()
@@ -155,10 +165,7 @@ func TestDocker(t *testing.T) {
 // network, must reach the broker at the address the broker advertises.
 func TestDocker5x(t *testing.T) {
 	c, _ := dockerEnv(t)
-	proxyAddr := os.Getenv("ROCKETGO_DOCKER_PROXY")
-	if proxyAddr == "" {
-		t.Fatal("ROCKETGO_DOCKER_PROXY must be set (docker/test.sh sets it)")
-	}
+	proxyAddr := dockerProxy(t)
 	waitDial(t, c.nsAddr, 30*time.Second)
 	waitDial(t, c.brokerAddr, 30*time.Second)
 	waitDial(t, proxyAddr, 30*time.Second)

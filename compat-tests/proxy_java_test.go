@@ -51,24 +51,7 @@ func TestJavaGRPC(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			col := newCollector("v4")
-			for _, topic := range []string{topicN, topicF, topicD, topicT} {
-				startConsumer(t, c, uniq("CG"), topic, "*", col)
-			}
-			want := []string{"j-n-0", "j-n-1", "j-n-2", "j-f-0", "j-f-1", "j-f-2", "j-f-3", "j-d-0", "j-t-commit"}
-			waitAll(t, col, want, 30*time.Second, "Java 5.x SDK messages through the proxy")
-			if r := col.get("j-n-0")[0]; r.Tags != "TA" || r.Keys != "k-j-n-0" {
-				t.Errorf("j-n-0 arrived with tags %q keys %q", r.Tags, r.Keys)
-			}
-			q := col.get("j-f-0")[0].QueueID
-			for i := 1; i < 4; i++ {
-				if r := col.get("j-f-" + strconv.Itoa(i))[0]; r.QueueID != q {
-					t.Errorf("FIFO j-f-%d in queue %d, j-f-0 in %d", i, r.QueueID, q)
-				}
-			}
-			if len(col.get("j-t-rollback")) != 0 {
-				t.Error("rolled back Java transaction delivered")
-			}
+			checkJavaProducers(t, c, "through the proxy", topicN, topicF, topicD, topicT)
 			if !pop {
 				return
 			}
@@ -85,6 +68,32 @@ func TestJavaGRPC(t *testing.T) {
 				t.Errorf("%s holds %d messages, want 1", dlqTopic, n)
 			}
 		})
+	}
+}
+
+// checkJavaProducers reads back, with the 4.x Go client, what ProxyTest#producers
+// sent through a proxy to the normal, FIFO, delay and transaction topics:
+// every id, tags and keys, one queue for the FIFO group, no rolled back
+// transaction.
+func checkJavaProducers(t *testing.T, c *cluster, via, topicN, topicF, topicD, topicT string) {
+	t.Helper()
+	col := newCollector("v4")
+	for _, topic := range []string{topicN, topicF, topicD, topicT} {
+		startConsumer(t, c, uniq("CG"), topic, "*", col)
+	}
+	want := []string{"j-n-0", "j-n-1", "j-n-2", "j-f-0", "j-f-1", "j-f-2", "j-f-3", "j-d-0", "j-t-commit"}
+	waitAll(t, col, want, 30*time.Second, "Java 5.x SDK messages "+via)
+	if r := col.get("j-n-0")[0]; r.Tags != "TA" || r.Keys != "k-j-n-0" {
+		t.Errorf("j-n-0 arrived with tags %q keys %q", r.Tags, r.Keys)
+	}
+	q := col.get("j-f-0")[0].QueueID
+	for i := 1; i < 4; i++ {
+		if r := col.get("j-f-" + strconv.Itoa(i))[0]; r.QueueID != q {
+			t.Errorf("FIFO j-f-%d in queue %d, j-f-0 in %d", i, r.QueueID, q)
+		}
+	}
+	if len(col.get("j-t-rollback")) != 0 {
+		t.Error("rolled back Java transaction delivered")
 	}
 }
 

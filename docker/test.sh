@@ -12,8 +12,11 @@
 #                           container, which reaches the broker container)
 #   docker-compose-2m2s.yml TestDocker   (two masters, two slaves; through
 #                           broker-a's container address, its slave in routes)
-# Each test runs twice: from the host through the published ports, then from
-# a container on the compose network (no broker restart there).
+# Each Go test runs twice: from the host through the published ports, then
+# from a container on the compose network (no broker restart there). From the
+# host the official Java clients run too (when mvn is there):
+#   docker-compose.yml      TestDockerJava   (the 4.9.8 Remoting client)
+#   docker-compose-5.x.yml  TestDockerJava5x (the 5.x gRPC SDK, proxy container)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -141,13 +144,22 @@ down() {
 	proj=""
 }
 
-# gotest TEST: runs a compat-tests test against the project that is up.
+# The Java clients' tests need Maven (compat-tests/java, java-grpc).
+java=""
+if command -v mvn >/dev/null 2>&1; then
+	java=1
+else
+	echo "test.sh: NO mvn: TestDockerJava and TestDockerJava5x are skipped" >&2
+fi
+
+# gotest TESTS: runs compat-tests tests (a regexp alternation) against the
+# project that is up.
 gotest() {
-	(cd "$root/compat-tests" && ROCKETGO_DOCKER=1 ROCKETGO_BIN_DIR=$work/lib \
+	(cd "$root/compat-tests" && ROCKETGO_DOCKER=1 ROCKETGO_JAVA=$java ROCKETGO_BIN_DIR=$work/lib \
 		ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$broker \
 		ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc ROCKETGO_DOCKER_PROXY=127.0.0.1:$PROXY_GRPC_PORT \
 		ROCKETGO_DOCKER_SLAVE=$slave \
-		GOWORK=off go test -count=1 -v -run "^$1\$" -timeout 10m .)
+		GOWORK=off go test -count=1 -v -run "^($1)\$" -timeout 10m .)
 }
 
 # incontainer TEST: the same test from a container on the compose network
@@ -173,11 +185,14 @@ proj=""
 trap 'down; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 
-for scenario in docker-compose.yml:TestDocker docker-compose-5.x.yml:TestDocker5x docker-compose-2m2s.yml:TestDocker; do
+# FILE:TESTS: TESTS run from the host; the first of them from a container too.
+for scenario in docker-compose.yml:'TestDocker|TestDockerJava' docker-compose-5.x.yml:'TestDocker5x|TestDockerJava5x' \
+	docker-compose-2m2s.yml:TestDocker; do
+	tests=${scenario#*:}
 	up "${scenario%%:*}" || { status=1; break; }
-	gotest "${scenario#*:}" || status=1
-	echo "test.sh: ${scenario#*:} from a container on the compose network"
-	incontainer "${scenario#*:}" || status=1
+	gotest "$tests" || status=1
+	echo "test.sh: ${tests%%|*} from a container on the compose network"
+	incontainer "${tests%%|*}" || status=1
 	down
 	[ "$status" = 0 ] || break
 done
