@@ -198,13 +198,7 @@ func compareDelivered(t *testing.T, targets []target) {
 	kinds := deliveredKinds(time.Now().Add(3 * time.Second).UnixMilli())
 	got := map[string]map[string]map[string]string{} // kind → target → fields
 	for _, tg := range targets {
-		resp, err := rawInvoke(tg.brokerAddr, javaRequest(17, map[string]string{
-			"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "4", "writeQueueNums": "4", "perm": "6",
-			"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
-		}, nil), 5*time.Second)
-		if err != nil || resp.Code != 0 {
-			t.Fatalf("%s: UPDATE_AND_CREATE_TOPIC: %v %v", tg.name, err, resp)
-		}
+		createTopic4(t, tg, topic)
 		for _, k := range kinds {
 			reply := sendDelivered(t, tg, topic, k)
 			if k.then != nil {

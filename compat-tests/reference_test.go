@@ -229,6 +229,19 @@ var knownExtraKeys = map[string]bool{
 	"haSlaveFallbehindMax": true, // Apache 4.9's key; 5.x names the same bound haMaxGapNotInSync
 }
 
+// createTopic4 creates topic with 4 queues on tg's broker, as the Java
+// tools send UPDATE_AND_CREATE_TOPIC.
+func createTopic4(t *testing.T, tg target, topic string) {
+	t.Helper()
+	resp, err := rawInvoke(tg.brokerAddr, javaRequest(17, map[string]string{
+		"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "4", "writeQueueNums": "4", "perm": "6",
+		"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
+	}, nil), 5*time.Second)
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("%s: UPDATE_AND_CREATE_TOPIC: %v %v", tg.name, err, resp)
+	}
+}
+
 // probe is one scenario, run against each target.
 type probe struct {
 	name string
@@ -267,13 +280,7 @@ func TestReference(t *testing.T) {
 	topic := uniq("diff")
 	const sent = 3
 	for _, tg := range targets {
-		resp, err := rawInvoke(tg.brokerAddr, javaRequest(17, map[string]string{
-			"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "4", "writeQueueNums": "4", "perm": "6",
-			"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
-		}, nil), 5*time.Second)
-		if err != nil || resp.Code != 0 {
-			t.Fatalf("%s: UPDATE_AND_CREATE_TOPIC: %v %v", tg.name, err, resp)
-		}
+		createTopic4(t, tg, topic)
 		if !waitFor(t, 30*time.Second, func() bool {
 			code, rd, _, err := queryRoute(tg.nsAddr, topic)
 			return err == nil && code == 0 && rd.hasBroker(tg.brokerAddr)

@@ -92,21 +92,27 @@ func churnCleanup(t *testing.T, s *Store) {
 	}
 }
 
-func TestCleanupExpiredFiles(t *testing.T) {
-	dir := t.TempDir()
-	cfg := cleanupConfig(dir)
-	s, err := Open(cfg, testutil.Logger())
+// clockedStore starts a cleanup store whose clock is fakeNow (ns) and whose
+// disk is 10% used.
+func clockedStore(t *testing.T) (s *Store, fakeNow *atomic.Int64) {
+	t.Helper()
+	s, err := Open(cleanupConfig(t.TempDir()), testutil.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fakeNow atomic.Int64
+	fakeNow = new(atomic.Int64)
 	fakeNow.Store(time.Now().UnixNano())
 	s.now = func() time.Time { return time.Unix(0, fakeNow.Load()) }
 	s.ops.diskSpace = func(string) (float64, int64, error) { return 0.10, 1 << 30, nil }
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer shutdown(t, s)
+	t.Cleanup(func() { shutdown(t, s) })
+	return s, fakeNow
+}
+
+func TestCleanupExpiredFiles(t *testing.T) {
+	s, fakeNow := clockedStore(t)
 	const n = 600 // ~100 bytes each: 4+ commit log files, 15 CQ files per queue
 	fillForCleanup(t, s, n)
 	files := commitLogFiles(t, s)
@@ -149,12 +155,12 @@ func TestCleanupExpiredFiles(t *testing.T) {
 		if res := s.GetMessages(nil, "C", q, minOff, 32, 1<<20, nil); res.Status != Found {
 			t.Fatalf("queue %d read at min %d: %v", q, minOff, res.Status)
 		}
-		cqFiles := countFiles(t, filepath.Join(dir, "consumequeue", "C", string(rune('0'+q))))
+		cqFiles := countFiles(t, filepath.Join(s.cfg.StorePathRootDir, "consumequeue", "C", string(rune('0'+q))))
 		if cqFiles >= int(n/2/20) {
 			t.Fatalf("queue %d still has %d files", q, cqFiles)
 		}
 	}
-	if got := countFiles(t, filepath.Join(dir, "index")); got >= n*3/39 {
+	if got := countFiles(t, filepath.Join(s.cfg.StorePathRootDir, "index")); got >= n*3/39 {
 		t.Fatalf("%d index files left", got)
 	}
 	// Writes and index continue.
@@ -269,19 +275,7 @@ func TestCleanupWhileReading(t *testing.T) {
 // DELETE_EXPIRED_COMMITLOG: expired files go outside deleteWhen's hours, for
 // Apache's 20 rounds.
 func TestCleanupManual(t *testing.T) {
-	cfg := cleanupConfig(t.TempDir())
-	s, err := Open(cfg, testutil.Logger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fakeNow atomic.Int64
-	fakeNow.Store(time.Now().UnixNano())
-	s.now = func() time.Time { return time.Unix(0, fakeNow.Load()) }
-	s.ops.diskSpace = func(string) (float64, int64, error) { return 0.10, 1 << 30, nil }
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer shutdown(t, s)
+	s, fakeNow := clockedStore(t)
 	fillForCleanup(t, s, 600)
 	files := commitLogFiles(t, s)
 	s.cfg.DeleteWhen = "99"
