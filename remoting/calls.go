@@ -74,15 +74,16 @@ func (c *Conn) takeCall(opaque int32) *call {
 }
 
 // answered hands a response frame to the call waiting for it, if any.
+// Whoever takes a call from the table ends it: a timer that fires after
+// this took it finds nothing and does nothing.
 func (c *Conn) answered(resp *Command) bool {
 	cl := c.takeCall(resp.Opaque)
 	if cl == nil {
 		return false
 	}
-	if cl.timer.Stop() {
-		cp := resp.Clone()
-		go cl.done(cp, nil)
-	}
+	cl.timer.Stop()
+	cp := resp.Clone()
+	go cl.done(cp, nil)
 	return true
 }
 
@@ -93,8 +94,7 @@ func (c *Conn) failCalls() {
 	c.calls = nil
 	c.callMu.Unlock()
 	for _, cl := range calls {
-		if cl.timer.Stop() {
-			go cl.done(nil, ErrConnClosed)
-		}
+		cl.timer.Stop()
+		go cl.done(nil, ErrConnClosed)
 	}
 }
