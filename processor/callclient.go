@@ -62,7 +62,10 @@ func (p *brokerProcs) callConsumer(c *remoting.Conn, req *remoting.Command, body
 		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("The Consumer <%s> <%s> not online", group, clientID))
 	}
 	fields := make(map[string]string, len(req.ExtFields)+len(extra))
-	for _, f := range append(req.ExtFields, extra...) {
+	for _, f := range req.ExtFields {
+		fields[f.Key] = f.Value
+	}
+	for _, f := range extra {
 		fields[f.Key] = f.Value
 	}
 	if body == nil && req.Body != nil {
