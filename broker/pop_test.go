@@ -106,6 +106,9 @@ func TestPopCheckpoints(t *testing.T) {
 	if b.pop.live() != 0 {
 		t.Fatal("the retried message's checkpoint outlived its ack")
 	}
+	// The ack's record must be in the revive queue before the offset is
+	// committed past it: dispatch is asynchronous.
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
 	b.pop.commitReviveOffset()
 	topic := ReviveTopic(b.Config().BrokerClusterName)
 	if off, _ := b.Offsets.Query(ReviveGroup, topic, 0); off != b.Store.MaxOffset(topic, 0) {
