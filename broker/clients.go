@@ -122,6 +122,9 @@ type consumerGroup struct {
 	channels map[uint64]*clientChannel // by Conn.ID
 }
 
+// maxPrints bounds the fingerprints kept (group names come from clients).
+const maxPrints = 100_000
+
 // Clients is the registry of connected producers and consumers, by group.
 // Registrations come from heartbeats and end on UNREGISTER_CLIENT, when the
 // connection closes, or channelExpiredTimeout after the last heartbeat.
@@ -132,6 +135,11 @@ type Clients struct {
 	mu        sync.RWMutex
 	consumers map[string]*consumerGroup
 	producers map[string]map[uint64]*clientChannel
+	// prints is each consumer group's last heartbeat fingerprint (0 for a
+	// heartbeat without), as Apache's consumerGroupHeartbeatTable: it
+	// outlives the group's connections (a client reconnecting with the same
+	// fingerprint has not changed).
+	prints map[string]int32
 }
 
 func newClients(expired time.Duration, log zerolog.Logger) *Clients {
@@ -140,6 +148,7 @@ func newClients(expired time.Duration, log zerolog.Logger) *Clients {
 		expired:   expired,
 		consumers: make(map[string]*consumerGroup),
 		producers: make(map[string]map[uint64]*clientChannel),
+		prints:    make(map[string]int32),
 	}
 }
 
@@ -148,12 +157,29 @@ func newClients(expired time.Duration, log zerolog.Logger) *Clients {
 // rebalance (NOTIFY_CONSUMER_IDS_CHANGED), as Apache's registerConsumer does.
 func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remoting.LanguageCode, version int32,
 	info ConsumerInfo, notify bool) {
+	cs.RegisterConsumerV2(c, clientID, lang, version, info, notify, 0, false)
+}
+
+// RegisterConsumerV2 is RegisterConsumer for a heartbeat with a fingerprint
+// (Apache's heartBeatV2): it reports whether the group's last fingerprint
+// differed (IS_SUB_CHANGE), and withoutSub keeps the group's subscriptions
+// (the client sent none: its fingerprint says they did not change).
+func (cs *Clients) RegisterConsumerV2(c *remoting.Conn, clientID string, lang remoting.LanguageCode, version int32,
+	info ConsumerInfo, notify bool, fingerprint int32, withoutSub bool) (subChange bool) {
 	now := time.Now()
 	cs.mu.Lock()
 	g := cs.consumers[info.Group]
 	if g == nil {
 		g = &consumerGroup{subs: map[string]*Subscription{}, channels: map[uint64]*clientChannel{}}
 		cs.consumers[info.Group] = g
+	}
+	old, printed := cs.prints[info.Group]
+	subChange = printed && old != fingerprint
+	if printed || len(cs.prints) < maxPrints {
+		cs.prints[info.Group] = fingerprint
+	}
+	if withoutSub {
+		info.Subscriptions = g.info.Subscriptions
 	}
 	changed := false
 	ch := g.channels[c.ID]
@@ -164,7 +190,9 @@ func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remo
 	}
 	ch.clientID, ch.language, ch.version, ch.lastUpdate = clientID, lang, version, now
 	g.info = info
-	if subsChanged(g.subs, info.Subscriptions) {
+	if withoutSub {
+		// nothing to compare: the subscriptions stay
+	} else if subsChanged(g.subs, info.Subscriptions) {
 		changed = true
 		g.subs = make(map[string]*Subscription, len(info.Subscriptions))
 		for _, s := range info.Subscriptions {
@@ -185,6 +213,7 @@ func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remo
 	}
 	cs.mu.Unlock()
 	cs.notify(info.Group, members)
+	return subChange
 }
 
 func subsChanged(old map[string]*Subscription, subs []*Subscription) bool {
@@ -366,6 +395,10 @@ type Heartbeat struct {
 	Version   int32
 	Producers []string // producer group names
 	Consumers []HeartbeatConsumer
+	// Fingerprint and WithoutSub are a 5.x client's heartbeat V2
+	// (heartbeatFingerprint, isWithoutSub); 0 and false for a full heartbeat.
+	Fingerprint int32
+	WithoutSub  bool
 }
 
 // HeartbeatConsumer is one consumer group of a heartbeat (ConsumerData).
@@ -392,6 +425,9 @@ type HeartbeatResult struct {
 	Consumers, Producers int      // groups registered
 	Dropped              int      // groups and subscriptions dropped for their names
 	Named                []string // the first few dropped, for a log line
+	// SubChange is IS_SUB_CHANGE: always true for a heartbeat without a
+	// fingerprint; for one with, whether a group's fingerprint changed.
+	SubChange bool
 }
 
 // DropInvalid removes the producer and consumer groups that break the group
@@ -441,7 +477,7 @@ func (hb *Heartbeat) DropInvalid() (dropped int, named []string) {
 // (%RETRY%<group>, retryQueueNums queues) as Apache does on every heartbeat.
 // A group that is not configured and cannot be created is skipped.
 func (b *Broker) Heartbeat(c *remoting.Conn, hb Heartbeat) HeartbeatResult {
-	var res HeartbeatResult
+	res := HeartbeatResult{SubChange: hb.Fingerprint == 0}
 	res.Dropped, res.Named = hb.DropInvalid()
 	if res.Dropped > 0 {
 		b.sampled.Warn().Str("remote", c.Remote).Str("clientId", cut(hb.ClientID)).Int("dropped", res.Dropped).
@@ -476,7 +512,10 @@ func (b *Broker) Heartbeat(c *remoting.Conn, hb Heartbeat) HeartbeatResult {
 			}
 			info.Subscriptions = append(info.Subscriptions, s)
 		}
-		b.Clients.RegisterConsumer(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable)
+		if b.Clients.RegisterConsumerV2(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable,
+			hb.Fingerprint, hb.WithoutSub) {
+			res.SubChange = true
+		}
 		res.Consumers++
 	}
 	for _, g := range hb.Producers {
