@@ -114,6 +114,10 @@ type clientChannel struct {
 	language   remoting.LanguageCode
 	version    int32
 	lastUpdate time.Time
+	// staleSub: a pull on this connection was refused as
+	// SUBSCRIPTION_NOT_LATEST; its next lite heartbeat answers
+	// IS_SUB_CHANGE=true (see MarkSubscriptionStale).
+	staleSub bool
 }
 
 type consumerGroup struct {
@@ -189,6 +193,10 @@ func (cs *Clients) RegisterConsumerV2(c *remoting.Conn, clientID string, lang re
 		changed = true
 	}
 	ch.clientID, ch.language, ch.version, ch.lastUpdate = clientID, lang, version, now
+	if ch.staleSub && fingerprint != 0 {
+		subChange = true
+	}
+	ch.staleSub = false
 	g.info = info
 	if withoutSub {
 		// nothing to compare: the subscriptions stay
@@ -227,6 +235,26 @@ func subsChanged(old map[string]*Subscription, subs []*Subscription) bool {
 		}
 	}
 	return false
+}
+
+// MarkSubscriptionStale records that a pull on connection connID was
+// refused as SUBSCRIPTION_NOT_LATEST for group. The 5.x Java client's
+// heartbeat V2 can lose the heartbeat that carries the subVersion it bumps
+// on a rebalance (it only tries the heartbeat lock, and a periodic lite
+// heartbeat may hold it); its later heartbeats are lite, since the
+// fingerprint ignores subVersion, and the broker never learns the new
+// version: pulls are refused until another member sends a newer one,
+// against Apache as against rocketgo. Answering that connection's next V2
+// heartbeat IS_SUB_CHANGE=true makes the client send its subscriptions
+// again on the heartbeat after it.
+func (cs *Clients) MarkSubscriptionStale(group string, connID uint64) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if g := cs.consumers[group]; g != nil {
+		if ch := g.channels[connID]; ch != nil {
+			ch.staleSub = true
+		}
+	}
 }
 
 // RegisterProducer records a heartbeat's producer group.
