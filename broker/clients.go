@@ -114,6 +114,10 @@ type clientChannel struct {
 	language   remoting.LanguageCode
 	version    int32
 	lastUpdate time.Time
+	// staleSub: a pull on this connection was refused as
+	// SUBSCRIPTION_NOT_LATEST; its next lite heartbeat answers
+	// IS_SUB_CHANGE=true (see MarkSubscriptionStale).
+	staleSub bool
 }
 
 type consumerGroup struct {
@@ -121,6 +125,9 @@ type consumerGroup struct {
 	subs     map[string]*Subscription
 	channels map[uint64]*clientChannel // by Conn.ID
 }
+
+// maxPrints bounds the fingerprints kept (group names come from clients).
+const maxPrints = 100_000
 
 // Clients is the registry of connected producers and consumers, by group.
 // Registrations come from heartbeats and end on UNREGISTER_CLIENT, when the
@@ -132,6 +139,11 @@ type Clients struct {
 	mu        sync.RWMutex
 	consumers map[string]*consumerGroup
 	producers map[string]map[uint64]*clientChannel
+	// prints is each consumer group's last heartbeat fingerprint (0 for a
+	// heartbeat without), as Apache's consumerGroupHeartbeatTable: it
+	// outlives the group's connections (a client reconnecting with the same
+	// fingerprint has not changed).
+	prints map[string]int32
 }
 
 func newClients(expired time.Duration, log zerolog.Logger) *Clients {
@@ -140,6 +152,7 @@ func newClients(expired time.Duration, log zerolog.Logger) *Clients {
 		expired:   expired,
 		consumers: make(map[string]*consumerGroup),
 		producers: make(map[string]map[uint64]*clientChannel),
+		prints:    make(map[string]int32),
 	}
 }
 
@@ -148,12 +161,29 @@ func newClients(expired time.Duration, log zerolog.Logger) *Clients {
 // rebalance (NOTIFY_CONSUMER_IDS_CHANGED), as Apache's registerConsumer does.
 func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remoting.LanguageCode, version int32,
 	info ConsumerInfo, notify bool) {
+	cs.RegisterConsumerV2(c, clientID, lang, version, info, notify, 0, false)
+}
+
+// RegisterConsumerV2 is RegisterConsumer for a heartbeat with a fingerprint
+// (Apache's heartBeatV2): it reports whether the group's last fingerprint
+// differed (IS_SUB_CHANGE), and withoutSub keeps the group's subscriptions
+// (the client sent none: its fingerprint says they did not change).
+func (cs *Clients) RegisterConsumerV2(c *remoting.Conn, clientID string, lang remoting.LanguageCode, version int32,
+	info ConsumerInfo, notify bool, fingerprint int32, withoutSub bool) (subChange bool) {
 	now := time.Now()
 	cs.mu.Lock()
 	g := cs.consumers[info.Group]
 	if g == nil {
 		g = &consumerGroup{subs: map[string]*Subscription{}, channels: map[uint64]*clientChannel{}}
 		cs.consumers[info.Group] = g
+	}
+	old, printed := cs.prints[info.Group]
+	subChange = printed && old != fingerprint
+	if printed || len(cs.prints) < maxPrints {
+		cs.prints[info.Group] = fingerprint
+	}
+	if withoutSub {
+		info.Subscriptions = g.info.Subscriptions
 	}
 	changed := false
 	ch := g.channels[c.ID]
@@ -163,8 +193,14 @@ func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remo
 		changed = true
 	}
 	ch.clientID, ch.language, ch.version, ch.lastUpdate = clientID, lang, version, now
+	if ch.staleSub && fingerprint != 0 {
+		subChange = true
+	}
+	ch.staleSub = false
 	g.info = info
-	if subsChanged(g.subs, info.Subscriptions) {
+	if withoutSub {
+		// nothing to compare: the subscriptions stay
+	} else if subsChanged(g.subs, info.Subscriptions) {
 		changed = true
 		g.subs = make(map[string]*Subscription, len(info.Subscriptions))
 		for _, s := range info.Subscriptions {
@@ -185,6 +221,7 @@ func (cs *Clients) RegisterConsumer(c *remoting.Conn, clientID string, lang remo
 	}
 	cs.mu.Unlock()
 	cs.notify(info.Group, members)
+	return subChange
 }
 
 func subsChanged(old map[string]*Subscription, subs []*Subscription) bool {
@@ -198,6 +235,26 @@ func subsChanged(old map[string]*Subscription, subs []*Subscription) bool {
 		}
 	}
 	return false
+}
+
+// MarkSubscriptionStale records that a pull on connection connID was
+// refused as SUBSCRIPTION_NOT_LATEST for group. The 5.x Java client's
+// heartbeat V2 can lose the heartbeat that carries the subVersion it bumps
+// on a rebalance (it only tries the heartbeat lock, and a periodic lite
+// heartbeat may hold it); its later heartbeats are lite, since the
+// fingerprint ignores subVersion, and the broker never learns the new
+// version: pulls are refused until another member sends a newer one,
+// against Apache as against rocketgo. Answering that connection's next V2
+// heartbeat IS_SUB_CHANGE=true makes the client send its subscriptions
+// again on the heartbeat after it.
+func (cs *Clients) MarkSubscriptionStale(group string, connID uint64) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if g := cs.consumers[group]; g != nil {
+		if ch := g.channels[connID]; ch != nil {
+			ch.staleSub = true
+		}
+	}
 }
 
 // RegisterProducer records a heartbeat's producer group.
@@ -366,6 +423,10 @@ type Heartbeat struct {
 	Version   int32
 	Producers []string // producer group names
 	Consumers []HeartbeatConsumer
+	// Fingerprint and WithoutSub are a 5.x client's heartbeat V2
+	// (heartbeatFingerprint, isWithoutSub); 0 and false for a full heartbeat.
+	Fingerprint int32
+	WithoutSub  bool
 }
 
 // HeartbeatConsumer is one consumer group of a heartbeat (ConsumerData).
@@ -392,6 +453,9 @@ type HeartbeatResult struct {
 	Consumers, Producers int      // groups registered
 	Dropped              int      // groups and subscriptions dropped for their names
 	Named                []string // the first few dropped, for a log line
+	// SubChange is IS_SUB_CHANGE: always true for a heartbeat without a
+	// fingerprint; for one with, whether a group's fingerprint changed.
+	SubChange bool
 }
 
 // DropInvalid removes the producer and consumer groups that break the group
@@ -441,7 +505,7 @@ func (hb *Heartbeat) DropInvalid() (dropped int, named []string) {
 // (%RETRY%<group>, retryQueueNums queues) as Apache does on every heartbeat.
 // A group that is not configured and cannot be created is skipped.
 func (b *Broker) Heartbeat(c *remoting.Conn, hb Heartbeat) HeartbeatResult {
-	var res HeartbeatResult
+	res := HeartbeatResult{SubChange: hb.Fingerprint == 0}
 	res.Dropped, res.Named = hb.DropInvalid()
 	if res.Dropped > 0 {
 		b.sampled.Warn().Str("remote", c.Remote).Str("clientId", cut(hb.ClientID)).Int("dropped", res.Dropped).
@@ -476,7 +540,10 @@ func (b *Broker) Heartbeat(c *remoting.Conn, hb Heartbeat) HeartbeatResult {
 			}
 			info.Subscriptions = append(info.Subscriptions, s)
 		}
-		b.Clients.RegisterConsumer(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable)
+		if b.Clients.RegisterConsumerV2(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable,
+			hb.Fingerprint, hb.WithoutSub) {
+			res.SubChange = true
+		}
 		res.Consumers++
 	}
 	for _, g := range hb.Producers {

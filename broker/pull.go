@@ -69,8 +69,10 @@ type PullRequest struct {
 	ExpressionType       string // TAG (or empty) or SQL92
 	SubVersion           int64
 	MaxMsgBytes          int64 // 0: maxTransferBytesOnMessageInMemory
-	// Remote names the requester in log lines.
+	// Remote names the requester in log lines; ConnID is its connection
+	// (Conn.ID), 0 when unknown.
 	Remote string
+	ConnID uint64
 }
 
 // PullStatus is how a pull ends (Apache's PullStatus, plus PullLater).
@@ -403,6 +405,10 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)
 	}
 	if s.SubVersion < r.SubVersion {
+		b.Clients.MarkSubscriptionStale(r.Group, r.ConnID)
+		b.sampled.Warn().Str("group", r.Group).Str("topic", r.Topic).Str("remote", r.Remote).
+			Int64("brokerSubVersion", s.SubVersion).Int64("pullSubVersion", r.SubVersion).
+			Msg("the broker's subscription is not latest; the client's next heartbeat is told IS_SUB_CHANGE")
 		return nil, refuse(remoting.SubscriptionNotLatest, nil, "the consumer's subscription not latest")
 	}
 	return s, nil

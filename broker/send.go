@@ -279,7 +279,7 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	switch {
 	case prep:
 		typ = MessageTransaction
-	case message.Property(r.Properties, message.PropShardingKey) != "": // Apache's getMessageType: before delay
+	case hasShardingKey(r.Properties): // Apache's getMessageType: before delay
 		typ = MessageFIFO
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
 		typ = MessageDelay
@@ -294,6 +294,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	res.QueueOffset = pr.QueueOffset
 	res.TransactionID = uniq
 	return pr.PhysicalOffset + int64(pr.WroteBytes), nil
+}
+
+// hasShardingKey reports whether props carry __SHARDINGKEY (a FIFO message
+// for the metrics' message_type). Most sends have none: a substring search
+// answers them without parsing the properties.
+func hasShardingKey(props string) bool {
+	return strings.Contains(props, message.PropShardingKey) && message.Property(props, message.PropShardingKey) != ""
 }
 
 // storedProperties is what the broker stores for a single send: the
@@ -408,7 +415,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	}
 	typ := MessageNormal // transactional batches are refused
 	switch {
-	case message.Property(r.Properties, message.PropShardingKey) != "":
+	case hasShardingKey(r.Properties):
 		typ = MessageFIFO
 	case m.Topic == ScheduleTopic || m.Topic == TimerTopic:
 		typ = MessageDelay

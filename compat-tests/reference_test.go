@@ -252,8 +252,6 @@ type probe struct {
 var intendedDiffs = map[string]string{
 	"route for a pre-4.9.4 client": "Apache writes fastjson's bare integer brokerAddrs keys for clients older " +
 		"than V4_9_4, rocketgo always standard JSON (every client accepts it)",
-	"heartbeat reply": "Apache 5.x answers IS_SUPPORT_HEART_BEAT_V2 and IS_SUB_CHANGE; rocketgo has no fingerprint " +
-		"heartbeats (V2), and without the flag 5.x clients keep sending full heartbeats",
 	// Names and paths (issue #11): where 5.3.3 accepts a name or count that
 	// would break rocketgo, rocketgo refuses it.
 	"delete topic ..": "Apache 5.3.3 answers SUCCESS to DELETE_TOPIC_IN_BROKER of a name that breaks the topic rule " +
@@ -407,7 +405,31 @@ func TestReference(t *testing.T) {
 			return observation{Code: resp.Code, Shape: topKeys(resp.Body)}
 		}},
 		{"heartbeat reply", func(t *testing.T, tg target, _ string) observation {
-			return observe(invoke(t, tg.brokerAddr, javaRequest(34, nil, []byte(`{"clientID":"diff@1","consumerDataSet":[],"producerDataSet":[{"groupName":"diffpg"}]}`))))
+			return observe(invoke(t, tg.brokerAddr, javaRequest(34, nil, []byte(`{"clientID":"diff@1","consumerDataSet":[],"producerDataSet":[{"groupName":"diffpg"}]}`))),
+				"IS_SUPPORT_HEART_BEAT_V2", "IS_SUB_CHANGE")
+		}},
+		{"heartbeat V2: same, then changed fingerprint", func(t *testing.T, tg target, topic string) observation {
+			// A 5.x Java client with rocketmq.client.heartbeat.v2: a full
+			// heartbeat with its fingerprint, the same again, then a lite
+			// one (withoutSub) with another fingerprint.
+			hb := func(print int, without bool) *rawCmd {
+				return invoke(t, tg.brokerAddr, javaRequest(34, nil, []byte(fmt.Sprintf(`{"clientID":"diffv2@1",`+
+					`"consumerDataSet":[{"groupName":"diffv2cg","consumeType":"CONSUME_PASSIVELY","messageModel":"CLUSTERING",`+
+					`"consumeFromWhere":"CONSUME_FROM_LAST_OFFSET","subscriptionDataSet":[{"topic":%q,"subString":"*",`+
+					`"subVersion":1,"expressionType":"TAG"}],"unitMode":false}],"producerDataSet":[],`+
+					`"heartbeatFingerprint":%d,"withoutSub":%t}`, topic, print, without))))
+			}
+			var o observation
+			for i, step := range []struct {
+				print   int
+				without bool
+			}{{11, false}, {11, true}, {12, true}} {
+				r := hb(step.print, step.without)
+				o.Values = map[string]string{}
+				o.Code += r.Code
+				o.Remark += fmt.Sprintf("%d:%s ", i, r.ExtFields["IS_SUB_CHANGE"])
+			}
+			return o
 		}},
 		{"consumer list of unknown group", func(t *testing.T, tg target, _ string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(38, map[string]string{"consumerGroup": uniq("nosuch")}, nil)))

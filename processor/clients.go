@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"strconv"
+
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -20,6 +22,9 @@ type heartbeatData struct {
 	ClientID        string         `json:"clientID"`
 	ProducerDataSet []producerData `json:"producerDataSet"`
 	ConsumerDataSet []consumerData `json:"consumerDataSet"`
+	// A 5.x Java client's heartbeat V2 (rocketmq.client.heartbeat.v2=true).
+	HeartbeatFingerprint int32 `json:"heartbeatFingerprint"`
+	WithoutSub           bool  `json:"withoutSub"`
 }
 
 type producerData struct {
@@ -49,6 +54,7 @@ func decodeHeartbeat(req *remoting.Command) (broker.Heartbeat, error) {
 		return broker.Heartbeat{}, err
 	}
 	hb := broker.Heartbeat{ClientID: d.ClientID, Language: req.Language, Version: req.Version,
+		Fingerprint: d.HeartbeatFingerprint, WithoutSub: d.WithoutSub,
 		Producers: make([]string, 0, len(d.ProducerDataSet)), Consumers: make([]broker.HeartbeatConsumer, 0, len(d.ConsumerDataSet))}
 	for _, pd := range d.ProducerDataSet {
 		hb.Producers = append(hb.Producers, pd.GroupName)
@@ -75,14 +81,20 @@ func logName(s string) string {
 }
 
 // heartbeat is HEART_BEAT: names that break the rules are dropped (and
-// logged) by the broker, the rest registered; always SUCCESS, as Apache.
+// logged) by the broker, the rest registered; always SUCCESS, as Apache,
+// with Apache 5.x's IS_SUPPORT_HEART_BEAT_V2 and IS_SUB_CHANGE: a 5.x Java
+// client with heartbeat V2 on then sends its subscriptions only when they
+// changed (withoutSub otherwise).
 func (p *brokerProcs) heartbeat(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	hb, err := decodeHeartbeat(req)
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode heartbeat body: "+err.Error())
 	}
-	p.b.Heartbeat(c, hb)
-	return remoting.NewResponse(req, remoting.Success, "")
+	res := p.b.Heartbeat(c, hb)
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Set("IS_SUPPORT_HEART_BEAT_V2", "true")
+	resp.Set("IS_SUB_CHANGE", strconv.FormatBool(res.SubChange))
+	return resp
 }
 
 // unregisterClient is UNREGISTER_CLIENT.

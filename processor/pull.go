@@ -47,7 +47,7 @@ func parsePullHeader(c *remoting.Conn, req *remoting.Command) (r broker.PullRequ
 	r.ExpressionType = req.Str("expressionType")
 	r.MaxMsgBytes = req.OptInt64("maxMsgBytes", 0)
 	if c != nil {
-		r.Remote = c.Remote
+		r.Remote, r.ConnID = c.Remote, c.ID
 	}
 	return r, nil
 }
