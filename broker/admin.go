@@ -197,6 +197,14 @@ type ResetOffsetRequest struct {
 	// Force moves consumers back and forth; otherwise only back (an offset
 	// past the committed one is left where it is).
 	Force bool
+	// OneQueue (Apache 5.x tools' queueId ≥ 0, resetOffsetByTime -b -q)
+	// resets queue QueueID only, on the broker (resetoffset.go); otherwise
+	// every queue, the consumers told.
+	OneQueue bool
+	QueueID  int32
+	// Offset, with QueueID, is where to (else the offset at Timestamp).
+	Offset    int64
+	HasOffset bool
 }
 
 // QueueOffset is one queue's new offset.
@@ -235,6 +243,9 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 // committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
 // connected.
 func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if r.OneQueue {
+		return b.resetQueueOffset(r)
+	}
 	if b.Config().IsSlave() {
 		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
 	}

@@ -34,6 +34,9 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.QueryConsumeQueue] = p.queryConsumeQueue
 	t[remoting.DeleteExpiredCommitLog] = p.deleteExpiredCommitLog
 	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
+	t[remoting.InvokeBrokerToGetConsumerStatus] = p.consumerStatus // consumerstatus.go
+	t[remoting.CleanExpiredConsumeQueue] = p.cleanExpiredConsumeQueue
+	t[remoting.CleanUnusedTopic] = p.cleanUnusedTopic
 }
 
 func okBody(req *remoting.Command, body []byte) *remoting.Command {
@@ -269,7 +272,21 @@ func (p *brokerProcs) resetOffset(_ *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	res, err := p.b.ResetOffset(broker.ResetOffsetRequest{Topic: topic, Group: group, Timestamp: ts, Force: req.Bool("isForce")})
+	r := broker.ResetOffsetRequest{Topic: topic, Group: group, Timestamp: ts, Force: req.Bool("isForce")}
+	// Apache 5.x's queueId (default -1) and offset: absent from 4.x tools.
+	if req.Str("queueId") != "" {
+		if r.QueueID, err = req.Int32("queueId"); err != nil {
+			return p.fail(req, err)
+		}
+		r.OneQueue = r.QueueID >= 0
+	}
+	if req.Str("offset") != "" {
+		if r.Offset, err = req.Int64("offset"); err != nil {
+			return p.fail(req, err)
+		}
+		r.HasOffset = true
+	}
+	res, err := p.b.ResetOffset(r)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -295,5 +312,21 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 // rounds whatever the hour; SUCCESS at once, as Apache.
 func (p *brokerProcs) deleteExpiredCommitLog(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	p.b.Store.DeleteExpiredManually()
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// cleanExpiredConsumeQueue is CLEAN_EXPIRED_CONSUMEQUEUE (mqadmin
+// cleanExpiredCQ): SUCCESS, the cleaning done off the handler.
+func (p *brokerProcs) cleanExpiredConsumeQueue(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	p.b.CleanExpiredConsumeQueues()
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// cleanUnusedTopic is CLEAN_UNUSED_TOPIC (mqadmin cleanUnusedTopic):
+// SUCCESS, the queues of topics no longer configured deleted off the handler.
+func (p *brokerProcs) cleanUnusedTopic(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if unused := p.b.CleanUnusedTopics(); len(unused) > 0 {
+		p.log.Warn().Str("remote", c.Remote).Int("topics", len(unused)).Msg("clean unused topics")
+	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
