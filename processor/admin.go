@@ -37,6 +37,7 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.InvokeBrokerToGetConsumerStatus] = p.consumerStatus // consumerstatus.go
 	t[remoting.CleanExpiredConsumeQueue] = p.cleanExpiredConsumeQueue
 	t[remoting.CleanUnusedTopic] = p.cleanUnusedTopic
+	p.registerAdminTables(t)
 }
 
 func okBody(req *remoting.Command, body []byte) *remoting.Command {

@@ -1,0 +1,160 @@
+package processor
+
+// Smaller admin requests of mqadmin and the dashboard, answered as Apache's
+// AdminBrokerProcessor answers them: GET_SYSTEM_TOPIC_LIST_FROM_BROKER
+// (305), QUERY_CORRECTION_OFFSET (308), CLONE_GROUP_OFFSET (314),
+// GET_ALL_PRODUCER_INFO (328), QUERY_SUBSCRIPTION_BY_CONSUMER (345),
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225).
+
+import (
+	"sort"
+	"strconv"
+
+	jsoniter "github.com/json-iterator/go"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+func (p *brokerProcs) registerAdminTables(t Table) {
+	t[remoting.GetSystemTopicListFromBroker] = p.systemTopicList
+	t[remoting.QueryCorrectionOffset] = p.correctionOffset
+	t[remoting.CloneGroupOffset] = p.cloneGroupOffset
+	t[remoting.GetAllProducerInfo] = p.allProducerInfo
+	t[remoting.QuerySubscriptionByConsumer] = p.subscriptionByConsumer
+	t[remoting.UpdateAndCreateSubscriptionGroupList] = p.updateSubscriptionGroupList
+}
+
+// updateSubscriptionGroupList is UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
+// (mqadmin 5.x updateSubGroupList): SubscriptionGroupList,
+// {"groupConfigList":[SubscriptionGroupConfig,...]}, each group created or
+// updated as UPDATE_AND_CREATE_SUBSCRIPTIONGROUP does it. Apache checks no
+// name here; rocketgo refuses the list at the first group its single
+// update refuses, those before it applied.
+func (p *brokerProcs) updateSubscriptionGroupList(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	var list struct {
+		GroupConfigList []jsoniter.RawMessage `json:"groupConfigList"`
+	}
+	if err := jsoniter.Unmarshal(req.Body, &list); err != nil {
+		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group list: "+err.Error())
+	}
+	names := make([]string, 0, len(list.GroupConfigList))
+	for _, raw := range list.GroupConfigList {
+		gc, err := decodeGroupConfig(raw)
+		if err != nil {
+			return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
+		}
+		if err := p.b.UpdateGroup(gc); err != nil {
+			return p.refuse(c, req, err)
+		}
+		names = append(names, gc.GroupName)
+	}
+	p.log.Info().Str("remote", c.Remote).Strs("groups", names).Msg("subscription groups created or updated")
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// systemTopicList is TopicList: {"topicList":[...]}.
+func (p *brokerProcs) systemTopicList(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	return p.okJSON(req, struct {
+		TopicList []string `json:"topicList"`
+	}{p.b.Topics.SystemTopics()})
+}
+
+// correctionOffset is QueryCorrectionOffsetBody: {"correctionOffsets":{0:5,...}}
+// (fastjson writes the Integer keys bare; a HashMap of small ints iterates
+// in key order).
+func (p *brokerProcs) correctionOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	topic, err := req.RequireStr("topic")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	compare, err := req.RequireStr("compareGroup")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	offs, err := p.b.CorrectionOffsets(topic, compare, req.Str("filterGroups"))
+	if err != nil {
+		return p.fail(req, err)
+	}
+	qs := make([]int32, 0, len(offs))
+	for q := range offs {
+		qs = append(qs, q)
+	}
+	message.HashMapOrder(qs, 16, func(q int32) int32 { return q })
+	body := append(make([]byte, 0, 32+24*len(qs)), `{"correctionOffsets":{`...)
+	for i, q := range qs {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = strconv.AppendInt(body, int64(q), 10)
+		body = append(body, ':')
+		body = strconv.AppendInt(body, offs[q], 10)
+	}
+	return okBody(req, append(body, "}}"...))
+}
+
+func (p *brokerProcs) cloneGroupOffset(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	src, err := req.RequireStr("srcGroup")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	dst, err := req.RequireStr("destGroup")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	if err := p.b.CloneGroupOffset(src, dst, req.Str("topic"), req.Bool("offline")); err != nil {
+		return p.fail(req, err)
+	}
+	p.log.Info().Str("remote", c.Remote).Str("srcGroup", src).Str("destGroup", dst).Str("topic", req.Str("topic")).
+		Msg("group offsets cloned")
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// allProducerInfo is ProducerTableInfo: {"data":{"<group>":[ProducerInfo,...]}},
+// the groups in HashMap order.
+func (p *brokerProcs) allProducerInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	table := p.b.Clients.ProducerTable()
+	groups := make([]string, 0, len(table))
+	for g := range table {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	message.HashMapOrder(groups, 16, message.JavaHash)
+	body := append([]byte(nil), `{"data":{`...)
+	for i, g := range groups {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = remoting.AppendJSONString(body, g)
+		body = append(body, ':')
+		list, err := jsoniter.Marshal(table[g])
+		if err != nil {
+			return p.fail(req, err)
+		}
+		body = append(body, list...)
+	}
+	return okBody(req, append(body, "}}"...))
+}
+
+// subscriptionByConsumer is QuerySubscriptionResponseBody: the group's
+// subscription to topic as its members announced it, none when unknown.
+func (p *brokerProcs) subscriptionByConsumer(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	group, err := req.RequireStr("group")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	topic, err := req.RequireStr("topic")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	var data *subscriptionData
+	if sub, _ := p.b.Clients.Subscription(group, topic); sub != nil {
+		d := toSubscriptionData(sub)
+		data = &d
+	}
+	return p.okJSON(req, struct {
+		Group            string            `json:"group"`
+		SubscriptionData *subscriptionData `json:"subscriptionData,omitempty"`
+		Topic            string            `json:"topic"`
+	}{group, data, topic})
+}

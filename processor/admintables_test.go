@@ -1,0 +1,61 @@
+package processor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// The smaller admin tables in Apache's shapes: system topics, producers,
+// a group's subscription, offsets cloned and the correction offsets.
+func TestAdminTables(t *testing.T) {
+	b, cl := serveBroker(t, nil, nil)
+	f := &adminFixture{t: t, b: b, cl: cl}
+	const topic, group, pgroup, client = "AdmTopic", "CG_adm", "PG_adm", "127.0.0.1@adm"
+	f.ok("UPDATE_AND_CREATE_TOPIC", f.do(remoting.UpdateAndCreateTopic, map[string]string{"topic": topic, "readQueueNums": "2",
+		"writeQueueNums": "2", "perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false"}, nil))
+	f.ok("HEART_BEAT", f.do(remoting.HeartBeat, nil, heartbeatBody(client, group, pgroup, topic)))
+
+	if body := string(f.ok("system topics", f.do(remoting.GetSystemTopicListFromBroker, nil, nil))); !strings.HasPrefix(body, `{"topicList":[`) ||
+		!strings.Contains(body, `"TBW102"`) || !strings.Contains(body, `"SCHEDULE_TOPIC_XXXX"`) || !strings.Contains(body, `"`+b.Config().BrokerName+`"`) {
+		t.Fatalf("system topics = %s", body)
+	}
+	body := string(f.ok("producers", f.do(remoting.GetAllProducerInfo, nil, nil)))
+	if !strings.HasPrefix(body, `{"data":{"PG_adm":[{"clientId":"127.0.0.1@adm","remoteIP":"/127.0.0.1:`) ||
+		!strings.Contains(body, `"language":"JAVA","version":`) || !strings.Contains(body, `"lastUpdateTimestamp":`) {
+		t.Fatalf("producers = %s", body)
+	}
+	body = string(f.ok("subscription", f.do(remoting.QuerySubscriptionByConsumer, map[string]string{"group": group, "topic": topic}, nil)))
+	if !strings.HasPrefix(body, `{"group":"CG_adm","subscriptionData":{"classFilterMode":false,`) || !strings.HasSuffix(body, `,"topic":"AdmTopic"}`) ||
+		!strings.Contains(body, `"subString":"TagA || TagB"`) {
+		t.Fatalf("subscription = %s", body)
+	}
+	if body := string(f.ok("no subscription", f.do(remoting.QuerySubscriptionByConsumer, map[string]string{"group": "G_none", "topic": topic}, nil))); body != `{"group":"G_none","topic":"AdmTopic"}` {
+		t.Fatalf("subscription of no group = %s", body)
+	}
+	f.refused("subscription without topic", f.do(remoting.QuerySubscriptionByConsumer, map[string]string{"group": group}, nil),
+		remoting.SystemError, "remoting: missing header field: topic")
+
+	commitOffset(f, group, topic, 0, 0)
+	commitOffset(f, group, topic, 1, 0)
+	f.ok("clone", f.do(remoting.CloneGroupOffset, map[string]string{"srcGroup": group, "destGroup": "CG_copy", "topic": topic}, nil))
+	if off, ok := b.Offsets.Query("CG_copy", topic, 1); !ok || off != 0 {
+		t.Fatalf("cloned offset %d %v", off, ok)
+	}
+	f.refused("clone to a bad name", f.do(remoting.CloneGroupOffset, map[string]string{"srcGroup": group, "destGroup": "bad/group", "topic": topic}, nil),
+		remoting.InvalidParameter, "The specified group: bad/group, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
+	if body := string(f.ok("correction", f.do(remoting.QueryCorrectionOffset, map[string]string{"topic": topic, "compareGroup": "CG_copy",
+		"filterGroups": "CG_none"}, nil))); body != `{"correctionOffsets":{0:0,1:0}}` {
+		t.Fatalf("correction offsets = %s", body)
+	}
+
+	f.ok("group list", f.do(remoting.UpdateAndCreateSubscriptionGroupList, nil,
+		[]byte(`{"groupConfigList":[{"groupName":"CG_l1","retryMaxTimes":3},{"groupName":"CG_l2"}]}`)))
+	if !b.Groups.Contains("CG_l1") || !b.Groups.Contains("CG_l2") {
+		t.Fatal("groups of the list not created")
+	}
+	f.refused("group list with a bad name", f.do(remoting.UpdateAndCreateSubscriptionGroupList, nil,
+		[]byte(`{"groupConfigList":[{"groupName":"bad/g"}]}`)), remoting.InvalidParameter,
+		"The specified group: bad/g, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
+}
