@@ -105,6 +105,11 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 		r.Topics = strings.Split(list, ";")
 	}
 	qs := p.b.ConsumeStats(r)
+	return okBody(req, p.appendConsumeStats(make([]byte, 0, 64+len(qs)*160), group, qs))
+}
+
+// appendConsumeStats appends ConsumeStats as fastjson writes it.
+func (p *brokerProcs) appendConsumeStats(body []byte, group string, qs []broker.QueueConsumeStats) []byte {
 	// Apache sums the group's rate over the topics the answer covers.
 	var tps float64
 	for i, q := range qs {
@@ -112,7 +117,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 			tps += p.b.Stats.ConsumeTps(group, q.Queue.Topic)
 		}
 	}
-	body := append(make([]byte, 0, 64+len(qs)*160), `{"consumeTps":`...)
+	body = append(body, `{"consumeTps":`...)
 	body = append(body, broker.JavaDouble(tps)...)
 	body = append(body, `,"offsetTable":{`...)
 	for i, q := range qs {
@@ -130,8 +135,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 		body = strconv.AppendInt(body, q.ConsumerOffset, 10)
 		body = append(body, '}')
 	}
-	body = append(body, "}}"...)
-	return okBody(req, body)
+	return append(body, "}}"...)
 }
 
 // subscriptionData is Apache's SubscriptionData as fastjson writes it.

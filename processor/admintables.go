@@ -23,6 +23,41 @@ func (p *brokerProcs) registerAdminTables(t Table) {
 	t[remoting.GetAllProducerInfo] = p.allProducerInfo
 	t[remoting.QuerySubscriptionByConsumer] = p.subscriptionByConsumer
 	t[remoting.UpdateAndCreateSubscriptionGroupList] = p.updateSubscriptionGroupList
+	t[remoting.GetBrokerConsumeStats] = p.brokerConsumeStats
+}
+
+// brokerConsumeStats is GET_BROKER_CONSUME_STATS (GetConsumeStatsInBrokerHeader:
+// isOrder): ConsumeStatsList, {"brokerAddr":..,"consumeStatsList":[{"<group>":
+// [ConsumeStats,...]},...],"totalDiff":..,"totalInflightDiff":..}.
+func (p *brokerProcs) brokerConsumeStats(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	all := p.b.BrokerConsumeStats(req.Bool("isOrder"))
+	body := append(make([]byte, 0, 256), `{"brokerAddr":`...)
+	body = remoting.AppendJSONString(body, p.b.Config().Addr())
+	body = append(body, `,"consumeStatsList":[`...)
+	var diff int64
+	for i, g := range all {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, '{')
+		body = remoting.AppendJSONString(body, g.Group)
+		body = append(body, ":["...)
+		for j, qs := range g.Topics {
+			if j > 0 {
+				body = append(body, ',')
+			}
+			body = p.appendConsumeStats(body, g.Group, qs)
+			for _, q := range qs {
+				diff += q.BrokerOffset - q.ConsumerOffset
+			}
+		}
+		body = append(body, "]}"...)
+	}
+	body = append(body, `],"totalDiff":`...)
+	body = strconv.AppendInt(body, diff, 10)
+	// pullOffset is the consumer offset here (no pop in-flight counted).
+	body = append(body, `,"totalInflightDiff":0}`...)
+	return okBody(req, body)
 }
 
 // updateSubscriptionGroupList is UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST

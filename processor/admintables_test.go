@@ -58,4 +58,14 @@ func TestAdminTables(t *testing.T) {
 	f.refused("group list with a bad name", f.do(remoting.UpdateAndCreateSubscriptionGroupList, nil,
 		[]byte(`{"groupConfigList":[{"groupName":"bad/g"}]}`)), remoting.InvalidParameter,
 		"The specified group: bad/g, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
+
+	body = string(f.ok("broker consume stats", f.do(remoting.GetBrokerConsumeStats, map[string]string{"isOrder": "false"}, nil)))
+	if !strings.HasPrefix(body, `{"brokerAddr":"`+b.Config().Addr()+`","consumeStatsList":[`) ||
+		!strings.Contains(body, `{"CG_adm":[{"consumeTps":0.0,"offsetTable":{{"brokerName":"b","queueId":0,"topic":"AdmTopic"}:{"brokerOffset":0,"consumerOffset":0,`) ||
+		!strings.Contains(body, `{"CG_l1":[]}`) || !strings.HasSuffix(body, `],"totalDiff":0,"totalInflightDiff":0}`) {
+		t.Fatalf("broker consume stats = %s", body)
+	}
+	if body := string(f.ok("order topics only", f.do(remoting.GetBrokerConsumeStats, map[string]string{"isOrder": "true"}, nil))); strings.Contains(body, "AdmTopic") {
+		t.Fatalf("broker consume stats of order topics = %s", body)
+	}
 }

@@ -23,6 +23,7 @@ const (
 	ConsumeMessageDirectly               int32 = 309
 	CloneGroupOffset                     int32 = 314
 	CleanUnusedTopic                     int32 = 316
+	GetBrokerConsumeStats                int32 = 317
 	GetAllProducerInfo                   int32 = 328
 	QueryTopicsByConsumer                int32 = 343
 	QuerySubscriptionByConsumer          int32 = 345
