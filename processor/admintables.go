@@ -4,14 +4,17 @@ package processor
 // AdminBrokerProcessor answers them: GET_SYSTEM_TOPIC_LIST_FROM_BROKER
 // (305), QUERY_CORRECTION_OFFSET (308), CLONE_GROUP_OFFSET (314),
 // GET_ALL_PRODUCER_INFO (328), QUERY_SUBSCRIPTION_BY_CONSUMER (345),
-// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225).
+// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225), GET_BROKER_CONSUME_STATS
+// (317), VIEW_BROKER_STATS_DATA (315).
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 
 	jsoniter "github.com/json-iterator/go"
 
+	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -24,6 +27,46 @@ func (p *brokerProcs) registerAdminTables(t Table) {
 	t[remoting.QuerySubscriptionByConsumer] = p.subscriptionByConsumer
 	t[remoting.UpdateAndCreateSubscriptionGroupList] = p.updateSubscriptionGroupList
 	t[remoting.GetBrokerConsumeStats] = p.brokerConsumeStats
+	t[remoting.ViewBrokerStatsData] = p.viewBrokerStatsData
+}
+
+// viewBrokerStatsData is VIEW_BROKER_STATS_DATA (ViewBrokerStatsDataRequestHeader:
+// statsName, statsKey): BrokerStatsData, {"statsDay":{"avgpt":..,"sum":..,
+// "tps":..},"statsHour":{..},"statsMinute":{..}}; SYSTEM_ERROR with
+// Apache's remark for an item that does not exist.
+func (p *brokerProcs) viewBrokerStatsData(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	name, err := req.RequireStr("statsName")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	key, err := req.RequireStr("statsKey")
+	if err != nil {
+		return p.fail(req, err)
+	}
+	d, ok := p.b.Stats.StatsData(name, key)
+	if !ok {
+		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("The stats <%s> <%s> not exist", name, key))
+	}
+	body := make([]byte, 0, 160)
+	for i, w := range []struct {
+		name string
+		s    broker.StatsSnapshot
+	}{{"statsDay", d.Day}, {"statsHour", d.Hour}, {"statsMinute", d.Minute}} {
+		if i == 0 {
+			body = append(body, '{')
+		} else {
+			body = append(body, ',')
+		}
+		body = remoting.AppendJSONString(body, w.name)
+		body = append(body, `:{"avgpt":`...)
+		body = append(body, broker.JavaDouble(w.s.Avgpt)...)
+		body = append(body, `,"sum":`...)
+		body = strconv.AppendInt(body, w.s.Sum, 10)
+		body = append(body, `,"tps":`...)
+		body = append(body, broker.JavaDouble(w.s.Tps)...)
+		body = append(body, '}')
+	}
+	return okBody(req, append(body, '}'))
 }
 
 // brokerConsumeStats is GET_BROKER_CONSUME_STATS (GetConsumeStatsInBrokerHeader:

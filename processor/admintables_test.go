@@ -68,4 +68,7 @@ func TestAdminTables(t *testing.T) {
 	if body := string(f.ok("order topics only", f.do(remoting.GetBrokerConsumeStats, map[string]string{"isOrder": "true"}, nil))); strings.Contains(body, "AdmTopic") {
 		t.Fatalf("broker consume stats of order topics = %s", body)
 	}
+
+	f.refused("stats of nothing counted", f.do(remoting.ViewBrokerStatsData, map[string]string{"statsName": "TOPIC_PUT_NUMS", "statsKey": "none"}, nil),
+		remoting.SystemError, "The stats <TOPIC_PUT_NUMS> <none> not exist")
 }

@@ -22,6 +22,7 @@ const (
 	QueryCorrectionOffset                int32 = 308
 	ConsumeMessageDirectly               int32 = 309
 	CloneGroupOffset                     int32 = 314
+	ViewBrokerStatsData                  int32 = 315
 	CleanUnusedTopic                     int32 = 316
 	GetBrokerConsumeStats                int32 = 317
 	GetAllProducerInfo                   int32 = 328
