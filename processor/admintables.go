@@ -5,12 +5,14 @@ package processor
 // (305), QUERY_CORRECTION_OFFSET (308), CLONE_GROUP_OFFSET (314),
 // GET_ALL_PRODUCER_INFO (328), QUERY_SUBSCRIPTION_BY_CONSUMER (345),
 // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST (225), GET_BROKER_CONSUME_STATS
-// (317), VIEW_BROKER_STATS_DATA (315).
+// (317), VIEW_BROKER_STATS_DATA (315), UPDATE_AND_CREATE_TOPIC_LIST (18),
+// POP_ROLLBACK (200056).
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	jsoniter "github.com/json-iterator/go"
 
@@ -28,6 +30,54 @@ func (p *brokerProcs) registerAdminTables(t Table) {
 	t[remoting.UpdateAndCreateSubscriptionGroupList] = p.updateSubscriptionGroupList
 	t[remoting.GetBrokerConsumeStats] = p.brokerConsumeStats
 	t[remoting.ViewBrokerStatsData] = p.viewBrokerStatsData
+	t[remoting.UpdateAndCreateTopicList] = p.updateAndCreateTopicList
+	t[remoting.PopRollback] = p.popRollback
+}
+
+// updateAndCreateTopicList is UPDATE_AND_CREATE_TOPIC_LIST (mqadmin 5.x
+// updateTopicList): CreateTopicListRequestBody, {"topicConfigList":
+// [TopicConfig,...]}, attributes keyed "+name" as the tools write them;
+// each topic created or updated as UPDATE_AND_CREATE_TOPIC does it.
+// Apache answers SUCCESS without applying any when one of them is
+// unchanged; rocketgo applies the others. A refusal stops the list, those
+// before it applied.
+func (p *brokerProcs) updateAndCreateTopicList(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	var list struct {
+		TopicConfigList []struct {
+			broker.TopicConfig
+			Attributes map[string]string `json:"attributes"`
+		} `json:"topicConfigList"`
+	}
+	if err := jsoniter.Unmarshal(req.Body, &list); err != nil {
+		return remoting.NewResponse(req, remoting.SystemError, "decode topic config list: "+err.Error())
+	}
+	names := make([]string, 0, len(list.TopicConfigList))
+	for _, e := range list.TopicConfigList {
+		tc := e.TopicConfig
+		attrs := make([]string, 0, len(e.Attributes))
+		for k, v := range e.Attributes {
+			attrs = append(attrs, k+"="+v)
+		}
+		sort.Strings(attrs)
+		var err error
+		if tc.Attributes, err = parseTopicAttributes(strings.Join(attrs, ",")); err != nil {
+			return p.refuse(c, req, err)
+		}
+		if err := p.b.UpdateTopic(tc); err != nil {
+			return p.refuse(c, req, err)
+		}
+		names = append(names, tc.TopicName)
+	}
+	p.log.Info().Str("remote", c.Remote).Strs("topics", names).Msg("topics created or updated")
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// popRollback is POP_ROLLBACK (Apache's transferPopToFsStore): the move of
+// pop state from Apache's key-value pop store back to its file store.
+// rocketgo keeps pop state in files only: SUCCESS, as Apache answers when
+// its key-value store is off (the default).
+func (p *brokerProcs) popRollback(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 // viewBrokerStatsData is VIEW_BROKER_STATS_DATA (ViewBrokerStatsDataRequestHeader:

@@ -71,4 +71,18 @@ func TestAdminTables(t *testing.T) {
 
 	f.refused("stats of nothing counted", f.do(remoting.ViewBrokerStatsData, map[string]string{"statsName": "TOPIC_PUT_NUMS", "statsKey": "none"}, nil),
 		remoting.SystemError, "The stats <TOPIC_PUT_NUMS> <none> not exist")
+
+	f.ok("topic list", f.do(remoting.UpdateAndCreateTopicList, nil, []byte(`{"topicConfigList":[`+
+		`{"attributes":{"+message.type":"FIFO"},"order":false,"perm":6,"readQueueNums":3,"topicFilterType":"SINGLE_TAG","topicName":"TL1","topicSysFlag":0,"writeQueueNums":3},`+
+		`{"topicName":"TL2","readQueueNums":2,"writeQueueNums":2,"perm":6}]}`)))
+	if tc, ok := b.Topics.Get("TL1"); !ok || tc.ReadQueueNums != 3 || tc.Attributes["message.type"] != "FIFO" {
+		t.Fatalf("TL1 = %+v %v", tc, ok)
+	}
+	if _, ok := b.Topics.Get("TL2"); !ok {
+		t.Fatal("TL2 not created")
+	}
+	f.refused("topic list with bad attributes", f.do(remoting.UpdateAndCreateTopicList, nil,
+		[]byte(`{"topicConfigList":[{"topicName":"TL3","attributes":{"message.type":"FIFO"}}]}`)),
+		remoting.InvalidParameter, "attributes format error: message.type=FIFO")
+	f.ok("POP_ROLLBACK", f.do(remoting.PopRollback, nil, nil))
 }

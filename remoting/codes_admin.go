@@ -3,6 +3,7 @@ package remoting
 // Admin request codes (mqadmin → broker, broker → client) added with the
 // mqadmin compatibility work; see spec remoting.md §5.9–5.10.
 const (
+	UpdateAndCreateTopicList             int32 = 18
 	GetTopicStatsInfo                    int32 = 202
 	GetConsumerConnectionList            int32 = 203
 	GetProducerConnectionList            int32 = 204
@@ -27,5 +28,6 @@ const (
 	GetBrokerConsumeStats                int32 = 317
 	GetAllProducerInfo                   int32 = 328
 	QueryTopicsByConsumer                int32 = 343
+	PopRollback                          int32 = 200056
 	QuerySubscriptionByConsumer          int32 = 345
 )
