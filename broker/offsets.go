@@ -52,16 +52,20 @@ func cutOffsetKey(key string) (topic, group string, ok bool) { return strings.Cu
 
 // Commit stores a group's offset for a queue.
 func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
-	key := offsetKey(topic, group)
 	o.mu.Lock()
-	q := o.table[key]
-	if q == nil {
-		q = make(map[int32]int64)
-		o.table[key] = q
-	}
-	q[queueID] = offset
+	setOffset(o.table, offsetKey(topic, group), queueID, offset)
 	o.dirty.Store(true)
 	o.mu.Unlock()
+}
+
+// setOffset sets t[key][queueID], making the key's map when it has none.
+func setOffset(t map[string]map[int32]int64, key string, queueID int32, offset int64) {
+	q := t[key]
+	if q == nil {
+		q = make(map[int32]int64)
+		t[key] = q
+	}
+	q[queueID] = offset
 }
 
 // AssignReset is an operator's reset of a group's queue to offset
@@ -70,18 +74,8 @@ func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
 func (o *Offsets) AssignReset(group, topic string, queueID int32, offset int64) {
 	key := offsetKey(topic, group)
 	o.mu.Lock()
-	r := o.resets[key]
-	if r == nil {
-		r = make(map[int32]int64)
-		o.resets[key] = r
-	}
-	r[queueID] = offset
-	q := o.table[key]
-	if q == nil {
-		q = make(map[int32]int64)
-		o.table[key] = q
-	}
-	q[queueID] = offset
+	setOffset(o.resets, key, queueID, offset)
+	setOffset(o.table, key, queueID, offset)
 	o.dirty.Store(true)
 	o.mu.Unlock()
 }

@@ -14,9 +14,11 @@ package broker
 // Keys, as BrokerStatsManager's: TOPIC_PUT_NUMS and TOPIC_PUT_SIZE by
 // topic, GROUP_GET_NUMS and GROUP_GET_SIZE by topic@group,
 // BROKER_PUT_NUMS and BROKER_GET_NUMS by cluster name. An item exists once
-// its key was counted and sampled: before, Apache's answer, not exist.
+// its key was counted (its figures zero until sampled; the broker-wide
+// ones only once sampled): before, Apache's answer, not exist.
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -102,11 +104,35 @@ func (s *Stats) StatsData(name, key string) (StatsData, bool) {
 	it := s.items.items[[2]string{name, key}]
 	s.items.mu.RUnlock()
 	if it == nil {
-		return StatsData{}, false
+		// Counted but not sampled yet: Apache's item exists from its first
+		// count, its windows empty.
+		return StatsData{}, s.counted(name, key)
 	}
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	return StatsData{Minute: it.minute.figures(), Hour: it.hour.figures(), Day: it.day.figures()}, true
+}
+
+// counted reports whether the flow behind item name/key has counted
+// anything (the broker-wide items wait for their first sample).
+func (s *Stats) counted(name, key string) bool {
+	switch name {
+	case StatsTopicPutNums, StatsTopicPutSize:
+		found := false
+		s.RangeIn(func(k TopicType, _ *InFlow) bool {
+			found = k.Topic == key
+			return !found
+		})
+		return found
+	case StatsGroupGetNums, StatsGroupGetSize:
+		topic, group, ok := strings.Cut(key, "@")
+		if !ok {
+			return false
+		}
+		_, found := s.out.Load(GroupTopic{group, topic})
+		return found
+	}
+	return false
 }
 
 // sampleItems records every key's counters at now into the windows tick

@@ -15,6 +15,9 @@ func TestStatsItems(t *testing.T) {
 	t0 := time.UnixMilli(1_000_000_000)
 	s.In("T", MessageNormal, 3, 300)
 	s.Out("G", "T", 1, 100)
+	if d, ok := s.StatsData(StatsGroupGetNums, "T@G"); !ok || d != (StatsData{}) {
+		t.Fatalf("counted, not sampled: %+v %v, want zeros", d, ok)
+	}
 	s.sampleItems(t0, 0, "C")
 	d, ok := s.StatsData(StatsTopicPutNums, "T")
 	if want := (StatsData{Minute: StatsSnapshot{3, 0.3, 3}, Hour: StatsSnapshot{3, 0.005, 3}, Day: StatsSnapshot{3, 3.0 / 3600, 3}}); !ok || d != want {

@@ -265,11 +265,7 @@ func (p *brokerProcs) updateBrokerConfig(c *remoting.Conn, req *remoting.Command
 // resetOffset is INVOKE_BROKER_TO_RESET_OFFSET: the consumers are told
 // (RESET_CONSUMER_CLIENT_OFFSET) and the answer is the same ResetOffsetBody.
 func (p *brokerProcs) resetOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	topic, err := req.RequireStr("topic")
-	if err != nil {
-		return p.fail(req, err)
-	}
-	group, err := req.RequireStr("group")
+	topic, group, err := topicAndGroup(req)
 	if err != nil {
 		return p.fail(req, err)
 	}

@@ -19,16 +19,22 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+// topicAndGroup reads the topic and group fields the requests of a group's
+// state on a topic carry (223, 222, 303).
+func topicAndGroup(req *remoting.Command) (topic, group string, err error) {
+	if topic, err = req.RequireStr("topic"); err != nil {
+		return "", "", err
+	}
+	group, err = req.RequireStr("group")
+	return topic, group, err
+}
+
 // consumerStatusTimeout is Broker2Client.getConsumeStatus's invokeSync
 // timeout (a variable for the tests of clients that never answer).
 var consumerStatusTimeout = 5 * time.Second
 
 func (p *brokerProcs) consumerStatus(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	topic, err := req.RequireStr("topic")
-	if err != nil {
-		return p.fail(req, err)
-	}
-	group, err := req.RequireStr("group")
+	topic, group, err := topicAndGroup(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
