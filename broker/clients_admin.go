@@ -141,5 +141,6 @@ func (o *Offsets) deleteGroup(group string) {
 			delete(o.resets, k)
 		}
 	}
+	o.anyResets.Store(len(o.resets) > 0)
 	o.mu.Unlock()
 }

@@ -36,8 +36,9 @@ type Offsets struct {
 	// resets are the offsets an operator set (a server-side reset) that
 	// the group's next pull of the queue has not yet been told; while one
 	// is pending the group's own commits for that queue are ignored.
-	resets map[string]map[int32]int64
-	dirty  atomic.Bool
+	resets    map[string]map[int32]int64
+	anyResets atomic.Bool // len(resets) > 0: the pull path's check without a lock or a key
+	dirty     atomic.Bool
 }
 
 func newOffsets(path string, maxQueueNums int32) *Offsets {
@@ -75,6 +76,7 @@ func (o *Offsets) AssignReset(group, topic string, queueID int32, offset int64) 
 	key := offsetKey(topic, group)
 	o.mu.Lock()
 	setOffset(o.resets, key, queueID, offset)
+	o.anyResets.Store(true)
 	setOffset(o.table, key, queueID, offset)
 	o.dirty.Store(true)
 	o.mu.Unlock()
@@ -82,6 +84,9 @@ func (o *Offsets) AssignReset(group, topic string, queueID int32, offset int64) 
 
 // TakeReset returns and forgets the reset pending for a group's queue.
 func (o *Offsets) TakeReset(group, topic string, queueID int32) (int64, bool) {
+	if !o.anyResets.Load() {
+		return 0, false
+	}
 	key := offsetKey(topic, group)
 	o.mu.RLock()
 	_, ok := o.resets[key][queueID]
@@ -96,12 +101,16 @@ func (o *Offsets) TakeReset(group, topic string, queueID int32) (int64, bool) {
 	delete(r, queueID)
 	if len(r) == 0 {
 		delete(o.resets, key)
+		o.anyResets.Store(len(o.resets) > 0)
 	}
 	return off, ok
 }
 
 // ResetPending reports whether a reset waits for the group's next pull of the queue.
 func (o *Offsets) ResetPending(group, topic string, queueID int32) bool {
+	if !o.anyResets.Load() {
+		return false
+	}
 	o.mu.RLock()
 	defer o.mu.RUnlock()
 	_, ok := o.resets[offsetKey(topic, group)][queueID]
@@ -154,6 +163,7 @@ func (o *Offsets) DeleteTopic(topic string) {
 			delete(o.resets, k)
 		}
 	}
+	o.anyResets.Store(len(o.resets) > 0)
 	o.mu.Unlock()
 }
 
