@@ -75,9 +75,10 @@ func (p *brokerProcs) updateAndCreateTopicList(c *remoting.Conn, req *remoting.C
 // popRollback is POP_ROLLBACK (Apache's transferPopToFsStore): the move of
 // pop state from Apache's key-value pop store back to its file store.
 // rocketgo keeps pop state in files only: SUCCESS, as Apache answers when
-// its key-value store is off (the default).
+// its key-value store is off (the default), with the remark its
+// createResponseCommand(null) leaves.
 func (p *brokerProcs) popRollback(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	return remoting.NewResponse(req, remoting.Success, "")
+	return remoting.NewResponse(req, remoting.Success, "not set any response code")
 }
 
 // viewBrokerStatsData is VIEW_BROKER_STATS_DATA (ViewBrokerStatsDataRequestHeader:
