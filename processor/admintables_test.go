@@ -85,4 +85,18 @@ func TestAdminTables(t *testing.T) {
 		[]byte(`{"topicConfigList":[{"topicName":"TL3","attributes":{"message.type":"FIFO"}}]}`)),
 		remoting.InvalidParameter, "attributes format error: message.type=FIFO")
 	f.ok("POP_ROLLBACK", f.do(remoting.PopRollback, nil, nil))
+
+	// INVOKE_BROKER_TO_RESET_OFFSET on the broker (useServerSideResetOffset,
+	// Apache 5.x's default): every read queue, an offline group too, the
+	// queues in HashMap order.
+	rb := f.ok("reset on the broker", f.do(remoting.InvokeBrokerToResetOffset, map[string]string{"topic": topic, "group": "CG_l1",
+		"timestamp": "-1", "isForce": "true", "queueId": "-1"}, nil))
+	if string(rb) != `{"offsetTable":{{"brokerName":"b","queueId":1,"topic":"AdmTopic"}:0,{"brokerName":"b","queueId":0,"topic":"AdmTopic"}:0}}` {
+		t.Fatalf("reset on the broker = %s", rb)
+	}
+	if !b.Offsets.ResetPending("CG_l1", topic, 1) {
+		t.Fatal("no reset pending after the reset")
+	}
+	f.refused("reset on the broker: unknown group", f.do(remoting.InvokeBrokerToResetOffset, map[string]string{"topic": topic, "group": "CG_none",
+		"timestamp": "-1", "isForce": "true"}, nil), remoting.SubscriptionGroupNotExist, "Group CG_none does not exist")
 }
