@@ -197,6 +197,14 @@ type ResetOffsetRequest struct {
 	// Force moves consumers back and forth; otherwise only back (an offset
 	// past the committed one is left where it is).
 	Force bool
+	// OneQueue (Apache 5.x tools' queueId ≥ 0, resetOffsetByTime -b -q)
+	// resets queue QueueID only, on the broker (resetoffset.go); otherwise
+	// every queue.
+	OneQueue bool
+	QueueID  int32
+	// Offset, with QueueID, is where to (else the offset at Timestamp).
+	Offset    int64
+	HasOffset bool
 }
 
 // QueueOffset is one queue's new offset.
@@ -226,8 +234,10 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 	return append(dst, "}}"...)
 }
 
-// ResetOffset is INVOKE_BROKER_TO_RESET_OFFSET, as Apache's
-// Broker2Client.resetOffset: each write queue's offset at the timestamp
+// ResetOffset is INVOKE_BROKER_TO_RESET_OFFSET: on the broker
+// (resetoffset.go) for one queue or with useServerSideResetOffset (Apache
+// 5.x's default); otherwise as Apache's Broker2Client.resetOffset: each
+// write queue's offset at the timestamp
 // (the consumer's own when it is already before it, unless forced), then
 // every live member of the group is told (RESET_CONSUMER_CLIENT_OFFSET,
 // one-way) and moves there itself. Refusals, in Apache's order and words:
@@ -235,6 +245,9 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 // committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
 // connected.
 func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if r.OneQueue || b.Config().UseServerSideResetOffset {
+		return b.resetOnBroker(r)
+	}
 	if b.Config().IsSlave() {
 		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
 	}

@@ -255,6 +255,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.stats.run(b.quit) })
 	b.goRun(func() { b.Stats.runRates(b.quit) })
+	b.goRun(func() { b.Stats.runItems(b.quit, func() string { return b.Config().BrokerClusterName }) })
 	b.registrar.launched.Store(true)
 	b.goRun(func() { b.registrar.run(b.quit) })
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).

@@ -136,5 +136,11 @@ func (o *Offsets) deleteGroup(group string) {
 			o.dirty.Store(true)
 		}
 	}
+	for k := range o.resets {
+		if _, g, ok := cutOffsetKey(k); ok && g == group {
+			delete(o.resets, k)
+		}
+	}
+	o.anyResets.Store(len(o.resets) > 0)
 	o.mu.Unlock()
 }

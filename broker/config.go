@@ -163,6 +163,11 @@ type Config struct {
 	// (BrokerOuterAPI's brokerVIPChannel) asks its master. rocketgo's key:
 	// 0 = listenPort-2 (Apache, which has no key for it), -1 = not opened.
 	FastListenPort int `key:"fastListenPort"`
+	// UseServerSideResetOffset is Apache 5.x's: INVOKE_BROKER_TO_RESET_OFFSET
+	// sets the offsets on the broker and the consumers learn them from their
+	// next pull (PULL_OFFSET_MOVED); false: Apache 4.x's path, the consumers
+	// told (RESET_CONSUMER_CLIENT_OFFSET) and moving themselves.
+	UseServerSideResetOffset bool `key:"useServerSideResetOffset"`
 }
 
 // Perm bits (Apache PermName).
@@ -219,6 +224,7 @@ func DefaultConfig() Config {
 		// names and paths (issue #11)
 		ValidateSystemTopicWhenUpdateTopic: true,
 		MaxTopicQueueNums:                  1024,
+		UseServerSideResetOffset:           true,                     // Apache 5.x's default (issue #18)
 		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
 		// runtime configuration (issue #12, admin)
 		ConfigBlackList: "configBlackList;brokerConfigPath",

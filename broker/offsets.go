@@ -33,11 +33,17 @@ type Offsets struct {
 
 	mu    sync.RWMutex
 	table map[string]map[int32]int64 // "topic@group" → queueId → offset
-	dirty atomic.Bool
+	// resets are the offsets an operator set (a server-side reset) that
+	// the group's next pull of the queue has not yet been told; while one
+	// is pending the group's own commits for that queue are ignored.
+	resets    map[string]map[int32]int64
+	anyResets atomic.Bool // len(resets) > 0: the pull path's check without a lock or a key
+	dirty     atomic.Bool
 }
 
 func newOffsets(path string, maxQueueNums int32) *Offsets {
-	return &Offsets{path: path, maxQueueNums: maxQueueNums, table: make(map[string]map[int32]int64)}
+	return &Offsets{path: path, maxQueueNums: maxQueueNums, table: make(map[string]map[int32]int64),
+		resets: make(map[string]map[int32]int64)}
 }
 
 func offsetKey(topic, group string) string { return topic + "@" + group }
@@ -47,16 +53,68 @@ func cutOffsetKey(key string) (topic, group string, ok bool) { return strings.Cu
 
 // Commit stores a group's offset for a queue.
 func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
-	key := offsetKey(topic, group)
 	o.mu.Lock()
-	q := o.table[key]
-	if q == nil {
-		q = make(map[int32]int64)
-		o.table[key] = q
-	}
-	q[queueID] = offset
+	setOffset(o.table, offsetKey(topic, group), queueID, offset)
 	o.dirty.Store(true)
 	o.mu.Unlock()
+}
+
+// setOffset sets t[key][queueID], making the key's map when it has none.
+func setOffset(t map[string]map[int32]int64, key string, queueID int32, offset int64) {
+	q := t[key]
+	if q == nil {
+		q = make(map[int32]int64)
+		t[key] = q
+	}
+	q[queueID] = offset
+}
+
+// AssignReset is an operator's reset of a group's queue to offset
+// (ConsumerOffsetManager.assignResetOffset): committed at once, and kept
+// for the group's next pull of the queue (TakeReset).
+func (o *Offsets) AssignReset(group, topic string, queueID int32, offset int64) {
+	key := offsetKey(topic, group)
+	o.mu.Lock()
+	setOffset(o.resets, key, queueID, offset)
+	o.anyResets.Store(true)
+	setOffset(o.table, key, queueID, offset)
+	o.dirty.Store(true)
+	o.mu.Unlock()
+}
+
+// TakeReset returns and forgets the reset pending for a group's queue.
+func (o *Offsets) TakeReset(group, topic string, queueID int32) (int64, bool) {
+	if !o.anyResets.Load() {
+		return 0, false
+	}
+	key := offsetKey(topic, group)
+	o.mu.RLock()
+	_, ok := o.resets[key][queueID]
+	o.mu.RUnlock()
+	if !ok { // the common case, under the read lock only
+		return 0, false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := o.resets[key]
+	off, ok := r[queueID]
+	delete(r, queueID)
+	if len(r) == 0 {
+		delete(o.resets, key)
+		o.anyResets.Store(len(o.resets) > 0)
+	}
+	return off, ok
+}
+
+// ResetPending reports whether a reset waits for the group's next pull of the queue.
+func (o *Offsets) ResetPending(group, topic string, queueID int32) bool {
+	if !o.anyResets.Load() {
+		return false
+	}
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	_, ok := o.resets[offsetKey(topic, group)][queueID]
+	return ok
 }
 
 // merge takes a master's offsets over these, a topic@group at a time (a
@@ -100,6 +158,12 @@ func (o *Offsets) DeleteTopic(topic string) {
 			o.dirty.Store(true)
 		}
 	}
+	for k := range o.resets {
+		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "@") {
+			delete(o.resets, k)
+		}
+	}
+	o.anyResets.Store(len(o.resets) > 0)
 	o.mu.Unlock()
 }
 
@@ -275,6 +339,12 @@ func (b *Broker) CommitOffset(r QueueOffsetRequest) error {
 	if limit := b.Config().MaxTopicQueueNums; r.QueueID < 0 || r.QueueID >= limit {
 		return refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
 			r.QueueID, r.Topic, limit)
+	}
+	if b.Offsets.ResetPending(r.Group, r.Topic, r.QueueID) {
+		// Apache: SUCCESS, the commit ignored ("Offset has been previously reset").
+		b.log.Info().Str("consumerGroup", r.Group).Str("topic", r.Topic).Int32("queueId", r.QueueID).
+			Int64("offset", r.Offset).Msg("offset commit ignored: the queue's offset was reset")
+		return nil
 	}
 	b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.Offset)
 	return nil

@@ -167,6 +167,17 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	case later != nil && b.cold.on():
 		pages = store.ResidentPages
 	}
+	if run == pullFirst {
+		// An operator reset the queue (server-side reset): the consumer is
+		// told where to go on with OFFSET_MOVED, as Apache's pull does.
+		if off, ok := b.Offsets.TakeReset(r.Group, r.Topic, r.QueueID); ok {
+			if r.SysFlag&PullFlagCommitOffset != 0 {
+				b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
+			}
+			return PullResult{Status: PullOffsetIllegal, NextBeginOffset: off, MinOffset: b.Store.MinOffset(r.Topic, r.QueueID),
+				MaxOffset: b.Store.MaxOffset(r.Topic, r.QueueID), SuggestWhichBrokerID: MasterID}, nil
+		}
+	}
 	res := b.Store.GetMessageViews(r.Topic, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
 	if run == pullFirst && r.SysFlag&PullFlagCommitOffset != 0 {
 		b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)

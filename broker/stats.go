@@ -22,12 +22,14 @@ type Stats struct {
 	outKeys       atomic.Int64
 	totIn, totOut Flow
 	dlq           statMap[GroupTopic, atomic.Int64] // messages moved to a DLQ
+	items         statItems                         // VIEW_BROKER_STATS_DATA's windows (statsitems.go)
 }
 
 // Flow is messages and bytes through one key.
 type Flow struct {
 	Msgs, Bytes atomic.Int64
-	marks       marks // for the rates (statrates.go)
+	Calls       atomic.Int64 // sends or pulls counted (StatsItem's times)
+	marks       marks        // for the rates (statrates.go)
 }
 
 // InFlow is a topic's flow in, with the histogram of the sends' sizes:
@@ -138,6 +140,7 @@ func (s *Stats) RangeOut(fn func(k GroupTopic, f *Flow) bool) {
 func (f *Flow) add(msgs, bytes int64) {
 	f.Msgs.Add(msgs)
 	f.Bytes.Add(bytes)
+	f.Calls.Add(1)
 }
 
 // ToDLQ counts a message of topic moved to group's DLQ (Apache's

@@ -82,14 +82,12 @@ func testMQAdminGo(t *testing.T, kind string, c *cluster, cp string) {
 		{args: []string{"queryMsgByOffset", "-n", c.nsAddr, "-t", topic, "-b", c.brokerName, "-i", strconv.Itoa(sent.MessageQueue.QueueId),
 			"-o", strconv.FormatInt(sent.QueueOffset, 10), "-f", "UTF-8"}, norm: javaTrackNorm},
 	})
-	if kind == "apache" {
-		// One queue to where it is (2 of 8 messages over 4 queues). Not on rocketgo: its
-		// INVOKE_BROKER_TO_RESET_OFFSET ignores queueId and offset and would move every
-		// queue to the timestamp (noted for issue #18).
-		runMQAdminSteps(t, java, []mqadminStep{
-			{args: []string{"resetOffsetByTime", "-n", c.nsAddr, "-g", group, "-t", topic, "-s", "0", "-b", c.brokerAddr, "-q", "0", "-o", "2"}},
-		})
-	}
+	getConsumerStatus(t, c, topic, group)
+	// One queue to where it is (2 of 8 messages over 4 queues): Apache 5.x's
+	// server-side reset of queue 0.
+	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"resetOffsetByTime", "-n", c.nsAddr, "-g", group, "-t", topic, "-s", "0", "-b", c.brokerAddr, "-q", "0", "-o", "2"}},
+	})
 	producer.shutdown()
 	consumer.shutdown() // its offsets committed: stable for both tools
 	steps = []mqadminStep{
@@ -111,6 +109,44 @@ func testMQAdminGo(t *testing.T, kind string, c *cluster, cp string) {
 		{args: []string{"deleteTopic", "-n", c.nsAddr, "-c", clusterName, "-t", topic}},
 	}
 	runMQAdminSteps(t, java, steps)
+}
+
+// getConsumerStatus checks INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223; no
+// mqadmin command sends it, DefaultMQAdminExt.getConsumeStatus does) with
+// the group's one Go consumer online, which has consumed the topic's 8
+// messages over 4 queues: the broker relays GET_CONSUMER_STATUS_FROM_CLIENT
+// to it and answers its offsets in fastjson's bytes, one entry per queue
+// (their order is a Java HashMap's: the broker unit tests check it), 8 in
+// all. Run on both brokers, the same pattern holds for Apache's bytes.
+func getConsumerStatus(t *testing.T, c *cluster, topic, group string) {
+	t.Helper()
+	ids, err := consumerList(c.brokerAddr, group)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("consumers of %s: %v %v", group, ids, err)
+	}
+	for _, origin := range []string{"", ids[0]} {
+		resp, err := rawInvoke(c.brokerAddr, javaRequest(223, map[string]string{"topic": topic, "group": group, "clientAddr": origin}, nil), 15*time.Second)
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("INVOKE_BROKER_TO_GET_CONSUMER_STATUS: %v %+v", err, resp)
+		}
+		q := `\{"brokerName":"` + regexp.QuoteMeta(c.brokerName) + `","queueId":([0-3]),"topic":"` + regexp.QuoteMeta(topic) + `"\}:(\d+)`
+		re := regexp.MustCompile(`^\{"consumerTable":\{"` + regexp.QuoteMeta(ids[0]) + `":\{` + q + `,` + q + `,` + q + `,` + q +
+			`\}\},"messageQueueTable":\{\}\}$`)
+		m := re.FindStringSubmatch(string(resp.Body))
+		if m == nil {
+			t.Fatalf("INVOKE_BROKER_TO_GET_CONSUMER_STATUS (clientAddr %q) body:\n%s", origin, resp.Body)
+		}
+		var total int64
+		queues := map[string]bool{}
+		for i := 1; i < len(m); i += 2 {
+			queues[m[i]] = true
+			n, _ := strconv.ParseInt(m[i+1], 10, 64)
+			total += n
+		}
+		if len(queues) != 4 || total != 8 {
+			t.Fatalf("consumer status: %d queues, offsets total %d, want 4 and 8: %s", len(queues), total, resp.Body)
+		}
+	}
 }
 
 // mqadminStep is one subcommand run by both tools; their outputs must be

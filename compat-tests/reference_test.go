@@ -487,6 +487,47 @@ func TestReference(t *testing.T) {
 		{"view message at bad offset", func(t *testing.T, tg target, _ string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(33, map[string]string{"offset": "123456789"}, nil)))
 		}},
+		// Issue #18's admin requests (session 11).
+		{"stats of a topic's puts", func(t *testing.T, tg target, topic string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(315, map[string]string{"statsName": "TOPIC_PUT_NUMS", "statsKey": topic}, nil)))
+		}},
+		{"stats of nothing counted", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(315, map[string]string{"statsName": "GROUP_GET_NUMS", "statsKey": "nosuch@nosuchg"}, nil)))
+		}},
+		{"system topics of the broker", func(t *testing.T, tg target, _ string) observation {
+			return observe(invoke(t, tg.brokerAddr, javaRequest(305, nil, nil)))
+		}},
+		{"producer table", func(t *testing.T, tg target, _ string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(328, nil, nil))
+			return observation{Code: resp.Code, Body: topKeys(resp.Body)} // the groups: whoever is connected
+		}},
+		{"subscription of a group not online", func(t *testing.T, tg target, topic string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(345, map[string]string{"group": "nosuchg345", "topic": topic}, nil))
+			return observation{Code: resp.Code, Body: strings.ReplaceAll(string(resp.Body), topic, "T")}
+		}},
+		{"correction offsets of groups that committed nothing", func(t *testing.T, tg target, topic string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(308, map[string]string{"topic": topic, "compareGroup": "nosuchg308"}, nil))
+			return observation{Code: resp.Code, Body: string(resp.Body)}
+		}},
+		{"clone offsets of a group that committed nothing", func(t *testing.T, tg target, topic string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(314, map[string]string{"srcGroup": "nosuchg314", "destGroup": "nosuchg314b",
+				"topic": topic, "offline": "false"}, nil)))
+		}},
+		{"consumer status of a group not online", func(t *testing.T, tg target, topic string) observation {
+			o := refusal(invoke(t, tg.brokerAddr, javaRequest(223, map[string]string{"topic": topic, "group": "nosuchg223"}, nil)))
+			o.Remark = "" // Apache's is a NullPointerException's description
+			return o
+		}},
+		{"reset of one queue of an unknown group", func(t *testing.T, tg target, topic string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(222, map[string]string{"topic": topic, "group": "nosuchg222",
+				"timestamp": "0", "isForce": "false", "queueId": "0", "offset": "1"}, nil)))
+		}},
+		{"clean expired consume queues", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(306, nil, nil)))
+		}},
+		{"pop rollback", func(t *testing.T, tg target, _ string) observation {
+			return refusal(invoke(t, tg.brokerAddr, javaRequest(200056, nil, nil)))
+		}},
 	}
 	probes = append(probes, nameProbes(invoke)...)
 	// Key sets where rocketgo may report fewer keys than Apache but never others.

@@ -34,6 +34,10 @@ func (p *brokerProcs) registerAdmin(t Table) {
 	t[remoting.QueryConsumeQueue] = p.queryConsumeQueue
 	t[remoting.DeleteExpiredCommitLog] = p.deleteExpiredCommitLog
 	t[remoting.ConsumeMessageDirectly] = p.consumeMessageDirectly
+	t[remoting.InvokeBrokerToGetConsumerStatus] = p.consumerStatus // consumerstatus.go
+	t[remoting.CleanExpiredConsumeQueue] = p.cleanExpiredConsumeQueue
+	t[remoting.CleanUnusedTopic] = p.cleanUnusedTopic
+	p.registerAdminTables(t)
 }
 
 func okBody(req *remoting.Command, body []byte) *remoting.Command {
@@ -101,6 +105,11 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 		r.Topics = strings.Split(list, ";")
 	}
 	qs := p.b.ConsumeStats(r)
+	return okBody(req, p.appendConsumeStats(make([]byte, 0, 64+len(qs)*160), group, qs))
+}
+
+// appendConsumeStats appends ConsumeStats as fastjson writes it.
+func (p *brokerProcs) appendConsumeStats(body []byte, group string, qs []broker.QueueConsumeStats) []byte {
 	// Apache sums the group's rate over the topics the answer covers.
 	var tps float64
 	for i, q := range qs {
@@ -108,7 +117,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 			tps += p.b.Stats.ConsumeTps(group, q.Queue.Topic)
 		}
 	}
-	body := append(make([]byte, 0, 64+len(qs)*160), `{"consumeTps":`...)
+	body = append(body, `{"consumeTps":`...)
 	body = append(body, broker.JavaDouble(tps)...)
 	body = append(body, `,"offsetTable":{`...)
 	for i, q := range qs {
@@ -126,8 +135,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 		body = strconv.AppendInt(body, q.ConsumerOffset, 10)
 		body = append(body, '}')
 	}
-	body = append(body, "}}"...)
-	return okBody(req, body)
+	return append(body, "}}"...)
 }
 
 // subscriptionData is Apache's SubscriptionData as fastjson writes it.
@@ -257,11 +265,7 @@ func (p *brokerProcs) updateBrokerConfig(c *remoting.Conn, req *remoting.Command
 // resetOffset is INVOKE_BROKER_TO_RESET_OFFSET: the consumers are told
 // (RESET_CONSUMER_CLIENT_OFFSET) and the answer is the same ResetOffsetBody.
 func (p *brokerProcs) resetOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	topic, err := req.RequireStr("topic")
-	if err != nil {
-		return p.fail(req, err)
-	}
-	group, err := req.RequireStr("group")
+	topic, group, err := topicAndGroup(req)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -269,7 +273,21 @@ func (p *brokerProcs) resetOffset(_ *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	res, err := p.b.ResetOffset(broker.ResetOffsetRequest{Topic: topic, Group: group, Timestamp: ts, Force: req.Bool("isForce")})
+	r := broker.ResetOffsetRequest{Topic: topic, Group: group, Timestamp: ts, Force: req.Bool("isForce")}
+	// Apache 5.x's queueId (default -1) and offset: absent from 4.x tools.
+	if req.Str("queueId") != "" {
+		if r.QueueID, err = req.Int32("queueId"); err != nil {
+			return p.fail(req, err)
+		}
+		r.OneQueue = r.QueueID >= 0
+	}
+	if req.Str("offset") != "" {
+		if r.Offset, err = req.Int64("offset"); err != nil {
+			return p.fail(req, err)
+		}
+		r.HasOffset = true
+	}
+	res, err := p.b.ResetOffset(r)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -295,5 +313,21 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 // rounds whatever the hour; SUCCESS at once, as Apache.
 func (p *brokerProcs) deleteExpiredCommitLog(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	p.b.Store.DeleteExpiredManually()
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// cleanExpiredConsumeQueue is CLEAN_EXPIRED_CONSUMEQUEUE (mqadmin
+// cleanExpiredCQ): SUCCESS, the cleaning done off the handler.
+func (p *brokerProcs) cleanExpiredConsumeQueue(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	p.b.CleanExpiredConsumeQueues()
+	return remoting.NewResponse(req, remoting.Success, "")
+}
+
+// cleanUnusedTopic is CLEAN_UNUSED_TOPIC (mqadmin cleanUnusedTopic):
+// SUCCESS, the queues of topics no longer configured deleted off the handler.
+func (p *brokerProcs) cleanUnusedTopic(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if unused := p.b.CleanUnusedTopics(); len(unused) > 0 {
+		p.log.Warn().Str("remote", c.Remote).Int("topics", len(unused)).Msg("clean unused topics")
+	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }

@@ -70,7 +70,9 @@ func commitOffset(f *adminFixture, group, topic string, q int, off int64) {
 // answers (in Apache's shape), its refusals (code and remark), and its
 // effects on the tables seen by the next request.
 func TestAdminServices(t *testing.T) {
-	b, cl := serveBroker(t, nil, nil)
+	// The reset checked here is Apache 4.x's (the consumers told); the
+	// server-side one, Apache 5.x's default, in TestAdminTables.
+	b, cl := serveBroker(t, func(c *broker.Config) { c.UseServerSideResetOffset = false }, nil)
 	f := &adminFixture{t: t, b: b, cl: cl}
 	const topic, group, pgroup, client = "AdmTopic", "CG_adm", "PG_adm", "127.0.0.1@adm"
 
@@ -199,6 +201,35 @@ func TestAdminServices(t *testing.T) {
 	}
 	f.refused("reset: offline group", reset("CG_offline", topic), remoting.ConsumerNotOnline,
 		"Consumer not online, so can not reset offset, Group: CG_offline Topic: AdmTopic Timestamp: -1")
+
+	// One queue (Apache 5.x's server-side reset, mqadmin 5.x resetOffsetByTime
+	// -b -q): the offset is set on the broker, the group's commits for the
+	// queue ignored until its next pull, which is answered OFFSET_MOVED.
+	resetQ := func(g, q, off string) *remoting.Command {
+		return f.do(remoting.InvokeBrokerToResetOffset, map[string]string{"topic": topic, "group": g, "timestamp": "0",
+			"isForce": "false", "queueId": q, "offset": off}, nil)
+	}
+	f.refused("reset queue: no such group", resetQ("CG_nosuch", "0", "1"), remoting.SubscriptionGroupNotExist, "Group CG_nosuch does not exist")
+	f.refused("reset queue: past the end", resetQ(group, "0", "9"), remoting.SystemError, "Target offset 9 not in consume queue range [0-3]")
+	f.refused("reset queue: queue id", resetQ(group, "99999", "1"), remoting.InvalidParameter,
+		"queueId[99999] is illegal, topic:[AdmTopic] maxTopicQueueNums:[1024]")
+	if rb := f.ok("reset queue", resetQ(group, "0", "1")); string(rb) != `{"offsetTable":{{"brokerName":"b","queueId":0,"topic":"AdmTopic"}:1}}` {
+		t.Fatalf("reset queue = %s", rb)
+	}
+	commitOffset(f, group, topic, 0, 3) // the consumer's own, before it pulled: ignored
+	if off, _ := b.Offsets.Query(group, topic, 0); off != 1 {
+		t.Fatalf("offset after reset and commit = %d, want 1", off)
+	}
+	pr := pullReq(topic, 3, 0, "*")
+	pr.Set("consumerGroup", group)
+	moved := f.do(remoting.PullMessage, pr.FieldMap(), nil)
+	if moved.Code != remoting.PullOffsetMoved || moved.Str("nextBeginOffset") != "1" {
+		t.Fatalf("pull after reset: %d %q nextBeginOffset %q", moved.Code, moved.Remark, moved.Str("nextBeginOffset"))
+	}
+	commitOffset(f, group, topic, 0, 1)
+	if b.Offsets.ResetPending(group, topic, 0) {
+		t.Fatal("reset still pending after the pull that told it")
+	}
 
 	// Unregister: the group has no members left.
 	f.ok("UNREGISTER_CLIENT", f.do(remoting.UnregisterClient, map[string]string{"clientID": client,

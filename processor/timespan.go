@@ -32,11 +32,7 @@ func javaDate(ms int64) string {
 
 // consumeTimeSpan is QUERY_CONSUME_TIME_SPAN: QueryConsumeTimeSpanBody.
 func (p *brokerProcs) consumeTimeSpan(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	topic, err := req.RequireStr("topic")
-	if err != nil {
-		return p.fail(req, err)
-	}
-	group, err := req.RequireStr("group")
+	topic, group, err := topicAndGroup(req)
 	if err != nil {
 		return p.fail(req, err)
 	}

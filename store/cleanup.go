@@ -195,3 +195,8 @@ func (s *Store) reap() {
 		}
 	}
 }
+
+// CleanExpiredQueues is CLEAN_EXPIRED_CONSUMEQUEUE (Apache's
+// cleanExpiredConsumerQueue): now rather than at the next cleanup round,
+// the consume queue and index files below the commit log's min offset go.
+func (s *Store) CleanExpiredQueues() error { return s.cleanLogics() }

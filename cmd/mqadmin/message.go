@@ -296,24 +296,11 @@ func javaMapString(props []adminclient.Property) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// javaHashOrder is the iteration order of a java.util.HashMap created with
-// initialCap and filled with props in order: the table grows by doubling
-// past three quarters full, and iteration walks its buckets
-// ((h ^ h>>>16) & (n-1), h the String hash), each in insertion order.
+// javaHashOrder is the iteration order of a java.util.HashMap<String, ?>
+// created with initialCap and filled with props in order.
 func javaHashOrder(props []adminclient.Property, initialCap int) []adminclient.Property {
-	n := 1
-	for n < initialCap {
-		n <<= 1
-	}
-	for len(props) > n*3/4 {
-		n <<= 1
-	}
-	bucket := func(s string) int {
-		h := uint32(message.JavaHash(s))
-		return int((h ^ h>>16) & uint32(n-1))
-	}
 	out := append([]adminclient.Property(nil), props...)
-	sort.SliceStable(out, func(i, j int) bool { return bucket(out[i].Name) < bucket(out[j].Name) })
+	message.HashMapOrder(out, initialCap, func(p adminclient.Property) int32 { return message.JavaHash(p.Name) })
 	return out
 }
 

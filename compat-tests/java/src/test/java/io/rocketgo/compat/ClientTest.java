@@ -82,9 +82,15 @@ class ClientTest {
 
     private DefaultMQPushConsumer push(String group, String topic, boolean broadcast, String instance,
                                        Map<String, MessageExt> got, AtomicInteger deliveries) throws Exception {
+        return push(group, topic, broadcast, instance, got, deliveries, false);
+    }
+
+    private DefaultMQPushConsumer push(String group, String topic, boolean broadcast, String instance,
+                                       Map<String, MessageExt> got, AtomicInteger deliveries, boolean vip) throws Exception {
         DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
         c.setNamesrvAddr(Env.NAMESRV);
         c.setInstanceName(instance);
+        c.setVipChannelEnabled(vip);
         if (broadcast) {
             // MessageModel moved packages between 4.9 and 5.x: set it by name.
             @SuppressWarnings({"unchecked", "rawtypes"})
@@ -173,6 +179,37 @@ class ClientTest {
         Map<String, MessageExt> got = new ConcurrentHashMap<>();
         push(Env.name("cg-async"), t, false, Env.name("c-async"), got, null);
         expectAll(got, "async", 0, N);
+    }
+
+    /**
+     * The VIP channel (issue #18): a client with vipChannelEnabled sends,
+     * and makes its offset and admin calls, on listenPort-2 (Apache's fast
+     * remoting server, the 10909 of compose files); the producer's
+     * connection table shows the channel it used.
+     */
+    @Test
+    void vipChannel() throws Exception {
+        String t = topic("vip");
+        DefaultMQProducer p = new DefaultMQProducer(Env.name("pg-vip"));
+        p.setNamesrvAddr(Env.NAMESRV);
+        p.setInstanceName(Env.name("producer-vip"));
+        p.setVipChannelEnabled(true);
+        p.setSendMsgTimeout(10_000);
+        p.start();
+        cleanups.add(p::shutdown);
+        for (int i = 0; i < N; i++) {
+            assertEquals(SendStatus.SEND_OK, p.send(Env.message(t, "vip", i)).getSendStatus());
+        }
+        int colon = Env.BROKER_ADDR.lastIndexOf(':');
+        String vip = Env.BROKER_ADDR.substring(0, colon) + ":" + (Integer.parseInt(Env.BROKER_ADDR.substring(colon + 1)) - 2);
+        Object remoting = p.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl().getRemotingClient();
+        java.lang.reflect.Field f = remoting.getClass().getDeclaredField("channelTables");
+        f.setAccessible(true);
+        Map<?, ?> channels = (Map<?, ?>) f.get(remoting);
+        assertTrue(channels.containsKey(vip), "no channel to the VIP port " + vip + ": " + channels.keySet());
+        Map<String, MessageExt> got = new ConcurrentHashMap<>();
+        push(Env.name("cg-vip"), t, false, Env.name("c-vip"), got, null, true);
+        expectAll(got, "vip", 0, N);
     }
 
     @Test

@@ -16,6 +16,8 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.apache.rocketmq.tools.command.MQAdminStartup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -220,8 +222,100 @@ class MqAdminTest {
         });
     }
 
+    /**
+     * What the tools ask the consumer through the broker (issue #18): the
+     * consumer's offsets (DefaultMQAdminExt.getConsumeStatus:
+     * INVOKE_BROKER_TO_GET_CONSUMER_STATUS, relayed as
+     * GET_CONSUMER_STATUS_FROM_CLIENT), its running info
+     * (consumerStatus, consumerProgress -s true: GET_CONSUMER_RUNNING_INFO),
+     * a message consumed directly (queryMsgById -g -d: CONSUME_MESSAGE_DIRECTLY),
+     * the consume queue (queryCq) and the topic's statistics (statsAll).
+     */
     @Test
     @Order(11)
+    void clientRelays() throws Exception {
+        String clientId = consumer.buildMQClientId();
+        // No mqadmin command sends INVOKE_BROKER_TO_GET_CONSUMER_STATUS: the
+        // tools' API does, and the broker asks the consumer (221).
+        DefaultMQAdminExt admin = new DefaultMQAdminExt();
+        admin.setNamesrvAddr(Env.NAMESRV);
+        admin.setInstanceName(Env.name("admstatus"));
+        admin.start();
+        try {
+            for (String origin : new String[] {"", clientId}) {
+                // The client's table has an empty queue once it pulled it: poll.
+                String[] last = {""};
+                Env.waitFor(WAIT, "consumer status of 4 queues, 2 messages", () -> {
+                    try {
+                        Map<String, Map<MessageQueue, Long>> status = admin.getConsumeStatus(topic, group, origin);
+                        last[0] = String.valueOf(status);
+                        Map<MessageQueue, Long> offsets = status.get(clientId);
+                        return status.size() == 1 && offsets != null && offsets.size() == 4
+                                && offsets.keySet().stream().allMatch(mq -> mq.getTopic().equals(topic) && mq.getBrokerName().equals(Env.BROKER_NAME))
+                                && offsets.values().stream().mapToLong(Long::longValue).sum() == 2;
+                    } catch (Exception e) {
+                        last[0] = e.toString();
+                        return false;
+                    }
+                });
+                System.out.println("consumer status (clientAddr \"" + origin + "\"): " + last[0]);
+            }
+        } finally {
+            admin.shutdown();
+        }
+
+        String out = mqadmin("consumerStatus", "-n", Env.NAMESRV, "-g", group);
+        removeRunningInfoFiles(clientId);
+        clean(out);
+        contains(out, clientId, "Same subscription in the same group of consumer", "Rebalance OK");
+        out = mqadmin("consumerStatus", "-n", Env.NAMESRV, "-g", group, "-i", clientId);
+        // The running info's properties name pullTimeDelayMillsWhenException: no clean().
+        assertFalse(out.contains("Exception:") || out.contains("command failed"), "command failed:\n" + out);
+        contains(out, "#Consumer Properties#", "#Consumer Subscription#", topic, "#Consumer Offset#");
+
+        out = mqadmin("consumerProgress", "-n", Env.NAMESRV, "-g", group, "-s", "true");
+        clean(out);
+        contains(out, "#Client IP", "Diff Total: 0");
+        String ip = clientId.substring(0, clientId.indexOf('@'));
+        assertTrue(out.lines().filter(l -> l.startsWith(topic)).allMatch(l -> l.contains(ip)),
+                "a queue without the client's IP:\n" + out);
+
+        int before = deliveries.get();
+        // 5.x requires -t; 4.9 has no such option (and exits on unknown ones).
+        out = Env.IS5
+                ? mqadmin("queryMsgById", "-n", Env.NAMESRV, "-t", topic, "-i", sent.getOffsetMsgId(), "-g", group, "-d", clientId)
+                : mqadmin("queryMsgById", "-n", Env.NAMESRV, "-i", sent.getOffsetMsgId(), "-g", group, "-d", clientId);
+        contains(out, "consumeResult=CR_SUCCESS");
+        Env.waitFor(WAIT, "the message consumed directly reached the listener", () -> deliveries.get() > before);
+
+        out = mqadmin("queryCq", "-n", Env.NAMESRV, "-t", topic, "-q", Integer.toString(sent.getMessageQueue().getQueueId()),
+                "-i", Long.toString(sent.getQueueOffset()), "-c", "1", "-g", group);
+        clean(out);
+        contains(out, "Queue data: ", "idx: " + sent.getQueueOffset(), "physicOffset=", "Subscription data:");
+
+        out = mqadmin("statsAll", "-n", Env.NAMESRV, "-t", topic);
+        clean(out);
+        assertTrue(out.lines().anyMatch(l -> l.startsWith(topic) && l.contains(group)),
+                "statsAll lacks the topic's consumer group:\n" + out);
+    }
+
+    /**
+     * consumerStatus writes each client's running info to ./&lt;millis&gt;/&lt;clientId&gt;
+     * (ConsumerStatusSubCommand): those files go.
+     */
+    static void removeRunningInfoFiles(String clientId) throws java.io.IOException {
+        java.io.File[] dirs = new java.io.File(".").listFiles(f -> f.isDirectory() && f.getName().matches("[0-9]+")
+                && new java.io.File(f, clientId).exists());
+        for (java.io.File d : dirs == null ? new java.io.File[0] : dirs) {
+            for (java.io.File f : d.listFiles()) {
+                java.nio.file.Files.deleteIfExists(f.toPath());
+            }
+            java.nio.file.Files.deleteIfExists(d.toPath());
+        }
+    }
+
+    @Test
+    @Order(12)
     void resetOffsetByTime() throws Exception {
         int before = deliveries.get();
         // The broker refuses (SYSTEM_ERROR, as Apache) until the consumer has
@@ -238,7 +332,7 @@ class MqAdminTest {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void updateSubGroup() {
         String g = Env.name("admcg2");
         String out = mqadmin("updateSubGroup", "-n", Env.NAMESRV, "-c", Env.CLUSTER, "-g", g, "-r", "3");
@@ -247,7 +341,7 @@ class MqAdminTest {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void brokerConfig() throws Exception {
         String out = mqadmin("getBrokerConfig", "-n", Env.NAMESRV, "-b", Env.BROKER_ADDR);
         clean(out);
@@ -261,7 +355,7 @@ class MqAdminTest {
     }
 
     @Test
-    @Order(14)
+    @Order(15)
     void deleteTopic() throws Exception {
         String t = Env.name("admdel");
         clean(mqadmin("updateTopic", "-n", Env.NAMESRV, "-c", Env.CLUSTER, "-t", t));
