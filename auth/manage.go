@@ -259,3 +259,12 @@ func (v *Service) ListAcls(subjectFilter, resourceFilter string) ([]AclInfo, err
 	}
 	return out, nil
 }
+
+// EnsureSuper creates a super user unless the name exists
+// (initAuthenticationUser, innerClientAuthenticationCredentials).
+func (v *Service) EnsureSuper(username, password string) error {
+	if v.s.user(username) != nil {
+		return nil
+	}
+	return v.createUser(&User{Username: username, Password: password, Type: Super})
+}

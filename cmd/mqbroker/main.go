@@ -80,9 +80,18 @@ func run() int {
 	}
 	remoting.LogFileLimit(log)
 	spareProc(&cfg, log)
+	authSvc, authIn, err := startAuth(&cfg, log)
+	if err != nil {
+		log.Error().Err(err).Msg("acl 2.0")
+		return 1
+	}
 	b, err := broker.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("open broker")
+		return 1
+	}
+	if err := signOutgoing(b, &cfg); err != nil {
+		log.Error().Err(err).Msg("acl 2.0")
 		return 1
 	}
 	startPprof(log)
@@ -109,6 +118,12 @@ func run() int {
 	}
 	defer stopACL()
 	processor.RegisterACL(t, aclAdmin, b, log)
+	// ACL 2.0 after 1.0: with both keys on, a request passes both (Apache
+	// 5.3.3 has no ACL 1.0 left to combine with).
+	if authIn != nil {
+		is = append(is, authIn)
+	}
+	processor.RegisterAuth(t, authSvc, b, log)
 	h := t.Intercept(is...)
 	if err := b.Start(h); err != nil {
 		log.Error().Err(err).Msg("start broker")
