@@ -152,7 +152,7 @@ test-docker-if-engine:
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
-JAVA_TESTS := TestJavaClients|TestJavaACL|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
+JAVA_TESTS := TestJavaClients|TestJavaACL|TestJavaAuth2|TestAuth2MQAdmin|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
 test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
@@ -168,7 +168,7 @@ test-acl-apache: build
 # ACL 2.0 (issue #17): the same scenarios against rocketgo and Apache 5.3.3's broker.
 test-acl2-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_AUTH2_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
-		$(GO) test -count=1 -timeout 15m -v -run 'TestAuth2' ./...
+		$(GO) test -count=1 -timeout 15m -v -run 'TestAuth2|TestJavaAuth2' ./...
 
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of

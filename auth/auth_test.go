@@ -28,6 +28,11 @@ func signed(user, password string, code int32, ext map[string]string) *remoting.
 	req := remoting.NewRequest(code, ext, []byte("body"))
 	req.Version = 500
 	req.Set("AccessKey", user)
+	return resign(req, password)
+}
+
+// resign signs req again (Signature is not signed).
+func resign(req *remoting.Command, password string) *remoting.Command {
 	req.Set("Signature", string(acl.Sign(nil, []byte(password), req)))
 	return req
 }

@@ -122,8 +122,8 @@ func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scr
 	for _, r := range rs {
 		var e *Entry
 		if a != nil {
-			if host == "" {
-				host = javaHost(ip)
+			if host == "" && a.usesSourceIPs() {
+				host = javaHost(ip) // text form only when an entry compares it
 			}
 			e = a.decide(r, ip, host, entries)
 		}

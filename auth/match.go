@@ -1,6 +1,9 @@
 package auth
 
-import "net/netip"
+import (
+	"cmp"
+	"net/netip"
+)
 
 // Request is one authorization context (DefaultAuthorizationContext): a
 // resource the request uses and the actions it needs on it.
@@ -39,6 +42,18 @@ func (e *Entry) matchSource(ip netip.Addr, host string) bool {
 	for _, s := range e.SourceIPs {
 		if inRange(ip, host, s) {
 			return true
+		}
+	}
+	return false
+}
+
+// usesSourceIPs says whether any entry names source addresses.
+func (a *Acl) usesSourceIPs() bool {
+	for _, p := range a.Policies {
+		for _, e := range p.Entries {
+			if len(e.SourceIPs) > 0 {
+				return true
+			}
 		}
 	}
 	return false
@@ -87,7 +102,7 @@ func compareEntries(o1, o2 *Entry) int {
 		}
 	case r1.Pattern == r2.Pattern:
 		if r1.Pattern == PatternPrefixed {
-			c = cmpInt(len16(r1.Name), len16(r2.Name))
+			c = cmp.Compare(len16(r1.Name), len16(r2.Name))
 		}
 	default:
 		if r1.Pattern == PatternLiteral || r1.Pattern == PatternPrefixed {
@@ -102,16 +117,6 @@ func compareEntries(o1, o2 *Entry) int {
 		return 1
 	case o2.Decision == Deny:
 		return -1
-	}
-	return 0
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
 	return 0
 }

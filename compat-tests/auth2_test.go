@@ -70,6 +70,19 @@ func startApacheAuth2(t *testing.T, name string) *cluster {
 	return c
 }
 
+// auth2Cluster starts a target of ROCKETGO_AUTH2_TARGETS with auth2Keys.
+func auth2Cluster(t *testing.T, target, name string) *cluster {
+	t.Helper()
+	switch target {
+	case "rocketgo":
+		return newClusterConf(t, name+"-go", auth2Keys)
+	case "apache":
+		return startApacheAuth2(t, name+"-apache")
+	}
+	t.Fatalf("ROCKETGO_AUTH2_TARGETS: unknown target %q", target)
+	return nil
+}
+
 // signRaw signs req as AclClientRPCHook does: AccessKey added, then
 // HMAC-SHA1 (Base64) over the extFields' values ordered by key and the body.
 func signRaw(req *rawCmd, cred primitive.Credentials) *rawCmd {
@@ -127,21 +140,14 @@ func TestAuth2GoClient(t *testing.T) {
 	t.Parallel()
 	for _, target := range strings.Split(envOr("ROCKETGO_AUTH2_TARGETS", "rocketgo"), ",") {
 		t.Run(target, func(t *testing.T) {
-			var c *cluster
-			switch target {
-			case "rocketgo":
-				c = newClusterConf(t, "auth2-go", auth2Keys)
-			case "apache":
-				c = startApacheAuth2(t, "auth2-apache")
-			default:
-				t.Fatalf("ROCKETGO_AUTH2_TARGETS: unknown target %q", target)
-			}
-			auth2Scenario(t, c)
+			auth2Scenario(t, auth2Cluster(t, target, "auth2"))
 		})
 	}
 }
 
-func auth2Scenario(t *testing.T, c *cluster) {
+// auth2Setup creates the user authAlice, its ACL and the topics, signed
+// by the super user.
+func auth2Setup(t *testing.T, c *cluster) {
 	ok := func(what string, r *rawCmd) {
 		t.Helper()
 		if r.Code != 0 {
@@ -176,7 +182,16 @@ func auth2Scenario(t *testing.T, c *cluster) {
 		}
 		waitRoute(t, c, topic, 1)
 	}
+}
 
+func auth2Scenario(t *testing.T, c *cluster) {
+	ok := func(what string, r *rawCmd) {
+		t.Helper()
+		if r.Code != 0 {
+			t.Fatalf("%s: %v", what, r)
+		}
+	}
+	auth2Setup(t, c)
 	const n = 3
 	var ids []string
 	for i := range n {
@@ -226,4 +241,31 @@ func auth2Scenario(t *testing.T, c *cluster) {
 	ok("delete user", auth2Admin(t, c, auth2Super, 3003, map[string]string{"username": auth2Alice.AccessKey}, nil))
 	_, err = aclSend(t, c, auth2Alice, "AuthTopic", "x")
 	wantNoPermission(t, "deleted user", err, "User:authAlice is not found.")
+}
+
+// TestJavaAuth2: the Java 5.3.3 client signing with AclClientRPCHook as
+// the ACL 2.0 user authAlice produces and consumes; a wrong password and
+// a Deny entry are refused with Apache's code and remark
+// (java/…/Auth2Test.java); the Go side then checks only the allowed
+// sends were written.
+func TestJavaAuth2(t *testing.T) {
+	requireJava(t)
+	for _, target := range strings.Split(envOr("ROCKETGO_AUTH2_TARGETS", "rocketgo"), ",") {
+		t.Run(target, func(t *testing.T) {
+			c := auth2Cluster(t, target, "auth2-java")
+			auth2Setup(t, c)
+			run := fmt.Sprintf("rmq5-auth2-%d", time.Now().UnixNano()%1_000_000)
+			runMaven(t, mavenRun{profile: "rmq5", serialize: "JSON", class: "Auth2Test", props: map[string]string{
+				"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
+				"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
+			}})
+			const javaSent = 3 // Auth2Test.N
+			if r, err := aclSend(t, c, auth2Alice, "AuthTopic", uniq("auth2")); err != nil || r.QueueOffset != javaSent {
+				t.Fatalf("send after the Java run: %v %v (queue offset %d wants only the allowed sends written)", r, err, javaSent)
+			}
+			if r, err := aclSend(t, c, auth2Super, "AuthTDeny", uniq("auth2")); err != nil || r.QueueOffset != 0 {
+				t.Fatalf("super user's send to AuthTDeny: %v %v (queue offset 0 wants the refused send unwritten)", r, err)
+			}
+		})
+	}
 }

@@ -138,10 +138,10 @@ func (p *authProcs) user(fn func(caller string, u UserInfo) error) HandlerFunc {
 			return errorResponse(&p.log, req, err)
 		}
 		u.Username = name
-		caller := req.Str("AccessKey")
+		caller, code := req.Str("AccessKey"), req.Code // req is recycled before fn runs
 		return p.run(c, req, func() ([]byte, error) {
 			err := fn(caller, u)
-			p.log.Info().Int32("code", req.Code).Str("username", name).Str("remote", c.Remote).Bool("ok", err == nil).Msg("auth user edit")
+			p.log.Info().Int32("code", code).Str("username", name).Str("remote", c.Remote).Bool("ok", err == nil).Msg("auth user edit")
 			return nil, err
 		})
 	}
@@ -201,9 +201,10 @@ func (p *authProcs) acl(fn func(subject string, a AclInfo) error) HandlerFunc {
 				"org.apache.rocketmq.auth.authorization.exception.AuthorizationException: The body of acl is null, "+
 					"org.apache.rocketmq.broker.processor.AdminBrokerProcessor."+method+"(AdminBrokerProcessor.java:"+line+")")
 		}
+		code := req.Code // req is recycled before fn runs
 		return p.run(c, req, func() ([]byte, error) {
 			err := fn(subject, a)
-			p.log.Info().Int32("code", req.Code).Str("subject", subject).Str("remote", c.Remote).Bool("ok", err == nil).Msg("auth acl edit")
+			p.log.Info().Int32("code", code).Str("subject", subject).Str("remote", c.Remote).Bool("ok", err == nil).Msg("auth acl edit")
 			return nil, err
 		})
 	}
