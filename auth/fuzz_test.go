@@ -54,3 +54,35 @@ func FuzzParseAcls(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSortJava: Java's sort of policy entries is a permutation of them,
+// whatever the (inconsistent) comparator answers.
+func FuzzSortJava(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64 {
+			data = data[:64]
+		}
+		var es []*Entry
+		for i := 0; i+1 < len(data); i += 2 {
+			es = append(es, &Entry{
+				Resource: Resource{Type: ResourceType(data[i] % 6), Pattern: Pattern(1 + data[i]/6%3), Name: string(rune('a' + data[i+1]%4))},
+				Decision: Decision(1 + data[i+1]/4%2),
+			})
+		}
+		sorted := append([]*Entry(nil), es...)
+		sortJava(sorted, compareEntries)
+		seen := map[*Entry]int{}
+		for _, e := range es {
+			seen[e]++
+		}
+		for _, e := range sorted {
+			seen[e]--
+		}
+		for _, n := range seen {
+			if n != 0 {
+				t.Fatalf("not a permutation")
+			}
+		}
+	})
+}
