@@ -20,10 +20,14 @@ import (
 // (super users) when absent, imports plain_acl.yml with
 // migrateAuthFromV1Enabled, and returns the admin service and, with
 // authenticationEnabled or authorizationEnabled, the interceptor (nil
-// otherwise). Apache opens its stores whatever the keys; so does this.
-func startAuth(cfg *broker.Config, log zerolog.Logger) (*auth.Service, *auth.Interceptor, error) {
+// otherwise) and, with localProxy (--enable-proxy), the in-process
+// proxy's gRPC guard: the proxy checks its calls and the broker lets its
+// in-process connection through, as Apache's local mode skips the
+// broker's pipeline. Apache opens its stores whatever the keys; so does
+// this.
+func startAuth(cfg *broker.Config, localProxy bool, log zerolog.Logger) (*auth.Service, *auth.Interceptor, *auth.GRPC, error) {
 	if err := checkProviders(cfg); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	dir := filepath.Join(cfg.Store.StorePathRootDir, "config")
 	if cfg.AuthConfigPath != "" && cfg.AuthConfigPath != dir {
@@ -33,29 +37,29 @@ func startAuth(cfg *broker.Config, log zerolog.Logger) (*auth.Service, *auth.Int
 	cfg.AuthConfigPath = dir
 	st, err := auth.OpenStore(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	svc := auth.NewService(st)
 	if s := string(cfg.InitAuthenticationUser); strings.TrimSpace(s) != "" {
 		var u struct{ Username, Password string }
 		if err := json.Unmarshal([]byte(s), &u); err != nil {
-			return nil, nil, fmt.Errorf("initAuthenticationUser is not a JSON user: %w", err)
+			return nil, nil, nil, fmt.Errorf("initAuthenticationUser is not a JSON user: %w", err)
 		}
 		if err := svc.EnsureSuper(u.Username, u.Password); err != nil {
-			return nil, nil, fmt.Errorf("init authentication user: %w", err)
+			return nil, nil, nil, fmt.Errorf("init authentication user: %w", err)
 		}
 	}
 	if ak, sk, ok, err := innerCredentials(cfg); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	} else if ok {
 		if err := svc.EnsureSuper(ak, sk); err != nil {
-			return nil, nil, fmt.Errorf("init inner client authentication credentials: %w", err)
+			return nil, nil, nil, fmt.Errorf("init inner client authentication credentials: %w", err)
 		}
 	}
 	if cfg.MigrateAuthFromV1Enabled {
 		accts, err := acl.PlainAccounts(cfg.RocketmqHome)
 		if err != nil {
-			return nil, nil, fmt.Errorf("migrateAuthFromV1Enabled: %w", err)
+			return nil, nil, nil, fmt.Errorf("migrateAuthFromV1Enabled: %w", err)
 		}
 		for _, a := range accts {
 			if err := svc.Migrate(a); err != nil {
@@ -65,18 +69,24 @@ func startAuth(cfg *broker.Config, log zerolog.Logger) (*auth.Service, *auth.Int
 		}
 	}
 	if !cfg.AuthenticationEnabled && !cfg.AuthorizationEnabled {
-		return svc, nil, nil
+		return svc, nil, nil, nil
 	}
-	in := auth.NewInterceptor(st, auth.Config{
+	ac := auth.Config{
 		Authentication:          cfg.AuthenticationEnabled,
 		Authorization:           cfg.AuthorizationEnabled,
 		Cluster:                 cfg.BrokerClusterName,
 		AuthenticationWhitelist: auth.ParseWhitelist(cfg.AuthenticationWhitelist),
 		AuthorizationWhitelist:  auth.ParseWhitelist(cfg.AuthorizationWhitelist),
-	}, log)
+		TrustLocal:              localProxy,
+	}
+	in := auth.NewInterceptor(st, ac, log)
+	var guard *auth.GRPC
+	if localProxy {
+		guard = auth.NewGRPC(st, ac)
+	}
 	log.Info().Bool("authenticationEnabled", cfg.AuthenticationEnabled).Bool("authorizationEnabled", cfg.AuthorizationEnabled).
-		Str("authConfigPath", dir).Msg("acl 2.0 on")
-	return svc, in, nil
+		Str("authConfigPath", dir).Bool("localProxyChecked", localProxy).Msg("acl 2.0 on")
+	return svc, in, guard, nil
 }
 
 // innerCredentials reads innerClientAuthenticationCredentials
