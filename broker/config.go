@@ -422,7 +422,9 @@ func localIPv4() string {
 }
 
 // Secret is a key's value that must never be printed (a password): it
-// reads as a string and prints as "***" (the start-up log, -p).
+// reads as a string and prints as "***" (the start-up log, -p,
+// GET_BROKER_CONFIG, where Apache shows it); the config file written
+// back keeps the value (withSecrets).
 type Secret string
 
 func (s Secret) String() string {
@@ -436,4 +438,18 @@ func (s Secret) String() string {
 func (s *Secret) UnmarshalText(b []byte) error {
 	*s = Secret(b)
 	return nil
+}
+
+// withSecrets puts the Secret keys' values of c back into pairs (made by
+// config.Pairs, which prints them as "***"): what the config file keeps.
+func withSecrets(pairs [][2]string, c *Config) [][2]string {
+	for i := range pairs {
+		switch pairs[i][0] {
+		case "initAuthenticationUser":
+			pairs[i][1] = string(c.InitAuthenticationUser)
+		case "innerClientAuthenticationCredentials":
+			pairs[i][1] = string(c.InnerClientAuthenticationCredentials)
+		}
+	}
+	return pairs
 }
