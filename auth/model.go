@@ -17,26 +17,12 @@ const (
 	Normal UserType = 2
 )
 
-func (t UserType) String() string {
-	switch t {
-	case Super:
-		return "Super"
-	case Normal:
-		return "Normal"
-	}
-	return ""
-}
+var userTypeNames = []string{"", "Super", "Normal"}
+
+func (t UserType) String() string { return nameOf(userTypeNames, t) }
 
 // ParseUserType is UserType.getByName (0 for an unknown name).
-func ParseUserType(s string) UserType {
-	switch {
-	case strings.EqualFold(s, "Super"):
-		return Super
-	case strings.EqualFold(s, "Normal"):
-		return Normal
-	}
-	return 0
-}
+func ParseUserType(s string) UserType { t, _ := byName[UserType](userTypeNames, s); return t }
 
 // UserStatus is enable or disable (0: Apache's null).
 type UserStatus uint8
@@ -47,26 +33,12 @@ const (
 	Disabled UserStatus = 2
 )
 
-func (s UserStatus) String() string {
-	switch s {
-	case Enabled:
-		return "enable"
-	case Disabled:
-		return "disable"
-	}
-	return ""
-}
+var userStatusNames = []string{"", "enable", "disable"}
+
+func (s UserStatus) String() string { return nameOf(userStatusNames, s) }
 
 // ParseUserStatus is UserStatus.getByName (0 for an unknown name).
-func ParseUserStatus(s string) UserStatus {
-	switch {
-	case strings.EqualFold(s, "enable"):
-		return Enabled
-	case strings.EqualFold(s, "disable"):
-		return Disabled
-	}
-	return 0
-}
+func ParseUserStatus(s string) UserStatus { v, _ := byName[UserStatus](userStatusNames, s); return v }
 
 // User is an account: clients sign with AccessKey=Username and the
 // password as the secret key. A *User in a table is never changed: an

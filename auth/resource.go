@@ -15,23 +15,11 @@ const (
 	TypeGroup
 )
 
-var typeNames = [...]string{"Unknown", "Any", "Cluster", "Namespace", "Topic", "Group"}
+var typeNames = []string{"Unknown", "Any", "Cluster", "Namespace", "Topic", "Group"}
 
-func (t ResourceType) String() string {
-	if int(t) < len(typeNames) {
-		return typeNames[t]
-	}
-	return "Unknown"
-}
+func (t ResourceType) String() string { return nameOf(typeNames, t) }
 
-func parseType(s string) (ResourceType, bool) {
-	for i, n := range typeNames {
-		if strings.EqualFold(n, s) {
-			return ResourceType(i), true
-		}
-	}
-	return 0, false
-}
+func parseType(s string) (ResourceType, bool) { return byName[ResourceType](typeNames, s) }
 
 // Pattern is ResourcePattern: how a policy's resource name matches.
 type Pattern uint8
