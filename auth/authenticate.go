@@ -114,6 +114,11 @@ func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scr
 
 // authorizeAll decides rs for the subject ak (hasAK false: none).
 func (s *Store) authorizeAll(ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *broker.Refusal {
+	return authorizeIn(s, ak, hasAK, rs, ip, entries)
+}
+
+// authorizeIn is authorizeAll against any directory.
+func authorizeIn(d Directory, ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *broker.Refusal {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -121,15 +126,14 @@ func (s *Store) authorizeAll(ak string, hasAK bool, rs []Request, ip netip.Addr,
 		// No subject: Apache's handler fails with a NullPointerException.
 		return refuse("Authorization failed. Please verify your access rights and try again.")
 	}
-	t := s.t.Load()
-	u := t.users[ak]
+	u := d.LookupUser(ak)
 	if u == nil {
 		return refuse("User:" + ak + " not found.")
 	}
 	if u.Type == Super {
 		return nil
 	}
-	a := t.acls[ak]
+	a := d.LookupAcl(ak)
 	host := ""
 	for _, r := range rs {
 		var e *Entry

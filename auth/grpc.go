@@ -22,12 +22,13 @@ import (
 // for the request message. The whitelists name remoting codes and do not
 // apply here.
 type GRPC struct {
-	s   *Store
+	d   Directory
 	cfg Config
 }
 
-// NewGRPC checks calls against s with cfg's switches.
-func NewGRPC(s *Store, cfg Config) *GRPC { return &GRPC{s: s, cfg: cfg} }
+// NewGRPC checks calls against d (a Store, or a Remote) with cfg's
+// switches.
+func NewGRPC(d Directory, cfg Config) *GRPC { return &GRPC{d: d, cfg: cfg} }
 
 // The metadata the SDKs sign with (GrpcConstants).
 const (
@@ -41,7 +42,7 @@ const (
 func (g *GRPC) Check(md metadata.MD, ip netip.Addr, req any) *broker.Refusal {
 	user, hasUser := "", false
 	if g.cfg.Authentication {
-		u, r := g.s.authenticateGRPC(md)
+		u, r := authenticateGRPC(g.d, md)
 		if r != nil {
 			return r
 		}
@@ -55,12 +56,12 @@ func (g *GRPC) Check(md metadata.MD, ip netip.Addr, req any) *broker.Refusal {
 		return r
 	}
 	var es [8]*Entry
-	return g.s.authorizeAll(user, hasUser, rs, ip, es[:0])
+	return authorizeIn(g.d, user, hasUser, rs, ip, es[:0])
 }
 
 // authenticateGRPC is DefaultAuthenticationContextBuilder.build(Metadata)
 // and DefaultAuthenticationHandler: it returns the username.
-func (s *Store) authenticateGRPC(md metadata.MD) (string, *broker.Refusal) {
+func authenticateGRPC(d Directory, md metadata.MD) (string, *broker.Refusal) {
 	first := func(k string) string {
 		if v := md.Get(k); len(v) > 0 {
 			return v[0]
@@ -99,7 +100,7 @@ func (s *Store) authenticateGRPC(md metadata.MD) (string, *broker.Refusal) {
 	if user == "" {
 		return "", refuse("username cannot be null.")
 	}
-	u := s.user(user)
+	u := d.LookupUser(user)
 	if u == nil {
 		return "", refuse("User:" + user + " is not found.")
 	}

@@ -63,3 +63,37 @@ func TestGRPC(t *testing.T) {
 		}
 	}
 }
+
+// TestRemote: a cluster proxy's directory fetches from the brokers, keeps
+// what it found and asks again for what it did not.
+func TestRemote(t *testing.T) {
+	calls := map[int32]int{}
+	users := map[string]string{}
+	fetch := func(code int32, ext map[string]string) ([]byte, error) {
+		calls[code]++
+		switch code {
+		case 3004:
+			return []byte(users[ext["username"]]), nil
+		case 3009:
+			return []byte(`{"subject":"User:alice","policies":[{"policyType":"Custom","entries":[{"resource":"Topic:T","actions":["Pub"],"decision":"Allow"}]}]}`), nil
+		}
+		return nil, nil
+	}
+	r := NewRemote(fetch, zlog())
+	if r.LookupUser("alice") != nil {
+		t.Fatal("unknown user found")
+	}
+	users["alice"] = `{"username":"alice","password":"secret12","userType":"Normal","userStatus":"enable"}`
+	if u := r.LookupUser("alice"); u == nil || u.Password != "secret12" {
+		t.Fatalf("new user not fetched: %+v", u)
+	}
+	r.LookupUser("alice")
+	if calls[3004] != 2 {
+		t.Fatalf("user fetched %d times, want 2 (a miss is not kept, a hit is)", calls[3004])
+	}
+	g := NewGRPC(r, Config{Authentication: true, Authorization: true})
+	send := &v2.SendMessageRequest{Messages: []*v2.Message{{Topic: &v2.Resource{Name: "T"}}}}
+	if ref := g.Check(sdkMD("alice", "secret12", "20261201T000000Z"), peer, send); ref != nil {
+		t.Fatalf("refused through the remote directory: %s", ref.Remark)
+	}
+}

@@ -149,6 +149,19 @@ func strictJSON(data []byte, v any) error {
 // user is the user named name, nil if none.
 func (s *Store) user(name string) *User { return s.t.Load().users[name] }
 
+// Directory is where users and ACLs are looked up: the Store, or (in a
+// cluster-mode proxy) the brokers' through a Remote cache.
+type Directory interface {
+	LookupUser(name string) *User // nil if none
+	LookupAcl(name string) *Acl   // the user's ACL, nil if none
+}
+
+// LookupUser implements Directory.
+func (s *Store) LookupUser(name string) *User { return s.user(name) }
+
+// LookupAcl implements Directory.
+func (s *Store) LookupAcl(name string) *Acl { return s.t.Load().acls[name] }
+
 // edit runs fn on a copy of the tables under the edit lock; what fn
 // changed is written (users, acls say which) and then published.
 func (s *Store) edit(fn func(t *tables) (users, acls bool, err error)) error {

@@ -33,6 +33,28 @@ func TestAuth2LocalProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	pp := startLocalProxy(t, c, &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", port), args: []string{"-pc", conf}})
+	auth2GRPCScenario(t, pp)
+}
+
+// TestAuth2ClusterProxy: the same through mqproxy (cluster mode) with
+// ACL 2.0 in rmq-proxy.json: the users and ACLs are read from the broker,
+// and the proxy signs its calls with the inner credentials.
+func TestAuth2ClusterProxy(t *testing.T) {
+	if proxyImpl() != "rocketgo" {
+		t.Skip("mqproxy's own ACL 2.0")
+	}
+	t.Parallel()
+	c := newClusterConf(t, "auth2-mqproxy", auth2Keys)
+	auth2Setup(t, c)
+	pp := startProxy(t, c, `,"authenticationEnabled":true,"authorizationEnabled":true,`+
+		`"innerClientAuthenticationCredentials":"{\"accessKey\":\"rocketmq2\",\"secretKey\":\"superPass1\"}"`)
+	auth2GRPCScenario(t, pp)
+}
+
+// auth2GRPCScenario: the Go v5 SDK as authAlice sends to AuthTopic and
+// receives it in AuthGroup; a send to AuthTDeny and a wrong password are
+// refused with Apache's messages.
+func auth2GRPCScenario(t *testing.T, pp *proxyProc) {
 	cfgAs := func(cred credentials.SessionCredentials) *rmq.Config {
 		return &rmq.Config{Endpoint: pp.addr, Credentials: &cred}
 	}
