@@ -38,17 +38,20 @@ func TestAuth2LocalProxy(t *testing.T) {
 
 // TestAuth2ClusterProxy: the same through mqproxy (cluster mode) with
 // ACL 2.0 in rmq-proxy.json: the users and ACLs are read from the broker,
-// and the proxy signs its calls with the inner credentials.
+// and the proxy signs its calls with the inner credentials. Not compared
+// with Apache's proxy: with the same keys (and its metadata providers
+// named) its start-up creates system topics with an unsigned admin call,
+// and with that let through, its user lookups still fail ("Authentication
+// failed. Please verify the credentials and try again.").
 func TestAuth2ClusterProxy(t *testing.T) {
 	if proxyImpl() != "rocketgo" {
-		t.Skip("mqproxy's own ACL 2.0")
+		t.Skip("mqproxy's own ACL 2.0 (local mode: TestAuth2LocalProxy)")
 	}
 	t.Parallel()
 	c := newClusterConf(t, "auth2-mqproxy", auth2Keys)
 	auth2Setup(t, c)
-	pp := startProxy(t, c, `,"authenticationEnabled":true,"authorizationEnabled":true,`+
-		`"innerClientAuthenticationCredentials":"{\"accessKey\":\"rocketmq2\",\"secretKey\":\"superPass1\"}"`)
-	auth2GRPCScenario(t, pp)
+	auth2GRPCScenario(t, startProxy(t, c, `,"authenticationEnabled":true,"authorizationEnabled":true,`+
+		`"innerClientAuthenticationCredentials":"{\"accessKey\":\"rocketmq2\",\"secretKey\":\"superPass1\"}"`))
 }
 
 // auth2GRPCScenario: the Go v5 SDK as authAlice sends to AuthTopic and
