@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 100000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
+.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-acl2-apache test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -152,7 +152,7 @@ test-docker-if-engine:
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
-JAVA_TESTS := TestJavaClients|TestJavaACL|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
+JAVA_TESTS := TestJavaClients|TestJavaACL|TestJavaAuth2|TestAuth2MQAdmin|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
 test-java: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
@@ -164,6 +164,11 @@ test-java: build
 test-acl-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_ACL_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 15m -v -run 'TestACLGoClient|TestJavaACL' ./...
+
+# ACL 2.0 (issue #17): the same scenarios against rocketgo and Apache 5.3.3's broker.
+test-acl2-apache: build
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_AUTH2_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
+		$(GO) test -count=1 -timeout 15m -v -run 'TestAuth2|TestJavaAuth2' ./...
 
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of

@@ -106,3 +106,15 @@ func (a *Account) verify(req *remoting.Command, sig string) bool {
 		uq && try(fieldUniqueQuery) ||
 		st && uq && try(fieldSecurityToken, fieldUniqueQuery)
 }
+
+// Signer is Sign with its HMAC and scratch kept for reuse (package auth
+// pools one per user). It is not safe for concurrent use.
+type Signer struct{ m *mac }
+
+// NewSigner signs with secret.
+func NewSigner(secret []byte) *Signer { return &Signer{m: newMAC(secret)} }
+
+// Sign is Sign(dst, secret, req, skip...) with the signer's secret.
+func (s *Signer) Sign(dst []byte, req *remoting.Command, skip ...string) []byte {
+	return s.m.sign(dst, req, skip)
+}

@@ -67,6 +67,34 @@ type Config struct {
 	// against ${rocketmqHome}/conf/plain_acl.yml and conf/acl/**.yml.
 	AclEnable bool `key:"aclEnable"`
 
+	// ACL 2.0 (package auth): Apache 5.3's AuthConfig keys, read from the
+	// broker's file as BrokerStartup reads them. AuthConfigPath is
+	// overridden with ${storePathRootDir}/config, as Apache's broker does;
+	// users.json and acls.json live there. The provider and strategy keys
+	// select Java classes: only Apache's defaults (or nothing) are
+	// accepted. The cache keys size Apache's caches; rocketgo holds every
+	// user and ACL in memory and reads them for their names only.
+	AuthenticationEnabled                bool   `key:"authenticationEnabled"`
+	AuthorizationEnabled                 bool   `key:"authorizationEnabled"`
+	AuthConfigPath                       string `key:"authConfigPath"`
+	InitAuthenticationUser               Secret `key:"initAuthenticationUser"`
+	InnerClientAuthenticationCredentials Secret `key:"innerClientAuthenticationCredentials"`
+	AuthenticationWhitelist              string `key:"authenticationWhitelist"`
+	AuthorizationWhitelist               string `key:"authorizationWhitelist"`
+	MigrateAuthFromV1Enabled             bool   `key:"migrateAuthFromV1Enabled"`
+	AuthenticationProvider               string `key:"authenticationProvider"`
+	AuthenticationMetadataProvider       string `key:"authenticationMetadataProvider"`
+	AuthenticationStrategy               string `key:"authenticationStrategy"`
+	AuthorizationProvider                string `key:"authorizationProvider"`
+	AuthorizationMetadataProvider        string `key:"authorizationMetadataProvider"`
+	AuthorizationStrategy                string `key:"authorizationStrategy"`
+	UserCacheMaxNum                      int    `key:"userCacheMaxNum"`
+	UserCacheExpiredSecond               int    `key:"userCacheExpiredSecond"`
+	UserCacheRefreshSecond               int    `key:"userCacheRefreshSecond"`
+	AclCacheMaxNum                       int    `key:"aclCacheMaxNum"`
+	AclCacheExpiredSecond                int    `key:"aclCacheExpiredSecond"`
+	AclCacheRefreshSecond                int    `key:"aclCacheRefreshSecond"`
+
 	// Registration, filters and parked pulls (issue #11, sched).
 	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
 	// are Apache's BrokerConfig keys (registration.go); the others are
@@ -221,6 +249,9 @@ func DefaultConfig() Config {
 		FilterExpressionMaxLength: defaultFilterExpressionMaxLength,
 		MaxParkedPulls:            100_000,
 		Store:                     sc,
+		// ACL 2.0 (issue #17): AuthConfig's cache defaults
+		UserCacheMaxNum: 1000, UserCacheExpiredSecond: 600, UserCacheRefreshSecond: 60,
+		AclCacheMaxNum: 1000, AclCacheExpiredSecond: 600, AclCacheRefreshSecond: 60,
 		// names and paths (issue #11)
 		ValidateSystemTopicWhenUpdateTopic: true,
 		MaxTopicQueueNums:                  1024,
@@ -394,4 +425,37 @@ func localIPv4() string {
 		}
 	}
 	return "127.0.0.1"
+}
+
+// Secret is a key's value that must never be printed (a password): it
+// reads as a string and prints as "***" (the start-up log, -p,
+// GET_BROKER_CONFIG, where Apache shows it); the config file written
+// back keeps the value (withSecrets).
+type Secret string
+
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "***"
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Secret) UnmarshalText(b []byte) error {
+	*s = Secret(b)
+	return nil
+}
+
+// withSecrets puts the Secret keys' values of c back into pairs (made by
+// config.Pairs, which prints them as "***"): what the config file keeps.
+func withSecrets(pairs [][2]string, c *Config) [][2]string {
+	for i := range pairs {
+		switch pairs[i][0] {
+		case "initAuthenticationUser":
+			pairs[i][1] = string(c.InitAuthenticationUser)
+		case "innerClientAuthenticationCredentials":
+			pairs[i][1] = string(c.InnerClientAuthenticationCredentials)
+		}
+	}
+	return pairs
 }

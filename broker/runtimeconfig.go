@@ -271,7 +271,7 @@ func (b *Broker) persistConfigIfDirty() error {
 	}
 	return persistIfDirty(path, &b.cfgDirty, func() ([]byte, error) {
 		b.cfgMu.Lock()
-		pairs := append(config.Pairs(&b.cfgFile.recorded), b.cfgFile.extras...)
+		pairs := append(withSecrets(config.Pairs(&b.cfgFile.recorded), &b.cfgFile.recorded), b.cfgFile.extras...)
 		b.cfgMu.Unlock()
 		return appendProperties(nil, pairs), nil
 	})

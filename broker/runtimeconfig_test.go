@@ -107,7 +107,8 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "broker.conf")
 	orig := "brokerName=b\nbrokerIP1=127.0.0.1\nstorePathRootDir=" + filepath.Join(dir, "store") +
-		"\nmappedFileSizeCommitLog=1048576\nsomeJavaOnlyKey=kept\n"
+		"\nmappedFileSizeCommitLog=1048576\nsomeJavaOnlyKey=kept\n" +
+		`initAuthenticationUser={"username":"u","password":"secretP1"}` + "\n"
 	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +127,18 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nlistenPort=12345\nsomeJavaOnlyKey=changed\n")); err != nil {
 		t.Fatal(err)
 	}
+	// A secret prints as *** (GET_BROKER_CONFIG) but is written back whole.
+	if props, _ := b.ConfigProperties(); !strings.Contains(string(props), "initAuthenticationUser=***\n") ||
+		strings.Contains(string(props), "secretP1") {
+		t.Fatalf("GET_BROKER_CONFIG shows the secret:\n%s", props)
+	}
 	stop() // writes the config file (persistAll), as Shutdown does
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"brokerPermission=4", "listenPort=12345", "someJavaOnlyKey=changed", "brokerName=b"} {
+	for _, line := range []string{"brokerPermission=4", "listenPort=12345", "someJavaOnlyKey=changed", "brokerName=b",
+		`initAuthenticationUser={"username":"u","password":"secretP1"}`} {
 		if !strings.Contains("\n"+string(got), "\n"+line+"\n") {
 			t.Fatalf("config file lacks %q:\n%s", line, got)
 		}

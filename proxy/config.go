@@ -54,6 +54,16 @@ type Config struct {
 	// MaxClients bounds the gRPC clients (by x-mq-client-id) remembered at
 	// once (rocketgo's bound; Apache has none): RESOURCE_EXHAUSTED past it.
 	MaxClients int `json:"maxClients"`
+	// ACL 2.0 (Apache's AuthConfig, read from the same file): the gRPC
+	// calls are checked against the users and ACLs the brokers hold
+	// (AUTH_GET_USER, AUTH_GET_ACL), and the proxy signs its own calls to
+	// brokers with InnerClientAuthenticationCredentials
+	// ({"accessKey":..,"secretKey":..}).
+	AuthenticationEnabled                bool   `json:"authenticationEnabled"`
+	AuthorizationEnabled                 bool   `json:"authorizationEnabled"`
+	InnerClientAuthenticationCredentials string `json:"innerClientAuthenticationCredentials"`
+	AuthenticationMetadataProvider       string `json:"authenticationMetadataProvider"`
+	AuthorizationMetadataProvider        string `json:"authorizationMetadataProvider"`
 	// GrpcClientProducerMaxAttempts and the backoff keys are sent to
 	// producers in their settings.
 	GrpcClientProducerMaxAttempts          int     `json:"grpcClientProducerMaxAttempts"`

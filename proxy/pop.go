@@ -36,6 +36,9 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	writeStatus := func(st *v2.Status) error {
 		return stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Status{Status: st}})
 	}
+	if st := s.refusedBy(ctx, req); st != nil {
+		return writeStatus(st)
+	}
 	fifo, maxAttempts := false, int32(17)
 	if c := s.clients.lookup(metaOf(ctx).clientID); c != nil {
 		c.mu.Lock()

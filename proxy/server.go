@@ -35,6 +35,7 @@ type Server struct {
 
 	rc      transport
 	local   *LocalBroker // local mode's broker; nil in cluster mode
+	guard   Guard        // ACL 2.0 (SetGuard); nil: every call is served
 	cluster *cluster
 	clients *clients
 	txs     *transactions
@@ -252,7 +253,13 @@ func (s *Server) unaryGuard(ctx context.Context, req any, info *grpc.UnaryServer
 			err = status.Error(codes.Internal, "internal error")
 		}
 	}()
-	return h(context.WithValue(ctx, metaKey{}, readMeta(ctx)), req)
+	ctx = context.WithValue(ctx, metaKey{}, readMeta(ctx))
+	if st := s.refusedBy(ctx, req); st != nil {
+		if resp := refusedResponse(info.FullMethod, st); resp != nil {
+			return resp, nil
+		}
+	}
+	return h(ctx, req)
 }
 
 type metaStream struct {

@@ -66,6 +66,16 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 			return err // the client went away
 		case cmd = <-cmds:
 		}
+		if st := s.refusedBy(stream.Context(), cmd); st != nil {
+			// Apache answers the command with the status and keeps the stream.
+			c.mu.Lock()
+			err := stream.Send(&v2.TelemetryCommand{Status: st})
+			c.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		switch cmd.GetCommand().(type) {
 		case *v2.TelemetryCommand_Settings:
 			if err := s.clientSettings(c, stream, cmd.GetSettings()); err != nil {

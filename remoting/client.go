@@ -32,6 +32,9 @@ type Client struct {
 	// CHECK_TRANSACTION_STATE to a producer); it runs on the connection's
 	// reader and must not block.
 	onRequest func(addr string, req *Command)
+	// sign, when set (SetSigner, before the first call), adds credentials
+	// to every request this client sends (a broker's inner credentials).
+	sign func(req *Command)
 
 	mu     sync.Mutex
 	conns  map[string]*clientConn
@@ -66,11 +69,19 @@ func NewClient(log zerolog.Logger) *Client {
 // first Invoke; fn runs on a connection's reader goroutine and must not block.
 func (cl *Client) SetRequestHandler(fn func(addr string, req *Command)) { cl.onRequest = fn }
 
+// SetSigner installs fn, called on every request before it is sent (it
+// adds AccessKey and Signature: ACL 2.0's innerClientAuthenticationCredentials).
+// Call it before the first Invoke.
+func (cl *Client) SetSigner(fn func(req *Command)) { cl.sign = fn }
+
 // Invoke sends req to addr and waits for the response or ctx's end.
 func (cl *Client) Invoke(ctx context.Context, addr string, req *Command) (*Command, error) {
 	cc, err := cl.conn(ctx, addr)
 	if err != nil {
 		return nil, err
+	}
+	if cl.sign != nil {
+		cl.sign(req)
 	}
 	return cc.call(ctx, req, cl.opaque.Add(1))
 }
@@ -83,6 +94,9 @@ func (cl *Client) InvokeOneway(ctx context.Context, addr string, req *Command) e
 	}
 	req.Opaque = cl.opaque.Add(1)
 	req.Flag |= FlagOneway
+	if cl.sign != nil {
+		cl.sign(req)
+	}
 	return cc.send(ctx, AppendFrame(nil, req))
 }
 

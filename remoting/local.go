@@ -208,3 +208,7 @@ func detach(c *Command) *Command {
 	c.done()
 	return out
 }
+
+// IsLocal says whether c is an in-process connection (NewLocal): the
+// local proxy's, whose calls were checked at its own door.
+func (c *Conn) IsLocal() bool { return c.local != nil }

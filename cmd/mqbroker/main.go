@@ -19,6 +19,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/auth"
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/internal/logging"
@@ -80,9 +81,18 @@ func run() int {
 	}
 	remoting.LogFileLimit(log)
 	spareProc(&cfg, log)
+	authSvc, authIn, authGuard, err := startAuth(&cfg, *enableProxy, log)
+	if err != nil {
+		log.Error().Err(err).Msg("acl 2.0")
+		return 1
+	}
 	b, err := broker.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("open broker")
+		return 1
+	}
+	if err := signOutgoing(b, &cfg); err != nil {
+		log.Error().Err(err).Msg("acl 2.0")
 		return 1
 	}
 	startPprof(log)
@@ -109,6 +119,12 @@ func run() int {
 	}
 	defer stopACL()
 	processor.RegisterACL(t, aclAdmin, b, log)
+	// ACL 2.0 after 1.0: with both keys on, a request passes both (Apache
+	// 5.3.3 has no ACL 1.0 left to combine with).
+	if authIn != nil {
+		is = append(is, authIn)
+	}
+	processor.RegisterAuth(t, authSvc, b, log)
 	h := t.Intercept(is...)
 	if err := b.Start(h); err != nil {
 		log.Error().Err(err).Msg("start broker")
@@ -125,7 +141,7 @@ func run() int {
 	}
 	var px *proxy.Server
 	if *enableProxy {
-		if px, err = startProxy(pcfg, b, log); err != nil {
+		if px, err = startProxy(pcfg, b, authGuard, log); err != nil {
 			log.Error().Err(err).Msg("start proxy")
 			_ = b.Shutdown(context.Background())
 			return 1
@@ -183,8 +199,9 @@ func proxyConfig(file, namesrv string, log zerolog.Logger) (proxy.Config, error)
 	return cfg, cfg.Validate()
 }
 
-// startProxy serves gRPC beside b, reaching it in-process.
-func startProxy(cfg proxy.Config, b *broker.Broker, log zerolog.Logger) (*proxy.Server, error) {
+// startProxy serves gRPC beside b, reaching it in-process; guard (nil
+// without ACL 2.0) checks its calls.
+func startProxy(cfg proxy.Config, b *broker.Broker, guard *auth.GRPC, log zerolog.Logger) (*proxy.Server, error) {
 	bc := b.Config()
 	// The broker records the proxy's gRPC address as the connection's peer
 	// (the born host of what it sends), as it would see mqproxy's socket.
@@ -192,6 +209,9 @@ func startProxy(cfg proxy.Config, b *broker.Broker, log zerolog.Logger) (*proxy.
 	px, err := proxy.NewLocal(cfg, log, proxy.LocalBroker{Name: bc.BrokerName, Addr: bc.Addr(), Conn: b.Local(remote)})
 	if err != nil {
 		return nil, err
+	}
+	if guard != nil {
+		px.SetGuard(guard)
 	}
 	if err := px.Start(""); err != nil {
 		return nil, err

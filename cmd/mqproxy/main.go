@@ -59,13 +59,21 @@ func run() int {
 		cfg.ProxyMode = *mode
 	}
 	if *printConfig {
-		b, _ := json.MarshalIndent(cfg, "", "  ") // plain fields: cannot fail
+		shown := cfg
+		if shown.InnerClientAuthenticationCredentials != "" {
+			shown.InnerClientAuthenticationCredentials = "***" // a secret is never printed
+		}
+		b, _ := json.MarshalIndent(shown, "", "  ") // plain fields: cannot fail
 		fmt.Println(string(b))
 		return 0
 	}
 	p, err := proxy.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("proxy not created")
+		return 1
+	}
+	if err := startAuth(p, cfg, log); err != nil {
+		log.Error().Err(err).Msg("acl 2.0")
 		return 1
 	}
 	if err := p.Start(""); err != nil {

@@ -1,0 +1,159 @@
+package auth
+
+import (
+	"crypto/subtle"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// The extFields the clients sign with (SessionCredentials, MixAll).
+const (
+	fieldAccessKey     = "AccessKey"
+	fieldSignature     = "Signature"
+	fieldSecurityToken = "SecurityToken"
+	fieldUniqueQuery   = "_UNIQUE_KEY_QUERY"
+)
+
+// versionV4_9_3 is MQVersion.Version.V4_9_3's ordinal: clients up to it
+// add _UNIQUE_KEY_QUERY after signing, so Apache leaves it out.
+const versionV4_9_3 = 399
+
+// Config is what the keys turn on (AuthConfig).
+type Config struct {
+	Authentication bool // authenticationEnabled
+	Authorization  bool // authorizationEnabled
+	// Cluster is the broker's cluster: the Cluster resource of admin codes.
+	Cluster string
+	// The codes each step skips (authenticationWhitelist and
+	// authorizationWhitelist: request codes, comma-separated).
+	AuthenticationWhitelist, AuthorizationWhitelist map[int32]bool
+	// TrustLocal lets in-process connections through: the local proxy's
+	// (mqbroker --enable-proxy), whose gRPC calls GRPC checked. Apache's
+	// local proxy calls the broker's processors without its pipeline.
+	TrustLocal bool
+}
+
+// ParseWhitelist reads a whitelist key as Apache compares it: each
+// comma-separated, trimmed item against the request code's decimal text
+// (an item that is not one never matches).
+func ParseWhitelist(s string) map[int32]bool {
+	m := map[int32]bool{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		n, err := strconv.ParseInt(item, 10, 32)
+		if err == nil && strconv.FormatInt(n, 10) == item {
+			m[int32(n)] = true
+		}
+	}
+	return m
+}
+
+// authenticate is DefaultAuthenticationHandler: a known, enabled user
+// whose password signs the request as the client signed it.
+func (s *Store) authenticate(req *remoting.Command) *broker.Refusal {
+	ak, _ := req.Lookup(fieldAccessKey)
+	if ak == "" {
+		return refuse("username cannot be null.")
+	}
+	u := s.user(ak)
+	if u == nil {
+		return refuse("User:" + ak + " is not found.")
+	}
+	if u.Status == Disabled {
+		return refuse("User:" + ak + " is disabled.")
+	}
+	sig, ok := req.Lookup(fieldSignature)
+	if !ok || !u.verify(req, sig) {
+		return refuse("check signature failed.")
+	}
+	return nil
+}
+
+// verify compares in constant time. Besides Apache's content it accepts
+// the Go client's, which adds SecurityToken without signing it (tried
+// only when the first comparison fails and the field is there).
+func (u *User) verify(req *remoting.Command, sig string) bool {
+	sg := u.signer()
+	defer u.signers.Put(sg)
+	var buf [32]byte // a Base64 HMAC-SHA1 is 28 bytes
+	var skip [2]string
+	n := 0
+	if req.Version <= versionV4_9_3 {
+		skip[n] = fieldUniqueQuery
+		n++
+	}
+	if subtle.ConstantTimeCompare(sg.Sign(buf[:0], req, skip[:n]...), []byte(sig)) == 1 {
+		return true
+	}
+	if _, st := req.Lookup(fieldSecurityToken); !st {
+		return false
+	}
+	skip[n] = fieldSecurityToken
+	n++
+	return subtle.ConstantTimeCompare(sg.Sign(buf[:0], req, skip[:n]...), []byte(sig)) == 1
+}
+
+// authorize is UserAuthorizationHandler then AclAuthorizationHandler for
+// each resource the request uses, in the builder's order; the first
+// refusal is the answer.
+func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scratch []Request, entries []*Entry) *broker.Refusal {
+	rs, err := requests(req, cfg.Cluster, scratch[:0])
+	if err != nil {
+		return errParse
+	}
+	if len(rs) == 0 || cfg.AuthorizationWhitelist[req.Code] {
+		return nil
+	}
+	ak, ok := req.Lookup(fieldAccessKey)
+	return s.authorizeAll(ak, ok, rs, ip, entries)
+}
+
+// authorizeAll decides rs for the subject ak (hasAK false: none).
+func (s *Store) authorizeAll(ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *broker.Refusal {
+	return authorizeIn(s, ak, hasAK, rs, ip, entries)
+}
+
+// authorizeIn is authorizeAll against any directory.
+func authorizeIn(d Directory, ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *broker.Refusal {
+	if len(rs) == 0 {
+		return nil
+	}
+	if !hasAK {
+		// No subject: Apache's handler fails with a NullPointerException.
+		return refuse("Authorization failed. Please verify your access rights and try again.")
+	}
+	u := d.LookupUser(ak)
+	if u == nil {
+		return refuse("User:" + ak + " not found.")
+	}
+	if u.Type == Super {
+		return nil
+	}
+	a := d.LookupAcl(ak)
+	host := ""
+	for _, r := range rs {
+		var e *Entry
+		if a != nil {
+			if host == "" && a.usesSourceIPs() {
+				host = javaHost(ip) // text form only when an entry compares it
+			}
+			e = a.decide(r, ip, host, entries)
+		}
+		switch {
+		case e == nil:
+			return denied(ak, r, ip, "no matched policies.")
+		case e.Decision == Deny:
+			return denied(ak, r, ip, "the decision is deny.")
+		}
+	}
+	return nil
+}
+
+// denied is AclAuthorizationHandler.throwException's message.
+func denied(user string, r Request, ip netip.Addr, detail string) *broker.Refusal {
+	return refuse(SubjectKey(user) + " has no permission to access " + r.Resource.Key() + " from " + javaHost(ip) + ", " + detail)
+}
