@@ -195,7 +195,7 @@ func kindOf(v string) string {
 
 func compareDelivered(t *testing.T, targets []target) {
 	topic := uniq("dlv")
-	kinds := deliveredKinds(0) // names and queues; the sends below carry a time
+	kinds := deliveredKinds(0)                       // names and queues; the sends below carry a time
 	got := map[string]map[string]map[string]string{} // kind → target → fields
 	for _, tg := range targets {
 		createTopic4(t, tg, topic)
