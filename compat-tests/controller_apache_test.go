@@ -1,0 +1,459 @@
+package compattest
+
+// Controller mode end to end (issue #20): three rocketgo controllers
+// (mqcontroller, replicated with raft), an Apache 5.3.3 name server and
+// three Apache 5.3.3 brokers with enableControllerMode=true in one broker
+// set, allAckInSyncStateSet=true (every acknowledged message is on every
+// SyncStateSet member). The official Go client sends continuously. The
+// master is killed with SIGKILL: a new master must be elected by the
+// rocketgo controllers and take the sends; the time from the kill to the
+// first accepted send is measured. Then the controller leader is killed
+// while the producers run, the old master is restarted and must rejoin as
+// a slave, and every acknowledged message must be readable on the new
+// master. Enabled by ROCKETGO_JAVA=1 and ROCKETGO_CONTROLLER=1 (make
+// test-controller): three JVM brokers take minutes.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/tidwall/gjson"
+)
+
+const ctlBrokerSet = "ctlset"
+
+// controllerBin returns mqcontroller: from ROCKETGO_BIN_DIR when it has
+// one, else built from ../cmd/mqcontroller.
+func controllerBin(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("ROCKETGO_BIN_DIR"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "mqcontroller")); err == nil {
+			return filepath.Join(d, "mqcontroller")
+		}
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(workDir, "ctlbin", "mqcontroller")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/mqcontroller")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build ./cmd/mqcontroller: %v\n%s", err, buf.String())
+	}
+	return out
+}
+
+// ctlGroup is three mqcontroller processes.
+type ctlGroup struct {
+	t     *testing.T
+	bin   string
+	dir   string
+	addrs []string
+	procs []*proc
+}
+
+func startControllers(t *testing.T, name string) *ctlGroup {
+	t.Helper()
+	g := &ctlGroup{t: t, bin: controllerBin(t), dir: filepath.Join(workDir, name)}
+	var peers []string
+	for i := range 3 {
+		// pickPort keeps port+1 free too: the raft port.
+		p, err := pickPort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.addrs = append(g.addrs, fmt.Sprintf("127.0.0.1:%d", p))
+		peers = append(peers, fmt.Sprintf("n%d-127.0.0.1:%d", i, p))
+	}
+	for i := range 3 {
+		d := filepath.Join(g.dir, fmt.Sprintf("n%d", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		conf := fmt.Sprintf("controllerDLegerGroup=%s\ncontrollerDLegerPeers=%s\ncontrollerDLegerSelfId=n%d\ncontrollerStorePath=%s\n",
+			name, strings.Join(peers, ";"), i, d)
+		if err := os.WriteFile(filepath.Join(d, "controller.conf"), []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g.procs = append(g.procs, nil)
+		g.start(i)
+	}
+	t.Cleanup(func() {
+		for _, p := range g.procs {
+			if p != nil {
+				p.stop()
+			}
+		}
+		if t.Failed() {
+			for i := range g.procs {
+				t.Logf("tail of controller n%d:\n%s", i, tailFile(filepath.Join(g.dir, fmt.Sprintf("n%d", i), "controller.log"), 30))
+			}
+		}
+	})
+	return g
+}
+
+func (g *ctlGroup) start(i int) {
+	g.t.Helper()
+	d := filepath.Join(g.dir, fmt.Sprintf("n%d", i))
+	p, err := startProc(fmt.Sprintf("controller-n%d", i), g.bin, []string{"-c", filepath.Join(d, "controller.conf")}, filepath.Join(d, "controller.log"))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.procs[i] = p
+	if err := waitTCP(p, g.addrs[i], readyTimeout); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+func (g *ctlGroup) kill(i int) {
+	_ = g.procs[i].cmd.Process.Kill() // exited already: nothing to do
+	<-g.procs[i].done
+	g.procs[i].logFile.Close()
+	g.procs[i] = nil
+}
+
+// leader asks the controllers who leads (CONTROLLER_GET_METADATA_INFO) and
+// returns the index of one that says it leads itself.
+func (g *ctlGroup) leader(timeout time.Duration) int {
+	g.t.Helper()
+	at := -1
+	if !waitFor(g.t, timeout, func() bool {
+		for i, a := range g.addrs {
+			if g.procs[i] == nil {
+				continue
+			}
+			r, err := rawInvoke(a, javaRequest(1005, nil, nil), 2*time.Second)
+			if err == nil && r.Code == 0 && r.ExtFields["isLeader"] == "true" && r.ExtFields["controllerLeaderAddress"] == a {
+				at = i
+				return true
+			}
+		}
+		return false
+	}) {
+		g.t.Fatal("no controller leads")
+	}
+	return at
+}
+
+// ctlSyncState is the broker set as the controller leader reports it
+// (CONTROLLER_GET_SYNC_STATE_DATA).
+type ctlSyncState struct {
+	masterID    int64
+	masterAddr  string
+	masterEpoch int64
+	inSync      []string // addresses
+	alive       map[string]bool
+	ids         map[string]int64 // by address
+}
+
+func (g *ctlGroup) syncState(leader int) (ctlSyncState, error) {
+	r, err := rawInvoke(g.addrs[leader], javaRequest(1006, nil, []byte(`["`+ctlBrokerSet+`"]`)), 3*time.Second)
+	if err != nil {
+		return ctlSyncState{}, err
+	}
+	if r.Code != 0 {
+		return ctlSyncState{}, fmt.Errorf("sync state data: %d %s", r.Code, r.Remark)
+	}
+	set := gjson.GetBytes(r.Body, "replicasInfoTable."+ctlBrokerSet)
+	s := ctlSyncState{masterID: set.Get("masterBrokerId").Int(), masterAddr: set.Get("masterAddress").String(),
+		masterEpoch: set.Get("masterEpoch").Int(), alive: map[string]bool{}, ids: map[string]int64{}}
+	for _, rep := range set.Get("inSyncReplicas").Array() {
+		s.inSync = append(s.inSync, rep.Get("brokerAddress").String())
+	}
+	for _, list := range []string{"inSyncReplicas", "notInSyncReplicas"} {
+		for _, rep := range set.Get(list).Array() {
+			s.alive[rep.Get("brokerAddress").String()] = rep.Get("alive").Bool()
+			s.ids[rep.Get("brokerAddress").String()] = rep.Get("brokerId").Int()
+		}
+	}
+	return s, nil
+}
+
+// routeMaster is the broker set's id-0 address in the name server's route.
+func routeMaster(nsAddr, topic string) string {
+	code, rd, _, err := queryRoute(nsAddr, topic)
+	if err != nil || code != 0 || rd == nil {
+		return ""
+	}
+	return rd.brokers[ctlBrokerSet][0]
+}
+
+// ctlSend is one accepted send and when it began.
+type ctlSend struct {
+	ackedMsg
+	began time.Time
+}
+
+func TestControllerApacheFailover(t *testing.T) {
+	requireJava(t)
+	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("controller failover with Apache brokers runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
+	}
+	start := time.Now()
+	g := startControllers(t, "ctl-raft")
+	c, _ := startApacheNamesrv(t, "ctl-ns", "")
+	extra := fmt.Sprintf(`brokerName=%s
+brokerId=-1
+brokerRole=SLAVE
+enableControllerMode=true
+controllerAddr=%s
+allAckInSyncStateSet=true
+syncBrokerMetadataPeriod=1000
+checkSyncStateSetPeriod=1000
+syncControllerMetadataPeriod=2000
+`, ctlBrokerSet, strings.Join(g.addrs, ";"))
+	type broker struct {
+		name, addr string
+		p          *proc
+	}
+	var bs []*broker
+	startBroker := func(name string) *broker {
+		p, addr, _ := startApacheBroker(t, name, c.nsAddr, extra)
+		return &broker{name: name, addr: addr, p: p}
+	}
+	li := g.leader(30 * time.Second)
+	state := func() ctlSyncState {
+		s, err := g.syncState(li)
+		if err != nil {
+			t.Logf("sync state: %v", err)
+		}
+		return s
+	}
+
+	// The first broker becomes the master; two slaves join the SyncStateSet.
+	bs = append(bs, startBroker("ctl-b0"))
+	if !waitFor(t, 90*time.Second, func() bool { return state().masterAddr == bs[0].addr }) {
+		t.Fatalf("first broker never master: %+v", state())
+	}
+	bs = append(bs, startBroker("ctl-b1"), startBroker("ctl-b2"))
+	if !waitFor(t, 120*time.Second, func() bool { return len(state().inSync) == 3 }) {
+		t.Fatalf("SyncStateSet never reached three: %+v", state())
+	}
+	topic := uniq("CtlFailover")
+	for _, b := range bs {
+		createTopicOn(t, c.nsAddr, b.addr, topic)
+	}
+	if !waitFor(t, 60*time.Second, func() bool { return routeMaster(c.nsAddr, topic) == bs[0].addr }) {
+		t.Fatal("route never shows the master")
+	}
+
+	// Producers: a failed send drops the producer and starts a new one,
+	// which reads the route afresh (the Go client otherwise polls the name
+	// server every 30 s; Java's pollNameServerInterval does the same job).
+	var (
+		mu    sync.Mutex
+		acked []ctlSend
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newProducer(t, c, producer.WithRetry(0), producer.WithSendMsgTimeout(3*time.Second))
+			for i := 0; ctx.Err() == nil; i++ {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				m := newMsg(topic, id, "TagCtl")
+				m.WithKeys([]string{id})
+				began := time.Now()
+				r, err := p.sendSync(ctx, m)
+				if err != nil || r.Status != primitive.SendOK {
+					p.shutdown()
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(100 * time.Millisecond):
+					}
+					p = newProducer(t, c, producer.WithRetry(0), producer.WithSendMsgTimeout(3*time.Second))
+					continue
+				}
+				mu.Lock()
+				acked = append(acked, ctlSend{ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset, "body-" + id}, began})
+				mu.Unlock()
+			}
+			p.shutdown()
+		}()
+	}
+	ackedSince := func(t0 time.Time) (int, time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		var first time.Time
+		for _, a := range acked {
+			if a.began.After(t0) {
+				n++
+				if first.IsZero() || a.began.Before(first) {
+					first = a.began
+				}
+			}
+		}
+		return n, first
+	}
+	waitSends := func(t0 time.Time, n int, timeout time.Duration, what string) time.Time {
+		t.Helper()
+		var first time.Time
+		if !waitFor(t, timeout, func() bool {
+			var got int
+			got, first = ackedSince(t0)
+			return got >= n
+		}) {
+			got, _ := ackedSince(t0)
+			t.Fatalf("%s: %d sends accepted, want %d", what, got, n)
+		}
+		return first
+	}
+	waitSends(start, 200, 60*time.Second, "before the kill")
+
+	// SIGKILL the master.
+	old := bs[0]
+	killAt := time.Now()
+	killJava(old.p)
+	var elected, routed time.Duration
+	var newMaster string
+	if !waitFor(t, 60*time.Second, func() bool {
+		s := state()
+		if elected == 0 && s.masterAddr != "" && s.masterAddr != old.addr {
+			elected, newMaster = time.Since(killAt), s.masterAddr
+		}
+		if elected != 0 && routed == 0 && routeMaster(c.nsAddr, topic) == newMaster {
+			routed = time.Since(killAt)
+		}
+		return elected != 0 && routed != 0
+	}) {
+		t.Fatalf("no new master routed after the kill: elected %v routed %v %+v", elected, routed, state())
+	}
+	firstSend := waitSends(killAt, 1, 60*time.Second, "after the master's kill")
+	failover := firstSend.Sub(killAt)
+	waitSends(killAt, 200, 60*time.Second, "after the master's kill")
+
+	// SIGKILL the controller leader while the producers run: the others
+	// elect a leader with the same state; sends go on.
+	ctlKill := time.Now()
+	g.kill(li)
+	li = g.leader(30 * time.Second)
+	ctlLeader := time.Since(ctlKill)
+	// It serves once a barrier has applied the log (until then it answers
+	// CONTROLLER_NOT_LEADER, as Apache's does before its first append).
+	if !waitFor(t, 10*time.Second, func() bool { return state().masterAddr == newMaster }) {
+		t.Fatalf("new controller leader reports %+v, want master %q", state(), newMaster)
+	}
+	waitSends(ctlKill, 100, 60*time.Second, "after the controller leader's kill")
+	for i := range g.procs {
+		if g.procs[i] == nil {
+			g.start(i)
+		}
+	}
+
+	// The old master comes back (same store, a new port) as a slave.
+	back := startBroker(old.name)
+	if !waitFor(t, 120*time.Second, func() bool {
+		s := state()
+		code, rd, _, err := queryRoute(c.nsAddr, topic)
+		if err != nil || code != 0 || rd == nil {
+			return false
+		}
+		slave := false
+		for id, a := range rd.brokers[ctlBrokerSet] {
+			slave = slave || (a == back.addr && id != 0)
+		}
+		return s.masterAddr == newMaster && s.alive[back.addr] && slave
+	}) {
+		t.Fatalf("old master did not rejoin as a slave: %+v", state())
+	}
+	waitSends(time.Now(), 100, 60*time.Second, "after the old master rejoined")
+	cancel()
+	wg.Wait()
+
+	mu.Lock()
+	all := make([]ackedMsg, len(acked))
+	for i, a := range acked {
+		all[i] = a.ackedMsg
+	}
+	mu.Unlock()
+	checkAcked(t, &cluster{brokerAddr: newMaster}, topic, all, "on the new master")
+	admin := ctlAdmin(t, g, li, c.nsAddr, state)
+	checkAcked(t, &cluster{brokerAddr: admin}, topic, all, "on the master mqadmin electMaster chose")
+	t.Logf("kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v; controller leader kill -> new leader %v",
+		elected.Round(time.Millisecond), routed.Round(time.Millisecond), failover.Round(time.Millisecond), ctlLeader.Round(time.Millisecond))
+	report(t, start, len(all), len(all), fmt.Sprintf("failover=%s elected=%s routed=%s ctlLeader=%s",
+		failover.Round(time.Millisecond), elected.Round(time.Millisecond), routed.Round(time.Millisecond), ctlLeader.Round(time.Millisecond)))
+}
+
+// ctlAdmin runs Apache 5.3.3 mqadmin's controller commands against the
+// rocketgo controllers (li leads): getControllerMetaData, getSyncStateSet,
+// getBrokerEpoch (answered by the Apache brokers), electMaster of an
+// in-sync slave (which the brokers must follow) and cleanBrokerMetadata. It returns the master electMaster chose.
+func ctlAdmin(t *testing.T, g *ctlGroup, li int, nsAddr string, state func() ctlSyncState) string {
+	t.Helper()
+	ja := startJavaAdmin(t, toolsClasspath(t), filepath.Join(workDir, "ctl-admin"))
+	want := func(out string, parts ...string) {
+		t.Helper()
+		for _, p := range parts {
+			if !strings.Contains(out, p) {
+				t.Fatalf("mqadmin output lacks %q:\n%s", p, out)
+			}
+		}
+	}
+	follower := g.addrs[(li+1)%3]
+	out := ja.run(t, []string{"getControllerMetaData", "-a", follower})
+	want(out, "#ControllerGroup\tctl-raft", "#ControllerLeaderId\tn"+strconv.Itoa(li), "#ControllerLeaderAddress\t"+g.addrs[li])
+	if n := strings.Count(out, "#Peer:\t"); n != 3 {
+		t.Fatalf("getControllerMetaData: %d peers:\n%s", n, out)
+	}
+	s := state()
+	out = ja.run(t, []string{"getSyncStateSet", "-a", follower, "-b", ctlBrokerSet})
+	want(out, "#brokerName\t"+ctlBrokerSet, "#MasterBrokerId\t"+strconv.FormatInt(s.masterID, 10), "#MasterAddr\t"+s.masterAddr,
+		fmt.Sprintf("#SyncStateSetNums\t%d", len(s.inSync)), "InSyncReplica:\t")
+	out = ja.run(t, []string{"getBrokerEpoch", "-n", nsAddr, "-b", ctlBrokerSet})
+	want(out, "#brokerName\t"+ctlBrokerSet, "#Epoch: ")
+
+	// Designate an in-sync slave: the brokers switch roles on the
+	// controller's NOTIFY_BROKER_ROLE_CHANGED.
+	var target string
+	for _, a := range s.inSync {
+		if a != s.masterAddr {
+			target = a
+		}
+	}
+	if target == "" {
+		t.Fatalf("no in-sync slave to elect: %+v", s)
+	}
+	out = ja.run(t, []string{"electMaster", "-a", follower, "-c", clusterName, "-bn", ctlBrokerSet, "-b", strconv.FormatInt(s.ids[target], 10)})
+	want(out, "#BrokerMasterAddr\t"+target, fmt.Sprintf("#MasterEpoch\t%d", s.masterEpoch+1))
+	if !waitFor(t, 60*time.Second, func() bool { return state().masterAddr == target && routeMaster(nsAddr, "TBW102") == target }) {
+		t.Fatalf("electMaster: %+v, route master %q, want %s", state(), routeMaster(nsAddr, "TBW102"), target)
+	}
+
+	// A living broker's metadata is refused; an id no broker lives under is
+	// cleaned.
+	s = state()
+	var victim string
+	for a, alive := range s.alive {
+		if alive && a != s.masterAddr {
+			victim = a
+		}
+	}
+	out = ja.run(t, []string{"cleanBrokerMetadata", "-a", follower, "-c", clusterName, "-bn", ctlBrokerSet, "-b", strconv.FormatInt(s.ids[victim], 10)})
+	if strings.Contains(out, "success") {
+		t.Fatalf("cleanBrokerMetadata of a living broker succeeded:\n%s", out)
+	}
+	out = ja.run(t, []string{"cleanBrokerMetadata", "-a", follower, "-c", clusterName, "-bn", ctlBrokerSet, "-b", "99"})
+	want(out, "clear broker "+ctlBrokerSet+" metadata from controller success")
+	return target
+}
