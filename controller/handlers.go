@@ -64,10 +64,7 @@ func respond(req *remoting.Command, r *result) *remoting.Command {
 }
 
 func (c *Controller) heartbeat(conn *remoting.Conn, req *remoting.Command) *remoting.Command {
-	hb, hasID, err := decodeHeartbeat(req)
-	if err != nil {
-		return badRequest(req, err)
-	}
+	hb, hasID := decodeHeartbeat(req)
 	if !hasID {
 		return remoting.NewResponse(req, remoting.ControllerInvalidRequest, "Heart beat with empty brokerId")
 	}
@@ -128,11 +125,11 @@ func (c *Controller) registerBroker(conn *remoting.Conn, req *remoting.Command) 
 }
 
 func (c *Controller) replicaInfo(conn *remoting.Conn, req *remoting.Command) *remoting.Command {
-	name, err := req.RequireStr("brokerName")
-	if err != nil {
-		return badRequest(req, err)
+	name := optStr(req, "brokerName")
+	if name == nil {
+		return badRequest(req, npe("brokerName"))
 	}
-	return c.park(conn, req, func() *result { return c.ru.replicaInfo(name) })
+	return c.park(conn, req, func() *result { return c.ru.replicaInfo(*name) })
 }
 
 func (c *Controller) syncStateData(conn *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -158,12 +155,12 @@ func (c *Controller) cleanBrokerData(conn *remoting.Conn, req *remoting.Command)
 }
 
 func (c *Controller) nextBrokerID(conn *remoting.Conn, req *remoting.Command) *remoting.Command {
-	name, err := req.RequireStr("brokerName")
-	if err != nil {
-		return badRequest(req, err)
+	name := optStr(req, "brokerName")
+	if name == nil {
+		return badRequest(req, npe("brokerName"))
 	}
 	cluster := req.Str("clusterName")
-	return c.park(conn, req, func() *result { return c.ru.nextBrokerID(cluster, name) })
+	return c.park(conn, req, func() *result { return c.ru.nextBrokerID(cluster, *name) })
 }
 
 func (c *Controller) applyBrokerID(conn *remoting.Conn, req *remoting.Command) *remoting.Command {

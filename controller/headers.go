@@ -7,43 +7,54 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// Header decoders. Apache's decodeCommandCustomHeader throws on a missing
-// @CFNotNull field or a number that does not parse, and its handlers throw
-// on the nulls they dereference; both answer SYSTEM_ERROR. These return
-// errors wrapping remoting.ErrMissingField / ErrBadField for those cases.
+// Header decoders, lenient as Apache 5.3.3's decodeCommandCustomHeader: a
+// field that is absent or does not parse (a @CFNotNull one too) is logged
+// there and left at its default — null, or the header class's initial
+// value (ElectMasterRequestHeader's brokerId -1). What Apache's handlers
+// then dereference (a null broker name, a null check code) throws and is
+// answered SYSTEM_ERROR: those cases return errors wrapping
+// remoting.ErrMissingField here (tested against Apache's controller in
+// compat-tests/controller_diff_test.go).
 
-// optInt64 parses an optional Long field: nil when absent.
-func optInt64(req *remoting.Command, key string) (*int64, error) {
+// optInt64 is a Long field: nil when absent or unparsable.
+func optInt64(req *remoting.Command, key string) *int64 {
 	v, ok := req.Lookup(key)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s=%q", remoting.ErrBadField, key, v)
+		return nil
 	}
-	return &n, nil
+	return &n
 }
 
-// optInt32 parses an optional Integer field: nil when absent.
-func optInt32(req *remoting.Command, key string) (*int32, error) {
+// optInt32 is an Integer field: nil when absent or unparsable.
+func optInt32(req *remoting.Command, key string) *int32 {
 	v, ok := req.Lookup(key)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s=%q", remoting.ErrBadField, key, v)
+		return nil
 	}
 	m := int32(n)
-	return &m, nil
+	return &m
 }
 
-// checkLong parses an optional primitive long only to refuse one that does
-// not parse (invokeTime).
-func checkLong(req *remoting.Command, key string) error {
-	_, err := optInt64(req, key)
-	return err
+// optStr is a String field: nil when absent.
+func optStr(req *remoting.Command, key string) *string {
+	v, ok := req.Lookup(key)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// npe is what Apache answers where its handler dereferences a null field.
+func npe(key string) error {
+	return fmt.Errorf("%w: %s (java.lang.NullPointerException)", remoting.ErrMissingField, key)
 }
 
 type alterRequest struct {
@@ -56,65 +67,43 @@ type alterRequest struct {
 func decodeAlter(req *remoting.Command) (alterRequest, error) {
 	var a alterRequest
 	var err error
-	if a.MasterID, err = optInt64(req, "masterBrokerId"); err != nil {
-		return a, err
-	}
-	if a.MasterEpoch, err = optInt32(req, "masterEpoch"); err != nil {
-		return a, err
-	}
-	if err = checkLong(req, "invokeTime"); err != nil {
-		return a, err
-	}
-	if a.BrokerName, err = req.RequireStr("brokerName"); err != nil {
-		return a, err
-	}
+	a.MasterID = optInt64(req, "masterBrokerId")
+	a.MasterEpoch = optInt32(req, "masterEpoch")
+	// The body is decoded first, then the set is looked up by name.
 	if a.Body, err = decodeSyncStateSet(req.Body); err != nil {
 		return a, fmt.Errorf("%w: %w", remoting.ErrBadField, err)
 	}
+	name := optStr(req, "brokerName")
+	if name == nil {
+		return a, npe("brokerName")
+	}
+	a.BrokerName = *name
 	return a, nil
 }
 
 func decodeElect(req *remoting.Command) (electRequest, error) {
-	var e electRequest
-	var err error
-	if e.Cluster, err = req.RequireStr("clusterName"); err != nil {
-		return e, err
-	}
-	if e.BrokerName, err = req.RequireStr("brokerName"); err != nil {
-		return e, err
-	}
-	if e.BrokerID, err = req.Int64("brokerId"); err != nil {
-		return e, err
-	}
-	if _, err = req.RequireStr("designateElect"); err != nil {
-		return e, err
-	}
-	e.Designate = req.Bool("designateElect")
-	if err = checkLong(req, "invokeTime"); err != nil {
-		return e, err
+	// ElectMasterRequestHeader's defaults: "", "", -1, false.
+	e := electRequest{Cluster: req.Str("clusterName"), BrokerName: req.Str("brokerName"), BrokerID: -1, Designate: req.Bool("designateElect")}
+	if id := optInt64(req, "brokerId"); id != nil {
+		e.BrokerID = *id
 	}
 	return e, nil
 }
 
 type registerRequest struct {
-	Cluster, BrokerName, Addr string
-	BrokerID                  int64
+	Cluster, BrokerName string
+	BrokerID            *int64  // nil: Apache throws once it needs it
+	Addr                *string // likewise
 }
 
 func decodeRegister(req *remoting.Command) (registerRequest, error) {
-	var r registerRequest
-	var err error
-	r.Cluster = req.Str("clusterName")
-	if r.BrokerName, err = req.RequireStr("brokerName"); err != nil {
-		return r, err
+	r := registerRequest{Cluster: req.Str("clusterName"), BrokerID: optInt64(req, "brokerId"), Addr: optStr(req, "brokerAddress")}
+	name := optStr(req, "brokerName")
+	if name == nil {
+		return r, npe("brokerName")
 	}
-	if r.BrokerID, err = req.Int64("brokerId"); err != nil {
-		return r, err
-	}
-	if r.Addr, err = req.RequireStr("brokerAddress"); err != nil {
-		return r, err
-	}
-	return r, checkLong(req, "invokeTime")
+	r.BrokerName = *name
+	return r, nil
 }
 
 type applyRequest struct {
@@ -123,67 +112,45 @@ type applyRequest struct {
 }
 
 func decodeApply(req *remoting.Command) (applyRequest, error) {
-	var a applyRequest
-	var err error
-	a.Cluster = req.Str("clusterName")
-	if a.BrokerName, err = req.RequireStr("brokerName"); err != nil {
-		return a, err
+	a := applyRequest{Cluster: req.Str("clusterName")}
+	code := optStr(req, "registerCheckCode")
+	if code == nil {
+		return a, npe("registerCheckCode")
 	}
-	if a.BrokerID, err = req.Int64("appliedBrokerId"); err != nil {
-		return a, err
+	a.CheckCode = *code
+	name := optStr(req, "brokerName")
+	if name == nil {
+		return a, npe("brokerName")
 	}
-	if a.CheckCode, err = req.RequireStr("registerCheckCode"); err != nil {
-		return a, err
+	a.BrokerName = *name
+	id := optInt64(req, "appliedBrokerId")
+	if id == nil {
+		return a, npe("appliedBrokerId")
 	}
+	a.BrokerID = *id
 	return a, nil
 }
 
 func decodeClean(req *remoting.Command) (cleanRequest, error) {
-	var c cleanRequest
-	var err error
-	c.Cluster = req.Str("clusterName")
-	if c.BrokerName, err = req.RequireStr("brokerName"); err != nil {
-		return c, err
+	c := cleanRequest{Cluster: req.Str("clusterName"), IDsToClean: req.Str("brokerControllerIdsToClean"), CleanLiving: req.Bool("isCleanLivingBroker")}
+	name := optStr(req, "brokerName")
+	if name == nil {
+		return c, npe("brokerName")
 	}
-	c.IDsToClean = req.Str("brokerControllerIdsToClean")
-	c.CleanLiving = req.Bool("isCleanLivingBroker")
-	return c, checkLong(req, "invokeTime")
+	c.BrokerName = *name
+	return c, nil
 }
 
-func decodeHeartbeat(req *remoting.Command) (heartbeat, bool, error) {
-	var h heartbeat
-	var err error
-	if h.Cluster, err = req.RequireStr("clusterName"); err != nil {
-		return h, false, err
-	}
-	if h.BrokerAddr, err = req.RequireStr("brokerAddr"); err != nil {
-		return h, false, err
-	}
-	if h.BrokerName, err = req.RequireStr("brokerName"); err != nil {
-		return h, false, err
-	}
-	id, err := optInt64(req, "brokerId")
-	if err != nil {
-		return h, false, err
-	}
-	if h.Epoch, err = optInt32(req, "epoch"); err != nil {
-		return h, false, err
-	}
-	if h.MaxOffset, err = optInt64(req, "maxOffset"); err != nil {
-		return h, false, err
-	}
-	if h.ConfirmOffset, err = optInt64(req, "confirmOffset"); err != nil {
-		return h, false, err
-	}
-	if h.TimeoutMillis, err = optInt64(req, "heartbeatTimeoutMills"); err != nil {
-		return h, false, err
-	}
-	if h.ElectionPriority, err = optInt32(req, "electionPriority"); err != nil {
-		return h, false, err
-	}
+// decodeHeartbeat reports false when there is no broker id (Apache's
+// CONTROLLER_INVALID_REQUEST); nothing else is refused.
+func decodeHeartbeat(req *remoting.Command) (heartbeat, bool) {
+	h := heartbeat{Cluster: req.Str("clusterName"), BrokerAddr: req.Str("brokerAddr"), BrokerName: req.Str("brokerName"),
+		Epoch: optInt32(req, "epoch"), MaxOffset: optInt64(req, "maxOffset"), ConfirmOffset: optInt64(req, "confirmOffset"),
+		TimeoutMillis: optInt64(req, "heartbeatTimeoutMills"), ElectionPriority: optInt32(req, "electionPriority")}
+	id := optInt64(req, "brokerId")
 	if id == nil {
-		return h, false, nil
+		return h, false
 	}
 	h.BrokerID = *id
-	return h, true, nil
+	return h, true
 }

@@ -62,6 +62,9 @@ func (ru rules) alterSyncStateSet(brokerName string, masterID *int64, masterEpoc
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	r := &result{}
+	// AlterSyncStateSetResponseHeader's field is a primitive int: Apache
+	// writes it (0) on refusals too.
+	r.header = []remoting.Field{{Key: "newSyncStateSetEpoch", Value: "0"}}
 	if !st.containsLocked(brokerName) {
 		return r.fail(remoting.ControllerAlterSyncFailed, "Broker metadata is not existed")
 	}
@@ -77,7 +80,7 @@ func (ru rules) alterSyncStateSet(brokerName string, masterID *int64, masterEpoc
 	if masterEpoch == nil || *masterEpoch != s.MasterEpoch {
 		// Apache unboxes a null masterEpoch here: a NullPointerException.
 		if masterEpoch == nil {
-			return r.fail(remoting.SystemError, "java.lang.NullPointerException")
+			return &result{code: remoting.SystemError, remark: "java.lang.NullPointerException"}
 		}
 		return r.fail(remoting.ControllerFencedMasterEpoch, fmt.Sprintf("Rejecting alter syncStateSet request because the current master epoch is:{%d}, not {%d}",
 			s.MasterEpoch, *masterEpoch))
@@ -99,7 +102,7 @@ func (ru rules) alterSyncStateSet(brokerName string, masterID *int64, masterEpoc
 		return r.fail(remoting.ControllerAlterSyncFailed, fmt.Sprintf("Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {%d}", *s.Master))
 	}
 	epoch := s.SyncEpoch + 1
-	r.setInt("newSyncStateSetEpoch", int64(epoch))
+	r.header[0].Value = strconv.FormatInt(int64(epoch), 10)
 	r.body = encodeSyncStateSet(ids, epoch)
 	r.events = []event{{Type: evAlterSyncStateSet, BrokerName: brokerName, Set: ids}}
 	return r
@@ -217,8 +220,9 @@ func (ru rules) applyBrokerID(cluster, brokerName string, id int64, checkCode st
 	return r.fail(remoting.ControllerBrokerIDInvalid, fmt.Sprintf("Fail to apply brokerId: %d in broker-set: %s", id, brokerName))
 }
 
-// registerBroker is CONTROLLER_REGISTER_BROKER.
-func (ru rules) registerBroker(cluster, brokerName string, id int64, addr string) *result {
+// registerBroker is CONTROLLER_REGISTER_BROKER. A nil id or address is
+// Apache's null: SYSTEM_ERROR where its handler dereferences it.
+func (ru rules) registerBroker(cluster, brokerName string, idp *int64, addrp *string) *result {
 	st := ru.st
 	st.mu.RLock()
 	defer st.mu.RUnlock()
@@ -229,6 +233,10 @@ func (ru rules) registerBroker(cluster, brokerName string, id int64, addr string
 		return r.fail(remoting.ControllerNeedToBeRegistered, fmt.Sprintf("Broker-set: %s hasn't been registered in controller", brokerName))
 	}
 	info, s := st.replicas[brokerName], st.syncs[brokerName]
+	if idp == nil {
+		return &result{code: remoting.SystemError, remark: "java.lang.NullPointerException"}
+	}
+	id := *idp
 	if !info.exists(id) {
 		return r.fail(remoting.ControllerNeedToBeRegistered, fmt.Sprintf("BrokerId: %d hasn't been registered in broker-set: %s", id, brokerName))
 	}
@@ -241,8 +249,11 @@ func (ru rules) registerBroker(cluster, brokerName string, id int64, addr string
 		r.setInt("syncStateSetEpoch", int64(s.SyncEpoch))
 	}
 	r.body = encodeSyncStateSet(s.set(), s.SyncEpoch)
-	if addr != info.addr(id) {
-		r.events = []event{{Type: evUpdateBrokerAddr, Cluster: cluster, BrokerName: brokerName, BrokerID: id, Addr: addr}}
+	if addrp == nil {
+		return &result{code: remoting.SystemError, remark: "java.lang.NullPointerException"}
+	}
+	if *addrp != info.addr(id) {
+		r.events = []event{{Type: evUpdateBrokerAddr, Cluster: cluster, BrokerName: brokerName, BrokerID: id, Addr: *addrp}}
 	}
 	return r
 }

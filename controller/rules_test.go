@@ -149,10 +149,14 @@ func TestRegistrationAndClean(t *testing.T) {
 	if r := ru.nextBrokerID("c", "b"); r.header[2].Value != "3" {
 		t.Fatalf("next id %v", r.header)
 	}
-	if r := ru.registerBroker("c", "b", 7, "x"); r.code != remoting.ControllerNeedToBeRegistered {
+	seven, one, x, nine := int64(7), int64(1), "x", "10.0.0.9:10911"
+	if r := ru.registerBroker("c", "b", &seven, &x); r.code != remoting.ControllerNeedToBeRegistered {
 		t.Fatalf("register unknown id: %d", r.code)
 	}
-	if r := commit(ru.registerBroker("c", "b", 1, "10.0.0.9:10911")); r.code != remoting.Success || len(r.events) != 1 {
+	if r := ru.registerBroker("c", "b", &one, nil); r.code != remoting.SystemError {
+		t.Fatalf("register without address: %d", r.code)
+	}
+	if r := commit(ru.registerBroker("c", "b", &one, &nine)); r.code != remoting.Success || len(r.events) != 1 {
 		t.Fatalf("register with new address: %d %v", r.code, r.events)
 	}
 	if st.replicas["b"].addr(1) != "10.0.0.9:10911" {
