@@ -45,6 +45,17 @@ type Config struct {
 	// for a worker; past it requests are answered SYSTEM_BUSY.
 	ControllerRequestThreadPoolQueueCapacity int `key:"controllerRequestThreadPoolQueueCapacity"`
 
+	// rocketgo's bounds (Apache has none): what a client can grow.
+
+	// ControllerMaxBrokerSets bounds the broker sets registered; an id
+	// applied for in one more is refused CONTROLLER_BROKER_ID_INVALID.
+	ControllerMaxBrokerSets int `key:"controllerMaxBrokerSets"`
+	// ControllerMaxReplicasPerSet bounds the broker ids of one set, likewise.
+	ControllerMaxReplicasPerSet int `key:"controllerMaxReplicasPerSet"`
+	// ControllerMaxHeartbeats bounds the heartbeat table; a heartbeat from
+	// one more broker is refused CONTROLLER_INVALID_REQUEST.
+	ControllerMaxHeartbeats int `key:"controllerMaxHeartbeats"`
+
 	// rocketgo's raft keys (no Apache equivalent: DLedger has its own).
 
 	// ControllerRaftPortOffset: a controller's raft transport port is its
@@ -74,6 +85,9 @@ func DefaultConfig() Config {
 		ElectMasterMaxRetryCount:                 3,
 		ControllerThreadPoolNums:                 16,
 		ControllerRequestThreadPoolQueueCapacity: 50000,
+		ControllerMaxBrokerSets:                  10000,
+		ControllerMaxReplicasPerSet:              128,
+		ControllerMaxHeartbeats:                  65536,
 		ControllerRaftPortOffset:                 1,
 		ControllerRaftHeartbeatTimeoutMillis:     1000,
 		ControllerRaftElectionTimeoutMillis:      1000,
@@ -148,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if c.ControllerThreadPoolNums <= 0 || c.ControllerRequestThreadPoolQueueCapacity <= 0 {
 		return errors.New("controller: controllerThreadPoolNums and controllerRequestThreadPoolQueueCapacity must be positive")
+	}
+	if c.ControllerMaxBrokerSets <= 0 || c.ControllerMaxReplicasPerSet <= 0 || c.ControllerMaxHeartbeats <= 0 {
+		return errors.New("controller: controllerMaxBrokerSets, controllerMaxReplicasPerSet and controllerMaxHeartbeats must be positive")
 	}
 	if c.ControllerRaftHeartbeatTimeoutMillis < 10 || c.ControllerRaftElectionTimeoutMillis < 10 {
 		return errors.New("controller: raft timeouts must be at least 10 ms")

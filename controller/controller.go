@@ -28,6 +28,7 @@ const notifyQueue = 1024
 type Controller struct {
 	cfg   Config
 	log   zerolog.Logger
+	warn  zerolog.Logger // sampled, for refusals a client can repeat
 	root  zerolog.Logger
 	peers []Peer
 	self  Peer
@@ -76,7 +77,7 @@ func New(cfg Config, log zerolog.Logger) (*Controller, error) {
 		root:   log,
 		peers:  peers,
 		st:     NewState(),
-		hb:     NewHeartbeats(),
+		hb:     NewHeartbeats(cfg.ControllerMaxHeartbeats),
 		work:   make(chan func(), cfg.ControllerRequestThreadPoolQueueCapacity),
 		notify: make(chan notifyTask, notifyQueue),
 		quit:   make(chan struct{}),
@@ -86,7 +87,9 @@ func New(cfg Config, log zerolog.Logger) (*Controller, error) {
 			c.self = p
 		}
 	}
-	c.ru = rules{st: c.st, hb: c.hb, unclean: cfg.EnableElectUncleanMaster}
+	c.ru = rules{st: c.st, hb: c.hb, unclean: cfg.EnableElectUncleanMaster,
+		maxSets: cfg.ControllerMaxBrokerSets, maxReplicas: cfg.ControllerMaxReplicasPerSet}
+	c.warn = c.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})
 	return c, nil
 }
 

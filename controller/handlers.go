@@ -69,7 +69,11 @@ func (c *Controller) heartbeat(conn *remoting.Conn, req *remoting.Command) *remo
 		return remoting.NewResponse(req, remoting.ControllerInvalidRequest, "Heart beat with empty brokerId")
 	}
 	// The connection identifies the broker for onBrokerChannelClose.
-	c.hb.onHeartbeat(hb, conn)
+	if !c.hb.onHeartbeat(hb, conn) {
+		c.warn.Warn().Str("brokerName", hb.BrokerName).Int64("brokerId", hb.BrokerID).Int("controllerMaxHeartbeats", c.cfg.ControllerMaxHeartbeats).
+			Msg("heartbeat refused: table full")
+		return remoting.NewResponse(req, remoting.ControllerInvalidRequest, "too many brokers: controllerMaxHeartbeats reached")
+	}
 	return remoting.NewResponse(req, remoting.Success, "Heart beat success")
 }
 

@@ -49,17 +49,19 @@ type heartbeat struct {
 type Heartbeats struct {
 	mu   sync.Mutex
 	live map[brokerKey]*liveInfo
+	max  int // entries (controllerMaxHeartbeats); 0: unbounded
 	now  func() time.Time
 }
 
-// NewHeartbeats returns an empty table.
-func NewHeartbeats() *Heartbeats {
-	return &Heartbeats{live: map[brokerKey]*liveInfo{}, now: time.Now}
+// NewHeartbeats returns an empty table of at most max brokers (0: no bound).
+func NewHeartbeats(max int) *Heartbeats {
+	return &Heartbeats{live: map[brokerKey]*liveInfo{}, max: max, now: time.Now}
 }
 
 // onHeartbeat records a heartbeat (onBrokerHeartbeat). A known broker's epoch
-// and offsets move only forward: (epoch, maxOffset) must grow.
-func (h *Heartbeats) onHeartbeat(hb heartbeat, c *remoting.Conn) {
+// and offsets move only forward: (epoch, maxOffset) must grow. It reports
+// false, recording nothing, for a new broker when the table is full.
+func (h *Heartbeats) onHeartbeat(hb heartbeat, c *remoting.Conn) bool {
 	epoch := deref32(hb.Epoch, -1)
 	maxOffset := deref64(hb.MaxOffset, -1)
 	confirm := deref64(hb.ConfirmOffset, -1)
@@ -73,11 +75,14 @@ func (h *Heartbeats) onHeartbeat(hb heartbeat, c *remoting.Conn) {
 	defer h.mu.Unlock()
 	prev := h.live[k]
 	if prev == nil {
+		if h.max > 0 && len(h.live) >= h.max {
+			return false
+		}
 		// Apache's first heartbeat keeps no confirm offset (the constructor
 		// it calls leaves it 0).
 		h.live[k] = &liveInfo{brokerName: hb.BrokerName, addr: hb.BrokerAddr, id: hb.BrokerID, last: h.now(),
 			timeout: timeout, conn: c, epoch: epoch, maxOffset: maxOffset, priority: prio}
-		return
+		return true
 	}
 	prev.last = h.now()
 	prev.timeout = timeout
@@ -85,6 +90,7 @@ func (h *Heartbeats) onHeartbeat(hb heartbeat, c *remoting.Conn) {
 	if epoch > prev.epoch || epoch == prev.epoch && maxOffset > prev.maxOffset {
 		prev.epoch, prev.maxOffset, prev.confirmOffset = epoch, maxOffset, confirm
 	}
+	return true
 }
 
 // active is isBrokerActive: a heartbeat within its timeout.

@@ -50,6 +50,9 @@ type rules struct {
 	st      *State
 	hb      *Heartbeats
 	unclean bool // enableElectUncleanMaster
+	// maxSets and maxReplicas bound what APPLY_BROKER_ID may add
+	// (controllerMaxBrokerSets, controllerMaxReplicasPerSet); 0: no bound.
+	maxSets, maxReplicas int
 }
 
 func (ru rules) alive(cluster, brokerName string, id int64) bool {
@@ -207,6 +210,9 @@ func (ru rules) applyBrokerID(cluster, brokerName string, id int64, checkCode st
 	ev := event{Type: evApplyBrokerID, Cluster: cluster, BrokerName: brokerName, BrokerID: id, Addr: addr, CheckCode: checkCode}
 	info := st.replicas[brokerName]
 	if info == nil {
+		if ru.maxSets > 0 && len(st.replicas) >= ru.maxSets && id == firstBrokerID {
+			return r.fail(remoting.ControllerBrokerIDInvalid, fmt.Sprintf("Broker-set: %s refused: controllerMaxBrokerSets (%d) reached", brokerName, ru.maxSets))
+		}
 		if id == firstBrokerID {
 			r.events = []event{ev}
 			return r
@@ -214,6 +220,9 @@ func (ru rules) applyBrokerID(cluster, brokerName string, id int64, checkCode st
 		return r.fail(remoting.ControllerBrokerIDInvalid, fmt.Sprintf("Broker-set: %s hasn't been registered in controller, but broker try to apply brokerId: %d", brokerName, id))
 	}
 	if b, ok := info.Brokers[id]; !ok || b.CheckCode == checkCode {
+		if !ok && ru.maxReplicas > 0 && len(info.Brokers) >= ru.maxReplicas {
+			return r.fail(remoting.ControllerBrokerIDInvalid, fmt.Sprintf("Fail to apply brokerId: %d in broker-set: %s: controllerMaxReplicasPerSet (%d) reached", id, brokerName, ru.maxReplicas))
+		}
 		r.events = []event{ev}
 		return r
 	}

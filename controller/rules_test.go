@@ -17,7 +17,7 @@ func setOf(t *testing.T, n int, master int64, syncSet []int64, unclean bool, ali
 	}
 	st.applyEvents([]event{{Type: evElectMaster, BrokerName: "b", BrokerID: master, Elected: true}})
 	st.applyEvents([]event{{Type: evAlterSyncStateSet, BrokerName: "b", Set: syncSet}})
-	hb := NewHeartbeats()
+	hb := NewHeartbeats(0)
 	for id, li := range alive {
 		e, m, p := li.epoch, li.maxOffset, li.priority
 		to := int64(10000)
@@ -129,7 +129,7 @@ func TestAlterSyncStateSetRefusals(t *testing.T) {
 func TestRegistrationAndClean(t *testing.T) {
 	t.Parallel()
 	st := NewState()
-	ru := rules{st: st, hb: NewHeartbeats()}
+	ru := rules{st: st, hb: NewHeartbeats(0)}
 	commit := func(r *result) *result { st.applyEvents(r.events); return r }
 	if r := ru.applyBrokerID("c", "b", 2, "a;1"); r.code != remoting.ControllerBrokerIDInvalid {
 		t.Fatalf("first id not 1: %d", r.code)
@@ -208,5 +208,33 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if err := st.restore([]byte("{")); err == nil {
 		t.Fatal("bad snapshot accepted")
+	}
+}
+
+func TestBounds(t *testing.T) {
+	t.Parallel()
+	st := NewState()
+	ru := rules{st: st, hb: NewHeartbeats(2), maxSets: 1, maxReplicas: 2}
+	commit := func(r *result) *result { st.applyEvents(r.events); return r }
+	if r := commit(ru.applyBrokerID("c", "a", 1, "x;1")); r.code != remoting.Success {
+		t.Fatalf("first set: %d", r.code)
+	}
+	if r := ru.applyBrokerID("c", "b", 1, "x;1"); r.code != remoting.ControllerBrokerIDInvalid {
+		t.Fatalf("set over controllerMaxBrokerSets: %d %s", r.code, r.remark)
+	}
+	commit(ru.applyBrokerID("c", "a", 2, "y;1"))
+	if r := ru.applyBrokerID("c", "a", 3, "z;1"); r.code != remoting.ControllerBrokerIDInvalid {
+		t.Fatalf("replica over controllerMaxReplicasPerSet: %d %s", r.code, r.remark)
+	}
+	if r := ru.applyBrokerID("c", "a", 2, "y;1"); r.code != remoting.Success {
+		t.Fatalf("re-apply at the bound: %d", r.code)
+	}
+	for id, want := range []bool{true, true, false} {
+		if got := ru.hb.onHeartbeat(heartbeat{Cluster: "c", BrokerName: "a", BrokerID: int64(id)}, nil); got != want {
+			t.Fatalf("heartbeat %d: %v", id, got)
+		}
+	}
+	if !ru.hb.onHeartbeat(heartbeat{Cluster: "c", BrokerName: "a", BrokerID: 0}, nil) {
+		t.Fatal("a known broker's heartbeat refused at the bound")
 	}
 }
