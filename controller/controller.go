@@ -48,6 +48,11 @@ type Controller struct {
 	ready atomic.Bool
 	// stopping: Shutdown began; leadership is never claimed again.
 	stopping atomic.Bool
+	// readySince is when ready was last set (UnixNano): the inactive-master
+	// scan waits one interval after it, as Apache schedules that scan with
+	// its interval as initial delay when a controller becomes leader — the
+	// brokers' heartbeats reach a new leader first.
+	readySince atomic.Int64
 
 	work   chan func()
 	notify chan notifyTask
@@ -275,6 +280,7 @@ func (c *Controller) watchLeadership() {
 			}
 			for c.node.r.State() == raft.Leader {
 				if err := c.node.r.Barrier(proposeTimeout).Error(); err == nil && !c.stopping.Load() {
+					c.readySince.Store(time.Now().UnixNano())
 					c.ready.Store(true)
 					c.log.Info().Msg("controller leads")
 					break
@@ -320,8 +326,8 @@ func (c *Controller) scanInactiveMasters() {
 		select {
 		case <-c.quit:
 			return
-		case <-t.C:
-			if !c.IsLeader() {
+		case now := <-t.C:
+			if !c.IsLeader() || now.UnixNano()-c.readySince.Load() < int64(millis(c.cfg.ScanInactiveMasterInterval)) {
 				continue
 			}
 			for _, name := range c.ru.needReelect() {
