@@ -314,3 +314,44 @@ func TestFailoverThroughRaft(t *testing.T) {
 		return ok && m == 3
 	})
 }
+
+// TestLeaderDiesDuringElection: the controller leader dies, then the master
+// before a new leader is there to see its connection close: the election
+// that close would have asked for never happens. The next leader finds the
+// set's master inactive in its own scan and elects, and the survivor hears
+// of it.
+func TestLeaderDiesDuringElection(t *testing.T) {
+	g := startGroup(t, nil)
+	li := g.leader()
+	addrs := g.addrs()
+	bs := []*fakeBroker{newFakeBroker(t, "b"), newFakeBroker(t, "b")}
+	for i, b := range bs {
+		if r := b.register(addrs[li]); r.Code != remoting.Success {
+			t.Fatalf("register %d: %d %s", i, r.Code, r.Remark)
+		}
+		b.heartbeat(addrs, 0, 0)
+	}
+	if r := bs[0].elect(addrs[li]); r.Code != remoting.Success {
+		t.Fatalf("elect: %d %s", r.Code, r.Remark)
+	}
+	alter := bs[0].call(addrs[li], remoting.ControllerAlterSyncStateSet, map[string]string{"brokerName": "b", "masterBrokerId": "1", "masterEpoch": "1"},
+		[]byte(`{"syncStateSet":[1,2],"syncStateSetEpoch":1}`))
+	if alter.Code != remoting.Success {
+		t.Fatalf("alter: %d %s", alter.Code, alter.Remark)
+	}
+	// Stop the leader first, then the master dies: no controller elects
+	// on the connection's close (the followers do not lead).
+	g.stop(li)
+	bs[0].cl.Close()
+	// Whoever leads next finds the master inactive in its scan, one
+	// interval after it leads, and elects broker 2.
+	nl := g.leader()
+	testutil.WaitFor(t, 15*time.Second, func() bool {
+		r := bs[1].call(addrs[nl], remoting.ControllerGetReplicaInfo, map[string]string{"brokerName": "b"}, nil)
+		return r.Code == remoting.Success && r.Str("masterBrokerId") == "2" && r.Str("masterEpoch") == "2"
+	})
+	testutil.WaitFor(t, 5*time.Second, func() bool {
+		n := bs[1].lastNotice()
+		return n != nil && n.Str("masterBrokerId") == "2"
+	})
+}
