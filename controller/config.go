@@ -41,6 +41,10 @@ type Config struct {
 	ElectMasterMaxRetryCount int `key:"electMasterMaxRetryCount"`
 	// ControllerThreadPoolNums is the number of request workers.
 	ControllerThreadPoolNums int `key:"controllerThreadPoolNums"`
+	// ConfigBlackList lists the keys UPDATE_CONTROLLER_CONFIG may not change
+	// (';'-separated; configBlackList, configStorePath and rocketmqHome
+	// always).
+	ConfigBlackList string `key:"configBlackList"`
 	// ControllerRequestThreadPoolQueueCapacity bounds the requests waiting
 	// for a worker; past it requests are answered SYSTEM_BUSY.
 	ControllerRequestThreadPoolQueueCapacity int `key:"controllerRequestThreadPoolQueueCapacity"`
@@ -80,6 +84,7 @@ func DefaultConfig() Config {
 		ControllerDLegerGroup:                    "",
 		ControllerStorePath:                      "",
 		NotifyBrokerRoleChanged:                  true,
+		ConfigBlackList:                          "configBlackList;configStorePath",
 		ScanNotActiveBrokerInterval:              5000,
 		ScanInactiveMasterInterval:               5000,
 		ElectMasterMaxRetryCount:                 3,

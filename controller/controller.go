@@ -26,7 +26,12 @@ const notifyQueue = 1024
 // Controller is one controller of the group: the raft member, the Remoting
 // server answering brokers and mqadmin, and the heartbeat table.
 type Controller struct {
+	// cfg is the configuration the controller started with; live is the
+	// one UPDATE_CONTROLLER_CONFIG replaces whole, read where Apache reads
+	// its config at run time (elections, notifications, retries, the
+	// heartbeat scan period).
 	cfg   Config
+	live  atomic.Pointer[Config]
 	log   zerolog.Logger
 	warn  zerolog.Logger // sampled, for refusals a client can repeat
 	root  zerolog.Logger
@@ -92,7 +97,8 @@ func New(cfg Config, log zerolog.Logger) (*Controller, error) {
 			c.self = p
 		}
 	}
-	c.ru = rules{st: c.st, hb: c.hb, unclean: cfg.EnableElectUncleanMaster,
+	c.live.Store(&cfg)
+	c.ru = rules{st: c.st, hb: c.hb, unclean: func() bool { return c.live.Load().EnableElectUncleanMaster },
 		maxSets: cfg.ControllerMaxBrokerSets, maxReplicas: cfg.ControllerMaxReplicasPerSet}
 	c.warn = c.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})
 	return c, nil
@@ -312,7 +318,7 @@ func (c *Controller) scanHeartbeats() {
 				c.log.Warn().Str("brokerName", e.key.brokerName).Int64("brokerId", e.key.id).Msg("broker heartbeat expired")
 				c.brokerInactive(e.key.cluster, e.key.brokerName, &e.key.id)
 			}
-			t.Reset(millis(c.cfg.ScanNotActiveBrokerInterval))
+			t.Reset(millis(c.live.Load().ScanNotActiveBrokerInterval))
 		}
 	}
 }
@@ -370,7 +376,7 @@ func (c *Controller) brokerInactive(cluster, brokerName string, id *int64) {
 // triggerElect elects for a set whose master is gone, retrying up to
 // electMasterMaxRetryCount times, and notifies the brokers.
 func (c *Controller) triggerElect(brokerName string) {
-	for i := 0; i < max(1, c.cfg.ElectMasterMaxRetryCount); i++ {
+	for i := 0; i < max(1, c.live.Load().ElectMasterMaxRetryCount); i++ {
 		r := c.run(func() *result { return c.ru.electMaster(electRequest{BrokerName: brokerName, BrokerID: -1}) })
 		if r.code == remoting.Success {
 			c.log.Info().Str("brokerName", brokerName).Int64("masterBrokerId", r.elected.master).
@@ -385,7 +391,7 @@ func (c *Controller) triggerElect(brokerName string) {
 // notifyRoleChanged queues NOTIFY_BROKER_ROLE_CHANGED for the set's active
 // brokers (ControllerManager.notifyBrokerRoleChanged).
 func (c *Controller) notifyRoleChanged(rc *roleChange) {
-	if rc == nil || !c.cfg.NotifyBrokerRoleChanged {
+	if rc == nil || !c.live.Load().NotifyBrokerRoleChanged {
 		return
 	}
 	for _, id := range rc.group.ids {

@@ -23,6 +23,8 @@ func (c *Controller) Handlers() remoting.Table {
 		remoting.CleanBrokerData:             c.cleanBrokerData,
 		remoting.ControllerGetNextBrokerID:   c.nextBrokerID,
 		remoting.ControllerApplyBrokerID:     c.applyBrokerID,
+		remoting.UpdateControllerConfig:      c.updateConfig,
+		remoting.GetControllerConfig:         c.getConfig,
 	}
 }
 

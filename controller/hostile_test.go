@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rocketgo/rocketgo/remoting"
@@ -33,6 +34,9 @@ func TestHostileRequests(t *testing.T) {
 		{"elect overflowing id is -1", remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "99999999999999999999", "designateElect": "false"}, nil,
 			remoting.ControllerNeedToBeRegistered, "Broker hasn't been registered"},
 		{"register without name", remoting.ControllerRegisterBroker, map[string]string{"brokerId": "1"}, nil, remoting.SystemError, ""},
+		{"update a black-listed key", remoting.UpdateControllerConfig, nil, []byte("enableElectUncleanMaster=true\nconfigStorePath=/x\n"), remoting.NoPermission, "Can not update config in black list."},
+		{"update to an invalid config", remoting.UpdateControllerConfig, nil, []byte("controllerMaxHeartbeats=0\n"), remoting.SystemError, ""},
+		{"update the unclean switch", remoting.UpdateControllerConfig, nil, []byte("enableElectUncleanMaster=true\nnoSuchKey=1\n"), remoting.Success, ""},
 		{"elect unknown set", remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1", "designateElect": "false"}, nil,
 			remoting.ControllerNeedToBeRegistered, "Broker hasn't been registered"},
 		{"sync data without body", remoting.ControllerGetSyncStateData, nil, nil, remoting.SystemError, "not set any response code"},
@@ -53,6 +57,10 @@ func TestHostileRequests(t *testing.T) {
 				t.Fatalf("got %d %q, want %d %q", r.Code, r.Remark, tt.want, tt.remark)
 			}
 		})
+	}
+	if r := b.call(leader, remoting.GetControllerConfig, nil, nil); r.Code != remoting.Success ||
+		!strings.Contains(string(r.Body), "enableElectUncleanMaster=true\n") || !strings.Contains(string(r.Body), "controllerMaxHeartbeats=65536\n") {
+		t.Fatalf("config after the update: %d %s", r.Code, r.Body)
 	}
 	if r := b.call(leader, remoting.ControllerGetSyncStateData, nil, []byte(`["nope"]`)); r.Code != remoting.Success || string(r.Body) != `{"replicasInfoTable":{}}` {
 		t.Fatalf("sync data of unknown set: %d %s", r.Code, r.Body)

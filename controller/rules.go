@@ -49,7 +49,7 @@ func (r *result) setInt(key string, v int64) { r.set(key, strconv.FormatInt(v, 1
 type rules struct {
 	st      *State
 	hb      *Heartbeats
-	unclean bool // enableElectUncleanMaster
+	unclean func() bool // enableElectUncleanMaster, as it is now; nil: false
 	// maxSets and maxReplicas bound what APPLY_BROKER_ID may add
 	// (controllerMaxBrokerSets, controllerMaxReplicasPerSet); 0: no bound.
 	maxSets, maxReplicas int
@@ -130,7 +130,7 @@ func (ru rules) electMaster(req electRequest) *result {
 	s, info := st.syncs[req.BrokerName], st.replicas[req.BrokerName]
 	syncSet := s.set()
 	var all []int64
-	if ru.unclean {
+	if ru.unclean != nil && ru.unclean() {
 		all = info.ids()
 	}
 	var newMaster *int64

@@ -23,7 +23,7 @@ func setOf(t *testing.T, n int, master int64, syncSet []int64, unclean bool, ali
 		to := int64(10000)
 		hb.onHeartbeat(heartbeat{Cluster: "c", BrokerName: "b", BrokerAddr: "x", BrokerID: id, Epoch: &e, MaxOffset: &m, ElectionPriority: &p, TimeoutMillis: &to}, nil)
 	}
-	return rules{st: st, hb: hb, unclean: unclean}
+	return rules{st: st, hb: hb, unclean: func() bool { return unclean }}
 }
 
 func TestElectPolicy(t *testing.T) {
