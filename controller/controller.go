@@ -279,8 +279,11 @@ func (c *Controller) watchLeadership() {
 		case <-c.quit:
 			return
 		case leads := <-ch:
+			// Not ready until a barrier of this term: a "false" between two
+			// "true"s may have been dropped (raft keeps only the latest),
+			// and another leader may have committed entries meanwhile.
+			c.ready.Store(false)
 			if !leads {
-				c.ready.Store(false)
 				c.log.Info().Msg("controller lost leadership")
 				continue
 			}
