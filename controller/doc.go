@@ -2,7 +2,7 @@
 // metadata of every broker set (broker ids and addresses, master, master
 // epoch, SyncStateSet and its epoch) replicated with hashicorp/raft, the
 // election policy, broker heartbeats, and the answers to the controller
-// request codes (904, 1001–1006, 1011–1013) that Apache brokers in
+// request codes (904, 1001–1006, 1009–1013) that Apache brokers in
 // controller mode and mqadmin send.
 //
 // Owns: the replicated State and its raft log, snapshots and stable store
