@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -200,15 +201,34 @@ type ctlSend struct {
 	began time.Time
 }
 
-func TestControllerApacheFailover(t *testing.T) {
-	requireJava(t)
-	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
-		t.Skip("controller failover with Apache brokers runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
-	}
-	start := time.Now()
-	g := startControllers(t, "ctl-raft")
-	c, _ := startApacheNamesrv(t, "ctl-ns", "")
-	extra := fmt.Sprintf(`brokerName=%s
+// ctlBroker is one Apache broker of the set.
+type ctlBroker struct {
+	name, addr string
+	p          *proc
+}
+
+// ctlRig is the controller-mode topology: three rocketgo controllers, an
+// Apache name server, three Apache brokers in one set and a topic on them,
+// with producers sending once startLoad ran.
+type ctlRig struct {
+	t     *testing.T
+	g     *ctlGroup
+	c     *cluster
+	extra string
+	bs    []*ctlBroker
+	topic string
+
+	mu     sync.Mutex
+	acked  []ctlSend
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newCtlRig(t *testing.T, name string) *ctlRig {
+	t.Helper()
+	r := &ctlRig{t: t, g: startControllers(t, name+"-raft")}
+	r.c, _ = startApacheNamesrv(t, name+"-ns", "")
+	r.extra = fmt.Sprintf(`brokerName=%s
 brokerId=-1
 brokerRole=SLAVE
 enableControllerMode=true
@@ -217,165 +237,179 @@ allAckInSyncStateSet=true
 syncBrokerMetadataPeriod=1000
 checkSyncStateSetPeriod=1000
 syncControllerMetadataPeriod=2000
-`, ctlBrokerSet, strings.Join(g.addrs, ";"))
-	type broker struct {
-		name, addr string
-		p          *proc
-	}
-	var bs []*broker
-	startBroker := func(name string) *broker {
-		p, addr, _ := startApacheBroker(t, name, c.nsAddr, extra)
-		return &broker{name: name, addr: addr, p: p}
-	}
-	li := g.leader(30 * time.Second)
-	// state asks whichever controller leads now: on a loaded machine the
-	// controllers may change leader by themselves (raft's 1 s timeouts).
-	state := func() ctlSyncState {
-		var last error
-		for i := range g.addrs {
-			if g.procs[i] == nil {
-				continue
-			}
-			s, err := g.syncState(i)
-			if err == nil {
-				return s
-			}
-			last = err
-		}
-		t.Logf("sync state: %v", last)
-		return ctlSyncState{}
-	}
-
+`, ctlBrokerSet, strings.Join(r.g.addrs, ";"))
+	r.g.leader(30 * time.Second)
 	// The first broker becomes the master; two slaves join the SyncStateSet.
-	bs = append(bs, startBroker("ctl-b0"))
-	if !waitFor(t, 90*time.Second, func() bool { return state().masterAddr == bs[0].addr }) {
-		t.Fatalf("first broker never master: %+v", state())
+	r.bs = append(r.bs, r.startBroker(name+"-b0"))
+	if !waitFor(t, 90*time.Second, func() bool { return r.state().masterAddr == r.bs[0].addr }) {
+		t.Fatalf("first broker never master: %+v", r.state())
 	}
-	bs = append(bs, startBroker("ctl-b1"), startBroker("ctl-b2"))
-	if !waitFor(t, 120*time.Second, func() bool { return len(state().inSync) == 3 }) {
-		t.Fatalf("SyncStateSet never reached three: %+v", state())
+	r.bs = append(r.bs, r.startBroker(name+"-b1"), r.startBroker(name+"-b2"))
+	if !waitFor(t, 120*time.Second, func() bool { return len(r.state().inSync) == 3 }) {
+		t.Fatalf("SyncStateSet never reached three: %+v", r.state())
 	}
-	topic := uniq("CtlFailover")
-	for _, b := range bs {
-		createTopicOn(t, c.nsAddr, b.addr, topic)
+	r.topic = uniq("CtlFailover")
+	for _, b := range r.bs {
+		createTopicOn(t, r.c.nsAddr, b.addr, r.topic)
 	}
-	if !waitFor(t, 60*time.Second, func() bool { return routeMaster(c.nsAddr, topic) == bs[0].addr }) {
+	if !waitFor(t, 60*time.Second, func() bool { return routeMaster(r.c.nsAddr, r.topic) == r.bs[0].addr }) {
 		t.Fatal("route never shows the master")
 	}
+	return r
+}
 
-	// Producers: a failed send drops the producer and starts a new one,
-	// which reads the route afresh (the Go client otherwise polls the name
-	// server every 30 s; Java's pollNameServerInterval does the same job).
-	var (
-		mu    sync.Mutex
-		acked []ctlSend
-	)
+func (r *ctlRig) startBroker(name string) *ctlBroker {
+	p, addr, _ := startApacheBroker(r.t, name, r.c.nsAddr, r.extra)
+	return &ctlBroker{name: name, addr: addr, p: p}
+}
+
+// state asks whichever controller leads now: on a loaded machine the
+// controllers may change leader by themselves (raft's 1 s timeouts).
+func (r *ctlRig) state() ctlSyncState {
+	var last error
+	for i := range r.g.addrs {
+		if r.g.procs[i] == nil {
+			continue
+		}
+		s, err := r.g.syncState(i)
+		if err == nil {
+			return s
+		}
+		last = err
+	}
+	r.t.Logf("sync state: %v", last)
+	return ctlSyncState{}
+}
+
+// startLoad starts two producers. A failed send drops the producer and
+// starts a new one, which reads the route afresh (the Go client otherwise
+// polls the name server every 30 s; Java's pollNameServerInterval does the
+// same job).
+func (r *ctlRig) startLoad() {
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
+	r.cancel = cancel
 	for w := range 2 {
-		wg.Add(1)
+		r.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			p := newProducer(t, c, producer.WithRetry(0), producer.WithSendMsgTimeout(3*time.Second))
+			defer r.wg.Done()
+			p := newProducer(r.t, r.c, producer.WithRetry(0), producer.WithSendMsgTimeout(3*time.Second))
 			for i := 0; ctx.Err() == nil; i++ {
 				id := fmt.Sprintf("w%d-%d", w, i)
-				m := newMsg(topic, id, "TagCtl")
+				m := newMsg(r.topic, id, "TagCtl")
 				m.WithKeys([]string{id})
 				began := time.Now()
-				r, err := p.sendSync(ctx, m)
-				if err != nil || r.Status != primitive.SendOK {
+				res, err := p.sendSync(ctx, m)
+				if err != nil || res.Status != primitive.SendOK {
 					p.shutdown()
 					select {
 					case <-ctx.Done():
 						return
 					case <-time.After(100 * time.Millisecond):
 					}
-					p = newProducer(t, c, producer.WithRetry(0), producer.WithSendMsgTimeout(3*time.Second))
+					p = newProducer(r.t, r.c, producer.WithRetry(0), producer.WithSendMsgTimeout(3*time.Second))
 					continue
 				}
-				mu.Lock()
-				acked = append(acked, ctlSend{ackedMsg{id, r.MsgID, r.MessageQueue.QueueId, r.QueueOffset, "body-" + id}, began})
-				mu.Unlock()
+				r.mu.Lock()
+				r.acked = append(r.acked, ctlSend{ackedMsg{id, res.MsgID, res.MessageQueue.QueueId, res.QueueOffset, "body-" + id}, began})
+				r.mu.Unlock()
 			}
 			p.shutdown()
 		}()
 	}
-	ackedSince := func(t0 time.Time) (int, time.Time) {
-		mu.Lock()
-		defer mu.Unlock()
-		n := 0
-		var first time.Time
-		for _, a := range acked {
-			if a.began.After(t0) {
-				n++
-				if first.IsZero() || a.began.Before(first) {
-					first = a.began
-				}
+}
+
+// stopLoad stops the producers and returns every acknowledged message.
+func (r *ctlRig) stopLoad() []ackedMsg {
+	r.cancel()
+	r.wg.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := make([]ackedMsg, len(r.acked))
+	for i, a := range r.acked {
+		all[i] = a.ackedMsg
+	}
+	return all
+}
+
+// ackedSince counts the sends begun after t0 and accepted, and when the
+// first of them began.
+func (r *ctlRig) ackedSince(t0 time.Time) (int, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	var first time.Time
+	for _, a := range r.acked {
+		if a.began.After(t0) {
+			n++
+			if first.IsZero() || a.began.Before(first) {
+				first = a.began
 			}
 		}
-		return n, first
 	}
-	waitSends := func(t0 time.Time, n int, timeout time.Duration, what string) time.Time {
-		t.Helper()
-		var first time.Time
-		if !waitFor(t, timeout, func() bool {
-			var got int
-			got, first = ackedSince(t0)
-			return got >= n
-		}) {
-			got, _ := ackedSince(t0)
-			t.Fatalf("%s: %d sends accepted, want %d", what, got, n)
-		}
-		return first
-	}
-	waitSends(start, 200, 60*time.Second, "before the kill")
+	return n, first
+}
 
-	// SIGKILL the master.
-	old := bs[0]
+// waitSends waits for n sends begun after t0 to be accepted and returns
+// when the first began.
+func (r *ctlRig) waitSends(t0 time.Time, n int, timeout time.Duration, what string) time.Time {
+	r.t.Helper()
+	var first time.Time
+	if !waitFor(r.t, timeout, func() bool {
+		var got int
+		got, first = r.ackedSince(t0)
+		return got >= n
+	}) {
+		got, _ := r.ackedSince(t0)
+		r.t.Fatalf("%s: %d sends accepted, want %d", what, got, n)
+	}
+	return first
+}
+
+// ctlFailover is what one master kill measured.
+type ctlFailover struct {
+	elected, routed, firstSend time.Duration
+	newMaster                  string
+}
+
+// killMaster SIGKILLs the master, waits for the controllers to elect
+// another and the name server to route to it, and for sends to be
+// accepted again.
+func (r *ctlRig) killMaster() (*ctlBroker, ctlFailover) {
+	r.t.Helper()
+	s := r.state()
+	i := slices.IndexFunc(r.bs, func(b *ctlBroker) bool { return b.addr == s.masterAddr })
+	if i < 0 {
+		r.t.Fatalf("master %q is none of the brokers", s.masterAddr)
+	}
+	old := r.bs[i]
+	var f ctlFailover
 	killAt := time.Now()
 	killJava(old.p)
-	var elected, routed time.Duration
-	var newMaster string
-	if !waitFor(t, 60*time.Second, func() bool {
-		s := state()
-		if elected == 0 && s.masterAddr != "" && s.masterAddr != old.addr {
-			elected, newMaster = time.Since(killAt), s.masterAddr
+	if !waitFor(r.t, 60*time.Second, func() bool {
+		s := r.state()
+		if f.elected == 0 && s.masterAddr != "" && s.masterAddr != old.addr {
+			f.elected, f.newMaster = time.Since(killAt), s.masterAddr
 		}
-		if elected != 0 && routed == 0 && routeMaster(c.nsAddr, topic) == newMaster {
-			routed = time.Since(killAt)
+		if f.elected != 0 && f.routed == 0 && routeMaster(r.c.nsAddr, r.topic) == f.newMaster {
+			f.routed = time.Since(killAt)
 		}
-		return elected != 0 && routed != 0
+		return f.elected != 0 && f.routed != 0
 	}) {
-		t.Fatalf("no new master routed after the kill: elected %v routed %v %+v", elected, routed, state())
+		r.t.Fatalf("no new master routed after the kill: %+v %+v", f, r.state())
 	}
-	firstSend := waitSends(killAt, 1, 60*time.Second, "after the master's kill")
-	failover := firstSend.Sub(killAt)
-	waitSends(killAt, 200, 60*time.Second, "after the master's kill")
+	f.firstSend = r.waitSends(killAt, 1, 60*time.Second, "after the master's kill").Sub(killAt)
+	return old, f
+}
 
-	// SIGKILL the controller leader while the producers run: the others
-	// elect a leader with the same state; sends go on.
-	li = g.leader(30 * time.Second)
-	ctlKill := time.Now()
-	g.kill(li)
-	li = g.leader(30 * time.Second)
-	ctlLeader := time.Since(ctlKill)
-	// It serves once a barrier has applied the log (until then it answers
-	// CONTROLLER_NOT_LEADER, as Apache's does before its first append).
-	if !waitFor(t, 10*time.Second, func() bool { return state().masterAddr == newMaster }) {
-		t.Fatalf("new controller leader reports %+v, want master %q", state(), newMaster)
-	}
-	waitSends(ctlKill, 100, 60*time.Second, "after the controller leader's kill")
-	for i := range g.procs {
-		if g.procs[i] == nil {
-			g.start(i)
-		}
-	}
-
-	// The old master comes back (same store, a new port) as a slave.
-	back := startBroker(old.name)
-	if !waitFor(t, 120*time.Second, func() bool {
-		s := state()
-		code, rd, _, err := queryRoute(c.nsAddr, topic)
+// restart starts a killed broker again (same store, a new port) and waits
+// until it is a slave in the route and back in the SyncStateSet.
+func (r *ctlRig) restart(old *ctlBroker, master string) {
+	r.t.Helper()
+	back := r.startBroker(old.name)
+	r.bs[slices.Index(r.bs, old)] = back
+	if !waitFor(r.t, 120*time.Second, func() bool {
+		s := r.state()
+		code, rd, _, err := queryRoute(r.c.nsAddr, r.topic)
 		if err != nil || code != 0 || rd == nil {
 			return false
 		}
@@ -383,27 +417,90 @@ syncControllerMetadataPeriod=2000
 		for id, a := range rd.brokers[ctlBrokerSet] {
 			slave = slave || (a == back.addr && id != 0)
 		}
-		return s.masterAddr == newMaster && s.alive[back.addr] && slave
+		return s.masterAddr == master && s.alive[back.addr] && slices.Contains(s.inSync, back.addr) && slave
 	}) {
-		t.Fatalf("old master did not rejoin as a slave: %+v", state())
+		r.t.Fatalf("%s did not rejoin as an in-sync slave: %+v", old.name, r.state())
 	}
-	waitSends(time.Now(), 100, 60*time.Second, "after the old master rejoined")
-	cancel()
-	wg.Wait()
+}
 
-	mu.Lock()
-	all := make([]ackedMsg, len(acked))
-	for i, a := range acked {
-		all[i] = a.ackedMsg
+func TestControllerApacheFailover(t *testing.T) {
+	requireJava(t)
+	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("controller failover with Apache brokers runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
 	}
-	mu.Unlock()
-	checkAcked(t, &cluster{brokerAddr: newMaster}, topic, all, "on the new master")
-	admin := ctlAdmin(t, g, g.leader(30*time.Second), c.nsAddr, state)
-	checkAcked(t, &cluster{brokerAddr: admin}, topic, all, "on the master mqadmin electMaster chose")
+	start := time.Now()
+	r := newCtlRig(t, "ctl")
+	r.startLoad()
+	r.waitSends(start, 200, 60*time.Second, "before the kill")
+
+	old, f := r.killMaster()
+	r.waitSends(time.Now(), 200, 60*time.Second, "after the master's kill")
+
+	// SIGKILL the controller leader while the producers run: the others
+	// elect a leader with the same state; sends go on.
+	li := r.g.leader(30 * time.Second)
+	ctlKill := time.Now()
+	r.g.kill(li)
+	r.g.leader(30 * time.Second)
+	ctlLeader := time.Since(ctlKill)
+	// It serves once a barrier has applied the log (until then it answers
+	// CONTROLLER_NOT_LEADER, as Apache's does before its first append).
+	if !waitFor(t, 10*time.Second, func() bool { return r.state().masterAddr == f.newMaster }) {
+		t.Fatalf("new controller leader reports %+v, want master %q", r.state(), f.newMaster)
+	}
+	r.waitSends(ctlKill, 100, 60*time.Second, "after the controller leader's kill")
+	for i := range r.g.procs {
+		if r.g.procs[i] == nil {
+			r.g.start(i)
+		}
+	}
+
+	// The old master comes back as a slave.
+	r.restart(old, f.newMaster)
+	r.waitSends(time.Now(), 100, 60*time.Second, "after the old master rejoined")
+	all := r.stopLoad()
+	checkAcked(t, &cluster{brokerAddr: f.newMaster}, r.topic, all, "on the new master")
+	admin := ctlAdmin(t, r.g, r.g.leader(30*time.Second), r.c.nsAddr, r.state)
+	checkAcked(t, &cluster{brokerAddr: admin}, r.topic, all, "on the master mqadmin electMaster chose")
 	t.Logf("kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v; controller leader kill -> new leader %v",
-		elected.Round(time.Millisecond), routed.Round(time.Millisecond), failover.Round(time.Millisecond), ctlLeader.Round(time.Millisecond))
+		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond), ctlLeader.Round(time.Millisecond))
 	report(t, start, len(all), len(all), fmt.Sprintf("failover=%s elected=%s routed=%s ctlLeader=%s",
-		failover.Round(time.Millisecond), elected.Round(time.Millisecond), routed.Round(time.Millisecond), ctlLeader.Round(time.Millisecond)))
+		f.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), ctlLeader.Round(time.Millisecond)))
+}
+
+// TestControllerApacheSoak kills the master again and again under load
+// (ROCKETGO_CONTROLLER_KILLS, default 5; make soak-controller runs 20):
+// each time a new master is elected and takes the sends, the killed broker
+// comes back as an in-sync slave, and at the end every acknowledged
+// message is on the last master.
+func TestControllerApacheSoak(t *testing.T) {
+	requireJava(t)
+	if os.Getenv("ROCKETGO_CONTROLLER_SOAK") == "" {
+		t.Skip("repeated master kills run with ROCKETGO_CONTROLLER_SOAK=1 (make soak-controller)")
+	}
+	kills := 5
+	if n, err := strconv.Atoi(os.Getenv("ROCKETGO_CONTROLLER_KILLS")); err == nil && n > 0 {
+		kills = n
+	}
+	start := time.Now()
+	r := newCtlRig(t, "ctlsoak")
+	r.startLoad()
+	r.waitSends(start, 200, 60*time.Second, "before the first kill")
+	var times []string
+	var worst time.Duration
+	master := ""
+	for k := range kills {
+		old, f := r.killMaster()
+		master = f.newMaster
+		worst = max(worst, f.firstSend)
+		times = append(times, f.firstSend.Round(10*time.Millisecond).String())
+		r.waitSends(time.Now(), 100, 60*time.Second, fmt.Sprintf("kill %d", k+1))
+		r.restart(old, master)
+		t.Logf("kill %d: new master %s elected %v, first accepted send %v", k+1, master, f.elected.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
+	}
+	all := r.stopLoad()
+	checkAcked(t, &cluster{brokerAddr: master}, r.topic, all, "after the kills")
+	report(t, start, len(all), len(all), fmt.Sprintf("kills=%d worst=%s firstSend=%s", kills, worst.Round(time.Millisecond), strings.Join(times, ",")))
 }
 
 // ctlAdmin runs Apache 5.3.3 mqadmin's controller commands against the
