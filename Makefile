@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 100000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-acl2-apache test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
+.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-acl2-apache test-controller soak-controller test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -100,6 +100,20 @@ soak-ha: build
 test-ha-apache: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_TARGETS=rocketgo,apache \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestHosts'
+
+# Controller mode (issue #20): three mqcontroller, an Apache 5.3.3 name
+# server and three Apache 5.3.3 brokers with enableControllerMode=true; kill
+# -9 of the master and of the controller leader under load, mqadmin's
+# controller commands. A few minutes of JVMs: not in make test.
+test-controller: build
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 \
+		$(GO) test -count=1 -timeout 20m -v -run 'TestController'
+
+# Twenty kill -9 of the master under load through the rocketgo controllers
+# (Apache 5.3.3 brokers); every acknowledged message must be on the last master.
+soak-controller: build
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER_SOAK=1 \
+		ROCKETGO_CONTROLLER_KILLS=20 $(GO) test -count=1 -timeout 60m -v -run 'TestControllerApacheSoak'
 
 # Every proxy test with the proxy inside the broker (mqbroker
 # --enable-proxy, local mode) instead of mqproxy; make test runs the Go

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/controller"
 	"github.com/rocketgo/rocketgo/internal/logging"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -40,8 +41,10 @@ func run() int {
 	defer logFile.Close()
 
 	cfg := namesrv.DefaultConfig()
+	ccfg := controller.DefaultConfig()
+	var em embed
 	if *configFile != "" {
-		if err := config.Load(*configFile, &cfg, log); err != nil {
+		if err := loadConfigs(*configFile, &cfg, &ccfg, &em, log); err != nil {
 			log.Error().Err(err).Msg("config not loaded")
 			return 1
 		}
@@ -50,6 +53,11 @@ func run() int {
 	if *printConfig {
 		for _, kv := range config.Pairs(cfg) {
 			fmt.Printf("%s=%s\n", kv[0], kv[1])
+		}
+		if em.EnableControllerInNamesrv {
+			for _, kv := range config.Pairs(ccfg) {
+				fmt.Printf("%s=%s\n", kv[0], kv[1])
+			}
 		}
 		return 0
 	}
@@ -64,6 +72,21 @@ func run() int {
 		log.Error().Err(err).Msg("name server not started")
 		return 1
 	}
+	// The embedded controller (enableControllerInNamesrv) serves its own
+	// port, the self entry of controllerDLegerPeers, as Apache's does.
+	var ctl *controller.Controller
+	if em.EnableControllerInNamesrv {
+		if ctl, err = controller.New(ccfg, log); err == nil {
+			err = ctl.Start()
+		}
+		if err != nil {
+			log.Error().Err(err).Msg("embedded controller not started")
+			shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = ns.Shutdown(shutCtx) // the controller's error is the one reported
+			cancel()
+			return 1
+		}
+	}
 	// Apache's start-up line on stdout: scripts and container checks wait for it.
 	fmt.Fprintf(os.Stdout, "The Name Server boot success. serializeType=JSON, address %s\n", ns.Addr())
 
@@ -73,12 +96,21 @@ func run() int {
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
+	case <-ctlDone(ctl):
+		log.Error().Err(ctl.Err()).Msg("controller remoting engine stopped unexpectedly")
+		code = 1
 	case <-ns.Done():
 		log.Error().Err(ns.Err()).Msg("remoting engine stopped unexpectedly")
 		code = 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if ctl != nil {
+		if err := ctl.Shutdown(ctx); err != nil {
+			log.Error().Err(err).Msg("controller shutdown incomplete")
+			code = 1
+		}
+	}
 	if err := ns.Shutdown(ctx); err != nil {
 		log.Error().Err(err).Msg("shutdown incomplete")
 		code = 1

@@ -14,6 +14,8 @@
 #                                            exec Apache's proxy (cluster mode) on 127.0.0.1
 #                                            (DIR/proxy.extra.json, when present: more
 #                                            ,"key":value members of rmq-proxy.json)
+#   run.sh controller CONF DIR               exec Apache's controller (ControllerStartup -c CONF;
+#                                            DLedger between controllers), ROCKETMQ_HOME=DIR
 #   run.sh all [NSPORT BROKERPORT DIR]       both in the foreground (make reference); Ctrl-C stops
 #
 # DIR is ROCKETMQ_HOME and user.home (logs land in DIR/logs). Heap is 256 MB.
@@ -82,6 +84,16 @@ CONF
 	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$dir/broker.properties" -n "$ns"
 }
 
+controller() {
+	local conf=$1 dir=$2
+	mkdir -p "$dir"
+	local cp
+	cp=$(classpath)
+	export ROCKETMQ_HOME="$dir"
+	# shellcheck disable=SC2046
+	exec java $(java_opts "$dir") -cp "$cp" org.apache.rocketmq.controller.ControllerStartup -c "$conf"
+}
+
 proxy() {
 	local gport=$1 rport=$2 ns=$3 dir=$4 cluster=${5:-ReferenceCluster}
 	mkdir -p "$dir/conf"
@@ -113,6 +125,7 @@ namesrv) namesrv "$@" ;;
 broker) broker "$@" ;;
 broker-acl1) broker_pom_dir="$here/acl1" broker "$@" ;;
 proxy) proxy "$@" ;;
+controller) controller "$@" ;;
 all) all "$@" ;;
-*) echo "usage: $0 classpath | namesrv PORT DIR | broker[-acl1] PORT NSADDR DIR [CLUSTER] | proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER] | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
+*) echo "usage: $0 classpath | namesrv PORT DIR | broker[-acl1] PORT NSADDR DIR [CLUSTER] | proxy GRPCPORT REMOTINGPORT NSADDR DIR [CLUSTER] | controller CONF DIR | all [NSPORT BROKERPORT DIR]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,35 @@
+// Package controller is Apache RocketMQ 5.x's controller: the replica
+// metadata of every broker set (broker ids and addresses, master, master
+// epoch, SyncStateSet and its epoch) replicated with hashicorp/raft, the
+// election policy, broker heartbeats, and the answers to the controller
+// request codes (904, 1001–1006, 1009–1013) that Apache brokers in
+// controller mode and mqadmin send.
+//
+// Owns: the replicated State and its raft log, snapshots and stable store
+// (controllerStorePath); the in-memory heartbeat table (each controller keeps
+// its own, as Apache's DefaultBrokerHeartbeatManager does: brokers send
+// heartbeats to every controller); elections triggered by an inactive master;
+// NOTIFY_BROKER_ROLE_CHANGED pushes after an election.
+//
+// Never: stores messages; decides anything on a follower (followers answer
+// CONTROLLER_NOT_LEADER, as Apache's do); blocks an event loop (raft proposals
+// run on the controller's workers and answer with Conn.Reply).
+//
+// The controller-to-controller protocol is raft (hashicorp/raft's TCP
+// transport), not DLedger: an Apache controller cannot join a rocketgo one.
+// Brokers and mqadmin see only the Remoting protocol, byte for byte Apache's.
+//
+// Invariants:
+//   - State changes only in the raft FSM's Apply (events), in log order; the
+//     rules that produce events read the state under the proposal lock, so
+//     one proposal's read and its events are not interleaved with another's
+//     (Apache's single EventScheduler thread).
+//   - The leader serves only after a raft barrier: everything committed
+//     before it became leader is applied.
+//
+// Goroutines: raft's own; workers serving requests; the leadership watcher;
+// the heartbeat scan; the inactive-master scan; the notifier. All started by
+// Start, stopped and awaited by Shutdown.
+//
+// Lock order: propose, then state (read) — never state then propose.
+package controller
