@@ -97,7 +97,12 @@ func becomeMaster(t *testing.T, c *Client, b Broker, id int64) ReplicaState {
 // get-next-id/apply-id, the first elected master with epoch 1, the second
 // told who the master is, and a restart keeping its id.
 func TestRegisterWithController(t *testing.T) {
-	addr := startController(t)
+	registerScenario(t, startController(t))
+}
+
+// registerScenario is run against rocketgo's controller here and Apache's
+// in apache_test.go.
+func registerScenario(t *testing.T, addr string) {
 	c := newClient(t, "127.0.0.1:1;"+addr) // a dead address first: the leader lookup skips it
 	ctx := context.Background()
 	a := Broker{Cluster: "c1", BrokerName: "b1", Addr: "127.0.0.1:30911"}
@@ -152,7 +157,10 @@ func TestRegisterWithController(t *testing.T) {
 // id another broker applied is refused and the temp file dropped; files of
 // another broker name stop registration.
 func TestRegisterResumeAndRefusals(t *testing.T) {
-	addr := startController(t)
+	resumeScenario(t, startController(t))
+}
+
+func resumeScenario(t *testing.T, addr string) {
 	c := newClient(t, addr)
 	ctx := context.Background()
 	b := Broker{Cluster: "c1", BrokerName: "b2", Addr: "127.0.0.1:30931"}
