@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,7 +107,7 @@ func (c *Client) call(ctx context.Context, addr string, req *remoting.Command) (
 
 // toLeader sends to the remembered leader, looking it up first and once
 // more when the answer is CONTROLLER_NOT_LEADER or the call fails.
-func (c *Client) toLeader(ctx context.Context, code int32, ext map[string]string) (*remoting.Command, error) {
+func (c *Client) toLeader(ctx context.Context, code int32, ext map[string]string, body ...byte) (*remoting.Command, error) {
 	c.mu.Lock()
 	leader := c.leader
 	c.mu.Unlock()
@@ -117,7 +118,7 @@ func (c *Client) toLeader(ctx context.Context, code int32, ext map[string]string
 				return nil, err
 			}
 		}
-		resp, err := c.call(ctx, leader, remoting.NewRequest(code, ext, nil))
+		resp, err := c.call(ctx, leader, remoting.NewRequest(code, ext, body))
 		var ref *RefusedError
 		if err == nil || attempt > 0 || (errors.As(err, &ref) && ref.Code != remoting.ControllerNotLeader) {
 			return resp, err
@@ -166,6 +167,34 @@ func (c *Client) Elect(ctx context.Context, cluster, brokerName string, id int64
 		return ReplicaState{}, err
 	}
 	return decodeState(resp)
+}
+
+// AlterSyncStateSet is CONTROLLER_ALTER_SYNC_STATE_SET (1001): the master
+// (id, epoch) proposes set as the successor of SyncStateSet epoch
+// setEpoch; the controller answers the accepted set and its new epoch.
+func (c *Client) AlterSyncStateSet(ctx context.Context, brokerName string, masterID int64, masterEpoch int32,
+	set []int64, setEpoch int32) ([]int64, int32, error) {
+	ids := slices.Sorted(slices.Values(set))
+	body := []byte(`{"syncStateSet":[`)
+	for i, id := range ids {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = strconv.AppendInt(body, id, 10)
+	}
+	body = append(body, `],"syncStateSetEpoch":`...)
+	body = strconv.AppendInt(body, int64(setEpoch), 10)
+	body = append(body, '}')
+	resp, err := c.toLeader(ctx, remoting.ControllerAlterSyncStateSet, map[string]string{"brokerName": brokerName,
+		"masterBrokerId": strconv.FormatInt(masterID, 10), "masterEpoch": strconv.FormatInt(int64(masterEpoch), 10)}, body...)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := decodeState(resp)
+	if err != nil {
+		return nil, 0, err
+	}
+	return st.SyncStateSet, st.SyncStateSetEpoch, nil
 }
 
 // ReplicaInfo is CONTROLLER_GET_REPLICA_INFO (1004).

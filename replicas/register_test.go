@@ -45,6 +45,8 @@ func startController(t *testing.T) string {
 	cfg.ControllerStorePath = t.TempDir()
 	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
 	cfg.ControllerRaftElectionTimeoutMillis = 300
+	cfg.ScanInactiveMasterInterval = 300
+	cfg.ScanNotActiveBrokerInterval = 300
 	cfg.ControllerThreadPoolNums = 2
 	cfg.ControllerRequestThreadPoolQueueCapacity = 16
 	c, err := controller.New(cfg, testutil.Logger())
