@@ -34,7 +34,7 @@ func startApacheController(t *testing.T) string {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "controller.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=g\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\ncontrollerStorePath=%s\n",
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=g\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\ncontrollerStorePath=%s\nscanInactiveMasterInterval=1000\nscanNotActiveBrokerInterval=1000\n",
 		addr, filepath.Join(dir, "store"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,13 @@ func startApacheController(t *testing.T) string {
 	return addr
 }
 
-// The same registration, election, restart, resume and refusals through
+// The same registration, election, restart, resume, refusals and role
+// change after the master's heartbeats stop through
 // Apache 5.3.3's controller: rocketgo brokers register with it as Apache
 // brokers do (the scenarios use different broker names, so they share it).
 func TestRegisterWithApacheController(t *testing.T) {
 	addr := startApacheController(t)
 	t.Run("register", func(t *testing.T) { registerScenario(t, addr) })
 	t.Run("resume", func(t *testing.T) { resumeScenario(t, addr) })
+	t.Run("role", func(t *testing.T) { roleScenario(t, addr) })
 }

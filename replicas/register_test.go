@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/rocketgo/rocketgo/controller"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -49,7 +51,8 @@ func startController(t *testing.T) string {
 	cfg.ScanNotActiveBrokerInterval = 300
 	cfg.ControllerThreadPoolNums = 2
 	cfg.ControllerRequestThreadPoolQueueCapacity = 16
-	c, err := controller.New(cfg, testutil.Logger())
+	// The controller's log goes to the test's output (shown on failure).
+	c, err := controller.New(cfg, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,12 @@ type fakeBroker struct {
 	hbDone   sync.WaitGroup
 }
 
-func startFakeBroker(t *testing.T, c *Client, maxOffset int64) *fakeBroker {
+func startFakeBroker(t *testing.T, addr string, maxOffset int64) *fakeBroker {
 	t.Helper()
+	// Its own connection, as a real broker has: the controller closes the
+	// connection of a broker whose heartbeats expired, which would drop
+	// every broker sharing it.
+	c := newClient(t, addr)
 	fb := &fakeBroker{notified: make(chan ReplicaState, 4), stopHB: make(chan struct{})}
 	srv := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1}, remoting.Table{
 		remoting.NotifyBrokerRoleChanged: func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -67,7 +71,7 @@ func startFakeBroker(t *testing.T, c *Client, maxOffset int64) *fakeBroker {
 		defer tick.Stop()
 		for {
 			_ = c.SendHeartbeat(context.Background(), Heartbeat{Cluster: "c1", BrokerName: "rb", BrokerAddr: fb.b.Addr,
-				BrokerID: id, Epoch: fb.epochs.LastEpoch(), MaxOffset: maxOffset, ConfirmOffset: maxOffset, TimeoutMillis: 1000})
+				BrokerID: id, Epoch: fb.epochs.LastEpoch(), MaxOffset: maxOffset, ConfirmOffset: maxOffset, TimeoutMillis: 3000})
 			select {
 			case <-fb.stopHB:
 				return
@@ -101,8 +105,8 @@ func TestRoleChangeWithController(t *testing.T) {
 func roleScenario(t *testing.T, addr string) {
 	c := newClient(t, addr)
 	ctx := context.Background()
-	a := startFakeBroker(t, c, 4096)
-	b := startFakeBroker(t, c, 2048)
+	a := startFakeBroker(t, addr, 4096)
+	b := startFakeBroker(t, addr, 2048)
 
 	st := becomeMaster(t, c, a.b, a.id)
 	role, changed, err := a.roles.Apply(st)
@@ -148,10 +152,12 @@ func roleScenario(t *testing.T, addr string) {
 		}
 	}
 	t.Logf("master heartbeats stopped → b notified it is master: %v", time.Since(killed).Round(time.Millisecond))
-	if role.MasterEpoch != 2 || role.BrokerID != 0 || role.MasterID != b.id {
+	// Epoch 2 unless a loaded machine delayed b's heartbeats past their
+	// 3 s timeout too, and an election failed in between (each takes one).
+	if role.MasterEpoch < 2 || role.BrokerID != 0 || role.MasterID != b.id {
 		t.Fatalf("b after the push: %+v", role)
 	}
-	if got := b.epochs.All(); len(got) != 1 || got[0].Epoch != 2 || got[0].StartOffset != 2048 {
+	if got := b.epochs.All(); len(got) != 1 || got[0].Epoch != role.MasterEpoch || got[0].StartOffset != 2048 {
 		t.Fatalf("b's epoch file: %v", got)
 	}
 	info, err = c.ReplicaInfo(ctx, "rb")
@@ -159,7 +165,7 @@ func roleScenario(t *testing.T, addr string) {
 		t.Fatal(err)
 	}
 	role, changed, err = a.roles.Apply(info)
-	if err != nil || !changed || role.Master || role.MasterAddr != b.b.Addr || role.MasterEpoch != 2 {
+	if err != nil || !changed || role.Master || role.MasterAddr != b.b.Addr || role.MasterEpoch != b.roles.Epoch() {
 		t.Fatalf("old master after the poll: %+v %v %v", role, changed, err)
 	}
 }
