@@ -1,0 +1,16 @@
+// Package autoswitch is Apache RocketMQ 5.x's AutoSwitch HA protocol
+// (spec/ha.md §3, 5.1.1+ layout), used by brokers in controller mode beside
+// the classic protocol of package ha, which it does not replace: the two
+// are not wire compatible.
+//
+// Owns so far: the wire format (frame.go): the slave's handshake and
+// offset reports, the master's handshake (its epoch entries) and transfer
+// headers (each tagged with the epoch of its bytes and the confirm offset).
+// Never: decides roles (replicas/ and the controller do), parses Remoting
+// frames, trusts a peer's sizes (every body is bounded before it is read).
+//
+// Not done yet (issue #20): the master and slave connections — handshake
+// with epochs, truncation to the consistent point (store.EpochCache), TRANSFER
+// frames never crossing an epoch boundary, confirm offset, SyncStateSet
+// maintenance with CONTROLLER_ALTER_SYNC_STATE_SET.
+package autoswitch
