@@ -6,12 +6,13 @@
 // Owns so far: the wire format (frame.go): the slave's handshake and
 // offset reports, the master's handshake (its epoch entries) and transfer
 // headers (each tagged with the epoch of its bytes and the confirm offset);
-// the slave's truncation decision after the handshake (truncate.go).
+// the slave's truncation decision after the handshake (truncate.go); the
+// master's chunking, one epoch per TRANSFER frame (chunk.go).
 // Never: decides roles (replicas/ and the controller do), parses Remoting
 // frames, trusts a peer's sizes (every body is bounded before it is read).
 //
 // Not done yet (issue #20): the master and slave connections — handshake
-// with epochs, doing the truncation in the store, TRANSFER
-// frames never crossing an epoch boundary, confirm offset, SyncStateSet
+// with epochs, doing the truncation in the store, sending the chunks,
+// confirm offset, SyncStateSet
 // maintenance with CONTROLLER_ALTER_SYNC_STATE_SET.
 package autoswitch
