@@ -7,7 +7,8 @@
 // offset reports, the master's handshake (its epoch entries) and transfer
 // headers (each tagged with the epoch of its bytes and the confirm offset);
 // the slave's truncation decision after the handshake (truncate.go); the
-// master's chunking, one epoch per TRANSFER frame (chunk.go).
+// master's chunking, one epoch per TRANSFER frame (chunk.go); the slave's
+// checks, epoch entries and confirm offset per received frame (receive.go).
 // Never: decides roles (replicas/ and the controller do), parses Remoting
 // frames, trusts a peer's sizes (every body is bounded before it is read).
 //
