@@ -104,8 +104,10 @@ test-ha-apache: build
 # Controller mode (issue #20): three mqcontroller, an Apache 5.3.3 name
 # server and three Apache 5.3.3 brokers with enableControllerMode=true; kill
 # -9 of the master and of the controller leader under load, mqadmin's
-# controller commands. A few minutes of JVMs: not in make test.
+# controller commands; rocketgo brokers' registration (replicas/) with
+# Apache 5.3.3's controller. A few minutes of JVMs: not in make test.
 test-controller: build
+	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestRegisterWithApacheController' ./replicas/
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestController'
 

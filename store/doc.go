@@ -6,10 +6,11 @@
 //	  consumequeue/<topic>/<queueId>/<20 digits>  mapped, 20-byte entries
 //	  index/<yyyyMMddHHmmssSSS>                    mapped hash index by KEYS/UNIQ_KEY
 //	  checkpoint                                   4096 bytes of timestamps
+//	  epochFileCheckpoint (+ .bak)                 controller mode: epoch -> start offset (epochfile.go)
 //	  abort                                        exists while the store is open
 //	  lock                                         fcntl range lock [0,1)
 //
-// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint; flush, the offset
+// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint, the epoch file; flush, the offset
 // waiter (wait.go: completions keyed by commit log offset, fulfilled by the
 // flush and, later, by replica acknowledgements), dispatch, recovery,
 // cleanup (retention and disk-full refusal), the next commit log file

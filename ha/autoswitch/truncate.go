@@ -1,0 +1,50 @@
+package autoswitch
+
+// The slave's decision after the master's handshake (Apache's
+// AutoSwitchHAClient.doTruncate): a slave without epoch entries is a new
+// replica (or a store migrated from classic HA) and keeps what it has;
+// otherwise both epoch lists, closed at the respective max offsets, give
+// the consistent point, and the slave truncates its commit log, consume
+// queues and epoch file there before it reports and receives. The caller
+// does the truncation (the store requires a record boundary).
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// ErrNoConsistentPoint is returned when no epoch of the slave exists on
+// the master with the same start offset: the slave cannot follow this
+// master without an operator (Apache retries and logs the same).
+var ErrNoConsistentPoint = errors.New("no consistent point with the master")
+
+// Truncation says whether and where the slave truncates.
+type Truncation struct {
+	Truncate bool
+	Offset   int64 // the consistent point, when Truncate
+}
+
+// TruncatePoint decides for a slave holding local epoch entries and
+// commit log bytes up to localMax, given the master's handshake.
+func TruncatePoint(local []store.EpochEntry, localMax int64, master MasterFrame) (Truncation, error) {
+	if len(local) == 0 {
+		return Truncation{}, nil
+	}
+	mc, err := store.NewEpochCache(master.Epochs)
+	if err != nil {
+		return Truncation{}, fmt.Errorf("master's epoch entries: %w: %w", ErrFrame, err)
+	}
+	mc.SetLastEnd(master.MaxOffset)
+	lc, err := store.NewEpochCache(local)
+	if err != nil {
+		return Truncation{}, fmt.Errorf("local epoch entries: %w", err)
+	}
+	lc.SetLastEnd(localMax)
+	p := lc.ConsistentPoint(mc)
+	if p < 0 {
+		return Truncation{}, fmt.Errorf("local %v, master %v: %w", local, master.Epochs, ErrNoConsistentPoint)
+	}
+	return Truncation{Truncate: true, Offset: p}, nil
+}

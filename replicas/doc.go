@@ -1,0 +1,17 @@
+// Package replicas is the broker side of Apache RocketMQ 5.x controller mode
+// (Apache's ReplicasManager and BrokerOuterAPI's controller calls): the
+// broker identity files, the registration with a controller (get-next-id
+// 1012 → apply-id 1013 → register 1003, then elect 1002 when the set has no
+// master), heartbeats (904, to every controller) and the replica info poll
+// (1004). It speaks to Apache's controller and to rocketgo's (controller/)
+// alike: only the Remoting protocol is shared.
+//
+// Owns: <storePathRootDir>/brokerIdentity and brokerIdentity-temp; the
+// controller leader address it last found.
+// Never: serves controller requests (controller/ does); changes the store
+// or the broker's role itself: callers act on the ReplicaState it returns.
+//
+// Not done yet (issue #20): the broker wiring (enableControllerMode,
+// periodic heartbeat and poll, NOTIFY_BROKER_ROLE_CHANGED 1008, role change
+// with the epoch file and name-server re-registration) and AutoSwitch HA.
+package replicas

@@ -1,0 +1,104 @@
+package replicas
+
+// Role changes as Apache's ReplicasManager.changeBrokerRole decides them:
+// a controller answer (register, elect, the replica info poll, or a
+// NOTIFY_BROKER_ROLE_CHANGED push) matters only when it names a master
+// with an epoch above the one this broker last acted on. Becoming master
+// appends (epoch, commit log max offset) to the epoch file, first dropping
+// entries of that epoch or later; brokers then serve as brokerId 0. Becoming
+// slave keeps the controller-assigned id and follows the named master.
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// Role is what the broker must become.
+type Role struct {
+	Master            bool
+	BrokerID          int64 // 0 for the master, else the controller-assigned id
+	ControllerID      int64 // this broker's id at the controller
+	MasterID          int64
+	MasterAddr        string
+	MasterEpoch       int32
+	SyncStateSetEpoch int32
+	SyncStateSet      []int64
+}
+
+// Roles tracks the master epoch a broker acted on and keeps its epoch file.
+type Roles struct {
+	mu        sync.Mutex
+	self      int64
+	epoch     int32
+	epochs    *store.EpochCache
+	maxOffset func() int64
+	log       zerolog.Logger
+}
+
+// NewRoles returns the tracker of the broker with controller id self;
+// maxOffset is its commit log's max offset.
+func NewRoles(self int64, epochs *store.EpochCache, maxOffset func() int64, log zerolog.Logger) *Roles {
+	return &Roles{self: self, epochs: epochs, maxOffset: maxOffset, log: log}
+}
+
+// Epoch returns the master epoch last acted on (0: none yet).
+func (r *Roles) Epoch() int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.epoch
+}
+
+// Apply returns the role st asks for; false when st changes nothing (no
+// master, or an epoch not above the current one).
+func (r *Roles) Apply(st ReplicaState) (Role, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st.MasterID == nil || st.MasterEpoch <= r.epoch {
+		return Role{}, false, nil
+	}
+	role := Role{ControllerID: r.self, MasterID: *st.MasterID, MasterAddr: st.MasterAddr,
+		MasterEpoch: st.MasterEpoch, SyncStateSetEpoch: st.SyncStateSetEpoch,
+		SyncStateSet: append([]int64(nil), st.SyncStateSet...)}
+	if *st.MasterID != r.self {
+		role.BrokerID = r.self
+		r.epoch = st.MasterEpoch
+		r.log.Info().Int64("masterBrokerId", role.MasterID).Str("masterAddress", role.MasterAddr).
+			Int32("masterEpoch", role.MasterEpoch).Msg("change to slave")
+		return role, true, nil
+	}
+	role.Master = true
+	if r.epochs.LastEpoch() >= st.MasterEpoch {
+		if err := r.epochs.TruncateFromEpoch(st.MasterEpoch); err != nil {
+			return Role{}, false, fmt.Errorf("change to master epoch %d: %w", st.MasterEpoch, err)
+		}
+	}
+	start := r.maxOffset()
+	err := r.epochs.Append(st.MasterEpoch, start)
+	switch {
+	case errors.Is(err, store.ErrEpochOrder):
+		// Nothing written since the last term started: Apache's appendEntry
+		// refuses the same entry, logs it and the broker still becomes master.
+		r.log.Warn().Err(err).Msg("epoch entry not appended")
+	case err != nil:
+		return Role{}, false, fmt.Errorf("change to master epoch %d: %w", st.MasterEpoch, err)
+	}
+	r.epoch = st.MasterEpoch
+	r.log.Info().Int32("masterEpoch", st.MasterEpoch).Int64("startOffset", start).Msg("change to master")
+	return role, true, nil
+}
+
+// DecodeRoleChanged reads NOTIFY_BROKER_ROLE_CHANGED (1008): the header's
+// masterBrokerId, masterAddress, masterEpoch, syncStateSetEpoch and the
+// SyncStateSet body.
+func DecodeRoleChanged(req *remoting.Command) (ReplicaState, error) {
+	if req.Code != remoting.NotifyBrokerRoleChanged {
+		return ReplicaState{}, fmt.Errorf("code %d is not NOTIFY_BROKER_ROLE_CHANGED", req.Code)
+	}
+	return decodeState(req)
+}
