@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 100000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-trace test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
+.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-trace test-dashboard test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -173,6 +173,13 @@ test-acl-apache: build
 test-trace: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_TRACE=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestTrace' ./...
+
+# rocketmq-dashboard's REST answers against rocketgo and the Apache 5.3.3
+# reference for the same scenario (issue #18): compat-tests/dashboard/run.sh
+# builds the dashboard from its public sources into /var/cache/rocketgo-dashboard
+# (once; the backend only) and runs TestDashboard (~5 min).
+test-dashboard: build
+	ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) compat-tests/dashboard/run.sh
 
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of
