@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 100000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-acl2-apache test-controller soak-controller test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
+.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -185,6 +185,22 @@ test-acl-apache: build
 test-acl2-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_AUTH2_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 15m -v -run 'TestAuth2|TestJavaAuth2' ./...
+
+# Message trace (issue #18) against rocketgo and the Apache 5.3.3 reference,
+# both with traceTopicEnable=true (TestTrace) and without (TestTraceDisabled):
+# the Java 4.9.8 and 5.3.3 clients' and the Go client's trace records and
+# mqadmin queryMsgTraceById, compared field by field; hostile trace messages.
+# Outside make test: two Apache brokers and three JVMs (~8 min).
+test-trace: build
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_TRACE=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
+		$(GO) test -count=1 -timeout 20m -v -run 'TestTrace' ./...
+
+# rocketmq-dashboard's REST answers against rocketgo and the Apache 5.3.3
+# reference for the same scenario (issue #18): compat-tests/dashboard/run.sh
+# builds the dashboard from its public sources into /var/cache/rocketgo-dashboard
+# (once; the backend only) and runs TestDashboard (~5 min).
+test-dashboard: build
+	ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) compat-tests/dashboard/run.sh
 
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of

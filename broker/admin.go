@@ -6,6 +6,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -322,28 +323,33 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		}
 	}
 	pullQueued, pullCapacity := b.PullQueue()
-	return map[string]string{
-		"brokerActive":                             strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
-		"brokerVersionDesc":                        BrokerVersionDesc,
-		"brokerVersion":                            strconv.Itoa(int(remoting.ServerVersion)),
-		"msgPutTotalYesterdayMorning":              strconv.FormatInt(rs.putYesterdayMorning, 10),
-		"msgPutTotalTodayMorning":                  strconv.FormatInt(rs.putTodayMorning, 10),
-		"msgPutTotalTodayNow":                      strconv.FormatInt(rs.putNow, 10),
-		"msgGetTotalYesterdayMorning":              strconv.FormatInt(rs.getYesterdayMorning, 10),
-		"msgGetTotalTodayMorning":                  strconv.FormatInt(rs.getTodayMorning, 10),
-		"msgGetTotalTodayNow":                      strconv.FormatInt(rs.getNow, 10),
-		"dispatchBehindBytes":                      strconv.FormatInt(st.MaxPhyOffset()-st.DispatchedPhyOffset(), 10),
-		"pageCacheLockTimeMills":                   "0",
-		"earliestMessageTimeStamp":                 strconv.FormatInt(earliest, 10),
-		"startAcceptSendRequestTimeStamp":          "0",
-		"timerReadBehind":                          "0",
-		"timerOffsetBehind":                        "0",
-		"timerCongestNum":                          "0",
-		"timerEnqueueTps":                          "0.0",
-		"timerDequeueTps":                          "0.0",
-		"remainTransientStoreBufferNumbs":          "0",
+	_, cqRatio, _ := st.DiskUsedRatios()
+	info := map[string]string{
+		"brokerActive":                    strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
+		"brokerVersionDesc":               BrokerVersionDesc,
+		"brokerVersion":                   strconv.Itoa(int(remoting.ServerVersion)),
+		"msgPutTotalYesterdayMorning":     strconv.FormatInt(rs.putYesterdayMorning, 10),
+		"msgPutTotalTodayMorning":         strconv.FormatInt(rs.putTodayMorning, 10),
+		"msgPutTotalTodayNow":             strconv.FormatInt(rs.putNow, 10),
+		"msgGetTotalYesterdayMorning":     strconv.FormatInt(rs.getYesterdayMorning, 10),
+		"msgGetTotalTodayMorning":         strconv.FormatInt(rs.getTodayMorning, 10),
+		"msgGetTotalTodayNow":             strconv.FormatInt(rs.getNow, 10),
+		"dispatchBehindBytes":             strconv.FormatInt(st.MaxPhyOffset()-st.DispatchedPhyOffset(), 10),
+		"pageCacheLockTimeMills":          "0",
+		"earliestMessageTimeStamp":        strconv.FormatInt(earliest, 10),
+		"startAcceptSendRequestTimeStamp": "0",
+		"timerReadBehind":                 "0",
+		"timerOffsetBehind":               "0",
+		"timerCongestNum":                 "0",
+		"timerEnqueueTps":                 "0.0",
+		"timerDequeueTps":                 "0.0",
+		// Apache's remainTransientStoreBufferNumbs without a transient
+		// store pool (rocketgo has none): Integer.MAX_VALUE.
+		"remainTransientStoreBufferNumbs":          "2147483647",
 		"remainHowManyDataToFlush":                 "0 B",
 		"commitLogDiskRatio":                       strconv.FormatFloat(st.CommitLogDiskRatio(), 'f', -1, 64),
+		"commitLogDiskRatio_" + st.CommitLogDir():  strconv.FormatFloat(st.CommitLogDiskRatio(), 'f', -1, 64),
+		"consumeQueueDiskRatio":                    strconv.FormatFloat(cqRatio, 'f', -1, 64),
 		"commitLogMaxOffset":                       strconv.FormatInt(st.MaxPhyOffset(), 10),
 		"commitLogMinOffset":                       strconv.FormatInt(st.MinPhyOffset(), 10),
 		"bootTimestamp":                            strconv.FormatInt(b.stats.started.UnixMilli(), 10),
@@ -365,7 +371,30 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		"queryThreadPoolQueueHeadWaitTimeMills":    "0",
 		"litePullThreadPoolQueueHeadWaitTimeMills": "0",
 		"EndTransactionQueueSize":                  "0",
+		// Pools rocketgo does not have, as an idle Apache broker with
+		// Apache's default capacities reports them (the dashboard's broker
+		// status lists every key).
+		"litePullThreadPoolQueueCapacity":       "100000",
+		"queryThreadPoolQueueCapacity":          "20000",
+		"ackThreadPoolQueueSize":                "0",
+		"ackThreadPoolQueueCapacity":            "100000",
+		"ackThreadPoolQueueHeadWaitTimeMills":   "0",
+		"EndTransactionThreadPoolQueueCapacity": "100000",
 	}
+	if total, free, err := st.RootCapacity(); err == nil {
+		info["commitLogDirCapacity"] = fmt.Sprintf("Total : %s, Free : %s.", humanBytes(total), humanBytes(free))
+	}
+	return info
+}
+
+// humanBytes is Apache's MixAll.humanReadableByteCount(bytes, false):
+// "512 B", "1.5 KiB", "20.0 GiB".
+func humanBytes(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	exp := int(math.Log(float64(n)) / math.Log(1024))
+	return fmt.Sprintf("%.1f %ciB", float64(n)/math.Pow(1024, float64(exp)), "KMGTPE"[exp-1])
 }
 
 // runtimeText is Apache's "[ 0 days, 0 hours, 1 minutes, 5 seconds ]".

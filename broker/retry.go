@@ -128,11 +128,12 @@ func (b *Broker) SendBack(r SendBack) error {
 	return nil
 }
 
-// createDLQ creates %DLQ%<group> on demand with one write-only queue, as
-// Apache 4.9 does (an operator grants read to consume it).
+// createDLQ creates %DLQ%<group> on demand with one queue, readable and
+// writable, as Apache 4.9.8 and 5.3.3 do (consumerSendMsgBack's
+// PERM_WRITE | PERM_READ): the dashboard's DLQ page pulls it.
 func (b *Broker) createDLQ(topic string) error {
 	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
-		WriteQueueNums: dlqQueueNums, Perm: PermWrite}); err != nil {
+		WriteQueueNums: dlqQueueNums, Perm: PermRead | PermWrite}); err != nil {
 		return topicNotCreated(topic, err)
 	}
 	return nil

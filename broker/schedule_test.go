@@ -359,7 +359,7 @@ func TestRetrySendRules(t *testing.T) {
 	if m := send(2, 1, true); m.Topic != "%DLQ%G" {
 		t.Errorf("header maxReconsumeTimes 1: topic %s", m.Topic)
 	}
-	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermWrite || tc.WriteQueueNums != 1 {
+	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermRead|PermWrite || tc.WriteQueueNums != 1 {
 		t.Errorf("DLQ topic %+v %v", tc, ok)
 	}
 	b.Locks.TryLock("G", "c", 1, []MessageQueue{{"T", "b", 0}}, time.Now())

@@ -300,7 +300,7 @@ func TestSendBatchThroughTimer(t *testing.T) {
 }
 
 // A send into %RETRY%<group> past maxReconsumeTimes (the header's, else the
-// group's retryMaxTimes) goes to %DLQ%<group>, created write-only, without
+// group's retryMaxTimes) goes to %DLQ%<group>, created readable and writable, without
 // delay; below it, the message stays in the retry topic.
 func TestSendRetryToDLQ(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
@@ -311,7 +311,7 @@ func TestSendRetryToDLQ(t *testing.T) {
 	if err := b.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
-	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermWrite || tc.WriteQueueNums != 1 {
+	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermRead|PermWrite || tc.WriteQueueNums != 1 {
 		t.Errorf("DLQ topic: %+v %t", tc, ok)
 	}
 	recs := waitRecords(t, b, "%DLQ%G", 0, 1)

@@ -56,8 +56,7 @@ func TestJavaGRPC(t *testing.T) {
 				return
 			}
 			// The JUnit case saw exactly maxAttempts deliveries; the message
-			// is then in the group's DLQ (write-only, as Apache creates it:
-			// counted, not consumed), once.
+			// is then in the group's DLQ (counted, not consumed), once.
 			dlqTopic := "%DLQ%" + pushGroup
 			var n int64
 			if !waitFor(t, 20*time.Second, func() bool { n, _ = getMaxOffset(c.brokerAddr, dlqTopic, 0); return n >= 1 }) {

@@ -113,8 +113,7 @@ func sendDelivered(t *testing.T, tg target, topic string, k deliveredKind) *rawC
 }
 
 // readDelivered pulls the first record of topic/queue, waiting for it. A
-// DLQ topic cannot be pulled (its permission is write only, as Apache's): it
-// is read by its key, as mqadmin's queryMsgByKey does.
+// DLQ topic is read by its key, as mqadmin's queryMsgByKey does.
 func readDelivered(t *testing.T, tg target, topic string, queue int, group string) *primitive.MessageExt {
 	t.Helper()
 	var last *rawCmd

@@ -28,13 +28,25 @@ type reference struct {
 
 func startReference(t *testing.T) *reference {
 	t.Helper()
+	return startReferenceConf(t, "reference", "")
+}
+
+// startReferenceConf starts a reference pair under workDir/name whose broker
+// config gets the extra lines (broker.extra.properties).
+func startReferenceConf(t *testing.T, name, extra string) *reference {
+	t.Helper()
 	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &reference{dir: filepath.Join(workDir, "reference")}
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+	r := &reference{dir: filepath.Join(workDir, name)}
+	if err := os.MkdirAll(filepath.Join(r.dir, "broker"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if extra != "" {
+		if err := os.WriteFile(filepath.Join(r.dir, "broker", "broker.extra.properties"), []byte(extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	nsPort, err := pickPort()
 	if err != nil {

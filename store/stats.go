@@ -1,5 +1,11 @@
 package store
 
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
 // StoreTimeAt returns the store timestamp of the message at a queue offset;
 // false if the queue, the entry or its record is gone.
 func (s *Store) StoreTimeAt(topic string, queueID int32, offset int64) (int64, bool) {
@@ -29,4 +35,20 @@ func (s *Store) EarliestStoreTime() (int64, bool) {
 		return 0, false
 	}
 	return s.cl.recordStoreTimestamp(minOff)
+}
+
+// CommitLogDir is the commit log's directory as configured
+// (storePathCommitLog, else <root>/commitlog): Apache names the runtime key
+// commitLogDiskRatio_<dir> after it.
+func (s *Store) CommitLogDir() string { return s.cfg.commitLogDir() }
+
+// RootCapacity is the size and the free bytes of the file system holding
+// the store's root, as Java's File.getTotalSpace / getFreeSpace read them
+// (Apache's commitLogDirCapacity).
+func (s *Store) RootCapacity() (total, free int64, err error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(s.cfg.StorePathRootDir, &st); err != nil {
+		return 0, 0, fmt.Errorf("statfs %s: %w", s.cfg.StorePathRootDir, err)
+	}
+	return int64(st.Blocks) * st.Frsize, int64(st.Bfree) * st.Frsize, nil
 }
