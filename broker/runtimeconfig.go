@@ -219,7 +219,27 @@ func (b *Broker) ConfigProperties() ([]byte, DataVersion) {
 	b.cfgMu.Lock()
 	v := b.cfgFile.version
 	b.cfgMu.Unlock()
-	return appendProperties(nil, config.Pairs(b.Config())), v
+	pairs := config.Pairs(b.Config())
+	kept := pairs[:0]
+	for _, kv := range pairs {
+		if !authConfigKeys[kv[0]] {
+			kept = append(kept, kv)
+		}
+	}
+	return appendProperties(nil, kept), v
+}
+
+// authConfigKeys are ACL 2.0's keys: Apache 5.3.3 reads them into its
+// AuthConfig, which GET_BROKER_CONFIG does not report (its Configuration
+// holds the broker, netty and store configs only); neither does rocketgo.
+var authConfigKeys = map[string]bool{
+	"authenticationEnabled": true, "authorizationEnabled": true, "authConfigPath": true,
+	"initAuthenticationUser": true, "innerClientAuthenticationCredentials": true,
+	"authenticationWhitelist": true, "authorizationWhitelist": true, "migrateAuthFromV1Enabled": true,
+	"authenticationProvider": true, "authenticationMetadataProvider": true, "authenticationStrategy": true,
+	"authorizationProvider": true, "authorizationMetadataProvider": true, "authorizationStrategy": true,
+	"userCacheMaxNum": true, "userCacheExpiredSecond": true, "userCacheRefreshSecond": true,
+	"aclCacheMaxNum": true, "aclCacheExpiredSecond": true, "aclCacheRefreshSecond": true,
 }
 
 // appendProperties appends sorted key=value lines, leaving out empty
