@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 100000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
+.PHONY: build run test test-compat-fuzz java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -30,11 +30,14 @@ run: build
 # java-deps first resolves what both would otherwise fetch into ~/.m2 at the
 # same time.
 test: lint unit java-deps
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-compat-fuzz test-java
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-compat-fuzz test-java-a
 	@$(MAKE) --no-print-directory test-docker-if-engine
 
+# The shorter lane also takes the access-control Java tests (JAVA_TESTS_B),
+# so that both lanes end about together.
 test-compat-fuzz:
 	@$(MAKE) --no-print-directory test-compat
+	@$(MAKE) --no-print-directory test-java-b
 	@$(MAKE) --no-print-directory fuzz-short
 
 # The Maven artifacts of the Apache reference (compat-tests/reference) and of
@@ -168,10 +171,19 @@ test-docker-if-engine:
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
-JAVA_TESTS := TestJavaClients|TestJavaACL|TestJavaAuth2|TestAuth2MQAdmin|TestMQAdmin|TestReference|TestJavaTransactions|TestJavaPop|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
-test-java: build
+# make test runs them in two lanes (test-java-a beside test-compat, then
+# test-java-b after test-compat); make test-java runs both.
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
+JAVA_TESTS_B := TestJavaACL|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop
+test-java: test-java-a test-java-b
+
+test-java-a: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
-		$(GO) test -count=1 -timeout 16m -run '$(JAVA_TESTS)' ./...
+		$(GO) test -count=1 -timeout 18m -run '$(JAVA_TESTS_A)' ./...
+
+test-java-b: build
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
+		$(GO) test -count=1 -timeout 10m -run '$(JAVA_TESTS_B)' ./...
 
 # ACL 1.0 differential (issue #17): TestACLGoClient and TestJavaACL against
 # rocketgo and against Apache's 5.3.1 broker (reference/run.sh broker-acl1)
