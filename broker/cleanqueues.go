@@ -11,7 +11,11 @@ const lmqPrefix = "%LMQ%"
 // are deleted now, off the caller's goroutine. Apache answers SUCCESS at
 // once too (it cleans before answering).
 func (b *Broker) CleanExpiredConsumeQueues() {
+	if !b.cleaning.CompareAndSwap(false, true) {
+		return // one is running: it cleans what this request asked for
+	}
 	b.Go(func() {
+		defer b.cleaning.Store(false)
 		if err := b.Store.CleanExpiredQueues(); err != nil {
 			b.log.Error().Err(err).Msg("clean expired consume queues")
 			return
@@ -35,8 +39,13 @@ func (b *Broker) CleanUnusedTopics() []string {
 	if len(unused) == 0 {
 		return nil
 	}
-	b.log.Warn().Strs("topics", unused).Msg("unused topics' consume queues to be deleted")
+	if !b.cleaning.CompareAndSwap(false, true) {
+		return unused // one is running: the next request finds what is left
+	}
+	b.log.Warn().Int("topics", len(unused)).Strs("first", unused[:min(len(unused), 10)]).
+		Msg("unused topics' consume queues to be deleted")
 	b.Go(func() {
+		defer b.cleaning.Store(false)
 		for _, t := range unused {
 			if err := b.Store.DeleteTopic(t); err != nil {
 				b.log.Error().Err(err).Str("topic", t).Msg("delete unused topic's files")
