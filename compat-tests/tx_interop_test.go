@@ -586,16 +586,18 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 			second, txCheckGroup, txHalfTopic, max, code, off, err)
 	}
 
-	// Once each after a graceful stop. After kill -9 at least once: the
-	// check service's progress on disk may predate the first broker's last
-	// re-put copies, and the second broker checks those again and commits
-	// each copy the producer confirms; Apache -> Apache does the same
-	// (measured: 6-8 extra commits of 7), so duplicates are counted, not
-	// refused when Apache is the second broker. rocketgo as the second is
-	// held to once each whoever wrote the copies: it asks about a
-	// transaction (PGROUP, UNIQ_KEY) once per run and ends it once (README,
-	// "Transactions").
-	onceEach := !kill || second == "rocketgo"
+	// rocketgo as the second broker is held to once each, whoever wrote the
+	// copies and however the first one stopped: it asks about a transaction
+	// (PGROUP, UNIQ_KEY) once per run and ends it once (README,
+	// "Transactions"). Apache as the second broker commits again each
+	// re-put copy whose check the producer answers: after kill -9 its check
+	// progress on disk may predate the first broker's last re-put copies
+	// (measured: 6-8 extra commits of 7), and even after a graceful stop a
+	// check cycle cut short by shutdown leaves copies behind (measured in CI:
+	// 3 extra commits of 7, Apache -> Apache). Its duplicates are counted,
+	// not refused: they are the reference's behaviour, not this test's
+	// subject.
+	onceEach := second == "rocketgo"
 	stored := sumMaxOffsets(t, c.brokerAddr, topic, 4)
 	dups := stored - int64(len(committed))
 	if onceEach && dups != 0 || dups < 0 {
