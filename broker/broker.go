@@ -121,6 +121,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.cfg.Store(&cfg)
 	b.cfgFile = newConfigFile(cfg)
 	b.Groups.cfg = &b.cfg
+	b.Groups.putSystem()
 	b.registrar = newRegistrar(b)
 	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
 	b.Topics.cfg = &b.cfg

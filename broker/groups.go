@@ -40,6 +40,25 @@ func DefaultGroupConfig(name string) GroupConfig {
 	}
 }
 
+// systemGroupNames are the groups Apache 5.3.3's SubscriptionGroupManager
+// puts in its table at every start, with the defaults (MixAll's names: the
+// tools' consumer, the filter server's, the self test's, the ONS HTTP
+// proxy's and API groups, and the transaction checker's). Tools and
+// rocketmq-dashboard list them; a group of the same name in
+// subscriptionGroup.json replaces its entry, as in Apache.
+var systemGroupNames = []string{"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY",
+	"CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER", TransGroup}
+
+// putSystem puts the start-up groups in the table (before load).
+func (g *Groups) putSystem() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, name := range systemGroupNames {
+		gc := DefaultGroupConfig(name)
+		g.table[name] = &gc
+	}
+}
+
 type groupsFile struct {
 	DataVersion            DataVersion             `json:"dataVersion"`
 	SubscriptionGroupTable map[string]*GroupConfig `json:"subscriptionGroupTable"`

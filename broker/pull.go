@@ -178,7 +178,9 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 				MaxOffset: b.Store.MaxOffset(r.Topic, r.QueueID), SuggestWhichBrokerID: MasterID}, nil
 		}
 	}
+	began := time.Now()
 	res := b.Store.GetMessageViews(r.Topic, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
+	b.stats.store.got(time.Since(began))
 	if run == pullFirst && r.SysFlag&PullFlagCommitOffset != 0 {
 		b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
 	}

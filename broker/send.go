@@ -267,11 +267,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	var pr store.PutResult
 	var err error
 	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
+	began := time.Now()
 	if prep {
 		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
 	} else {
 		pr, err = b.put(m)
 	}
+	b.stats.store.put(time.Since(began), err != nil)
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}
@@ -405,7 +407,9 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		return 0, refuse(remoting.MessageIllegal, store.ErrBadBatch, "empty batch")
 	}
 	var resBuf [64]store.PutResult
+	began := time.Now()
 	results, err := b.Store.PutBatch(msgs, resBuf[:0])
+	b.stats.store.put(time.Since(began), err != nil)
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}

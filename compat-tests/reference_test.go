@@ -542,6 +542,7 @@ func TestReference(t *testing.T) {
 		}},
 	}
 	probes = append(probes, nameProbes(invoke)...)
+	probes = append(probes, startupProbes(invoke)...)
 	// Key sets where rocketgo may report fewer keys than Apache but never others.
 	subsets := []struct {
 		name string
