@@ -76,6 +76,7 @@ type Broker struct {
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
 	requestModes *RequestModes
 	cold         *coldPulls // pulls whose pages are not in memory (pull.go)
+	coldCtr      coldData   // the cold-data flow-control table (opsadmin.go)
 	endTx        *endTxs    // END_TRANSACTION workers (transaction_end.go)
 	txCheck      *txChecker // transaction check service (transaction_check.go)
 	repl         replication

@@ -62,6 +62,9 @@ func (g *Groups) putSystem() {
 type groupsFile struct {
 	DataVersion            DataVersion             `json:"dataVersion"`
 	SubscriptionGroupTable map[string]*GroupConfig `json:"subscriptionGroupTable"`
+	// ForbiddenTable is 5.x's group → topic → forbidden permission bits
+	// (UPDATE_AND_GET_GROUP_FORBIDDEN, groupforbidden.go).
+	ForbiddenTable map[string]map[string]int32 `json:"forbiddenTable,omitempty"`
 }
 
 // Groups is the subscription group table, persisted as config/subscriptionGroup.json.
@@ -79,10 +82,11 @@ type Groups struct {
 	// changes it at once.
 	cfg *atomic.Pointer[Config]
 
-	mu      sync.RWMutex
-	table   map[string]*GroupConfig // values never mutated after insertion
-	version DataVersion
-	dirty   atomic.Bool
+	mu        sync.RWMutex
+	table     map[string]*GroupConfig // values never mutated after insertion
+	forbidden map[string]map[string]int32
+	version   DataVersion
+	dirty     atomic.Bool
 }
 
 func newGroups(path string, autoCreate bool, maxQueueNums int32) *Groups {
@@ -243,7 +247,8 @@ func (g *Groups) replace(table map[string]*GroupConfig, v DataVersion) {
 // MarshalWrapper encodes subscriptionGroup.json.
 func (g *Groups) MarshalWrapper() ([]byte, error) {
 	t := g.snapshot()
-	return jsoniter.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups})
+	return jsoniter.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups,
+		ForbiddenTable: g.forbiddenCopy()})
 }
 
 // load reads subscriptionGroup.json. A group whose name breaks the group
@@ -261,6 +266,7 @@ func (g *Groups) load(log zerolog.Logger) error {
 		for name, gc := range f.SubscriptionGroupTable {
 			g.table[name] = gc
 		}
+		g.forbidden = f.ForbiddenTable
 		g.version = f.DataVersion
 		return nil
 	})
@@ -290,6 +296,17 @@ func decodeGroupsFile(b []byte, maxQueueNums int32) (groupsFile, []loadIssue, er
 			gc.RetryQueueNums = n
 		}
 		gc.GroupName = name
+	}
+	for group, topics := range f.ForbiddenTable {
+		if ValidGroupName(group) != nil || len(topics) == 0 {
+			delete(f.ForbiddenTable, group)
+			continue
+		}
+		for topic := range topics {
+			if ValidTopicName(topic) != nil {
+				delete(topics, topic)
+			}
+		}
 	}
 	return f, issues, nil
 }
