@@ -31,6 +31,10 @@ const (
 	coldReadThresholdGlobal = 100 * 1024 * 1024
 )
 
+// maxColdDataGroups bounds the table (Apache has no bound): past it a new
+// group is skipped with a log line, as an entry Apache cannot parse is.
+const maxColdDataGroups = 100_000
+
 // coldData is ColdDataCgCtrService's configured table: group → threshold.
 type coldData struct {
 	mu     sync.Mutex
@@ -57,6 +61,10 @@ func (b *Broker) UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error {
 		n, err := strconv.ParseInt(kv[1], 10, 64)
 		if err != nil {
 			log.Error().Str("key", kv[0]).Str("value", kv[1]).Msg("updateColdDataFlowCtrGroupConfig: not a threshold, skipped")
+			continue
+		}
+		if _, ok := b.coldCtr.config[kv[0]]; !ok && len(b.coldCtr.config) >= maxColdDataGroups {
+			log.Warn().Str("group", kv[0]).Int("max", maxColdDataGroups).Msg("updateColdDataFlowCtrGroupConfig: table full, skipped")
 			continue
 		}
 		b.coldCtr.config[kv[0]] = n
