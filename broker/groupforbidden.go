@@ -3,8 +3,11 @@ package broker
 // The group forbidden table of Apache 5.x (SubscriptionGroupManager's
 // forbiddenTable): per group and topic, bits of permissions taken away,
 // set and read by UPDATE_AND_GET_GROUP_FORBIDDEN (353) and persisted in
-// subscriptionGroup.json. 5.3.3 keeps the table for tools and proxies and
-// enforces nothing with it on the broker; neither does rocketgo.
+// subscriptionGroup.json. A pull without its subscription (a push
+// consumer's, the group known by heartbeat) of a topic whose read bit is
+// taken away is refused NO_PERMISSION, as 5.3.3's PullMessageProcessor
+// refuses it; a pull that brings its subscription is not checked, as in
+// 5.3.3.
 
 import (
 	"errors"
@@ -66,6 +69,7 @@ func (b *Broker) UpdateGroupForbidden(group, topic string, readable *bool) (Grou
 		}
 	}
 	bits := g.forbidden[group][topic]
+	g.anyForbidden.Store(len(g.forbidden) > 0)
 	g.mu.Unlock()
 	return GroupForbidden{Group: group, Readable: bits&(1<<forbidRead) == 0, Topic: topic}, nil
 }
@@ -94,4 +98,15 @@ func (g *Groups) forbiddenEntriesLocked() int {
 		n += len(topics)
 	}
 	return n
+}
+
+// readForbidden reports whether group may not read topic. The pull path
+// asks it: an empty table is one atomic load.
+func (g *Groups) readForbidden(group, topic string) bool {
+	if !g.anyForbidden.Load() {
+		return false
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.forbidden[group][topic]&(1<<forbidRead) != 0
 }

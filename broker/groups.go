@@ -85,8 +85,10 @@ type Groups struct {
 	mu        sync.RWMutex
 	table     map[string]*GroupConfig // values never mutated after insertion
 	forbidden map[string]map[string]int32
-	version   DataVersion
-	dirty     atomic.Bool
+	// anyForbidden: forbidden has an entry (the pull path's fast check).
+	anyForbidden atomic.Bool
+	version      DataVersion
+	dirty        atomic.Bool
 }
 
 func newGroups(path string, autoCreate bool, maxQueueNums int32) *Groups {
@@ -267,6 +269,7 @@ func (g *Groups) load(log zerolog.Logger) error {
 			g.table[name] = gc
 		}
 		g.forbidden = f.ForbiddenTable
+		g.anyForbidden.Store(len(g.forbidden) > 0)
 		g.version = f.DataVersion
 		return nil
 	})

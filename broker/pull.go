@@ -414,6 +414,10 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 				"the consumer group[%s] can not consume by broadcast way", r.Group)
 		}
 	}
+	if b.Groups.readForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (groupforbidden.go)
+		return nil, refuse(remoting.NoPermission, ErrNoPermission,
+			"the consumer group[%s] is forbidden for topic[%s]", r.Group, r.Topic)
+	}
 	if s == nil {
 		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)
 	}

@@ -256,6 +256,8 @@ func waitStatus(need store.Durability, err error) SendStatus {
 // hook, append. It returns the commit log offset the message ends at.
 func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
 	if len(r.Body) > cfg.Store.MaxMessageSize {
+		// Apache's commit log encoder refuses it: a failed put in its figures.
+		b.stats.store.put(0, true)
 		return 0, messageIllegal(cfg, store.ErrMessageTooLarge)
 	}
 	buf, uniq := b.storedProperties(cfg, r)
@@ -386,6 +388,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	}()
 	err := message.DecodeBatch(r.Body, func(flag int32, body, props []byte) error {
 		if len(body) > cfg.Store.MaxMessageSize {
+			b.stats.store.put(0, true) // as in sendOne
 			return messageIllegal(cfg, store.ErrMessageTooLarge)
 		}
 		one := *m

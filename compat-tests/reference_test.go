@@ -624,6 +624,7 @@ func TestReference(t *testing.T) {
 	}
 
 	t.Run("delivered records", func(t *testing.T) { compareDelivered(t, targets) })
+	t.Run("delivered records, broadcast", func(t *testing.T) { compareBroadcastDelivered(t, targets) })
 
 	// The Java scenarios themselves against Apache: every assertion the Java
 	// tests make of rocketgo holds for the reference too.
