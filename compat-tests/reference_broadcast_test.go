@@ -10,7 +10,6 @@ package compattest
 import (
 	"fmt"
 	"net"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -28,52 +27,15 @@ func compareBroadcastDelivered(t *testing.T, targets []target) {
 		sendDelivered(t, tg, topic, deliveredKind{name: "broadcast", sendQueue: 0, props: "COLOR\x01violet"})
 		got[tg.name] = broadcastPull(t, tg, topic)
 	}
-	ours, theirs := got[targets[0].name], got[targets[1].name]
-	keys := map[string]bool{}
-	for k := range ours {
-		keys[k] = true
-	}
-	for k := range theirs {
-		keys[k] = true
-	}
-	var names []string
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		a, okA := ours[k]
-		b, okB := theirs[k]
-		if okA != okB || a != b {
-			t.Errorf("broadcast/%s: rocketgo %q (%t), apache %q (%t)", k, a, okA, b, okB)
-		}
-	}
-	t.Logf("broadcast: %d fields compared", len(names))
+	n := compareFields(t, "broadcast", got[targets[0].name], got[targets[1].name])
+	t.Logf("broadcast: %d fields compared", n)
 }
 
 // broadcastPull registers the broadcasting group, pulls queue 0 from the
 // start with the commit flag, and reads the group's offset afterwards.
 func broadcastPull(t *testing.T, tg target, topic string) map[string]string {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", tg.brokerAddr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	on := func(req *rawCmd) *rawCmd {
-		resp, err := invokeOn(conn, req, 10*time.Second)
-		if err != nil {
-			t.Fatalf("%s: request %d: %v", tg.name, req.Code, err)
-		}
-		return resp
-	}
-	hb := on(javaRequest(34, nil, []byte(fmt.Sprintf(`{"clientID":"dlvbc@1","consumerDataSet":[{"groupName":%q,`+
-		`"consumeType":"CONSUME_PASSIVELY","messageModel":"BROADCASTING","consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",`+
-		`"subscriptionDataSet":[{"topic":%q,"subString":"*","subVersion":1,"expressionType":"TAG"}],"unitMode":false}],`+
-		`"producerDataSet":[]}`, broadcastGroup, topic))))
-	if hb.Code != 0 {
-		t.Fatalf("%s: heartbeat: %v", tg.name, hb)
-	}
+	on := consumerConn(t, tg, "dlvbc@1", broadcastGroup, "BROADCASTING", topic)
 	var resp *rawCmd
 	var m *primitive.MessageExt
 	if !waitFor(t, 20*time.Second, func() bool {
@@ -106,4 +68,33 @@ func broadcastPull(t *testing.T, tg target, topic string) map[string]string {
 	f["offset"] = q.ExtFields["offset"]
 	f["offset remark"] = strings.ReplaceAll(q.Remark, topic, "<topic>")
 	return f
+}
+
+// consumerConn opens a connection, registers group (messageModel, one
+// subscription to topic, subVersion 1) on it by heartbeat and returns a
+// function that sends a request on it; the connection closes with the
+// test. A broker forgets the group when the connection closes, so the
+// pulls that need it go on the same one.
+func consumerConn(t *testing.T, tg target, clientID, group, model, topic string) func(*rawCmd) *rawCmd {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", tg.brokerAddr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	on := func(req *rawCmd) *rawCmd {
+		resp, err := invokeOn(conn, req, 10*time.Second)
+		if err != nil {
+			t.Fatalf("%s: request %d: %v", tg.name, req.Code, err)
+		}
+		return resp
+	}
+	hb := on(javaRequest(34, nil, []byte(fmt.Sprintf(`{"clientID":%q,"consumerDataSet":[{"groupName":%q,`+
+		`"consumeType":"CONSUME_PASSIVELY","messageModel":%q,"consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",`+
+		`"subscriptionDataSet":[{"topic":%q,"subString":"*","subVersion":1,"expressionType":"TAG"}],"unitMode":false}],`+
+		`"producerDataSet":[]}`, clientID, group, model, topic))))
+	if hb.Code != 0 {
+		t.Fatalf("%s: heartbeat of %s: %v", tg.name, group, hb)
+	}
+	return on
 }

@@ -10,10 +10,8 @@ package compattest
 
 import (
 	"fmt"
-	"net"
 	"strings"
 	"testing"
-	"time"
 )
 
 func staticTopicHeader() map[string]string {
@@ -55,22 +53,7 @@ func opsProbes(invoke func(t *testing.T, addr string, req *rawCmd) *rawCmd) []pr
 		// subscription (the group known by heartbeat) of a topic whose read
 		// bit is taken away; the heartbeat's connection carries the pulls.
 		{"pull of a forbidden group", func(t *testing.T, tg target, topic string) observation {
-			conn, err := net.DialTimeout("tcp", tg.brokerAddr, 5*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			on := func(req *rawCmd) *rawCmd {
-				resp, err := invokeOn(conn, req, 10*time.Second)
-				if err != nil {
-					t.Fatalf("%s: request %d: %v", tg.name, req.Code, err)
-				}
-				return resp
-			}
-			on(javaRequest(34, nil, []byte(fmt.Sprintf(`{"clientID":"diffforbid@1","consumerDataSet":[{"groupName":"diffforbidpull",`+
-				`"consumeType":"CONSUME_PASSIVELY","messageModel":"CLUSTERING","consumeFromWhere":"CONSUME_FROM_FIRST_OFFSET",`+
-				`"subscriptionDataSet":[{"topic":%q,"subString":"*","subVersion":1,"expressionType":"TAG"}],"unitMode":false}],`+
-				`"producerDataSet":[]}`, topic))))
+			on := consumerConn(t, tg, "diffforbid@1", "diffforbidpull", "CLUSTERING", topic)
 			forbid := func(readable string) {
 				invoke(t, tg.brokerAddr, javaRequest(353, map[string]string{"group": "diffforbidpull", "topic": topic, "readable": readable}, nil))
 			}
