@@ -174,9 +174,13 @@ test-docker-if-engine:
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
 # make test runs them in two lanes (test-java-a beside test-compat, then
-# test-java-b after test-compat); make test-java runs both.
+# test-java-b after test-compat); make test-java runs both. test-java-b also
+# takes the cheap trace and dashboard checks against rocketgo alone
+# (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
+# tests; the dashboard one skips, saying so, without the cached jar); the
+# comparisons with Apache stay in test-trace and test-dashboard.
 JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
-JAVA_TESTS_B := TestJavaACL|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop
+JAVA_TESTS_B := TestJavaACL|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop|TestTraceSmoke|TestDashboardSmoke
 test-java: test-java-a test-java-b
 
 test-java-a: build

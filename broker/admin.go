@@ -381,6 +381,12 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		"ackThreadPoolQueueHeadWaitTimeMills":   "0",
 		"EndTransactionThreadPoolQueueCapacity": "100000",
 	}
+	if !b.IsSlave() {
+		_, inBytes, _, _ := b.Stats.Totals()
+		b.stats.store.report(info, rs.putNow, inBytes)
+	} else {
+		b.stats.store.report(info, 0, 0)
+	}
 	if total, free, err := st.RootCapacity(); err == nil {
 		info["commitLogDirCapacity"] = fmt.Sprintf("Total : %s, Free : %s.", humanBytes(total), humanBytes(free))
 	}

@@ -76,6 +76,7 @@ type Broker struct {
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
 	requestModes *RequestModes
 	cold         *coldPulls // pulls whose pages are not in memory (pull.go)
+	coldCtr      coldData   // the cold-data flow-control table (opsadmin.go)
 	endTx        *endTxs    // END_TRANSACTION workers (transaction_end.go)
 	txCheck      *txChecker // transaction check service (transaction_check.go)
 	repl         replication
@@ -121,6 +122,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.cfg.Store(&cfg)
 	b.cfgFile = newConfigFile(cfg)
 	b.Groups.cfg = &b.cfg
+	b.Groups.putSystem()
 	b.registrar = newRegistrar(b)
 	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
 	b.Topics.cfg = &b.cfg

@@ -40,9 +40,31 @@ func DefaultGroupConfig(name string) GroupConfig {
 	}
 }
 
+// systemGroupNames are the groups Apache 5.3.3's SubscriptionGroupManager
+// puts in its table at every start, with the defaults (MixAll's names: the
+// tools' consumer, the filter server's, the self test's, the ONS HTTP
+// proxy's and API groups, and the transaction checker's). Tools and
+// rocketmq-dashboard list them; a group of the same name in
+// subscriptionGroup.json replaces its entry, as in Apache.
+var systemGroupNames = []string{"TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY",
+	"CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER", TransGroup}
+
+// putSystem puts the start-up groups in the table (before load).
+func (g *Groups) putSystem() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, name := range systemGroupNames {
+		gc := DefaultGroupConfig(name)
+		g.table[name] = &gc
+	}
+}
+
 type groupsFile struct {
 	DataVersion            DataVersion             `json:"dataVersion"`
 	SubscriptionGroupTable map[string]*GroupConfig `json:"subscriptionGroupTable"`
+	// ForbiddenTable is 5.x's group → topic → forbidden permission bits
+	// (UPDATE_AND_GET_GROUP_FORBIDDEN, groupforbidden.go).
+	ForbiddenTable map[string]map[string]int32 `json:"forbiddenTable,omitempty"`
 }
 
 // Groups is the subscription group table, persisted as config/subscriptionGroup.json.
@@ -60,10 +82,13 @@ type Groups struct {
 	// changes it at once.
 	cfg *atomic.Pointer[Config]
 
-	mu      sync.RWMutex
-	table   map[string]*GroupConfig // values never mutated after insertion
-	version DataVersion
-	dirty   atomic.Bool
+	mu        sync.RWMutex
+	table     map[string]*GroupConfig // values never mutated after insertion
+	forbidden map[string]map[string]int32
+	// anyForbidden: forbidden has an entry (the pull path's fast check).
+	anyForbidden atomic.Bool
+	version      DataVersion
+	dirty        atomic.Bool
 }
 
 func newGroups(path string, autoCreate bool, maxQueueNums int32) *Groups {
@@ -224,7 +249,8 @@ func (g *Groups) replace(table map[string]*GroupConfig, v DataVersion) {
 // MarshalWrapper encodes subscriptionGroup.json.
 func (g *Groups) MarshalWrapper() ([]byte, error) {
 	t := g.snapshot()
-	return jsoniter.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups})
+	return jsoniter.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups,
+		ForbiddenTable: g.forbiddenCopy()})
 }
 
 // load reads subscriptionGroup.json. A group whose name breaks the group
@@ -242,6 +268,8 @@ func (g *Groups) load(log zerolog.Logger) error {
 		for name, gc := range f.SubscriptionGroupTable {
 			g.table[name] = gc
 		}
+		g.forbidden = f.ForbiddenTable
+		g.anyForbidden.Store(len(g.forbidden) > 0)
 		g.version = f.DataVersion
 		return nil
 	})
@@ -271,6 +299,17 @@ func decodeGroupsFile(b []byte, maxQueueNums int32) (groupsFile, []loadIssue, er
 			gc.RetryQueueNums = n
 		}
 		gc.GroupName = name
+	}
+	for group, topics := range f.ForbiddenTable {
+		if ValidGroupName(group) != nil || len(topics) == 0 {
+			delete(f.ForbiddenTable, group)
+			continue
+		}
+		for topic := range topics {
+			if ValidTopicName(topic) != nil {
+				delete(topics, topic)
+			}
+		}
 	}
 	return f, issues, nil
 }

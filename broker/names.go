@@ -136,7 +136,7 @@ func ValidGroupName(name string) error {
 var staticSystemTopics = map[string]bool{
 	AutoCreateTopicKey:     true,
 	ScheduleTopic:          true,
-	"BenchmarkTest":        true,
+	BenchmarkTopic:         true,
 	TransHalfTopic:         true,
 	"RMQ_SYS_TRACE_TOPIC":  true,
 	TransOpHalfTopic:       true,

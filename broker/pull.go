@@ -178,7 +178,9 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 				MaxOffset: b.Store.MaxOffset(r.Topic, r.QueueID), SuggestWhichBrokerID: MasterID}, nil
 		}
 	}
+	began := time.Now()
 	res := b.Store.GetMessageViews(r.Topic, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
+	b.stats.store.got(time.Since(began))
 	if run == pullFirst && r.SysFlag&PullFlagCommitOffset != 0 {
 		b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
 	}
@@ -411,6 +413,10 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 			return nil, refuse(remoting.NoPermission, ErrNoPermission,
 				"the consumer group[%s] can not consume by broadcast way", r.Group)
 		}
+	}
+	if b.Groups.readForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (groupforbidden.go)
+		return nil, refuse(remoting.NoPermission, ErrNoPermission,
+			"the consumer group[%s] is forbidden for topic[%s]", r.Group, r.Topic)
 	}
 	if s == nil {
 		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)

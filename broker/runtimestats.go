@@ -34,6 +34,7 @@ type runtimeStats struct {
 	puts    func() int64 // messages put since start (Stats)
 
 	found, miss, transferred atomic.Int64 // pull answers, counted by the pull path
+	store                    *storeStats  // put and get timings (storestats.go)
 
 	mu                     sync.Mutex
 	ring                   [statsSamples]statsSnap
@@ -44,7 +45,8 @@ type runtimeStats struct {
 }
 
 func newRuntimeStats(puts func() int64) *runtimeStats {
-	rs := &runtimeStats{started: time.Now(), puts: puts}
+	now := time.Now()
+	rs := &runtimeStats{started: now, puts: puts, store: newStoreStats(now)}
 	rs.sample(rs.started)
 	return rs
 }
@@ -76,6 +78,9 @@ func (rs *runtimeStats) sample(now time.Time) {
 	s := statsSnap{at: now.UnixMilli(), put: rs.puts(), found: rs.found.Load(), miss: rs.miss.Load(),
 		transferred: rs.transferred.Load()}
 	day := now.YearDay() + now.Year()*1000
+	if rs.store != nil { // nil in tests of the rates alone
+		rs.store.roll(now)
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if day != rs.day {

@@ -256,6 +256,8 @@ func waitStatus(need store.Durability, err error) SendStatus {
 // hook, append. It returns the commit log offset the message ends at.
 func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
 	if len(r.Body) > cfg.Store.MaxMessageSize {
+		// Apache's commit log encoder refuses it: a failed put in its figures.
+		b.stats.store.put(0, true)
 		return 0, messageIllegal(cfg, store.ErrMessageTooLarge)
 	}
 	buf, uniq := b.storedProperties(cfg, r)
@@ -267,11 +269,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	var pr store.PutResult
 	var err error
 	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
+	began := time.Now()
 	if prep {
 		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
 	} else {
 		pr, err = b.put(m)
 	}
+	b.stats.store.put(time.Since(began), err != nil)
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}
@@ -384,6 +388,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	}()
 	err := message.DecodeBatch(r.Body, func(flag int32, body, props []byte) error {
 		if len(body) > cfg.Store.MaxMessageSize {
+			b.stats.store.put(0, true) // as in sendOne
 			return messageIllegal(cfg, store.ErrMessageTooLarge)
 		}
 		one := *m
@@ -405,7 +410,9 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		return 0, refuse(remoting.MessageIllegal, store.ErrBadBatch, "empty batch")
 	}
 	var resBuf [64]store.PutResult
+	began := time.Now()
 	results, err := b.Store.PutBatch(msgs, resBuf[:0])
+	b.stats.store.put(time.Since(began), err != nil)
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}

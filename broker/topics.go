@@ -22,8 +22,11 @@ const (
 	SelfTestTopic      = "SELF_TEST_TOPIC"
 	OffsetMovedEvent   = "OFFSET_MOVED_EVENT"
 	ScheduleTopic      = "SCHEDULE_TOPIC_XXXX"
-	RetryGroupPrefix   = "%RETRY%"
-	DLQGroupPrefix     = "%DLQ%"
+	BenchmarkTopic     = "BenchmarkTest"
+	// SyncBrokerMemberPrefix + broker name: TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX.
+	SyncBrokerMemberPrefix = SystemTopicPrefix + "SYNC_BROKER_MEMBER_"
+	RetryGroupPrefix       = "%RETRY%"
+	DLQGroupPrefix         = "%DLQ%"
 	// ScheduleConsumerGroup is the group Apache's metrics count delay
 	// deliveries out of ScheduleTopic under (MixAll.SCHEDULE_CONSUMER_GROUP).
 	ScheduleConsumerGroup = "SCHEDULE_CONSUMER"
@@ -436,6 +439,13 @@ func systemTopics(c *Config) []TopicConfig {
 	if c.TraceTopicEnable {
 		out = append(out, TopicConfig{TopicName: c.MsgTraceTopicName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
 	}
+	// Apache 5.3.3 creates both at every start, whatever the config: the
+	// benchmark topic (1024 queues, for its own benchmark tools) and the
+	// topic 5.x brokers of a group sync their membership on (inherit-only:
+	// no client reads or writes it). Tools and rocketmq-dashboard list them.
+	out = append(out,
+		TopicConfig{TopicName: BenchmarkTopic, ReadQueueNums: 1024, WriteQueueNums: 1024, Perm: PermRead | PermWrite},
+		TopicConfig{TopicName: SyncBrokerMemberPrefix + c.BrokerName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermInherit})
 	return out
 }
 

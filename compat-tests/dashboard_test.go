@@ -64,37 +64,11 @@ var dashboardDiffs = map[string]string{
 	// GET_BROKER_RUNTIME_INFO: the 4.9 tools' spelling rocketgo adds.
 	"cluster list: rocketgo .data.brokerServer.<brokerName>.0.getTransferedTps=<getTransferedTps>": "the 4.9 tools' " +
 		"spelling of getTransferredTps, read by their clusterList (README: differs on purpose)",
-	// GET_BROKER_RUNTIME_INFO: Apache's store statistics (StoreStatsService)
-	// rocketgo does not keep yet; reported absent rather than as zeros.
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putLatency99=*":             storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putLatency999=*":            storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putMessageAverageSize=*":    storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putMessageDistributeTime=*": storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putMessageEntireTimeMax=*":  storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putMessageFailedTimes=*":    storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putMessageSizeTotal=*":      storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.putMessageTimesTotal=*":     storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.getMessageEntireTimeMax=*":  storeStatsNotYet,
-	"cluster list: apache .data.brokerServer.<brokerName>.0.dispatchMaxBuffer=*":        storeStatsNotYet,
-	// Apache 5.3.3's TopicConfigManager creates these at start-up.
-	"topic list: apache .data.topicList[]=%SYS%BenchmarkTest":                                              startupTopicsNotYet,
-	"topic list: apache .data.topicList[]=BenchmarkTest":                                                   startupTopicsNotYet,
-	"topic list: apache .data.topicList[]=%SYS%rmq_sys_SYNC_BROKER_MEMBER_<brokerName>":                    startupTopicsNotYet,
-	"topic list: apache .data.topicList[]=rmq_sys_SYNC_BROKER_MEMBER_<brokerName>":                         startupTopicsNotYet,
-	"topic list (no system, retry, DLQ): apache .data.topicList[]=BenchmarkTest":                           startupTopicsNotYet,
-	"topic list (no system, retry, DLQ): apache .data.topicList[]=rmq_sys_SYNC_BROKER_MEMBER_<brokerName>": startupTopicsNotYet,
-	// Apache's SubscriptionGroupManager.init creates eight system groups at
-	// start-up; rocketgo's table starts empty (not yet).
-	"consumer group list: apache .data[group=%SYS%*": "Apache's eight start-up system groups (%SYS%TOOLS_CONSUMER, " +
-		"FILTERSRV_CONSUMER, SELF_TEST_C_GROUP, CID_ONS-HTTP-PROXY, CID_ONSAPI_*, CID_RMQ_SYS_TRANS): not yet in rocketgo",
 }
 
 const (
 	apacheTopicGroupBug = "Apache 5.3.3 lists the subscribed topic as a consumer group of itself (topicGroupTable bug)"
-	storeStatsNotYet    = "Apache's StoreStatsService figures: not kept by rocketgo yet"
 	retryQueueTiming    = "the consumer takes its %RETRY% queue up after a route update and a rebalance: timing"
-	startupTopicsNotYet = "Apache 5.3.3's start-up topics BenchmarkTest (1024 queues) and " +
-		"rmq_sys_SYNC_BROKER_MEMBER_<broker> (5.x broker member sync): not created by rocketgo yet"
 )
 
 const (
@@ -363,7 +337,8 @@ var (
 // dashVolatile names the keys whose values two brokers (or two runs) cannot
 // share: their presence is compared, not their value.
 var dashVolatile = regexp.MustCompile(`(?i)(tps|time|timestamp|runtime|ratio|mills|millis|offset|diskratio|version|` +
-	`pid|jstack|startTimestamp|diff|hosts?|bodyCRC|sysFlag|storeSize|commitLog|dispatchBehind|earliest|count|total|taskId)`)
+	`pid|jstack|startTimestamp|diff|hosts?|bodyCRC|sysFlag|storeSize|commitLog|dispatchBehind|earliest|count|total|taskId|` +
+	`latency|averageSize)`)
 
 // flatten renders a JSON value as sorted path=value lines.
 func (s *dashSide) flatten(path string, v any, out *[]string) {

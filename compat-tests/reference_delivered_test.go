@@ -218,37 +218,45 @@ func compareDelivered(t *testing.T, targets []target) {
 		}
 	}
 	for _, k := range kinds {
-		ours, theirs := got[k.name][targets[0].name], got[k.name][targets[1].name]
-		keys := map[string]bool{}
-		for f := range ours {
-			keys[f] = true
-		}
-		for f := range theirs {
-			keys[f] = true
-		}
-		var names []string
-		for f := range keys {
-			names = append(names, f)
-		}
-		sort.Strings(names)
-		for _, f := range names {
-			a, okA := ours[f]
-			b, okB := theirs[f]
-			if okA == okB && a == b {
-				continue
-			}
-			show := func(v string, ok bool) string {
-				if !ok {
-					return "(absent)"
-				}
-				return strconv.Quote(v)
-			}
-			id := k.name + "/" + f
-			if why, ok := deliveredDiffs[id]; ok {
-				t.Logf("%s differs on purpose (%s): rocketgo %s, apache %s", id, why, show(a, okA), show(b, okB))
-				continue
-			}
-			t.Errorf("%s: rocketgo %s, apache %s", id, show(a, okA), show(b, okB))
-		}
+		compareFields(t, k.name, got[k.name][targets[0].name], got[k.name][targets[1].name])
 	}
+}
+
+// compareFields reports every field whose value (or presence) differs
+// between rocketgo's record and Apache's, unless deliveredDiffs lists
+// "kind/field"; it returns how many fields were compared.
+func compareFields(t *testing.T, kind string, ours, theirs map[string]string) int {
+	t.Helper()
+	keys := map[string]bool{}
+	for f := range ours {
+		keys[f] = true
+	}
+	for f := range theirs {
+		keys[f] = true
+	}
+	var names []string
+	for f := range keys {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		a, okA := ours[f]
+		b, okB := theirs[f]
+		if okA == okB && a == b {
+			continue
+		}
+		show := func(v string, ok bool) string {
+			if !ok {
+				return "(absent)"
+			}
+			return strconv.Quote(v)
+		}
+		id := kind + "/" + f
+		if why, ok := deliveredDiffs[id]; ok {
+			t.Logf("%s differs on purpose (%s): rocketgo %s, apache %s", id, why, show(a, okA), show(b, okB))
+			continue
+		}
+		t.Errorf("%s: rocketgo %s, apache %s", id, show(a, okA), show(b, okB))
+	}
+	return len(names)
 }

@@ -228,6 +228,8 @@ var knownExtraKeys = map[string]bool{
 	// Issue #11 (sched): rocketgo's own bounds, README "Registration, scheduled messages, caches and parked pulls".
 	"filterCacheMaxBytes": true, "filterExpressionMaxLength": true, "maxParkedPulls": true,
 	"maxTopicQueueNums": true, // rocketgo's bound on the queues of a topic (issue #11; Apache has none)
+	// rocketgo's name-server bound on an inflated registration body (issue #11)
+	"registerBodyMaxInflatedBytes": true,
 	// rocketgo's own connection, frame and output bounds (remoting.Limits, issue #11)
 	"serverMaxConnections":               true,
 	"serverIncompleteFrameTimeoutMillis": true,
@@ -542,6 +544,8 @@ func TestReference(t *testing.T) {
 		}},
 	}
 	probes = append(probes, nameProbes(invoke)...)
+	probes = append(probes, startupProbes(invoke)...)
+	probes = append(probes, opsProbes(invoke)...)
 	// Key sets where rocketgo may report fewer keys than Apache but never others.
 	subsets := []struct {
 		name string
@@ -563,6 +567,15 @@ func TestReference(t *testing.T) {
 					k = "commitLogDiskRatio_<dir>"
 				}
 				out[k] = true
+			}
+			return out
+		}},
+		{"name server config keys", func(t *testing.T, tg target) map[string]bool {
+			out := map[string]bool{}
+			for _, line := range strings.Split(string(invoke(t, tg.nsAddr, javaRequest(319, nil, nil)).Body), "\n") {
+				if k, _, ok := strings.Cut(line, "="); ok {
+					out[k] = true
+				}
 			}
 			return out
 		}},
@@ -611,6 +624,7 @@ func TestReference(t *testing.T) {
 	}
 
 	t.Run("delivered records", func(t *testing.T) { compareDelivered(t, targets) })
+	t.Run("delivered records, broadcast", func(t *testing.T) { compareBroadcastDelivered(t, targets) })
 
 	// The Java scenarios themselves against Apache: every assertion the Java
 	// tests make of rocketgo holds for the reference too.

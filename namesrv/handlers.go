@@ -2,6 +2,7 @@ package namesrv
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -29,7 +30,7 @@ type (
 type handlers struct {
 	routes *Routes
 	kv     *KV
-	cfg    Config
+	live   *atomic.Pointer[Config] // the config in force (UPDATE_NAMESRV_CONFIG changes it: config_admin.go)
 	// offload runs fn off the event loop, in order: Server.Offload (the fuzz
 	// target runs fn at once).
 	offload func(fn func()) bool
@@ -43,7 +44,7 @@ type handlers struct {
 func (s *Server) Handlers() Table { return s.newHandlers(s.Offload).table() }
 
 func (s *Server) newHandlers(offload func(func()) bool) *handlers {
-	h := &handlers{routes: s.Routes, kv: s.KV, cfg: s.Config, offload: offload,
+	h := &handlers{routes: s.Routes, kv: s.KV, live: &s.live, offload: offload,
 		log: s.root.With().Str("component", "namesrv-handler").Logger()}
 	h.sampled = h.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})
 	return h
@@ -71,6 +72,8 @@ func (h *handlers) table() Table {
 		remoting.RegisterTopicInNamesrv:        h.registerTopicInNamesrv,
 		codeWipeWritePermOfBroker:              h.wipeWritePerm,
 		codeAddWritePermOfBroker:               h.addWritePerm,
+		remoting.GetNamesrvConfig:              h.getConfig, // config_admin.go
+		remoting.UpdateNamesrvConfig:           h.updateConfig,
 	}
 }
 

@@ -44,7 +44,7 @@ func (h *handlers) registerBroker(c *remoting.Conn, req *remoting.Command) *remo
 	// but still sends compressed=false (BrokerOuterAPI.registerBrokerAll):
 	// a zlib header, which no JSON body starts with, says so too.
 	if req.Bool("compressed") || IsZlib(req.Body) {
-		body, err = DecodeCompressedRegisterBody(req.Body, h.cfg.RegisterBodyMaxInflatedBytes)
+		body, err = DecodeCompressedRegisterBody(req.Body, h.cfg().RegisterBodyMaxInflatedBytes)
 	} else {
 		body, err = DecodeRegisterBody(req.Body, req.Version)
 	}
@@ -95,7 +95,7 @@ func (h *handlers) registerBroker(c *remoting.Conn, req *remoting.Command) *remo
 	if res.MasterAddr != "" {
 		resp.Set("masterAddr", res.MasterAddr)
 	}
-	if h.cfg.ReturnOrderTopicConfigToBroker {
+	if h.cfg().ReturnOrderTopicConfigToBroker {
 		if b, err := h.kv.AppendNamespace(nil, NamespaceOrderTopicConfig); err == nil {
 			resp.Body = b
 		}

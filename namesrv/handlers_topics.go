@@ -23,7 +23,7 @@ func (h *handlers) getRouteInfoByTopic(_ *remoting.Conn, req *remoting.Command) 
 		return remoting.NewResponse(req, remoting.TopicNotExist,
 			"No topic route info in name server for the topic: "+topic+faqSuffix)
 	}
-	if h.cfg.OrderMessageEnable {
+	if h.cfg().OrderMessageEnable {
 		rd.OrderTopicConf, _ = h.kv.Value(NamespaceOrderTopicConfig, topic) // absent: not ordered
 	}
 	return success(req, rd.AppendJSON(make([]byte, 0, 512)))
@@ -34,14 +34,14 @@ func (h *handlers) getBrokerClusterInfo(_ *remoting.Conn, req *remoting.Command)
 }
 
 func (h *handlers) getAllTopicList(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !h.cfg.EnableAllTopicList {
+	if !h.cfg().EnableAllTopicList {
 		return h.refuse(req, ErrDisabled)
 	}
 	return success(req, h.routes.Topics().AppendJSON(nil))
 }
 
 func (h *handlers) getTopicsByCluster(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !h.cfg.EnableTopicList {
+	if !h.cfg().EnableTopicList {
 		return h.refuse(req, ErrDisabled)
 	}
 	cluster, err := req.RequireStr("cluster")
@@ -57,7 +57,7 @@ func (h *handlers) getSystemTopicList(_ *remoting.Conn, req *remoting.Command) *
 
 func (h *handlers) topicsWithFlags(want, without int32) HandlerFunc {
 	return func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-		if !h.cfg.EnableTopicList {
+		if !h.cfg().EnableTopicList {
 			return h.refuse(req, ErrDisabled)
 		}
 		return success(req, h.routes.TopicsWithFlags(want, without).AppendJSON(nil))

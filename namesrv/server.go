@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -34,6 +35,9 @@ type Server struct {
 	wg       sync.WaitGroup
 	// work feeds the worker goroutine (Offload).
 	work chan func()
+	// live is the config in force for the handlers: Config, then
+	// UPDATE_NAMESRV_CONFIG's changes (config_admin.go).
+	live atomic.Pointer[Config]
 }
 
 // workQueue bounds the requests waiting for the worker; past it Offload
@@ -49,7 +53,7 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 	if err := kv.Load(); err != nil {
 		return nil, err
 	}
-	return &Server{
+	s := &Server{
 		Config: cfg,
 		Routes: NewRoutes(cfg),
 		KV:     kv,
@@ -57,7 +61,9 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 		root:   log,
 		quit:   make(chan struct{}),
 		work:   make(chan func(), workQueue),
-	}, nil
+	}
+	s.live.Store(&cfg)
+	return s, nil
 }
 
 // Start listens on bindAddress:listenPort and serves requests with h: the

@@ -34,6 +34,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerLocks(t)
 	p.registerFilter(t)
 	p.registerAdmin(t)
+	p.registerOps(t) // opsadmin.go
 	p.registerTransactions(t)
 	p.registerReplication(t)
 	p.registerPop(t)

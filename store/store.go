@@ -1001,3 +1001,23 @@ func (s *Store) EarliestMessageTime(topic string, queueID int32) (int64, error) 
 	}
 	return 0, fmt.Errorf("earliest message time %s-%d: %w", topic, queueID, ErrNotFound)
 }
+
+// SetCommitLogReadAhead advises the kernel on every mapped commit log file:
+// normal read-ahead (MADV_NORMAL) or none (MADV_RANDOM), as Apache's
+// scanFileAndSetReadMode for SET_COMMITLOG_READ_MODE. Files mapped later
+// get the kernel's default.
+func (s *Store) SetCommitLogReadAhead(on bool) {
+	advice := unix.MADV_RANDOM
+	if on {
+		advice = unix.MADV_NORMAL
+	}
+	s.cl.q.mu.RLock()
+	defer s.cl.q.mu.RUnlock()
+	for _, mf := range s.cl.q.files {
+		if mf.data == nil || mf.unmapped.Load() {
+			continue
+		}
+		// An error (EINVAL on an odd kernel) only leaves the old advice.
+		_ = unix.Madvise(mf.data, advice)
+	}
+}

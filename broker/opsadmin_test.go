@@ -1,0 +1,84 @@
+package broker
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
+)
+
+// TestResumeCheckHalfMessage: a message parked in TRANS_CHECK_MAX_TIME_TOPIC
+// goes back to queue 0 of the half topic with its check count reset and
+// every other property kept; a bad id or offset is SYSTEM_ERROR with
+// Apache's remark.
+func TestResumeCheckHalfMessage(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	m := testMsg(TransCheckMaxTimeTopic, message.PropRealTopic+"\x01biz\x02"+message.PropTransactionCheckTimes+"\x0116\x02")
+	pr, err := b.Store.Put(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := message.OffsetMsgID(m.StoreHost, pr.PhysicalOffset)
+	if err := b.ResumeCheckHalfMessage(id); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	recs := waitRecords(t, b, TransHalfTopic, 0, 1)
+	props := message.ParseProperties(recs[0].Properties)
+	if props[message.PropTransactionCheckTimes] != "0" || props[message.PropRealTopic] != "biz" || string(recs[0].Body) != "hello" {
+		t.Errorf("half message put back: props %v body %q", props, recs[0].Body)
+	}
+	for _, bad := range []string{"", "nonsense", message.OffsetMsgID(netip.MustParseAddrPort("127.0.0.1:1"), 1<<40)} {
+		var r *Refusal
+		if err := b.ResumeCheckHalfMessage(bad); !errors.As(err, &r) || r.Code != remoting.SystemError || r.Remark != remarkResumeFailed {
+			t.Errorf("resume %q: %v, want SYSTEM_ERROR %q", bad, err, remarkResumeFailed)
+		}
+	}
+}
+
+// TestGroupForbiddenPersisted: the read bit set and cleared as Apache's
+// table does, kept across a restart in subscriptionGroup.json.
+func TestGroupForbiddenPersisted(t *testing.T) {
+	dir := t.TempDir()
+	b, stop := testBroker(t, dir, nil)
+	no := false
+	if gf, err := b.UpdateGroupForbidden("g", "t", &no); err != nil || gf.Readable {
+		t.Fatalf("forbid: %+v %v", gf, err)
+	}
+	stop()
+	b, _ = testBroker(t, dir, nil)
+	if gf, _ := b.UpdateGroupForbidden("g", "t", nil); gf.Readable {
+		t.Errorf("after a restart the group reads again: %+v", gf)
+	}
+	yes := true
+	if gf, _ := b.UpdateGroupForbidden("g", "t", &yes); !gf.Readable {
+		t.Errorf("cleared, still forbidden: %+v", gf)
+	}
+	if len(b.Groups.forbiddenCopy()) != 0 {
+		t.Errorf("the cleared group stays in the table: %v", b.Groups.forbiddenCopy())
+	}
+}
+
+// TestColdDataFlowCtr: the table as GET_COLD_DATA_FLOW_CTR_INFO prints it.
+func TestColdDataFlowCtr(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	if err := b.UpdateColdDataFlowCtr([]byte("g2=5\ng1=7\nbad=x\n"), zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	b.RemoveColdDataFlowCtr([]byte("g2"))
+	got := string(b.ColdDataFlowCtrInfo())
+	want := `{"runtimeTable":{},"configTable":{"g1":7},"cgColdReadThreshold":3145728,"globalColdReadThreshold":104857600,"globalAcc":0}`
+	if got != want {
+		t.Errorf("info %s, want %s", got, want)
+	}
+	if _, err := b.SetCommitLogReadMode(map[string]string{"READ_AHEAD_MODE": "1"}); err != nil {
+		t.Errorf("read mode 1: %v", err)
+	}
+	if _, err := b.SetCommitLogReadMode(map[string]string{"READ_AHEAD_MODE": "3"}); err == nil || !strings.Contains(err.Error(), "value error") {
+		t.Errorf("read mode 3: %v", err)
+	}
+}
