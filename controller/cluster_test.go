@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,10 +100,13 @@ func (g *group) stop(i int) {
 	if g.cs[i] == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// 30 s: raft's shutdown waits out its transport's I/O to stopped peers
+	// (5 s timeouts); 10 s was exceeded once under -race on a loaded box.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := g.cs[i].Shutdown(ctx); err != nil {
-		g.t.Errorf("shutdown %d: %v", i, err)
+		buf := make([]byte, 1<<20)
+		g.t.Errorf("shutdown %d: %v; goroutines:\n%s", i, err, buf[:runtime.Stack(buf, true)])
 	}
 	g.cs[i] = nil
 }
@@ -183,26 +187,43 @@ func (b *fakeBroker) addr() string { return b.srv.Addr() }
 
 func (b *fakeBroker) call(addr string, code int32, ext map[string]string, body []byte) *remoting.Command {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := b.cl.Invoke(ctx, addr, remoting.NewRequest(code, ext, body))
+	resp, err := b.try(addr, code, ext, body)
 	if err != nil {
 		b.t.Fatalf("code %d to %s: %v", code, addr, err)
 	}
 	return resp
 }
 
+// try is call for any goroutine: the error is returned, not fatal.
+func (b *fakeBroker) try(addr string, code int32, ext map[string]string, body []byte) (*remoting.Command, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return b.cl.Invoke(ctx, addr, remoting.NewRequest(code, ext, body))
+}
+
+func (b *fakeBroker) heartbeatFields(epoch int32, maxOffset int64) map[string]string {
+	return map[string]string{
+		"clusterName": b.cluster, "brokerName": b.name, "brokerAddr": b.addr(), "brokerId": fmt.Sprint(b.id),
+		"epoch": fmt.Sprint(epoch), "maxOffset": fmt.Sprint(maxOffset), "confirmOffset": fmt.Sprint(maxOffset),
+		"heartbeatTimeoutMills": "3000", "electionPriority": "3",
+	}
+}
+
 func (b *fakeBroker) heartbeat(addrs []string, epoch int32, maxOffset int64) {
 	b.t.Helper()
 	for _, a := range addrs {
-		resp := b.call(a, remoting.BrokerHeartbeat, map[string]string{
-			"clusterName": b.cluster, "brokerName": b.name, "brokerAddr": b.addr(), "brokerId": fmt.Sprint(b.id),
-			"epoch": fmt.Sprint(epoch), "maxOffset": fmt.Sprint(maxOffset), "confirmOffset": fmt.Sprint(maxOffset),
-			"heartbeatTimeoutMills": "3000", "electionPriority": "3",
-		}, nil)
+		resp := b.call(a, remoting.BrokerHeartbeat, b.heartbeatFields(epoch, maxOffset), nil)
 		if resp.Code != remoting.Success {
 			b.t.Fatalf("heartbeat to %s: %d %s", a, resp.Code, resp.Remark)
 		}
+	}
+}
+
+// beat is heartbeat from any goroutine: a stopped controller's error is
+// ignored, as a broker ignores it.
+func (b *fakeBroker) beat(addrs []string, epoch int32, maxOffset int64) {
+	for _, a := range addrs {
+		_, _ = b.try(a, remoting.BrokerHeartbeat, b.heartbeatFields(epoch, maxOffset), nil)
 	}
 }
 
@@ -341,6 +362,25 @@ func TestLeaderDiesDuringElection(t *testing.T) {
 	if alter.Code != remoting.Success {
 		t.Fatalf("alter: %d %s", alter.Code, alter.Remark)
 	}
+	// Broker 2 lives on: it heartbeats every 500 ms, as a broker does
+	// (heartbeatTimeoutMills 3 s; the re-election below may take longer
+	// than that on a loaded box).
+	stopBeat := make(chan struct{})
+	beaten := make(chan struct{})
+	go func() {
+		defer close(beaten)
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopBeat:
+				return
+			case <-tick.C:
+				bs[1].beat(addrs, 0, 0)
+			}
+		}
+	}()
+	defer func() { close(stopBeat); <-beaten }()
 	// Stop the leader first, then the master dies: no controller elects
 	// on the connection's close (the followers do not lead).
 	g.stop(li)
@@ -349,8 +389,8 @@ func TestLeaderDiesDuringElection(t *testing.T) {
 	// interval after it leads, and elects broker 2.
 	nl := g.leader()
 	testutil.WaitFor(t, 15*time.Second, func() bool {
-		r := bs[1].call(addrs[nl], remoting.ControllerGetReplicaInfo, map[string]string{"brokerName": "b"}, nil)
-		return r.Code == remoting.Success && r.Str("masterBrokerId") == "2" && r.Str("masterEpoch") == "2"
+		r, err := bs[1].try(addrs[nl], remoting.ControllerGetReplicaInfo, map[string]string{"brokerName": "b"}, nil)
+		return err == nil && r.Code == remoting.Success && r.Str("masterBrokerId") == "2" && r.Str("masterEpoch") == "2"
 	})
 	testutil.WaitFor(t, 5*time.Second, func() bool {
 		n := bs[1].lastNotice()
