@@ -129,6 +129,11 @@ func (b *Broker) MasterAddr() string {
 
 // startHA makes and starts the replication service (after the store).
 func (b *Broker) startHA() error {
+	if b.ctrl != nil {
+		// Controller mode replicates with AutoSwitch HA, not the classic
+		// protocol; until it is plugged in (issue #20) nothing replicates.
+		return nil
+	}
 	cfg := b.Config()
 	listen := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HA.HAListenPort))
 	svc, err := b.newHA(cfg.HA, listen, b.Store, b.root)
@@ -166,7 +171,7 @@ func fixedMaster(c *Config) bool { return len(c.HA.HAMasterAddress) >= haAddress
 // the failing syncs. Called concurrently, one call per name server answer.
 func (b *Broker) learnMaster(masterAddr, haAddr string) {
 	cfg := b.Config()
-	if !cfg.IsSlave() {
+	if !cfg.IsSlave() || b.ctrl != nil { // in controller mode the controller names the master
 		return
 	}
 	if masterAddr != "" && masterAddr != cfg.Addr() {

@@ -70,6 +70,12 @@ type ctlGroup struct {
 
 func startControllers(t *testing.T, name string) *ctlGroup {
 	t.Helper()
+	return startControllersConf(t, name, "")
+}
+
+// startControllersConf is startControllers with extra controller.conf lines.
+func startControllersConf(t *testing.T, name, extra string) *ctlGroup {
+	t.Helper()
 	g := &ctlGroup{t: t, bin: controllerBin(t), dir: filepath.Join(workDir, name)}
 	var peers []string
 	for i := range 3 {
@@ -87,7 +93,7 @@ func startControllers(t *testing.T, name string) *ctlGroup {
 			t.Fatal(err)
 		}
 		conf := fmt.Sprintf("controllerDLegerGroup=%s\ncontrollerDLegerPeers=%s\ncontrollerDLegerSelfId=n%d\ncontrollerStorePath=%s\n",
-			name, strings.Join(peers, ";"), i, d)
+			name, strings.Join(peers, ";"), i, d) + extra
 		if err := os.WriteFile(filepath.Join(d, "controller.conf"), []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}

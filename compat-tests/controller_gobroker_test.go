@@ -1,0 +1,328 @@
+package compattest
+
+// rocketgo brokers in controller mode (issue #20): three mqbroker
+// processes with enableControllerMode=true in one broker set, three
+// rocketgo controllers (mqcontroller) or Apache 5.3.3's, a rocketgo name
+// server, the official Go client sending through the name server. The
+// controller elects a master, which registers as brokerId 0 and takes the
+// sends; kill -9 of the master → another is elected, takes the role on the
+// controller's NOTIFY_BROKER_ROLE_CHANGED or its poll, re-registers with
+// the name server, and the sends succeed again (the time from the kill to
+// the first accepted send is logged). No AutoSwitch HA yet: the messages
+// are not replicated, so what the old master held is not asserted on the
+// new one. Enabled by ROCKETGO_CONTROLLER=1 (make test-controller).
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goCtlBrokerConf is a rocketgo broker of the controller-mode set.
+func goCtlBrokerConf(dir string, port int, nsAddr, ctlAddrs string) string {
+	return fmt.Sprintf(`brokerClusterName=%s
+brokerName=%s
+listenPort=%d
+fastListenPort=-1
+namesrvAddr=%s
+brokerIP1=127.0.0.1
+storePathRootDir=%s
+flushDiskType=ASYNC_FLUSH
+autoCreateTopicEnable=true
+mappedFileSizeCommitLog=67108864
+metricsExporterType=DISABLE
+slaveSynchronizePeriod=1000
+enableControllerMode=true
+controllerAddr=%s
+syncBrokerMetadataPeriod=1000
+`, clusterName, ctlBrokerSet, port, nsAddr, filepath.Join(dir, "store"), ctlAddrs)
+}
+
+// startGoCtlBroker starts (or restarts, same store and port) a rocketgo
+// broker of the set.
+func startGoCtlBroker(t *testing.T, dir string, port int, nsAddr, ctlAddrs string) *ctlBroker {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "broker.properties")
+	if err := os.WriteFile(conf, []byte(goCtlBrokerConf(dir, port, nsAddr, ctlAddrs)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(dir)
+	p, err := startProc(name, filepath.Join(binDir, "mqbroker"), []string{"-c", conf}, filepath.Join(dir, "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	if err := waitTCP(p, addr, readyTimeout); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, tailFile(filepath.Join(dir, "broker.log"), 30))
+	}
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("tail of %s:\n%s", name, tailFile(filepath.Join(dir, "broker.log"), 40))
+		}
+	})
+	return &ctlBroker{name: name, addr: addr, p: p}
+}
+
+// routeIDs is the name server's brokerId → address of the set for topic.
+func routeIDs(nsAddr, topic string) map[int64]string {
+	code, rd, _, err := queryRoute(nsAddr, topic)
+	if err != nil || code != 0 || rd == nil {
+		return nil
+	}
+	return rd.brokers[ctlBrokerSet]
+}
+
+// goCtlRig is ctlRig with rocketgo brokers; ctl is the controllers'
+// address list and leader returns the state as the leading controller
+// reports it.
+func newGoCtlRig(t *testing.T, name string, ctlAddrs []string, state func() ctlSyncState) (*ctlRig, []int) {
+	t.Helper()
+	c, err := startNamesrvConf(name+"-ns", "")
+	if c != nil {
+		t.Cleanup(c.stop)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ctlRig{t: t, c: c}
+	var ports []int
+	for i := range 3 {
+		p, err := pickPort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, p)
+		r.bs = append(r.bs, startGoCtlBroker(t, filepath.Join(workDir, fmt.Sprintf("%s-b%d", name, i)), p, c.nsAddr, strings.Join(ctlAddrs, ";")))
+		if i == 0 {
+			// The first broker is elected master when it registers alone.
+			if !waitFor(t, 60*time.Second, func() bool { return state().masterAddr == r.bs[0].addr }) {
+				t.Fatalf("first broker never master: %+v", state())
+			}
+		}
+	}
+	if !waitFor(t, 60*time.Second, func() bool {
+		s := state()
+		return len(s.alive) == 3 && s.alive[r.bs[1].addr] && s.alive[r.bs[2].addr]
+	}) {
+		t.Fatalf("three brokers never alive at the controller: %+v", state())
+	}
+	r.topic = uniq("GoCtl")
+	createTopicOn(t, c.nsAddr, r.bs[0].addr, r.topic)
+	// The master is id 0 in the route, the slaves their controller ids.
+	if !waitFor(t, 60*time.Second, func() bool {
+		ids, s := routeIDs(c.nsAddr, r.topic), state()
+		if ids[0] != r.bs[0].addr || len(ids) != 3 {
+			return false
+		}
+		for _, b := range r.bs[1:] {
+			if ids[s.ids[b.addr]] != b.addr {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatalf("route %v, want the master as 0 and the slaves by controller id %+v", routeIDs(c.nsAddr, r.topic), state())
+	}
+	// The slaves copy the topic from the master (slaveSynchronizePeriod),
+	// so that the next master has it.
+	for _, b := range r.bs[1:] {
+		if !waitFor(t, 30*time.Second, func() bool {
+			resp, err := rawInvoke(b.addr, javaRequest(21, nil, nil), 3*time.Second)
+			return err == nil && resp.Code == 0 && strings.Contains(string(resp.Body), r.topic)
+		}) {
+			t.Fatalf("slave %s never copied topic %s", b.addr, r.topic)
+		}
+	}
+	return r, ports
+}
+
+// goCtlFailover runs the scenario on r: sends, kill -9 of the master, a
+// new master elected and routed, sends again; the killed broker restarts
+// and rejoins as a slave (by its controller id in the route). It returns
+// the measured times.
+func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string) ctlFailover {
+	start := time.Now()
+	r.startLoad()
+	r.waitSends(start, 100, 60*time.Second, "before the kill")
+	old, f := r.killMaster()
+	r.waitSends(time.Now(), 100, 60*time.Second, "after the master's kill")
+	// The new master registered as id 0; the old one is gone from the route.
+	ids := routeIDs(r.c.nsAddr, r.topic)
+	if ids[0] != f.newMaster || slices.Contains(mapValues(ids), old.addr) {
+		t.Fatalf("route after the failover %v: want %s as 0 and no %s", ids, f.newMaster, old.addr)
+	}
+	// The old master restarts on its store and port: a slave now.
+	i := slices.Index(r.bs, old)
+	r.bs[i] = startGoCtlBroker(t, filepath.Join(workDir, old.name), ports[i], r.c.nsAddr, strings.Join(ctlAddrs, ";"))
+	if !waitFor(t, 60*time.Second, func() bool {
+		ids := routeIDs(r.c.nsAddr, r.topic)
+		for id, a := range ids {
+			if a == old.addr && id != 0 && ids[0] == f.newMaster {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("old master %s did not rejoin as a slave: route %v", old.addr, routeIDs(r.c.nsAddr, r.topic))
+	}
+	r.waitSends(time.Now(), 50, 60*time.Second, "after the old master rejoined")
+	r.stopLoad()
+	return f
+}
+
+func mapValues(m map[int64]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestControllerGoBrokers: rocketgo brokers, rocketgo controllers.
+func TestControllerGoBrokers(t *testing.T) {
+	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("rocketgo brokers in controller mode run with ROCKETGO_CONTROLLER=1 (make test-controller)")
+	}
+	// No AutoSwitch HA yet: the slaves never join the SyncStateSet, so
+	// only an unclean election can pick one.
+	g := startControllersConf(t, "goctl-raft", "enableElectUncleanMaster=true\n")
+	g.leader(30 * time.Second)
+	state := func() ctlSyncState {
+		for i := range g.addrs {
+			if g.procs[i] == nil {
+				continue
+			}
+			if s, err := g.syncState(i); err == nil {
+				return s
+			}
+		}
+		return ctlSyncState{}
+	}
+	r, ports := newGoCtlRig(t, "goctl", g.addrs, state)
+	r.g = g
+	goCtlEpochs(t, r, state)
+	f := goCtlFailover(t, r, ports, g.addrs)
+	t.Logf("rocketgo controllers: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v",
+		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
+	report(t, time.Now(), 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
+		f.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
+}
+
+// TestControllerGoBrokersApache: rocketgo brokers, Apache 5.3.3's
+// controller (one DLedger node, compat-tests/reference/run.sh controller).
+func TestControllerGoBrokersApache(t *testing.T) {
+	requireJava(t)
+	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("rocketgo brokers with Apache's controller run with ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 (make test-controller)")
+	}
+	port, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	dir := filepath.Join(workDir, "goctl-apache-ctl")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "controller.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=g\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\n"+
+		"controllerStorePath=%s\nenableElectUncleanMaster=true\n", addr, filepath.Join(dir, "store"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := startProc("apache-controller", script, []string{"controller", conf, dir}, filepath.Join(dir, "controller.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &ctlGroup{t: t, dir: dir, addrs: []string{addr}, procs: []*proc{p}}
+	t.Cleanup(func() {
+		killJava(p)
+		if t.Failed() {
+			t.Logf("tail of Apache's controller:\n%s", tailFile(filepath.Join(dir, "controller.log"), 40))
+		}
+	})
+	// Serving once it leads: a read answers something else than NOT_LEADER.
+	if !waitFor(t, 120*time.Second, func() bool {
+		r, err := rawInvoke(addr, javaRequest(1004, map[string]string{"brokerName": "warmup"}, nil), 2*time.Second)
+		return err == nil && r.Code != 2007
+	}) {
+		t.Fatal("Apache's controller never served")
+	}
+	state := func() ctlSyncState {
+		s, err := g.syncState(0)
+		if err != nil {
+			t.Logf("sync state: %v", err)
+		}
+		return s
+	}
+	r, ports := newGoCtlRig(t, "goctlj", g.addrs, state)
+	r.g = g
+	goCtlEpochs(t, r, state)
+	goCtlAdmin(t, r, g, state)
+	f := goCtlFailover(t, r, ports, g.addrs)
+	t.Logf("Apache's controller: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v",
+		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
+	report(t, time.Now(), 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
+		f.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
+}
+
+// goCtlAdmin runs Apache 5.3.3 mqadmin getSyncStateSet and getBrokerEpoch
+// against the rocketgo brokers (getBrokerEpoch asks every broker of the
+// set, found through the name server, for GET_BROKER_EPOCH_CACHE).
+func goCtlAdmin(t *testing.T, r *ctlRig, g *ctlGroup, state func() ctlSyncState) {
+	t.Helper()
+	ja := startJavaAdmin(t, toolsClasspath(t), filepath.Join(workDir, "goctl-admin"))
+	s := state()
+	want := func(out string, parts ...string) {
+		t.Helper()
+		for _, p := range parts {
+			if !strings.Contains(out, p) {
+				t.Fatalf("mqadmin output lacks %q:\n%s", p, out)
+			}
+		}
+	}
+	out := ja.run(t, []string{"getSyncStateSet", "-a", g.addrs[0], "-b", ctlBrokerSet})
+	want(out, "#brokerName\t"+ctlBrokerSet, "#MasterBrokerId\t"+strconv.FormatInt(s.masterID, 10), "#MasterAddr\t"+s.masterAddr)
+	out = ja.run(t, []string{"getBrokerEpoch", "-n", r.c.nsAddr, "-b", ctlBrokerSet})
+	want(out, "#brokerName\t"+ctlBrokerSet, fmt.Sprintf("#Epoch: EpochEntry{epoch=%d, startOffset=0", s.masterEpoch))
+	for _, b := range r.bs {
+		want(out, "#brokerAddr\t"+b.addr)
+	}
+	t.Logf("mqadmin getBrokerEpoch:\n%s", out)
+}
+
+// goCtlEpochs checks GET_BROKER_EPOCH_CACHE (1007) on every broker: the
+// master's id 0 and one epoch entry at least, the slaves' controller ids.
+func goCtlEpochs(t *testing.T, r *ctlRig, state func() ctlSyncState) {
+	t.Helper()
+	s := state()
+	for _, b := range r.bs {
+		resp, err := rawInvoke(b.addr, javaRequest(1007, nil, nil), 3*time.Second)
+		if err != nil || resp.Code != 0 {
+			t.Fatalf("GET_BROKER_EPOCH_CACHE %s: %v %+v", b.addr, err, resp)
+		}
+		body := string(resp.Body)
+		want := `"brokerId":` + strconv.FormatInt(s.ids[b.addr], 10)
+		if b.addr == s.masterAddr {
+			want = `"brokerId":0`
+		}
+		if !strings.Contains(body, want) || !strings.Contains(body, `"brokerName":"`+ctlBrokerSet+`"`) {
+			t.Fatalf("GET_BROKER_EPOCH_CACHE %s: %s, want %s", b.addr, body, want)
+		}
+		if b.addr == s.masterAddr && !strings.Contains(body, `"epoch":`+strconv.FormatInt(s.masterEpoch, 10)) {
+			t.Fatalf("master's epoch cache %s lacks epoch %d", body, s.masterEpoch)
+		}
+	}
+}
