@@ -463,7 +463,10 @@ func (s *Service) maybeAlter(t *term) {
 	s.mu.Lock()
 	s.applySetLocked(t)
 	s.mu.Unlock()
-	accepted, setEpoch, err := s.cfg.AlterSyncStateSet(t.self, t.epoch, next)
+	s.mu.Lock()
+	cur := t.setEpoch
+	s.mu.Unlock()
+	accepted, setEpoch, err := s.cfg.AlterSyncStateSet(t.self, t.epoch, next, cur)
 	if err != nil {
 		// The proposal stays pending (its union counts, as Apache's
 		// isSynchronizingSyncStateSet) until an answer or a push installs

@@ -29,10 +29,11 @@ type Config struct {
 	AsyncLearner             bool          // asyncLearner: never joins the SyncStateSet
 
 	// AlterSyncStateSet asks the controller to change the SyncStateSet
-	// (the broker: replicas.Client.AlterSyncStateSet, 1001) and returns the
-	// set and epoch it accepted. nil: the master never proposes (tests of
+	// (the broker: replicas.Client.AlterSyncStateSet, 1001): newSet as the
+	// successor of the set of epoch setEpoch; it returns the set and epoch
+	// the controller accepted. nil: the master never proposes (tests of
 	// the data path).
-	AlterSyncStateSet func(masterID int64, masterEpoch int32, newSet []int64) (accepted []int64, setEpoch int32, err error)
+	AlterSyncStateSet func(masterID int64, masterEpoch int32, newSet []int64, setEpoch int32) (accepted []int64, newSetEpoch int32, err error)
 }
 
 // DefaultConfig is Apache's defaults.

@@ -10,11 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/store"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+// The in-process controller (controller_test.go) leaves hashicorp/raft's
+// inbound handlers and ants' pool timers behind (see controller/main_test.go).
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"),
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*goWorker).run.func1"),
+		goleak.IgnoreAnyFunction("github.com/hashicorp/raft.(*NetworkTransport).handleConn"))
+}
 
 const fileSize = 64 << 10
 
@@ -67,12 +77,12 @@ func openNode(t testing.TB, cfg Config) *node {
 
 // master makes n master of epoch as replicas.Roles.Apply and the broker
 // do: the epoch entry first, then the service.
-func (n *node) master(t testing.TB, epoch int32, self int64, set []int64) {
+func (n *node) master(t testing.TB, epoch int32, self int64, set []int64, setEpoch int32) {
 	t.Helper()
 	if err := n.epochs.Append(epoch, n.st.MaxPhyOffset()); err != nil {
 		t.Fatal(err)
 	}
-	if err := n.svc.BecomeMaster(epoch, self, set, 1); err != nil {
+	if err := n.svc.BecomeMaster(epoch, self, set, setEpoch); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -137,7 +147,7 @@ func sameLogs(t testing.TB, m, sl *node, queues int32) {
 // follows across files and epochs, and a slave that reconnects resumes.
 func TestReplicateMasterToSlave(t *testing.T) {
 	m := openNode(t, testConfig())
-	m.master(t, 1, 1, []int64{1})
+	m.master(t, 1, 1, []int64{1}, 1)
 	put(t, m.st, 0, 600, 4)
 	sl := openNode(t, testConfig())
 	if err := sl.svc.BecomeSlave(m.svc.Addr(), 1, 2); err != nil {
@@ -152,7 +162,7 @@ func TestReplicateMasterToSlave(t *testing.T) {
 
 	// A new term on the same master: the slave records the epoch from the
 	// frames.
-	m.master(t, 3, 1, []int64{1})
+	m.master(t, 3, 1, []int64{1}, 1)
 	if err := sl.svc.BecomeSlave(m.svc.Addr(), 3, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +189,7 @@ func TestReplicateMasterToSlave(t *testing.T) {
 func TestSlaveTruncatesDivergentTail(t *testing.T) {
 	a := openNode(t, testConfig())
 	b := openNode(t, testConfig())
-	a.master(t, 1, 1, []int64{1})
+	a.master(t, 1, 1, []int64{1}, 1)
 	put(t, a.st, 0, 400, 2)
 	if err := b.svc.BecomeSlave(a.svc.Addr(), 1, 2); err != nil {
 		t.Fatal(err)
@@ -188,9 +198,9 @@ func TestSlaveTruncatesDivergentTail(t *testing.T) {
 	common := a.st.MaxPhyOffset()
 
 	// a writes alone in epoch 2; b is elected in epoch 3 and writes.
-	a.master(t, 2, 1, []int64{1})
+	a.master(t, 2, 1, []int64{1}, 1)
 	put(t, a.st, 400, 900, 2) // into the second file
-	b.master(t, 3, 2, []int64{2})
+	b.master(t, 3, 2, []int64{2}, 1)
 	put(t, b.st, 5000, 200, 2)
 	if a.st.MaxPhyOffset() <= b.st.MaxPhyOffset() {
 		t.Fatalf("want a longer divergent tail: a %d b %d", a.st.MaxPhyOffset(), b.st.MaxPhyOffset())
