@@ -36,12 +36,14 @@ type node struct {
 	svc    *Service
 }
 
-func openNode(t testing.TB, cfg Config) *node {
+func openNode(t testing.TB, cfg Config) *node { return openNodeSize(t, cfg, fileSize) }
+
+func openNodeSize(t testing.TB, cfg Config, size int64) *node {
 	t.Helper()
 	n := &node{dir: t.TempDir()}
 	scfg := store.DefaultConfig()
 	scfg.StorePathRootDir = n.dir
-	scfg.MappedFileSizeCommitLog = fileSize
+	scfg.MappedFileSizeCommitLog = size
 	scfg.MappedFileSizeConsumeQueue = 100 * 20
 	scfg.FlushIntervalCommitLog = 10
 	scfg.FlushIntervalConsumeQueue = 10
