@@ -111,6 +111,7 @@ test-ha-apache: build
 # Apache 5.3.3's controller. A few minutes of JVMs: not in make test.
 test-controller: build
 	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestRegisterWithApacheController' ./replicas/
+	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestAutoSwitch' ./ha/autoswitch/
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestController'
 

@@ -32,7 +32,9 @@ func (s *Store) dispatchLoop() {
 			case <-retry:
 			}
 		}
+		s.dispatchMu.Lock()
 		err := s.dispatchAvailable()
+		s.dispatchMu.Unlock()
 		if err == nil {
 			if retry != nil {
 				s.log.Info().Int64("offset", s.reput.Load()).Dur("waited", time.Since(since)).Msg("dispatch resumed")
@@ -60,7 +62,7 @@ func (s *Store) dispatchAvailable() error {
 	s.touched = s.touched[:0]
 	var err error
 	for !s.dispatchStalled.Load() {
-		cur, end := s.reput.Load(), s.cl.maxOffset.Load()
+		cur, end := s.reput.Load(), s.dispatchEnd()
 		if cur >= end {
 			break
 		}

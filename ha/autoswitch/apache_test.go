@@ -1,0 +1,351 @@
+package autoswitch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/replicas"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// Interop with Apache 5.3.3 in controller mode, byte for byte: the
+// brokers of one set register with an in-process rocketgo controller; the
+// commit logs and epoch files of both sides are compared on disk. Needs
+// Java and Maven: ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 (make
+// test-controller).
+
+const apacheFileSize = 1 << 20 // mappedFileSizeCommitLog on both sides
+
+func needApache(t *testing.T) {
+	t.Helper()
+	if os.Getenv("ROCKETGO_JAVA") == "" || os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("Apache 5.3.3 brokers run with ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 (make test-controller)")
+	}
+}
+
+// portPair returns a free port whose successor (the HA port) is free too.
+func portPair(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		l1, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l1.Addr().(*net.TCPAddr).Port
+		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+1))
+		_ = l1.Close()
+		if err == nil {
+			_ = l2.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port pair")
+	return 0
+}
+
+// startNamesrv runs a rocketgo name server in-process.
+func startNamesrv(t *testing.T) string {
+	t.Helper()
+	cfg := namesrv.DefaultConfig()
+	cfg.ListenPort = 0
+	cfg.BindAddress = "127.0.0.1"
+	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	ns, err := namesrv.New(cfg, testutil.Logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Start(ns.Handlers()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := ns.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return ns.Addr()
+}
+
+// apacheBroker is an Apache 5.3.3 broker in controller mode.
+type apacheBroker struct {
+	addr, haAddr, dir string
+}
+
+func startApache(t *testing.T, brokerName, nsAddr, ctlAddr string) *apacheBroker {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "..", "compat-tests", "reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := portPair(t)
+	b := &apacheBroker{addr: fmt.Sprintf("127.0.0.1:%d", port), haAddr: fmt.Sprintf("127.0.0.1:%d", port+1), dir: t.TempDir()}
+	extra := fmt.Sprintf(`brokerName=%s
+brokerId=-1
+brokerRole=SLAVE
+enableControllerMode=true
+controllerAddr=%s
+mappedFileSizeCommitLog=%d
+haSendHeartbeatInterval=1000
+syncBrokerMetadataPeriod=1000
+checkSyncStateSetPeriod=1000
+syncControllerMetadataPeriod=2000
+`, brokerName, ctlAddr, apacheFileSize)
+	if err := os.WriteFile(filepath.Join(b.dir, "broker.extra.properties"), []byte(extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(b.dir, "broker.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(script, "broker", strconv.Itoa(port), nsAddr, b.dir, "asCluster")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = logf.Close()
+		if t.Failed() {
+			for _, f := range []string{filepath.Join(b.dir, "broker.out"), filepath.Join(b.dir, "logs", "rocketmqlogs", "broker_default.log"),
+				filepath.Join(b.dir, "logs", "rocketmqlogs", "store.log")} {
+				raw, _ := os.ReadFile(f)
+				if len(raw) > 6000 {
+					raw = raw[len(raw)-6000:]
+				}
+				t.Logf("tail of %s:\n%s", f, raw)
+			}
+		}
+	})
+	return b
+}
+
+// commitLog reads Apache's commit log files [0, end) from disk.
+func (b *apacheBroker) commitLog(t *testing.T, from, end int64) []byte {
+	t.Helper()
+	var out []byte
+	for off := from - from%apacheFileSize; off < end; off += apacheFileSize {
+		raw, err := os.ReadFile(filepath.Join(b.dir, "store", "commitlog", fmt.Sprintf("%020d", off)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := max(from-off, 0), min(end-off, int64(len(raw)))
+		out = append(out, raw[lo:hi]...)
+	}
+	return out
+}
+
+func (b *apacheBroker) epochs(t *testing.T) []store.EpochEntry {
+	t.Helper()
+	c, err := store.OpenEpochFile(filepath.Join(b.dir, "store", store.FileEpochCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.All()
+}
+
+// maxOffset is GET_BROKER_RUNTIME_INFO's commitLogMaxOffset.
+func maxOffset(rc *remoting.Client, addr string) (int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := rc.Invoke(ctx, addr, remoting.NewRequest(28, nil, nil))
+	if err != nil {
+		return 0, err
+	}
+	s := string(resp.Body)
+	i := strings.Index(s, `"commitLogMaxOffset":"`)
+	if i < 0 {
+		return 0, fmt.Errorf("runtime info without commitLogMaxOffset: %.200s", s)
+	}
+	s = s[i+len(`"commitLogMaxOffset":"`):]
+	return strconv.ParseInt(s[:strings.IndexByte(s, '"')], 10, 64)
+}
+
+// send is SEND_MESSAGE (10) as a producer sends it; the answer must be
+// SUCCESS.
+func send(rc *remoting.Client, addr, topic string, i int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	body := fmt.Appendf(nil, "as-%d-%s", i, bytes.Repeat([]byte("y"), 1500+i%500))
+	req := remoting.NewRequest(remoting.SendMessage, map[string]string{
+		"producerGroup": "asGroup", "topic": topic, "defaultTopic": "TBW102", "defaultTopicQueueNums": "4",
+		"queueId": strconv.Itoa(i % 4), "sysFlag": "0", "bornTimestamp": strconv.FormatInt(time.Now().UnixMilli(), 10),
+		"flag": "0", "properties": "KEYS\x01k" + strconv.Itoa(i) + "\x02WAIT\x01true\x02", "reconsumeTimes": "0",
+		"unitMode": "false", "batch": "false",
+	}, body)
+	resp, err := rc.Invoke(ctx, addr, req)
+	if err != nil {
+		return err
+	}
+	if resp.Code != 0 {
+		return fmt.Errorf("send %d: code %d %s", i, resp.Code, resp.Remark)
+	}
+	return nil
+}
+
+// heartbeats keeps brokers alive at the controller until the test ends.
+func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(300 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			for _, hb := range hbs {
+				_ = cl.SendHeartbeat(context.Background(), hb) // a miss is repeated 300 ms later
+			}
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); wg.Wait() })
+}
+
+// A rocketgo slave follows an Apache 5.3.3 master elected by the rocketgo
+// controller: the master adds it to the SyncStateSet (CONTROLLER_ALTER_
+// SYNC_STATE_SET from Apache), SYNC_MASTER sends succeed on its acks, and
+// the commit logs (across files) and epoch files are byte-equal. Then the
+// slave, disconnected, writes a divergent tail under an epoch the master
+// never had; on reconnecting it truncates it at the consistent point and
+// is byte-equal again.
+func TestAutoSwitchRocketgoSlaveOfApacheMaster(t *testing.T) {
+	needApache(t)
+	ctlAddr := startController(t)
+	nsAddr := startNamesrv(t)
+	rc := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { rc.Close() })
+	cl := replicas.NewClient(rc, ctlAddr, 3*time.Second)
+	ctx := context.Background()
+	const name = "asA"
+
+	ap := startApache(t, name, nsAddr, ctlAddr)
+	var st replicas.ReplicaState
+	testutil.WaitFor(t, 120*time.Second, func() bool {
+		var err error
+		st, err = cl.ReplicaInfo(ctx, name)
+		return err == nil && st.MasterAddr == ap.addr
+	})
+
+	cfg := testConfig()
+	n := openNodeSize(t, cfg, apacheFileSize)
+	self := replicas.Broker{Cluster: "asCluster", BrokerName: name, Addr: "127.0.0.1:1"}
+	id, rs, err := replicas.Register(ctx, cl, replicas.IdentityFiles{Root: t.TempDir()}, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.MasterID == nil || rs.MasterAddr != ap.addr {
+		t.Fatalf("registered: %+v, want Apache's master", rs)
+	}
+	heartbeats(t, cl, replicas.Heartbeat{Cluster: self.Cluster, BrokerName: name, BrokerAddr: self.Addr, BrokerID: id,
+		Epoch: -1, TimeoutMillis: 10000})
+	if err := n.svc.BecomeSlave(ap.haAddr, rs.MasterEpoch, id); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		info, err := cl.ReplicaInfo(ctx, name)
+		return err == nil && slices.Contains(info.SyncStateSet, id)
+	})
+	topic := "TopicAS" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	testutil.WaitFor(t, 60*time.Second, func() bool { return send(rc, ap.addr, topic, -1) == nil })
+	for i := range 800 { // about 1.6 MiB: two commit log files
+		if err := send(rc, ap.addr, topic, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	equalToApache(t, rc, ap, n)
+
+	// A divergent tail: the slave, on its own, under epoch 9.
+	ctxS, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := n.svc.Shutdown(ctxS); err != nil {
+		t.Fatal(err)
+	}
+	cut := n.st.MaxPhyOffset()
+	if _, err := n.st.LeaveReplica(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.epochs.Append(9, cut); err != nil {
+		t.Fatal(err)
+	}
+	put(t, n.st, 0, 300, 2)
+	n.st.BecomeReplica()
+	if n.svc, err = New(cfg, "127.0.0.1:0", n.st, n.epochs, testutil.Logger()); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.svc.BecomeSlave(ap.haAddr, rs.MasterEpoch, id); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		info, err := cl.ReplicaInfo(ctx, name)
+		return err == nil && slices.Contains(info.SyncStateSet, id)
+	})
+	for i := 800; i < 1000; i++ {
+		if err := send(rc, ap.addr, topic, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	equalToApache(t, rc, ap, n)
+}
+
+// equalToApache waits for the node to hold Apache's end and compares the
+// commit logs over the node's range and the epoch files.
+func equalToApache(t *testing.T, rc *remoting.Client, ap *apacheBroker, n *node) {
+	t.Helper()
+	var end int64
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		var err error
+		end, err = maxOffset(rc, ap.addr)
+		return err == nil && end > 0 && n.st.MaxPhyOffset() == end
+	})
+	if end < apacheFileSize {
+		t.Fatalf("only %d bytes: want more than one file", end)
+	}
+	from := n.st.MinPhyOffset()
+	want := ap.commitLog(t, from, end)
+	var got []byte
+	for off := from; off < end; {
+		sp, ok := n.st.ReadReplica(off, 1<<20)
+		if !ok {
+			t.Fatalf("read at %d", off)
+		}
+		got = append(got, sp.Bytes...)
+		off += int64(len(sp.Bytes))
+		sp.Release()
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("commit logs differ at %d (rocketgo %d bytes, Apache %d)", from+int64(i), len(got), len(want))
+	}
+	if a, r := ap.epochs(t), n.epochs.All(); !slices.Equal(a, r) {
+		t.Fatalf("epoch entries: Apache %v rocketgo %v", a, r)
+	}
+	t.Logf("byte-equal commit logs [%d, %d), epochs %v", from, end, n.epochs.All())
+}
