@@ -61,7 +61,8 @@ type controlled struct {
 	log     zerolog.Logger
 	sampled zerolog.Logger
 
-	id    atomic.Int64 // the controller-assigned id; -1 until registered
+	auto  autoReplicator // the AutoSwitch HA service, set in Start
+	id    atomic.Int64   // the controller-assigned id; -1 until registered
 	roles atomic.Pointer[replicas.Roles]
 
 	mu           sync.Mutex     // serialises role changes; guards what follows
@@ -202,13 +203,13 @@ func (c *controlled) heartbeatLoop(ctx context.Context, quit <-chan struct{}) {
 
 // heartbeat sends BROKER_HEARTBEAT (904) to every controller: the last
 // epoch, the commit log's max offset and the confirm offset (the max
-// offset while no AutoSwitch HA runs: all of it is the broker's own).
+// offset).
 func (c *controlled) heartbeat(ctx context.Context) {
 	cfg := c.b.Config()
 	maxOff := c.b.Store.MaxPhyOffset()
 	err := c.client.SendHeartbeat(ctx, replicas.Heartbeat{Cluster: cfg.BrokerClusterName, BrokerName: cfg.BrokerName,
 		BrokerAddr: cfg.Addr(), BrokerID: c.id.Load(), Epoch: c.epochs.LastEpoch(), MaxOffset: maxOff,
-		ConfirmOffset: maxOff, TimeoutMillis: cfg.Controller.ControllerHeartBeatTimeoutMills,
+		ConfirmOffset: c.confirmOffset(c.b.Store), TimeoutMillis: cfg.Controller.ControllerHeartBeatTimeoutMills,
 		ElectionPriority: cfg.Controller.BrokerElectionPriority})
 	if err != nil {
 		c.sampled.Warn().Err(err).Msg("controller heartbeat failed")
@@ -233,6 +234,9 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 		if c.role != nil && c.role.Master && st.MasterID != nil && *st.MasterID == c.id.Load() &&
 			st.MasterEpoch == c.role.MasterEpoch && st.SyncStateSetEpoch > c.syncEpoch {
 			c.syncState, c.syncEpoch = slices.Clone(st.SyncStateSet), st.SyncStateSetEpoch
+			if c.auto != nil {
+				c.auto.SyncStateSetChanged(st.SyncStateSet, st.SyncStateSetEpoch)
+			}
 			c.log.Info().Ints64("syncStateSet", st.SyncStateSet).Int32("syncStateSetEpoch", st.SyncStateSetEpoch).
 				Msg("SyncStateSet changed")
 		}
@@ -241,7 +245,9 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 	c.log.Info().Str("source", source).Bool("master", role.Master).Int64("brokerId", role.BrokerID).
 		Int64("masterBrokerId", role.MasterID).Str("masterAddress", role.MasterAddr).
 		Int32("masterEpoch", role.MasterEpoch).Msg("role change")
-	c.b.takeRole(c, role)
+	if err := c.b.takeRole(c, role); err != nil {
+		return fmt.Errorf("take role (master %v, epoch %d): %w", role.Master, role.MasterEpoch, err)
+	}
 	if role.Master {
 		c.syncState, c.syncEpoch = slices.Clone(role.SyncStateSet), role.SyncStateSetEpoch
 	}

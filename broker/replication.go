@@ -129,13 +129,11 @@ func (b *Broker) MasterAddr() string {
 
 // startHA makes and starts the replication service (after the store).
 func (b *Broker) startHA() error {
-	if b.ctrl != nil {
-		// Controller mode replicates with AutoSwitch HA, not the classic
-		// protocol; until it is plugged in (issue #20) nothing replicates.
-		return nil
-	}
 	cfg := b.Config()
 	listen := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HA.HAListenPort))
+	if b.ctrl != nil { // controller mode: AutoSwitch HA (autoswitch.go)
+		return b.startAutoSwitch(listen)
+	}
 	svc, err := b.newHA(cfg.HA, listen, b.Store, b.root)
 	if err != nil {
 		return fmt.Errorf("broker: ha: %w", err)

@@ -6,14 +6,14 @@ package broker
 // admin paths read), the new role's services start, and the name servers
 // hear of it at once.
 //
-// Master: brokerId 0; brokerRole ASYNC_MASTER while no AutoSwitch HA
-// service runs (Apache sets SYNC_MASTER, whose acknowledgements its
-// AutoSwitch HA drives; without one a SYNC_MASTER send could never be
-// acknowledged); the special services on: delay and timer delivery,
+// Master: the AutoSwitch HA service serves slaves (autoswitch.go);
+// brokerId 0; brokerRole SYNC_MASTER, as Apache sets it (the service
+// drives its acknowledgements; ASYNC_MASTER in tests without one); the special services on: delay and timer delivery,
 // transaction checks, pop revive (Apache's changeSpecialServiceStatus(true)),
 // the pop checkpoints recovered the first time.
 // Slave: the controller-assigned brokerId, brokerRole SLAVE (writes
-// refused), the special services off, the master's metadata copied from
+// refused), the special services off, the AutoSwitch HA service following
+// the master, the master's metadata copied from
 // its remoting address (the controller's masterAddress), at once and every
 // slaveSynchronizePeriod.
 
@@ -25,7 +25,7 @@ import (
 )
 
 // takeRole switches the broker to r; called under c.mu.
-func (b *Broker) takeRole(c *controlled, r replicas.Role) {
+func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 	if c.term != nil {
 		close(c.term)
 		c.termWG.Wait()
@@ -49,9 +49,16 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) {
 		})
 	}
 	if r.Master {
+		// The store takes Puts again before the broker does.
+		if c.auto != nil {
+			if err := c.auto.BecomeMaster(r.MasterEpoch, r.ControllerID, r.SyncStateSet, r.SyncStateSetEpoch); err != nil {
+				return err
+			}
+		}
+		role := c.masterRole()
 		b.updateConfig(func(cfg *Config) {
 			cfg.BrokerID = MasterID
-			cfg.HA.BrokerRole = ha.AsyncMaster
+			cfg.HA.BrokerRole = role
 		})
 		b.repl.masterAddr.Store(nil)
 		if !c.popRecovered {
@@ -80,6 +87,11 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) {
 		default:
 		}
 		run(b.slaveSyncLoop)
+		if c.auto != nil {
+			if err := c.auto.BecomeSlave(b.masterHAAddr(addr, c.log), r.MasterEpoch, r.ControllerID); err != nil {
+				return err
+			}
+		}
 	}
 	b.Topics.bumpVersion()
 	if b.registrar.launched.CompareAndSwap(false, true) {
@@ -87,4 +99,5 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) {
 	} else {
 		b.registrar.pokeFull()
 	}
+	return nil
 }

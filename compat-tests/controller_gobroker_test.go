@@ -40,6 +40,8 @@ slaveSynchronizePeriod=1000
 enableControllerMode=true
 controllerAddr=%s
 syncBrokerMetadataPeriod=1000
+allAckInSyncStateSet=true
+haMaxTimeSlaveNotCatchup=15000
 `, clusterName, ctlBrokerSet, port, nsAddr, filepath.Join(dir, "store"), ctlAddrs)
 }
 
@@ -109,11 +111,13 @@ func newGoCtlRig(t *testing.T, name string, ctlAddrs []string, state func() ctlS
 			}
 		}
 	}
-	if !waitFor(t, 60*time.Second, func() bool {
+	// AutoSwitch HA: both slaves catch up and the master adds them to
+	// the SyncStateSet (1001).
+	if !waitFor(t, 90*time.Second, func() bool {
 		s := state()
-		return len(s.alive) == 3 && s.alive[r.bs[1].addr] && s.alive[r.bs[2].addr]
+		return len(s.alive) == 3 && s.alive[r.bs[1].addr] && s.alive[r.bs[2].addr] && len(s.inSync) == 3
 	}) {
-		t.Fatalf("three brokers never alive at the controller: %+v", state())
+		t.Fatalf("three brokers never alive and in sync at the controller: %+v", state())
 	}
 	r.topic = uniq("GoCtl")
 	createTopicOn(t, c.nsAddr, r.bs[0].addr, r.topic)
@@ -149,7 +153,7 @@ func newGoCtlRig(t *testing.T, name string, ctlAddrs []string, state func() ctlS
 // new master elected and routed, sends again; the killed broker restarts
 // and rejoins as a slave (by its controller id in the route). It returns
 // the measured times.
-func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string) ctlFailover {
+func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string, state func() ctlSyncState) ctlFailover {
 	start := time.Now()
 	r.startLoad()
 	r.waitSends(start, 100, 60*time.Second, "before the kill")
@@ -174,8 +178,20 @@ func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string) ctlF
 	}) {
 		t.Fatalf("old master %s did not rejoin as a slave: route %v", old.addr, routeIDs(r.c.nsAddr, r.topic))
 	}
+	// Back in the SyncStateSet: it truncated what it alone had and
+	// caught up with the new master.
+	if !waitFor(t, 90*time.Second, func() bool {
+		s := state()
+		return s.masterAddr == f.newMaster && slices.Contains(s.inSync, old.addr)
+	}) {
+		t.Fatalf("old master %s never back in the SyncStateSet: %+v", old.addr, state())
+	}
 	r.waitSends(time.Now(), 50, 60*time.Second, "after the old master rejoined")
-	r.stopLoad()
+	all := r.stopLoad()
+	// SYNC_MASTER with allAckInSyncStateSet: every acknowledged message is
+	// on every member of the set, so on the new master.
+	checkAcked(t, &cluster{brokerAddr: f.newMaster}, r.topic, all, "on the new master")
+	t.Logf("%d acknowledged messages all on the new master %s", len(all), f.newMaster)
 	return f
 }
 
@@ -192,9 +208,7 @@ func TestControllerGoBrokers(t *testing.T) {
 	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
 		t.Skip("rocketgo brokers in controller mode run with ROCKETGO_CONTROLLER=1 (make test-controller)")
 	}
-	// No AutoSwitch HA yet: the slaves never join the SyncStateSet, so
-	// only an unclean election can pick one.
-	g := startControllersConf(t, "goctl-raft", "enableElectUncleanMaster=true\n")
+	g := startControllers(t, "goctl-raft")
 	g.leader(30 * time.Second)
 	state := func() ctlSyncState {
 		for i := range g.addrs {
@@ -210,7 +224,7 @@ func TestControllerGoBrokers(t *testing.T) {
 	r, ports := newGoCtlRig(t, "goctl", g.addrs, state)
 	r.g = g
 	goCtlEpochs(t, r, state)
-	f := goCtlFailover(t, r, ports, g.addrs)
+	f := goCtlFailover(t, r, ports, g.addrs, state)
 	t.Logf("rocketgo controllers: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v",
 		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
 	report(t, time.Now(), 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
@@ -235,7 +249,7 @@ func TestControllerGoBrokersApache(t *testing.T) {
 	}
 	conf := filepath.Join(dir, "controller.conf")
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=g\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\n"+
-		"controllerStorePath=%s\nenableElectUncleanMaster=true\n", addr, filepath.Join(dir, "store"))), 0o644); err != nil {
+		"controllerStorePath=%s\n", addr, filepath.Join(dir, "store"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
@@ -271,7 +285,7 @@ func TestControllerGoBrokersApache(t *testing.T) {
 	r.g = g
 	goCtlEpochs(t, r, state)
 	goCtlAdmin(t, r, g, state)
-	f := goCtlFailover(t, r, ports, g.addrs)
+	f := goCtlFailover(t, r, ports, g.addrs, state)
 	t.Logf("Apache's controller: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v",
 		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
 	report(t, time.Now(), 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
