@@ -116,10 +116,13 @@ test-controller: build
 		$(GO) test -count=1 -timeout 20m -v -run 'TestController'
 
 # Twenty kill -9 of the master under load through the rocketgo controllers
-# (Apache 5.3.3 brokers); every acknowledged message must be on the last master.
+# (Apache 5.3.3 brokers, then rocketgo brokers); every acknowledged message
+# must be on the last master.
 soak-controller: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER_SOAK=1 \
 		ROCKETGO_CONTROLLER_KILLS=20 $(GO) test -count=1 -timeout 60m -v -run 'TestControllerApacheSoak'
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_CONTROLLER_SOAK=1 \
+		ROCKETGO_CONTROLLER_KILLS=20 $(GO) test -count=1 -timeout 30m -v -run 'TestControllerGoBrokersSoak'
 
 # Every proxy test with the proxy inside the broker (mqbroker
 # --enable-proxy, local mode) instead of mqproxy; make test runs the Go

@@ -8,9 +8,13 @@ package compattest
 // sends; kill -9 of the master → another is elected, takes the role on the
 // controller's NOTIFY_BROKER_ROLE_CHANGED or its poll, re-registers with
 // the name server, and the sends succeed again (the time from the kill to
-// the first accepted send is logged). No AutoSwitch HA yet: the messages
-// are not replicated, so what the old master held is not asserted on the
-// new one. Enabled by ROCKETGO_CONTROLLER=1 (make test-controller).
+// the first accepted send is logged). AutoSwitch HA with
+// allAckInSyncStateSet (SYNC_MASTER): both slaves join the SyncStateSet
+// before the load, every acknowledged message must be on the new master,
+// and the old master, restarted on its store, rejoins as an in-sync slave.
+// TestControllerGoBrokers (rocketgo controllers) runs in make test;
+// TestControllerGoBrokersApache (Apache's controller, mqadmin) with
+// ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 (make test-controller).
 
 import (
 	"fmt"
@@ -157,6 +161,20 @@ func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string, stat
 	start := time.Now()
 	r.startLoad()
 	r.waitSends(start, 100, 60*time.Second, "before the kill")
+	f := goCtlKill(t, r, ports, ctlAddrs, state)
+	all := r.stopLoad()
+	// SYNC_MASTER with allAckInSyncStateSet: every acknowledged message is
+	// on every member of the set, so on the new master.
+	checkAcked(t, &cluster{brokerAddr: f.newMaster}, r.topic, all, "on the new master")
+	t.Logf("%d acknowledged messages all on the new master %s", len(all), f.newMaster)
+	return f
+}
+
+// goCtlKill is one kill -9 of the master under load: a new master
+// elected, routed as id 0 and taking sends; the old one restarted on its
+// store and port, back as a slave in the route and in the SyncStateSet.
+func goCtlKill(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string, state func() ctlSyncState) ctlFailover {
+	t.Helper()
 	old, f := r.killMaster()
 	r.waitSends(time.Now(), 100, 60*time.Second, "after the master's kill")
 	// The new master registered as id 0; the old one is gone from the route.
@@ -170,7 +188,7 @@ func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string, stat
 	if !waitFor(t, 60*time.Second, func() bool {
 		ids := routeIDs(r.c.nsAddr, r.topic)
 		for id, a := range ids {
-			if a == old.addr && id != 0 && ids[0] == f.newMaster {
+			if a == old.addr && id != 0 && ids[0] == f.newMaster && len(ids) == 3 {
 				return true
 			}
 		}
@@ -187,12 +205,54 @@ func goCtlFailover(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string, stat
 		t.Fatalf("old master %s never back in the SyncStateSet: %+v", old.addr, state())
 	}
 	r.waitSends(time.Now(), 50, 60*time.Second, "after the old master rejoined")
-	all := r.stopLoad()
-	// SYNC_MASTER with allAckInSyncStateSet: every acknowledged message is
-	// on every member of the set, so on the new master.
-	checkAcked(t, &cluster{brokerAddr: f.newMaster}, r.topic, all, "on the new master")
-	t.Logf("%d acknowledged messages all on the new master %s", len(all), f.newMaster)
 	return f
+}
+
+// TestControllerGoBrokersSoak kills the master of the rocketgo set again
+// and again under load (ROCKETGO_CONTROLLER_KILLS, default 5; make
+// soak-controller runs 20): each time another master takes the sends and
+// the killed broker rejoins in sync; at the end every acknowledged message
+// is on the last master.
+func TestControllerGoBrokersSoak(t *testing.T) {
+	if os.Getenv("ROCKETGO_CONTROLLER_SOAK") == "" {
+		t.Skip("repeated master kills run with ROCKETGO_CONTROLLER_SOAK=1 (make soak-controller)")
+	}
+	kills := 5
+	if n, err := strconv.Atoi(os.Getenv("ROCKETGO_CONTROLLER_KILLS")); err == nil && n > 0 {
+		kills = n
+	}
+	name := uniq("goctlsoak")
+	g := startControllers(t, name+"-raft")
+	g.leader(30 * time.Second)
+	state := func() ctlSyncState {
+		for i := range g.addrs {
+			if s, err := g.syncState(i); err == nil {
+				return s
+			}
+		}
+		return ctlSyncState{}
+	}
+	r, ports := newGoCtlRig(t, name, g.addrs, state)
+	r.g = g
+	start := time.Now()
+	r.startLoad()
+	r.waitSends(start, 100, 60*time.Second, "before the first kill")
+	var times []string
+	var worst time.Duration
+	for k := range kills {
+		f := goCtlKill(t, r, ports, g.addrs, state)
+		worst = max(worst, f.firstSend)
+		times = append(times, f.firstSend.Round(10*time.Millisecond).String())
+		t.Logf("kill %d: new master %s elected %v, routed %v, first accepted send %v", k+1, f.newMaster,
+			f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
+	}
+	all := r.stopLoad()
+	master := ""
+	if !waitFor(t, 60*time.Second, func() bool { master = state().masterAddr; return master != "" }) {
+		t.Fatalf("no master after the kills: %+v", state())
+	}
+	checkAcked(t, &cluster{brokerAddr: master}, r.topic, all, "on the last master")
+	report(t, start, len(all), len(all), fmt.Sprintf("kills=%d worst=%s firstSend=%s", kills, worst.Round(time.Millisecond), strings.Join(times, ",")))
 }
 
 func mapValues(m map[int64]string) []string {
@@ -203,12 +263,14 @@ func mapValues(m map[int64]string) []string {
 	return out
 }
 
-// TestControllerGoBrokers: rocketgo brokers, rocketgo controllers.
+// TestControllerGoBrokers: rocketgo brokers, rocketgo controllers. Part
+// of make test (about 10 s: no JVM; every wait polls with a deadline of a
+// minute or more).
 func TestControllerGoBrokers(t *testing.T) {
-	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
-		t.Skip("rocketgo brokers in controller mode run with ROCKETGO_CONTROLLER=1 (make test-controller)")
-	}
-	g := startControllers(t, "goctl-raft")
+	// Fresh directories on every run (-count): the raft logs and identity
+	// files of a previous run name other ports.
+	name := uniq("goctl")
+	g := startControllers(t, name+"-raft")
 	g.leader(30 * time.Second)
 	state := func() ctlSyncState {
 		for i := range g.addrs {
@@ -221,7 +283,7 @@ func TestControllerGoBrokers(t *testing.T) {
 		}
 		return ctlSyncState{}
 	}
-	r, ports := newGoCtlRig(t, "goctl", g.addrs, state)
+	r, ports := newGoCtlRig(t, name, g.addrs, state)
 	r.g = g
 	goCtlEpochs(t, r, state)
 	f := goCtlFailover(t, r, ports, g.addrs, state)
@@ -243,7 +305,8 @@ func TestControllerGoBrokersApache(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	dir := filepath.Join(workDir, "goctl-apache-ctl")
+	name := uniq("goctlj")
+	dir := filepath.Join(workDir, name+"-apache-ctl")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +344,7 @@ func TestControllerGoBrokersApache(t *testing.T) {
 		}
 		return s
 	}
-	r, ports := newGoCtlRig(t, "goctlj", g.addrs, state)
+	r, ports := newGoCtlRig(t, name, g.addrs, state)
 	r.g = g
 	goCtlEpochs(t, r, state)
 	goCtlAdmin(t, r, g, state)
