@@ -269,6 +269,7 @@ func mapValues(m map[int64]string) []string {
 func TestControllerGoBrokers(t *testing.T) {
 	// Fresh directories on every run (-count): the raft logs and identity
 	// files of a previous run name other ports.
+	start := time.Now()
 	name := uniq("goctl")
 	g := startControllers(t, name+"-raft")
 	g.leader(30 * time.Second)
@@ -289,8 +290,27 @@ func TestControllerGoBrokers(t *testing.T) {
 	f := goCtlFailover(t, r, ports, g.addrs, state)
 	t.Logf("rocketgo controllers: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v",
 		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
-	report(t, time.Now(), 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
-		f.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
+
+	// kill -9 of the controller leader under load: the brokers find the
+	// new leader (1005) for their polls; then the master again, elected by
+	// the two controllers left.
+	r.startLoad()
+	li := g.leader(30 * time.Second)
+	ctlKill := time.Now()
+	g.kill(li)
+	g.leader(30 * time.Second)
+	if !waitFor(t, 30*time.Second, func() bool { return state().masterAddr == f.newMaster }) {
+		t.Fatalf("new controller leader reports %+v, want master %s", state(), f.newMaster)
+	}
+	r.waitSends(ctlKill, 50, 60*time.Second, "after the controller leader's kill")
+	f2 := goCtlKill(t, r, ports, g.addrs, state)
+	all := r.stopLoad()
+	checkAcked(t, &cluster{brokerAddr: f2.newMaster}, r.topic, all, "on the master after the second kill")
+	t.Logf("controller leader killed; second master kill: elected %v, routed %v, first accepted send %v; %d acknowledged messages on %s",
+		f2.elected.Round(time.Millisecond), f2.routed.Round(time.Millisecond), f2.firstSend.Round(time.Millisecond), len(all), f2.newMaster)
+	report(t, start, len(all), len(all), fmt.Sprintf("failover=%s,%s elected=%s,%s routed=%s,%s",
+		f.firstSend.Round(time.Millisecond), f2.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond),
+		f2.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f2.routed.Round(time.Millisecond)))
 }
 
 // TestControllerGoBrokersApache: rocketgo brokers, Apache 5.3.3's
@@ -305,6 +325,7 @@ func TestControllerGoBrokersApache(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	start := time.Now()
 	name := uniq("goctlj")
 	dir := filepath.Join(workDir, name+"-apache-ctl")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -351,7 +372,7 @@ func TestControllerGoBrokersApache(t *testing.T) {
 	f := goCtlFailover(t, r, ports, g.addrs, state)
 	t.Logf("Apache's controller: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v",
 		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond))
-	report(t, time.Now(), 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
+	report(t, start, 0, 0, fmt.Sprintf("failover=%s elected=%s routed=%s",
 		f.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
 }
 
