@@ -481,13 +481,11 @@ func TestControllerMixedSet(t *testing.T) {
 		}
 		pr.shutdown()
 	}
-	var ports []int
 	for i := range 2 {
 		port, err := pickPort()
 		if err != nil {
 			t.Fatal(err)
 		}
-		ports = append(ports, port)
 		r.bs = append(r.bs, startGoCtlBroker(t, filepath.Join(workDir, fmt.Sprintf("%s-b%d", name, i)), port, r.c.nsAddr, ctl))
 	}
 	if !waitFor(t, 120*time.Second, func() bool { return len(r.state().inSync) == 3 }) {

@@ -1,11 +1,16 @@
 package processor
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/internal/ctltest"
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/replicas"
 )
 
 // Outside controller mode GET_BROKER_EPOCH_CACHE is Apache's SYSTEM_ERROR
@@ -65,5 +70,56 @@ func TestControllerModeBeforeRegistration(t *testing.T) {
 	if resp.Code != remoting.Success || !strings.Contains(string(resp.Body), `"brokerName":"b"`) ||
 		!strings.Contains(string(resp.Body), `"epochList":[]`) {
 		t.Fatalf("1007: %d %s", resp.Code, resp.Body)
+	}
+}
+
+// Two brokers in controller mode under an in-process rocketgo controller
+// (make unit runs it with the race detector): the first is elected master
+// (brokerId 0, takes sends), the second is a slave under its controller
+// id, replicates with AutoSwitch HA and joins the SyncStateSet; the master
+// shut down, the controller elects the slave, which takes the sends with
+// the messages the old master acknowledged.
+func TestControllerModeFailoverInProcess(t *testing.T) {
+	ctl := ctltest.Start(t, nil)
+	ctlMode := func(c *broker.Config) {
+		c.BrokerName = "ctlb"
+		c.Controller.EnableControllerMode = true
+		c.Controller.ControllerAddr = ctl
+		c.Controller.SyncBrokerMetadataPeriod = 200
+		c.Controller.BrokerHeartbeatInterval = 200
+		c.Controller.AllAckInSyncStateSet = true
+		c.HA.HASendHeartbeatInterval = 200
+	}
+	a := runBroker(t, ctlMode, nil)
+	cl := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { _ = cl.Close() })
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.IsSlave() && a.Config().BrokerID == 0 })
+	b := runBroker(t, ctlMode, nil)
+	testutil.WaitFor(t, 30*time.Second, func() bool { return b.IsSlave() && b.ControllerBrokerID() == 2 && b.Config().BrokerID == 2 })
+	rc := replicas.NewClient(cl, ctl, 3*time.Second)
+	testutil.WaitFor(t, 30*time.Second, func() bool {
+		st, err := rc.ReplicaInfo(context.Background(), "ctlb")
+		return err == nil && len(st.SyncStateSet) == 2
+	})
+	for range 10 {
+		expectCode(t, invoke(t, cl, a, sendV2("TBW102", []byte("before the failover"))), remoting.Success)
+	}
+	if resp := invoke(t, cl, b, sendV2("TBW102", []byte("x"))); resp.Code != remoting.SystemBusy {
+		t.Fatalf("send to the slave: %d %q", resp.Code, resp.Remark)
+	}
+	end := a.Store.MaxPhyOffset()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !b.IsSlave() && b.Config().BrokerID == 0 })
+	if got := b.Store.MaxPhyOffset(); got < end {
+		t.Fatalf("new master's commit log ends at %d, the old master acknowledged up to %d", got, end)
+	}
+	expectCode(t, invoke(t, cl, b, sendV2("TBW102", []byte("after the failover"))), remoting.Success)
+	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerEpochCache, nil, nil))
+	if resp.Code != remoting.Success || !strings.Contains(string(resp.Body), `"brokerId":0`) || !strings.Contains(string(resp.Body), `"epoch":2`) {
+		t.Fatalf("1007 on the new master: %d %s", resp.Code, resp.Body)
 	}
 }

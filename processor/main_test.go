@@ -6,12 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+// The in-process controller (controllermode_test.go) leaves
+// hashicorp/raft's inbound handlers behind (see controller/main_test.go).
+func TestMain(m *testing.M) {
+	testutil.VerifyNoLeaks(m, goleak.IgnoreAnyFunction("github.com/hashicorp/raft.(*NetworkTransport).handleConn"))
+}
 
 // runBroker serves a broker on a free loopback port (picked, then bound by
 // the broker: racy, fine for tests) through wrap(its table) (nil: the
