@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -87,7 +88,9 @@ type apacheBroker struct {
 	addr, haAddr, dir string
 }
 
-func startApache(t *testing.T, brokerName, nsAddr, ctlAddr string) *apacheBroker {
+// startApache runs the broker; seed, when not "", is a store root copied
+// in as its store first.
+func startApache(t *testing.T, brokerName, nsAddr, ctlAddr, seed string) *apacheBroker {
 	t.Helper()
 	script, err := filepath.Abs(filepath.Join("..", "..", "compat-tests", "reference", "run.sh"))
 	if err != nil {
@@ -105,9 +108,20 @@ haSendHeartbeatInterval=1000
 syncBrokerMetadataPeriod=1000
 checkSyncStateSetPeriod=1000
 syncControllerMetadataPeriod=2000
+registerNameServerPeriod=10000
 `, brokerName, ctlAddr, apacheFileSize)
 	if err := os.WriteFile(filepath.Join(b.dir, "broker.extra.properties"), []byte(extra), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if seed != "" {
+		if out, err := exec.Command("cp", "-r", seed, filepath.Join(b.dir, "store")).CombinedOutput(); err != nil {
+			t.Fatalf("seed the store: %v %s", err, out)
+		}
+		// The commit log, checkpoint and epoch file; consume queues are
+		// rebuilt by Apache (the test's use a smaller file size).
+		for _, d := range []string{"lock", "consumequeue", "index"} {
+			_ = os.RemoveAll(filepath.Join(b.dir, "store", d))
+		}
 	}
 	logf, err := os.Create(filepath.Join(b.dir, "broker.out"))
 	if err != nil {
@@ -200,9 +214,11 @@ func send(rc *remoting.Client, addr, topic string, i int) error {
 	return nil
 }
 
-// heartbeats keeps brokers alive at the controller until the test ends.
-func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) {
+// heartbeats keeps brokers alive at the controller until the test ends
+// or paused is set.
+func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) *atomic.Bool {
 	stop := make(chan struct{})
+	paused := new(atomic.Bool)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -211,7 +227,9 @@ func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) {
 		defer tk.Stop()
 		for {
 			for _, hb := range hbs {
-				_ = cl.SendHeartbeat(context.Background(), hb) // a miss is repeated 300 ms later
+				if !paused.Load() {
+					_ = cl.SendHeartbeat(context.Background(), hb) // a miss is repeated 300 ms later
+				}
 			}
 			select {
 			case <-stop:
@@ -221,6 +239,7 @@ func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) {
 		}
 	}()
 	t.Cleanup(func() { close(stop); wg.Wait() })
+	return paused
 }
 
 // A rocketgo slave follows an Apache 5.3.3 master elected by the rocketgo
@@ -240,24 +259,30 @@ func TestAutoSwitchRocketgoSlaveOfApacheMaster(t *testing.T) {
 	ctx := context.Background()
 	const name = "asA"
 
-	ap := startApache(t, name, nsAddr, ctlAddr)
+	ap := startApache(t, name, nsAddr, ctlAddr, "")
 	var st replicas.ReplicaState
 	testutil.WaitFor(t, 120*time.Second, func() bool {
 		var err error
 		st, err = cl.ReplicaInfo(ctx, name)
-		return err == nil && st.MasterAddr == ap.addr
+		return err == nil && st.MasterID != nil && st.MasterAddr == ap.addr
 	})
 
 	cfg := testConfig()
 	n := openNodeSize(t, cfg, apacheFileSize)
 	self := replicas.Broker{Cluster: "asCluster", BrokerName: name, Addr: "127.0.0.1:1"}
-	id, rs, err := replicas.Register(ctx, cl, replicas.IdentityFiles{Root: t.TempDir()}, self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs.MasterID == nil || rs.MasterAddr != ap.addr {
-		t.Fatalf("registered: %+v, want Apache's master", rs)
-	}
+	// The register answer names the master only once the controller has
+	// its heartbeat (Apache's controller does the same).
+	files := replicas.IdentityFiles{Root: t.TempDir()}
+	var id int64
+	var rs replicas.ReplicaState
+	testutil.WaitFor(t, 30*time.Second, func() bool {
+		var err error
+		id, rs, err = replicas.Register(ctx, cl, files, self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs.MasterID != nil && *rs.MasterID == *st.MasterID && rs.MasterAddr == ap.addr
+	})
 	heartbeats(t, cl, replicas.Heartbeat{Cluster: self.Cluster, BrokerName: name, BrokerAddr: self.Addr, BrokerID: id,
 		Epoch: -1, TimeoutMillis: 10000})
 	if err := n.svc.BecomeSlave(ap.haAddr, rs.MasterEpoch, id); err != nil {
@@ -291,6 +316,7 @@ func TestAutoSwitchRocketgoSlaveOfApacheMaster(t *testing.T) {
 	}
 	put(t, n.st, 0, 300, 2)
 	n.st.BecomeReplica()
+	var err error
 	if n.svc, err = New(cfg, "127.0.0.1:0", n.st, n.epochs, testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
@@ -347,5 +373,139 @@ func equalToApache(t *testing.T, rc *remoting.Client, ap *apacheBroker, n *node)
 	if a, r := ap.epochs(t), n.epochs.All(); !slices.Equal(a, r) {
 		t.Fatalf("epoch entries: Apache %v rocketgo %v", a, r)
 	}
+	ae, err1 := os.ReadFile(filepath.Join(ap.dir, "store", store.FileEpochCheckpoint))
+	re, err2 := os.ReadFile(filepath.Join(n.dir, store.FileEpochCheckpoint))
+	if err1 != nil || err2 != nil || !bytes.Equal(ae, re) {
+		t.Fatalf("epoch files differ: Apache %q %v, rocketgo %q %v", ae, err1, re, err2)
+	}
 	t.Logf("byte-equal commit logs [%d, %d), epochs %v", from, end, n.epochs.All())
+}
+
+// registerMaster registers a rocketgo master with the name server
+// (REGISTER_BROKER, brokerId 0) so that an Apache slave learns its HA
+// address from its own registration's answer, as in controller mode.
+func registerMaster(t *testing.T, rc *remoting.Client, nsAddr, cluster, name, brokerAddr, haAddr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	body := []byte(`{"topicConfigSerializeWrapper":{"topicConfigTable":{},"dataVersion":{"timestamp":0,"counter":0}},"filterServerList":[]}`)
+	resp, err := rc.Invoke(ctx, nsAddr, remoting.NewRequest(remoting.RegisterBroker, map[string]string{
+		"brokerName": name, "brokerAddr": brokerAddr, "clusterName": cluster, "haServerAddr": haAddr,
+		"brokerId": "0", "compressed": "false"}, body))
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("register master: %v %+v", err, resp)
+	}
+}
+
+// An Apache 5.3.3 slave follows a rocketgo master: the Apache broker starts
+// on a store (made by rocketgo, Apache's format) that holds the master's
+// epoch-1 bytes and then a tail of its own written alone in epoch 1, while
+// the controller re-elected the rocketgo broker (a new epoch starting where
+// the Apache store's common part ends). Apache registers with the rocketgo
+// controller, is told to follow the rocketgo master, learns its HA address
+// from the name server, truncates its tail at the consistent point and
+// replicates; the rocketgo master adds it to the SyncStateSet; commit logs
+// and epoch files are byte-equal.
+func TestAutoSwitchApacheSlaveOfRocketgoMaster(t *testing.T) {
+	needApache(t)
+	ctlAddr := startController(t)
+	nsAddr := startNamesrv(t)
+	rc := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { rc.Close() })
+	cl := replicas.NewClient(rc, ctlAddr, 3*time.Second)
+	ctx := context.Background()
+	const cluster, name = "asCluster", "asB"
+
+	cfg := testConfig()
+	cfg.AlterSyncStateSet = func(master int64, epoch int32, set []int64, setEpoch int32) ([]int64, int32, error) {
+		return cl.AlterSyncStateSet(ctx, name, master, epoch, set, setEpoch)
+	}
+	m := openNodeSize(t, cfg, apacheFileSize)
+	self := replicas.Broker{Cluster: cluster, BrokerName: name, Addr: "127.0.0.1:2"}
+	id, _, err := replicas.Register(ctx, cl, replicas.IdentityFiles{Root: t.TempDir()}, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused := heartbeats(t, cl, replicas.Heartbeat{Cluster: cluster, BrokerName: name, BrokerAddr: self.Addr, BrokerID: id,
+		Epoch: -1, TimeoutMillis: 1500})
+	elect := func() replicas.ReplicaState {
+		var st replicas.ReplicaState
+		testutil.WaitFor(t, 20*time.Second, func() bool {
+			var err error
+			st, err = cl.Elect(ctx, cluster, name, id)
+			return err == nil && st.MasterID != nil && *st.MasterID == id
+		})
+		return st
+	}
+	st := elect()
+	m.master(t, st.MasterEpoch, id, st.SyncStateSet, st.SyncStateSetEpoch)
+	put(t, m.st, 0, 4500, 4) // about 1.2 MiB: the second file begins
+
+	// The future Apache store: a rocketgo replica of epoch 1, then a tail
+	// of its own.
+	s := openNodeSize(t, testConfig(), apacheFileSize)
+	if err := s.svc.BecomeSlave(m.svc.Addr(), st.MasterEpoch, id+100); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 20*time.Second, func() bool { return s.st.MaxPhyOffset() == m.st.MaxPhyOffset() })
+	common := m.st.MaxPhyOffset()
+	ctxS, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.svc.Shutdown(ctxS); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.st.LeaveReplica(); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s.st, 90000, 400, 4)
+	if err := s.st.Shutdown(ctxS); err != nil {
+		t.Fatal(err)
+	}
+
+	// The controller elects the rocketgo broker again (its heartbeats
+	// paused, then back): a new epoch starting at the common end.
+	paused.Store(true)
+	testutil.WaitFor(t, 20*time.Second, func() bool {
+		info, err := cl.ReplicaInfo(ctx, name)
+		return err == nil && info.MasterEpoch > st.MasterEpoch
+	})
+	paused.Store(false)
+	st = elect()
+	m.master(t, st.MasterEpoch, id, st.SyncStateSet, st.SyncStateSetEpoch)
+	put(t, m.st, 4500, 300, 4)
+	haAddr := m.svc.Addr()
+	registerMaster(t, rc, nsAddr, cluster, name, self.Addr, haAddr)
+
+	ap := startApache(t, name, nsAddr, ctlAddr, s.dir)
+	testutil.WaitFor(t, 120*time.Second, func() bool {
+		info, err := cl.ReplicaInfo(ctx, name)
+		return err == nil && len(info.SyncStateSet) == 2 && len(m.svc.SyncStateSet()) == 2
+	})
+	put(t, m.st, 4800, 300, 4)
+	var end int64
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		end, err = maxOffset(rc, ap.addr)
+		return err == nil && end == m.st.MaxPhyOffset()
+	})
+	want := ap.commitLog(t, 0, end)
+	var got []byte
+	for off := int64(0); off < end; {
+		sp, ok := m.st.ReadReplica(off, 1<<20)
+		if !ok {
+			t.Fatalf("read at %d", off)
+		}
+		got = append(got, sp.Bytes...)
+		off += int64(len(sp.Bytes))
+		sp.Release()
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("commit logs differ (rocketgo %d bytes, Apache %d)", len(got), len(want))
+	}
+	if common < apacheFileSize {
+		t.Fatalf("common part %d: want it across the first file", common)
+	}
+	if a, r := ap.epochs(t), m.epochs.All(); !slices.Equal(a, r) || len(r) != 2 || r[1].StartOffset != common {
+		t.Fatalf("epoch entries: Apache %v rocketgo %v, want the second at %d", a, r, common)
+	}
+	t.Logf("byte-equal commit logs [0, %d), epochs %v; Apache cut its tail at %d", end, m.epochs.All(), common)
 }
