@@ -79,6 +79,8 @@ type Service struct {
 	log        zerolog.Logger
 	sampled    zerolog.Logger
 	listenAddr string
+	// retryRefused: a slave's wait after a refusal (tests shorten it).
+	retryRefused time.Duration
 
 	wg       sync.WaitGroup
 	quit     chan struct{}
@@ -128,7 +130,7 @@ func New(cfg Config, listenAddr string, st *store.Store, epochs *store.EpochCach
 	return &Service{
 		cfg: cfg, st: st, epochs: epochs, log: l, listenAddr: listenAddr,
 		sampled: l.Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
-		quit:    make(chan struct{}),
+		quit:    make(chan struct{}), retryRefused: retryRefused,
 	}, nil
 }
 
