@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/internal/ctltest"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -37,26 +37,6 @@ func needApache(t *testing.T) {
 	if os.Getenv("ROCKETGO_JAVA") == "" || os.Getenv("ROCKETGO_CONTROLLER") == "" {
 		t.Skip("Apache 5.3.3 brokers run with ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 (make test-controller)")
 	}
-}
-
-// portPair returns a free port whose successor (the HA port) is free too.
-func portPair(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		l1, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l1.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+1))
-		_ = l1.Close()
-		if err == nil {
-			_ = l2.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port pair")
-	return 0
 }
 
 // startNamesrv runs a rocketgo name server in-process.
@@ -96,7 +76,7 @@ func startApache(t *testing.T, brokerName, nsAddr, ctlAddr, seed string) *apache
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := portPair(t)
+	port := ctltest.PortPair(t)
 	b := &apacheBroker{addr: fmt.Sprintf("127.0.0.1:%d", port), haAddr: fmt.Sprintf("127.0.0.1:%d", port+1), dir: t.TempDir()}
 	extra := fmt.Sprintf(`brokerName=%s
 brokerId=-1
@@ -251,7 +231,7 @@ func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) *a
 // is byte-equal again.
 func TestAutoSwitchRocketgoSlaveOfApacheMaster(t *testing.T) {
 	needApache(t)
-	ctlAddr := startController(t)
+	ctlAddr := ctltest.Start(t)
 	nsAddr := startNamesrv(t)
 	rc := remoting.NewClient(testutil.Logger())
 	t.Cleanup(func() { rc.Close() })
@@ -338,6 +318,22 @@ func TestAutoSwitchRocketgoSlaveOfApacheMaster(t *testing.T) {
 	equalToApache(t, rc, ap, n)
 }
 
+// readLog copies the store's commit log [from, end).
+func readLog(t *testing.T, st *store.Store, from, end int64) []byte {
+	t.Helper()
+	var out []byte
+	for off := from; off < end; {
+		sp, ok := st.ReadReplica(off, 1<<20)
+		if !ok {
+			t.Fatalf("read at %d", off)
+		}
+		out = append(out, sp.Bytes...)
+		off += int64(len(sp.Bytes))
+		sp.Release()
+	}
+	return out
+}
+
 // equalToApache waits for the node to hold Apache's end and compares the
 // commit logs over the node's range and the epoch files.
 func equalToApache(t *testing.T, rc *remoting.Client, ap *apacheBroker, n *node) {
@@ -353,16 +349,7 @@ func equalToApache(t *testing.T, rc *remoting.Client, ap *apacheBroker, n *node)
 	}
 	from := n.st.MinPhyOffset()
 	want := ap.commitLog(t, from, end)
-	var got []byte
-	for off := from; off < end; {
-		sp, ok := n.st.ReadReplica(off, 1<<20)
-		if !ok {
-			t.Fatalf("read at %d", off)
-		}
-		got = append(got, sp.Bytes...)
-		off += int64(len(sp.Bytes))
-		sp.Release()
-	}
+	got := readLog(t, n.st, from, end)
 	if !bytes.Equal(got, want) {
 		i := 0
 		for i < min(len(got), len(want)) && got[i] == want[i] {
@@ -408,7 +395,7 @@ func registerMaster(t *testing.T, rc *remoting.Client, nsAddr, cluster, name, br
 // and epoch files are byte-equal.
 func TestAutoSwitchApacheSlaveOfRocketgoMaster(t *testing.T) {
 	needApache(t)
-	ctlAddr := startController(t)
+	ctlAddr := ctltest.Start(t)
 	nsAddr := startNamesrv(t)
 	rc := remoting.NewClient(testutil.Logger())
 	t.Cleanup(func() { rc.Close() })
@@ -488,16 +475,7 @@ func TestAutoSwitchApacheSlaveOfRocketgoMaster(t *testing.T) {
 		return err == nil && end == m.st.MaxPhyOffset()
 	})
 	want := ap.commitLog(t, 0, end)
-	var got []byte
-	for off := int64(0); off < end; {
-		sp, ok := m.st.ReadReplica(off, 1<<20)
-		if !ok {
-			t.Fatalf("read at %d", off)
-		}
-		got = append(got, sp.Bytes...)
-		off += int64(len(sp.Bytes))
-		sp.Release()
-	}
+	got := readLog(t, m.st, 0, end)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("commit logs differ (rocketgo %d bytes, Apache %d)", len(got), len(want))
 	}
