@@ -475,5 +475,5 @@ func (s *Service) maybeAlter(t *term) {
 		t.alterFailed = time.Now()
 		return
 	}
-	s.SyncStateSetChanged(accepted, setEpoch)
+	s.setChanged(t, accepted, setEpoch)
 }

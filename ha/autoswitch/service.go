@@ -322,7 +322,15 @@ func (s *Service) swapTerm(t *term, prepare func() error) error {
 func (s *Service) SyncStateSetChanged(set []int64, setEpoch int32) {
 	s.mu.Lock()
 	t := s.term
-	if t == nil || !t.master || setEpoch < t.setEpoch {
+	s.mu.Unlock()
+	s.setChanged(t, set, setEpoch)
+}
+
+// setChanged installs set in term t if t is still the current term (an
+// answer to a proposal of an ended term is dropped).
+func (s *Service) setChanged(t *term, set []int64, setEpoch int32) {
+	s.mu.Lock()
+	if t == nil || t != s.term || !t.master || setEpoch < t.setEpoch {
 		s.mu.Unlock()
 		return
 	}
