@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -107,9 +108,10 @@ type term struct {
 	setEpoch int32
 	conns    map[*masterConn]struct{} // guarded by Service.mu
 	kick     chan struct{}            // the housekeeper: an ack or a set change
-	// alterFailed: when the controller last refused a proposal
-	// (housekeeper only).
-	alterFailed time.Time
+	// altering: a proposal is at the controller; alterFailed: when the
+	// controller last refused one (unix ms).
+	altering    atomic.Bool
+	alterFailed atomic.Int64
 	// slave
 	masterAddr string
 	client     *client
@@ -330,7 +332,7 @@ func (s *Service) SyncStateSetChanged(set []int64, setEpoch int32) {
 // answer to a proposal of an ended term is dropped).
 func (s *Service) setChanged(t *term, set []int64, setEpoch int32) {
 	s.mu.Lock()
-	if t == nil || t != s.term || !t.master || setEpoch < t.setEpoch {
+	if t == nil || t != s.term || !t.master || setEpoch <= t.setEpoch {
 		s.mu.Unlock()
 		return
 	}
