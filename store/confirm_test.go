@@ -27,8 +27,18 @@ func TestConfirmGateHoldsDispatch(t *testing.T) {
 	if n := s.MaxOffset("TopicA", 0); n != 14 {
 		t.Fatalf("queue max offset %d, want 14", n)
 	}
-	s.SetConfirmGate(false)
+	// A confirm offset inside a record (a slave's ack ends where its last
+	// frame did): dispatch waits at the record, neither stalls nor counts
+	// as behind.
+	s.SetConfirmOffset(more[6].PhysicalOffset + 10)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.DispatchedPhyOffset() == more[6].PhysicalOffset })
+	time.Sleep(50 * time.Millisecond)
+	if s.dispatchStalled.Load() || s.dispatchBehind() || s.MaxOffset("TopicA", 0) != 16 {
+		t.Fatalf("confirm inside a record: stalled %v behind %v queue max %d", s.dispatchStalled.Load(), s.dispatchBehind(), s.MaxOffset("TopicA", 0))
+	}
+	s.SetConfirmOffset(s.MaxPhyOffset())
 	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MaxOffset("TopicA", 0) == 20 })
+	s.SetConfirmGate(false)
 }
 
 // A replica cuts its commit log, consume queues and queue offsets at a

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,19 +68,20 @@ func startNamesrv(t *testing.T) string {
 // apacheBroker is an Apache 5.3.3 broker in controller mode.
 type apacheBroker struct {
 	addr, haAddr, dir string
+	port              int
+	nsAddr            string
+	cmd               *exec.Cmd
+	logf              *os.File
 }
 
 // startApache runs the broker; seed, when not "", is a store root copied
-// in as its store first.
-func startApache(t *testing.T, brokerName, nsAddr, ctlAddr, seed string) *apacheBroker {
+// in as its store first; extra adds broker.properties lines.
+func startApache(t *testing.T, brokerName, nsAddr, ctlAddr, seed string, extra ...string) *apacheBroker {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join("..", "..", "compat-tests", "reference", "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	port := ctltest.PortPair(t)
-	b := &apacheBroker{addr: fmt.Sprintf("127.0.0.1:%d", port), haAddr: fmt.Sprintf("127.0.0.1:%d", port+1), dir: t.TempDir()}
-	extra := fmt.Sprintf(`brokerName=%s
+	b := &apacheBroker{addr: fmt.Sprintf("127.0.0.1:%d", port), haAddr: fmt.Sprintf("127.0.0.1:%d", port+1), dir: t.TempDir(),
+		port: port, nsAddr: nsAddr}
+	props := fmt.Sprintf(`brokerName=%s
 brokerId=-1
 brokerRole=SLAVE
 enableControllerMode=true
@@ -89,8 +92,8 @@ syncBrokerMetadataPeriod=1000
 checkSyncStateSetPeriod=1000
 syncControllerMetadataPeriod=2000
 registerNameServerPeriod=10000
-`, brokerName, ctlAddr, apacheFileSize)
-	if err := os.WriteFile(filepath.Join(b.dir, "broker.extra.properties"), []byte(extra), 0o644); err != nil {
+`, brokerName, ctlAddr, apacheFileSize) + strings.Join(extra, "")
+	if err := os.WriteFile(filepath.Join(b.dir, "broker.extra.properties"), []byte(props), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if seed != "" {
@@ -103,20 +106,8 @@ registerNameServerPeriod=10000
 			_ = os.RemoveAll(filepath.Join(b.dir, "store", d))
 		}
 	}
-	logf, err := os.Create(filepath.Join(b.dir, "broker.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(script, "broker", strconv.Itoa(port), nsAddr, b.dir, "asCluster")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		_ = logf.Close()
+		b.kill()
 		if t.Failed() {
 			for _, f := range []string{filepath.Join(b.dir, "broker.out"), filepath.Join(b.dir, "logs", "rocketmqlogs", "broker_default.log"),
 				filepath.Join(b.dir, "logs", "rocketmqlogs", "store.log")} {
@@ -128,7 +119,37 @@ registerNameServerPeriod=10000
 			}
 		}
 	})
+	b.start(t)
 	return b
+}
+
+// start runs the JVM (again) on the broker's directory and port.
+func (b *apacheBroker) start(t *testing.T) {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "..", "compat-tests", "reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.logf, err = os.OpenFile(filepath.Join(b.dir, "broker.out"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.cmd = exec.Command(script, "broker", strconv.Itoa(b.port), b.nsAddr, b.dir, "asCluster")
+	b.cmd.Stdout, b.cmd.Stderr = b.logf, b.logf
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kill ends the JVM with SIGKILL (its process group: run.sh execs java).
+func (b *apacheBroker) kill() {
+	if b.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	_ = b.cmd.Wait()
+	_ = b.logf.Close()
+	b.cmd = nil
 }
 
 // commitLog reads Apache's commit log files [0, end) from disk.
@@ -184,14 +205,22 @@ func send(rc *remoting.Client, addr, topic string, i int) error {
 		"flag": "0", "properties": "KEYS\x01k" + strconv.Itoa(i) + "\x02WAIT\x01true\x02", "reconsumeTimes": "0",
 		"unitMode": "false", "batch": "false",
 	}, body)
-	resp, err := rc.Invoke(ctx, addr, req)
-	if err != nil {
-		return err
+	for {
+		resp, err := rc.Invoke(ctx, addr, req)
+		if err != nil {
+			return err
+		}
+		switch {
+		case resp.Code == 0:
+			return nil
+		case resp.Code == remoting.SystemBusy && ctx.Err() == nil:
+			// Apache's flow control on a loaded box (TIMEOUT_CLEAN_QUEUE):
+			// a producer retries.
+			time.Sleep(100 * time.Millisecond)
+		default:
+			return fmt.Errorf("send %d: code %d %s", i, resp.Code, resp.Remark)
+		}
 	}
-	if resp.Code != 0 {
-		return fmt.Errorf("send %d: code %d %s", i, resp.Code, resp.Remark)
-	}
-	return nil
 }
 
 // heartbeats keeps brokers alive at the controller until the test ends
@@ -486,4 +515,206 @@ func TestAutoSwitchApacheSlaveOfRocketgoMaster(t *testing.T) {
 		t.Fatalf("epoch entries: Apache %v rocketgo %v, want the second at %d", a, r, common)
 	}
 	t.Logf("byte-equal commit logs [0, %d), epochs %v; Apache cut its tail at %d", end, m.epochs.All(), common)
+}
+
+// holdProxy forwards connections to target; while held, nothing flows
+// from target back (a master's frames stop), while the other direction
+// (a slave's reports) passes, so the master still sees the slave.
+type holdProxy struct {
+	ln     net.Listener
+	target string
+	held   atomic.Bool
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+func newHoldProxy(t *testing.T, target string) *holdProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &holdProxy{ln: ln, target: target}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			p.wg.Add(2)
+			go func() { defer p.wg.Done(); _, _ = io.Copy(up, c); _ = up.Close(); _ = c.Close() }()
+			go func() { defer p.wg.Done(); p.back(c, up) }()
+		}
+	}()
+	t.Cleanup(func() {
+		p.held.Store(false)
+		_ = ln.Close()
+		p.mu.Lock()
+		for _, c := range p.conns {
+			_ = c.Close()
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *holdProxy) back(down, up net.Conn) {
+	defer down.Close()
+	defer up.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if p.held.Load() { // released at the test's end at the latest
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		n, err := up.Read(buf)
+		if n > 0 {
+			if _, werr := down.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// A set of an Apache 5.3.3 broker and a rocketgo broker fails over both
+// ways through the rocketgo controller: the Apache master (all acks in
+// the SyncStateSet) writes a tail the rocketgo slave never receives and
+// is killed with SIGKILL; the controller elects the rocketgo broker,
+// which becomes master in a new epoch; the Apache broker, restarted,
+// follows it, cuts the tail it alone had at the consistent point and
+// holds the rocketgo master's log byte for byte. Every message
+// acknowledged by the Apache master is in it.
+func TestAutoSwitchMixedFailover(t *testing.T) {
+	needApache(t)
+	ctlAddr := ctltest.Start(t)
+	nsAddr := startNamesrv(t)
+	rc := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { rc.Close() })
+	cl := replicas.NewClient(rc, ctlAddr, 3*time.Second)
+	ctx := context.Background()
+	const cluster, name = "asCluster", "asM"
+
+	ap := startApache(t, name, nsAddr, ctlAddr, "", "allAckInSyncStateSet=true\ncontrollerHeartBeatTimeoutMills=3000\n")
+	var st replicas.ReplicaState
+	testutil.WaitFor(t, 120*time.Second, func() bool {
+		var err error
+		st, err = cl.ReplicaInfo(ctx, name)
+		return err == nil && st.MasterID != nil && st.MasterAddr == ap.addr
+	})
+	apacheID := *st.MasterID
+
+	cfg := testConfig()
+	cfg.AllAckInSyncStateSet = true
+	cfg.AlterSyncStateSet = func(master int64, epoch int32, set []int64, setEpoch int32) ([]int64, int32, error) {
+		return cl.AlterSyncStateSet(ctx, name, master, epoch, set, setEpoch)
+	}
+	n := openNodeSize(t, cfg, apacheFileSize)
+	self := replicas.Broker{Cluster: cluster, BrokerName: name, Addr: "127.0.0.1:3"}
+	files := replicas.IdentityFiles{Root: t.TempDir()}
+	var id int64
+	testutil.WaitFor(t, 30*time.Second, func() bool {
+		var rs replicas.ReplicaState
+		var err error
+		id, rs, err = replicas.Register(ctx, cl, files, self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs.MasterID != nil && *rs.MasterID == apacheID
+	})
+	heartbeats(t, cl, replicas.Heartbeat{Cluster: cluster, BrokerName: name, BrokerAddr: self.Addr, BrokerID: id,
+		Epoch: -1, TimeoutMillis: 10000})
+	proxy := newHoldProxy(t, ap.haAddr)
+	if err := n.svc.BecomeSlave(proxy.ln.Addr().String(), st.MasterEpoch, id); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		info, err := cl.ReplicaInfo(ctx, name)
+		return err == nil && slices.Contains(info.SyncStateSet, id)
+	})
+	topic := "TopicMX" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	testutil.WaitFor(t, 60*time.Second, func() bool { return send(rc, ap.addr, topic, -1) == nil })
+	for i := range 600 {
+		if err := send(rc, ap.addr, topic, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acked, err := maxOffset(rc, ap.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The Apache master's frames stop reaching the slave; it stores more
+	// (one-way sends: no answer to wait for) and dies.
+	proxy.held.Store(true)
+	for i := 600; i < 650; i++ {
+		req := remoting.NewRequest(remoting.SendMessage, map[string]string{
+			"producerGroup": "asGroup", "topic": topic, "defaultTopic": "TBW102", "defaultTopicQueueNums": "4",
+			"queueId": strconv.Itoa(i % 4), "sysFlag": "0", "bornTimestamp": strconv.FormatInt(time.Now().UnixMilli(), 10),
+			"flag": "0", "properties": "", "reconsumeTimes": "0", "unitMode": "false", "batch": "false",
+		}, fmt.Appendf(nil, "alone-%d", i))
+		if err := rc.InvokeOneway(ctx, ap.addr, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var alone int64
+	testutil.WaitFor(t, 30*time.Second, func() bool {
+		alone, err = maxOffset(rc, ap.addr)
+		return err == nil && alone > acked+50*40
+	})
+	ap.kill()
+	atKill := n.st.MaxPhyOffset()
+	if atKill < acked || atKill >= alone {
+		t.Fatalf("slave holds %d: want every acknowledged byte (%d) and not the master's tail (%d)", atKill, acked, alone)
+	}
+
+	// The controller elects the rocketgo broker; it becomes master.
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		var err error
+		st, err = cl.ReplicaInfo(ctx, name)
+		return err == nil && st.MasterID != nil && *st.MasterID == id
+	})
+	if err := n.epochs.Append(st.MasterEpoch, n.st.MaxPhyOffset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.svc.BecomeMaster(st.MasterEpoch, id, st.SyncStateSet, st.SyncStateSetEpoch); err != nil {
+		t.Fatal(err)
+	}
+	cut := n.st.MaxPhyOffset()
+	put(t, n.st, 0, 300, 4)
+	registerMaster(t, rc, nsAddr, cluster, name, self.Addr, n.svc.Addr())
+
+	// The old master comes back as a slave and cuts its tail.
+	ap.start(t)
+	testutil.WaitFor(t, 120*time.Second, func() bool {
+		info, err := cl.ReplicaInfo(ctx, name)
+		return err == nil && slices.Contains(info.SyncStateSet, apacheID) && slices.Contains(n.svc.SyncStateSet(), apacheID)
+	})
+	put(t, n.st, 300, 300, 4)
+	var end int64
+	testutil.WaitFor(t, 60*time.Second, func() bool {
+		end, err = maxOffset(rc, ap.addr)
+		return err == nil && end == n.st.MaxPhyOffset()
+	})
+	if !bytes.Equal(ap.commitLog(t, 0, end), readLog(t, n.st, 0, end)) {
+		t.Fatalf("commit logs differ over [0, %d)", end)
+	}
+	if a, r := ap.epochs(t), n.epochs.All(); !slices.Equal(a, r) || len(r) != 2 || r[1].StartOffset != cut {
+		t.Fatalf("epoch entries: Apache %v rocketgo %v, want the second at %d", a, r, cut)
+	}
+	t.Logf("acknowledged up to %d, Apache alone up to %d, cut at %d; byte-equal [0, %d), epochs %v", acked, alone, cut, end, n.epochs.All())
 }
