@@ -80,7 +80,7 @@ func TestControllerModeBeforeRegistration(t *testing.T) {
 // shut down, the controller elects the slave, which takes the sends with
 // the messages the old master acknowledged.
 func TestControllerModeFailoverInProcess(t *testing.T) {
-	ctl := ctltest.Start(t, nil)
+	ctl := ctltest.Start(t)
 	ctlMode := func(c *broker.Config) {
 		c.BrokerName = "ctlb"
 		c.Controller.EnableControllerMode = true

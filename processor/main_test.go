@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -16,7 +14,7 @@ import (
 // The in-process controller (controllermode_test.go) leaves
 // hashicorp/raft's inbound handlers behind (see controller/main_test.go).
 func TestMain(m *testing.M) {
-	testutil.VerifyNoLeaks(m, goleak.IgnoreAnyFunction("github.com/hashicorp/raft.(*NetworkTransport).handleConn"))
+	testutil.VerifyNoLeaksRaft(m)
 }
 
 // runBroker serves a broker on a free loopback port (picked, then bound by

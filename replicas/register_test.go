@@ -15,7 +15,7 @@ import (
 
 // startController runs one rocketgo controller (a one-member raft group)
 // and returns its Remoting address once it leads.
-func startController(t *testing.T) string { return ctltest.Start(t, nil) }
+func startController(t *testing.T) string { return ctltest.Start(t) }
 
 func newClient(t *testing.T, addr string) *Client {
 	t.Helper()

@@ -107,7 +107,8 @@ func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 			s.log.Error().Err(err).Msg("dispatch: release commit log file")
 		}
 	}()
-	limit := min(mf.wrote.Load(), end-mf.start)
+	wrote := mf.wrote.Load()
+	limit := min(wrote, end-mf.start)
 	pos := cur - mf.start
 	s.splitAt.Store(-1)
 	replica := s.replicaDispatch.Load()
@@ -115,6 +116,12 @@ func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 		if replica && partialRecord(mf.data[pos:limit], mf.size-pos) {
 			// A frame ended inside this record: the rest comes with the
 			// next (checked first: a failed decode costs an error value).
+			s.splitAt.Store(mf.start + pos)
+			return mf.start + pos, nil
+		}
+		if limit < wrote && (limit-pos < 8 || int64(be32(mf.data[pos:])) > limit-pos) {
+			// The confirm offset (confirm.go) lies inside this record: a
+			// slave's ack ends where its last frame did. Wait for it.
 			s.splitAt.Store(mf.start + pos)
 			return mf.start + pos, nil
 		}

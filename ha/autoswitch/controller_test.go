@@ -3,74 +3,19 @@ package autoswitch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/controller"
+	"github.com/rocketgo/rocketgo/internal/ctltest"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/replicas"
 	"github.com/rocketgo/rocketgo/store"
 )
-
-// startController runs one rocketgo controller (a one-member raft group)
-// in-process and returns its Remoting address once it leads.
-func startController(t *testing.T) string {
-	t.Helper()
-	var port int
-	for range 50 {
-		l1, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port = l1.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+1))
-		_ = l1.Close()
-		if err == nil {
-			_ = l2.Close()
-			break
-		}
-		port = 0
-	}
-	if port == 0 {
-		t.Fatal("no free port pair")
-	}
-	cfg := controller.DefaultConfig()
-	cfg.ControllerDLegerGroup = "group1"
-	cfg.ControllerDLegerPeers = fmt.Sprintf("n0-127.0.0.1:%d", port)
-	cfg.ControllerDLegerSelfID = "n0"
-	cfg.ControllerStorePath = t.TempDir()
-	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
-	cfg.ControllerRaftElectionTimeoutMillis = 300
-	cfg.ScanInactiveMasterInterval = 300
-	cfg.ScanNotActiveBrokerInterval = 300
-	cfg.ControllerThreadPoolNums = 2
-	cfg.ControllerRequestThreadPoolQueueCapacity = 16
-	c, err := controller.New(cfg, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := c.Shutdown(ctx); err != nil {
-			t.Errorf("controller shutdown: %v", err)
-		}
-	})
-	testutil.WaitFor(t, 15*time.Second, c.IsLeader)
-	return c.Addr()
-}
 
 // waitResult is a store.Wait answer.
 func waitResult(st *store.Store, end int64) error {
@@ -90,7 +35,7 @@ func TestAutoSwitchSyncStateSetWithController(t *testing.T) {
 	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
 		t.Skip("ROCKETGO_CONTROLLER=1 (make test-controller): an in-process controller, ~10 s")
 	}
-	addr := startController(t)
+	addr := ctltest.Start(t)
 	rc := remoting.NewClient(testutil.Logger())
 	t.Cleanup(func() { rc.Close() })
 	cl := replicas.NewClient(rc, addr, 3*time.Second)

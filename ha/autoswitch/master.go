@@ -432,9 +432,12 @@ func (s *Service) advance(t *term) {
 }
 
 // maybeAlter proposes a shrink or an expansion to the controller, one at a
-// time (Apache's isSynchronizingSyncStateSet), and installs its answer.
+// time (Apache's isSynchronizingSyncStateSet). The request runs on its own
+// goroutine, under the service's wait group but not the term's: a role
+// change does not wait for the controller's answer, which setChanged then
+// drops.
 func (s *Service) maybeAlter(t *term) {
-	if s.cfg.AlterSyncStateSet == nil || time.Since(t.alterFailed) < time.Second {
+	if s.cfg.AlterSyncStateSet == nil || t.altering.Load() || time.Since(time.UnixMilli(t.alterFailed.Load())) < time.Second {
 		return // a refused proposal is retried after a second, not per ack
 	}
 	next, ok := t.sync.MaybeShrink(time.Now())
@@ -461,19 +464,23 @@ func (s *Service) maybeAlter(t *term) {
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.applySetLocked(t)
-	s.mu.Unlock()
-	s.mu.Lock()
 	cur := t.setEpoch
-	s.mu.Unlock()
-	accepted, setEpoch, err := s.cfg.AlterSyncStateSet(t.self, t.epoch, next, cur)
-	if err != nil {
-		// The proposal stays pending (its union counts, as Apache's
-		// isSynchronizingSyncStateSet) until an answer or a push installs
-		// a set; proposed again on the next tick.
-		s.sampled.Warn().Err(err).Ints64("proposed", next).Msg("autoswitch alter syncStateSet refused")
-		t.alterFailed = time.Now()
-		return
+	t.altering.Store(true)
+	if !s.goRunLocked(nil, func() {
+		defer t.altering.Store(false)
+		accepted, setEpoch, err := s.cfg.AlterSyncStateSet(t.self, t.epoch, next, cur)
+		if err != nil {
+			// The proposal stays pending (its union counts, as Apache's
+			// isSynchronizingSyncStateSet) until an answer or a push
+			// installs a set; proposed again a second later.
+			s.sampled.Warn().Err(err).Ints64("proposed", next).Msg("autoswitch alter syncStateSet refused")
+			t.alterFailed.Store(time.Now().UnixMilli())
+			return
+		}
+		s.setChanged(t, accepted, setEpoch)
+	}) {
+		t.altering.Store(false)
 	}
-	s.SyncStateSetChanged(accepted, setEpoch)
 }

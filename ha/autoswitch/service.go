@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -79,6 +80,8 @@ type Service struct {
 	log        zerolog.Logger
 	sampled    zerolog.Logger
 	listenAddr string
+	// retryRefused: a slave's wait after a refusal (tests shorten it).
+	retryRefused time.Duration
 
 	wg       sync.WaitGroup
 	quit     chan struct{}
@@ -105,9 +108,10 @@ type term struct {
 	setEpoch int32
 	conns    map[*masterConn]struct{} // guarded by Service.mu
 	kick     chan struct{}            // the housekeeper: an ack or a set change
-	// alterFailed: when the controller last refused a proposal
-	// (housekeeper only).
-	alterFailed time.Time
+	// altering: a proposal is at the controller; alterFailed: when the
+	// controller last refused one (unix ms).
+	altering    atomic.Bool
+	alterFailed atomic.Int64
 	// slave
 	masterAddr string
 	client     *client
@@ -128,7 +132,7 @@ func New(cfg Config, listenAddr string, st *store.Store, epochs *store.EpochCach
 	return &Service{
 		cfg: cfg, st: st, epochs: epochs, log: l, listenAddr: listenAddr,
 		sampled: l.Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second}),
-		quit:    make(chan struct{}),
+		quit:    make(chan struct{}), retryRefused: retryRefused,
 	}, nil
 }
 
@@ -320,7 +324,15 @@ func (s *Service) swapTerm(t *term, prepare func() error) error {
 func (s *Service) SyncStateSetChanged(set []int64, setEpoch int32) {
 	s.mu.Lock()
 	t := s.term
-	if t == nil || !t.master || setEpoch < t.setEpoch {
+	s.mu.Unlock()
+	s.setChanged(t, set, setEpoch)
+}
+
+// setChanged installs set in term t if t is still the current term (an
+// answer to a proposal of an ended term is dropped).
+func (s *Service) setChanged(t *term, set []int64, setEpoch int32) {
+	s.mu.Lock()
+	if t == nil || t != s.term || !t.master || setEpoch <= t.setEpoch {
 		s.mu.Unlock()
 		return
 	}

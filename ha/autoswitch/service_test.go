@@ -10,21 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/store"
 )
 
 // The in-process controller (controller_test.go) leaves hashicorp/raft's
-// inbound handlers and ants' pool timers behind (see controller/main_test.go).
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*goWorker).run.func1"),
-		goleak.IgnoreAnyFunction("github.com/hashicorp/raft.(*NetworkTransport).handleConn"))
-}
+// inbound handlers behind.
+func TestMain(m *testing.M) { testutil.VerifyNoLeaksRaft(m) }
 
 const fileSize = 64 << 10
 

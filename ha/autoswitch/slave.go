@@ -87,7 +87,7 @@ func (c *client) loop() {
 		wait := backoff
 		var ref *errRefused
 		if errors.As(err, &ref) {
-			wait = retryRefused
+			wait = s.retryRefused
 			s.sampled.Error().Err(err).Str("masterHAAddr", c.t.masterAddr).Int64("maxPhyOffset", s.st.MaxPhyOffset()).
 				Msg("autoswitch replication refused, retrying")
 		} else {
