@@ -222,8 +222,9 @@ func routeMaster(nsAddr, topic string) string {
 // ctlSend is one accepted send and when it began.
 type ctlSend struct {
 	ackedMsg
-	began time.Time
-	done  time.Time // when the SEND_OK came back
+	began    time.Time
+	done     time.Time // when the SEND_OK came back
+	offsetID string    // the answer's offsetMsgId: the storing broker's address and commit log offset
 }
 
 // ctlBroker is one Apache broker of the set.
@@ -335,7 +336,7 @@ func (r *ctlRig) startLoad() {
 					continue
 				}
 				r.mu.Lock()
-				r.acked = append(r.acked, ctlSend{ackedMsg{id, res.MsgID, res.MessageQueue.QueueId, res.QueueOffset, "body-" + id}, began, time.Now()})
+				r.acked = append(r.acked, ctlSend{ackedMsg{id, res.MsgID, res.MessageQueue.QueueId, res.QueueOffset, "body-" + id}, began, time.Now(), res.OffsetMsgID})
 				r.mu.Unlock()
 			}
 			p.shutdown()

@@ -18,6 +18,8 @@ package compattest
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -210,7 +212,7 @@ func goCtlKill(t *testing.T, r *ctlRig, ports []int, ctlAddrs []string, state fu
 	t.Helper()
 	old, f := r.killMaster()
 	r.waitSends(time.Now(), 100, 60*time.Second, "after the master's kill")
-	f.ack = r.firstAck(f.at)
+	f.ack = r.firstAck(f.at, f.newMaster)
 	// The new master registered as id 0; the old one is gone from the route.
 	ids := routeIDs(r.c.nsAddr, r.topic)
 	if ids[0] != f.newMaster || slices.Contains(mapValues(ids), old.addr) {
@@ -289,19 +291,34 @@ func TestControllerGoBrokersSoak(t *testing.T) {
 	report(t, start, len(all), len(all), fmt.Sprintf("kills=%d worst=%s ack=%s", kills, worst.Round(time.Millisecond), strings.Join(times, ",")))
 }
 
-// firstAck is when the first send begun after t0 was acknowledged, from
-// t0: the outage a client that retries at once sees (firstSend, when that
-// send began, hides the time it took).
-func (r *ctlRig) firstAck(t0 time.Time) time.Duration {
+// firstAck is when the new master first acknowledged a send begun after
+// t0, from t0: the outage a client that retries at once sees (firstSend,
+// when that send began, hides how long it took). Only answers from the new
+// master count: at a cut, a send begun a moment after the link went down
+// may still be answered by the old master.
+func (r *ctlRig) firstAck(t0 time.Time, newMaster string) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var first time.Time
 	for _, a := range r.acked {
-		if a.began.After(t0) && (first.IsZero() || a.done.Before(first)) {
+		if a.began.After(t0) && storeHost(a.offsetID) == newMaster && (first.IsZero() || a.done.Before(first)) {
 			first = a.done
 		}
 	}
 	return first.Sub(t0)
+}
+
+// storeHost is the ip:port an offsetMsgId names (16 hex digits of IPv4
+// address and port, then the commit log offset).
+func storeHost(offsetID string) string {
+	if len(offsetID) < 16 {
+		return ""
+	}
+	b, err := hex.DecodeString(offsetID[:16])
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d.%d.%d:%d", b[0], b[1], b[2], b[3], binary.BigEndian.Uint32(b[4:8]))
 }
 
 func mapValues(m map[int64]string) []string {
@@ -552,7 +569,7 @@ func TestControllerMixedSet(t *testing.T) {
 		t.Fatalf("killed %s, not the Apache master %s", old.addr, addr)
 	}
 	r.waitSends(time.Now(), 100, 60*time.Second, "after the Apache master's kill")
-	f.ack = r.firstAck(f.at)
+	f.ack = r.firstAck(f.at, f.newMaster)
 	// The Apache broker back (same store, a new port): a slave of the
 	// rocketgo master, in its SyncStateSet.
 	p, addr, _ = startApacheBroker(t, jname, r.c.nsAddr, apacheExtra)
@@ -631,7 +648,7 @@ func TestHostsControllerPartition(t *testing.T) {
 	}
 	f.firstSend = r.waitSends(cutAt, 1, 60*time.Second, "after the cut").Sub(cutAt)
 	r.waitSends(time.Now(), 100, 60*time.Second, "after the cut")
-	f.ack = r.firstAck(cutAt)
+	f.ack = r.firstAck(cutAt, f.newMaster)
 	h.restore(t)
 	if !waitFor(t, 90*time.Second, func() bool {
 		s := r.state()
