@@ -226,6 +226,7 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	prev := roles.Epoch()
 	role, changed, err := roles.Apply(st)
 	if err != nil {
 		return err
@@ -246,6 +247,7 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 		Int64("masterBrokerId", role.MasterID).Str("masterAddress", role.MasterAddr).
 		Int32("masterEpoch", role.MasterEpoch).Msg("role change")
 	if err := c.b.takeRole(c, role); err != nil {
+		roles.Reset(prev) // the next poll or push tries again
 		return fmt.Errorf("take role (master %v, epoch %d): %w", role.Master, role.MasterEpoch, err)
 	}
 	if role.Master {
