@@ -108,7 +108,9 @@ test-ha-apache: build
 # server and three Apache 5.3.3 brokers with enableControllerMode=true; kill
 # -9 of the master and of the controller leader under load, mqadmin's
 # controller commands; rocketgo brokers' registration (replicas/) with
-# Apache 5.3.3's controller. A few minutes of JVMs: not in make test.
+# Apache 5.3.3's controller; rocketgo brokers in controller mode through
+# Apache's controller, in a set with an Apache broker, and with the master's
+# host cut off (network namespaces). A few minutes of JVMs: not in make test.
 test-controller: build
 	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestRegisterWithApacheController' ./replicas/
 	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestAutoSwitch' ./ha/autoswitch/

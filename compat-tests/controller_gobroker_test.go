@@ -589,7 +589,7 @@ func TestControllerMixedSet(t *testing.T) {
 		f.firstSend.Round(time.Millisecond), f.ack.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
 }
 
-// TestHostsControllerPartition: the controller-mode set on hosts (network
+// TestControllerHostsPartition: the controller-mode set on hosts (network
 // namespaces, hosts_test.go): three controllers on one host, a name server
 // on another, the three rocketgo brokers on a host each. The master's link
 // is cut (a silent partition: no RST, its heartbeats stop): after
@@ -598,7 +598,7 @@ func TestControllerMixedSet(t *testing.T) {
 // epoch from its poll, becomes a slave, truncates what it alone had and is
 // back in the SyncStateSet; every acknowledged message is on the new
 // master. ROCKETGO_CONTROLLER=1 (make test-controller).
-func TestHostsControllerPartition(t *testing.T) {
+func TestControllerHostsPartition(t *testing.T) {
 	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
 		t.Skip("the controller-mode partition runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
 	}
