@@ -55,6 +55,8 @@ func (b *Broker) autoswitchConfig(cfg *Config) autoswitch.Config {
 	ac.HAHousekeepingInterval = ms(int64(cfg.HA.HAHousekeepingInterval))
 	ac.HATransferBatchSize = cfg.HA.HATransferBatchSize
 	ac.SlaveTimeout = ms(int64(cfg.HA.SlaveTimeout))
+	ac.SyncFromLastFile = cfg.Controller.SyncFromLastFile
+	ac.AsyncLearner = cfg.Controller.AsyncLearner
 	brokerName := cfg.BrokerName
 	ac.AlterSyncStateSet = func(masterID int64, masterEpoch int32, set []int64, setEpoch int32) ([]int64, int32, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

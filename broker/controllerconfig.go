@@ -43,6 +43,12 @@ type ControllerConfig struct {
 	AllAckInSyncStateSet     bool  `key:"allAckInSyncStateSet"`
 	MinInSyncReplicas        int   `key:"minInSyncReplicas"`
 	HAMaxTimeSlaveNotCatchup int64 `key:"haMaxTimeSlaveNotCatchup"` // ms
+	// SyncFromLastFile: an empty slave starts copying at the master's
+	// last commit log file, not its first.
+	SyncFromLastFile bool `key:"syncFromLastFile"`
+	// AsyncLearner: the slave copies but never joins the SyncStateSet
+	// (so it is never elected, unless enableElectUncleanMaster).
+	AsyncLearner bool `key:"asyncLearner"`
 }
 
 // defaultControllerConfig is Apache 5.3.3's defaults.

@@ -19,7 +19,7 @@ func TestControllerConfigKeys(t *testing.T) {
 	if d.EnableControllerMode || d.SyncBrokerMetadataPeriod != 5000 || d.CheckSyncStateSetPeriod != 5000 ||
 		d.SyncControllerMetadataPeriod != 10000 || d.BrokerHeartbeatInterval != 1000 ||
 		d.ControllerHeartBeatTimeoutMills != 10000 || d.BrokerElectionPriority != 2147483647 ||
-		d.MinInSyncReplicas != 1 || d.AllAckInSyncStateSet || d.HAMaxTimeSlaveNotCatchup != 15000 {
+		d.MinInSyncReplicas != 1 || d.AllAckInSyncStateSet || d.HAMaxTimeSlaveNotCatchup != 15000 || d.SyncFromLastFile || d.AsyncLearner {
 		t.Fatalf("defaults are not Apache 5.3.3's: %+v", d)
 	}
 	conf := `brokerName=b
@@ -39,6 +39,8 @@ brokerElectionPriority=3
 allAckInSyncStateSet=true
 minInSyncReplicas=2
 haMaxTimeSlaveNotCatchup=6000
+syncFromLastFile=true
+asyncLearner=true
 `
 	p := filepath.Join(t.TempDir(), "broker.conf")
 	if err := os.WriteFile(p, []byte(conf), 0o644); err != nil {
@@ -52,7 +54,7 @@ haMaxTimeSlaveNotCatchup=6000
 	if !c.EnableControllerMode || c.ControllerAddr != "127.0.0.1:9878;127.0.0.1:9868" || !c.ControllerDeployedByContainer ||
 		c.SyncBrokerMetadataPeriod != 1000 || c.CheckSyncStateSetPeriod != 2000 || c.SyncControllerMetadataPeriod != 3000 ||
 		c.BrokerHeartbeatInterval != 500 || c.ControllerHeartBeatTimeoutMills != 4000 || c.BrokerElectionPriority != 3 ||
-		!c.AllAckInSyncStateSet || c.MinInSyncReplicas != 2 || c.HAMaxTimeSlaveNotCatchup != 6000 {
+		!c.AllAckInSyncStateSet || c.MinInSyncReplicas != 2 || c.HAMaxTimeSlaveNotCatchup != 6000 || !c.SyncFromLastFile || !c.AsyncLearner {
 		t.Fatalf("keys not loaded: %+v", c)
 	}
 	if err := cfg.Validate(); err != nil {

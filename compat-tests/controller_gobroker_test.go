@@ -731,3 +731,81 @@ func TestControllerGoBrokersLeaderAndMaster(t *testing.T) {
 	report(t, start, len(all), len(all), fmt.Sprintf("ack=%s elected=%s routed=%s",
 		f.ack.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
 }
+
+// TestControllerGoBrokersUnclean: a master and a slave that copies but
+// never joins the SyncStateSet (asyncLearner=true). The master killed,
+// the controllers elect nobody (the slave's store may lack acknowledged
+// messages) unless enableElectUncleanMaster=true, when the slave becomes
+// master and takes the route. ROCKETGO_CONTROLLER=1 (make test-controller).
+func TestControllerGoBrokersUnclean(t *testing.T) {
+	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("the unclean election runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
+	}
+	for _, unclean := range []bool{false, true} {
+		t.Run(fmt.Sprintf("enableElectUncleanMaster=%v", unclean), func(t *testing.T) {
+			name := uniq("goctlun")
+			extra := ""
+			if unclean {
+				extra = "enableElectUncleanMaster=true\n"
+			}
+			g := startControllersConf(t, name+"-raft", extra)
+			g.leader(30 * time.Second)
+			state := func() ctlSyncState {
+				for i := range g.addrs {
+					if s, err := g.syncState(i); err == nil {
+						return s
+					}
+				}
+				return ctlSyncState{}
+			}
+			c, err := startNamesrvConf(name+"-ns", "")
+			if c != nil {
+				t.Cleanup(c.stop)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctl := strings.Join(g.addrs, ";")
+			start := func(n, extra string) *ctlBroker {
+				port, err := pickPort()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return startGoCtlBrokerOn(t, nil, filepath.Join(workDir, name+"-"+n), port, c.nsAddr, ctl, extra)
+			}
+			a := start("a", "")
+			if !waitFor(t, 60*time.Second, func() bool { return state().masterAddr == a.addr }) {
+				t.Fatalf("first broker never master: %+v", state())
+			}
+			b := start("b", "asyncLearner=true\n")
+			if !waitFor(t, 60*time.Second, func() bool { s := state(); return s.alive[b.addr] && routeIDs(c.nsAddr, "TBW102")[s.ids[b.addr]] == b.addr }) {
+				t.Fatalf("learner never a registered slave: %+v", state())
+			}
+			if s := state(); len(s.inSync) != 1 || s.inSync[0] != a.addr {
+				t.Fatalf("the learner joined the SyncStateSet: %+v", s)
+			}
+			killJava(a.p)
+			if !unclean {
+				// Long enough for the connection close, the inactive-master
+				// scans and a few of the learner's polls and elect requests.
+				deadline := time.Now().Add(15 * time.Second)
+				for time.Now().Before(deadline) {
+					if s := state(); s.masterAddr == b.addr {
+						t.Fatalf("the learner was elected without enableElectUncleanMaster: %+v", s)
+					}
+					time.Sleep(500 * time.Millisecond)
+				}
+				resp, err := rawInvoke(b.addr, javaRequest(1007, nil, nil), 3*time.Second)
+				if err != nil || resp.Code != 0 || strings.Contains(string(resp.Body), `"brokerId":0`) {
+					t.Fatalf("the learner's epoch cache: %v %+v", err, resp)
+				}
+				return
+			}
+			if !waitFor(t, 60*time.Second, func() bool {
+				return state().masterAddr == b.addr && routeMaster(c.nsAddr, "TBW102") == b.addr
+			}) {
+				t.Fatalf("the learner not elected with enableElectUncleanMaster: %+v, route master %q", state(), routeMaster(c.nsAddr, "TBW102"))
+			}
+		})
+	}
+}
