@@ -778,7 +778,10 @@ func TestControllerGoBrokersUnclean(t *testing.T) {
 				t.Fatalf("first broker never master: %+v", state())
 			}
 			b := start("b", "asyncLearner=true\n")
-			if !waitFor(t, 60*time.Second, func() bool { s := state(); return s.alive[b.addr] && routeIDs(c.nsAddr, "TBW102")[s.ids[b.addr]] == b.addr }) {
+			if !waitFor(t, 60*time.Second, func() bool {
+				s := state()
+				return s.alive[b.addr] && routeIDs(c.nsAddr, "TBW102")[s.ids[b.addr]] == b.addr
+			}) {
 				t.Fatalf("learner never a registered slave: %+v", state())
 			}
 			if s := state(); len(s.inSync) != 1 || s.inSync[0] != a.addr {
