@@ -159,8 +159,8 @@ func AppendMasterTransferHeader(b []byte, bodySize int, offset int64, epoch int3
 
 // ParseMasterFrame decodes the first frame of b; n = 0 when b holds less
 // than a whole frame. A body above maxBody, a negative size or offset (but
-// an empty master's heartbeat at -1), a
-// handshake body that is not whole entries, or another state fails.
+// an empty master's heartbeat at -1), a handshake body that is not whole
+// entries, or another state fails.
 func ParseMasterFrame(b []byte, maxBody int) (f MasterFrame, n int, err error) {
 	if len(b) < 8 {
 		return f, 0, nil
