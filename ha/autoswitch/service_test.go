@@ -216,3 +216,27 @@ func TestSlaveTruncatesDivergentTail(t *testing.T) {
 		t.Fatalf("the last message of queue 0 on the truncated slave: %+v", r)
 	}
 }
+
+// haFlowControlEnable: a master sends a slave at most
+// maxHaTransferByteInSecond per second (Apache's FlowMonitor), so about
+// 2.5 windows of bytes take at least two seconds.
+func TestMasterFlowControl(t *testing.T) {
+	cfg := testConfig()
+	cfg.HAFlowControlEnable = true
+	cfg.MaxHATransferByteInSecond = 64 << 10
+	m := openNode(t, cfg)
+	m.master(t, 1, 1, []int64{1}, 1)
+	for m.st.MaxPhyOffset() < 160<<10 {
+		put(t, m.st, int(m.st.MaxPhyOffset()), 50, 2)
+	}
+	sl := openNode(t, testConfig())
+	t0 := time.Now()
+	if err := sl.svc.BecomeSlave(m.svc.Addr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 30*time.Second, func() bool { return sl.st.MaxPhyOffset() == m.st.MaxPhyOffset() })
+	if took := time.Since(t0); took < 1900*time.Millisecond {
+		t.Fatalf("%d bytes at 64 KiB/s took %v", m.st.MaxPhyOffset(), took)
+	}
+	sameLogs(t, m, sl, 2)
+}
