@@ -191,10 +191,12 @@ func TestSlaveTruncatesDivergentTail(t *testing.T) {
 	sameLogs(t, a, b, 2)
 	common := a.st.MaxPhyOffset()
 
-	// a writes alone in epoch 2; b is elected in epoch 3 and writes.
+	// b is elected in epoch 3 (it stops following a first: a slave still
+	// connected would copy part of a's epoch-2 tail, seen under load), a
+	// writes alone in epoch 2, b writes in epoch 3.
+	b.master(t, 3, 2, []int64{2}, 1)
 	a.master(t, 2, 1, []int64{1}, 1)
 	put(t, a.st, 400, 900, 2) // into the second file
-	b.master(t, 3, 2, []int64{2}, 1)
 	put(t, b.st, 5000, 200, 2)
 	if a.st.MaxPhyOffset() <= b.st.MaxPhyOffset() {
 		t.Fatalf("want a longer divergent tail: a %d b %d", a.st.MaxPhyOffset(), b.st.MaxPhyOffset())
