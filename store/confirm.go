@@ -36,6 +36,7 @@ func (s *Store) SetConfirmGate(on bool) {
 // SetConfirmOffset sets the confirm offset and wakes the dispatcher.
 // It may go back (a new master's set): what was dispatched stays.
 func (s *Store) SetConfirmOffset(offset int64) {
+	s.ckpt.confirm.Store(offset) // kept over a restart (checkpoint.go)
 	if s.confirm.Swap(offset) != offset {
 		s.signal(s.dispatchCh)
 	}

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -92,5 +94,43 @@ func TestTruncateReplicaAndLeave(t *testing.T) {
 	pr, err := r.Put(testMsg("TopicA", 1, 7))
 	if err != nil || pr.QueueOffset != 750 || pr.PhysicalOffset != at {
 		t.Fatalf("put after leaving: %+v %v, want queue offset 750 at %d", pr, err, at)
+	}
+}
+
+// With ConfirmGate (controller mode) the confirm offset survives a
+// restart in the checkpoint (Apache's confirmPhyOffset, byte 32) and
+// recovery dispatches no further; the records after it keep their queue
+// offsets for the next Put. Without the gate everything is dispatched.
+func TestConfirmOffsetKeptOverRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	cfg.ConfirmGate = true
+	s := openStarted(t, cfg)
+	res := putN(t, s, "TopicA", 1, 0, 20)
+	s.SetConfirmOffset(res[10].PhysicalOffset)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MaxOffset("TopicA", 0) == 10 })
+	shutdown(t, s)
+	raw, err := os.ReadFile(mustStorePath(dir, fileCheckpoint))
+	if err != nil || int64(binary.BigEndian.Uint64(raw[32:])) != res[10].PhysicalOffset {
+		t.Fatalf("checkpoint confirmPhyOffset: %x %v, want %d", raw[32:40], err, res[10].PhysicalOffset)
+	}
+
+	s = openStarted(t, cfg)
+	if c, n := s.ConfirmOffset(), s.MaxOffset("TopicA", 0); c != res[10].PhysicalOffset || n != 10 {
+		t.Fatalf("reopened: confirm %d queue max %d, want %d and 10", c, n, res[10].PhysicalOffset)
+	}
+	pr, err := s.Put(testMsg("TopicA", 0, 20))
+	if err != nil || pr.QueueOffset != 20 {
+		t.Fatalf("put after the restart: %+v %v, want queue offset 20", pr, err)
+	}
+	s.SetConfirmOffset(s.MaxPhyOffset())
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MaxOffset("TopicA", 0) == 21 })
+	shutdown(t, s)
+
+	cfg.ConfirmGate = false
+	s = openStarted(t, cfg)
+	defer shutdown(t, s)
+	if n := s.MaxOffset("TopicA", 0); n != 21 {
+		t.Fatalf("without the gate: queue max %d, want 21", n)
 	}
 }

@@ -209,6 +209,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		replica:      cfg.Replica,
 	}
 	s.replicaDispatch.Store(cfg.Replica)
+	s.confirmGate.Store(cfg.ConfirmGate)
 	s.splitAt.Store(-1)
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}

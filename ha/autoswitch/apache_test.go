@@ -41,6 +41,17 @@ func needApache(t *testing.T) {
 	}
 }
 
+// controlPlane starts a rocketgo controller and name server in-process
+// and returns their addresses, a Remoting client and a controller client.
+func controlPlane(t *testing.T) (ctlAddr, nsAddr string, rc *remoting.Client, cl *replicas.Client) {
+	t.Helper()
+	ctlAddr = ctltest.Start(t)
+	nsAddr = startNamesrv(t)
+	rc = remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { rc.Close() })
+	return ctlAddr, nsAddr, rc, replicas.NewClient(rc, ctlAddr, 3*time.Second)
+}
+
 // startNamesrv runs a rocketgo name server in-process.
 func startNamesrv(t *testing.T) string {
 	t.Helper()
@@ -260,11 +271,7 @@ func heartbeats(t *testing.T, cl *replicas.Client, hbs ...replicas.Heartbeat) *a
 // is byte-equal again.
 func TestAutoSwitchRocketgoSlaveOfApacheMaster(t *testing.T) {
 	needApache(t)
-	ctlAddr := ctltest.Start(t)
-	nsAddr := startNamesrv(t)
-	rc := remoting.NewClient(testutil.Logger())
-	t.Cleanup(func() { rc.Close() })
-	cl := replicas.NewClient(rc, ctlAddr, 3*time.Second)
+	ctlAddr, nsAddr, rc, cl := controlPlane(t)
 	ctx := context.Background()
 	const name = "asA"
 
@@ -424,11 +431,7 @@ func registerMaster(t *testing.T, rc *remoting.Client, nsAddr, cluster, name, br
 // and epoch files are byte-equal.
 func TestAutoSwitchApacheSlaveOfRocketgoMaster(t *testing.T) {
 	needApache(t)
-	ctlAddr := ctltest.Start(t)
-	nsAddr := startNamesrv(t)
-	rc := remoting.NewClient(testutil.Logger())
-	t.Cleanup(func() { rc.Close() })
-	cl := replicas.NewClient(rc, ctlAddr, 3*time.Second)
+	ctlAddr, nsAddr, rc, cl := controlPlane(t)
 	ctx := context.Background()
 	const cluster, name = "asCluster", "asB"
 
@@ -601,11 +604,7 @@ func (p *holdProxy) back(down, up net.Conn) {
 // acknowledged by the Apache master is in it.
 func TestAutoSwitchMixedFailover(t *testing.T) {
 	needApache(t)
-	ctlAddr := ctltest.Start(t)
-	nsAddr := startNamesrv(t)
-	rc := remoting.NewClient(testutil.Logger())
-	t.Cleanup(func() { rc.Close() })
-	cl := replicas.NewClient(rc, ctlAddr, 3*time.Second)
+	ctlAddr, nsAddr, rc, cl := controlPlane(t)
 	ctx := context.Background()
 	const cluster, name = "asCluster", "asM"
 

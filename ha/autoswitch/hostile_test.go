@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 // expectClosed reads until the peer closes c (frames it sends meanwhile
@@ -160,4 +161,42 @@ func TestSlaveRefusesBogusMaster(t *testing.T) {
 		t.Fatalf("commit log end %d, want %d", sl.st.MaxPhyOffset(), before)
 	}
 	testutil.WaitFor(t, 5*time.Second, func() bool { return !sl.svc.Status().Connected })
+}
+
+// An Apache master with an empty commit log beats at offset -1 until it
+// has data; the slave keeps the link, records the master's epoch and then
+// takes the first bytes at 0.
+func TestSlaveFollowsEmptyApacheMaster(t *testing.T) {
+	src := openNode(t, testConfig())
+	put(t, src.st, 0, 5, 1)
+	sp, ok := src.st.ReadReplica(0, 1<<20)
+	if !ok {
+		t.Fatal("no bytes")
+	}
+	data := append([]byte(nil), sp.Bytes...)
+	sp.Release()
+	addr := fakeMaster(t, func(c net.Conn) { // registered first: stopped after the slave
+
+		hs := make([]byte, SlaveHandshakeSize)
+		if _, err := io.ReadFull(c, hs); err != nil {
+			return
+		}
+		b := AppendMasterHandshake(nil, 0, 1, []store.EpochEntry{{Epoch: 1, StartOffset: 0}})
+		for range 3 {
+			b = AppendMasterTransferHeader(b, 0, -1, 1, 0, 0)
+		}
+		b = append(AppendMasterTransferHeader(b, len(data), 0, 1, 0, int64(len(data))), data...)
+		_, _ = c.Write(b)
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, _ = io.Copy(io.Discard, c)
+	})
+	sl := openNode(t, testConfig())
+	if err := sl.svc.BecomeSlave(addr, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return sl.st.MaxPhyOffset() == int64(len(data)) })
+	if e := sl.epochs.All(); len(e) != 1 || e[0].Epoch != 1 || e[0].StartOffset != 0 {
+		t.Fatalf("epochs %v", e)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return sl.st.MaxOffset("TopicAS", 0) == 5 })
 }

@@ -251,10 +251,24 @@ func (mc *masterConn) writeLoop() {
 	beat := s.cfg.HASendHeartbeatInterval
 	timer := time.NewTimer(beat)
 	defer timer.Stop()
+	var fc flowControl
 	for {
-		sp, ok := s.st.ReadReplica(cursor, s.cfg.HATransferBatchSize)
+		batch := s.cfg.HATransferBatchSize
+		if s.cfg.HAFlowControlEnable {
+			allowed, wait := fc.allowed(time.Now(), s.cfg.MaxHATransferByteInSecond)
+			if allowed <= 0 {
+				select {
+				case <-mc.done:
+					return
+				case <-time.After(wait):
+				}
+				continue
+			}
+			batch = int(min(int64(batch), allowed))
+		}
+		sp, ok := s.st.ReadReplica(cursor, batch)
 		if ok {
-			size, e, found := NextChunk(s.epochs, cursor, int64(len(sp.Bytes)), s.cfg.HATransferBatchSize)
+			size, e, found := NextChunk(s.epochs, cursor, int64(len(sp.Bytes)), batch)
 			if !found || size == 0 {
 				sp.Release()
 				s.sampled.Error().Int64("offset", cursor).Msg("autoswitch: no epoch entry holds the offset to send, waiting")
@@ -276,6 +290,7 @@ func (mc *masterConn) writeLoop() {
 				return
 			}
 			cursor += int64(size)
+			fc.sent += int64(size + len(mc.hdr))
 			timer.Reset(beat)
 			continue
 		}
@@ -312,6 +327,22 @@ func (mc *masterConn) writeLoop() {
 			timer.Reset(beat)
 		}
 	}
+}
+
+// flowControl is Apache's FlowMonitor for one connection: bytes sent in
+// the current one-second window.
+type flowControl struct {
+	start time.Time
+	sent  int64
+}
+
+// allowed is what may still be sent in the window holding now, and how
+// long until the next window when nothing may.
+func (fc *flowControl) allowed(now time.Time, perSecond int64) (int64, time.Duration) {
+	if now.Sub(fc.start) >= time.Second {
+		fc.start, fc.sent = now, 0
+	}
+	return perSecond - fc.sent, fc.start.Add(time.Second).Sub(now)
 }
 
 // write writes header and body (one writev) with a deadline of

@@ -28,6 +28,11 @@ type Config struct {
 	SlaveTimeout             time.Duration // slaveTimeout, 3 s: a SYNC_MASTER send's wait
 	SyncFromLastFile         bool          // syncFromLastFile: an empty slave starts at the master's last file
 	AsyncLearner             bool          // asyncLearner: never joins the SyncStateSet
+	// HAFlowControlEnable bounds what a master sends each slave per second
+	// to MaxHATransferByteInSecond (haFlowControlEnable, off;
+	// maxHaTransferByteInSecond, 100 MiB), as Apache's FlowMonitor.
+	HAFlowControlEnable       bool
+	MaxHATransferByteInSecond int64
 
 	// AlterSyncStateSet asks the controller to change the SyncStateSet
 	// (the broker: replicas.Client.AlterSyncStateSet, 1001): newSet as the
@@ -46,6 +51,8 @@ func DefaultConfig() Config {
 		HAHousekeepingInterval:   20 * time.Second,
 		HATransferBatchSize:      32 << 10,
 		SlaveTimeout:             3 * time.Second,
+
+		MaxHATransferByteInSecond: 100 << 20,
 	}
 }
 
@@ -58,6 +65,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("autoswitch config: minInSyncReplicas %d must be >= 1", c.MinInSyncReplicas)
 	case c.HASendHeartbeatInterval <= 0 || c.HAHousekeepingInterval <= 0 || c.SlaveTimeout <= 0:
 		return errors.New("autoswitch config: haSendHeartbeatInterval, haHousekeepingInterval and slaveTimeout must be > 0")
+	case c.HAFlowControlEnable && c.MaxHATransferByteInSecond <= 0:
+		return fmt.Errorf("autoswitch config: maxHaTransferByteInSecond %d must be > 0", c.MaxHATransferByteInSecond)
 	case c.HATransferBatchSize <= 0 || c.HATransferBatchSize > slaveReadBuffer-MasterTransferHeaderLen:
 		return fmt.Errorf("autoswitch config: haTransferBatchSize %d out of (0, %d]", c.HATransferBatchSize, slaveReadBuffer-MasterTransferHeaderLen)
 	}

@@ -191,10 +191,12 @@ func TestSlaveTruncatesDivergentTail(t *testing.T) {
 	sameLogs(t, a, b, 2)
 	common := a.st.MaxPhyOffset()
 
-	// a writes alone in epoch 2; b is elected in epoch 3 and writes.
+	// b is elected in epoch 3 (it stops following a first: a slave still
+	// connected would copy part of a's epoch-2 tail, seen under load), a
+	// writes alone in epoch 2, b writes in epoch 3.
+	b.master(t, 3, 2, []int64{2}, 1)
 	a.master(t, 2, 1, []int64{1}, 1)
 	put(t, a.st, 400, 900, 2) // into the second file
-	b.master(t, 3, 2, []int64{2}, 1)
 	put(t, b.st, 5000, 200, 2)
 	if a.st.MaxPhyOffset() <= b.st.MaxPhyOffset() {
 		t.Fatalf("want a longer divergent tail: a %d b %d", a.st.MaxPhyOffset(), b.st.MaxPhyOffset())
@@ -215,4 +217,28 @@ func TestSlaveTruncatesDivergentTail(t *testing.T) {
 	if r.Count != 1 || !bytes.Contains(r.Body, []byte("body-5298-")) {
 		t.Fatalf("the last message of queue 0 on the truncated slave: %+v", r)
 	}
+}
+
+// haFlowControlEnable: a master sends a slave at most
+// maxHaTransferByteInSecond per second (Apache's FlowMonitor), so about
+// 2.5 windows of bytes take at least two seconds.
+func TestMasterFlowControl(t *testing.T) {
+	cfg := testConfig()
+	cfg.HAFlowControlEnable = true
+	cfg.MaxHATransferByteInSecond = 64 << 10
+	m := openNode(t, cfg)
+	m.master(t, 1, 1, []int64{1}, 1)
+	for m.st.MaxPhyOffset() < 160<<10 {
+		put(t, m.st, int(m.st.MaxPhyOffset()), 50, 2)
+	}
+	sl := openNode(t, testConfig())
+	t0 := time.Now()
+	if err := sl.svc.BecomeSlave(m.svc.Addr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 30*time.Second, func() bool { return sl.st.MaxPhyOffset() == m.st.MaxPhyOffset() })
+	if took := time.Since(t0); took < 1900*time.Millisecond {
+		t.Fatalf("%d bytes at 64 KiB/s took %v", m.st.MaxPhyOffset(), took)
+	}
+	sameLogs(t, m, sl, 2)
 }
