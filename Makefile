@@ -76,7 +76,8 @@ test-compat: build
 # kill -9 of mqbroker under load from official Go client producers, 20
 # cycles (make test runs 3); then TestSoak: SOAK_DURATION of mixed load under
 # SYNC_FLUSH, kill -9 every 20-60 s and floods beside it, ending with a table
-# (acknowledged, recovered, lost, peak RSS). No package argument: go test runs
+# (acknowledged, recovered, lost, peak RSS); then soak-ha and soak-controller
+# (20 master kills through the controller). No package argument: go test runs
 # in local directory mode and streams the table as it is printed.
 SOAK_DURATION ?= 10m
 soak: build
@@ -84,6 +85,7 @@ soak: build
 		ROCKETGO_SOAK=1 ROCKETGO_SOAK_DURATION=$(SOAK_DURATION) \
 		$(GO) test -count=1 -timeout 60m -run 'TestCrash|TestSoak'
 	@$(MAKE) --no-print-directory soak-ha
+	@$(MAKE) --no-print-directory soak-controller
 
 # Replication on separate hosts (network namespaces, compat-tests/hosts_test.go)
 # at length: the slave's link cut for 30 s (make test: 8 s), then

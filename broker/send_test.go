@@ -593,7 +593,15 @@ func TestSendAllocs(t *testing.T) {
 				}
 			}
 			send() // the queue's files
-			if n := testing.AllocsPerRun(100, send); n != 0 {
+			// AllocsPerRun counts the whole process's mallocs: the broker's
+			// own loops (stats, rates) allocating during a run add to it
+			// (seen once under -race on a loaded box: 1.0 per send). They
+			// only add, so the least of three runs is the send's own.
+			n := testing.AllocsPerRun(100, send)
+			for i := 0; i < 2 && n != 0; i++ {
+				n = min(n, testing.AllocsPerRun(100, send))
+			}
+			if n != 0 {
 				t.Errorf("%.1f allocations per send", n)
 			}
 		})

@@ -269,3 +269,40 @@ func TestJavaAuth2(t *testing.T) {
 		})
 	}
 }
+
+// TestAuth2Kill9: user and ACL edits acknowledged by the broker survive
+// kill -9: the edit is on disk when it is answered (users.json and
+// acls.json are written with fsync and renamed before the answer), so the
+// restarted broker authenticates and authorizes as before.
+func TestAuth2Kill9(t *testing.T) {
+	t.Parallel()
+	c := newClusterConf(t, "auth2-kill9", auth2Keys)
+	auth2Setup(t, c)
+	if !waitFor(t, 10*time.Second, func() bool { // topics.json is persisted by a 1 s ticker
+		b, _ := os.ReadFile(filepath.Join(c.dir, "store", "config", "topics.json"))
+		return strings.Contains(string(b), "AuthTDeny")
+	}) {
+		t.Fatal("topics not persisted to config/topics.json")
+	}
+	// The last edit is answered, then the broker is killed at once.
+	if r := auth2Admin(t, c, auth2Super, 3001, map[string]string{"username": "authBob"},
+		map[string]string{"username": "authBob", "password": "bobPass12", "userType": "Normal"}); r.Code != 0 {
+		t.Fatalf("create user authBob: %v", r)
+	}
+	_ = c.broker.cmd.Process.Kill()
+	<-c.broker.done
+	startBrokerWith(t, c, auth2Keys)
+
+	if r := auth2Admin(t, c, auth2Super, 3004, map[string]string{"username": "authBob"}, nil); r.Code != 0 || !strings.Contains(string(r.Body), `"username":"authBob"`) {
+		t.Errorf("authBob, acknowledged before kill -9, after the restart: %v %s", r, r.Body)
+	}
+	if r, err := aclSend(t, c, auth2Alice, "AuthTopic", uniq("auth2k")); err != nil || r.Status != primitive.SendOK {
+		t.Errorf("the user's send after kill -9: %v %v", r, err)
+	}
+	_, err := aclSend(t, c, auth2Alice, "AuthTDeny", "x")
+	wantNoPermission(t, "deny entry after kill -9", err,
+		"User:authAlice has no permission to access Topic:AuthTDeny from 127.0.0.1, the decision is deny.")
+	_, err = aclSend(t, c, primitive.Credentials{AccessKey: "authBob", SecretKey: "bobPass12"}, "AuthTopic", "x")
+	wantNoPermission(t, "authBob without an ACL after kill -9", err,
+		"User:authBob has no permission to access Topic:AuthTopic from 127.0.0.1, no matched policies.")
+}

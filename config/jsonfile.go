@@ -78,18 +78,21 @@ func WriteFile(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", tmp, err)
+		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", tmp, err)
+	// The file's errors (*os.PathError) name the operation and the path. A
+	// temp file that could not be written whole is removed: on a full disk
+	// it holds the space the next attempt needs.
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", tmp, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
 	}
 	if old, err := os.ReadFile(path); err == nil && len(old) > 0 {
 		if err := os.WriteFile(path+".bak", old, 0o644); err != nil {

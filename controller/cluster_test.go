@@ -47,8 +47,10 @@ func testConfig(peers, self, dir string) Config {
 	cfg.ControllerDLegerPeers = peers
 	cfg.ControllerDLegerSelfID = self
 	cfg.ControllerStorePath = dir
-	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
-	cfg.ControllerRaftElectionTimeoutMillis = 300
+	// Apache's defaults (1 s): at 300 ms the leader changed under -race on
+	// a loaded 2-core box between finding it and asking it (2007, not leader).
+	cfg.ControllerRaftHeartbeatTimeoutMillis = 1000
+	cfg.ControllerRaftElectionTimeoutMillis = 1000
 	cfg.ScanInactiveMasterInterval = 500
 	cfg.ScanNotActiveBrokerInterval = 500
 	cfg.ControllerThreadPoolNums = 4
