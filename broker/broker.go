@@ -105,6 +105,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	// #14). In controller mode the role changes at runtime: the broker
 	// refuses a slave's writes before they reach the store.
 	cfg.Store.Replica = cfg.IsSlave() && !cfg.Controller.EnableControllerMode
+	// Controller mode: consume queues dispatched only up to the confirm
+	// offset (AutoSwitch HA), from Open on.
+	cfg.Store.ConfirmGate = cfg.Controller.EnableControllerMode
 	root := log.With().Str("brokerName", cfg.BrokerName).Logger()
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir

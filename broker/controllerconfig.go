@@ -49,6 +49,10 @@ type ControllerConfig struct {
 	// AsyncLearner: the slave copies but never joins the SyncStateSet
 	// (so it is never elected, unless enableElectUncleanMaster).
 	AsyncLearner bool `key:"asyncLearner"`
+	// HAFlowControlEnable bounds what a master sends each slave per
+	// second to MaxHATransferByteInSecond.
+	HAFlowControlEnable       bool  `key:"haFlowControlEnable"`
+	MaxHATransferByteInSecond int64 `key:"maxHaTransferByteInSecond"`
 }
 
 // defaultControllerConfig is Apache 5.3.3's defaults.
@@ -63,6 +67,7 @@ func defaultControllerConfig() ControllerConfig {
 		SendHeartbeatTimeoutMillis:      1000,
 		MinInSyncReplicas:               1,
 		HAMaxTimeSlaveNotCatchup:        15000,
+		MaxHATransferByteInSecond:       100 << 20,
 	}
 }
 
@@ -91,6 +96,9 @@ func (c *ControllerConfig) validate() error {
 		if p.v <= 0 {
 			return fmt.Errorf("broker: %s %d must be positive", p.key, p.v)
 		}
+	}
+	if c.HAFlowControlEnable && c.MaxHATransferByteInSecond <= 0 {
+		return fmt.Errorf("broker: maxHaTransferByteInSecond %d must be positive", c.MaxHATransferByteInSecond)
 	}
 	if c.MinInSyncReplicas < 1 {
 		return fmt.Errorf("broker: minInSyncReplicas %d must be at least 1", c.MinInSyncReplicas)
