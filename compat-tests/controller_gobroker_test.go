@@ -257,14 +257,7 @@ func TestControllerGoBrokersSoak(t *testing.T) {
 	name := uniq("goctlsoak")
 	g := startControllers(t, name+"-raft")
 	g.leader(30 * time.Second)
-	state := func() ctlSyncState {
-		for i := range g.addrs {
-			if s, err := g.syncState(i); err == nil {
-				return s
-			}
-		}
-		return ctlSyncState{}
-	}
+	state := liveState(g)
 	r, ports := newGoCtlRig(t, name, g.addrs, state)
 	r.g = g
 	start := time.Now()
@@ -340,6 +333,21 @@ func waitNewMaster(t *testing.T, r *ctlRig, old string, t0 time.Time, timeout ti
 	return f
 }
 
+// liveState is the set as whichever living controller answers reports it.
+func liveState(g *ctlGroup) func() ctlSyncState {
+	return func() ctlSyncState {
+		for i := range g.addrs {
+			if g.procs[i] == nil {
+				continue
+			}
+			if s, err := g.syncState(i); err == nil {
+				return s
+			}
+		}
+		return ctlSyncState{}
+	}
+}
+
 func mapValues(m map[int64]string) []string {
 	var out []string
 	for _, v := range m {
@@ -358,17 +366,7 @@ func TestControllerGoBrokers(t *testing.T) {
 	name := uniq("goctl")
 	g := startControllers(t, name+"-raft")
 	g.leader(30 * time.Second)
-	state := func() ctlSyncState {
-		for i := range g.addrs {
-			if g.procs[i] == nil {
-				continue
-			}
-			if s, err := g.syncState(i); err == nil {
-				return s
-			}
-		}
-		return ctlSyncState{}
-	}
+	state := liveState(g)
 	r, ports := newGoCtlRig(t, name, g.addrs, state)
 	r.g = g
 	goCtlEpochs(t, r, state)
@@ -612,14 +610,7 @@ func TestControllerHostsPartition(t *testing.T) {
 	n := newHostNet(t, "ctl", "ns", "b0", "b1", "b2")
 	g := startControllersOn(t, n.host("ctl"), uniq("hctl")+"-raft", "")
 	g.leader(30 * time.Second)
-	state := func() ctlSyncState {
-		for i := range g.addrs {
-			if s, err := g.syncState(i); err == nil {
-				return s
-			}
-		}
-		return ctlSyncState{}
-	}
+	state := liveState(g)
 	ns := startHostNamesrv(t, n.host("ns"), "rocketgo", "ns")
 	ctl := strings.Join(g.addrs, ";")
 	const hbTimeout = 3000 // ms: the partition is noticed by the missing heartbeats
@@ -681,17 +672,7 @@ func TestControllerGoBrokersLeaderAndMaster(t *testing.T) {
 	name := uniq("goctllm")
 	g := startControllers(t, name+"-raft")
 	g.leader(30 * time.Second)
-	state := func() ctlSyncState {
-		for i := range g.addrs {
-			if g.procs[i] == nil {
-				continue
-			}
-			if s, err := g.syncState(i); err == nil {
-				return s
-			}
-		}
-		return ctlSyncState{}
-	}
+	state := liveState(g)
 	r, _ := newGoCtlRig(t, name, g.addrs, state)
 	r.g = g
 	start := time.Now()
@@ -735,14 +716,7 @@ func TestControllerGoBrokersUnclean(t *testing.T) {
 			}
 			g := startControllersConf(t, name+"-raft", extra)
 			g.leader(30 * time.Second)
-			state := func() ctlSyncState {
-				for i := range g.addrs {
-					if s, err := g.syncState(i); err == nil {
-						return s
-					}
-				}
-				return ctlSyncState{}
-			}
+			state := liveState(g)
 			c, err := startNamesrvConf(name+"-ns", "")
 			if c != nil {
 				t.Cleanup(c.stop)
