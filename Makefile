@@ -110,17 +110,23 @@ test-ha-apache: build
 # server and three Apache 5.3.3 brokers with enableControllerMode=true; kill
 # -9 of the master and of the controller leader under load, mqadmin's
 # controller commands; rocketgo brokers' registration (replicas/) with
-# Apache 5.3.3's controller. A few minutes of JVMs: not in make test.
+# Apache 5.3.3's controller; rocketgo brokers in controller mode through
+# Apache's controller, in a set with an Apache broker, and with the master's
+# host cut off (network namespaces). A few minutes of JVMs: not in make test.
 test-controller: build
 	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestRegisterWithApacheController' ./replicas/
+	ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 $(GO) test -count=1 -timeout 5m -v -run 'TestAutoSwitch' ./ha/autoswitch/
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestController'
 
 # Twenty kill -9 of the master under load through the rocketgo controllers
-# (Apache 5.3.3 brokers); every acknowledged message must be on the last master.
+# (Apache 5.3.3 brokers, then rocketgo brokers); every acknowledged message
+# must be on the last master.
 soak-controller: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER_SOAK=1 \
 		ROCKETGO_CONTROLLER_KILLS=20 $(GO) test -count=1 -timeout 60m -v -run 'TestControllerApacheSoak'
+	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_CONTROLLER_SOAK=1 \
+		ROCKETGO_CONTROLLER_KILLS=20 $(GO) test -count=1 -timeout 30m -v -run 'TestControllerGoBrokersSoak'
 
 # Every proxy test with the proxy inside the broker (mqbroker
 # --enable-proxy, local mode) instead of mqproxy; make test runs the Go

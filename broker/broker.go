@@ -80,6 +80,7 @@ type Broker struct {
 	endTx        *endTxs    // END_TRANSACTION workers (transaction_end.go)
 	txCheck      *txChecker // transaction check service (transaction_check.go)
 	repl         replication
+	ctrl         *controlled // controller mode (controllermode.go); nil outside it
 	// newHA makes the replication service in Start (ha.New); tests replace
 	// it between New and Start.
 	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error)
@@ -101,8 +102,13 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// A slave's store takes only the master's bytes (replication, issue #14).
-	cfg.Store.Replica = cfg.IsSlave()
+	// A slave's store takes only the master's bytes (replication, issue
+	// #14). In controller mode the role changes at runtime: the broker
+	// refuses a slave's writes before they reach the store.
+	cfg.Store.Replica = cfg.IsSlave() && !cfg.Controller.EnableControllerMode
+	// Controller mode: consume queues dispatched only up to the confirm
+	// offset (AutoSwitch HA), from Open on.
+	cfg.Store.ConfirmGate = cfg.Controller.EnableControllerMode
 	root := log.With().Str("brokerName", cfg.BrokerName).Logger()
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
@@ -124,6 +130,16 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.Groups.cfg = &b.cfg
 	b.Groups.putSystem()
 	b.registrar = newRegistrar(b)
+	if cfg.Controller.EnableControllerMode {
+		// Slave until the controller names the role (controllermode.go).
+		cfg.HA.BrokerRole = ha.Slave
+		b.cfg.Store(&cfg)
+		ctrl, err := newControlled(b, &cfg)
+		if err != nil {
+			return nil, err
+		}
+		b.ctrl = ctrl
+	}
 	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
 	b.Topics.cfg = &b.cfg
 	for _, tc := range systemTopics(b.Config()) {
@@ -207,7 +223,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		_ = b.Store.Shutdown(context.Background()) // already failing; the ha error is the one to report
 		return err
 	}
-	if !b.IsSlave() {
+	if !b.IsSlave() && b.ctrl == nil {
 		if err := b.pop.recover(context.Background()); err != nil {
 			_ = b.shutdownHA(context.Background())
 			_ = b.Store.Shutdown(context.Background())
@@ -245,12 +261,16 @@ func (b *Broker) Start(h remoting.Handler) error {
 	b.startColdPulls()
 	b.startEndTxs()
 	b.goRun(b.persistLoop)
-	if b.IsSlave() {
+	switch {
+	case b.ctrl != nil:
+		// The role's services start with the role (roleswitch.go).
+		b.goRun(func() { b.ctrl.run(b.quit) })
+	case b.IsSlave():
 		// A slave delivers no delayed or timer messages and checks no
 		// transactions: its master does, and the slave copies the result
 		// (Apache's changeSpecialServiceStatus(brokerId == 0)).
 		b.goRun(func() { b.slaveSyncLoop(b.quit) })
-	} else {
+	default:
 		b.goRun(func() { b.txCheck.run(b.quit) })
 		b.goRun(func() { b.pop.reviveLoop(b.quit) })
 		for _, run := range b.schedulers() {
@@ -261,8 +281,10 @@ func (b *Broker) Start(h remoting.Handler) error {
 	b.goRun(func() { b.stats.run(b.quit) })
 	b.goRun(func() { b.Stats.runRates(b.quit) })
 	b.goRun(func() { b.Stats.runItems(b.quit, func() string { return b.Config().BrokerClusterName }) })
-	b.registrar.launched.Store(true)
-	b.goRun(func() { b.registrar.run(b.quit) })
+	if b.ctrl == nil { // in controller mode: once the role is known
+		b.registrar.launched.Store(true)
+		b.goRun(func() { b.registrar.run(b.quit) })
+	}
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).
 		Str("namesrvAddr", b.Config().NamesrvAddr).Msg("broker started")
 	return nil

@@ -196,6 +196,9 @@ type Config struct {
 	// next pull (PULL_OFFSET_MOVED); false: Apache 4.x's path, the consumers
 	// told (RESET_CONSUMER_CLIENT_OFFSET) and moving themselves.
 	UseServerSideResetOffset bool `key:"useServerSideResetOffset"`
+
+	// Controller mode (issue #20): controllerconfig.go.
+	Controller ControllerConfig
 }
 
 // Perm bits (Apache PermName).
@@ -274,6 +277,8 @@ func DefaultConfig() Config {
 		// replication (issue #14)
 		HA:                     ha.DefaultConfig(),
 		SlaveSynchronizePeriod: 60000,
+		// controller mode (issue #20)
+		Controller: defaultControllerConfig(),
 	}
 }
 
@@ -336,6 +341,9 @@ func (c *Config) Validate() error {
 	if err := c.validateHA(); err != nil { // replication (issue #14)
 		return err
 	}
+	if err := c.Controller.validate(); err != nil { // controller mode (issue #20)
+		return err
+	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
 		return fmt.Errorf("broker: %w", err)
 	}
@@ -357,7 +365,10 @@ func (c *Config) StoreHost() netip.AddrPort {
 // (a master has brokerId 0, a slave a positive one) and fills brokerIP2
 // and haListenPort (0 = listenPort+1).
 func (c *Config) validateHA() error {
+	// In controller mode the controller names the role and the id
+	// (Apache's BrokerStartup checks them only outside it).
 	switch {
+	case c.Controller.EnableControllerMode:
 	case c.HA.BrokerRole == ha.Slave && c.BrokerID <= 0:
 		return fmt.Errorf("broker: brokerRole SLAVE needs a brokerId > 0, not %d", c.BrokerID)
 	case c.HA.BrokerRole != ha.Slave && c.BrokerID != MasterID:

@@ -131,6 +131,9 @@ func (b *Broker) MasterAddr() string {
 func (b *Broker) startHA() error {
 	cfg := b.Config()
 	listen := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HA.HAListenPort))
+	if b.ctrl != nil { // controller mode: AutoSwitch HA (autoswitch.go)
+		return b.startAutoSwitch(listen)
+	}
 	svc, err := b.newHA(cfg.HA, listen, b.Store, b.root)
 	if err != nil {
 		return fmt.Errorf("broker: ha: %w", err)
@@ -166,7 +169,7 @@ func fixedMaster(c *Config) bool { return len(c.HA.HAMasterAddress) >= haAddress
 // the failing syncs. Called concurrently, one call per name server answer.
 func (b *Broker) learnMaster(masterAddr, haAddr string) {
 	cfg := b.Config()
-	if !cfg.IsSlave() {
+	if !cfg.IsSlave() || b.ctrl != nil { // in controller mode the controller names the master
 		return
 	}
 	if masterAddr != "" && masterAddr != cfg.Addr() {

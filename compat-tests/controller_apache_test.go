@@ -66,11 +66,28 @@ type ctlGroup struct {
 	dir   string
 	addrs []string
 	procs []*proc
+	h     *host // the host they run on (hosts_test.go); nil: this machine's loopback
 }
 
 func startControllers(t *testing.T, name string) *ctlGroup {
 	t.Helper()
-	g := &ctlGroup{t: t, bin: controllerBin(t), dir: filepath.Join(workDir, name)}
+	return startControllersConf(t, name, "")
+}
+
+// startControllersConf is startControllers with extra controller.conf lines.
+func startControllersConf(t *testing.T, name, extra string) *ctlGroup {
+	t.Helper()
+	return startControllersOn(t, nil, name, extra)
+}
+
+// startControllersOn runs the three controllers on host h (nil: loopback).
+func startControllersOn(t *testing.T, h *host, name, extra string) *ctlGroup {
+	t.Helper()
+	g := &ctlGroup{t: t, bin: controllerBin(t), dir: filepath.Join(workDir, name), h: h}
+	ip := "127.0.0.1"
+	if h != nil {
+		ip = h.ip
+	}
 	var peers []string
 	for i := range 3 {
 		// pickPort keeps port+1 free too: the raft port.
@@ -78,8 +95,8 @@ func startControllers(t *testing.T, name string) *ctlGroup {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.addrs = append(g.addrs, fmt.Sprintf("127.0.0.1:%d", p))
-		peers = append(peers, fmt.Sprintf("n%d-127.0.0.1:%d", i, p))
+		g.addrs = append(g.addrs, fmt.Sprintf("%s:%d", ip, p))
+		peers = append(peers, fmt.Sprintf("n%d-%s:%d", i, ip, p))
 	}
 	for i := range 3 {
 		d := filepath.Join(g.dir, fmt.Sprintf("n%d", i))
@@ -87,7 +104,7 @@ func startControllers(t *testing.T, name string) *ctlGroup {
 			t.Fatal(err)
 		}
 		conf := fmt.Sprintf("controllerDLegerGroup=%s\ncontrollerDLegerPeers=%s\ncontrollerDLegerSelfId=n%d\ncontrollerStorePath=%s\n",
-			name, strings.Join(peers, ";"), i, d)
+			name, strings.Join(peers, ";"), i, d) + extra
 		if err := os.WriteFile(filepath.Join(d, "controller.conf"), []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +129,14 @@ func startControllers(t *testing.T, name string) *ctlGroup {
 func (g *ctlGroup) start(i int) {
 	g.t.Helper()
 	d := filepath.Join(g.dir, fmt.Sprintf("n%d", i))
-	p, err := startProc(fmt.Sprintf("controller-n%d", i), g.bin, []string{"-c", filepath.Join(d, "controller.conf")}, filepath.Join(d, "controller.log"))
+	args, log := []string{"-c", filepath.Join(d, "controller.conf")}, filepath.Join(d, "controller.log")
+	var p *proc
+	var err error
+	if g.h != nil {
+		p, err = g.h.start(fmt.Sprintf("controller-n%d", i), g.bin, args, log)
+	} else {
+		p, err = startProc(fmt.Sprintf("controller-n%d", i), g.bin, args, log)
+	}
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -198,7 +222,9 @@ func routeMaster(nsAddr, topic string) string {
 // ctlSend is one accepted send and when it began.
 type ctlSend struct {
 	ackedMsg
-	began time.Time
+	began    time.Time
+	done     time.Time // when the SEND_OK came back
+	offsetID string    // the answer's offsetMsgId: the storing broker's address and commit log offset
 }
 
 // ctlBroker is one Apache broker of the set.
@@ -310,7 +336,7 @@ func (r *ctlRig) startLoad() {
 					continue
 				}
 				r.mu.Lock()
-				r.acked = append(r.acked, ctlSend{ackedMsg{id, res.MsgID, res.MessageQueue.QueueId, res.QueueOffset, "body-" + id}, began})
+				r.acked = append(r.acked, ctlSend{ackedMsg{id, res.MsgID, res.MessageQueue.QueueId, res.QueueOffset, "body-" + id}, began, time.Now(), res.OffsetMsgID})
 				r.mu.Unlock()
 			}
 			p.shutdown()
@@ -369,6 +395,8 @@ func (r *ctlRig) waitSends(t0 time.Time, n int, timeout time.Duration, what stri
 type ctlFailover struct {
 	elected, routed, firstSend time.Duration
 	newMaster                  string
+	at                         time.Time     // the kill
+	ack                        time.Duration // the first acknowledgement of a send begun after the kill (ctlRig.firstAck)
 }
 
 // killMaster SIGKILLs the master, waits for the controllers to elect
@@ -382,8 +410,8 @@ func (r *ctlRig) killMaster() (*ctlBroker, ctlFailover) {
 		r.t.Fatalf("master %q is none of the brokers", s.masterAddr)
 	}
 	old := r.bs[i]
-	var f ctlFailover
 	killAt := time.Now()
+	f := ctlFailover{at: killAt}
 	killJava(old.p)
 	if !waitFor(r.t, 60*time.Second, func() bool {
 		s := r.state()

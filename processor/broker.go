@@ -38,6 +38,7 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
 	p.registerTransactions(t)
 	p.registerReplication(t)
 	p.registerPop(t)
+	p.registerControllerMode(t)
 	return t
 }
 

@@ -11,7 +11,11 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+// The in-process controller (controllermode_test.go) leaves
+// hashicorp/raft's inbound handlers behind (see controller/main_test.go).
+func TestMain(m *testing.M) {
+	testutil.VerifyNoLeaksRaft(m)
+}
 
 // runBroker serves a broker on a free loopback port (picked, then bound by
 // the broker: racy, fine for tests) through wrap(its table) (nil: the

@@ -11,7 +11,7 @@
 // Never: serves controller requests (controller/ does); changes the store
 // or the broker's role itself: callers act on the ReplicaState it returns.
 //
-// Not done yet (issue #20): the broker wiring (enableControllerMode,
-// periodic heartbeat and poll, NOTIFY_BROKER_ROLE_CHANGED 1008, role change
-// with the epoch file and name-server re-registration) and AutoSwitch HA.
+// The broker drives it in controller mode (broker/controllermode.go):
+// the periodic heartbeat and poll, NOTIFY_BROKER_ROLE_CHANGED 1008, the
+// role change and the name-server re-registration.
 package replicas

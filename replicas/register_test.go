@@ -3,72 +3,19 @@ package replicas
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/controller"
+	"github.com/rocketgo/rocketgo/internal/ctltest"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // startController runs one rocketgo controller (a one-member raft group)
 // and returns its Remoting address once it leads.
-func startController(t *testing.T) string {
-	t.Helper()
-	var port int
-	for range 50 {
-		l1, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port = l1.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+1))
-		l1.Close()
-		if err == nil {
-			l2.Close()
-			break
-		}
-		port = 0
-	}
-	if port == 0 {
-		t.Fatal("no free port pair")
-	}
-	cfg := controller.DefaultConfig()
-	cfg.ControllerDLegerGroup = "group1"
-	cfg.ControllerDLegerPeers = fmt.Sprintf("n0-127.0.0.1:%d", port)
-	cfg.ControllerDLegerSelfID = "n0"
-	cfg.ControllerStorePath = t.TempDir()
-	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
-	cfg.ControllerRaftElectionTimeoutMillis = 300
-	cfg.ScanInactiveMasterInterval = 300
-	cfg.ScanNotActiveBrokerInterval = 300
-	cfg.ControllerThreadPoolNums = 2
-	cfg.ControllerRequestThreadPoolQueueCapacity = 16
-	// The controller's log goes to the test's output (shown on failure).
-	c, err := controller.New(cfg, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := c.Shutdown(ctx); err != nil {
-			t.Errorf("controller shutdown: %v", err)
-		}
-	})
-	testutil.WaitFor(t, 15*time.Second, c.IsLeader)
-	return c.Addr()
-}
+func startController(t *testing.T) string { return ctltest.Start(t) }
 
 func newClient(t *testing.T, addr string) *Client {
 	t.Helper()

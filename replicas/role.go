@@ -54,6 +54,18 @@ func (r *Roles) Epoch() int32 {
 	return r.epoch
 }
 
+// Reset sets the epoch last acted on back to epoch (a value Epoch
+// returned before an Apply) when the broker failed to take the role that
+// Apply returned: the next answer naming that master epoch is applied
+// again instead of being dropped as old.
+func (r *Roles) Reset(epoch int32) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if epoch < r.epoch {
+		r.epoch = epoch
+	}
+}
+
 // Apply returns the role st asks for; false when st changes nothing (no
 // master, or an epoch not above the current one).
 func (r *Roles) Apply(st ReplicaState) (Role, bool, error) {

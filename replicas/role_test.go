@@ -169,3 +169,30 @@ func roleScenario(t *testing.T, addr string) {
 		t.Fatalf("old master after the poll: %+v %v %v", role, changed, err)
 	}
 }
+
+// A role the broker failed to take is applied again after Reset; an
+// answer of the same epoch without Reset is dropped.
+func TestRolesReset(t *testing.T) {
+	epochs, err := store.OpenEpochFile(filepath.Join(t.TempDir(), "epochFileCheckpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRoles(2, epochs, func() int64 { return 100 }, testutil.Logger())
+	master := int64(2)
+	st := ReplicaState{MasterID: &master, MasterAddr: "127.0.0.1:1", MasterEpoch: 3, SyncStateSet: []int64{2}}
+	prev := r.Epoch()
+	if _, changed, err := r.Apply(st); err != nil || !changed {
+		t.Fatalf("first apply: changed %v %v", changed, err)
+	}
+	if _, changed, _ := r.Apply(st); changed {
+		t.Fatal("the same epoch applied twice")
+	}
+	r.Reset(prev)
+	role, changed, err := r.Apply(st)
+	if err != nil || !changed || !role.Master || r.Epoch() != 3 {
+		t.Fatalf("after Reset: %+v changed %v %v epoch %d", role, changed, err, r.Epoch())
+	}
+	if e, ok := epochs.Last(); !ok || e.Epoch != 3 || e.StartOffset != 100 || epochs.Len() != 1 {
+		t.Fatalf("epoch file after the retry: %+v (%d entries)", e, epochs.Len())
+	}
+}

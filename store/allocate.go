@@ -47,17 +47,20 @@ func (s *Store) allocNext() {
 	if s.idx != nil {
 		s.idx.makeAhead()
 	}
+	// Under the list lock: a replica's truncation (confirm.go) unmaps
+	// files past its cut.
 	s.cl.q.mu.RLock()
 	last := s.cl.q.lastLocked()
-	s.cl.q.mu.RUnlock()
-	if last != nil && last.data == nil {
-		return
-	}
+	unmapped := last != nil && last.data == nil
 	// A new store's first file too, where its first Put would make it
 	// (a replica whose first record starts elsewhere discards it).
 	next := s.cl.maxOffset.Load()
 	if last != nil {
 		next = last.start + last.size
+	}
+	s.cl.q.mu.RUnlock()
+	if unmapped {
+		return
 	}
 	a := &s.alloc
 	a.mu.Lock()

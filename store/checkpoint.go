@@ -7,7 +7,7 @@ package store
 //	  8  logicsMsgTimestamp  store time of the newest record put into a consume queue
 //	 16  indexMsgTimestamp   end time of the last full index file
 //	 24  masterFlushedOffset (5.x, preserved)
-//	 32  confirmPhyOffset    (5.x, preserved)
+//	 32  confirmPhyOffset    (5.x: the AutoSwitch confirm offset, confirm.go)
 //
 // Bytes we do not use are read and written back unchanged.
 
@@ -27,6 +27,8 @@ type checkpoint struct {
 	physic atomic.Int64
 	logics atomic.Int64
 	index  atomic.Int64
+	// confirm is written back as read unless SetConfirmOffset changed it.
+	confirm atomic.Int64
 
 	mu  sync.Mutex // serialises writes of buf
 	buf [checkpointSize]byte
@@ -45,6 +47,7 @@ func loadCheckpoint(path string) (*checkpoint, error) {
 	c.physic.Store(int64(binary.BigEndian.Uint64(c.buf[0:])))
 	c.logics.Store(int64(binary.BigEndian.Uint64(c.buf[8:])))
 	c.index.Store(int64(binary.BigEndian.Uint64(c.buf[16:])))
+	c.confirm.Store(int64(binary.BigEndian.Uint64(c.buf[32:])))
 	return c, nil
 }
 
@@ -61,6 +64,7 @@ func (c *checkpoint) flush() error {
 	binary.BigEndian.PutUint64(c.buf[0:], uint64(c.physic.Load()))
 	binary.BigEndian.PutUint64(c.buf[8:], uint64(c.logics.Load()))
 	binary.BigEndian.PutUint64(c.buf[16:], uint64(c.index.Load()))
+	binary.BigEndian.PutUint64(c.buf[32:], uint64(c.confirm.Load()))
 	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)

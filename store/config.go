@@ -126,6 +126,13 @@ type Config struct {
 	// rest of a record a frame split, and recovery is strict about the
 	// last record (replica.go).
 	Replica bool
+	// ConfirmGate: the broker runs in controller mode (no key of its own;
+	// the broker sets it from enableControllerMode). From Open on, consume
+	// queues are dispatched only up to the confirm offset the checkpoint
+	// kept (Apache's confirmPhyOffset, which a controller-mode broker
+	// starting as SLAVE dispatches up to) until the HA service moves it
+	// or lifts the gate (confirm.go).
+	ConfirmGate bool
 }
 
 // DefaultConfig returns Apache's defaults.

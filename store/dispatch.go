@@ -32,7 +32,9 @@ func (s *Store) dispatchLoop() {
 			case <-retry:
 			}
 		}
+		s.dispatchMu.Lock()
 		err := s.dispatchAvailable()
+		s.dispatchMu.Unlock()
 		if err == nil {
 			if retry != nil {
 				s.log.Info().Int64("offset", s.reput.Load()).Dur("waited", time.Since(since)).Msg("dispatch resumed")
@@ -60,7 +62,7 @@ func (s *Store) dispatchAvailable() error {
 	s.touched = s.touched[:0]
 	var err error
 	for !s.dispatchStalled.Load() {
-		cur, end := s.reput.Load(), s.cl.maxOffset.Load()
+		cur, end := s.reput.Load(), s.dispatchEnd()
 		if cur >= end {
 			break
 		}
@@ -105,7 +107,8 @@ func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 			s.log.Error().Err(err).Msg("dispatch: release commit log file")
 		}
 	}()
-	limit := min(mf.wrote.Load(), end-mf.start)
+	wrote := mf.wrote.Load()
+	limit := min(wrote, end-mf.start)
 	pos := cur - mf.start
 	s.splitAt.Store(-1)
 	replica := s.replicaDispatch.Load()
@@ -113,6 +116,12 @@ func (s *Store) dispatchFile(cur, end int64) (int64, error) {
 		if replica && partialRecord(mf.data[pos:limit], mf.size-pos) {
 			// A frame ended inside this record: the rest comes with the
 			// next (checked first: a failed decode costs an error value).
+			s.splitAt.Store(mf.start + pos)
+			return mf.start + pos, nil
+		}
+		if limit < wrote && (limit-pos < 8 || int64(be32(mf.data[pos:])) > limit-pos) {
+			// The confirm offset (confirm.go) lies inside this record: a
+			// slave's ack ends where its last frame did. Wait for it.
 			s.splitAt.Store(mf.start + pos)
 			return mf.start + pos, nil
 		}

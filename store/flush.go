@@ -66,6 +66,8 @@ func (s *Store) flushCommitLogLogged(leastPages int) {
 // flushCommitLog msyncs the commit log and advances the checkpoint's
 // physic timestamp when everything sampled was flushed.
 func (s *Store) flushCommitLog(leastPages int) error {
+	s.cutMu.RLock()
+	defer s.cutMu.RUnlock()
 	ts := s.cl.lastStoreTs.Load() // before maxOffset: its record ends at or before target
 	target := s.cl.maxOffset.Load()
 	where, err := s.cl.q.flush(leastPages)

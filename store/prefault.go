@@ -48,6 +48,8 @@ func (s *Store) prefaultLoop() {
 }
 
 func (s *Store) prefault() error {
+	s.cutMu.RLock()
+	defer s.cutMu.RUnlock()
 	s.cl.q.mu.RLock()
 	mf := s.cl.q.lastLocked()
 	s.cl.q.mu.RUnlock()

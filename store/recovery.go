@@ -121,6 +121,11 @@ func (s *Store) load() error {
 	}
 	reput = min(max(reput, clMin), processOffset)
 	s.reput.Store(reput)
+	if s.cfg.ConfirmGate {
+		// Apache's recoverNormally/Abnormally correction of the kept
+		// confirm offset into the recovered log.
+		s.confirm.Store(min(max(s.ckpt.confirm.Load(), clMin), processOffset))
+	}
 	t0 := time.Now()
 	derr := s.dispatchAvailable()
 	if processOffset-reput > 0 {
@@ -133,6 +138,13 @@ func (s *Store) load() error {
 	for t, qs := range s.cqs {
 		for id, cq := range qs {
 			s.queueOffsets[queueKey{t, id}] = cq.maxLogical.Load()
+		}
+	}
+	if derr == nil && s.reput.Load() < processOffset && s.cfg.ConfirmGate {
+		// Held at the confirm offset: the records after it still own
+		// their queue offsets.
+		if err := s.scanQueueOffsets(s.reput.Load(), processOffset); err != nil {
+			return fmt.Errorf("open store: %w", err)
 		}
 	}
 	if derr != nil {

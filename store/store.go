@@ -109,6 +109,17 @@ type Store struct {
 	round           uint64 // dispatcher only
 	touched         []*consumeQueue
 	onDispatch      func(topic string, queueID int32, maxOffset int64)
+	// dispatchMu is held by whoever dispatches (the dispatcher's rounds)
+	// and by TruncateReplica, which must not run beside one.
+	dispatchMu sync.Mutex
+	// cutMu: the flusher and the prefaulter, which touch commit log
+	// mappings without a hold, read-lock it; a replica's truncation
+	// (confirm.go), which unmaps files, write-locks it.
+	cutMu sync.RWMutex
+	// The confirm offset gate (confirm.go): while confirmGate is set the
+	// dispatcher stops at confirm.
+	confirmGate atomic.Bool
+	confirm     atomic.Int64
 
 	dispatchCh chan struct{}
 	flushCh    chan struct{}
@@ -198,6 +209,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		replica:      cfg.Replica,
 	}
 	s.replicaDispatch.Store(cfg.Replica)
+	s.confirmGate.Store(cfg.ConfirmGate)
 	s.splitAt.Store(-1)
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}
@@ -729,7 +741,7 @@ func (s *Store) putBatchLocked(ms []PutMessage, crcs []int32, total int64, res [
 // behind (the rest never comes once appends stopped).
 func (s *Store) dispatchBehind() bool {
 	r := s.reput.Load()
-	return r < s.cl.maxOffset.Load() && r != s.splitAt.Load()
+	return r < s.dispatchEnd() && r != s.splitAt.Load()
 }
 
 // findCQ returns the consume queue or nil.

@@ -231,7 +231,7 @@ func logStartup(log zerolog.Logger, b *broker.Broker, m *metrics.Server, px *pro
 	if cfg.FastListenPort > 0 {
 		listen = append(listen, "vip "+net.JoinHostPort(cfg.BrokerIP1, strconv.Itoa(cfg.FastListenPort)))
 	}
-	if !b.IsSlave() {
+	if !b.IsSlave() || b.ControllerMode() { // in controller mode every replica listens (AutoSwitch HA)
 		listen = append(listen, "ha "+cfg.HAServerAddr())
 	}
 	if m != nil {

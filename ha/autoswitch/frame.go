@@ -158,8 +158,9 @@ func AppendMasterTransferHeader(b []byte, bodySize int, offset int64, epoch int3
 }
 
 // ParseMasterFrame decodes the first frame of b; n = 0 when b holds less
-// than a whole frame. A body above maxBody, a negative size or offset, a
-// handshake body that is not whole entries, or another state fails.
+// than a whole frame. A body above maxBody, a negative size or offset (but
+// an empty master's heartbeat at -1), a handshake body that is not whole
+// entries, or another state fails.
 func ParseMasterFrame(b []byte, maxBody int) (f MasterFrame, n int, err error) {
 	if len(b) < 8 {
 		return f, 0, nil
@@ -202,7 +203,12 @@ func ParseMasterFrame(b []byte, maxBody int) (f MasterFrame, n int, err error) {
 	f.Epoch = int32(binary.BigEndian.Uint32(b[16:]))
 	f.EpochStart = int64(binary.BigEndian.Uint64(b[20:]))
 	f.Confirm = int64(binary.BigEndian.Uint64(b[28:]))
-	if f.Offset < 0 || f.EpochStart < 0 {
+	// An Apache master with an empty commit log sends heartbeats at
+	// offset -1 (its nextTransferFromWhere before any data,
+	// AutoSwitchHAConnection.sendHeartbeatIfNeeded): accepted without a
+	// body, as Apache's slave accepts them.
+	heartbeatOfEmpty := f.Offset == -1 && size == 0
+	if (f.Offset < 0 && !heartbeatOfEmpty) || f.EpochStart < 0 {
 		return f, 0, fmt.Errorf("transfer at %d, epoch start %d: %w", f.Offset, f.EpochStart, ErrFrame)
 	}
 	f.Body = body

@@ -95,12 +95,17 @@ func TestFrameRefusals(t *testing.T) {
 		"negative body":        unhex(t, "00000002 ffffffff"),
 		"partial entry":        unhex(t, "00000001 0000000d"),
 		"master state SUSPEND": unhex(t, "00000003 00000000"),
-		"negative offset":      AppendMasterTransferHeader(nil, 0, -1, 1, 0, 0),
+		"negative offset":      AppendMasterTransferHeader(nil, 0, -2, 1, 0, 0),
+		"body at offset -1":    append(AppendMasterTransferHeader(nil, 1, -1, 1, 0, 0), 7),
 		"negative max offset":  AppendMasterHandshake(nil, -5, 1, nil),
 	} {
 		if _, _, err := ParseMasterFrame(b, 1<<20); !errors.Is(err, ErrFrame) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	// An Apache master with an empty commit log beats at offset -1.
+	if f, n, err := ParseMasterFrame(AppendMasterTransferHeader(nil, 0, -1, 1, 0, 0), 1<<20); err != nil || n != MasterTransferHeaderLen || f.Offset != -1 {
+		t.Errorf("heartbeat of an empty master: %+v %d %v", f, n, err)
 	}
 }
 

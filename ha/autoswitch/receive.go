@@ -52,5 +52,5 @@ func (r *Receiver) Accept(f MasterFrame, localMax int64) error {
 // Confirm is the slave's confirm offset after appending f's body: the
 // master's, never beyond the slave's own max offset.
 func Confirm(f MasterFrame, localMax int64) int64 {
-	return min(f.Confirm, localMax)
+	return max(min(f.Confirm, localMax), 0)
 }

@@ -17,11 +17,21 @@ import (
 // them. gnet's ants pool starts two goroutines when gnet is imported, and
 // keeps a worker for 10 s after each task (remoting registers every
 // accepted connection through it); they are not ours to stop.
-func VerifyNoLeaks(m *testing.M) {
-	goleak.VerifyTestMain(m,
+func VerifyNoLeaks(m *testing.M) { goleak.VerifyTestMain(m, antsIgnores()...) }
+
+func antsIgnores() []goleak.Option {
+	return []goleak.Option{
 		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
 		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"),
-		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*goWorker).run.func1"))
+		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*goWorker).run.func1"),
+	}
+}
+
+// VerifyNoLeaksRaft is VerifyNoLeaks for packages whose tests run a
+// controller in-process: hashicorp/raft leaves its inbound connection
+// handlers behind after Shutdown.
+func VerifyNoLeaksRaft(m *testing.M) {
+	goleak.VerifyTestMain(m, append(antsIgnores(), goleak.IgnoreAnyFunction("github.com/hashicorp/raft.(*NetworkTransport).handleConn"))...)
 }
 
 // Logger discards logs unless ROCKETGO_LOG=debug, then writes them to the test log.

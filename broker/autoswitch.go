@@ -1,0 +1,158 @@
+package broker
+
+// AutoSwitch HA in controller mode (issue #20): the broker starts
+// ha/autoswitch's Service on haListenPort instead of the classic one and
+// drives it from the role changes (roleswitch.go): BecomeMaster before the
+// master takes writes, BecomeSlave once the slave refuses them, the
+// controller's SyncStateSet on every answer that carries a newer one.
+// The Service asks the controller to change the set through the broker's
+// replicas.Client (CONTROLLER_ALTER_SYNC_STATE_SET 1001) and drives
+// store.Replicated, so SYNC_MASTER sends need nothing else.
+//
+// A slave follows its master's HA address: the controller names the
+// master's remoting address only, so the slave reads the master's
+// brokerIP2 and haListenPort from GET_BROKER_CONFIG (26); when the master
+// does not answer, it assumes Apache's default, listenPort+1 on the
+// master's host (Apache learns the address from the name servers'
+// registration answers instead, which lag behind a failover).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/ha"
+	"github.com/rocketgo/rocketgo/ha/autoswitch"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// autoReplicator is what controller mode uses of autoswitch.Service.
+type autoReplicator interface {
+	replicator
+	BecomeMaster(epoch int32, selfID int64, syncStateSet []int64, setEpoch int32) error
+	BecomeSlave(masterHAAddr string, masterEpoch int32, selfID int64) error
+	SyncStateSetChanged(set []int64, setEpoch int32)
+	ConfirmOffset() int64
+}
+
+var _ autoReplicator = (*autoswitch.Service)(nil)
+
+// autoswitchConfig is the Service's configuration from the broker's keys.
+func (b *Broker) autoswitchConfig(cfg *Config) autoswitch.Config {
+	ac := autoswitch.DefaultConfig()
+	ac.HAMaxTimeSlaveNotCatchup = ms(cfg.Controller.HAMaxTimeSlaveNotCatchup)
+	ac.AllAckInSyncStateSet = cfg.Controller.AllAckInSyncStateSet
+	ac.MinInSyncReplicas = cfg.Controller.MinInSyncReplicas
+	ac.HASendHeartbeatInterval = ms(int64(cfg.HA.HASendHeartbeatInterval))
+	ac.HAHousekeepingInterval = ms(int64(cfg.HA.HAHousekeepingInterval))
+	ac.HATransferBatchSize = cfg.HA.HATransferBatchSize
+	ac.SlaveTimeout = ms(int64(cfg.HA.SlaveTimeout))
+	ac.SyncFromLastFile = cfg.Controller.SyncFromLastFile
+	ac.AsyncLearner = cfg.Controller.AsyncLearner
+	ac.HAFlowControlEnable = cfg.Controller.HAFlowControlEnable
+	ac.MaxHATransferByteInSecond = cfg.Controller.MaxHATransferByteInSecond
+	brokerName := cfg.BrokerName
+	ac.AlterSyncStateSet = func(masterID int64, masterEpoch int32, set []int64, setEpoch int32) ([]int64, int32, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return b.ctrl.client.AlterSyncStateSet(ctx, brokerName, masterID, masterEpoch, set, setEpoch)
+	}
+	return ac
+}
+
+// startAutoSwitch makes and starts the Service (Start, after the store).
+func (b *Broker) startAutoSwitch(listen string) error {
+	cfg := b.Config()
+	svc, err := autoswitch.New(b.autoswitchConfig(cfg), listen, b.Store, b.ctrl.epochs, b.root)
+	if err != nil {
+		return fmt.Errorf("broker: autoswitch ha: %w", err)
+	}
+	if err := svc.Start(); err != nil {
+		return fmt.Errorf("broker: start autoswitch ha: %w", err)
+	}
+	b.repl.svc = svc
+	b.ctrl.auto = svc
+	b.log.Info().Str("haListen", svc.Addr()).Msg("autoswitch replication started")
+	return nil
+}
+
+// masterHAAddr is the HA address of the master whose remoting address is
+// addr: its brokerIP2:haListenPort (GET_BROKER_CONFIG), else
+// host:listenPort+1.
+func (b *Broker) masterHAAddr(addr string, log zerolog.Logger) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	resp, err := b.registrar.client.Invoke(ctx, addr, remoting.NewRequest(remoting.GetBrokerConfig, nil, nil))
+	if err == nil && resp.Code == remoting.Success {
+		if ha := haAddrFromProperties(resp.Body, addr); ha != "" {
+			return ha
+		}
+	}
+	host, port, splitErr := net.SplitHostPort(addr)
+	p, convErr := strconv.Atoi(port)
+	if splitErr != nil || convErr != nil {
+		return addr
+	}
+	guess := net.JoinHostPort(host, strconv.Itoa(p+1))
+	log.Warn().Err(err).Str("masterAddr", addr).Str("masterHAAddr", guess).
+		Msg("master's configuration not read: its HA address assumed at listenPort+1")
+	return guess
+}
+
+// haAddrFromProperties reads brokerIP2 (else the host of addr) and
+// haListenPort (0: listenPort+1) from a GET_BROKER_CONFIG body.
+func haAddrFromProperties(body []byte, addr string) string {
+	kv := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	port, _ := strconv.Atoi(kv["haListenPort"])
+	if port <= 0 {
+		lp, err := strconv.Atoi(kv["listenPort"])
+		if err != nil || lp <= 0 {
+			return ""
+		}
+		port = lp + 1
+	}
+	host := kv["brokerIP2"]
+	if host == "" {
+		host = kv["brokerIP1"]
+	}
+	if host == "" {
+		h, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return ""
+		}
+		host = h
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// masterRole is the brokerRole a controller-mode master serves with:
+// SYNC_MASTER as Apache sets it, whose acknowledgements the Service
+// drives; ASYNC_MASTER without one.
+func (c *controlled) masterRole() ha.Role {
+	if c.auto != nil {
+		return ha.SyncMaster
+	}
+	return ha.AsyncMaster
+}
+
+// confirmOffset is what the heartbeats report.
+func (c *controlled) confirmOffset(st *store.Store) int64 {
+	if c.auto != nil {
+		return c.auto.ConfirmOffset()
+	}
+	return st.MaxPhyOffset()
+}

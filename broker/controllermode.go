@@ -1,0 +1,312 @@
+package broker
+
+// Controller mode (issue #20, enableControllerMode=true): Apache 5.3.3's
+// ReplicasManager wired into the broker, with package replicas doing the
+// talking.
+//
+//   - At start the broker is a slave with no master: writes refused, no
+//     special services, not registered with the name servers (Apache starts
+//     fenced: its store refuses writes until the controller answered).
+//   - One goroutine (run) registers with the controllers (identity files,
+//     1012 → 1013 → 1003, retried until it succeeds), sends a heartbeat,
+//     asks for an election when the set has no master (1002), takes the role
+//     answered, then polls the replica info (1004) every
+//     syncBrokerMetadataPeriod and looks the leader up again every
+//     syncControllerMetadataPeriod. Another goroutine sends the heartbeats
+//     (904) to every controller every brokerHeartbeatInterval.
+//   - NOTIFY_BROKER_ROLE_CHANGED (1008) reaches RoleChanged on a broker
+//     worker (processor/controllermode.go).
+//   - Every controller answer goes through apply, under one mutex: role
+//     changes are serialised, and replicas.Roles drops answers whose master
+//     epoch is not above the last one acted on.
+//   - A role taken (takeRole, roleswitch.go) registers with every name
+//     server at once, with the whole table and a new data version, so that
+//     clients route to the new master.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	jsoniter "github.com/json-iterator/go"
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/replicas"
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// EpochFileName is Apache's storePathEpochFile under the store root.
+const EpochFileName = "epochFileCheckpoint"
+
+// registerRetry bounds the wait between registration attempts (Apache
+// retries every 5 s).
+const registerRetry = 5 * time.Second
+
+// ErrNotControllerMode answers a controller-mode request to a broker
+// without enableControllerMode.
+var ErrNotControllerMode = errors.New("broker: not in controller mode")
+
+// controlled is the controller-mode state; nil outside controller mode.
+type controlled struct {
+	b       *Broker
+	client  *replicas.Client
+	files   replicas.IdentityFiles
+	epochs  *store.EpochCache
+	log     zerolog.Logger
+	sampled zerolog.Logger
+
+	auto  autoReplicator // the AutoSwitch HA service, set in Start
+	id    atomic.Int64   // the controller-assigned id; -1 until registered
+	roles atomic.Pointer[replicas.Roles]
+
+	mu           sync.Mutex     // serialises role changes; guards what follows
+	role         *replicas.Role // the role in force; nil before the first
+	syncState    []int64        // the SyncStateSet last seen (master)
+	syncEpoch    int32          // and its epoch
+	term         chan struct{}  // closed to end the role's services
+	termWG       sync.WaitGroup // the role's services
+	popRecovered bool           // pop checkpoints recovered (first time master)
+}
+
+// newControlled opens the epoch file; the controller client shares the
+// registrar's remoting client.
+func newControlled(b *Broker, cfg *Config) (*controlled, error) {
+	root := cfg.Store.StorePathRootDir
+	epochs, err := store.OpenEpochFile(filepath.Join(root, EpochFileName))
+	if err != nil {
+		return nil, fmt.Errorf("broker: epoch file: %w", err)
+	}
+	log := b.root.With().Str("component", "replicas").Logger()
+	c := &controlled{b: b, epochs: epochs, files: replicas.IdentityFiles{Root: root}, log: log,
+		sampled: log.Sample(&zerolog.BurstSampler{Burst: 5, Period: time.Minute}),
+		client: replicas.NewClient(b.registrar.client, cfg.Controller.ControllerAddr,
+			max(ms(cfg.Controller.SendHeartbeatTimeoutMillis), 3*time.Second))}
+	c.id.Store(-1)
+	return c, nil
+}
+
+// ControllerMode reports enableControllerMode.
+func (b *Broker) ControllerMode() bool { return b.ctrl != nil }
+
+// ControllerBrokerID is the id the controller assigned this broker; -1
+// before registration or outside controller mode.
+func (b *Broker) ControllerBrokerID() int64 {
+	if b.ctrl == nil {
+		return -1
+	}
+	return b.ctrl.id.Load()
+}
+
+// run is the controller-mode lifecycle, until quit.
+func (c *controlled) run(quit <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	cfg := c.b.Config()
+	var st replicas.ReplicaState
+	for {
+		id, s, err := replicas.Register(ctx, c.client, c.files,
+			replicas.Broker{Cluster: cfg.BrokerClusterName, BrokerName: cfg.BrokerName, Addr: cfg.Addr()})
+		if err == nil {
+			c.id.Store(id)
+			c.roles.Store(replicas.NewRoles(id, c.epochs, c.b.Store.MaxPhyOffset, c.log))
+			c.log.Info().Int64("controllerBrokerId", id).Msg("registered with the controller")
+			st = s
+			break
+		}
+		c.sampled.Warn().Err(err).Str("controllerAddr", cfg.Controller.ControllerAddr).Msg("controller registration failed; retrying")
+		if !sleep(quit, min(registerRetry, ms(cfg.Controller.SyncBrokerMetadataPeriod))) {
+			return
+		}
+	}
+	c.b.goRun(func() { c.heartbeatLoop(ctx, quit) })
+	c.heartbeat(ctx)
+	c.settle(ctx, st, "register")
+
+	poll := time.NewTicker(ms(cfg.Controller.SyncBrokerMetadataPeriod))
+	defer poll.Stop()
+	leader := time.NewTicker(ms(cfg.Controller.SyncControllerMetadataPeriod))
+	defer leader.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-leader.C:
+			if _, err := c.client.Leader(ctx); err != nil {
+				c.sampled.Warn().Err(err).Msg("controller leader lookup failed")
+			}
+		case <-poll.C:
+			c.poll(ctx)
+		}
+	}
+}
+
+// settle takes a controller answer; when it names no master, the broker
+// asks to be elected (Apache's brokerElect) and takes that answer.
+func (c *controlled) settle(ctx context.Context, st replicas.ReplicaState, source string) {
+	if st.MasterID == nil {
+		cfg := c.b.Config()
+		e, err := c.client.Elect(ctx, cfg.BrokerClusterName, cfg.BrokerName, c.id.Load())
+		if err != nil {
+			c.sampled.Warn().Err(err).Msg("no master in the broker set; election refused")
+			return
+		}
+		st, source = e, "elect"
+	}
+	if err := c.apply(st, source); err != nil {
+		c.log.Error().Err(err).Str("source", source).Msg("role change failed")
+	}
+}
+
+// poll is one replica info request (1004). A controller that lost the
+// broker's metadata (CONTROLLER_BROKER_METADATA_NOT_EXIST) gets the
+// registration again, as Apache's poll does.
+func (c *controlled) poll(ctx context.Context) {
+	cfg := c.b.Config()
+	st, err := c.client.ReplicaInfo(ctx, cfg.BrokerName)
+	var ref *replicas.RefusedError
+	if errors.As(err, &ref) && ref.Code == remoting.ControllerMetadataNotExist {
+		st, err = c.client.Register(ctx, cfg.BrokerClusterName, cfg.BrokerName, c.id.Load(), cfg.Addr())
+	}
+	if err != nil {
+		c.sampled.Warn().Err(err).Msg("replica info poll failed")
+		return
+	}
+	c.settle(ctx, st, "poll")
+}
+
+// heartbeatLoop sends a heartbeat every brokerHeartbeatInterval.
+func (c *controlled) heartbeatLoop(ctx context.Context, quit <-chan struct{}) {
+	t := time.NewTicker(ms(c.b.Config().Controller.BrokerHeartbeatInterval))
+	defer t.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-t.C:
+			c.heartbeat(ctx)
+		}
+	}
+}
+
+// heartbeat sends BROKER_HEARTBEAT (904) to every controller: the last
+// epoch, the commit log's max offset and the confirm offset (the max
+// offset).
+func (c *controlled) heartbeat(ctx context.Context) {
+	cfg := c.b.Config()
+	maxOff := c.b.Store.MaxPhyOffset()
+	err := c.client.SendHeartbeat(ctx, replicas.Heartbeat{Cluster: cfg.BrokerClusterName, BrokerName: cfg.BrokerName,
+		BrokerAddr: cfg.Addr(), BrokerID: c.id.Load(), Epoch: c.epochs.LastEpoch(), MaxOffset: maxOff,
+		ConfirmOffset: c.confirmOffset(c.b.Store), TimeoutMillis: cfg.Controller.ControllerHeartBeatTimeoutMills,
+		ElectionPriority: cfg.Controller.BrokerElectionPriority})
+	if err != nil {
+		c.sampled.Warn().Err(err).Msg("controller heartbeat failed")
+	}
+}
+
+// apply acts on one controller answer: a role change when its master
+// epoch is new, else the SyncStateSet of a master.
+func (c *controlled) apply(st replicas.ReplicaState, source string) error {
+	roles := c.roles.Load()
+	if roles == nil {
+		c.log.Info().Str("source", source).Msg("controller answer before registration ignored")
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prev := roles.Epoch()
+	role, changed, err := roles.Apply(st)
+	if err != nil {
+		return err
+	}
+	if !changed {
+		if c.role != nil && c.role.Master && st.MasterID != nil && *st.MasterID == c.id.Load() &&
+			st.MasterEpoch == c.role.MasterEpoch && st.SyncStateSetEpoch > c.syncEpoch {
+			c.syncState, c.syncEpoch = slices.Clone(st.SyncStateSet), st.SyncStateSetEpoch
+			if c.auto != nil {
+				c.auto.SyncStateSetChanged(st.SyncStateSet, st.SyncStateSetEpoch)
+			}
+			c.log.Info().Ints64("syncStateSet", st.SyncStateSet).Int32("syncStateSetEpoch", st.SyncStateSetEpoch).
+				Msg("SyncStateSet changed")
+		}
+		return nil
+	}
+	c.log.Info().Str("source", source).Bool("master", role.Master).Int64("brokerId", role.BrokerID).
+		Int64("masterBrokerId", role.MasterID).Str("masterAddress", role.MasterAddr).
+		Int32("masterEpoch", role.MasterEpoch).Msg("role change")
+	if err := c.b.takeRole(c, role); err != nil {
+		roles.Reset(prev) // the next poll or push tries again
+		return fmt.Errorf("take role (master %v, epoch %d): %w", role.Master, role.MasterEpoch, err)
+	}
+	if role.Master {
+		c.syncState, c.syncEpoch = slices.Clone(role.SyncStateSet), role.SyncStateSetEpoch
+	}
+	return nil
+}
+
+// RoleChanged is NOTIFY_BROKER_ROLE_CHANGED (1008), on a broker worker:
+// the controller's push after an election. Outside controller mode it is
+// ignored, as Apache's broker without a ReplicasManager does.
+func (b *Broker) RoleChanged(st replicas.ReplicaState) error {
+	if b.ctrl == nil {
+		return nil
+	}
+	return b.ctrl.apply(st, "notify")
+}
+
+// epochEntry and epochEntryCache are Apache's EpochEntry and
+// EpochEntryCache, fields in fastjson's (alphabetical) order.
+type epochEntry struct {
+	EndOffset   int64 `json:"endOffset"`
+	Epoch       int32 `json:"epoch"`
+	StartOffset int64 `json:"startOffset"`
+}
+
+type epochEntryCache struct {
+	BrokerID    int64        `json:"brokerId"`
+	BrokerName  string       `json:"brokerName"`
+	ClusterName string       `json:"clusterName"`
+	EpochList   []epochEntry `json:"epochList"`
+	MaxOffset   int64        `json:"maxOffset"`
+}
+
+// EpochCacheBody is GET_BROKER_EPOCH_CACHE's body (mqadmin getBrokerEpoch):
+// the broker's id in force (0 on the master), its epoch entries (the last
+// one open, endOffset Long.MAX_VALUE) and the commit log's max offset.
+func (b *Broker) EpochCacheBody() ([]byte, error) {
+	if b.ctrl == nil {
+		return nil, ErrNotControllerMode
+	}
+	cfg := b.Config()
+	all := b.ctrl.epochs.All()
+	out := epochEntryCache{BrokerID: cfg.BrokerID, BrokerName: cfg.BrokerName, ClusterName: cfg.BrokerClusterName,
+		EpochList: make([]epochEntry, len(all)), MaxOffset: b.Store.MaxPhyOffset()}
+	for i, e := range all {
+		out.EpochList[i] = epochEntry{EndOffset: e.EndOffset, Epoch: e.Epoch, StartOffset: e.StartOffset}
+	}
+	return jsoniter.Marshal(out)
+}
+
+// sleep waits d; false when quit came first.
+func sleep(quit <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-quit:
+		return false
+	case <-t.C:
+		return true
+	}
+}

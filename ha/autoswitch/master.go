@@ -1,0 +1,517 @@
+package autoswitch
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocketgo/rocketgo/store"
+)
+
+// The master side (Apache's AutoSwitchHAConnection): per slave a reader
+// (handshake, then offset reports) and a writer (the master's handshake
+// with its epoch entries, then TRANSFER frames of one epoch each carrying
+// the confirm offset, or heartbeats). Differences from Apache, on purpose:
+//   - A first report beyond the master's end or below its first file, a
+//     report going back or beyond what was sent, a second handshake after
+//     transfer began, closes the connection with a log line (Apache keeps
+//     such a slave and it never progresses).
+//   - A slave that stops reading is closed once a write has been blocked
+//     for haHousekeepingInterval.
+//   - The writer sleeps until an append wakes it, not in 100 ms steps.
+
+// masterConn is one slave's connection.
+type masterConn struct {
+	s    *Service
+	t    *term
+	c    net.Conn
+	addr string
+
+	hello     chan struct{} // the slave's handshake arrived (buffer 1)
+	first     chan struct{} // closed on the first report
+	start     int64         // the first report; set before first closes
+	handshook atomic.Bool   // handshake frame received
+	slaveID   atomic.Int64
+	learner   atomic.Bool
+	fromLast  atomic.Bool
+	ack       atomic.Int64 // last report, -1 before the first
+	sent      atomic.Int64 // end of what was handed to the socket
+	// lastMax and lastSent: the master's end when the writer last sent a
+	// frame and when (Apache's lastMasterMaxOffset, lastTransferTimeMs).
+	lastMax  atomic.Int64
+	lastSent atomic.Int64
+
+	once sync.Once
+	done chan struct{}
+	hdr  []byte
+	bufs net.Buffers
+}
+
+func (s *Service) acceptLoop() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.sampled.Warn().Err(err).Msg("autoswitch accept failed")
+			select {
+			case <-s.quit:
+				return
+			case <-time.After(100 * time.Millisecond): // EMFILE and the like: do not spin
+			}
+			continue
+		}
+		s.admit(c)
+	}
+}
+
+// admit registers a slave's connection with the current master term.
+func (s *Service) admit(c net.Conn) {
+	addr := c.RemoteAddr().String()
+	s.mu.Lock()
+	t := s.term
+	switch {
+	case s.shut || t == nil || !t.master:
+		s.mu.Unlock()
+		_ = c.Close() // not master: Apache's slave retries until the controller names one
+		s.sampled.Info().Str("remote", addr).Msg("autoswitch connection refused, not master")
+		return
+	case len(t.conns) >= maxSlaves:
+		s.mu.Unlock()
+		_ = c.Close()
+		s.sampled.Warn().Str("remote", addr).Msg("autoswitch connection refused, too many slaves")
+		return
+	}
+	mc := &masterConn{s: s, t: t, c: c, addr: addr, hello: make(chan struct{}, 1), first: make(chan struct{}), done: make(chan struct{})}
+	mc.ack.Store(-1)
+	mc.slaveID.Store(-1)
+	t.conns[mc] = struct{}{}
+	s.goRunLocked(t, mc.readLoop)
+	s.goRunLocked(t, mc.writeLoop)
+	s.mu.Unlock()
+	s.log.Info().Str("remote", addr).Msg("autoswitch slave connected")
+}
+
+// close ends the connection once, with the reason logged; the slave leaves
+// the SyncSet's connection table (the housekeeper may then shrink the set).
+func (mc *masterConn) close(why string) {
+	mc.once.Do(func() {
+		_ = mc.c.Close() // both loops see the error and end
+		close(mc.done)
+		s := mc.s
+		s.mu.Lock()
+		delete(mc.t.conns, mc)
+		s.mu.Unlock()
+		if id := mc.slaveID.Load(); id >= 0 && mc.ack.Load() >= 0 {
+			mc.t.sync.Disconnected(id)
+		}
+		mc.t.wake()
+		s.log.Info().Str("remote", mc.addr).Int64("slaveBrokerId", mc.slaveID.Load()).Int64("ackOffset", mc.ack.Load()).
+			Str("reason", why).Msg("autoswitch slave disconnected")
+	})
+}
+
+// readLoop takes the slave's frames; nothing read for
+// haHousekeepingInterval closes the connection.
+func (mc *masterConn) readLoop() {
+	s := mc.s
+	var buf [1024]byte
+	n := 0
+	for {
+		if err := mc.c.SetReadDeadline(time.Now().Add(s.cfg.HAHousekeepingInterval)); err != nil {
+			mc.close("set read deadline: " + err.Error())
+			return
+		}
+		k, err := mc.c.Read(buf[n:])
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				mc.close("nothing read for haHousekeepingInterval")
+			} else {
+				mc.close("read: " + err.Error())
+			}
+			return
+		}
+		n += k
+		used := 0
+		for {
+			f, m, err := ParseSlaveFrame(buf[used:n])
+			if err != nil {
+				mc.close(err.Error())
+				return
+			}
+			if m == 0 {
+				break
+			}
+			used += m
+			if why := mc.frame(f); why != "" {
+				s.sampled.Warn().Str("remote", mc.addr).Int64("offset", f.MaxOffset).Int64("sent", mc.sent.Load()).
+					Int64("masterMaxOffset", s.st.MaxPhyOffset()).Msg("autoswitch slave frame refused: " + why)
+				mc.close("bad frame: " + why)
+				return
+			}
+		}
+		n = copy(buf[:], buf[used:n])
+	}
+}
+
+// frame takes one slave frame; a non-empty answer is why the connection
+// must close.
+func (mc *masterConn) frame(f SlaveFrame) string {
+	s := mc.s
+	if f.State == StateHandshake {
+		if mc.ack.Load() >= 0 {
+			return "handshake after transfer began"
+		}
+		mc.slaveID.Store(f.BrokerID)
+		mc.learner.Store(f.AsyncLearner)
+		mc.fromLast.Store(f.SyncFromLastFile)
+		mc.handshook.Store(true)
+		select {
+		case mc.hello <- struct{}{}:
+		default:
+		}
+		s.log.Info().Str("remote", mc.addr).Int64("slaveBrokerId", f.BrokerID).Bool("syncFromLastFile", f.SyncFromLastFile).
+			Bool("asyncLearner", f.AsyncLearner).Msg("autoswitch slave handshake")
+		return ""
+	}
+	if !mc.handshook.Load() {
+		return "report before handshake"
+	}
+	off := f.MaxOffset
+	prev := mc.ack.Load()
+	id := mc.slaveID.Load()
+	if prev < 0 {
+		maxOff, minOff := s.st.MaxPhyOffset(), s.st.MinPhyOffset()
+		switch {
+		case off > maxOff:
+			return "beyond the master's commit log"
+		case off == 0 && mc.fromLast.Load():
+			size := s.st.CommitLogFileSize()
+			mc.start = maxOff - maxOff%size
+		case off == 0:
+			mc.start = minOff
+		case off < minOff:
+			return "below the master's first commit log file"
+		default:
+			mc.start = off
+		}
+		mc.sent.Store(mc.start)
+		mc.ack.Store(off)
+		mc.t.sync.Connected(id)
+		mc.t.sync.Ack(id, off)
+		close(mc.first)
+	} else {
+		switch {
+		case off < prev:
+			return "went back"
+		case off > mc.sent.Load():
+			return "beyond what was sent"
+		}
+		mc.ack.Store(off)
+		mc.t.sync.Ack(id, off)
+	}
+	// Apache's maybeExpandInSyncStateSet: caught up with what the master
+	// had when it last sent.
+	if !mc.learner.Load() && off >= mc.lastMax.Load() {
+		at := time.UnixMilli(mc.lastSent.Load())
+		if s.st.MaxPhyOffset() == off {
+			at = time.Now()
+		}
+		mc.t.sync.CaughtUp(id, at)
+	}
+	mc.t.wake()
+	return ""
+}
+
+// writeLoop answers the handshake with the master's epoch entries, then
+// ships the commit log from the slave's first report.
+func (mc *masterConn) writeLoop() {
+	s := mc.s
+	select {
+	case <-mc.hello:
+	case <-mc.done:
+		return
+	}
+	mc.hdr = AppendMasterHandshake(mc.hdr[:0], s.st.MaxPhyOffset(), s.epochs.LastEpoch(), s.epochs.All())
+	if why := mc.write(mc.hdr, nil); why != "" {
+		mc.close(why)
+		return
+	}
+	select {
+	case <-mc.first:
+	case <-mc.done:
+		return
+	}
+	cursor := mc.start
+	wake := make(chan struct{}, 1)
+	beat := s.cfg.HASendHeartbeatInterval
+	timer := time.NewTimer(beat)
+	defer timer.Stop()
+	var fc flowControl
+	for {
+		batch := s.cfg.HATransferBatchSize
+		if s.cfg.HAFlowControlEnable {
+			allowed, wait := fc.allowed(time.Now(), s.cfg.MaxHATransferByteInSecond)
+			if allowed <= 0 {
+				select {
+				case <-mc.done:
+					return
+				case <-time.After(wait):
+				}
+				continue
+			}
+			batch = int(min(int64(batch), allowed))
+		}
+		sp, ok := s.st.ReadReplica(cursor, batch)
+		if ok {
+			size, e, found := NextChunk(s.epochs, cursor, int64(len(sp.Bytes)), batch)
+			if !found || size == 0 {
+				sp.Release()
+				s.sampled.Error().Int64("offset", cursor).Msg("autoswitch: no epoch entry holds the offset to send, waiting")
+				select {
+				case <-mc.done:
+					return
+				case <-time.After(500 * time.Millisecond):
+				}
+				continue
+			}
+			mc.lastMax.Store(s.st.MaxPhyOffset())
+			mc.lastSent.Store(time.Now().UnixMilli())
+			mc.sent.Store(cursor + int64(size))
+			mc.hdr = AppendMasterTransferHeader(mc.hdr[:0], size, cursor, e.Epoch, e.StartOffset, s.masterConfirm(mc.t))
+			why := mc.write(mc.hdr, sp.Bytes[:size])
+			sp.Release()
+			if why != "" {
+				mc.close(why)
+				return
+			}
+			cursor += int64(size)
+			fc.sent += int64(size + len(mc.hdr))
+			timer.Reset(beat)
+			continue
+		}
+		if cursor < s.st.MinPhyOffset() {
+			mc.close("behind the master's first commit log file")
+			return
+		}
+		// Nothing to send: the slave has all the master had (Apache
+		// updates its caught-up time here).
+		if mc.ack.Load() >= cursor {
+			mc.t.sync.CaughtUp(mc.slaveID.Load(), time.Now())
+		}
+		select {
+		case <-wake:
+		default:
+		}
+		if s.st.NotifyAppended(cursor, wake) {
+			continue
+		}
+		select {
+		case <-mc.done:
+			return
+		case <-wake:
+		case <-timer.C:
+			e, ok := s.epochs.ByOffset(cursor)
+			if !ok {
+				e, _ = s.epochs.First()
+			}
+			mc.hdr = AppendMasterTransferHeader(mc.hdr[:0], 0, cursor, e.Epoch, e.StartOffset, s.masterConfirm(mc.t))
+			if why := mc.write(mc.hdr, nil); why != "" {
+				mc.close(why)
+				return
+			}
+			timer.Reset(beat)
+		}
+	}
+}
+
+// flowControl is Apache's FlowMonitor for one connection: bytes sent in
+// the current one-second window.
+type flowControl struct {
+	start time.Time
+	sent  int64
+}
+
+// allowed is what may still be sent in the window holding now, and how
+// long until the next window when nothing may.
+func (fc *flowControl) allowed(now time.Time, perSecond int64) (int64, time.Duration) {
+	if now.Sub(fc.start) >= time.Second {
+		fc.start, fc.sent = now, 0
+	}
+	return perSecond - fc.sent, fc.start.Add(time.Second).Sub(now)
+}
+
+// write writes header and body (one writev) with a deadline of
+// haHousekeepingInterval; a non-empty answer is why the connection must
+// close.
+func (mc *masterConn) write(hdr, body []byte) string {
+	if err := mc.c.SetWriteDeadline(time.Now().Add(mc.s.cfg.HAHousekeepingInterval)); err != nil {
+		return "set write deadline: " + err.Error()
+	}
+	mc.bufs = append(mc.bufs[:0], hdr)
+	if len(body) > 0 {
+		mc.bufs = append(mc.bufs, body)
+	}
+	_, err := mc.bufs.WriteTo(mc.c)
+	clear(mc.bufs[:cap(mc.bufs)]) // the mapping is released after this
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return "write blocked for haHousekeepingInterval"
+		}
+		return "write: " + err.Error()
+	}
+	return ""
+}
+
+// masterConfirm is the confirm offset a master sends (CommitLog.
+// getConfirmOffset): its end unless allAckInSyncStateSet holds it back.
+func (s *Service) masterConfirm(t *term) int64 {
+	if !s.st.ConfirmGated() {
+		return s.st.MaxPhyOffset()
+	}
+	return s.st.ConfirmOffset()
+}
+
+// applySetLocked makes the store follow t's set: the confirm gate (only
+// with allAckInSyncStateSet and other members, as Apache's
+// getConfirmOffset), the confirm offset, and SYNC_MASTER's refusal while
+// the set is smaller than minInSyncReplicas. Caller holds mu.
+func (s *Service) applySetLocked(t *term) {
+	set := t.sync.Current()
+	gate := s.cfg.AllAckInSyncStateSet && len(set) > 1
+	if gate {
+		prev := s.st.ConfirmOffset()
+		if !s.st.ConfirmGated() {
+			prev = max(prev, s.st.DispatchedPhyOffset())
+		}
+		s.st.SetConfirmOffset(t.sync.ConfirmOffset(s.st.MaxPhyOffset(), prev))
+	}
+	s.st.SetConfirmGate(gate)
+	s.st.LimitSource(store.Replicated, len(set) >= s.cfg.MinInSyncReplicas, 0)
+}
+
+// housekeep is the master's bookkeeping: on every ack, set change or
+// append it advances the confirm offset and SYNC_MASTER's Replicated
+// source; every second (and on a disconnect) it proposes shrinking the set
+// for members behind longer than haMaxTimeSlaveNotCatchup, and expanding
+// it for caught-up slaves.
+func (s *Service) housekeep(t *term) {
+	wake := make(chan struct{}, 1)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	alter := true
+	for {
+		s.advance(t)
+		if alter {
+			s.maybeAlter(t)
+		}
+		alter = false
+		if s.st.NotifyAppended(s.st.MaxPhyOffset(), wake) {
+			continue
+		}
+		select {
+		case <-t.done:
+			return
+		case <-s.quit:
+			return
+		case <-t.kick:
+			alter = true
+		case <-wake:
+		case <-tick.C:
+			alter = true
+		}
+	}
+}
+
+// advance recomputes the confirm offset and moves Replicated: with
+// allAckInSyncStateSet every member's ack (the master alone: its end);
+// otherwise any slave's best ack (Apache's push2SlaveMaxOffset).
+func (s *Service) advance(t *term) {
+	maxOff := s.st.MaxPhyOffset()
+	if s.st.ConfirmGated() {
+		s.st.SetConfirmOffset(t.sync.ConfirmOffset(maxOff, s.st.ConfirmOffset()))
+	}
+	s.mu.Lock()
+	acks := make(map[int64]int64, len(t.conns))
+	for c := range t.conns {
+		if a := c.ack.Load(); a > 0 {
+			acks[c.slaveID.Load()] = max(acks[c.slaveID.Load()], a)
+		}
+	}
+	s.mu.Unlock()
+	var reached int64
+	if s.cfg.AllAckInSyncStateSet {
+		reached = maxOff
+		for _, id := range t.sync.Current() {
+			if id != t.self {
+				reached = min(reached, acks[id])
+			}
+		}
+	} else {
+		for _, a := range acks {
+			reached = max(reached, a)
+		}
+	}
+	if reached > 0 {
+		s.st.Advance(store.Replicated, reached)
+	}
+}
+
+// maybeAlter proposes a shrink or an expansion to the controller, one at a
+// time (Apache's isSynchronizingSyncStateSet). The request runs on its own
+// goroutine, under the service's wait group but not the term's: a role
+// change does not wait for the controller's answer, which setChanged then
+// drops.
+func (s *Service) maybeAlter(t *term) {
+	if s.cfg.AlterSyncStateSet == nil || t.altering.Load() || time.Since(time.UnixMilli(t.alterFailed.Load())) < time.Second {
+		return // a refused proposal is retried after a second, not per ack
+	}
+	next, ok := t.sync.MaybeShrink(time.Now())
+	if !ok {
+		s.mu.Lock()
+		var cand []*masterConn
+		for c := range t.conns {
+			if c.ack.Load() >= 0 && !c.learner.Load() {
+				cand = append(cand, c)
+			}
+		}
+		s.mu.Unlock()
+		start := int64(0)
+		if e, found := s.epochs.Last(); found {
+			start = e.StartOffset
+		}
+		for _, c := range cand {
+			if next, ok = t.sync.MaybeExpand(c.slaveID.Load(), c.ack.Load(), s.masterConfirm(t), start); ok {
+				break
+			}
+		}
+	}
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applySetLocked(t)
+	cur := t.setEpoch
+	t.altering.Store(true)
+	if !s.goRunLocked(nil, func() {
+		defer t.altering.Store(false)
+		accepted, setEpoch, err := s.cfg.AlterSyncStateSet(t.self, t.epoch, next, cur)
+		if err != nil {
+			// The proposal stays pending (its union counts, as Apache's
+			// isSynchronizingSyncStateSet) until an answer or a push
+			// installs a set; proposed again a second later.
+			s.sampled.Warn().Err(err).Ints64("proposed", next).Msg("autoswitch alter syncStateSet refused")
+			t.alterFailed.Store(time.Now().UnixMilli())
+			return
+		}
+		s.setChanged(t, accepted, setEpoch)
+	}) {
+		t.altering.Store(false)
+	}
+}

@@ -1,0 +1,66 @@
+package processor
+
+// The broker's controller-mode codes (issue #20), as Apache 5.3.3's
+// AdminBrokerProcessor serves them: GET_BROKER_EPOCH_CACHE (1007, mqadmin
+// getBrokerEpoch) and NOTIFY_BROKER_ROLE_CHANGED (1008, the controller's
+// push after an election).
+
+import (
+	"errors"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/replicas"
+)
+
+func (p *brokerProcs) registerControllerMode(t Table) {
+	t[remoting.GetBrokerEpochCache] = p.brokerEpochCache
+	t[remoting.NotifyBrokerRoleChanged] = p.roleChanged
+}
+
+// brokerEpochCache is GET_BROKER_EPOCH_CACHE: Apache's EpochEntryCache;
+// outside controller mode SYSTEM_ERROR with Apache's remark.
+func (p *brokerProcs) brokerEpochCache(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	body, err := p.b.EpochCacheBody()
+	if errors.Is(err, broker.ErrNotControllerMode) {
+		return remoting.NewResponse(req, remoting.SystemError, "this request only for controllerMode ")
+	}
+	if err != nil {
+		return p.fail(req, err)
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = body
+	return resp
+}
+
+// roleChanged is NOTIFY_BROKER_ROLE_CHANGED: decoded here, applied on a
+// broker worker (a role change stops and starts services and writes the
+// epoch file), answered once applied, as Apache answers after its
+// changeBrokerRole; a failed change is SYSTEM_ERROR with its text.
+func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	st, err := replicas.DecodeRoleChanged(req)
+	if err != nil {
+		return remoting.NewResponse(req, remoting.SystemError, err.Error())
+	}
+	// req is recycled when the handler returns: the answer is made from a
+	// copy of what it needs.
+	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
+	oneway := req.IsOneway()
+	if !p.b.Go(func() {
+		err := p.b.RoleChanged(st)
+		if err != nil {
+			p.log.Error().Err(err).Msg("NOTIFY_BROKER_ROLE_CHANGED: role change failed")
+		}
+		if oneway {
+			return
+		}
+		if err != nil {
+			c.Reply(remoting.NewResponse(head, remoting.SystemError, err.Error()))
+			return
+		}
+		c.Reply(remoting.NewResponse(head, remoting.Success, ""))
+	}) {
+		return remoting.NewResponse(req, remoting.SystemError, "broker shutting down")
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package processor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/internal/ctltest"
+	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/replicas"
+)
+
+// Outside controller mode GET_BROKER_EPOCH_CACHE is Apache's SYSTEM_ERROR
+// and NOTIFY_BROKER_ROLE_CHANGED is ignored with SUCCESS.
+func TestControllerCodesOutsideControllerMode(t *testing.T) {
+	b, cl := serveBroker(t, nil, nil)
+	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerEpochCache, nil, nil))
+	if resp.Code != remoting.SystemError || resp.Remark != "this request only for controllerMode " {
+		t.Fatalf("1007: %d %q", resp.Code, resp.Remark)
+	}
+	resp = invoke(t, cl, b, remoting.NewRequest(remoting.NotifyBrokerRoleChanged, map[string]string{"masterBrokerId": "1",
+		"masterAddress": "127.0.0.1:1", "masterEpoch": "9", "syncStateSetEpoch": "1"}, []byte(`{"syncStateSet":[1],"syncStateSetEpoch":1}`)))
+	if resp.Code != remoting.Success || b.IsSlave() || b.Config().BrokerID != 0 {
+		t.Fatalf("1008 outside controller mode: %d %q, slave %v", resp.Code, resp.Remark, b.IsSlave())
+	}
+}
+
+// A controller-mode broker whose controllers do not answer stays a slave
+// without a role: sends refused, a push before registration ignored, a
+// malformed push refused with SYSTEM_ERROR, the epoch cache empty.
+func TestControllerModeBeforeRegistration(t *testing.T) {
+	b, cl := serveBroker(t, func(c *broker.Config) {
+		c.Controller.EnableControllerMode = true
+		c.Controller.ControllerAddr = "127.0.0.1:1" // nothing listens there
+	}, nil)
+	if !b.IsSlave() || !b.ControllerMode() || b.ControllerBrokerID() != -1 {
+		t.Fatalf("slave %v, controller mode %v, controller id %d", b.IsSlave(), b.ControllerMode(), b.ControllerBrokerID())
+	}
+	resp := invoke(t, cl, b, sendV2("TopicCtl", []byte("x")))
+	if resp.Code != remoting.SystemBusy {
+		t.Fatalf("send before a role: %d %q", resp.Code, resp.Remark)
+	}
+	push := map[string]string{"masterBrokerId": "1", "masterAddress": "127.0.0.1:1", "masterEpoch": "3", "syncStateSetEpoch": "1"}
+	resp = invoke(t, cl, b, remoting.NewRequest(remoting.NotifyBrokerRoleChanged, push, []byte(`{"syncStateSet":[1],"syncStateSetEpoch":1}`)))
+	if resp.Code != remoting.Success || !b.IsSlave() {
+		t.Fatalf("push before registration: %d %q, slave %v", resp.Code, resp.Remark, b.IsSlave())
+	}
+	for _, bad := range []struct {
+		field, value string
+		body         string
+	}{
+		{"masterEpoch", "x", `{}`},
+		{"masterBrokerId", "1e9", `{}`},
+		{"masterEpoch", "3", `{"syncStateSet":"nope"`},
+	} {
+		h := map[string]string{}
+		for k, v := range push {
+			h[k] = v
+		}
+		h[bad.field] = bad.value
+		resp = invoke(t, cl, b, remoting.NewRequest(remoting.NotifyBrokerRoleChanged, h, []byte(bad.body)))
+		if resp.Code != remoting.SystemError {
+			t.Errorf("push with %s=%s body %s: %d %q", bad.field, bad.value, bad.body, resp.Code, resp.Remark)
+		}
+	}
+	resp = invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerEpochCache, nil, nil))
+	if resp.Code != remoting.Success || !strings.Contains(string(resp.Body), `"brokerName":"b"`) ||
+		!strings.Contains(string(resp.Body), `"epochList":[]`) {
+		t.Fatalf("1007: %d %s", resp.Code, resp.Body)
+	}
+}
+
+// Two brokers in controller mode under an in-process rocketgo controller
+// (make unit runs it with the race detector): the first is elected master
+// (brokerId 0, takes sends), the second is a slave under its controller
+// id, replicates with AutoSwitch HA and joins the SyncStateSet; the master
+// shut down, the controller elects the slave, which takes the sends with
+// the messages the old master acknowledged.
+func TestControllerModeFailoverInProcess(t *testing.T) {
+	ctl := ctltest.Start(t)
+	ctlMode := func(c *broker.Config) {
+		c.BrokerName = "ctlb"
+		c.Controller.EnableControllerMode = true
+		c.Controller.ControllerAddr = ctl
+		c.Controller.SyncBrokerMetadataPeriod = 200
+		c.Controller.BrokerHeartbeatInterval = 200
+		c.Controller.AllAckInSyncStateSet = true
+		c.HA.HASendHeartbeatInterval = 200
+	}
+	a := runBroker(t, ctlMode, nil)
+	cl := remoting.NewClient(testutil.Logger())
+	t.Cleanup(func() { _ = cl.Close() })
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.IsSlave() && a.Config().BrokerID == 0 })
+	b := runBroker(t, ctlMode, nil)
+	testutil.WaitFor(t, 30*time.Second, func() bool { return b.IsSlave() && b.ControllerBrokerID() == 2 && b.Config().BrokerID == 2 })
+	rc := replicas.NewClient(cl, ctl, 3*time.Second)
+	testutil.WaitFor(t, 30*time.Second, func() bool {
+		st, err := rc.ReplicaInfo(context.Background(), "ctlb")
+		return err == nil && len(st.SyncStateSet) == 2
+	})
+	for range 10 {
+		expectCode(t, invoke(t, cl, a, sendV2("TBW102", []byte("before the failover"))), remoting.Success)
+	}
+	if resp := invoke(t, cl, b, sendV2("TBW102", []byte("x"))); resp.Code != remoting.SystemBusy {
+		t.Fatalf("send to the slave: %d %q", resp.Code, resp.Remark)
+	}
+	end := a.Store.MaxPhyOffset()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !b.IsSlave() && b.Config().BrokerID == 0 })
+	if got := b.Store.MaxPhyOffset(); got < end {
+		t.Fatalf("new master's commit log ends at %d, the old master acknowledged up to %d", got, end)
+	}
+	expectCode(t, invoke(t, cl, b, sendV2("TBW102", []byte("after the failover"))), remoting.Success)
+	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerEpochCache, nil, nil))
+	if resp.Code != remoting.Success || !strings.Contains(string(resp.Body), `"brokerId":0`) || !strings.Contains(string(resp.Body), `"epoch":2`) {
+		t.Fatalf("1007 on the new master: %d %s", resp.Code, resp.Body)
+	}
+}
