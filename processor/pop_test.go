@@ -298,10 +298,12 @@ func TestPeekNotificationPollingInfo(t *testing.T) {
 	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.PeekMessage, ext("maxMsgNums", "8"), nil)), remoting.PullNotFound)
 
 	// A parked pop shows in POLLING_INFO; a parked notification is answered by a send.
+	popped := make(chan *remoting.Command, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, _ = cl.Invoke(ctx, b.Config().Addr(), popReq(0, 1, time.Minute, 2*time.Second))
+		r, _ := cl.Invoke(ctx, b.Config().Addr(), popReq(0, 1, time.Minute, 2*time.Second))
+		popped <- r
 	}()
 	testutil.WaitFor(t, 5*time.Second, func() bool {
 		r := invoke(t, cl, b, remoting.NewRequest(remoting.PollingInfo, ext(), nil))
@@ -318,6 +320,11 @@ func TestPeekNotificationPollingInfo(t *testing.T) {
 	expectCode(t, invoke(t, cl, b, sendV2("T", []byte("x"))), remoting.Success)
 	if r := <-done; r == nil || r.FieldMap()["hasMsg"] != "true" {
 		t.Fatalf("parked notification: %+v", r)
+	}
+	// The parked pop answers with the message before G peeks (seen under
+	// -race on a loaded box: the peek ran first and found it).
+	if r := <-popped; r == nil || r.Code != remoting.Success {
+		t.Fatalf("parked pop: %+v", r)
 	}
 	// The parked pop took the message for G; G2 has popped nothing and peeks it, twice.
 	for range 2 {
