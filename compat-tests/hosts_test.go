@@ -2,24 +2,34 @@ package compattest
 
 // Multi-host harness (issue #14): every name server and broker of a
 // replication test runs on its own "host", a network namespace made by the
-// test (ip netns, one veth pair per host into a bridge in the root
-// namespace, addresses 10.14.X.Y/24), so that a host's link can be cut and
-// restored and a host's broker killed with -9 while the others run on. The
-// Go clients of the test process talk to every host through the bridge from
-// the root namespace.
+// test (ip netns, addresses 10.14.X.Y/24), so that a host's link can be cut
+// and restored and a host's broker killed with -9 while the others run on.
+// The hosts' veth pairs join a bridge in a "switch" namespace of the test;
+// one veth pair (its root end holds X.1) links the root namespace to that
+// bridge, and the Go clients of the test process talk to every host through
+// it.
 //
-// cut drops the host's link (ip link set <root side of its veth> down): a
-// silent partition, packets are dropped, no RST reaches either side, as when
-// a cable or switch port fails; restore brings it back up.
+// Only that uplink is ever made or deleted in the root namespace: the Java
+// clients of tests running beside (TestJavaClients) list the root
+// namespace's interfaces when they start (Apache's NetworkUtil), and an
+// interface vanishing under that listing made it return null (seen: a
+// NullPointerException in ClientConfig while the hosts' veths came and went
+// in the root namespace).
+//
+// cut drops the host's link (its switch-side veth end down): a silent
+// partition, packets are dropped, no RST reaches either side, as when a
+// cable or switch port fails; restore brings it back up.
 //
 // Without ip netns (not root, no iproute2) every host is 127.0.0.1 with its
 // own ports; cut then stops the host's processes (SIGSTOP) and restore
 // continues them, which is silent too but also freezes the host's own
 // timers. The fallback is logged by each test and printed once.
 //
-// Namespaces are named hosts-<pid>-<n>-<host>, bridges hb<pid>x<n>: a run
-// removes what it made in t.Cleanup, and the first network of a run removes
-// those of dead runs (their pid is gone).
+// Namespaces are named hosts-<pid>-<n>-<host> (the switch's
+// hosts-<pid>-<n>-switch), uplinks hb<pid>x<n>: a run removes what it made
+// in t.Cleanup, and the first network of a run removes the namespaces of
+// dead runs (their pid is gone; an uplink goes with its switch) and the
+// root-namespace bridges hb<pid>x<n> runs before the switch namespace left.
 
 import (
 	"fmt"
@@ -38,13 +48,11 @@ type hostNet struct {
 	t      *testing.T
 	netns  bool   // namespaces; false: loopback fallback
 	id     int    // per-run sequence number
-	bridge string // root-side bridge (netns only)
-	// forwardRule: an iptables FORWARD rule accepting the bridge's traffic
-	// was inserted (allowForwarding), to be deleted at teardown.
-	forwardRule bool
-	subnet      string // "10.14.X" (netns only)
-	dir         string // per-test files
-	hosts       []*host
+	sw     string // the switch namespace holding the bridge (netns only)
+	uplink string // root end of the root <-> switch veth pair, holds X.1
+	subnet string // "10.14.X" (netns only)
+	dir    string // per-test files
+	hosts  []*host
 }
 
 type host struct {
@@ -52,7 +60,7 @@ type host struct {
 	name  string
 	ns    string // namespace ("" in loopback mode)
 	ip    string
-	veth  string // root-side end of the host's veth pair
+	veth  string // switch-side end of the host's veth pair
 	mu    sync.Mutex
 	procs []*proc // processes started on this host (cut/restore in loopback mode)
 	isCut bool
@@ -181,9 +189,23 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 	}
 	n.netns = true
 	t.Cleanup(n.teardown)
-	n.bridge = fmt.Sprintf("hb%dx%d", os.Getpid(), id)
+	n.sw = fmt.Sprintf("hosts-%d-%d-switch", os.Getpid(), id)
+	n.uplink = fmt.Sprintf("hb%dx%d", os.Getpid(), id)
+	// The bridge lives in the switch namespace; a fresh namespace's
+	// FORWARD chain accepts, so bridged frames pass even where
+	// br_netfilter sends them through iptables and the root namespace's
+	// FORWARD drops (as a Docker engine leaves it).
+	for _, args := range [][]string{
+		{"netns", "add", n.sw},
+		{"-n", n.sw, "link", "add", "name", "sw0", "type", "bridge"},
+		{"-n", n.sw, "link", "set", "dev", "sw0", "up"},
+	} {
+		if err := runIP(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Parallel tests (TestHostsInterop) pick subnets at the same time: the
-	// pick and the bridge's address are one step.
+	// pick and the uplink's address are one step.
 	subnetMu.Lock()
 	var err error
 	if n.subnet, err = freeSubnet(); err != nil {
@@ -191,9 +213,11 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"link", "add", n.bridge, "type", "bridge"},
-		{"addr", "add", n.subnet + ".1/24", "dev", n.bridge},
-		{"link", "set", n.bridge, "up"},
+		{"link", "add", "name", n.uplink, "type", "veth", "peer", "name", "upl0", "netns", n.sw},
+		{"addr", "add", n.subnet + ".1/24", "dev", n.uplink},
+		{"link", "set", "dev", n.uplink, "up"},
+		{"-n", n.sw, "link", "set", "dev", "upl0", "master", "sw0"},
+		{"-n", n.sw, "link", "set", "dev", "upl0", "up"},
 	} {
 		if err := runIP(args...); err != nil {
 			subnetMu.Unlock()
@@ -201,17 +225,15 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 		}
 	}
 	subnetMu.Unlock()
-	n.allowForwarding()
 	for i, name := range names {
 		h := &host{net: n, name: name, ns: fmt.Sprintf("hosts-%d-%d-%s", os.Getpid(), id, name),
-			ip: fmt.Sprintf("%s.%d", n.subnet, 10+i), veth: fmt.Sprintf("hv%dx%dy%d", os.Getpid(), id, i)}
+			ip: fmt.Sprintf("%s.%d", n.subnet, 10+i), veth: fmt.Sprintf("hv%d", i)}
 		peer := h.veth + "p"
 		for _, args := range [][]string{
 			{"netns", "add", h.ns},
-			{"link", "add", h.veth, "type", "veth", "peer", "name", peer},
-			{"link", "set", peer, "netns", h.ns},
-			{"link", "set", h.veth, "master", n.bridge},
-			{"link", "set", h.veth, "up"},
+			{"-n", n.sw, "link", "add", "name", h.veth, "type", "veth", "peer", "name", peer, "netns", h.ns},
+			{"-n", n.sw, "link", "set", "dev", h.veth, "master", "sw0"},
+			{"-n", n.sw, "link", "set", "dev", h.veth, "up"},
 			{"-n", h.ns, "addr", "add", h.ip + "/24", "dev", peer},
 			{"-n", h.ns, "link", "set", peer, "up"},
 			{"-n", h.ns, "link", "set", "lo", "up"},
@@ -222,7 +244,7 @@ func newHostNet(t *testing.T, names ...string) *hostNet {
 		}
 		n.hosts = append(n.hosts, h)
 	}
-	t.Logf("HOSTS: %d network namespaces on bridge %s (%s.0/24): %s", len(names), n.bridge, n.subnet, n.describe())
+	t.Logf("HOSTS: %d network namespaces on a bridge in %s, uplink %s (%s.0/24): %s", len(names), n.sw, n.uplink, n.subnet, n.describe())
 	return n
 }
 
@@ -277,42 +299,19 @@ func (n *hostNet) host(name string) *host {
 	return nil
 }
 
-// teardown deletes the namespaces (their veth ends go with them) and the
-// bridge. Processes still inside were stopped by earlier cleanups
-// (t.Cleanup runs last-in first-out, the network is made first).
+// teardown deletes the hosts' namespaces (their veth pairs go with them)
+// and the switch namespace (the bridge and the uplink go with it).
+// Processes still inside were stopped by earlier cleanups (t.Cleanup runs
+// last-in first-out, the network is made first).
 func (n *hostNet) teardown() {
 	for _, h := range n.hosts {
 		if h.ns != "" {
 			_ = exec.Command("ip", "netns", "del", h.ns).Run()
 		}
-		if h.veth != "" {
-			_ = exec.Command("ip", "link", "del", h.veth).Run()
-		}
 	}
-	if n.bridge != "" {
-		if n.forwardRule {
-			_ = exec.Command("iptables", append([]string{"-D"}, n.forwardArgs()...)...).Run()
-		}
-		_ = exec.Command("ip", "link", "del", n.bridge).Run()
+	if n.sw != "" {
+		_ = exec.Command("ip", "netns", "del", n.sw).Run()
 	}
-}
-
-// allowForwarding lets frames cross the bridge between the hosts' veths
-// when the kernel passes bridged traffic through iptables
-// (bridge-nf-call-iptables, as br_netfilter sets it) and the FORWARD chain
-// drops by default, as a Docker engine leaves it: without the rule no host
-// reaches another. Nothing happens without iptables.
-func (n *hostNet) allowForwarding() {
-	if _, err := exec.LookPath("iptables"); err != nil {
-		return
-	}
-	if err := exec.Command("iptables", append([]string{"-I"}, n.forwardArgs()...)...).Run(); err == nil {
-		n.forwardRule = true
-	}
-}
-
-func (n *hostNet) forwardArgs() []string {
-	return []string{"FORWARD", "-i", n.bridge, "-o", n.bridge, "-j", "ACCEPT"}
 }
 
 // start runs bin on the host (ip netns exec execs it: the pid is the
@@ -342,7 +341,7 @@ func (h *host) cut(t *testing.T) {
 	}
 	h.isCut = true
 	if h.ns != "" {
-		if err := runIP("link", "set", h.veth, "down"); err != nil {
+		if err := runIP("-n", h.net.sw, "link", "set", "dev", h.veth, "down"); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -363,7 +362,7 @@ func (h *host) restore(t *testing.T) {
 	}
 	h.isCut = false
 	if h.ns != "" {
-		if err := runIP("link", "set", h.veth, "up"); err != nil {
+		if err := runIP("-n", h.net.sw, "link", "set", "dev", h.veth, "up"); err != nil {
 			t.Fatal(err)
 		}
 		return
