@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -16,6 +17,9 @@ type brokerProcs struct {
 	// refused logs what a client sent that was dropped or refused (a bad
 	// name in a heartbeat, ...): sampled, so a client cannot flood the log.
 	refused zerolog.Logger
+	// rolePending counts NOTIFY_BROKER_ROLE_CHANGED pushes waiting for or
+	// in a role change (controllermode.go), bounded against a flood.
+	rolePending atomic.Int32
 }
 
 // BrokerTable returns the broker's request table. Each request family

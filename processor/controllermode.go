@@ -46,7 +46,16 @@ func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remo
 	// copy of what it needs.
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
 	oneway := req.IsOneway()
+	// Role changes run one at a time: a flood of pushes (anyone may send
+	// 1008) would queue a goroutine each; past maxRolePending they are
+	// refused, and the broker's poll (1004) still brings the latest role.
+	if p.rolePending.Add(1) > maxRolePending {
+		p.rolePending.Add(-1)
+		p.refused.Warn().Stringer("remote", c.RemoteAddr).Msg("NOTIFY_BROKER_ROLE_CHANGED refused: too many pending")
+		return remoting.NewResponse(req, remoting.SystemError, "too many role changes pending")
+	}
 	if !p.b.Go(func() {
+		defer p.rolePending.Add(-1)
 		err := p.b.RoleChanged(st)
 		if err != nil {
 			p.log.Error().Err(err).Msg("NOTIFY_BROKER_ROLE_CHANGED: role change failed")
@@ -60,7 +69,12 @@ func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remo
 		}
 		c.Reply(remoting.NewResponse(head, remoting.Success, ""))
 	}) {
+		p.rolePending.Add(-1)
 		return remoting.NewResponse(req, remoting.SystemError, "broker shutting down")
 	}
 	return nil
 }
+
+// maxRolePending bounds the 1008 pushes waiting for a role change; a
+// controller sends one per election.
+const maxRolePending = 8
