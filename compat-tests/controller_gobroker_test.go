@@ -17,11 +17,14 @@ package compattest
 // ROCKETGO_JAVA=1 ROCKETGO_CONTROLLER=1 (make test-controller).
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -631,6 +634,7 @@ func TestControllerHostsPartition(t *testing.T) {
 	old, h := r.bs[i], n.host(fmt.Sprintf("b%d", i))
 	cutAt := time.Now()
 	h.cut(t)
+	cutOffSends(t, h, old.addr, r.topic)
 	f := waitNewMaster(t, r, old.addr, cutAt, 60*time.Second)
 	r.waitSends(time.Now(), 100, 60*time.Second, "after the cut")
 	f.ack = r.firstAck(cutAt, f.newMaster)
@@ -656,6 +660,39 @@ func TestControllerHostsPartition(t *testing.T) {
 		old.addr, hbTimeout, f.newMaster, f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond), f.ack.Round(time.Millisecond), len(all))
 	report(t, start, len(all), len(all), fmt.Sprintf("failover=%s ack=%s elected=%s routed=%s",
 		f.firstSend.Round(time.Millisecond), f.ack.Round(time.Millisecond), f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond)))
+}
+
+// cutOffSends sends to the cut-off master from inside its partition (its
+// own host, mqbench under ip netns exec): with allAckInSyncStateSet it
+// reaches none of the in-sync slaves, so it must answer none of them
+// SEND_OK (Apache answers FLUSH_SLAVE_TIMEOUT: stored, not replicated).
+func cutOffSends(t *testing.T, h *host, addr, topic string) {
+	t.Helper()
+	bench := filepath.Join(binDir, "mqbench")
+	if _, err := os.Stat(bench); err != nil || h.ns == "" {
+		t.Logf("sends inside the partition not tried (mqbench %v, namespace %q)", err, h.ns)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", h.ns, bench, "produce", "-broker", addr,
+		"-broker-name", ctlBrokerSet, "-t", topic, "-q", "1", "-c", "1", "-w", "3", "-count", "3").CombinedOutput()
+	m := regexp.MustCompile(`SUMMARY role=send msgs=(\d+) errs=(\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("mqbench inside the partition: %v\n%s", err, out)
+	}
+	stored, _ := strconv.Atoi(string(m[1]))
+	notOK := 0
+	for _, c := range regexp.MustCompile(`(?m)^STORED_NOT_OK role=send(.*)$`).FindAllSubmatch(out, -1) {
+		for _, n := range regexp.MustCompile(`code\d+=(\d+)`).FindAllSubmatch(c[1], -1) {
+			k, _ := strconv.Atoi(string(n[1]))
+			notOK += k
+		}
+	}
+	if ok := stored - notOK; ok != 0 {
+		t.Errorf("the cut-off master answered SEND_OK to %d of 3 sends it could not replicate:\n%s", ok, out)
+	}
+	t.Logf("inside the partition the old master answered no SEND_OK: %d stored without it, %s refused:\n%s", notOK, m[2], out)
 }
 
 // TestControllerGoBrokersLeaderAndMaster kills the controller leader and

@@ -84,8 +84,11 @@ func (p *producer) onResp(r *resp) {
 	}
 	n := int64(p.nmsgs[slot])
 	switch r.code {
-	case remoting.Success, remoting.FlushDiskTimeout, remoting.FlushSlaveTimeout, remoting.SlaveNotAvailable:
+	case remoting.Success:
 		p.st.add(n, n*int64(p.o.size), now-p.start[slot])
+	case remoting.FlushDiskTimeout, remoting.FlushSlaveTimeout, remoting.SlaveNotAvailable:
+		p.st.add(n, n*int64(p.o.size), now-p.start[slot])
+		p.st.storedNotOK(r.code)
 	default:
 		p.st.fail(r.code)
 	}

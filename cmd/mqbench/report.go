@@ -27,6 +27,10 @@ type stats struct {
 	mu    sync.Mutex
 	h     hist
 	codes map[int32]int64 // failure response codes, under mu
+	// notOK: answers that stored the message without SEND_OK
+	// (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE): counted
+	// in msgs, as the clients count them, and by code here. Under mu.
+	notOK map[int32]int64
 }
 
 func (s *stats) add(msgs, bytes int64, lat int64) {
@@ -49,6 +53,17 @@ func (s *stats) addLats(msgs, bytes int64, lats []int64) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// storedNotOK counts a stored message answered with code instead of
+// SEND_OK.
+func (s *stats) storedNotOK(code int32) {
+	s.mu.Lock()
+	if s.notOK == nil {
+		s.notOK = map[int32]int64{}
+	}
+	s.notOK[code]++
+	s.mu.Unlock()
 }
 
 func (s *stats) fail(code int32) {
@@ -116,12 +131,20 @@ func (r *role) sample(t, dt float64, keep bool) row {
 }
 
 func (r *role) codes() map[int32]int64 {
+	return r.sumCodes(func(s *stats) map[int32]int64 { return s.codes })
+}
+
+func (r *role) notOKCodes() map[int32]int64 {
+	return r.sumCodes(func(s *stats) map[int32]int64 { return s.notOK })
+}
+
+func (r *role) sumCodes(of func(*stats) map[int32]int64) map[int32]int64 {
 	out := map[int32]int64{}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.parts {
 		s.mu.Lock()
-		for c, n := range s.codes {
+		for c, n := range of(s) {
 			out[c] += n
 		}
 		s.mu.Unlock()
@@ -186,6 +209,20 @@ func (rp *reporter) run(stop <-chan struct{}) {
 	}
 }
 
+// codeList is " code<N>=<count>" for each code, in code order.
+func codeList(codes map[int32]int64) string {
+	keys := make([]int, 0, len(codes))
+	for c := range codes {
+		keys = append(keys, int(c))
+	}
+	sort.Ints(keys)
+	var b strings.Builder
+	for _, c := range keys {
+		fmt.Fprintf(&b, " code%d=%d", c, codes[int32(c)])
+	}
+	return b.String()
+}
+
 // summary is one role's totals; the machine-readable line starts with "SUMMARY".
 type summary struct {
 	role                      string
@@ -212,17 +249,11 @@ func (rp *reporter) summarize(elapsed time.Duration) []summary {
 		out = append(out, s)
 		fmt.Fprintf(rp.out, "SUMMARY role=%s msgs=%d errs=%d seconds=%.3f tps=%.0f mibps=%.2f p50_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f mean_ms=%.3f worst_p99_ms=%.3f\n",
 			s.role, s.msgs, s.errs, s.seconds, s.tps, s.mbps, s.p50, s.p99, s.p999, s.max, s.mean, s.worstP99)
+		if codes := r.notOKCodes(); len(codes) > 0 {
+			fmt.Fprintf(rp.out, "STORED_NOT_OK role=%s%s\n", r.name, codeList(codes))
+		}
 		if codes := r.codes(); len(codes) > 0 {
-			keys := make([]int, 0, len(codes))
-			for c := range codes {
-				keys = append(keys, int(c))
-			}
-			sort.Ints(keys)
-			var b strings.Builder
-			for _, c := range keys {
-				fmt.Fprintf(&b, " code%d=%d", c, codes[int32(c)])
-			}
-			fmt.Fprintf(rp.out, "FAILURES role=%s%s\n", r.name, b.String())
+			fmt.Fprintf(rp.out, "FAILURES role=%s%s\n", r.name, codeList(codes))
 		}
 	}
 	return out
