@@ -17,9 +17,6 @@ type ControllerConfig struct {
 	EnableControllerMode bool `key:"enableControllerMode"`
 	// ControllerAddr is the controllers' Remoting addresses, ';'-separated.
 	ControllerAddr string `key:"controllerAddr"`
-	// ControllerDeployedByContainer is accepted and ignored: Apache 5.0's
-	// key for controllers inside a broker container, gone in 5.3.3.
-	ControllerDeployedByContainer bool `key:"controllerDeployedByContainer"`
 	// SyncBrokerMetadataPeriod (ms): the replica info poll (1004).
 	SyncBrokerMetadataPeriod int64 `key:"syncBrokerMetadataPeriod"`
 	// CheckSyncStateSetPeriod (ms): how often a master checks its

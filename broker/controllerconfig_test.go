@@ -29,7 +29,6 @@ brokerRole=SLAVE
 brokerId=-1
 enableControllerMode=true
 controllerAddr=127.0.0.1:9878;127.0.0.1:9868
-controllerDeployedByContainer=true
 syncBrokerMetadataPeriod=1000
 checkSyncStateSetPeriod=2000
 syncControllerMetadataPeriod=3000
@@ -51,7 +50,7 @@ asyncLearner=true
 		t.Fatal(err)
 	}
 	c := cfg.Controller
-	if !c.EnableControllerMode || c.ControllerAddr != "127.0.0.1:9878;127.0.0.1:9868" || !c.ControllerDeployedByContainer ||
+	if !c.EnableControllerMode || c.ControllerAddr != "127.0.0.1:9878;127.0.0.1:9868" ||
 		c.SyncBrokerMetadataPeriod != 1000 || c.CheckSyncStateSetPeriod != 2000 || c.SyncControllerMetadataPeriod != 3000 ||
 		c.BrokerHeartbeatInterval != 500 || c.ControllerHeartBeatTimeoutMills != 4000 || c.BrokerElectionPriority != 3 ||
 		!c.AllAckInSyncStateSet || c.MinInSyncReplicas != 2 || c.HAMaxTimeSlaveNotCatchup != 6000 || !c.SyncFromLastFile || !c.AsyncLearner {
