@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // Editing plain_acl.yml for the admin codes, as PlainPermissionManager does
@@ -50,7 +51,10 @@ func editFile(path string, fn func(m *yaml.Node) error) error {
 	if _, err := ParsePlainFile(out); err != nil && !errors.Is(err, ErrEmpty) {
 		return err
 	}
-	return writeAtomic(path, out)
+	if err := config.ReplaceFile(path, out); err != nil {
+		return fmt.Errorf("acl: %w", err)
+	}
+	return nil
 }
 
 // nextVersion is updateAclConfigFileVersion: dataVersion's first element
@@ -115,43 +119,6 @@ func seqNode(items []string) *yaml.Node {
 		n.Content = append(n.Content, scalarNode(s))
 	}
 	return n
-}
-
-// writeAtomic replaces path with data: a temporary file beside it, fsync,
-// rename, fsync of the directory.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("acl: create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("acl: write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename: gone already
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("acl: write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("acl: sync %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("acl: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("acl: replace %s: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("acl: sync dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("acl: sync dir %s: %w", dir, err)
-	}
-	return nil
 }
 
 // isACLFile says whether p may be written by UPDATE_GLOBAL_WHITE_ADDRS_CONFIG:

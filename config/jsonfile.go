@@ -70,7 +70,13 @@ func QuoteBareKeys(b []byte) []byte {
 
 // WriteFile replaces path with data durably: temp file, fsync, keep the
 // previous content as path.bak, rename, fsync the directory.
-func WriteFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error { return replaceFile(path, data, true) }
+
+// ReplaceFile is WriteFile without the .bak: for files Apache rewrites
+// without keeping the previous content (the broker identity, ACL files).
+func ReplaceFile(path string, data []byte) error { return replaceFile(path, data, false) }
+
+func replaceFile(path string, data []byte, keepBak bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -94,9 +100,11 @@ func WriteFile(path string, data []byte) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	if old, err := os.ReadFile(path); err == nil && len(old) > 0 {
-		if err := os.WriteFile(path+".bak", old, 0o644); err != nil {
-			return fmt.Errorf("write %s.bak: %w", path, err)
+	if keepBak {
+		if old, err := os.ReadFile(path); err == nil && len(old) > 0 {
+			if err := os.WriteFile(path+".bak", old, 0o644); err != nil {
+				return fmt.Errorf("write %s.bak: %w", path, err)
+			}
 		}
 	}
 	if err := os.Rename(tmp, path); err != nil {

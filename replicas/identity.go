@@ -14,6 +14,7 @@ package replicas
 import (
 	"errors"
 	"fmt"
+	"github.com/rocketgo/rocketgo/config"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -110,29 +111,9 @@ func (f IdentityFiles) WriteTemp(id Identity) error { return f.write(id, true) }
 
 func (f IdentityFiles) write(id Identity, temp bool) error {
 	p := f.path(temp)
-	if err := os.MkdirAll(f.Root, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", f.Root, err)
-	}
-	// tmp + rename: a crash leaves the old file or the new one, never a
-	// half-written id.
-	tmp := p + ".tmp"
-	w, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", tmp, err)
-	}
-	if _, err := w.WriteString(id.encode(temp)); err != nil {
-		w.Close()
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := w.Sync(); err != nil {
-		w.Close()
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		return fmt.Errorf("rename %s: %w", tmp, err)
+	// A crash leaves the old file or the new one, never a half-written id.
+	if err := config.ReplaceFile(p, []byte(id.encode(temp))); err != nil {
+		return fmt.Errorf("write broker identity: %w", err)
 	}
 	return nil
 }
