@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,13 +74,22 @@ type mavenRun struct {
 	dir       string // the Maven project, "java" when empty
 }
 
+// mavenRuns numbers the Maven runs of this process, so that each has its own
+// surefire temporary directory.
+var mavenRuns atomic.Int64
+
 // runMaven runs the JUnit class and reports each test case as a subtest.
 // It returns the captured stdout of each test case by name.
 func runMaven(t *testing.T, r mavenRun) map[string]string {
 	t.Helper()
 	reports := t.TempDir()
+	// Surefire keeps its booter jar in <build dir>/<tempDir> and deletes that
+	// directory when its run ends; parallel runs of one profile sharing the
+	// default "surefire" directory deleted each other's jar before the forked
+	// JVM opened it ("unexpected error ... open file surefirebooter-*.jar").
+	tempDir := fmt.Sprintf("surefire-%d-%d", os.Getpid(), mavenRuns.Add(1))
 	args := []string{"-q", "-B", "test", "-Dtest=" + r.class,
-		"-DreportsDir=" + reports, "-Dsurefire.failIfNoSpecifiedTests=false",
+		"-DreportsDir=" + reports, "-DtempDir=" + tempDir, "-Dsurefire.failIfNoSpecifiedTests=false",
 		"-Drocketmq.serialize.type=" + r.serialize}
 	keys := make([]string, 0, len(r.props))
 	for k := range r.props {
@@ -102,6 +112,11 @@ func runMaven(t *testing.T, r mavenRun) map[string]string {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	runErr := cmd.Run()
+	if left, _ := filepath.Glob(filepath.Join(cmd.Dir, "target", "*", tempDir)); len(left) > 0 {
+		for _, d := range left {
+			os.RemoveAll(d)
+		}
+	}
 	t.Logf("mvn %s %s %s: %.1fs", r.profile, r.serialize, r.class, time.Since(start).Seconds())
 
 	files, _ := filepath.Glob(filepath.Join(reports, "TEST-*.xml"))
