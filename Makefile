@@ -41,10 +41,15 @@ test-compat-fuzz:
 	@$(MAKE) --no-print-directory fuzz-short
 
 # The Maven artifacts of the Apache reference (compat-tests/reference) and of
-# the store's Apache generator, resolved once, one Maven at a time.
+# the store's Apache generator, resolved once, one Maven at a time; and the
+# Java compat classes of both client lines compiled once, so that the Maven
+# runs the two lanes start side by side find them up to date instead of
+# compiling into the same directory together.
 java-deps:
 	compat-tests/reference/run.sh classpath >/dev/null
 	mvn -q -B -f store/testdata/apache/gen/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/null
+	mvn -q -B -P rmq4 -f compat-tests/java/pom.xml test-compile
+	mvn -q -B -P rmq5 -f compat-tests/java/pom.xml test-compile
 
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
