@@ -230,6 +230,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
 		}
 	}
+	b.timer.fenceAt(b.Store.MaxPhyOffset()) // before the broker takes sends
 	b.handler = h
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),

@@ -13,7 +13,8 @@ package broker
 //     consumer offsets (GET_ALL_CONSUMER_OFFSET 43, merged), delay offsets
 //     (GET_ALL_DELAY_OFFSET 45, replaced) and subscription groups
 //     (GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, replaced when the data version
-//     differs), from the master's remoting address (masterAddr of the
+//     differs) and the timer's progress (GET_TIMER_CHECK_POINT 60,
+//     timer_sync.go), from the master's remoting address (masterAddr of the
 //     registration answer).
 //   - A slave refuses writes and runs none of the master's special services
 //     (delay and timer delivery, transaction checks): Apache's
@@ -225,27 +226,38 @@ func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
 	}
 }
 
-// SyncFromMaster copies topics, consumer offsets, delay offsets and
-// subscription groups from the master at addr (Apache's syncAll). Each
+// syncPart is one request of the metadata sync and what takes its answer.
+type syncPart struct {
+	name string
+	code int32
+	take func(*remoting.Command) error
+}
+
+// SyncFromMaster copies topics, consumer offsets, delay offsets,
+// subscription groups and the timer checkpoint from the master at addr
+// (Apache's syncAll and syncTimerCheckPoint). Each
 // part is independent: one failing does not stop the others.
 func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
 	var errs []error
-	for _, part := range []struct {
-		name string
-		code int32
-		take func([]byte) error
-	}{
-		{"topics", remoting.GetAllTopicConfig, b.takeTopics},
-		{"consumer offsets", remoting.GetAllConsumerOffset, b.takeOffsets},
-		{"delay offsets", remoting.GetAllDelayOffset, b.takeDelayOffsets},
-		{"subscription groups", remoting.GetAllSubscriptionGroupConfig, b.takeGroups},
-	} {
+	body := func(take func([]byte) error) func(*remoting.Command) error {
+		return func(resp *remoting.Command) error { return take(resp.Body) }
+	}
+	parts := []syncPart{
+		{"topics", remoting.GetAllTopicConfig, body(b.takeTopics)},
+		{"consumer offsets", remoting.GetAllConsumerOffset, body(b.takeOffsets)},
+		{"delay offsets", remoting.GetAllDelayOffset, body(b.takeDelayOffsets)},
+		{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(b.takeGroups)},
+	}
+	if b.Config().TimerWheelEnable { // as Apache's slave asks only then
+		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.takeTimerCheckpoint})
+	}
+	for _, part := range parts {
 		resp, err := b.registrar.client.Invoke(ctx, addr, remoting.NewRequest(part.code, nil, nil))
 		if err == nil && resp.Code != remoting.Success {
 			err = fmt.Errorf("code %d: %s", resp.Code, resp.Remark)
 		}
 		if err == nil {
-			err = part.take(resp.Body)
+			err = part.take(resp)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("sync %s: %w", part.name, err))

@@ -84,6 +84,7 @@ func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Log
 	if err := b.Store.Start(); err != nil {
 		t.Fatal(err)
 	}
+	b.timer.fenceAt(b.Store.MaxPhyOffset())
 	for _, fn := range b.schedulers() {
 		wg.Add(1)
 		go func() { defer wg.Done(); fn(quit) }()

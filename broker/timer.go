@@ -20,7 +20,10 @@ package broker
 // are delivered iff their delivery time is ≤ R; entries from E on were not
 // read yet. On start the loop re-reads [W,E), keeping entries due after R,
 // then continues at E. W is the oldest pending queue offset, kept with a FIFO
-// of queue offsets in read order. A crash between a delivery and the next
+// of queue offsets in read order; -1 when not known (a checkpoint copied from
+// an Apache master: the queue is re-read from its oldest entry). A slave
+// copies its master's checkpoint, so that it starts from there if it becomes
+// master (timer_sync.go). A crash between a delivery and the next
 // checkpoint (written every second) delivers those messages again. A message
 // that cannot be delivered is retried with a pause or set aside (deliver.go);
 // one set aside counts as delivered for the checkpoint, so it stays aside
@@ -81,14 +84,17 @@ type timerService struct {
 	enq       int64 // next timer queue offset to read
 	rescanEnd int64 // below this, entries due ≤ rescanTime were delivered before a restart
 	rescanT   int64
+	fence     atomic.Int64 // the commit log's end when this run's term began (timer_sync.go)
 	pending   timerHeap
 	waiting   map[int64]struct{} // queue offsets in pending
 	fifo      []int64            // queue offsets in read order, front may be delivered
 	retry     retryState         // pause after a transient delivery failure
 
-	mu    sync.Mutex
-	ckpt  timerCheckpoint // guarded by mu
-	dirty atomic.Bool
+	mu      sync.Mutex
+	ckpt    timerCheckpoint // guarded by mu
+	version DataVersion     // of ckpt, guarded by mu: for an Apache slave (timer_sync.go)
+	dirty   atomic.Bool
+	running atomic.Bool // a run delivers: the checkpoint is this broker's own
 }
 
 func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
@@ -105,8 +111,7 @@ func (ts *timerService) load() error {
 	if err := jsoniter.Unmarshal(raw, &c); err != nil {
 		return fmt.Errorf("decode %s: %w", ts.path, err)
 	}
-	ts.ckpt = c
-	ts.enq, ts.rescanEnd, ts.rescanT = c.LowOffset, c.EnqueueOffset, c.ReadTimeMs
+	ts.ckpt = c // a run starts from it (reset)
 	return nil
 }
 
@@ -127,6 +132,11 @@ func (ts *timerService) poke() {
 }
 
 func (ts *timerService) run(quit <-chan struct{}) {
+	ts.running.Store(true)
+	defer ts.running.Store(false)
+	if !ts.reset(quit) {
+		return
+	}
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
@@ -184,8 +194,8 @@ func (ts *timerService) enqueue() {
 					Msg("timer message unreadable, set aside")
 				continue
 			}
-			if e.QueueOffset < ts.rescanEnd && due <= ts.rescanT {
-				continue // delivered before the restart
+			if e.QueueOffset < ts.rescanEnd && e.PhyOffset < ts.fence.Load() && due <= ts.rescanT {
+				continue // delivered before the restart, or by the master this broker followed
 			}
 			topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size, topic: topic})
@@ -258,6 +268,7 @@ func (ts *timerService) checkpoint(readTime int64) {
 	ts.mu.Lock()
 	if c != ts.ckpt {
 		ts.ckpt = c
+		ts.version.next()
 		ts.dirty.Store(true)
 	}
 	ts.mu.Unlock()

@@ -373,7 +373,9 @@ func TestControllerGoBrokers(t *testing.T) {
 	r, ports := newGoCtlRig(t, name, g.addrs, state)
 	r.g = g
 	goCtlEpochs(t, r, state)
+	timers := goCtlTimers(t, r)
 	f := goCtlFailover(t, r, ports, g.addrs, state)
+	timers(f.newMaster)
 	t.Logf("rocketgo controllers: kill -9 master -> new master in controller %v, in the name server route %v, first accepted send %v (acknowledged %v after)",
 		f.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f.firstSend.Round(time.Millisecond), f.ack.Round(time.Millisecond))
 
@@ -397,6 +399,62 @@ func TestControllerGoBrokers(t *testing.T) {
 	report(t, start, len(all), len(all), fmt.Sprintf("failover=%s,%s elected=%s,%s routed=%s,%s",
 		f.firstSend.Round(time.Millisecond), f2.firstSend.Round(time.Millisecond), f.elected.Round(time.Millisecond),
 		f2.elected.Round(time.Millisecond), f.routed.Round(time.Millisecond), f2.routed.Round(time.Millisecond)))
+}
+
+// goCtlTimers sends timer messages to r's master before its kill: three
+// due in 0.5 s, delivered before the kill, and two due after the failover.
+// The slaves copy the master's timer progress (GET_TIMER_CHECK_POINT), so
+// the returned check finds the topic on the new master holding each of the
+// five once: the three not delivered again, the two delivered by it.
+func goCtlTimers(t *testing.T, r *ctlRig) func(newMaster string) {
+	t.Helper()
+	topic := uniq("GoCtlTimer")
+	createTopicOn(t, r.c.nsAddr, r.bs[0].addr, topic)
+	send := func(id string, due time.Time) {
+		t.Helper()
+		props := propsOf("TIMER_DELIVER_MS", strconv.FormatInt(due.UnixMilli(), 10), "id", id)
+		if resp, err := sendRaw(r.bs[0].addr, topic, props); err != nil || resp.Code != 0 {
+			t.Fatalf("timer message %s: %v %v", id, resp, err)
+		}
+	}
+	count := func(addr string) int64 {
+		n, err := getMaxOffset(addr, topic, 0)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	soon := time.Now().Add(500 * time.Millisecond) // not past: a past time is delivered without the timer
+	for _, id := range []string{"soon1", "soon2", "soon3"} {
+		send(id, soon)
+	}
+	if !waitFor(t, 30*time.Second, func() bool { return count(r.bs[0].addr) == 3 }) {
+		t.Fatalf("three timer messages due in 0.5 s not delivered on the master: %d", count(r.bs[0].addr))
+	}
+	later := time.Now().Add(15 * time.Second)
+	send("later1", later)
+	send("later2", later)
+	// The slaves copy the topic and, every slaveSynchronizePeriod (1 s),
+	// the timer's progress.
+	for _, b := range r.bs[1:] {
+		if !waitFor(t, 30*time.Second, func() bool {
+			resp, err := rawInvoke(b.addr, javaRequest(21, nil, nil), 3*time.Second)
+			return err == nil && resp.Code == 0 && strings.Contains(string(resp.Body), topic)
+		}) {
+			t.Fatalf("slave %s never copied topic %s", b.addr, topic)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	return func(newMaster string) {
+		t.Helper()
+		if !waitFor(t, time.Until(later)+30*time.Second, func() bool { return count(newMaster) >= 5 }) {
+			t.Fatalf("timer messages on the new master %s: %d, want 5", newMaster, count(newMaster))
+		}
+		time.Sleep(2 * time.Second) // a redelivery would follow the deliveries at once
+		if n := count(newMaster); n != 5 {
+			t.Errorf("timer topic on the new master %s holds %d messages, want the five once each", newMaster, n)
+		}
+	}
 }
 
 // TestControllerGoBrokersApache: rocketgo brokers, Apache 5.3.3's

@@ -7,6 +7,7 @@ package compattest
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -417,7 +418,9 @@ func synced(addr, topic, group string) bool {
 // slave copies topics and consumer offsets from a rocketgo master (its
 // first sync comes about 60 s after its start), and a rocketgo slave copies
 // them from an Apache 5.3.3 master; neither logs a failed sync of topics,
-// offsets, delay offsets or groups.
+// offsets, delay offsets, groups, timer checkpoint or timer metrics. Each
+// slave holds its master's timer checkpoint (GET_TIMER_CHECK_POINT 60): the
+// master delivered one timer message, so the timer queue offset read is 1.
 func TestReplicationJavaMetadata(t *testing.T) {
 	requireJava(t)
 	// Mostly waiting (a minute for the Apache slave's first sync, which no
@@ -429,14 +432,26 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		c := newClusterConf(t, uniq("jmeta"), replConf)
 		topic, group := uniq("JMetaT"), uniq("JMetaG")
 		setupMeta(t, c.brokerAddr, topic, group)
+		sendTimer(t, c.brokerAddr, topic)
 		_, slave, dir := startApacheBroker(t, uniq("apache-slave"), c.nsAddr,
 			"brokerName="+c.brokerName+"\nbrokerId=1\nbrokerRole=SLAVE\n"+replConf)
 		if !waitFor(t, 150*time.Second, func() bool { return synced(slave, topic, group) }) {
 			t.Fatalf("the Apache slave never synced topic %s and group %s from the rocketgo master", topic, group)
 		}
+		// Apache's TimerCheckpoint file: lastReadTimeMs, lastTimerLogFlushPos,
+		// lastTimerQueueOffset, masterTimerQueueOffset (big-endian longs),
+		// mapped, so what the slave sets is in the file at once.
+		var ck []byte
+		if !waitFor(t, 30*time.Second, func() bool {
+			ck, _ = os.ReadFile(filepath.Join(dir, "store", "config", "timercheck"))
+			return len(ck) >= 32 && binary.BigEndian.Uint64(ck[24:]) == 1
+		}) {
+			t.Errorf("the Apache slave's timer checkpoint does not hold the master's timer queue offset 1: % x", ck[:min(len(ck), 32)])
+		}
 		log := filepath.Join(dir, "logs", "rocketmqlogs", "broker.log")
 		for _, bad := range []string{"SyncTopicConfig Exception", "SyncConsumerOffset Exception",
-			"SyncDelayOffset Exception", "SyncSubscriptionGroup Exception", "SyncMessageRequestMode Exception"} {
+			"SyncDelayOffset Exception", "SyncSubscriptionGroup Exception", "SyncMessageRequestMode Exception",
+			"syncTimerCheckPoint Exception", "SyncTimerMetrics Exception"} {
 			if tail := tailFile(log, 5000); strings.Contains(tail, bad) {
 				t.Errorf("Apache slave logged %q", bad)
 			}
@@ -455,15 +470,40 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		_, master, _ := startApacheBroker(t, uniq("apache-master"), c.nsAddr, replConf)
 		topic, group := uniq("JMetaT"), uniq("JMetaG")
 		setupMeta(t, master, topic, group)
+		sendTimer(t, master, topic)
 		c.brokerName = "broker-ref" // reference/run.sh's broker name
 		s := startSlave(t, c, "")
 		if !waitFor(t, 60*time.Second, func() bool { return synced(s.addr, topic, group) }) {
 			t.Fatalf("the rocketgo slave never synced topic %s and group %s from the Apache master", topic, group)
 		}
+		var progress string
+		if !waitFor(t, 30*time.Second, func() bool {
+			b, _ := os.ReadFile(filepath.Join(s.dir, "store", "config", "timerProgress.json"))
+			progress = string(b)
+			return strings.Contains(progress, `"enqueueOffset":1,"lowOffset":-1,`)
+		}) {
+			t.Errorf("the rocketgo slave's timer progress is not the Apache master's (offset 1, low unknown): %s", progress)
+		}
 		if tail := tailFile(filepath.Join(s.dir, "broker.log"), 2000); strings.Contains(tail, "slave metadata sync failed") {
 			t.Errorf("rocketgo slave logged a failed sync:\n%s", tail)
 		}
 	})
+}
+
+// sendTimer sends a timer message due in a second to topic on the master at
+// addr and waits until it is delivered to the topic (queue 0).
+func sendTimer(t *testing.T, addr, topic string) {
+	t.Helper()
+	due := strconv.FormatInt(time.Now().UnixMilli()+1000, 10) // not past: a past time skips the timer
+	if resp, err := sendRaw(addr, topic, propsOf("TIMER_DELIVER_MS", due)); err != nil || resp.Code != 0 {
+		t.Fatalf("timer message to %s: %v %v", addr, resp, err)
+	}
+	if !waitFor(t, 30*time.Second, func() bool {
+		max, err := getMaxOffset(addr, topic, 0)
+		return err == nil && max >= 1
+	}) {
+		t.Fatalf("the timer message to %s was not delivered", addr)
+	}
 }
 
 // mqadmin 5.3.3 (ROCKETGO_JAVA=1) shows a rocketgo master and slave as it

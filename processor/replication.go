@@ -1,6 +1,9 @@
 package processor
 
 import (
+	"strconv"
+
+	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -10,7 +13,8 @@ const rejectRemark = "[REJECTREQUEST]system busy, start flow control for a while
 
 // registerReplication serves what a slave asks its master for
 // (SlaveSynchronize): GET_ALL_CONSUMER_OFFSET (43), GET_ALL_DELAY_OFFSET
-// (45) and, for a 5.x slave, GET_ALL_MESSAGE_REQUEST_MODE (402)
+// (45), GET_TIMER_CHECK_POINT (60), GET_TIMER_METRICS (61) and, for a
+// 5.x slave, GET_ALL_MESSAGE_REQUEST_MODE (402)
 // (GET_ALL_TOPIC_CONFIG and GET_ALL_SUBSCRIPTIONGROUP_CONFIG are in
 // topics.go), and GET_BROKER_HA_STATUS (907). And it puts Apache 5.x's
 // rejectRequest of a slave in front of the send and pull handlers: a slave
@@ -21,6 +25,8 @@ func (p *brokerProcs) registerReplication(t Table) {
 	t[remoting.GetAllDelayOffset] = p.allDelayOffsets
 	t[remoting.GetBrokerHAStatus] = p.haStatus
 	t[remoting.GetAllMessageRequestMode] = p.allMessageRequestModes
+	t[remoting.GetTimerCheckPoint] = p.timerCheckpoint
+	t[remoting.GetTimerMetrics] = p.timerMetrics
 	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
 		remoting.ConsumerSendMsgBack} {
 		t[code] = rejectWhen(p.b.RejectsSends, t[code])
@@ -47,6 +53,32 @@ func rejectWhen(reject func() bool, h HandlerFunc) HandlerFunc {
 func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Body = p.b.AllConsumerOffsets()
+	return resp
+}
+
+// timerCheckpoint is GET_TIMER_CHECK_POINT: the timer's progress in
+// Apache's TimerCheckpoint encoding, its lowOffset in an extField
+// (broker/timer_sync.go); SYSTEM_ERROR with Apache's remark when the timer
+// is off (timerWheelEnable=false: Apache has no checkpoint then).
+func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if !p.b.Config().TimerWheelEnable {
+		return remoting.NewResponse(req, remoting.SystemError, "The checkpoint is null")
+	}
+	body, low := p.b.TimerCheckpoint()
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Set(broker.TimerLowOffsetField, strconv.FormatInt(low, 10))
+	resp.Body = body
+	return resp
+}
+
+// timerMetrics is GET_TIMER_METRICS: the messages waiting in the timer per
+// topic, as Apache's TimerMetrics JSON.
+func (p *brokerProcs) timerMetrics(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if !p.b.Config().TimerWheelEnable {
+		return remoting.NewResponse(req, remoting.SystemError, "The timer message store is null")
+	}
+	resp := remoting.NewResponse(req, remoting.Success, "")
+	resp.Body = p.b.TimerMetrics()
 	return resp
 }
 

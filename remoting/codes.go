@@ -30,6 +30,8 @@ const (
 	GetAllConsumerOffset          int32 = 43
 	GetAllDelayOffset             int32 = 45
 	CheckClientConfig             int32 = 46
+	GetTimerCheckPoint            int32 = 60
+	GetTimerMetrics               int32 = 61
 	PutKVConfig                   int32 = 100
 	GetKVConfig                   int32 = 101
 	DeleteKVConfig                int32 = 102
