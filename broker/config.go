@@ -52,6 +52,11 @@ type Config struct {
 	// Apache 5.x; the timer lives in the broker here.
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
 	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
+	// RecallMessageEnable serves RECALL_MESSAGE (recall.go);
+	// AllowRecallWhenBrokerNotWriteable lets it through a brokerPermission
+	// without write. Apache 5.3's keys and defaults (false, true).
+	RecallMessageEnable               bool `key:"recallMessageEnable"`
+	AllowRecallWhenBrokerNotWriteable bool `key:"allowRecallWhenBrokerNotWriteable"`
 
 	// Metrics (package metrics): Apache's keys. PROM serves Prometheus on
 	// metricsPromExporterHost (brokerIP1 when empty) and
@@ -243,6 +248,7 @@ func DefaultConfig() Config {
 		TraceOn:                           true,
 		FlushDelayOffsetInterval:          10000,
 		TimerWheelEnable:                  true,
+		AllowRecallWhenBrokerNotWriteable: true,
 		TimerMaxDelaySec:                  3 * 24 * 3600,
 		// Registration, filters and parked pulls (issue #11, sched).
 		CompressedRegister:        false,

@@ -62,7 +62,9 @@ var runtimeKeys = map[string]bool{
 	"regionId":                           true, // send answers
 	"traceOn":                            true, // send answers
 	"enablePropertyFilter":               true, // pull, CHECK_CLIENT_CONFIG
-	"timerMaxDelaySec":                   true, // send of timer messages
+	"timerMaxDelaySec":                   true, // send of timer messages, RECALL_MESSAGE
+	"recallMessageEnable":                true, // RECALL_MESSAGE
+	"allowRecallWhenBrokerNotWriteable":  true, // RECALL_MESSAGE
 	"validateSystemTopicWhenUpdateTopic": true, // UpdateTopic, DeleteTopic
 	"flushConsumerOffsetInterval":        true, // persist loop
 	"flushDelayOffsetInterval":           true, // persist loop

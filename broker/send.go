@@ -158,6 +158,9 @@ type SendResult struct {
 	TraceOn bool
 	// Parked: the answer waits for the commit log flush; see Send.
 	Parked bool
+	// RecallHandle is the handle RECALL_MESSAGE takes back, for a single
+	// message staged in the timer (recall.go); empty otherwise.
+	RecallHandle string
 }
 
 // Send stores a send after Apache's checks and hooks (see the top of this
@@ -297,6 +300,9 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	res.MsgID = buf[at:]
 	res.QueueOffset = pr.QueueOffset
 	res.TransactionID = uniq
+	if m.Topic == TimerTopic {
+		res.RecallHandle = recallHandle(cfg.BrokerName, m.Properties, uniq)
+	}
 	return pr.PhysicalOffset + int64(pr.WroteBytes), nil
 }
 

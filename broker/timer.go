@@ -88,6 +88,7 @@ type timerService struct {
 	pending   timerHeap
 	waiting   map[int64]struct{} // queue offsets in pending
 	fifo      []int64            // queue offsets in read order, front may be delivered
+	deletes   map[string]int     // delete markers read and not yet due, by "<topic>+<UNIQ_KEY>" (recall.go)
 	retry     retryState         // pause after a transient delivery failure
 
 	mu      sync.Mutex
@@ -99,7 +100,7 @@ type timerService struct {
 
 func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
 	return &timerService{b: b, path: path, log: log, sampled: sampledLog(log), wake: make(chan struct{}, 1),
-		waiting: map[int64]struct{}{}}
+		waiting: map[int64]struct{}{}, deletes: map[string]int{}}
 }
 
 func (ts *timerService) load() error {
@@ -197,6 +198,9 @@ func (ts *timerService) enqueue() {
 			if e.QueueOffset < ts.rescanEnd && e.PhyOffset < ts.fence.Load() && due <= ts.rescanT {
 				continue // delivered before the restart, or by the master this broker followed
 			}
+			if key := message.PropertyBytes(v.Properties, message.PropTimerDelUniqKey); len(key) > 0 {
+				ts.deletes[string(key)]++ // a delete marker: in force until it is due itself
+			}
 			topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size, topic: topic})
 			ts.b.Timer.enqueued(topic)
@@ -217,11 +221,14 @@ func (ts *timerService) deliver(now int64) int64 {
 			return it.due - 1
 		}
 		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
-		if err == nil {
+		recalled := err == nil && ts.recalled(rec)
+		if err == nil && !recalled {
 			_, _, err = ts.b.reputReal(rec, message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
 				message.PropTimerDequeueMs, strconv.FormatInt(now, 10))
 		}
 		switch {
+		case recalled:
+			ts.sampled.Info().Int64("offset", it.qoff).Str("topic", it.topic).Msg("timer message recalled, not delivered")
 		case err == nil:
 			ts.retry.ok()
 		case transientDelivery(err):
@@ -237,9 +244,33 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		heap.Pop(&ts.pending)
 		delete(ts.waiting, it.qoff)
-		ts.b.Timer.left(it.topic, err == nil)
+		ts.b.Timer.left(it.topic, err == nil && !recalled)
 	}
 	return now
+}
+
+// recalled reports whether rec is not to be delivered: a delete marker,
+// whose key it forgets (what it deletes is due before it), or a message a
+// marker in force deletes.
+func (ts *timerService) recalled(rec []byte) bool {
+	v, _, err := message.DecodeRecordView(rec)
+	if err != nil {
+		return false // reputReal reports it
+	}
+	if key := message.PropertyBytes(v.Properties, message.PropTimerDelUniqKey); len(key) > 0 {
+		if n := ts.deletes[string(key)]; n > 1 {
+			ts.deletes[string(key)] = n - 1
+		} else {
+			delete(ts.deletes, string(key))
+		}
+		return true
+	}
+	if len(ts.deletes) == 0 {
+		return false
+	}
+	key := string(message.PropertyBytes(v.Properties, message.PropRealTopic)) + "+" +
+		string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))
+	return ts.deletes[key] > 0
 }
 
 func recordStoreTime(rec []byte) int64 {

@@ -137,6 +137,7 @@ func (ts *timerService) reset(quit <-chan struct{}) bool {
 	}
 	ts.pending, ts.fifo, ts.retry = ts.pending[:0], nil, retryState{}
 	clear(ts.waiting)
+	clear(ts.deletes)
 	minQ, maxQ := st.MinOffset(TimerTopic, 0), st.MaxOffset(TimerTopic, 0)
 	end := min(c.EnqueueOffset, maxQ)
 	ts.rescanEnd, ts.rescanT = end, c.ReadTimeMs

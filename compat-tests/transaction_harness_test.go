@@ -71,12 +71,18 @@ type txBroker struct {
 // startTxBroker starts a dedicated pair of the given kind, stopped at cleanup.
 func startTxBroker(t *testing.T, kind, name string) *txBroker {
 	t.Helper()
+	return startTargetBroker(t, kind, name, txBrokerConf)
+}
+
+// startTargetBroker is startTxBroker with the broker configuration conf.
+func startTargetBroker(t *testing.T, kind, name, conf string) *txBroker {
+	t.Helper()
 	switch kind {
 	case "rocketgo":
-		c := newClusterConf(t, name, txBrokerConf)
+		c := newClusterConf(t, name, conf)
 		return &txBroker{kind: kind, c: c, startFn: c.startBroker}
 	case "apache":
-		return startApacheTx(t, name, txBrokerConf)
+		return startApacheTx(t, name, conf)
 	}
 	t.Fatalf("unknown target %q", kind)
 	return nil

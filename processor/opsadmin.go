@@ -3,7 +3,7 @@ package processor
 // Operators' requests of Apache 5.3.3 that a plain broker serves, each
 // answered as 5.3.3 answers it (TestReference's operators' probes): the
 // group forbidden table (353), the master flush offset a controller gives
-// a slave (908), message recall (370, off by default), static topics
+// a slave (908), message recall (370, off by default: recallMessageEnable), static topics
 // (513, the topic only), cold-data flow control (2001-2003), the commit
 // log's read-ahead advice (2004) and resuming a half message's checks
 // (323). The services are the broker's (broker/opsadmin.go,
@@ -12,6 +12,7 @@ package processor
 import (
 	"errors"
 
+	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -65,11 +66,46 @@ func (p *brokerProcs) resetMasterFlushOffset(c *remoting.Conn, req *remoting.Com
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
-// recallMessage is RECALL_MESSAGE (the 5.3.3 producer's recallMessage of a
-// timer message): 5.3.3 refuses it unless recallMessageEnable (default
-// false), which rocketgo does not offer: NO_PERMISSION with Apache's remark.
-func (p *brokerProcs) recallMessage(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	return remoting.NewResponse(req, remoting.NoPermission, "recall failed, operation is forbidden")
+// recallMessage is RECALL_MESSAGE (the 5.3 producer's recallMessage of a
+// timer message, broker/recall.go): the checks, then the delete marker
+// stored as a send is (durable as configured before the answer). SUCCESS
+// carries the recalled message's id (msgId), whatever the flush or the
+// slaves answered, as Apache's.
+func (p *brokerProcs) recallMessage(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	var rr broker.RecallRequest
+	var err error
+	if rr.Topic, err = req.RequireStr("topic"); err != nil {
+		return p.fail(req, err)
+	}
+	if rr.Handle, err = req.RequireStr("recallHandle"); err != nil {
+		return p.fail(req, err)
+	}
+	rr.ProducerGroup = req.Str("producerGroup")
+	r, msgID, err := p.b.Recall(rr)
+	if err != nil {
+		return p.fail(req, err)
+	}
+	r.BornHost, r.Producer = c.RemoteAddr, c.Remote
+	answer := func() *remoting.Command {
+		resp := remoting.NewResponse(req, remoting.Success, "")
+		resp.Set("msgId", msgID)
+		return resp
+	}
+	var later func() func(broker.SendStatus)
+	if !req.IsOneway() {
+		later = func() func(broker.SendStatus) {
+			resp := answer()
+			return func(broker.SendStatus) { c.Reply(resp) }
+		}
+	}
+	var res broker.SendResult
+	if err := p.b.Send(&r, &res, later); err != nil {
+		return p.fail(req, err)
+	}
+	if res.Parked {
+		return nil
+	}
+	return answer()
 }
 
 // updateAndCreateStaticTopic is UPDATE_AND_CREATE_STATIC_TOPIC. rocketgo

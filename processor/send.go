@@ -107,7 +107,7 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 }
 
 // sendResponse encodes a send's result: SendMessageResponseHeader (msgId,
-// queueId, queueOffset, transactionId) and preSend's MSG_REGION and
+// queueId, queueOffset, transactionId, recallHandle) and preSend's MSG_REGION and
 // TRACE_ON. The texts in res live in the request: SetBytes copies them.
 func sendResponse(req *remoting.Command, res *broker.SendResult) *remoting.Command {
 	resp := remoting.NewResponse(req, res.Status.Code(), "")
@@ -116,6 +116,9 @@ func sendResponse(req *remoting.Command, res *broker.SendResult) *remoting.Comma
 	resp.SetInt64("queueOffset", res.QueueOffset)
 	if res.TransactionID != "" {
 		resp.SetBytes("transactionId", unsafe.Slice(unsafe.StringData(res.TransactionID), len(res.TransactionID)))
+	}
+	if res.RecallHandle != "" && req.Code != remoting.SendReplyMessage && req.Code != remoting.SendReplyMessageV2 {
+		resp.Set("recallHandle", res.RecallHandle) // Apache's reply processor attaches none
 	}
 	setSendExtras(resp, res)
 	return resp
