@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,4 +120,24 @@ func TestRecallRefusals(t *testing.T) {
 	if n := b.Store.MaxPhyOffset(); n != end {
 		t.Errorf("a refused recall stored something: commit log end %d -> %d", end, n)
 	}
+}
+
+// The handle decoder takes any text without panicking, and what
+// recallHandle builds decodes to its parts.
+func FuzzDecodeRecallHandle(f *testing.F) {
+	p := props("TIMER_OUT_MS", "41", "REAL_TOPIC", "T")
+	if got, ok := decodeRecallHandle(recallHandle("b", p, "U1")); !ok || got != (recallHandleV1{"T", "b", "42", "U1"}) {
+		f.Fatalf("round trip: %+v %v", got, ok)
+	}
+	f.Add("v1 T b 123 U", "")
+	f.Add("v1  b 1 U", "=")
+	f.Add("v2 T b 1 U extra", "==")
+	f.Fuzz(func(t *testing.T, raw, pad string) {
+		if h, ok := decodeRecallHandle(base64.RawURLEncoding.EncodeToString([]byte(raw)) + pad); ok {
+			if parts := strings.Split(raw, " "); parts[0] != "v1" || h.topic != parts[1] {
+				t.Fatalf("%q decoded to %+v", raw, h)
+			}
+		}
+		_, _ = decodeRecallHandle(raw)
+	})
 }
