@@ -185,9 +185,12 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 	off := d.offsets[lvl]
 	d.mu.Unlock()
 	for budget := 0; budget < 4096; {
+		// The end first: an entry dispatched after an empty read is not
+		// an unreadable slot.
+		end := d.b.Store.MaxOffset(ScheduleTopic, q)
 		es := d.b.Store.ReadQueue(ScheduleTopic, q, off, 64)
 		if len(es) == 0 {
-			if max := d.b.Store.MaxOffset(ScheduleTopic, q); off < max {
+			if off < end {
 				d.advance(lvl, off+1) // unreadable slot (deleted file)
 				off++
 				continue

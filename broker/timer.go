@@ -171,9 +171,12 @@ func (ts *timerService) run(quit <-chan struct{}) {
 // enqueue reads new timer queue entries into the heap.
 func (ts *timerService) enqueue() {
 	for {
+		// The end first: an entry dispatched after an empty read is not
+		// an unreadable slot.
+		end := ts.b.Store.MaxOffset(TimerTopic, 0)
 		es := ts.b.Store.ReadQueue(TimerTopic, 0, ts.enq, 256)
 		if len(es) == 0 {
-			if ts.enq < ts.b.Store.MaxOffset(TimerTopic, 0) {
+			if ts.enq < end {
 				ts.enq++ // unreadable slot
 				continue
 			}
