@@ -113,7 +113,9 @@ func TestRecallRefusals(t *testing.T) {
 	if _, _, err := b.Recall(RecallRequest{Topic: "Real", Handle: h}); !refusedWith(err, remoting.NoPermission, "recall failed, operation is forbidden") {
 		t.Errorf("recall disabled: %v", err)
 	}
-	b.updateConfig(func(c *Config) { c.RecallMessageEnable, c.BrokerPermission, c.AllowRecallWhenBrokerNotWriteable = true, PermRead, false })
+	b.updateConfig(func(c *Config) {
+		c.RecallMessageEnable, c.BrokerPermission, c.AllowRecallWhenBrokerNotWriteable = true, PermRead, false
+	})
 	if _, _, err := b.Recall(RecallRequest{Topic: "Real", Handle: h}); !refusedWith(err, remoting.ServiceNotAvailable, "recall failed, broker service not available") {
 		t.Errorf("broker not writeable: %v", err)
 	}

@@ -435,7 +435,8 @@ func goCtlTimers(t *testing.T, r *ctlRig) func(newMaster string) {
 	send("later1", later)
 	send("later2", later)
 	// The slaves copy the topic and, every slaveSynchronizePeriod (1 s),
-	// the timer's progress.
+	// the timer's progress: all five read, the oldest waiting the fourth
+	// (their own GET_TIMER_CHECK_POINT answers the copy).
 	for _, b := range r.bs[1:] {
 		if !waitFor(t, 30*time.Second, func() bool {
 			resp, err := rawInvoke(b.addr, javaRequest(21, nil, nil), 3*time.Second)
@@ -443,8 +444,16 @@ func goCtlTimers(t *testing.T, r *ctlRig) func(newMaster string) {
 		}) {
 			t.Fatalf("slave %s never copied topic %s", b.addr, topic)
 		}
+		var ck *rawCmd
+		if !waitFor(t, 30*time.Second, func() bool {
+			var err error
+			ck, err = rawInvoke(b.addr, javaRequest(60, nil, nil), 3*time.Second)
+			return err == nil && ck.Code == 0 && len(ck.Body) >= 32 &&
+				binary.BigEndian.Uint64(ck.Body[24:]) == 5 && ck.ExtFields["timerLowOffset"] == "3"
+		}) {
+			t.Fatalf("slave %s never copied the master's timer progress: %v", b.addr, ck)
+		}
 	}
-	time.Sleep(2 * time.Second)
 	return func(newMaster string) {
 		t.Helper()
 		if !waitFor(t, time.Until(later)+30*time.Second, func() bool { return count(newMaster) >= 5 }) {
