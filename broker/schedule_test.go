@@ -49,9 +49,8 @@ func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) 
 	return testBrokerLog(t, dir, edit, zerolog.Nop())
 }
 
-// testBrokerLog is testBroker logging to log.
-func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Logger) (*Broker, func()) {
-	t.Helper()
+// testConfig is the configuration of the test brokers on the store dir.
+func testConfig(dir string) Config {
 	cfg := DefaultConfig()
 	cfg.BrokerName = "b"
 	cfg.BrokerIP1 = "127.0.0.1"
@@ -59,6 +58,13 @@ func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Log
 	cfg.Store.MappedFileSizeCommitLog = 1 << 20
 	cfg.Store.AccessMessageInMemoryMaxRatio = 0 // tests of the residency check write 17 MiB, not GiBs
 	cfg.Store.MessageDelayLevel = "1s 2s"
+	return cfg
+}
+
+// testBrokerLog is testBroker logging to log.
+func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Logger) (*Broker, func()) {
+	t.Helper()
+	cfg := testConfig(dir)
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -43,13 +43,7 @@ func putTimer(t *testing.T, b *Broker, id string, due int64) {
 // slave is, lets fn run, and persists and closes it.
 func asSlave(t *testing.T, dir string, fn func(*Broker)) {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.BrokerName = "b"
-	cfg.BrokerIP1 = "127.0.0.1"
-	cfg.Store.StorePathRootDir = dir
-	cfg.Store.MappedFileSizeCommitLog = 1 << 20
-	cfg.Store.MessageDelayLevel = "1s 2s"
-	b, err := New(cfg, zerolog.Nop())
+	b, err := New(testConfig(dir), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
