@@ -112,10 +112,9 @@ func runMaven(t *testing.T, r mavenRun) map[string]string {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	runErr := cmd.Run()
-	if left, _ := filepath.Glob(filepath.Join(cmd.Dir, "target", "*", tempDir)); len(left) > 0 {
-		for _, d := range left {
-			os.RemoveAll(d)
-		}
+	left, _ := filepath.Glob(filepath.Join(cmd.Dir, "target", "*", tempDir))
+	for _, d := range left {
+		os.RemoveAll(d)
 	}
 	t.Logf("mvn %s %s %s: %.1fs", r.profile, r.serialize, r.class, time.Since(start).Seconds())
 

@@ -3,8 +3,8 @@ package processor
 // Operators' requests of Apache 5.3.3 that a plain broker serves, each
 // answered as 5.3.3 answers it (TestReference's operators' probes): the
 // group forbidden table (353), the master flush offset a controller gives
-// a slave (908), message recall (370, off by default: recallMessageEnable), static topics
-// (513, the topic only), cold-data flow control (2001-2003), the commit
+// a slave (908), message recall (370, off unless recallMessageEnable),
+// static topics (513, the topic only), cold-data flow control (2001-2003), the commit
 // log's read-ahead advice (2004) and resuming a half message's checks
 // (323). The services are the broker's (broker/opsadmin.go,
 // broker/groupforbidden.go).
