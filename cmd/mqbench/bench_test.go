@@ -105,8 +105,11 @@ func TestBenchAgainstServers(t *testing.T) {
 	nsConf := filepath.Join(dir, "namesrv.conf")
 	brokerConf := filepath.Join(dir, "broker.conf")
 	must(t, os.WriteFile(nsConf, fmt.Appendf(nil, "listenPort=%d\nkvConfigPath=%s\n", nsPort, filepath.Join(dir, "kv.json")), 0o644))
-	must(t, os.WriteFile(brokerConf, fmt.Appendf(nil, "brokerName=broker-t\nlistenPort=%d\nbrokerIP1=127.0.0.1\nstorePathRootDir=%s\nmappedFileSizeCommitLog=16777216\n",
-		brokerPort, filepath.Join(dir, "store")), 0o644))
+	// The HA and VIP ports default to listenPort+1 and -2, which another
+	// package's servers may hold: free ones of their own.
+	must(t, os.WriteFile(brokerConf, fmt.Appendf(nil, "brokerName=broker-t\nlistenPort=%d\nhaListenPort=%d\nfastListenPort=%d\n"+
+		"brokerIP1=127.0.0.1\nstorePathRootDir=%s\nmappedFileSizeCommitLog=16777216\n",
+		brokerPort, freePort(t), freePort(t), filepath.Join(dir, "store")), 0o644))
 	startServer(t, dir, "mqnamesrv", "-c", nsConf)
 	waitFor(t, 10*time.Second, "name server up", func() error {
 		c, err := net.Dial("tcp", ns)
