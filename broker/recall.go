@@ -83,8 +83,10 @@ type RecallRequest struct {
 	ProducerGroup, Topic, Handle string
 }
 
-// Recall checks a recall as Apache's processor does and returns the delete
-// marker to store, through Send (so that it is stored, counted and made
+// Recall checks a recall as Apache's processor does (in its order: the
+// key, the role and the permission before the header's fields; an empty
+// topic is one not here, an empty handle an invalid one) and returns the
+// delete marker to store, through Send (so that it is stored, counted and made
 // durable as a send is), and the recalled message's id for the answer.
 func (b *Broker) Recall(r RecallRequest) (SendRequest, string, error) {
 	cfg := b.Config()

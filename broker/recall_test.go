@@ -88,6 +88,7 @@ func TestRecallRefusals(t *testing.T) {
 		remark              string
 	}{
 		{"no topic", "Nope", h, remoting.TopicNotExist, "recall failed, the topic[Nope] not exist"},
+		{"empty topic", "", h, remoting.TopicNotExist, "recall failed, the topic[] not exist"},
 		{"not base64", "Real", "%%%", remoting.IllegalOperation, "recall handle is invalid"},
 		{"empty", "Real", "", remoting.IllegalOperation, "recall handle is invalid"},
 		{"v2", "Real", enc("v2 Real b " + ts + " U1"), remoting.IllegalOperation, "recall handle is invalid"},
@@ -110,8 +111,10 @@ func TestRecallRefusals(t *testing.T) {
 		t.Errorf("an unpadded handle with an extra field (Java's decoder takes it): %v %q", err, id)
 	}
 	b.updateConfig(func(c *Config) { c.RecallMessageEnable = false })
-	if _, _, err := b.Recall(RecallRequest{Topic: "Real", Handle: h}); !refusedWith(err, remoting.NoPermission, "recall failed, operation is forbidden") {
-		t.Errorf("recall disabled: %v", err)
+	for _, r := range []RecallRequest{{Topic: "Real", Handle: h}, {Topic: "Real"}, {}} { // 5.3.3: whatever the header
+		if _, _, err := b.Recall(r); !refusedWith(err, remoting.NoPermission, "recall failed, operation is forbidden") {
+			t.Errorf("recall disabled, %+v: %v", r, err)
+		}
 	}
 	b.updateConfig(func(c *Config) {
 		c.RecallMessageEnable, c.BrokerPermission, c.AllowRecallWhenBrokerNotWriteable = true, PermRead, false
