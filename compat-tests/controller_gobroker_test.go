@@ -130,6 +130,20 @@ func newGoCtlRig(t *testing.T, name string, ctlAddrs []string, state func() ctlS
 	})
 }
 
+// newGoCtlSet starts three rocketgo controllers (raft) and a rig of three
+// rocketgo brokers on them, named after prefix; state is the leading
+// controller's view of the set.
+func newGoCtlSet(t *testing.T, prefix string) (*ctlRig, []int, func() ctlSyncState) {
+	t.Helper()
+	name := uniq(prefix)
+	g := startControllers(t, name+"-raft")
+	g.leader(30 * time.Second)
+	state := liveState(g)
+	r, ports := newGoCtlRig(t, name, g.addrs, state)
+	r.g = g
+	return r, ports, state
+}
+
 // newGoCtlRigOn is newGoCtlRig with the name server c and start(i, port)
 // starting broker i.
 func newGoCtlRigOn(t *testing.T, c *cluster, state func() ctlSyncState, start func(i, port int) *ctlBroker) (*ctlRig, []int) {
@@ -257,12 +271,8 @@ func TestControllerGoBrokersSoak(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("ROCKETGO_CONTROLLER_KILLS")); err == nil && n > 0 {
 		kills = n
 	}
-	name := uniq("goctlsoak")
-	g := startControllers(t, name+"-raft")
-	g.leader(30 * time.Second)
-	state := liveState(g)
-	r, ports := newGoCtlRig(t, name, g.addrs, state)
-	r.g = g
+	r, ports, state := newGoCtlSet(t, "goctlsoak")
+	g := r.g
 	start := time.Now()
 	r.startLoad()
 	r.waitSends(start, 100, 60*time.Second, "before the first kill")
@@ -366,12 +376,8 @@ func TestControllerGoBrokers(t *testing.T) {
 	// Fresh directories on every run (-count): the raft logs and identity
 	// files of a previous run name other ports.
 	start := time.Now()
-	name := uniq("goctl")
-	g := startControllers(t, name+"-raft")
-	g.leader(30 * time.Second)
-	state := liveState(g)
-	r, ports := newGoCtlRig(t, name, g.addrs, state)
-	r.g = g
+	r, ports, state := newGoCtlSet(t, "goctl")
+	g := r.g
 	goCtlEpochs(t, r, state)
 	timers := goCtlTimers(t, r)
 	f := goCtlFailover(t, r, ports, g.addrs, state)
@@ -773,12 +779,8 @@ func TestControllerGoBrokersLeaderAndMaster(t *testing.T) {
 	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
 		t.Skip("the leader-and-master kill runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
 	}
-	name := uniq("goctllm")
-	g := startControllers(t, name+"-raft")
-	g.leader(30 * time.Second)
-	state := liveState(g)
-	r, _ := newGoCtlRig(t, name, g.addrs, state)
-	r.g = g
+	r, _, _ := newGoCtlSet(t, "goctllm")
+	g := r.g
 	start := time.Now()
 	r.startLoad()
 	r.waitSends(start, 100, 60*time.Second, "before the kills")
