@@ -108,7 +108,7 @@ func (ts *timerService) take(c timerCheckpoint, version DataVersion) error {
 func (ts *timerService) fenceAt(phy int64) { ts.fence.Store(phy) }
 
 // dispatchWait bounds how long a timer run starting on a new master waits
-// for the consume queues to reach the commit log's end (reset).
+// for the consume queues to reach the fence (reset).
 const dispatchWait = 5 * time.Second
 
 // reset starts a delivery run from the checkpoint: what this broker's last
@@ -117,12 +117,12 @@ const dispatchWait = 5 * time.Second
 // its master, a truncated tail) and those written there later were never
 // read by anyone (and the fence keeps apart those written since the term
 // began, fenceAt). So that a queue still being dispatched is not mistaken
-// for a short one, it first waits (bounded) for dispatch to catch up. It
-// reports false when quit closed first.
+// for a short one, it first waits (bounded) for dispatch to reach the
+// fence. It reports false when quit closed first.
 func (ts *timerService) reset(quit <-chan struct{}) bool {
 	st := ts.b.Store
 	deadline := time.Now().Add(dispatchWait)
-	for !st.DispatchCaughtUp() && time.Now().Before(deadline) {
+	for st.DispatchedPhyOffset() < ts.fence.Load() && time.Now().Before(deadline) {
 		select {
 		case <-quit:
 			return false

@@ -825,11 +825,6 @@ func (s *Store) MinOffset(topic string, queueID int32) int64 {
 	return 0
 }
 
-// DispatchCaughtUp reports whether the consume queues hold everything the
-// commit log may dispatch now (up to the confirm offset, in controller
-// mode), or dispatch is stalled on a record it cannot read.
-func (s *Store) DispatchCaughtUp() bool { return !s.dispatchBehind() || s.dispatchStalled.Load() }
-
 // MaxPhyOffset is the end of the commit log.
 func (s *Store) MaxPhyOffset() int64 { return s.cl.maxOffset.Load() }
 
