@@ -181,8 +181,14 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 	}
 	// Stop deciding first: closing the brokers' connections below must not
 	// read as brokers dying (Apache stops its heartbeat manager first).
+	// Taking propose waits for a decision in flight while raft still runs
+	// to answer it: hashicorp/raft never answers a future whose entry is
+	// still queued for its FSM when it shuts down, so none may be pending
+	// then (a worker left waiting kept Shutdown past its deadline).
+	c.propose.Lock()
 	c.stopping.Store(true)
 	c.ready.Store(false)
+	c.propose.Unlock()
 	var errs []error
 	if err := c.rs.Shutdown(ctx); err != nil {
 		errs = append(errs, err)
@@ -287,13 +293,7 @@ func (c *Controller) watchLeadership() {
 				c.log.Info().Msg("controller lost leadership")
 				continue
 			}
-			for c.node.r.State() == raft.Leader {
-				if err := c.node.r.Barrier(proposeTimeout).Error(); err == nil && !c.stopping.Load() {
-					c.readySince.Store(time.Now().UnixNano())
-					c.ready.Store(true)
-					c.log.Info().Msg("controller leads")
-					break
-				}
+			for c.node.r.State() == raft.Leader && !c.becomeReady() {
 				select {
 				case <-c.quit:
 					return
@@ -302,6 +302,25 @@ func (c *Controller) watchLeadership() {
 			}
 		}
 	}
+}
+
+// becomeReady waits for a barrier of this term and marks the controller
+// ready; it reports false when the barrier failed. It holds propose, as run
+// does, so that Shutdown finds no raft future pending, and a stopping
+// controller never becomes ready.
+func (c *Controller) becomeReady() bool {
+	c.propose.Lock()
+	defer c.propose.Unlock()
+	if c.stopping.Load() {
+		return true
+	}
+	if err := c.node.r.Barrier(proposeTimeout).Error(); err != nil {
+		return false
+	}
+	c.readySince.Store(time.Now().UnixNano())
+	c.ready.Store(true)
+	c.log.Info().Msg("controller leads")
+	return true
 }
 
 // scanHeartbeats expires silent brokers (scanNotActiveBroker): first after

@@ -26,6 +26,9 @@
 //     (Apache's single EventScheduler thread).
 //   - The leader serves only after a raft barrier: everything committed
 //     before it became leader is applied.
+//   - Every wait on a raft future holds propose, and Shutdown takes propose
+//     before it stops raft: hashicorp/raft never answers a future whose
+//     entry is still queued for the FSM at shutdown.
 //
 // Goroutines: raft's own; workers serving requests; the leadership watcher;
 // the heartbeat scan; the inactive-master scan; the notifier. All started by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ type fakeBroker struct {
 	notified chan ReplicaState
 	stopHB   chan struct{}
 	hbDone   sync.WaitGroup
+	beats    atomic.Int64 // heartbeats the loop sent
 }
 
 func startFakeBroker(t *testing.T, addr string, maxOffset int64) *fakeBroker {
@@ -72,6 +74,7 @@ func startFakeBroker(t *testing.T, addr string, maxOffset int64) *fakeBroker {
 		for {
 			_ = c.SendHeartbeat(context.Background(), Heartbeat{Cluster: "c1", BrokerName: "rb", BrokerAddr: fb.b.Addr,
 				BrokerID: id, Epoch: fb.epochs.LastEpoch(), MaxOffset: maxOffset, ConfirmOffset: maxOffset, TimeoutMillis: 3000})
+			fb.beats.Add(1)
 			select {
 			case <-fb.stopHB:
 				return
@@ -136,6 +139,10 @@ func roleScenario(t *testing.T, addr string) {
 		t.Fatalf("alter: %v epoch %d", set, setEpoch)
 	}
 
+	// One more beat of a's own loop: becomeMaster's heartbeat set a 10 s
+	// timeout, the loop's sets 3 s, and the last one counts.
+	sent := a.beats.Load()
+	testutil.WaitFor(t, 5*time.Second, func() bool { return a.beats.Load() > sent+1 })
 	killed := time.Now()
 	a.die()
 	// The first election was pushed to b too (epoch 1, already applied from
