@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 
@@ -228,7 +227,7 @@ func (b *Broker) ConfigProperties() ([]byte, DataVersion) {
 			kept = append(kept, kv)
 		}
 	}
-	return appendProperties(nil, kept), v
+	return config.AppendProperties(nil, kept), v
 }
 
 // authConfigKeys are ACL 2.0's keys: Apache 5.3.3 reads them into its
@@ -242,35 +241,6 @@ var authConfigKeys = map[string]bool{
 	"authorizationProvider": true, "authorizationMetadataProvider": true, "authorizationStrategy": true,
 	"userCacheMaxNum": true, "userCacheExpiredSecond": true, "userCacheRefreshSecond": true,
 	"aclCacheMaxNum": true, "aclCacheExpiredSecond": true, "aclCacheRefreshSecond": true,
-}
-
-// appendProperties appends sorted key=value lines, leaving out empty
-// values. A backslash, newline or carriage return in a value is escaped, so
-// the line reads back as the same value (Apache writes them raw and cannot
-// read such a file back).
-func appendProperties(dst []byte, pairs [][2]string) []byte {
-	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
-	for _, kv := range pairs {
-		if kv[1] == "" {
-			continue
-		}
-		dst = append(dst, kv[0]...)
-		dst = append(dst, '=')
-		for i := 0; i < len(kv[1]); i++ {
-			switch c := kv[1][i]; c {
-			case '\\':
-				dst = append(dst, `\\`...)
-			case '\n':
-				dst = append(dst, `\n`...)
-			case '\r':
-				dst = append(dst, `\r`...)
-			default:
-				dst = append(dst, c)
-			}
-		}
-		dst = append(dst, '\n')
-	}
-	return dst
 }
 
 // configFilePath is where the configuration is written: brokerConfigPath,
@@ -295,7 +265,7 @@ func (b *Broker) persistConfigIfDirty() error {
 		b.cfgMu.Lock()
 		pairs := append(withSecrets(config.Pairs(&b.cfgFile.recorded), &b.cfgFile.recorded), b.cfgFile.extras...)
 		b.cfgMu.Unlock()
-		return appendProperties(nil, pairs), nil
+		return config.AppendProperties(nil, pairs), nil
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -267,4 +268,33 @@ func Pairs(src any) [][2]string {
 	}
 	walk(reflect.Indirect(reflect.ValueOf(src)))
 	return out
+}
+
+// AppendProperties appends sorted key=value lines, leaving out empty
+// values. A backslash, newline or carriage return in a value is escaped, so
+// the line reads back as the same value (Apache writes them raw and cannot
+// read such a file back).
+func AppendProperties(dst []byte, pairs [][2]string) []byte {
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
+	for _, kv := range pairs {
+		if kv[1] == "" {
+			continue
+		}
+		dst = append(dst, kv[0]...)
+		dst = append(dst, '=')
+		for i := 0; i < len(kv[1]); i++ {
+			switch c := kv[1][i]; c {
+			case '\\':
+				dst = append(dst, `\\`...)
+			case '\n':
+				dst = append(dst, `\n`...)
+			case '\r':
+				dst = append(dst, `\r`...)
+			default:
+				dst = append(dst, c)
+			}
+		}
+		dst = append(dst, '\n')
+	}
+	return dst
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -48,6 +49,7 @@ func testConfig(peers, self, dir string) Config {
 	cfg.ControllerDLegerPeers = peers
 	cfg.ControllerDLegerSelfID = self
 	cfg.ControllerStorePath = dir
+	cfg.ConfigStorePath = filepath.Join(dir, "controller-"+self+".properties")
 	// Apache's defaults (1 s): at 300 ms the leader changed under -race on
 	// a loaded 2-core box between finding it and asking it (2007, not leader).
 	cfg.ControllerRaftHeartbeatTimeoutMillis = 1000
@@ -82,6 +84,34 @@ func startGroup(t *testing.T, mutate func(*Config)) *group {
 		}
 	})
 	return g
+}
+
+// startSingle runs a one-member group (mutate may change its config) and
+// returns it once it leads; it is stopped when the test ends.
+func startSingle(t *testing.T, mutate func(*Config)) *Controller {
+	t.Helper()
+	cfg := testConfig(fmt.Sprintf("n0-127.0.0.1:%d", freePort(t)), "n0", t.TempDir())
+	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
+	cfg.ControllerRaftElectionTimeoutMillis = 300
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	c, err := New(cfg, testutil.Logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := c.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	testutil.WaitFor(t, 15*time.Second, c.IsLeader)
+	return c
 }
 
 func (g *group) start(i int) {

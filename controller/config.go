@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +43,10 @@ type Config struct {
 	ElectMasterMaxRetryCount int `key:"electMasterMaxRetryCount"`
 	// ControllerThreadPoolNums is the number of request workers.
 	ControllerThreadPoolNums int `key:"controllerThreadPoolNums"`
+	// ConfigStorePath is where UPDATE_CONTROLLER_CONFIG writes the whole
+	// configuration in force, as properties (Apache's Configuration.persist);
+	// "" means Apache's default, ~/controller/controller.properties.
+	ConfigStorePath string `key:"configStorePath"`
 	// ConfigBlackList lists the keys UPDATE_CONTROLLER_CONFIG may not change
 	// (';'-separated; configBlackList, configStorePath and rocketmqHome
 	// always).
@@ -178,3 +184,15 @@ func (c Config) Validate() error {
 }
 
 func millis(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// configFile is where an update is written (ConfigStorePath).
+func (c Config) configFile() string {
+	if c.ConfigStorePath != "" {
+		return c.ConfigStorePath
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, "controller", "controller.properties")
+}

@@ -32,6 +32,7 @@ type Controller struct {
 	// heartbeat scan period).
 	cfg   Config
 	live  atomic.Pointer[Config]
+	cfgMu sync.Mutex // serialises updates of live and their files
 	log   zerolog.Logger
 	warn  zerolog.Logger // sampled, for refusals a client can repeat
 	root  zerolog.Logger

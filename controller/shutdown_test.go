@@ -18,17 +18,7 @@ import (
 // (hashicorp/raft drops the batches still queued for its FSM).
 func TestShutdownWithProposalsInFlight(t *testing.T) {
 	for round := range 6 {
-		cfg := testConfig(fmt.Sprintf("n0-127.0.0.1:%d", freePort(t)), "n0", t.TempDir())
-		cfg.ControllerRaftHeartbeatTimeoutMillis = 300
-		cfg.ControllerRaftElectionTimeoutMillis = 300
-		c, err := New(cfg, testutil.Logger())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		testutil.WaitFor(t, 15*time.Second, c.IsLeader)
+		c := startSingle(t, nil)
 		b := newFakeBroker(t, "sb")
 		var wg sync.WaitGroup
 		var stop atomic.Bool
@@ -49,7 +39,7 @@ func TestShutdownWithProposalsInFlight(t *testing.T) {
 		}
 		testutil.WaitFor(t, 10*time.Second, func() bool { return applied.Load() >= 20 })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err = c.Shutdown(ctx)
+		err := c.Shutdown(ctx)
 		cancel()
 		stop.Store(true)
 		wg.Wait()

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -50,6 +51,7 @@ func Start(t testing.TB) string {
 	cfg.ControllerDLegerPeers = fmt.Sprintf("n0-127.0.0.1:%d", port)
 	cfg.ControllerDLegerSelfID = "n0"
 	cfg.ControllerStorePath = t.TempDir()
+	cfg.ConfigStorePath = filepath.Join(cfg.ControllerStorePath, "controller.properties")
 	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
 	cfg.ControllerRaftElectionTimeoutMillis = 300
 	cfg.ScanInactiveMasterInterval = 300
