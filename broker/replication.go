@@ -234,8 +234,8 @@ type syncPart struct {
 }
 
 // SyncFromMaster copies topics, consumer offsets, delay offsets,
-// subscription groups and the timer checkpoint from the master at addr
-// (Apache's syncAll and syncTimerCheckPoint). Each
+// subscription groups, the timer checkpoint and the timer's per-topic counts
+// from the master at addr (Apache's syncAll and syncTimerCheckPoint). Each
 // part is independent: one failing does not stop the others.
 func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
 	var errs []error
@@ -249,7 +249,8 @@ func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
 		{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(b.takeGroups)},
 	}
 	if b.Config().TimerWheelEnable { // as Apache's slave asks only then
-		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.takeTimerCheckpoint})
+		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.takeTimerCheckpoint},
+			syncPart{"timer metrics", remoting.GetTimerMetrics, body(b.takeTimerMetrics)})
 	}
 	for _, part := range parts {
 		resp, err := b.registrar.client.Invoke(ctx, addr, remoting.NewRequest(part.code, nil, nil))

@@ -1,11 +1,14 @@
 package broker
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	jsoniter "github.com/json-iterator/go"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // TimerStats are the timer service's figures for the metrics endpoint
@@ -24,6 +27,10 @@ type TimerStats struct {
 	// HeadDue is the delivery time (ms) of the first message waiting, 0
 	// when none waits.
 	HeadDue atomic.Int64
+	// mirror is the master's messages waiting per topic, as the slave's
+	// metadata sync last copied them (GET_TIMER_METRICS); read in place of
+	// Timing while no timer run delivers here. Replaced whole, never edited.
+	mirror atomic.Pointer[map[string]int64]
 }
 
 // TimerFlow is one real topic's timer figures.
@@ -55,24 +62,69 @@ func (s *TimerStats) RangeTopics(fn func(topic string, f *TimerFlow) bool) {
 	s.topics.each(fn)
 }
 
-// TimerMetrics is GET_TIMER_METRICS' body, Apache's
-// TimerMetricsSerializeWrapper: per real topic the messages waiting in the
-// timer ("timingCount"), with a data version of the answer's time. rocketgo
-// keeps no per-topic update time; timeStamp is the answer's too.
-func (b *Broker) TimerMetrics() []byte {
-	type metric struct {
-		Count     int64 `json:"count"`
-		TimeStamp int64 `json:"timeStamp"`
+// TimerTiming is the messages waiting in the timer per real topic: this
+// broker's own while its timer delivers (or when it never copied a
+// master's), else what its master had at the last sync, as an Apache
+// slave's TimerMetrics holds its master's timingCount.
+func (b *Broker) TimerTiming() map[string]int64 {
+	if m := b.Timer.mirror.Load(); m != nil && !b.timer.running.Load() {
+		return *m
 	}
-	now := time.Now().UnixMilli()
-	counts := map[string]metric{}
+	counts := map[string]int64{}
 	b.Timer.RangeTopics(func(topic string, f *TimerFlow) bool {
-		counts[topic] = metric{Count: f.Timing.Load(), TimeStamp: now}
+		counts[topic] = f.Timing.Load()
 		return true
 	})
-	out, _ := jsoniter.Marshal(struct { // strings and ints: cannot fail
-		TimingCount map[string]metric `json:"timingCount"`
-		DataVersion DataVersion       `json:"dataVersion"`
-	}{counts, DataVersion{Timestamp: now}})
+	return counts
+}
+
+// timerMetricsBody is GET_TIMER_METRICS' body, Apache's
+// TimerMetricsSerializeWrapper: per real topic the messages waiting in the
+// timer ("timingCount"), with a data version.
+type timerMetricsBody struct {
+	TimingCount map[string]timerMetric `json:"timingCount"`
+	DataVersion DataVersion            `json:"dataVersion"`
+}
+
+type timerMetric struct {
+	Count     int64 `json:"count"`
+	TimeStamp int64 `json:"timeStamp"`
+}
+
+// TimerMetrics answers GET_TIMER_METRICS, with a data version of the
+// answer's time. rocketgo keeps no per-topic update time; timeStamp is the
+// answer's too.
+func (b *Broker) TimerMetrics() []byte {
+	now := time.Now().UnixMilli()
+	counts := map[string]timerMetric{}
+	for topic, n := range b.TimerTiming() {
+		counts[topic] = timerMetric{Count: n, TimeStamp: now}
+	}
+	out, _ := jsoniter.Marshal(timerMetricsBody{counts, DataVersion{Timestamp: now}}) // strings and ints: cannot fail
 	return out
+}
+
+// takeTimerMetrics is the slave's half (Apache's syncTimerMetrics): the
+// master's counts replace the copy. What a hostile or broken master sends is
+// bounded: topics that are not valid names, negative counts and topics past
+// maxStatKeys are left out.
+func (b *Broker) takeTimerMetrics(body []byte) error {
+	var m timerMetricsBody
+	if err := jsoniter.Unmarshal(config.QuoteBareKeys(body), &m); err != nil {
+		return fmt.Errorf("timer metrics: %w", err)
+	}
+	counts := make(map[string]int64, min(len(m.TimingCount), maxStatKeys))
+	skipped := 0
+	for topic, v := range m.TimingCount {
+		if ValidTopicName(topic) != nil || v.Count < 0 || len(counts) >= maxStatKeys {
+			skipped++
+			continue
+		}
+		counts[topic] = v.Count
+	}
+	if skipped > 0 {
+		b.sampled.Warn().Int("skipped", skipped).Msg("GET_TIMER_METRICS: topics left out")
+	}
+	b.Timer.mirror.Store(&counts)
+	return nil
 }

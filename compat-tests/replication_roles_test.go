@@ -8,6 +8,7 @@ package compattest
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -420,7 +421,11 @@ func synced(addr, topic, group string) bool {
 // them from an Apache 5.3.3 master; neither logs a failed sync of topics,
 // offsets, delay offsets, groups, timer checkpoint or timer metrics. Each
 // slave holds its master's timer checkpoint (GET_TIMER_CHECK_POINT 60): the
-// master delivered one timer message, so the timer queue offset read is 1.
+// master delivered one timer message and holds another, due in an hour, so
+// the timer queue offset read is 2. The rocketgo slave answers GET_TIMER_METRICS
+// (61) with its master's count, one message of the topic waiting (an
+// Apache slave adds to its copy what its own timer reads up to the
+// checkpoint, so its count is not its master's).
 func TestReplicationJavaMetadata(t *testing.T) {
 	requireJava(t)
 	// Mostly waiting (a minute for the Apache slave's first sync, which no
@@ -433,6 +438,7 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		topic, group := uniq("JMetaT"), uniq("JMetaG")
 		setupMeta(t, c.brokerAddr, topic, group)
 		sendTimer(t, c.brokerAddr, topic)
+		sendWaitingTimer(t, c.brokerAddr, topic)
 		_, slave, dir := startApacheBroker(t, uniq("apache-slave"), c.nsAddr,
 			"brokerName="+c.brokerName+"\nbrokerId=1\nbrokerRole=SLAVE\n"+replConf)
 		if !waitFor(t, 150*time.Second, func() bool { return synced(slave, topic, group) }) {
@@ -444,9 +450,9 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		var ck []byte
 		if !waitFor(t, 30*time.Second, func() bool {
 			ck, _ = os.ReadFile(filepath.Join(dir, "store", "config", "timercheck"))
-			return len(ck) >= 32 && binary.BigEndian.Uint64(ck[24:]) == 1
+			return len(ck) >= 32 && binary.BigEndian.Uint64(ck[24:]) == 2
 		}) {
-			t.Errorf("the Apache slave's timer checkpoint does not hold the master's timer queue offset 1: % x", ck[:min(len(ck), 32)])
+			t.Errorf("the Apache slave's timer checkpoint does not hold the master's timer queue offset 2: % x", ck[:min(len(ck), 32)])
 		}
 		log := filepath.Join(dir, "logs", "rocketmqlogs", "broker.log")
 		for _, bad := range []string{"SyncTopicConfig Exception", "SyncConsumerOffset Exception",
@@ -471,6 +477,7 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		topic, group := uniq("JMetaT"), uniq("JMetaG")
 		setupMeta(t, master, topic, group)
 		sendTimer(t, master, topic)
+		sendWaitingTimer(t, master, topic)
 		c.brokerName = "broker-ref" // reference/run.sh's broker name
 		s := startSlave(t, c, "")
 		if !waitFor(t, 60*time.Second, func() bool { return synced(s.addr, topic, group) }) {
@@ -480,9 +487,12 @@ func TestReplicationJavaMetadata(t *testing.T) {
 		if !waitFor(t, 30*time.Second, func() bool {
 			b, _ := os.ReadFile(filepath.Join(s.dir, "store", "config", "timerProgress.json"))
 			progress = string(b)
-			return strings.Contains(progress, `"enqueueOffset":1,"lowOffset":-1,`)
+			return strings.Contains(progress, `"enqueueOffset":2,"lowOffset":-1,`)
 		}) {
-			t.Errorf("the rocketgo slave's timer progress is not the Apache master's (offset 1, low unknown): %s", progress)
+			t.Errorf("the rocketgo slave's timer progress is not the Apache master's (offset 2, low unknown): %s", progress)
+		}
+		if n := timingCount(t, s.addr, topic); n != 1 {
+			t.Errorf("the rocketgo slave's timer metrics: %d of %s waiting, want its master's 1", n, topic)
 		}
 		if tail := tailFile(filepath.Join(s.dir, "broker.log"), 2000); strings.Contains(tail, "slave metadata sync failed") {
 			t.Errorf("rocketgo slave logged a failed sync:\n%s", tail)
@@ -504,6 +514,44 @@ func sendTimer(t *testing.T, addr, topic string) {
 	}) {
 		t.Fatalf("the timer message to %s was not delivered", addr)
 	}
+}
+
+// sendWaitingTimer sends a timer message due in an hour to topic on the
+// master at addr and waits until the master counts it waiting.
+func sendWaitingTimer(t *testing.T, addr, topic string) {
+	t.Helper()
+	due := strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)
+	if resp, err := sendRaw(addr, topic, propsOf("TIMER_DELIVER_MS", due)); err != nil || resp.Code != 0 {
+		t.Fatalf("timer message to %s: %v %v", addr, resp, err)
+	}
+	if n := timingCount(t, addr, topic); n != 1 {
+		t.Fatalf("%s counts %d timer messages of %s waiting, want 1", addr, n, topic)
+	}
+}
+
+// timingCount waits (30 s at most) until GET_TIMER_METRICS (61) on addr
+// counts topic's timer messages waiting, and returns the count (-1: none).
+func timingCount(t *testing.T, addr, topic string) int64 {
+	t.Helper()
+	n := int64(-1)
+	waitFor(t, 30*time.Second, func() bool {
+		resp, err := rawInvoke(addr, javaRequest(61, nil, nil), 3*time.Second)
+		if err != nil || resp.Code != 0 {
+			return false
+		}
+		var m struct {
+			TimingCount map[string]struct{ Count int64 } `json:"timingCount"`
+		}
+		if json.Unmarshal(resp.Body, &m) != nil {
+			return false
+		}
+		c, ok := m.TimingCount[topic]
+		if ok {
+			n = c.Count
+		}
+		return ok && c.Count > 0
+	})
+	return n
 }
 
 // mqadmin 5.3.3 (ROCKETGO_JAVA=1) shows a rocketgo master and slave as it

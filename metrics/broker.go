@@ -177,8 +177,10 @@ func (c *collector) timer(emit func(string, float64, ...string)) {
 		late = max(time.Now().UnixMilli()-due, 0)
 	}
 	emit("rocketmq_timer_dequeue_latency_milliseconds", float64(late), "local", "disk")
+	for topic, n := range c.b.TimerTiming() { // a slave's: its master's at the last sync
+		emit("rocketmq_timing_messages", float64(max(n, 0)), topic, "local", "disk")
+	}
 	t.RangeTopics(func(topic string, f *broker.TimerFlow) bool {
-		emit("rocketmq_timing_messages", float64(max(f.Timing.Load(), 0)), topic, "local", "disk")
 		emit("rocketmq_timer_enqueue_total", float64(f.Enqueued.Load()), topic, "local", "disk")
 		emit("rocketmq_timer_dequeue_total", float64(f.Dequeued.Load()), topic, "local", "disk")
 		return true
