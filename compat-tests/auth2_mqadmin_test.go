@@ -48,6 +48,18 @@ var auth2MQAdminSteps = []struct {
 	{"getUser -n N -b B -u admUser1", "", ""},
 	{"getAcl -n N -b B -s User:admUser1", "", "CODE: 16  DESC: The subject is not exist."},
 	{"listUser -n N -b B -f adm", "#UserName #Password #UserType #UserStatus\nadmUser2 admPass3 Normal enable", ""},
+	// copyUser and copyAcl, from B to a second broker B2 with only the
+	// super user: an ACL cannot go before its user; a user copied to a
+	// broker that has it is updated, and so is an ACL.
+	{"createAcl -n N -b B -s User:admUser2 -r Topic:cpT -a Pub -d Allow", "create acl to B success.", ""},
+	{"copyAcl -n N -f B -t B2 -s User:admUser2", "", "CODE: 16  DESC: The subject is not exist."},
+	{"copyUser -n N -f B -t B2 -u admUser2", "copy user of admUser2 from B to B2 success.", ""},
+	{"copyUser -n N -f B -t B2", "copy user of admUser2 from B to B2 success.\ncopy user of rocketmq2 from B to B2 success.", ""},
+	{"getUser -n N -b B2 -u admUser2", "#UserName #Password #UserType #UserStatus\nadmUser2 admPass3 Normal enable", ""},
+	{"copyAcl -n N -f B -t B2 -s User:admUser2", "copy acl of User:admUser2 from B to B2 success.", ""},
+	{"createAcl -n N -b B -s User:admUser2 -r Group:cpG -a Sub -d Deny", "create acl to B success.", ""},
+	{"copyAcl -n N -f B -t B2", "copy acl of User:admUser2 from B to B2 success.", ""},
+	{"getAcl -n N -b B2 -s User:admUser2", "#Subject #PolicyType #Resource #Actions #SourceIp #Decision\nUser:admUser2 Custom Topic:cpT [Pub] null Allow\nUser:admUser2 Custom Group:cpG [Sub] null Deny", ""},
 }
 
 var brokerFailure = regexp.MustCompile(`CODE: (\d+)\s+DESC: ([^\n]*)`)
@@ -60,6 +72,7 @@ func TestAuth2MQAdmin(t *testing.T) {
 	outs := map[string][]string{}
 	for _, target := range targets {
 		c := auth2Cluster(t, target, "auth2-adm")
+		c2 := auth2Cluster(t, target, "auth2-adm2")
 		home := t.TempDir()
 		if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
 			t.Fatal(err)
@@ -70,9 +83,10 @@ func TestAuth2MQAdmin(t *testing.T) {
 		}
 		java := startJavaAdmin(t, cp, home)
 		for _, s := range auth2MQAdminSteps {
-			args := strings.Fields(strings.NewReplacer("-n N", "-n "+c.nsAddr, "-b B", "-b "+c.brokerAddr, "-c C", "-c "+clusterName).Replace(s.args))
+			args := strings.Fields(strings.NewReplacer("-n N", "-n "+c.nsAddr, "-b B2", "-b "+c2.brokerAddr, "-b B", "-b "+c.brokerAddr,
+				"-f B", "-f "+c.brokerAddr, "-t B2", "-t "+c2.brokerAddr, "-c C", "-c "+clusterName).Replace(s.args))
 			before := len(java.stderr.String())
-			out := squeeze(strings.ReplaceAll(java.run(t, args), c.brokerAddr, "B"))
+			out := squeeze(strings.NewReplacer(c2.brokerAddr, "B2", c.brokerAddr, "B").Replace(java.run(t, args)))
 			fail := ""
 			if s.fail != "" {
 				// The stack trace reaches stderr through exec's copier.
