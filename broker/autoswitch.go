@@ -53,6 +53,7 @@ func (b *Broker) autoswitchConfig(cfg *Config) autoswitch.Config {
 	ac.MinInSyncReplicas = cfg.Controller.MinInSyncReplicas
 	ac.HASendHeartbeatInterval = ms(int64(cfg.HA.HASendHeartbeatInterval))
 	ac.HAHousekeepingInterval = ms(int64(cfg.HA.HAHousekeepingInterval))
+	ac.CheckSyncStateSetPeriod = ms(cfg.Controller.CheckSyncStateSetPeriod)
 	ac.HATransferBatchSize = cfg.HA.HATransferBatchSize
 	ac.SlaveTimeout = ms(int64(cfg.HA.SlaveTimeout))
 	ac.SyncFromLastFile = cfg.Controller.SyncFromLastFile

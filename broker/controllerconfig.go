@@ -20,7 +20,7 @@ type ControllerConfig struct {
 	// SyncBrokerMetadataPeriod (ms): the replica info poll (1004).
 	SyncBrokerMetadataPeriod int64 `key:"syncBrokerMetadataPeriod"`
 	// CheckSyncStateSetPeriod (ms): how often a master checks its
-	// SyncStateSet for slaves to drop (AutoSwitch HA).
+	// SyncStateSet for slaves to drop when no ack comes (AutoSwitch HA).
 	CheckSyncStateSetPeriod int64 `key:"checkSyncStateSetPeriod"`
 	// SyncControllerMetadataPeriod (ms): how often the controller leader is
 	// looked up again (1005).

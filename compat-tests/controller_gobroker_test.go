@@ -51,6 +51,7 @@ controllerAddr=%s
 syncBrokerMetadataPeriod=1000
 allAckInSyncStateSet=true
 haMaxTimeSlaveNotCatchup=15000
+checkSyncStateSetPeriod=1000
 `, clusterName, ctlBrokerSet, port, nsAddr, ip, filepath.Join(dir, "store"), ctlAddrs)
 }
 

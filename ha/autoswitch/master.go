@@ -397,12 +397,13 @@ func (s *Service) applySetLocked(t *term) {
 
 // housekeep is the master's bookkeeping: on every ack, set change or
 // append it advances the confirm offset and SYNC_MASTER's Replicated
-// source; every second (and on a disconnect) it proposes shrinking the set
-// for members behind longer than haMaxTimeSlaveNotCatchup, and expanding
-// it for caught-up slaves.
+// source; on every ack, disconnect or set change, and every
+// checkSyncStateSetPeriod, it proposes shrinking the set for members
+// behind longer than haMaxTimeSlaveNotCatchup, and expanding it for
+// caught-up slaves.
 func (s *Service) housekeep(t *term) {
 	wake := make(chan struct{}, 1)
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(s.cfg.CheckSyncStateSetPeriod)
 	defer tick.Stop()
 	alter := true
 	for {

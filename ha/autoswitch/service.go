@@ -24,6 +24,11 @@ type Config struct {
 	MinInSyncReplicas        int           // minInSyncReplicas, 1
 	HASendHeartbeatInterval  time.Duration // haSendHeartbeatInterval, 5 s
 	HAHousekeepingInterval   time.Duration // haHousekeepingInterval, 20 s
+	// CheckSyncStateSetPeriod is how often a master looks for members to
+	// drop from the SyncStateSet when no ack wakes it (checkSyncStateSetPeriod,
+	// 5 s); acks and disconnects wake it at once. A refused proposal is
+	// tried again at the next look.
+	CheckSyncStateSetPeriod time.Duration
 	HATransferBatchSize      int           // haTransferBatchSize, 32 KiB
 	SlaveTimeout             time.Duration // slaveTimeout, 3 s: a SYNC_MASTER send's wait
 	SyncFromLastFile         bool          // syncFromLastFile: an empty slave starts at the master's last file
@@ -49,6 +54,7 @@ func DefaultConfig() Config {
 		MinInSyncReplicas:        1,
 		HASendHeartbeatInterval:  5 * time.Second,
 		HAHousekeepingInterval:   20 * time.Second,
+		CheckSyncStateSetPeriod:  5 * time.Second,
 		HATransferBatchSize:      32 << 10,
 		SlaveTimeout:             3 * time.Second,
 
@@ -63,8 +69,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("autoswitch config: haMaxTimeSlaveNotCatchup %v must be > 0", c.HAMaxTimeSlaveNotCatchup)
 	case c.MinInSyncReplicas < 1:
 		return fmt.Errorf("autoswitch config: minInSyncReplicas %d must be >= 1", c.MinInSyncReplicas)
-	case c.HASendHeartbeatInterval <= 0 || c.HAHousekeepingInterval <= 0 || c.SlaveTimeout <= 0:
-		return errors.New("autoswitch config: haSendHeartbeatInterval, haHousekeepingInterval and slaveTimeout must be > 0")
+	case c.HASendHeartbeatInterval <= 0 || c.HAHousekeepingInterval <= 0 || c.SlaveTimeout <= 0 || c.CheckSyncStateSetPeriod <= 0:
+		return errors.New("autoswitch config: haSendHeartbeatInterval, haHousekeepingInterval, slaveTimeout and checkSyncStateSetPeriod must be > 0")
 	case c.HAFlowControlEnable && c.MaxHATransferByteInSecond <= 0:
 		return fmt.Errorf("autoswitch config: maxHaTransferByteInSecond %d must be > 0", c.MaxHATransferByteInSecond)
 	case c.HATransferBatchSize <= 0 || c.HATransferBatchSize > slaveReadBuffer-MasterTransferHeaderLen:

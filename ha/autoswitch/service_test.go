@@ -86,6 +86,7 @@ func testConfig() Config {
 	cfg.HASendHeartbeatInterval = 100 * time.Millisecond
 	cfg.HAHousekeepingInterval = 2 * time.Second
 	cfg.HAMaxTimeSlaveNotCatchup = 3 * time.Second
+	cfg.CheckSyncStateSetPeriod = time.Second
 	return cfg
 }
 
