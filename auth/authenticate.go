@@ -28,29 +28,45 @@ type Config struct {
 	Authorization  bool // authorizationEnabled
 	// Cluster is the broker's cluster: the Cluster resource of admin codes.
 	Cluster string
-	// The codes each step skips (authenticationWhitelist and
-	// authorizationWhitelist: request codes, comma-separated).
-	AuthenticationWhitelist, AuthorizationWhitelist map[int32]bool
+	// The requests each step skips (authenticationWhitelist and
+	// authorizationWhitelist).
+	AuthenticationWhitelist, AuthorizationWhitelist Whitelist
 	// TrustLocal lets in-process connections through: the local proxy's
 	// (mqbroker --enable-proxy), whose gRPC calls GRPC checked. Apache's
 	// local proxy calls the broker's processors without its pipeline.
 	TrustLocal bool
 }
 
-// ParseWhitelist reads a whitelist key as Apache compares it: each
-// comma-separated, trimmed item against the request code's decimal text
-// (an item that is not one never matches).
-func ParseWhitelist(s string) map[int32]bool {
-	m := map[int32]bool{}
+// Whitelist is an authenticationWhitelist or authorizationWhitelist key:
+// comma-separated items that Apache compares, trimmed, with a request's
+// rpcCode — a Remoting request's code in decimal, a gRPC request's message
+// full name (apache.rocketmq.v2.QueryRouteRequest). The zero value lists
+// nothing.
+type Whitelist struct {
+	codes map[int32]bool
+	names map[string]bool
+}
+
+// ParseWhitelist reads a whitelist key. An item that is a code's decimal
+// text matches that code; any other matches the gRPC message of that name.
+func ParseWhitelist(s string) Whitelist {
+	w := Whitelist{codes: map[int32]bool{}, names: map[string]bool{}}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
-		n, err := strconv.ParseInt(item, 10, 32)
-		if err == nil && strconv.FormatInt(n, 10) == item {
-			m[int32(n)] = true
+		if n, err := strconv.ParseInt(item, 10, 32); err == nil && strconv.FormatInt(n, 10) == item {
+			w.codes[int32(n)] = true
+		} else if item != "" {
+			w.names[item] = true
 		}
 	}
-	return m
+	return w
 }
+
+// Code reports whether the Remoting request code is listed.
+func (w Whitelist) Code(code int32) bool { return w.codes[code] }
+
+// Name reports whether the gRPC message full name is listed.
+func (w Whitelist) Name(name string) bool { return w.names[name] }
 
 // authenticate is DefaultAuthenticationHandler: a known, enabled user
 // whose password signs the request as the client signed it.
@@ -105,7 +121,7 @@ func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scr
 	if err != nil {
 		return errParse
 	}
-	if len(rs) == 0 || cfg.AuthorizationWhitelist[req.Code] {
+	if len(rs) == 0 || cfg.AuthorizationWhitelist.Code(req.Code) {
 		return nil
 	}
 	ak, ok := req.Lookup(fieldAccessKey)

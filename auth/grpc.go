@@ -11,6 +11,7 @@ import (
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rocketgo/rocketgo/broker"
 )
@@ -19,8 +20,9 @@ import (
 // proxy checks them (grpc/pipeline/Authentication- and
 // AuthorizationPipeline): the `authorization` metadata's HMAC-SHA1 over
 // `x-mq-date-time`, then DefaultAuthorizationContextBuilder's resources
-// for the request message. The whitelists name remoting codes and do not
-// apply here.
+// for the request message. A whitelist item naming the request message
+// (apache.rocketmq.v2.SendMessageRequest) skips that step, as Apache's
+// strategies compare the message's full name.
 type GRPC struct {
 	d   Directory
 	cfg Config
@@ -40,15 +42,19 @@ const (
 // command) from the peer at ip; nil allows it. The refusal's remark is
 // Apache's message; the proxy answers it with Code UNAUTHORIZED.
 func (g *GRPC) Check(md metadata.MD, ip netip.Addr, req any) *broker.Refusal {
+	var name string
+	if m, ok := req.(proto.Message); ok {
+		name = string(m.ProtoReflect().Descriptor().FullName())
+	}
 	user, hasUser := "", false
-	if g.cfg.Authentication {
+	if g.cfg.Authentication && !g.cfg.AuthenticationWhitelist.Name(name) {
 		u, r := authenticateGRPC(g.d, md)
 		if r != nil {
 			return r
 		}
 		user, hasUser = u, u != "" // AUTHORIZATION_AK is set when a username was read
 	}
-	if !g.cfg.Authorization {
+	if !g.cfg.Authorization || g.cfg.AuthorizationWhitelist.Name(name) {
 		return nil
 	}
 	rs, r := grpcRequests(req)

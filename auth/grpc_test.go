@@ -64,6 +64,52 @@ func TestGRPC(t *testing.T) {
 	}
 }
 
+// The whitelists name gRPC request messages: a listed message skips that
+// step (Apache's strategies compare the message's full name); a code, or
+// another message, does not.
+func TestGRPCWhitelists(t *testing.T) {
+	s, v := newTestStore(t)
+	must(t, v.CreateUser("", UserInfo{Username: "alice", Password: "secret12"}))
+	route := &v2.QueryRouteRequest{Topic: &v2.Resource{Name: "T"}}
+	send := &v2.SendMessageRequest{Messages: []*v2.Message{{Topic: &v2.Resource{Name: "T"}}}}
+	const dt = "20261201T203000Z"
+	noPolicy := "User:alice has no permission to access Topic:T from 10.1.2.3, no matched policies."
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		md   metadata.MD
+		req  any
+		want string
+	}{
+		{"authentication skipped, authorization not", Config{Authentication: true, Authorization: true,
+			AuthenticationWhitelist: ParseWhitelist("apache.rocketmq.v2.QueryRouteRequest")}, metadata.MD{}, route,
+			"Authorization failed. Please verify your access rights and try again."},
+		{"both skipped", Config{Authentication: true, Authorization: true,
+			AuthenticationWhitelist: ParseWhitelist(" apache.rocketmq.v2.QueryRouteRequest ,10"),
+			AuthorizationWhitelist:  ParseWhitelist("apache.rocketmq.v2.QueryRouteRequest")}, metadata.MD{}, route, ""},
+		{"another message", Config{Authentication: true, Authorization: true,
+			AuthenticationWhitelist: ParseWhitelist("apache.rocketmq.v2.QueryRouteRequest"),
+			AuthorizationWhitelist:  ParseWhitelist("apache.rocketmq.v2.QueryRouteRequest")}, metadata.MD{}, send,
+			"username cannot be null."},
+		{"a code is not a message", Config{Authentication: true, AuthenticationWhitelist: ParseWhitelist("310")},
+			metadata.MD{}, send, "username cannot be null."},
+		{"authorization skipped", Config{Authentication: true, Authorization: true,
+			AuthorizationWhitelist: ParseWhitelist("apache.rocketmq.v2.SendMessageRequest")}, sdkMD("alice", "secret12", dt), send, ""},
+		{"authorization not skipped", Config{Authentication: true, Authorization: true}, sdkMD("alice", "secret12", dt), send, noPolicy},
+	} {
+		got := ""
+		if r := NewGRPC(s, c.cfg).Check(c.md, peer, c.req); r != nil {
+			got = r.Remark
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	if w := ParseWhitelist("10, x ,"); !w.Code(10) || !w.Name("x") || w.Name("") || w.Code(11) {
+		t.Errorf("ParseWhitelist: %+v", w)
+	}
+}
+
 // TestRemote: a cluster proxy's directory fetches from the brokers, keeps
 // what it found and asks again for what it did not.
 func TestRemote(t *testing.T) {

@@ -31,7 +31,7 @@ func NewInterceptor(s *Store, cfg Config, log zerolog.Logger) *Interceptor {
 
 // Check decides req from the peer at ip: nil allows it.
 func (in *Interceptor) Check(req *remoting.Command, ip netip.Addr) *broker.Refusal {
-	if in.cfg.Authentication && !in.cfg.AuthenticationWhitelist[req.Code] {
+	if in.cfg.Authentication && !in.cfg.AuthenticationWhitelist.Code(req.Code) {
 		if r := in.s.authenticate(req); r != nil {
 			return r
 		}

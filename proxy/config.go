@@ -62,8 +62,13 @@ type Config struct {
 	AuthenticationEnabled                bool   `json:"authenticationEnabled"`
 	AuthorizationEnabled                 bool   `json:"authorizationEnabled"`
 	InnerClientAuthenticationCredentials string `json:"innerClientAuthenticationCredentials"`
-	AuthenticationMetadataProvider       string `json:"authenticationMetadataProvider"`
-	AuthorizationMetadataProvider        string `json:"authorizationMetadataProvider"`
+	// AuthenticationWhitelist and AuthorizationWhitelist list the gRPC
+	// request messages (apache.rocketmq.v2.QueryRouteRequest, …) a step
+	// skips, comma-separated.
+	AuthenticationWhitelist        string `json:"authenticationWhitelist"`
+	AuthorizationWhitelist         string `json:"authorizationWhitelist"`
+	AuthenticationMetadataProvider string `json:"authenticationMetadataProvider"`
+	AuthorizationMetadataProvider  string `json:"authorizationMetadataProvider"`
 	// GrpcClientProducerMaxAttempts and the backoff keys are sent to
 	// producers in their settings.
 	GrpcClientProducerMaxAttempts          int     `json:"grpcClientProducerMaxAttempts"`

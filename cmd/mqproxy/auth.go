@@ -36,8 +36,10 @@ func startAuth(p *proxy.Server, cfg proxy.Config, log zerolog.Logger) error {
 		return nil
 	}
 	p.SetGuard(auth.NewGRPC(auth.NewRemote(p.AuthLookup, log), auth.Config{
-		Authentication: cfg.AuthenticationEnabled,
-		Authorization:  cfg.AuthorizationEnabled,
+		Authentication:          cfg.AuthenticationEnabled,
+		Authorization:           cfg.AuthorizationEnabled,
+		AuthenticationWhitelist: auth.ParseWhitelist(cfg.AuthenticationWhitelist),
+		AuthorizationWhitelist:  auth.ParseWhitelist(cfg.AuthorizationWhitelist),
 	}))
 	log.Info().Bool("authenticationEnabled", cfg.AuthenticationEnabled).Bool("authorizationEnabled", cfg.AuthorizationEnabled).
 		Msg("acl 2.0 on: users and ACLs read from the brokers")
