@@ -50,8 +50,28 @@ func TestAuth2ClusterProxy(t *testing.T) {
 	t.Parallel()
 	c := newClusterConf(t, "auth2-mqproxy", auth2Keys)
 	auth2Setup(t, c)
-	auth2GRPCScenario(t, startProxy(t, c, `,"authenticationEnabled":true,"authorizationEnabled":true,`+
-		`"innerClientAuthenticationCredentials":"{\"accessKey\":\"rocketmq2\",\"secretKey\":\"superPass1\"}"`))
+	keys := `,"authenticationEnabled":true,"authorizationEnabled":true,` +
+		`"innerClientAuthenticationCredentials":"{\"accessKey\":\"rocketmq2\",\"secretKey\":\"superPass1\"}"`
+	auth2GRPCScenario(t, startProxy(t, c, keys))
+
+	// authorizationWhitelist names the SDK's request messages: through a
+	// proxy that skips authorization of routes and sends, the send the
+	// scenario saw refused (AuthTDeny) goes through.
+	pp := startProxy(t, c, keys+`,"authorizationWhitelist":"apache.rocketmq.v2.QueryRouteRequest, apache.rocketmq.v2.SendMessageRequest"`)
+	p, err := rmq.NewProducer(&rmq.Config{Endpoint: pp.addr, Credentials: &credentials.SessionCredentials{
+		AccessKey: auth2Alice.AccessKey, AccessSecret: auth2Alice.SecretKey}}, rmq.WithTopics("AuthTopic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatalf("producer through the whitelisting proxy: %v", err)
+	}
+	defer func() { _ = p.GracefulStop() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := p.Send(ctx, &rmq.Message{Topic: "AuthTDeny", Body: []byte("x")}); err != nil {
+		t.Errorf("send to AuthTDeny with SendMessageRequest whitelisted: %v", err)
+	}
 }
 
 // auth2GRPCScenario: the Go v5 SDK as authAlice sends to AuthTopic and
