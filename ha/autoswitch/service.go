@@ -29,10 +29,10 @@ type Config struct {
 	// 5 s); acks and disconnects wake it at once. A refused proposal is
 	// tried again at the next look.
 	CheckSyncStateSetPeriod time.Duration
-	HATransferBatchSize      int           // haTransferBatchSize, 32 KiB
-	SlaveTimeout             time.Duration // slaveTimeout, 3 s: a SYNC_MASTER send's wait
-	SyncFromLastFile         bool          // syncFromLastFile: an empty slave starts at the master's last file
-	AsyncLearner             bool          // asyncLearner: never joins the SyncStateSet
+	HATransferBatchSize     int           // haTransferBatchSize, 32 KiB
+	SlaveTimeout            time.Duration // slaveTimeout, 3 s: a SYNC_MASTER send's wait
+	SyncFromLastFile        bool          // syncFromLastFile: an empty slave starts at the master's last file
+	AsyncLearner            bool          // asyncLearner: never joins the SyncStateSet
 	// HAFlowControlEnable bounds what a master sends each slave per second
 	// to MaxHATransferByteInSecond (haFlowControlEnable, off;
 	// maxHaTransferByteInSecond, 100 MiB), as Apache's FlowMonitor.
