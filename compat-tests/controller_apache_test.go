@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,8 +104,8 @@ func startControllersOn(t *testing.T, h *host, name, extra string) *ctlGroup {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		conf := fmt.Sprintf("controllerDLegerGroup=%s\ncontrollerDLegerPeers=%s\ncontrollerDLegerSelfId=n%d\ncontrollerStorePath=%s\n",
-			name, strings.Join(peers, ";"), i, d) + extra
+		conf := fmt.Sprintf("controllerDLegerGroup=%s\ncontrollerDLegerPeers=%s\ncontrollerDLegerSelfId=n%d\ncontrollerStorePath=%s\n"+
+			"configStorePath=%s\n", name, strings.Join(peers, ";"), i, d, filepath.Join(d, "controller.properties")) + extra
 		if err := os.WriteFile(filepath.Join(d, "controller.conf"), []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -567,6 +568,18 @@ func ctlAdmin(t *testing.T, g *ctlGroup, li int, nsAddr string, state func() ctl
 	want(out, "#ControllerGroup\tctl-raft", "#ControllerLeaderId\tn"+strconv.Itoa(li), "#ControllerLeaderAddress\t"+g.addrs[li])
 	if n := strings.Count(out, "#Peer:\t"); n != 3 {
 		t.Fatalf("getControllerMetaData: %d peers:\n%s", n, out)
+	}
+	// updateControllerConfig: in force (getControllerConfig) and written to
+	// the controller's configStorePath.
+	out = ja.run(t, []string{"updateControllerConfig", "-a", follower, "-k", "electMasterMaxRetryCount", "-v", "4"})
+	want(out, "update controller config success!")
+	out = ja.run(t, []string{"getControllerConfig", "-a", follower})
+	if !regexp.MustCompile(`electMasterMaxRetryCount\s*=\s*4\n`).MatchString(out) {
+		t.Fatalf("getControllerConfig after the update:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(g.dir, fmt.Sprintf("n%d", (li+1)%3), "controller.properties")); err != nil ||
+		!strings.Contains(string(b), "\nelectMasterMaxRetryCount=4\n") {
+		t.Fatalf("configStorePath after the update: %v\n%s", err, b)
 	}
 	s := state()
 	out = ja.run(t, []string{"getSyncStateSet", "-a", follower, "-b", ctlBrokerSet})
