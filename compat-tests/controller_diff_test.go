@@ -39,8 +39,9 @@ func startCtlTarget(t *testing.T, name string, apache bool) *ctlTarget {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	conf := filepath.Join(dir, "controller.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=diff\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\ncontrollerStorePath=%s\n",
-		addr, filepath.Join(dir, "store"))), 0o644); err != nil {
+	// configStorePath in the target's dir: both write it on "update a key".
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=diff\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\ncontrollerStorePath=%s\n"+
+		"configStorePath=%s\n", addr, filepath.Join(dir, "store"), filepath.Join(dir, "controller.properties"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var p *proc
