@@ -7,7 +7,8 @@ package broker
 // controller's SyncStateSet on every answer that carries a newer one.
 // The Service asks the controller to change the set through the broker's
 // replicas.Client (CONTROLLER_ALTER_SYNC_STATE_SET 1001) and drives
-// store.Replicated, so SYNC_MASTER sends need nothing else.
+// store.Replicated; a SYNC_MASTER send asks it first whether to wait for
+// replicas at all (SendNeedsReplicas, send.go).
 //
 // A slave follows its master's HA address: the controller names the
 // master's remoting address only, so the slave reads the master's
@@ -30,6 +31,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/ha/autoswitch"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -41,6 +43,7 @@ type autoReplicator interface {
 	BecomeSlave(masterHAAddr string, masterEpoch int32, selfID int64) error
 	SyncStateSetChanged(set []int64, setEpoch int32)
 	ConfirmOffset() int64
+	SendNeedsReplicas() (bool, error)
 }
 
 var _ autoReplicator = (*autoswitch.Service)(nil)
@@ -51,6 +54,7 @@ func (b *Broker) autoswitchConfig(cfg *Config) autoswitch.Config {
 	ac.HAMaxTimeSlaveNotCatchup = ms(cfg.Controller.HAMaxTimeSlaveNotCatchup)
 	ac.AllAckInSyncStateSet = cfg.Controller.AllAckInSyncStateSet
 	ac.MinInSyncReplicas = cfg.Controller.MinInSyncReplicas
+	ac.InSyncReplicas = cfg.Controller.InSyncReplicas
 	ac.HASendHeartbeatInterval = ms(int64(cfg.HA.HASendHeartbeatInterval))
 	ac.HAHousekeepingInterval = ms(int64(cfg.HA.HAHousekeepingInterval))
 	ac.CheckSyncStateSetPeriod = ms(cfg.Controller.CheckSyncStateSetPeriod)
@@ -156,4 +160,24 @@ func (c *controlled) confirmOffset(st *store.Store) int64 {
 		return c.auto.ConfirmOffset()
 	}
 	return st.MaxPhyOffset()
+}
+
+// replicaNeed is a controller-mode SYNC_MASTER send's durability, decided
+// before the append as Apache's CommitLog decides it: a message that does
+// not wait for the store (WAIT false) is not checked; a SyncStateSet
+// smaller than minInSyncReplicas refuses the send (SYSTEM_ERROR, nothing
+// stored); when the acks needed are the master's alone, the send does not
+// wait for replicas.
+func (c *controlled) replicaNeed(need store.Durability, props string) (store.Durability, error) {
+	if c.auto == nil || message.Property(props, message.PropWaitStoreMsgOK) == "false" {
+		return need, nil
+	}
+	wait, err := c.auto.SendNeedsReplicas()
+	if err != nil {
+		return 0, refuse(remoting.SystemError, err, "in-sync replicas not enough")
+	}
+	if !wait {
+		need &^= store.Replicated
+	}
+	return need, nil
 }

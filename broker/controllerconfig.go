@@ -37,8 +37,12 @@ type ControllerConfig struct {
 	SendHeartbeatTimeoutMillis int64 `key:"sendHeartbeatTimeoutMillis"`
 
 	// MessageStoreConfig keys the AutoSwitch HA service reads.
-	AllAckInSyncStateSet     bool  `key:"allAckInSyncStateSet"`
-	MinInSyncReplicas        int   `key:"minInSyncReplicas"`
+	AllAckInSyncStateSet bool `key:"allAckInSyncStateSet"`
+	MinInSyncReplicas    int  `key:"minInSyncReplicas"`
+	// InSyncReplicas: how many replicas, the master included, a
+	// SYNC_MASTER send waits for (1: the master alone); -1, or
+	// allAckInSyncStateSet, every member of the SyncStateSet.
+	InSyncReplicas           int   `key:"inSyncReplicas"`
 	HAMaxTimeSlaveNotCatchup int64 `key:"haMaxTimeSlaveNotCatchup"` // ms
 	// SyncFromLastFile: an empty slave starts copying at the master's
 	// last commit log file, not its first.
@@ -63,6 +67,7 @@ func defaultControllerConfig() ControllerConfig {
 		BrokerElectionPriority:          1<<31 - 1, // Integer.MAX_VALUE
 		SendHeartbeatTimeoutMillis:      1000,
 		MinInSyncReplicas:               1,
+		InSyncReplicas:                  1,
 		HAMaxTimeSlaveNotCatchup:        15000,
 		MaxHATransferByteInSecond:       100 << 20,
 	}

@@ -7,8 +7,8 @@ package broker
 //     after the store and shuts it down before the store; a slave learns its
 //     master's HA address (haServerAddr) from every registration answer,
 //     unless haMasterAddress fixes it.
-//   - A slave copies the master's metadata over Remoting every
-//     slaveSynchronizePeriod (Apache's SlaveSynchronize): topics
+//   - A slave copies the master's metadata over Remoting (Apache's
+//     SlaveSynchronize; when, see slaveSyncLoop): topics
 //     (GET_ALL_TOPIC_CONFIG 21, replaced when the data version differs),
 //     consumer offsets (GET_ALL_CONSUMER_OFFSET 43, merged), delay offsets
 //     (GET_ALL_DELAY_OFFSET 45, replaced) and subscription groups
@@ -190,19 +190,29 @@ func (b *Broker) learnMaster(masterAddr, haAddr string) {
 	}
 }
 
-// slaveSyncLoop copies the master's metadata every slaveSynchronizePeriod,
-// and at once when the master's address changes.
+// slaveSyncLoop copies the master's metadata, and at once when the
+// master's address changes. A classic slave copies everything every
+// slaveSynchronizePeriod. A controller-mode slave keeps Apache's
+// ReplicasManager schedule: it looks every 3 s, copies the timer's
+// progress each time and everything else once 10 s have passed since the
+// last whole copy, so a topic created on the master reaches it within
+// about 13 s, before a failover can make it master without it.
 func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
-	t := time.NewTimer(time.Duration(b.Config().SlaveSynchronizePeriod) * time.Millisecond)
+	tick, whole := b.slaveSyncPeriods()
+	t := time.NewTimer(tick)
 	defer t.Stop()
+	var last time.Time
 	for {
+		force := false
 		select {
 		case <-quit:
 			return
 		case <-t.C:
 		case <-b.repl.syncNow:
+			force = true
 		}
 		if addr := b.MasterAddr(); addr != "" {
+			all := force || time.Since(last) >= whole
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			go func() { // a Shutdown must not wait for a hanging master
 				select {
@@ -211,8 +221,10 @@ func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
 				case <-ctx.Done():
 				}
 			}()
-			if err := b.SyncFromMaster(ctx, addr); err != nil {
+			if err := b.syncFromMaster(ctx, addr, all); err != nil {
 				b.sampled.Warn().Err(err).Str("masterAddr", addr).Msg("slave metadata sync failed")
+			} else if all {
+				last = time.Now()
 			}
 			cancel()
 		}
@@ -222,8 +234,25 @@ func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
 			default:
 			}
 		}
-		t.Reset(time.Duration(b.Config().SlaveSynchronizePeriod) * time.Millisecond)
+		tick, whole = b.slaveSyncPeriods()
+		t.Reset(tick)
 	}
+}
+
+// Apache's controller-mode slave schedule (ReplicasManager.handleSlaveSynchronize).
+const (
+	controllerSyncTick  = 3 * time.Second
+	controllerSyncWhole = 10 * time.Second
+)
+
+// slaveSyncPeriods is how often the slave looks and how long it goes
+// between whole copies.
+func (b *Broker) slaveSyncPeriods() (tick, whole time.Duration) {
+	if b.ctrl != nil {
+		return controllerSyncTick, controllerSyncWhole
+	}
+	p := time.Duration(b.Config().SlaveSynchronizePeriod) * time.Millisecond
+	return p, p
 }
 
 // syncPart is one request of the metadata sync and what takes its answer.
@@ -238,15 +267,23 @@ type syncPart struct {
 // from the master at addr (Apache's syncAll and syncTimerCheckPoint). Each
 // part is independent: one failing does not stop the others.
 func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
+	return b.syncFromMaster(ctx, addr, true)
+}
+
+// syncFromMaster is SyncFromMaster; without all, only the timer's parts.
+func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) error {
 	var errs []error
 	body := func(take func([]byte) error) func(*remoting.Command) error {
 		return func(resp *remoting.Command) error { return take(resp.Body) }
 	}
-	parts := []syncPart{
-		{"topics", remoting.GetAllTopicConfig, body(b.takeTopics)},
-		{"consumer offsets", remoting.GetAllConsumerOffset, body(b.takeOffsets)},
-		{"delay offsets", remoting.GetAllDelayOffset, body(b.takeDelayOffsets)},
-		{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(b.takeGroups)},
+	var parts []syncPart
+	if all {
+		parts = []syncPart{
+			{"topics", remoting.GetAllTopicConfig, body(b.takeTopics)},
+			{"consumer offsets", remoting.GetAllConsumerOffset, body(b.takeOffsets)},
+			{"delay offsets", remoting.GetAllDelayOffset, body(b.takeDelayOffsets)},
+			{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(b.takeGroups)},
+		}
 	}
 	if b.Config().TimerWheelEnable { // as Apache's slave asks only then
 		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.takeTimerCheckpoint},
@@ -264,7 +301,7 @@ func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
 			errs = append(errs, fmt.Errorf("sync %s: %w", part.name, err))
 		}
 	}
-	if len(errs) == 0 {
+	if len(errs) == 0 && all {
 		b.repl.lastSync.Store(time.Now().UnixMilli())
 	}
 	return errors.Join(errs...)

@@ -14,8 +14,8 @@ package broker
 // Slave: the controller-assigned brokerId, brokerRole SLAVE (writes
 // refused), the special services off, the AutoSwitch HA service following
 // the master, the master's metadata copied from
-// its remoting address (the controller's masterAddress), at once and every
-// slaveSynchronizePeriod.
+// its remoting address (the controller's masterAddress), at once and then
+// on Apache's controller-mode schedule (slaveSyncLoop).
 
 import (
 	"context"

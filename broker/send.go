@@ -186,6 +186,12 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	if err != nil {
 		return err
 	}
+	need := cfg.durability()
+	if need&store.Replicated != 0 && b.ctrl != nil {
+		if need, err = b.ctrl.replicaNeed(need, r.Properties); err != nil {
+			return err
+		}
+	}
 	queueID := r.QueueID
 	if queueID < 0 {
 		queueID = rand.Int32N(tc.WriteQueueNums)
@@ -210,7 +216,6 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	if err != nil {
 		return err
 	}
-	need := cfg.durability()
 	if later == nil || need == 0 || message.Property(r.Properties, message.PropWaitStoreMsgOK) == "false" {
 		return nil
 	}
@@ -220,7 +225,14 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	// be durable in every way asked for: Apache answers such a send with a
 	// success code the client is told of, whose status says which wait
 	// failed (the replica's first, as the store reports it).
-	b.wait(end, need, func(err error) { done(waitStatus(need, err)) })
+	b.wait(end, need, func(err error) {
+		st := waitStatus(need, err)
+		if st != SendOK {
+			b.sampled.Warn().Err(err).Str("status", st.String()).Int64("end", end).Stringer("waitedFor", need).
+				Msg("send stored but not acknowledged as configured")
+		}
+		done(st)
+	})
 	return nil
 }
 

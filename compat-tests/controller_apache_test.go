@@ -189,21 +189,26 @@ type ctlSyncState struct {
 }
 
 func (g *ctlGroup) syncState(leader int) (ctlSyncState, error) {
-	r, err := rawInvoke(g.addrs[leader], javaRequest(1006, nil, []byte(`["`+ctlBrokerSet+`"]`)), 3*time.Second)
+	return g.syncStateOf(leader, ctlBrokerSet)
+}
+
+// syncStateOf is the state of broker set set as controller i reports it.
+func (g *ctlGroup) syncStateOf(i int, set string) (ctlSyncState, error) {
+	r, err := rawInvoke(g.addrs[i], javaRequest(1006, nil, []byte(`["`+set+`"]`)), 3*time.Second)
 	if err != nil {
 		return ctlSyncState{}, err
 	}
 	if r.Code != 0 {
 		return ctlSyncState{}, fmt.Errorf("sync state data: %d %s", r.Code, r.Remark)
 	}
-	set := gjson.GetBytes(r.Body, "replicasInfoTable."+ctlBrokerSet)
-	s := ctlSyncState{masterID: set.Get("masterBrokerId").Int(), masterAddr: set.Get("masterAddress").String(),
-		masterEpoch: set.Get("masterEpoch").Int(), alive: map[string]bool{}, ids: map[string]int64{}}
-	for _, rep := range set.Get("inSyncReplicas").Array() {
+	info := gjson.GetBytes(r.Body, "replicasInfoTable."+set)
+	s := ctlSyncState{masterID: info.Get("masterBrokerId").Int(), masterAddr: info.Get("masterAddress").String(),
+		masterEpoch: info.Get("masterEpoch").Int(), alive: map[string]bool{}, ids: map[string]int64{}}
+	for _, rep := range info.Get("inSyncReplicas").Array() {
 		s.inSync = append(s.inSync, rep.Get("brokerAddress").String())
 	}
 	for _, list := range []string{"inSyncReplicas", "notInSyncReplicas"} {
-		for _, rep := range set.Get(list).Array() {
+		for _, rep := range info.Get(list).Array() {
 			s.alive[rep.Get("brokerAddress").String()] = rep.Get("alive").Bool()
 			s.ids[rep.Get("brokerAddress").String()] = rep.Get("brokerId").Int()
 		}

@@ -89,6 +89,9 @@ func (c *Client) Leader(ctx context.Context) (string, error) {
 			return leader, nil
 		}
 	}
+	if len(errs) == 0 { // every controller answered; none has a leader yet
+		return "", fmt.Errorf("%w among %v: none elected yet", ErrNoLeader, c.addrs)
+	}
 	return "", fmt.Errorf("%w among %v: %w", ErrNoLeader, c.addrs, errors.Join(errs...))
 }
 

@@ -26,7 +26,8 @@ func waitResult(st *store.Store, end int64) error {
 
 // The SyncStateSet through a real rocketgo controller (CONTROLLER_ALTER_
 // SYNC_STATE_SET from the master's housekeeper), with allAckInSyncStateSet
-// and minInSyncReplicas 2: alone, a SYNC_MASTER wait is refused at once;
+// and minInSyncReplicas 2: alone, a SYNC_MASTER send is refused before it
+// is stored;
 // the caught-up slave is added (the controller's set becomes {1, 2}) and
 // acknowledges; the slave gone, it leaves the set at once; a member that
 // stops acknowledging holds waits (timeouts) and dispatch (the confirm
@@ -96,10 +97,10 @@ func TestAutoSwitchSyncStateSetWithController(t *testing.T) {
 		return err == nil && st.MasterID != nil && *st.MasterID == ids[0]
 	})
 	a.master(t, st.MasterEpoch, ids[0], st.SyncStateSet, st.SyncStateSetEpoch)
-	put(t, a.st, 0, 50, 2)
-	if err := waitResult(a.st, a.st.MaxPhyOffset()); !errors.Is(err, store.ErrReplicaNotAvailable) {
+	if _, err := a.svc.SendNeedsReplicas(); !errors.Is(err, ErrInSyncReplicasNotEnough) {
 		t.Fatalf("alone with minInSyncReplicas 2: %v, want refused", err)
 	}
+	put(t, a.st, 0, 50, 2)
 
 	if err := b.svc.BecomeSlave(a.svc.Addr(), st.MasterEpoch, ids[1]); err != nil {
 		t.Fatal(err)
@@ -109,6 +110,9 @@ func TestAutoSwitchSyncStateSetWithController(t *testing.T) {
 		info, err := cl.ReplicaInfo(ctx, name)
 		return err == nil && slices.Equal(info.SyncStateSet, both) && slices.Equal(a.svc.SyncStateSet(), both)
 	})
+	if wait, err := a.svc.SendNeedsReplicas(); err != nil || !wait {
+		t.Fatalf("in sync: wait %v, %v; want to wait for the slave", wait, err)
+	}
 	put(t, a.st, 50, 50, 2)
 	if err := waitResult(a.st, a.st.MaxPhyOffset()); err != nil {
 		t.Fatalf("in sync: %v", err)
@@ -132,10 +136,10 @@ func TestAutoSwitchSyncStateSetWithController(t *testing.T) {
 		}
 	}
 	testutil.WaitFor(t, 10*time.Second, inSet(ids[:1]))
-	put(t, a.st, 100, 20, 2)
-	if err := waitResult(a.st, a.st.MaxPhyOffset()); !errors.Is(err, store.ErrReplicaNotAvailable) {
+	if _, err := a.svc.SendNeedsReplicas(); !errors.Is(err, ErrInSyncReplicasNotEnough) {
 		t.Fatalf("shrunk below minInSyncReplicas: %v, want refused", err)
 	}
+	put(t, a.st, 100, 20, 2)
 	testutil.WaitFor(t, 10*time.Second, func() bool { return a.st.DispatchedPhyOffset() == a.st.MaxPhyOffset() })
 
 	// A slave (id 2 again, a raw connection) that reports the master's

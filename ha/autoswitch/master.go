@@ -379,8 +379,8 @@ func (s *Service) masterConfirm(t *term) int64 {
 
 // applySetLocked makes the store follow t's set: the confirm gate (only
 // with allAckInSyncStateSet and other members, as Apache's
-// getConfirmOffset), the confirm offset, and SYNC_MASTER's refusal while
-// the set is smaller than minInSyncReplicas. Caller holds mu.
+// getConfirmOffset), the confirm offset, and the set size SYNC_MASTER
+// sends are admitted by (SendNeedsReplicas). Caller holds mu.
 func (s *Service) applySetLocked(t *term) {
 	set := t.sync.Current()
 	gate := s.cfg.AllAckInSyncStateSet && len(set) > 1
@@ -392,7 +392,7 @@ func (s *Service) applySetLocked(t *term) {
 		s.st.SetConfirmOffset(t.sync.ConfirmOffset(s.st.MaxPhyOffset(), prev))
 	}
 	s.st.SetConfirmGate(gate)
-	s.st.LimitSource(store.Replicated, len(set) >= s.cfg.MinInSyncReplicas, 0)
+	s.inSync.Store(int32(len(set)))
 }
 
 // housekeep is the master's bookkeeping: on every ack, set change or
@@ -429,9 +429,8 @@ func (s *Service) housekeep(t *term) {
 	}
 }
 
-// advance recomputes the confirm offset and moves Replicated: with
-// allAckInSyncStateSet every member's ack (the master alone: its end);
-// otherwise any slave's best ack (Apache's push2SlaveMaxOffset).
+// advance recomputes the confirm offset and moves Replicated to what as
+// many replicas as a send needs hold (acks.go).
 func (s *Service) advance(t *term) {
 	maxOff := s.st.MaxPhyOffset()
 	if s.st.ConfirmGated() {
@@ -445,19 +444,7 @@ func (s *Service) advance(t *term) {
 		}
 	}
 	s.mu.Unlock()
-	var reached int64
-	if s.cfg.AllAckInSyncStateSet {
-		reached = maxOff
-		for _, id := range t.sync.Current() {
-			if id != t.self {
-				reached = min(reached, acks[id])
-			}
-		}
-	} else {
-		for _, a := range acks {
-			reached = max(reached, a)
-		}
-	}
+	reached := replicated(s.cfg.needAcks(), maxOff, t.self, t.sync.Current(), acks)
 	if reached > 0 {
 		s.st.Advance(store.Replicated, reached)
 	}

@@ -22,8 +22,13 @@ type Config struct {
 	HAMaxTimeSlaveNotCatchup time.Duration // haMaxTimeSlaveNotCatchup, 15 s
 	AllAckInSyncStateSet     bool          // allAckInSyncStateSet
 	MinInSyncReplicas        int           // minInSyncReplicas, 1
-	HASendHeartbeatInterval  time.Duration // haSendHeartbeatInterval, 5 s
-	HAHousekeepingInterval   time.Duration // haHousekeepingInterval, 20 s
+	// InSyncReplicas is how many replicas, the master included, hold a
+	// SYNC_MASTER send before it is answered (inSyncReplicas, 1: the
+	// master alone, so nobody waits); -1 is every member of the
+	// SyncStateSet, as allAckInSyncStateSet, which overrides it.
+	InSyncReplicas          int
+	HASendHeartbeatInterval time.Duration // haSendHeartbeatInterval, 5 s
+	HAHousekeepingInterval  time.Duration // haHousekeepingInterval, 20 s
 	// CheckSyncStateSetPeriod is how often a master looks for members to
 	// drop from the SyncStateSet when no ack wakes it (checkSyncStateSetPeriod,
 	// 5 s); acks and disconnects wake it at once. A refused proposal is
@@ -52,6 +57,7 @@ func DefaultConfig() Config {
 	return Config{
 		HAMaxTimeSlaveNotCatchup: 15 * time.Second,
 		MinInSyncReplicas:        1,
+		InSyncReplicas:           1,
 		HASendHeartbeatInterval:  5 * time.Second,
 		HAHousekeepingInterval:   20 * time.Second,
 		CheckSyncStateSetPeriod:  5 * time.Second,
@@ -101,6 +107,11 @@ type Service struct {
 	wg       sync.WaitGroup
 	quit     chan struct{}
 	shutOnce sync.Once
+
+	// inSync is the master's SyncStateSet size (accepted and proposed
+	// members, Apache's inSyncReplicasNums); 0 while not master. Read on
+	// every SYNC_MASTER send, written under mu.
+	inSync atomic.Int32
 
 	mu      sync.Mutex
 	started bool
@@ -295,6 +306,7 @@ func (s *Service) BecomeSlave(masterHAAddr string, masterEpoch int32, selfID int
 	t := &term{epoch: masterEpoch, self: selfID, done: make(chan struct{}), masterAddr: masterHAAddr}
 	t.client = &client{s: s, t: t}
 	if err := s.swapTerm(t, func() error {
+		s.inSync.Store(0)
 		s.st.BecomeReplica()
 		s.st.SetConfirmGate(true)
 		return nil
