@@ -186,10 +186,12 @@ type Config struct {
 	// SlaveReadEnable: a slave serves pulls, and pull answers suggest the
 	// group's brokerId / whichBrokerWhenConsumeSlowly instead of the master.
 	SlaveReadEnable bool `key:"slaveReadEnable"`
-	// SlaveSynchronizePeriod (ms) is how often a slave copies topics,
-	// groups, consumer and delay offsets from its master (SlaveSynchronize).
-	// rocketgo's key: Apache 5.x syncs every 60 s (checked every 3 s), 4.9
-	// every 10 s, neither configurable.
+	// SlaveSynchronizePeriod (ms) is how often a classic slave copies
+	// topics, groups, consumer and delay offsets from its master
+	// (SlaveSynchronize). rocketgo's key: Apache 5.x syncs every 60 s
+	// (checked every 3 s), 4.9 every 10 s, neither configurable. A
+	// controller-mode slave keeps Apache's schedule: every 10 s, checked
+	// every 3 s.
 	SlaveSynchronizePeriod int `key:"slaveSynchronizePeriod"`
 	// FastListenPort is Apache's VIP channel ("fast remoting server"): the
 	// same requests on listenPort-2, where an Apache slave's metadata sync
