@@ -115,7 +115,7 @@ func ValidTopicName(name string) error {
 }
 
 // ValidGroupName applies upstream's TopicValidator.validateGroup (5.3.3 has
-// no such check on the broker; see the README). The error is a *Refusal
+// no such check on the broker; see docs/compatibility.md). The error is a *Refusal
 // (INVALID_PARAMETER, upstream's remark) standing for ErrGroupInvalid.
 func ValidGroupName(name string) error {
 	switch {

@@ -37,7 +37,7 @@ import (
 
 // dashboardDiffs are the known differences ("endpoint: line", the line as
 // flattened and masked, prefixed by the side that has it), on purpose or not
-// yet fixed (README "Dashboard"), and why. A key ending in "*" matches every
+// yet fixed (docs/observability.md "Dashboard"), and why. A key ending in "*" matches every
 // line that starts with it.
 var dashboardDiffs = map[string]string{
 	// Apache 5.3.3's ConsumerManager.registerConsumer puts the subscribed
@@ -63,7 +63,7 @@ var dashboardDiffs = map[string]string{
 	"consumer running info: apache .data.mqTable.MessageQueue [topic=%RETRY%dash-cg, *":   retryQueueTiming,
 	// GET_BROKER_RUNTIME_INFO: the 4.9 tools' spelling rocketgo adds.
 	"cluster list: rocketgo .data.brokerServer.<brokerName>.0.getTransferedTps=<getTransferedTps>": "the 4.9 tools' " +
-		"spelling of getTransferredTps, read by their clusterList (README: differs on purpose)",
+		"spelling of getTransferredTps, read by their clusterList (docs/compatibility.md)",
 }
 
 const (

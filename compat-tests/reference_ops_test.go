@@ -67,7 +67,7 @@ func opsProbes(invoke func(t *testing.T, addr string, req *rawCmd) *rawCmd) []pr
 				remark := strings.ReplaceAll(resp.Remark, topic, "<topic>")
 				if resp.Code == 0 {
 					// Apache's found pull says "FOUND" (its GetMessageStatus),
-					// rocketgo's nothing: README, differs.
+					// rocketgo's nothing: docs/compatibility.md.
 					remark = "<found>"
 				}
 				fmt.Fprintf(&b, "code=%d remark=%q; ", resp.Code, remark)

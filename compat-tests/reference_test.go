@@ -4,7 +4,7 @@ package compattest
 // Apache reference (compat-tests/reference, started here), comparing what a
 // client can observe — response codes, reply header fields, body JSON shapes,
 // offsets. Differences kept on purpose are listed in intendedDiffs and in the
-// README ("Where rocketgo differs from Apache on purpose").
+// docs/compatibility.md ("Where rocketgo differs from Apache on purpose").
 
 import (
 	"encoding/json"
@@ -225,7 +225,7 @@ func pullReq(topic, group string, queueID int, offset int64) *rawCmd {
 // knownExtraKeys are keys rocketgo reports that Apache 5.3.3 does not, on purpose.
 var knownExtraKeys = map[string]bool{
 	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
-	// Issue #11 (sched): rocketgo's own bounds, README "Registration, scheduled messages, caches and parked pulls".
+	// rocketgo's own bounds, docs/limits.md "Registration, scheduled messages, caches and parked pulls".
 	"filterCacheMaxBytes": true, "filterExpressionMaxLength": true, "maxParkedPulls": true,
 	"maxTopicQueueNums": true, // rocketgo's bound on the queues of a topic (issue #11; Apache has none)
 	// rocketgo's name-server bound on an inflated registration body (issue #11)
@@ -238,7 +238,7 @@ var knownExtraKeys = map[string]bool{
 	"serverMaxHeaderBytes":               true,
 	"serverMaxHeaderFields":              true,
 	"maxMappedConsumeQueueFiles":         true, // rocketgo's bound on mapped consume queue files (issue #11)
-	// Replication (issue #14), README "Replication": Apache has no key for either.
+	// Replication, docs/replication.md: Apache has no key for either.
 	"slaveSynchronizePeriod": true, "fastListenPort": true,
 	"haSlaveFallbehindMax": true, // Apache 4.9's key; 5.x names the same bound haMaxGapNotInSync
 }
@@ -404,7 +404,7 @@ func TestReference(t *testing.T) {
 			resp := invoke(t, tg.nsAddr, javaRequest(106, nil, nil))
 			var v map[string]map[string]any
 			// Apache writes fastjson's bare integer keys here (rocketgo quotes
-			// them, see README): quote before parsing.
+			// them, see docs/compatibility.md): quote before parsing.
 			if err := json.Unmarshal(bareIntKey.ReplaceAll(resp.Body, []byte(`$1"$2":`)), &v); err != nil {
 				t.Fatalf("%s: cluster info: %v: %s", tg.name, err, resp.Body)
 			}

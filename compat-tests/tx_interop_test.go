@@ -588,7 +588,7 @@ func runTxInterop(t *testing.T, name, first, second string, kill bool) {
 
 	// rocketgo as the second broker is held to once each, whoever wrote the
 	// copies and however the first one stopped: it asks about a transaction
-	// (PGROUP, UNIQ_KEY) once per run and ends it once (README,
+	// (PGROUP, UNIQ_KEY) once per run and ends it once (docs/transactions.md,
 	// "Transactions"). Apache as the second broker commits again each
 	// re-put copy whose check the producer answers: after kill -9 its check
 	// progress on disk may predate the first broker's last re-put copies

@@ -1,7 +1,7 @@
 // Command mqshutdown stops rocketgo's servers on this host the way Apache's
 // mqshutdown script stops its JVMs: it finds every process of the kind by
 // its program name and sends it SIGTERM, on which each one shuts down
-// gracefully (see the README's "Graceful shutdown").
+// gracefully (see docs/operations.md, "Graceful shutdown").
 //
 //	mqshutdown broker | namesrv | proxy | controller
 //
