@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -106,16 +105,13 @@ func startNode(cfg Config, peers []Peer, self Peer, f raft.FSM, log zerolog.Logg
 		store.Close()
 		return nil, fmt.Errorf("controller: open snapshots in %s: %w", dir, err)
 	}
-	adv, err := net.ResolveTCPAddr("tcp", self.Raft)
-	if err != nil {
-		store.Close()
-		return nil, fmt.Errorf("controller: raft address %s: %w", self.Raft, err)
-	}
-	trans, err := raft.NewTCPTransportWithLogger(self.Raft, adv, 3, 5*time.Second, hl)
+	stream, err := newRaftStream(self, peers, log)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("controller: raft transport on %s: %w", self.Raft, err)
 	}
+	trans := raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3,
+		Timeout: 5 * time.Second, Logger: hl})
 	has, err := raft.HasExistingState(store, store, snaps)
 	if err != nil {
 		trans.Close()
