@@ -1,0 +1,331 @@
+package compattest
+
+// TLS on Remoting against real processes: the name server and the broker in
+// enforcing mode with mutual TLS (a CA made for the test), the broker
+// registering over TLS; the default (permissive) servers serving TLS and
+// plaintext on one port; the official Java client with setUseTLS(true) and
+// mqadmin with -Dtls.enable=true. The Go Remoting client
+// (rocketmq-client-go v2.1.2) has no TLS option.
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// tlsPKI is a CA and the certificates it signed, as PEM files in a
+// temporary directory; the keys live only as long as the test.
+type tlsPKI struct {
+	ca, serverCert, serverKey, clientCert, clientKey string
+	pool                                             *x509.CertPool
+	client                                           tls.Certificate
+}
+
+func newTLSPKI(t *testing.T) *tlsPKI {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, typ string, der []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mk := func(cn string, parent *x509.Certificate, pkey *ecdsa.PrivateKey, ca bool) (*ecdsa.PrivateKey, *x509.Certificate, []byte) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+		tmpl := &x509.Certificate{
+			SerialNumber: serial, Subject: pkix.Name{CommonName: cn},
+			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+			KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+			ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+			BasicConstraintsValid: true, IsCA: ca,
+			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
+		}
+		if parent == nil {
+			parent, pkey = tmpl, key
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, pkey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, _ := x509.ParseCertificate(der)
+		return key, cert, der
+	}
+	keyPEM := func(name string, k *ecdsa.PrivateKey) string {
+		der, err := x509.MarshalPKCS8PrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return write(name, "PRIVATE KEY", der)
+	}
+	p := &tlsPKI{pool: x509.NewCertPool()}
+	caKey, ca, caDER := mk("rocketgo test ca", nil, nil, true)
+	p.ca = write("ca.pem", "CERTIFICATE", caDER)
+	p.pool.AddCert(ca)
+	sk, _, sDER := mk("rocketgo test server", ca, caKey, false)
+	p.serverCert, p.serverKey = write("server.pem", "CERTIFICATE", sDER), keyPEM("server.key", sk)
+	ck, _, cDER := mk("rocketgo test client", ca, caKey, false)
+	p.clientCert, p.clientKey = write("client.pem", "CERTIFICATE", cDER), keyPEM("client.key", ck)
+	var err error
+	if p.client, err = tls.LoadX509KeyPair(p.clientCert, p.clientKey); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// serverArgs are the -D arguments of a server in enforcing mode with
+// mutual TLS, whose own clients (broker→namesrv) present the client
+// certificate and verify the server against the CA.
+func (p *tlsPKI) serverArgs() []string {
+	return []string{
+		"-Dtls.server.mode=enforcing",
+		"-Dtls.config.file=/nonexistent/tls.properties",
+		"-Dtls.test.mode.enable=false",
+		"-Dtls.server.certPath=" + p.serverCert, "-Dtls.server.keyPath=" + p.serverKey,
+		"-Dtls.server.need.client.auth=require", "-Dtls.server.authClient=true",
+		"-Dtls.server.trustCertPath=" + p.ca,
+		"-Dtls.client.certPath=" + p.clientCert, "-Dtls.client.keyPath=" + p.clientKey,
+		"-Dtls.client.authServer=true", "-Dtls.client.trustCertPath=" + p.ca,
+		"-Dtls.server.handshakeTimeoutMillis=1500",
+	}
+}
+
+// clientConfig verifies the server against the CA (no host name: servers
+// are dialled by IP) and presents the client certificate.
+func (p *tlsPKI) clientConfig() *tls.Config {
+	return &tls.Config{RootCAs: p.pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{p.client}}
+}
+
+// tlsInvoke sends one request over a TLS connection.
+func tlsInvoke(addr string, cfg *tls.Config, req *rawCmd) (*rawCmd, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return invokeOn(conn, req, 5*time.Second)
+}
+
+// startTLSCluster starts a name server and a broker with the same -D
+// arguments and waits until the broker is in TBW102's route, asked over TLS.
+func startTLSCluster(t *testing.T, name string, p *tlsPKI) *cluster {
+	t.Helper()
+	c := &cluster{name: name, brokerName: "broker-" + name, brokerArgs: p.serverArgs()}
+	c.dir = filepath.Join(workDir, name)
+	t.Cleanup(func() { os.RemoveAll(c.dir) })
+	if err := os.MkdirAll(filepath.Join(c.dir, "store"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if c.nsPort, err = pickPort(); err != nil {
+		t.Fatal(err)
+	}
+	if c.brokerPort, err = pickPort(); err != nil {
+		t.Fatal(err)
+	}
+	c.nsAddr = fmt.Sprintf("127.0.0.1:%d", c.nsPort)
+	c.brokerAddr = fmt.Sprintf("127.0.0.1:%d", c.brokerPort)
+	t.Cleanup(c.stop)
+	c.attachLogs(t)
+	nsConf := filepath.Join(c.dir, "namesrv.properties")
+	if err := os.WriteFile(nsConf, []byte(fmt.Sprintf("listenPort=%d\nkvConfigPath=%s\n", c.nsPort, filepath.Join(c.dir, "kvConfig.json"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.ns, err = startProc("mqnamesrv", filepath.Join(binDir, "mqnamesrv"), append([]string{"-c", nsConf}, p.serverArgs()...),
+		filepath.Join(c.dir, "namesrv.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitTCP(c.ns, c.nsAddr, readyTimeout); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(c.dir, "broker.properties")
+	if err := os.WriteFile(conf, []byte(c.brokerConf()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.broker, err = startProc("mqbroker", filepath.Join(binDir, "mqbroker"), append([]string{"-n", c.nsAddr, "-c", conf}, c.brokerArgs...),
+		filepath.Join(c.dir, "broker.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitTCP(c.broker, c.brokerAddr, readyTimeout); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	ok := waitFor(t, readyTimeout, func() bool {
+		resp, err := tlsInvoke(c.nsAddr, p.clientConfig(), newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+		switch {
+		case err != nil:
+			last = err.Error()
+		case resp.Code != 0:
+			last = fmt.Sprintf("code %d %s", resp.Code, resp.Remark)
+		default:
+			rd, err := parseRoute(resp.Body)
+			if err == nil && rd.hasBroker(c.brokerAddr) {
+				return true
+			}
+			last = "no broker in " + string(resp.Body)
+		}
+		return false
+	})
+	if !ok {
+		t.Fatalf("broker not registered over TLS within %v: %s", readyTimeout, last)
+	}
+	return c
+}
+
+// The name server and the broker in enforcing mode with mutual TLS: the
+// broker registers over TLS; plaintext clients, clients without a
+// certificate and stalled handshakes are closed; TLS clients are served.
+func TestTLSEnforcingCluster(t *testing.T) {
+	start := time.Now()
+	p := newTLSPKI(t)
+	c := startTLSCluster(t, "tls-enforcing", p)
+	for _, tg := range []struct{ name, addr string }{{"namesrv", c.nsAddr}, {"broker", c.brokerAddr}} {
+		t.Run(tg.name, func(t *testing.T) {
+			route := newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil)
+			if tg.name == "broker" {
+				route = newRequest(codeGetMaxOffset, map[string]string{"topic": "TBW102", "queueId": "0"}, nil)
+			}
+			if resp, err := tlsInvoke(tg.addr, p.clientConfig(), route); err != nil || resp.Code != 0 {
+				t.Fatalf("over mutual TLS: %v %v", resp, err)
+			}
+			if resp, err := rawInvoke(tg.addr, route, 3*time.Second); err == nil {
+				t.Fatalf("plaintext request answered by an enforcing server: code %d", resp.Code)
+			}
+			noCert := &tls.Config{RootCAs: p.pool, ServerName: "127.0.0.1"}
+			if resp, err := tlsInvoke(tg.addr, noCert, route); err == nil {
+				t.Fatalf("TLS client without a certificate answered: code %d", resp.Code)
+			}
+			// Stalled handshakes (silent, and a ClientHello record that never
+			// completes) are closed within the 1.5 s handshake timeout, while
+			// TLS clients are served.
+			const stalled = 200
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var open []string
+			t0 := time.Now()
+			for i := range stalled {
+				nc, err := net.DialTimeout("tcp", tg.addr, 5*time.Second)
+				if err != nil {
+					t.Fatalf("dial %d: %v", i, err)
+				}
+				if i%2 == 1 {
+					_, _ = nc.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01})
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer nc.Close()
+					_ = nc.SetReadDeadline(time.Now().Add(8 * time.Second))
+					buf := make([]byte, 512)
+					for {
+						if _, err := nc.Read(buf); err != nil {
+							if ne, ok := err.(net.Error); ok && ne.Timeout() {
+								mu.Lock()
+								open = append(open, nc.LocalAddr().String())
+								mu.Unlock()
+							}
+							return
+						}
+					}
+				}()
+			}
+			if resp, err := tlsInvoke(tg.addr, p.clientConfig(), route); err != nil || resp.Code != 0 {
+				t.Fatalf("during %d stalled handshakes: %v %v", stalled, resp, err)
+			}
+			wg.Wait()
+			if len(open) > 0 {
+				t.Fatalf("%d of %d stalled connections still open after 8 s", len(open), stalled)
+			}
+			t.Logf("%d stalled handshakes closed within %v", stalled, time.Since(t0).Round(time.Millisecond))
+			requireAlive(t, c)
+		})
+	}
+	t.Run("mqadmin", func(t *testing.T) {
+		// Go mqadmin takes Apache's -Dtls.* settings on its command line.
+		out, err := goAdmin("clusterList", "-n", c.nsAddr, "-Dtls.enable=true", "-Dtls.test.mode.enable=false",
+			"-Dtls.config.file=/nonexistent/tls.properties", "-Dtls.client.certPath="+p.clientCert,
+			"-Dtls.client.keyPath="+p.clientKey, "-Dtls.client.authServer=true", "-Dtls.client.trustCertPath="+p.ca)
+		if err != nil || !strings.Contains(out, c.brokerName) {
+			t.Fatalf("mqadmin clusterList over TLS: %v\n%s", err, out)
+		}
+		if out, err := goAdmin("clusterList", "-n", c.nsAddr); err == nil {
+			t.Fatalf("mqadmin clusterList in plaintext answered by an enforcing name server:\n%s", out)
+		}
+	})
+	t.Logf("enforcing, mutual TLS: %v", time.Since(start).Round(time.Millisecond))
+}
+
+// goAdmin runs bin/mqadmin and returns its output.
+func goAdmin(args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, filepath.Join(binDir, "mqadmin"), args...).CombinedOutput()
+	return string(out), err
+}
+
+// The servers' default (Apache's): permissive, with a self-signed
+// certificate (tls.test.mode.enable): TLS and plaintext on one port.
+func TestTLSPermissiveDefault(t *testing.T) {
+	c := sharedCluster(t)
+	insecure := &tls.Config{InsecureSkipVerify: true}
+	resp, err := tlsInvoke(c.nsAddr, insecure, newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("name server over TLS: %v %v", resp, err)
+	}
+	if resp, err = tlsInvoke(c.brokerAddr, insecure, newRequest(codeGetMaxOffset, map[string]string{"topic": "TBW102", "queueId": "0"}, nil)); err != nil || resp.Code != 0 {
+		t.Fatalf("broker over TLS: %v %v", resp, err)
+	}
+	if code, _, _, err := queryRoute(c.nsAddr, "TBW102"); err != nil || code != 0 {
+		t.Fatalf("name server in plaintext: %d %v", code, err)
+	}
+}
+
+// TestJavaTLS runs the official Java client (setUseTLS(true)) and mqadmin
+// (-Dtls.enable=true) of both lines against the enforcing, mutual-TLS
+// cluster, with Apache's tls.client.* system properties.
+func TestJavaTLS(t *testing.T) {
+	requireJava(t)
+	p := newTLSPKI(t)
+	c := startTLSCluster(t, "tls-java", p)
+	for _, line := range javaLines {
+		t.Run(line.label, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(home, "conf", "logback_tools.xml"), []byte("<configuration/>\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run := fmt.Sprintf("%s-tls-%d", line.profile, time.Now().UnixNano()%1_000_000)
+			runMaven(t, mavenRun{profile: line.profile, serialize: "JSON", class: "TlsTest", props: map[string]string{
+				"namesrv": c.nsAddr, "run": run, "cluster": clusterName, "brokerName": c.brokerName,
+				"brokerAddr": c.brokerAddr, "go2javaTopic": "unused", "java2goTopic": "unused",
+				"rocketmq.home.dir": home, "user.home": home,
+				"tls.enable": "true", "tls.test.mode.enable": "false",
+				"tls.config.file":       "/nonexistent/tls.properties",
+				"tls.client.certPath":   p.clientCert,
+				"tls.client.keyPath":    p.clientKey,
+				"tls.client.authServer": "true", "tls.client.trustCertPath": p.ca,
+			}})
+		})
+	}
+}
