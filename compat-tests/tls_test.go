@@ -129,7 +129,14 @@ func tlsInvoke(addr string, cfg *tls.Config, req *rawCmd) (*rawCmd, error) {
 // arguments and waits until the broker is in TBW102's route, asked over TLS.
 func startTLSCluster(t *testing.T, name string, p *tlsPKI) *cluster {
 	t.Helper()
-	c := &cluster{name: name, brokerName: "broker-" + name, brokerArgs: p.serverArgs()}
+	return startTLSClusterConf(t, name, p.serverArgs(), "", p.clientConfig())
+}
+
+// startTLSClusterConf is startTLSCluster with the servers' -D arguments,
+// extra broker.conf lines, and the TLS settings to ask the route with.
+func startTLSClusterConf(t *testing.T, name string, args []string, extraConf string, client *tls.Config) *cluster {
+	t.Helper()
+	c := &cluster{name: name, brokerName: "broker-" + name, brokerArgs: args, extraConf: extraConf}
 	c.dir = filepath.Join(workDir, name)
 	t.Cleanup(func() { os.RemoveAll(c.dir) })
 	if err := os.MkdirAll(filepath.Join(c.dir, "store"), 0o755); err != nil {
@@ -150,7 +157,7 @@ func startTLSCluster(t *testing.T, name string, p *tlsPKI) *cluster {
 	if err := os.WriteFile(nsConf, []byte(fmt.Sprintf("listenPort=%d\nkvConfigPath=%s\n", c.nsPort, filepath.Join(c.dir, "kvConfig.json"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c.ns, err = startProc("mqnamesrv", filepath.Join(binDir, "mqnamesrv"), append([]string{"-c", nsConf}, p.serverArgs()...),
+	if c.ns, err = startProc("mqnamesrv", filepath.Join(binDir, "mqnamesrv"), append([]string{"-c", nsConf}, args...),
 		filepath.Join(c.dir, "namesrv.log")); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +177,7 @@ func startTLSCluster(t *testing.T, name string, p *tlsPKI) *cluster {
 	}
 	var last string
 	ok := waitFor(t, readyTimeout, func() bool {
-		resp, err := tlsInvoke(c.nsAddr, p.clientConfig(), newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+		resp, err := tlsInvoke(c.nsAddr, client, newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
 		switch {
 		case err != nil:
 			last = err.Error()
@@ -274,6 +281,80 @@ func TestTLSEnforcingCluster(t *testing.T) {
 	t.Logf("enforcing, mutual TLS: %v", time.Since(start).Round(time.Millisecond))
 }
 
+// A controller, a name server and a broker in controller mode, all
+// enforcing mutual TLS: the broker registers with the controller and is
+// elected master over TLS (it appears in the route only once its role is
+// known); a plaintext request to the controller is refused.
+func TestTLSControllerMode(t *testing.T) {
+	p := newTLSPKI(t)
+	port, err := pickPort() // port+1 is free too: the raft port
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(workDir, "tls-ctl")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctlAddr := fmt.Sprintf("127.0.0.1:%d", port)
+	conf := filepath.Join(dir, "controller.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("controllerDLegerGroup=tls\ncontrollerDLegerPeers=n0-%s\ncontrollerDLegerSelfId=n0\n"+
+		"controllerStorePath=%s\nconfigStorePath=%s\n", ctlAddr, filepath.Join(dir, "store"), filepath.Join(dir, "controller.properties"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := startProc("mqcontroller", filepath.Join(binDir, "mqcontroller"), append([]string{"-c", conf}, p.serverArgs()...),
+		filepath.Join(dir, "controller.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctl.stop()
+		if t.Failed() {
+			t.Logf("tail of the controller:\n%s", tailFile(ctl.logPath, 30))
+		}
+	})
+	if err := waitTCP(ctl, ctlAddr, readyTimeout); err != nil {
+		t.Fatal(err)
+	}
+	replicaInfo := javaRequest(1004, map[string]string{"brokerName": "warmup"}, nil)
+	if !waitFor(t, 30*time.Second, func() bool {
+		r, err := tlsInvoke(ctlAddr, p.clientConfig(), replicaInfo)
+		return err == nil && r.Code != 2007
+	}) {
+		t.Fatal("the controller never led (asked over TLS)")
+	}
+	if r, err := rawInvoke(ctlAddr, replicaInfo, 3*time.Second); err == nil {
+		t.Fatalf("plaintext request answered by an enforcing controller: code %d", r.Code)
+	}
+	c := startTLSClusterConf(t, "tls-ctl-cluster", p.serverArgs(), "enableControllerMode=true\ncontrollerAddr="+ctlAddr+"\n", p.clientConfig())
+	resp, err := tlsInvoke(c.nsAddr, p.clientConfig(), newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("route over TLS: %v %v", resp, err)
+	}
+	rd, err := parseRoute(resp.Body)
+	if err != nil || rd.brokers[c.brokerName][0] != c.brokerAddr {
+		t.Fatalf("broker not master (id 0) in the route: %v %s", err, resp.Body)
+	}
+	r, err := tlsInvoke(ctlAddr, p.clientConfig(), javaRequest(1004, map[string]string{"brokerName": c.brokerName}, nil))
+	if err != nil || r.Code != 0 || r.ExtFields["masterAddress"] != c.brokerAddr {
+		t.Fatalf("controller's replica info over TLS: %v %v", r, err)
+	}
+	// The controller told the broker its role over TLS: no failed notice,
+	// and no plaintext connection refused by the broker.
+	if !waitFor(t, 10*time.Second, func() bool {
+		b, _ := os.ReadFile(ctl.logPath)
+		return strings.Contains(string(b), "role change notified")
+	}) {
+		t.Fatal("the controller never notified the broker of its role")
+	}
+	if b, _ := os.ReadFile(ctl.logPath); strings.Contains(string(b), "role change not notified") {
+		t.Fatalf("a role change notice failed:\n%s", tailFile(ctl.logPath, 20))
+	}
+	if b, _ := os.ReadFile(c.broker.logPath); strings.Contains(string(b), "plaintext connection refused") {
+		t.Fatalf("the broker refused a plaintext connection:\n%s", tailFile(c.broker.logPath, 20))
+	}
+}
+
 // goAdmin runs bin/mqadmin and returns its output.
 func goAdmin(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -282,20 +363,25 @@ func goAdmin(args ...string) (string, error) {
 	return string(out), err
 }
 
-// The servers' default (Apache's): permissive, with a self-signed
-// certificate (tls.test.mode.enable): TLS and plaintext on one port.
-func TestTLSPermissiveDefault(t *testing.T) {
-	c := sharedCluster(t)
+// Permissive mode without certificates (tls.test.mode.enable: a
+// self-signed one): TLS and plaintext on one port, the broker registering
+// in plaintext (tls.enable is off). Servers started without -Dtls.* speak
+// no TLS (rocketgo's default is disabled; Apache's is permissive).
+func TestTLSPermissive(t *testing.T) {
 	insecure := &tls.Config{InsecureSkipVerify: true}
-	resp, err := tlsInvoke(c.nsAddr, insecure, newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+	c := startTLSClusterConf(t, "tls-permissive", []string{"-Dtls.server.mode=permissive",
+		"-Dtls.config.file=/nonexistent/tls.properties"}, "", insecure)
+	resp, err := tlsInvoke(c.brokerAddr, insecure, newRequest(codeGetMaxOffset, map[string]string{"topic": "TBW102", "queueId": "0"}, nil))
 	if err != nil || resp.Code != 0 {
-		t.Fatalf("name server over TLS: %v %v", resp, err)
-	}
-	if resp, err = tlsInvoke(c.brokerAddr, insecure, newRequest(codeGetMaxOffset, map[string]string{"topic": "TBW102", "queueId": "0"}, nil)); err != nil || resp.Code != 0 {
 		t.Fatalf("broker over TLS: %v %v", resp, err)
 	}
 	if code, _, _, err := queryRoute(c.nsAddr, "TBW102"); err != nil || code != 0 {
 		t.Fatalf("name server in plaintext: %d %v", code, err)
+	}
+	officialClientWorks(t, c, 20) // the Go client, in plaintext
+	shared := sharedCluster(t)
+	if _, err := tlsInvoke(shared.nsAddr, insecure, newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil)); err == nil {
+		t.Fatal("a name server started without -Dtls.server.mode answered over TLS")
 	}
 }
 

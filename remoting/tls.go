@@ -28,23 +28,24 @@ import (
 type TLSMode uint8
 
 const (
-	// TLSPermissive serves TLS and plaintext on one port, told apart by the
-	// first byte (0x16 opens a TLS handshake). Apache's default.
-	TLSPermissive TLSMode = iota
 	// TLSDisabled serves plaintext only; the accept path is untouched.
-	TLSDisabled
+	// rocketgo's default (Apache's is permissive; see DefaultTLSConfig).
+	TLSDisabled TLSMode = iota
+	// TLSPermissive serves TLS and plaintext on one port, told apart by the
+	// first byte (0x16 opens a TLS handshake).
+	TLSPermissive
 	// TLSEnforcing serves TLS only and closes plaintext connections.
 	TLSEnforcing
 )
 
 func (m TLSMode) String() string {
 	switch m {
-	case TLSDisabled:
-		return "disabled"
+	case TLSPermissive:
+		return "permissive"
 	case TLSEnforcing:
 		return "enforcing"
 	default:
-		return "permissive"
+		return "disabled"
 	}
 }
 
@@ -122,11 +123,16 @@ type TLSConfig struct {
 	HandshakeTimeout time.Duration
 }
 
-// DefaultTLSConfig returns Apache's defaults: permissive, test mode, no
-// client authentication, the config file at DefaultTLSConfigFile.
+// DefaultTLSConfig returns Apache's defaults (test mode, no client
+// authentication, the config file at DefaultTLSConfigFile) but for the
+// mode: disabled, where Apache's is permissive. Permissive hands each
+// connection to the event loops only once its first byte is in, within the
+// handshake timeout; a server nobody asked to speak TLS keeps the plain
+// accept path, and serves no self-signed certificate that authenticates
+// nothing.
 func DefaultTLSConfig() TLSConfig {
 	return TLSConfig{
-		Mode:             TLSPermissive,
+		Mode:             TLSDisabled,
 		TestMode:         true,
 		ConfigFile:       DefaultTLSConfigFile,
 		HandshakeTimeout: DefaultTLSHandshakeTimeout,

@@ -138,7 +138,9 @@ func dialTLS(t *testing.T, addr string, cfg *tls.Config) (*tls.Conn, error) {
 }
 
 func TestTLSPermissiveServesBoth(t *testing.T) {
-	s, r := startTLSServer(t, DefaultTLSConfig(), Limits{}) // test mode: self-signed
+	c := DefaultTLSConfig()
+	c.Mode = TLSPermissive // test mode: self-signed
+	s, r := startTLSServer(t, c, Limits{})
 	plain := dial(t, s.Addr())
 	echo(t, plain, "plain")
 	tc, err := dialTLS(t, s.Addr(), &tls.Config{InsecureSkipVerify: true})
@@ -188,7 +190,7 @@ func TestTLSEnforcingRefusesPlaintext(t *testing.T) {
 // timeout; meanwhile accepting and serving go on.
 func TestTLSStalledHandshakesClosed(t *testing.T) {
 	c := DefaultTLSConfig()
-	c.HandshakeTimeout = 700 * time.Millisecond
+	c.Mode, c.HandshakeTimeout = TLSPermissive, 700*time.Millisecond
 	s, _ := startTLSServer(t, c, Limits{ServerMaxConnections: 1000})
 	const n = 300
 	start := time.Now()
@@ -236,7 +238,7 @@ func TestTLSStalledHandshakesClosed(t *testing.T) {
 // Handshaking connections count against the connection limit.
 func TestTLSHandshakesCountAgainstLimit(t *testing.T) {
 	c := DefaultTLSConfig()
-	c.HandshakeTimeout = 2 * time.Second
+	c.Mode, c.HandshakeTimeout = TLSPermissive, 2*time.Second
 	s, _ := startTLSServer(t, c, Limits{ServerMaxConnections: 5})
 	for range 5 {
 		dial(t, s.Addr()) // silent: held in the peek
@@ -397,7 +399,7 @@ func TestLoadTLSConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Mode != TLSPermissive || !d.TestMode || d.ClientEnabled() || d.ConfigFile != DefaultTLSConfigFile {
+	if d.Mode != TLSDisabled || !d.TestMode || d.ClientEnabled() || d.ConfigFile != DefaultTLSConfigFile {
 		t.Fatalf("defaults %+v", d)
 	}
 	if _, err := LoadTLSConfig([][2]string{{"tls.server.handshakeTimeoutMillis", "-1"}}, nil); err == nil {
@@ -409,7 +411,7 @@ func TestLoadTLSConfig(t *testing.T) {
 		}
 	}
 	bad := DefaultTLSConfig()
-	bad.TestMode = false // enforcing or permissive without certificates
+	bad.Mode, bad.TestMode = TLSPermissive, false // serving TLS without certificates
 	if _, err := NewTLS(bad, testutil.Logger()); err == nil {
 		t.Fatal("no certificate outside test mode accepted")
 	}

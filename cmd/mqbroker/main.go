@@ -146,6 +146,7 @@ func run() int {
 	}
 	var px *proxy.Server
 	if *enableProxy {
+		pcfg.TLS = cfg.TLS // its Remoting client dials the other brokers as this broker does
 		if px, err = startProxy(pcfg, b, authGuard, log); err != nil {
 			log.Error().Err(err).Msg("start proxy")
 			_ = b.Shutdown(context.Background())
