@@ -107,12 +107,12 @@ type TLSConfig struct {
 	TestMode             bool
 	ServerNeedClientAuth ClientAuth // tls.server.need.client.auth
 	ServerKeyPath        string     // tls.server.keyPath (PEM)
-	ServerKeyPassword    string     // tls.server.keyPassword (refused: not supported)
+	ServerKeyPassword    string     // tls.server.keyPassword (encrypted PKCS#8 key)
 	ServerCertPath       string     // tls.server.certPath (PEM chain)
 	ServerAuthClient     bool       // tls.server.authClient
 	ServerTrustCertPath  string     // tls.server.trustCertPath (PEM)
 	ClientKeyPath        string     // tls.client.keyPath
-	ClientKeyPassword    string     // tls.client.keyPassword (refused: not supported)
+	ClientKeyPassword    string     // tls.client.keyPassword
 	ClientCertPath       string     // tls.client.certPath
 	ClientAuthServer     bool       // tls.client.authServer
 	ClientTrustCertPath  string     // tls.client.trustCertPath
@@ -275,13 +275,10 @@ func NewTLS(c TLSConfig, log zerolog.Logger) (*TLS, error) {
 func (t *TLS) serves() bool { return t != nil && t.server != nil && t.Mode != TLSDisabled }
 
 func serverTLS(c TLSConfig) (*tls.Config, error) {
-	if c.ServerKeyPassword != "" {
-		return nil, errors.New("remoting: tls.server.keyPassword: encrypted private keys are not supported; give an unencrypted PEM key")
-	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	switch {
 	case c.ServerCertPath != "" || c.ServerKeyPath != "":
-		cert, err := tls.LoadX509KeyPair(c.ServerCertPath, c.ServerKeyPath)
+		cert, err := loadKeyPair(c.ServerCertPath, c.ServerKeyPath, c.ServerKeyPassword)
 		if err != nil {
 			return nil, fmt.Errorf("remoting: tls.server.certPath/keyPath: %w", err)
 		}
@@ -325,12 +322,9 @@ func serverTLS(c TLSConfig) (*tls.Config, error) {
 }
 
 func clientTLS(c TLSConfig) (*tls.Config, error) {
-	if c.ClientKeyPassword != "" {
-		return nil, errors.New("remoting: tls.client.keyPassword: encrypted private keys are not supported; give an unencrypted PEM key")
-	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true}
 	if c.ClientCertPath != "" || c.ClientKeyPath != "" {
-		cert, err := tls.LoadX509KeyPair(c.ClientCertPath, c.ClientKeyPath)
+		cert, err := loadKeyPair(c.ClientCertPath, c.ClientKeyPath, c.ClientKeyPassword)
 		if err != nil {
 			return nil, fmt.Errorf("remoting: tls.client.certPath/keyPath: %w", err)
 		}

@@ -80,20 +80,20 @@ func (s *Server) serveTLS(nc net.Conn) {
 	deadline := time.Now().Add(t.HandshakeTimeout)
 	first, err := peekByte(nc, deadline)
 	if err != nil {
-		s.conns.Add(-1)
-		_ = nc.Close()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			s.stalled.Add(1)
+			s.stalled.Add(1) // before the close, which whoever watches the count sees
 			s.warn.Warn().Stringer("remote", nc.RemoteAddr()).Dur("timeout", t.HandshakeTimeout).
 				Msg("connection sent nothing within the tls handshake timeout; closed")
 		}
+		s.conns.Add(-1)
+		_ = nc.Close()
 		return
 	}
 	if first != tlsRecordHandshake {
 		if t.Mode == TLSEnforcing {
+			s.plainRefused.Add(1)
 			s.conns.Add(-1)
 			_ = nc.Close()
-			s.plainRefused.Add(1)
 			s.warn.Warn().Stringer("remote", nc.RemoteAddr()).
 				Msg("plaintext connection refused: tls.server.mode is enforcing")
 			return
@@ -104,12 +104,12 @@ func (s *Server) serveTLS(nc net.Conn) {
 	tc := tls.Server(nc, t.server)
 	_ = nc.SetDeadline(deadline)
 	if err := tc.Handshake(); err != nil {
-		s.conns.Add(-1)
-		_ = nc.Close()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			s.stalled.Add(1)
 		}
 		s.warn.Warn().Err(err).Stringer("remote", nc.RemoteAddr()).Msg("tls handshake failed; connection closed")
+		s.conns.Add(-1)
+		_ = nc.Close()
 		return
 	}
 	_ = nc.SetDeadline(time.Time{})

@@ -13,6 +13,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -415,10 +416,6 @@ func TestLoadTLSConfig(t *testing.T) {
 	if _, err := NewTLS(bad, testutil.Logger()); err == nil {
 		t.Fatal("no certificate outside test mode accepted")
 	}
-	bad.ServerKeyPassword = "secret"
-	if _, err := NewTLS(bad, testutil.Logger()); err == nil {
-		t.Fatal("encrypted key accepted")
-	}
 }
 
 // FuzzTLSSettings feeds arbitrary -D arguments and tls.* values: no panic,
@@ -434,5 +431,68 @@ func FuzzTLSSettings(f *testing.F) {
 		c.ServerTrustCertPath, c.ClientTrustCertPath = "", ""
 		_ = c.Mode.String()
 		_ = c.ClientEnabled()
+	})
+}
+
+// Encrypted PKCS#8 keys as openssl writes them (Apache's TLS guide uses
+// PBE-SHA1-RC4-128), read with tls.server.keyPassword.
+func TestTLSEncryptedKeys(t *testing.T) {
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("no openssl to make encrypted keys")
+	}
+	pki := newTestPKI(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"PBES2-AES256-SHA256", []string{"-v2", "aes-256-cbc", "-v2prf", "hmacWithSHA256"}},
+		{"PBES2-AES128-SHA1", []string{"-v2", "aes-128-cbc", "-v2prf", "hmacWithSHA1"}},
+		{"PBES2-3DES", []string{"-v2", "des3"}},
+		{"PBE-SHA1-3DES", []string{"-v1", "PBE-SHA1-3DES"}},
+		{"PBE-SHA1-2DES", []string{"-v1", "PBE-SHA1-2DES", "-provider", "legacy", "-provider", "default"}},
+		{"PBE-SHA1-RC4-128", []string{"-v1", "PBE-SHA1-RC4-128", "-provider", "legacy", "-provider", "default"}},
+		{"PBE-SHA1-RC4-40", []string{"-v1", "PBE-SHA1-RC4-40", "-provider", "legacy", "-provider", "default"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc := filepath.Join(pki.dir, tc.name+".key")
+			args := append([]string{"pkcs8", "-topk8", "-in", pki.serverKey, "-out", enc, "-passout", "pass:pässwörd123"}, tc.args...)
+			if out, err := exec.Command("openssl", args...).CombinedOutput(); err != nil {
+				t.Skipf("openssl %v: %v\n%s", args, err, out)
+			}
+			if _, err := loadKeyPair(pki.serverCert, enc, "pässwörd123"); err != nil {
+				t.Fatalf("decrypt: %v", err)
+			}
+			if _, err := loadKeyPair(pki.serverCert, enc, "wrong"); err == nil {
+				t.Fatal("a wrong password decrypted the key")
+			}
+			if _, err := loadKeyPair(pki.serverCert, enc, ""); err == nil {
+				t.Fatal("an encrypted key loaded without a password")
+			}
+		})
+	}
+	c := DefaultTLSConfig()
+	c.Mode, c.TestMode = TLSEnforcing, false
+	c.ServerCertPath, c.ServerKeyPath, c.ServerKeyPassword = pki.serverCert, filepath.Join(pki.dir, "PBE-SHA1-3DES.key"), "pässwörd123"
+	s, _ := startTLSServer(t, c, Limits{})
+	tc, err := dialTLS(t, s.Addr(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo(t, tc, "with an encrypted key")
+}
+
+// FuzzDecryptPKCS8: arbitrary bytes as an encrypted key: no panic, and
+// nothing but a parseable key comes out.
+func FuzzDecryptPKCS8(f *testing.F) {
+	// An AES-256 PBES2 and an RC4 PKCS#12 structure (password "pw").
+	f.Add([]byte("0\x81\xa30_\x06\t*\x86H\x86\xf7\r\x01\x05\r0R01\x06\t*\x86H\x86\xf7\r\x01\x05\x0c0$\x04\x08\x01\x02\x03\x04\x05\x06\x07\x08\x02\x02\x08\x000\x0c\x06\x08*\x86H\x86\xf7\r\x02\t\x05\x000\x1d\x06\t`\x86H\x01e\x03\x04\x01*\x04\x10AAAAAAAAAAAAAAAA\x04@"), []byte("pw"))
+	f.Add([]byte("0\x1c\x06\n*\x86H\x86\xf7\r\x01\x0c\x01\x010\x0e\x04\x08saltsalt\x02\x02\x08\x00"), []byte("pw"))
+	f.Fuzz(func(t *testing.T, der, pw []byte) {
+		plain, err := decryptPKCS8(der, pw, 4096)
+		if err == nil {
+			if _, perr := x509.ParsePKCS8PrivateKey(plain); perr != nil {
+				t.Fatalf("returned an unparseable key: %v", perr)
+			}
+		}
 	})
 }
