@@ -121,6 +121,9 @@ type TLSConfig struct {
 	// closes a connection that has not sent its first byte and completed
 	// its handshake in that time.
 	HandshakeTimeout time.Duration
+	// reloadPeriod: how often handshakes look for changed certificate
+	// files (DefaultTLSReloadPeriod when 0; tests shorten it).
+	reloadPeriod time.Duration
 }
 
 // DefaultTLSConfig returns Apache's defaults (test mode, no client
@@ -250,7 +253,11 @@ func NewTLS(c TLSConfig, log zerolog.Logger) (*TLS, error) {
 		t.HandshakeTimeout = DefaultTLSHandshakeTimeout
 	}
 	if c.Mode != TLSDisabled {
-		sc, err := serverTLS(c)
+		period := c.reloadPeriod
+		if period <= 0 {
+			period = DefaultTLSReloadPeriod
+		}
+		sc, err := newServerCerts(c, period, log)
 		if err != nil {
 			return nil, err
 		}

@@ -496,3 +496,61 @@ func FuzzDecryptPKCS8(f *testing.F) {
 		}
 	})
 }
+
+// New certificate files are served without a restart (Apache's broker and
+// name server watch them too); files that do not load keep the old ones.
+func TestTLSCertificateReload(t *testing.T) {
+	oldPKI, newPKI := newTestPKI(t), newTestPKI(t)
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key")
+	copyFile := func(src, dst string) {
+		t.Helper()
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst+".tmp", b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(dst+".tmp", dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(oldPKI.serverCert, cert)
+	copyFile(oldPKI.serverKey, key)
+	c := DefaultTLSConfig()
+	c.Mode, c.TestMode = TLSEnforcing, false
+	c.ServerCertPath, c.ServerKeyPath = cert, key
+	c.reloadPeriod = 50 * time.Millisecond
+	s, _ := startTLSServer(t, c, Limits{})
+	trusting := func(p *testPKI) *tls.Config {
+		pool := x509.NewCertPool()
+		b, _ := os.ReadFile(p.caCert)
+		pool.AppendCertsFromPEM(b)
+		return &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	}
+	served := func(p *testPKI) bool {
+		tc, err := dialTLS(t, s.Addr(), trusting(p))
+		if err != nil {
+			return false
+		}
+		defer tc.Close()
+		echo(t, tc, "x")
+		return true
+	}
+	if !served(oldPKI) || served(newPKI) {
+		t.Fatal("the first certificate is not the one served")
+	}
+	// A certificate without its key yet: the old pair stays.
+	copyFile(newPKI.serverCert, cert)
+	time.Sleep(120 * time.Millisecond) // two reload periods: the change is seen and refused
+
+	if !served(oldPKI) {
+		t.Fatal("a half-replaced pair was loaded")
+	}
+	copyFile(newPKI.serverKey, key)
+	testutil.WaitFor(t, 5*time.Second, func() bool { return served(newPKI) })
+	if served(oldPKI) {
+		t.Fatal("the old certificate is still served")
+	}
+}
