@@ -26,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	rmq "github.com/apache/rocketmq-clients/golang/v5"
 )
 
 // tlsPKI is a CA and the certificates it signed, as PEM files in a
@@ -352,6 +354,60 @@ func TestTLSControllerMode(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(c.broker.logPath); strings.Contains(string(b), "plaintext connection refused") {
 		t.Fatalf("the broker refused a plaintext connection:\n%s", tailFile(c.broker.logPath, 20))
+	}
+}
+
+// mqproxy's Remoting side with -Dtls.enable and the client certificate, in
+// front of the enforcing, mutual-TLS cluster: the Go v5 SDK's sends reach
+// the broker (the proxy routes through the name server and sends to the
+// broker over TLS). The proxy's gRPC side is the SDK's TLS as always.
+func TestTLSProxy(t *testing.T) {
+	if proxyImpl() != "rocketgo" {
+		t.Skip("mqproxy (cluster mode) only")
+	}
+	p := newTLSPKI(t)
+	c := startTLSCluster(t, "tls-proxy", p)
+	topic := uniq("TlsProxy")
+	if resp, err := tlsInvoke(c.brokerAddr, p.clientConfig(), createTopicReq(topic, 1, 1)); err != nil || resp.Code != 0 {
+		t.Fatalf("create topic over TLS: %v %v", resp, err)
+	}
+	quietSDK()
+	port, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(c.dir, "rmq-proxy.json")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`{"rocketMQClusterName":%q,"namesrvAddr":%q,"grpcServerPort":%d}`,
+		clusterName, c.nsAddr, port)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pp := &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: filepath.Join(c.dir, "proxy.log"), bin: filepath.Join(binDir, "mqproxy"),
+		args: append([]string{"-pc", conf, "-Dtls.enable=true"}, p.serverArgs()[1:]...)}
+	if pp.p, err = startProc("mqproxy", pp.bin, pp.args, pp.log); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		pp.p.stop()
+		if t.Failed() {
+			t.Logf("tail of mqproxy:\n%s", tailFile(pp.log, 30))
+		}
+	})
+	if err := waitTCP(pp.p, pp.addr, readyTimeout); err != nil {
+		t.Fatal(err)
+	}
+	prod := newV5Producer(t, pp, rmq.WithTopics(topic))
+	const n = 5
+	for i := range n {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := prod.Send(ctx, &rmq.Message{Topic: topic, Body: []byte(fmt.Sprintf("tls-proxy-%d", i))})
+		cancel()
+		if err != nil {
+			t.Fatalf("send %d through the proxy: %v", i, err)
+		}
+	}
+	resp, err := tlsInvoke(c.brokerAddr, p.clientConfig(), newRequest(codeGetMaxOffset, map[string]string{"topic": topic, "queueId": "0"}, nil))
+	if err != nil || resp.Code != 0 || resp.ExtFields["offset"] != fmt.Sprint(n) {
+		t.Fatalf("max offset over TLS: %v %v; want %d", resp, err, n)
 	}
 }
 
