@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -409,6 +410,98 @@ func TestTLSProxy(t *testing.T) {
 	resp, err := tlsInvoke(c.brokerAddr, p.clientConfig(), newRequest(codeGetMaxOffset, map[string]string{"topic": topic, "queueId": "0"}, nil))
 	if err != nil || resp.Code != 0 || resp.ExtFields["offset"] != fmt.Sprint(n) {
 		t.Fatalf("max offset over TLS: %v %v; want %d", resp, err, n)
+	}
+}
+
+// Apache's servers and ours, all enforcing mutual TLS from one CA: our
+// broker registers with Apache's name server (our TLS client, Netty's
+// server) and Apache's broker with ours (Netty's client, our server). The
+// settings reach the JVMs as Apache's scripts pass them, in JAVA_OPT, which
+// our binaries read too.
+func TestReferenceTLS(t *testing.T) {
+	requireJava(t)
+	p := newTLSPKI(t)
+	t.Setenv("JAVA_OPT", strings.Join(p.serverArgs(), " "))
+	ours := startTLSClusterConf(t, "tls-ref-ours", nil, "", p.clientConfig()) // -D from JAVA_OPT
+	// Both JVMs start side by side: Apache's name server, and Apache's
+	// broker registering with ours.
+	script := referenceScript(t)
+	dir := filepath.Join(workDir, "tls-ref-apache")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	var nsPort, brokerPort int
+	var err error
+	if nsPort, err = pickPort(); err == nil {
+		brokerPort, err = pickPort()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	apacheNS, apacheBroker := fmt.Sprintf("127.0.0.1:%d", nsPort), fmt.Sprintf("127.0.0.1:%d", brokerPort)
+	for _, j := range []struct {
+		name string
+		args []string
+	}{
+		{"apache-namesrv", []string{"namesrv", strconv.Itoa(nsPort), filepath.Join(dir, "ns")}},
+		{"apache-broker", []string{"broker", strconv.Itoa(brokerPort), ours.nsAddr, filepath.Join(dir, "broker"), clusterName}},
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, j.args[0]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		jp, err := startProc(j.name, script, j.args, filepath.Join(dir, j.name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			jp.stop()
+			if t.Failed() {
+				t.Logf("tail of %s:\n%s", j.name, tailFile(jp.logPath, 30))
+			}
+		})
+	}
+	routeHas := func(nsAddr, brokerAddr string) func() bool {
+		return func() bool {
+			resp, err := tlsInvoke(nsAddr, p.clientConfig(), newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+			if err != nil || resp.Code != 0 {
+				return false
+			}
+			rd, err := parseRoute(resp.Body)
+			return err == nil && rd.hasBroker(brokerAddr)
+		}
+	}
+	// Our broker, pointed at Apache's name server (its registrations are
+	// retried until that name server is up).
+	b := &cluster{name: "tls-ref-ours-b2", brokerName: "broker-tls-ref-b2", nsAddr: apacheNS,
+		dir: filepath.Join(workDir, "tls-ref-ours-b2")}
+	t.Cleanup(func() { os.RemoveAll(b.dir) })
+	if err := os.MkdirAll(filepath.Join(b.dir, "store"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b.brokerPort, err = pickPort(); err != nil {
+		t.Fatal(err)
+	}
+	b.brokerAddr = fmt.Sprintf("127.0.0.1:%d", b.brokerPort)
+	conf := filepath.Join(b.dir, "broker.properties")
+	if err := os.WriteFile(conf, []byte(b.brokerConf()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b.broker, err = startProc("mqbroker-to-apache", filepath.Join(binDir, "mqbroker"), []string{"-c", conf},
+		filepath.Join(b.dir, "broker.log")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.broker.stop()
+		if t.Failed() {
+			t.Logf("tail of our broker:\n%s", tailFile(b.broker.logPath, 30))
+		}
+	})
+	if !waitFor(t, 120*time.Second, routeHas(ours.nsAddr, apacheBroker)) {
+		t.Fatalf("Apache's broker %s not registered with our enforcing name server", apacheBroker)
+	}
+	if !waitFor(t, 90*time.Second, routeHas(apacheNS, b.brokerAddr)) {
+		t.Fatalf("our broker %s not registered with Apache's enforcing name server", b.brokerAddr)
+	}
+	if resp, err := rawInvoke(apacheNS, newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil), 3*time.Second); err == nil {
+		t.Fatalf("Apache's name server answered plaintext (code %d): the TLS settings did not reach it", resp.Code)
 	}
 }
 
