@@ -72,6 +72,17 @@ const (
 	ClientAuthRequire
 )
 
+func (a ClientAuth) String() string {
+	switch a {
+	case ClientAuthOptional:
+		return "optional"
+	case ClientAuthRequire:
+		return "require"
+	default:
+		return "none"
+	}
+}
+
 // parseClientAuth reads Netty's ClientAuth names case-insensitively (none,
 // optional, require); "required" is taken for require. Anything else is
 // none, as in Apache.
@@ -272,7 +283,7 @@ func NewTLS(c TLSConfig, log zerolog.Logger) (*TLS, error) {
 	}
 	log.Info().Str("tls.server.mode", c.Mode.String()).Bool("tls.enable", t.client != nil).
 		Bool("tls.test.mode.enable", c.TestMode).Str("tls.server.certPath", c.ServerCertPath).
-		Uint8("tls.server.need.client.auth", uint8(c.ServerNeedClientAuth)).
+		Stringer("tls.server.need.client.auth", c.ServerNeedClientAuth).
 		Bool("clientVerifiesServer", t.client != nil && t.client.VerifyConnection != nil).
 		Msg("tls configured")
 	return t, nil

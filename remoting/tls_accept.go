@@ -73,54 +73,70 @@ func (s *Server) closeTLS() {
 	s.tlsWG.Wait()
 }
 
+// serveTLS decides a connection's path from its first byte: plaintext to
+// the engine as it is, TLS through a handshake and a bridge.
 func (s *Server) serveTLS(nc net.Conn) {
 	defer s.tlsWG.Done()
 	defer s.untrackTLS(nc)
 	t := s.cfg.TLS
 	deadline := time.Now().Add(t.HandshakeTimeout)
 	first, err := peekByte(nc, deadline)
-	if err != nil {
+	switch {
+	case err != nil:
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			s.stalled.Add(1) // before the close, which whoever watches the count sees
 			s.warn.Warn().Stringer("remote", nc.RemoteAddr()).Dur("timeout", t.HandshakeTimeout).
 				Msg("connection sent nothing within the tls handshake timeout; closed")
 		}
-		s.conns.Add(-1)
-		_ = nc.Close()
-		return
-	}
-	if first != tlsRecordHandshake {
-		if t.Mode == TLSEnforcing {
-			s.plainRefused.Add(1)
-			s.conns.Add(-1)
-			_ = nc.Close()
-			s.warn.Warn().Stringer("remote", nc.RemoteAddr()).
-				Msg("plaintext connection refused: tls.server.mode is enforcing")
-			return
+		s.dropTLS(nc)
+	case first == tlsRecordHandshake:
+		if tc := s.handshake(nc, deadline); tc != nil {
+			s.serveBridged(tc, nc.RemoteAddr())
 		}
+	case t.Mode == TLSEnforcing:
+		s.plainRefused.Add(1)
+		s.warn.Warn().Stringer("remote", nc.RemoteAddr()).
+			Msg("plaintext connection refused: tls.server.mode is enforcing")
+		s.dropTLS(nc)
+	default:
 		s.register(nc, nc.RemoteAddr())
-		return
 	}
-	tc := tls.Server(nc, t.server)
+}
+
+// dropTLS closes a counted connection that never reached the engine.
+func (s *Server) dropTLS(nc net.Conn) {
+	s.conns.Add(-1)
+	_ = nc.Close()
+}
+
+// handshake runs the server side of the TLS handshake by deadline; on
+// failure the connection is dropped and nil returned.
+func (s *Server) handshake(nc net.Conn, deadline time.Time) *tls.Conn {
+	tc := tls.Server(nc, s.cfg.TLS.server)
 	_ = nc.SetDeadline(deadline)
 	if err := tc.Handshake(); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			s.stalled.Add(1)
 		}
 		s.warn.Warn().Err(err).Stringer("remote", nc.RemoteAddr()).Msg("tls handshake failed; connection closed")
-		s.conns.Add(-1)
-		_ = nc.Close()
-		return
+		s.dropTLS(nc)
+		return nil
 	}
 	_ = nc.SetDeadline(time.Time{})
+	return tc
+}
+
+// serveBridged hands the engine one end of a socket pair, as a Conn whose
+// peer is remote, and bridges the other end to tc until either closes.
+func (s *Server) serveBridged(tc *tls.Conn, remote net.Addr) {
 	local, peer, err := socketPair()
 	if err != nil {
 		s.conns.Add(-1)
 		_ = tc.Close()
-		s.warn.Warn().Err(err).Stringer("remote", nc.RemoteAddr()).Msg("tls bridge not made; connection closed")
+		s.warn.Warn().Err(err).Stringer("remote", remote).Msg("tls bridge not made; connection closed")
 		return
 	}
-	if !s.register(peer, nc.RemoteAddr()) {
+	if !s.register(peer, remote) {
 		_ = local.Close()
 		_ = tc.Close()
 		return
