@@ -209,10 +209,11 @@ func TestTLSEnforcingCluster(t *testing.T) {
 	start := time.Now()
 	p := newTLSPKI(t)
 	c := startTLSClusterConf(t, "tls-enforcing", append(p.serverArgs(), "-Dtls.server.handshakeTimeoutMillis=1500"), "", p.clientConfig())
-	for _, tg := range []struct{ name, addr string }{{"namesrv", c.nsAddr}, {"broker", c.brokerAddr}} {
+	vip := fmt.Sprintf("127.0.0.1:%d", c.brokerPort-2) // the broker's VIP channel (fastListenPort)
+	for _, tg := range []struct{ name, addr string }{{"namesrv", c.nsAddr}, {"broker", c.brokerAddr}, {"broker-vip", vip}} {
 		t.Run(tg.name, func(t *testing.T) {
 			route := newRequest(codeGetRouteInfoByTopic, map[string]string{"topic": "TBW102"}, nil)
-			if tg.name == "broker" {
+			if strings.HasPrefix(tg.name, "broker") {
 				route = newRequest(codeGetMaxOffset, map[string]string{"topic": "TBW102", "queueId": "0"}, nil)
 			}
 			if resp, err := tlsInvoke(tg.addr, p.clientConfig(), route); err != nil || resp.Code != 0 {
