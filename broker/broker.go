@@ -237,6 +237,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		NumEventLoop: b.Config().ServerWorkerThreads,
 		OnClose:      b.connClosed,
 		Limits:       b.Config().Limits,
+		TLS:          b.Config().TLS,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
 		_ = b.shutdownHA(context.Background())
@@ -249,6 +250,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 			NumEventLoop: 1,
 			OnClose:      b.connClosed,
 			Limits:       b.Config().Limits,
+			TLS:          b.Config().TLS,
 			IDBase:       1 << 62, // apart from the main server's connection IDs (client registry, locks)
 		}, h, b.root)
 		if err := b.fast.Start(); err != nil {

@@ -206,6 +206,9 @@ type Config struct {
 
 	// Controller mode (issue #20): controllerconfig.go.
 	Controller ControllerConfig
+	// TLS is built from -Dtls.* arguments and tls.config.file, not from
+	// this file (Apache reads them as system properties); nil: plaintext.
+	TLS *remoting.TLS
 }
 
 // Perm bits (Apache PermName).

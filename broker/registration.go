@@ -102,7 +102,9 @@ type peer struct {
 
 func newRegistrar(b *Broker) *registrar {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &registrar{b: b, client: remoting.NewClient(b.root), trigger: make(chan struct{}, 1),
+	client := remoting.NewClient(b.root) // to name servers, controllers and the master
+	client.SetTLS(b.Config().TLS)
+	return &registrar{b: b, client: client, trigger: make(chan struct{}, 1),
 		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute}),
 		ctx:     ctx, cancel: cancel, peers: make(map[string]*peer),
 		halt: make(chan struct{}), stopped: make(chan struct{})}

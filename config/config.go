@@ -38,6 +38,16 @@ func Load(path string, dst any, log zerolog.Logger) error {
 	return nil
 }
 
+// ReadPropertiesFile reads the properties file at path (ReadProperties).
+func ReadPropertiesFile(path string) ([][2]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: open %s: %w", path, err)
+	}
+	defer f.Close()
+	return ReadProperties(f)
+}
+
 // Parse reads properties from r into dst. Unknown keys are logged once each and
 // ignored, as Apache ignores keys it has no setter for.
 func Parse(r io.Reader, dst any, log zerolog.Logger) error {

@@ -81,6 +81,9 @@ type Config struct {
 
 	// Limits bound the Remoting server's connections and frames.
 	Limits remoting.Limits
+	// TLS is built from -Dtls.* arguments and tls.config.file, not from
+	// this file (Apache reads them as system properties); nil: plaintext.
+	TLS *remoting.TLS
 }
 
 // DefaultConfig returns Apache's ControllerConfig defaults and rocketgo's

@@ -119,12 +119,14 @@ func (c *Controller) Start() error {
 	}
 	c.node = n
 	c.client = remoting.NewClient(c.root)
+	c.client.SetTLS(c.cfg.TLS)
 	_, port, _ := net.SplitHostPort(c.self.Addr)
 	rs := remoting.NewServer(remoting.ServerConfig{
 		// Apache's DLedger controller binds all interfaces on its peer port.
 		Addr:    net.JoinHostPort("", port),
 		OnClose: c.connClosed,
 		Limits:  c.cfg.Limits,
+		TLS:     c.cfg.TLS,
 	}, c.Handlers(), c.root)
 	if err := rs.Start(); err != nil {
 		_ = n.close() // the start error is the one to report

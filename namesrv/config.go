@@ -54,6 +54,9 @@ type Config struct {
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
+	// TLS is built from -Dtls.* arguments and tls.config.file, not from
+	// this file (Apache reads them as system properties); nil: plaintext.
+	TLS *remoting.TLS
 }
 
 // DefaultConfig returns Apache's defaults (NamesrvStartup sets listenPort 9876).

@@ -81,6 +81,7 @@ func (s *Server) Start(h remoting.Handler) error {
 		NumEventLoop: s.Config.ServerSelectorThreads,
 		OnClose:      s.connClosed,
 		Limits:       s.Config.Limits,
+		TLS:          s.Config.TLS,
 	}, h, s.root)
 	if err := rs.Start(); err != nil {
 		return fmt.Errorf("namesrv: start: %w", err)

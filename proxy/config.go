@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Config holds the keys of Apache's rmq-proxy.json (ProxyConfig.java) that
@@ -107,6 +109,10 @@ type Config struct {
 	// RequestTimeout bounds one Remoting call to a broker or name server
 	// (rocketgo's key).
 	RemotingTimeoutMillis int64 `json:"remotingTimeoutMillis"`
+	// TLS is how the proxy's Remoting client dials name servers and brokers
+	// (-Dtls.enable and tls.client.*, as Apache's proxy reads them); nil:
+	// plaintext. Not a rmq-proxy.json key.
+	TLS *remoting.TLS `json:"-"`
 }
 
 // DefaultConfig returns Apache 5.3.3 ProxyConfig's defaults.

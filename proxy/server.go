@@ -66,7 +66,9 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 	if !strings.EqualFold(cfg.ProxyMode, "CLUSTER") {
 		return nil, fmt.Errorf("proxy: proxyMode %q: only CLUSTER is served by mqproxy (local mode is mqbroker --enable-proxy)", cfg.ProxyMode)
 	}
-	return newServer(cfg, log, remoting.NewClient(log), nil)
+	rc := remoting.NewClient(log)
+	rc.SetTLS(cfg.TLS)
+	return newServer(cfg, log, rc, nil)
 }
 
 // LocalBroker is the broker a local-mode proxy serves from its own process
@@ -87,7 +89,9 @@ func NewLocal(cfg Config, log zerolog.Logger, lb LocalBroker) (*Server, error) {
 		return nil, errors.New("proxy: local mode needs the broker's name, address and connection")
 	}
 	cfg.ProxyMode = "LOCAL"
-	rc := &localTransport{addr: lb.Addr, local: lb.Conn, remote: remoting.NewClient(log)}
+	remote := remoting.NewClient(log) // to the other brokers
+	remote.SetTLS(cfg.TLS)
+	rc := &localTransport{addr: lb.Addr, local: lb.Conn, remote: remote}
 	return newServer(cfg, log, rc, &lb)
 }
 

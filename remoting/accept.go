@@ -145,7 +145,8 @@ func (s *Server) closeSpare() {
 }
 
 // admit registers an accepted connection with the engine, or closes it when
-// the server is at its connection limit.
+// the server is at its connection limit. With TLS on, the connection's
+// first byte decides its path, off this loop (tls_accept.go).
 func (s *Server) admit(nc net.Conn) {
 	if s.maxConns > 0 && s.conns.Load() >= s.maxConns {
 		s.refused.Add(1)
@@ -154,14 +155,25 @@ func (s *Server) admit(nc net.Conn) {
 			Int64("refused", s.refused.Load()).Msg("connection limit reached; connection refused")
 		return
 	}
-	s.conns.Add(1) // given back by OnClose, or below when the connection never opens
-	c := s.newConn(nc.RemoteAddr())
+	s.conns.Add(1) // given back by OnClose, or when the connection never opens
+	if s.cfg.TLS.serves() {
+		s.startTLS(nc)
+		return
+	}
+	s.register(nc, nc.RemoteAddr())
+}
+
+// register hands a counted connection to the engine as a Conn whose peer is
+// remote; it reports whether the connection opened. On failure the count is
+// given back and nc closed.
+func (s *Server) register(nc net.Conn, remote net.Addr) bool {
+	c := s.newConn(remote)
 	res, err := s.eng.Register(gnet.NewContext(gnet.NewNetConnContext(context.Background(), nc), c))
 	if err != nil {
 		s.conns.Add(-1)
 		_ = nc.Close()
 		s.warn.Warn().Err(err).Str("remote", c.Remote).Msg("connection not registered; closed")
-		return
+		return false
 	}
 	// gnet duplicates the descriptor, closes nc and runs OnOpen on a loop;
 	// waiting for it keeps the count exact and registrations few at a time.
@@ -170,7 +182,10 @@ func (s *Server) admit(nc net.Conn) {
 		if r.Err != nil || !c.opened.Load() {
 			s.conns.Add(-1)
 			s.warn.Warn().Err(r.Err).Str("remote", c.Remote).Msg("connection not registered; closed")
+			return false
 		}
 	case <-s.exited:
+		return false
 	}
+	return true
 }

@@ -3,6 +3,7 @@ package remoting
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -62,6 +63,31 @@ func NewClient(log zerolog.Logger) *Client {
 		return d.DialContext(ctx, "tcp", addr)
 	}
 	return cl
+}
+
+// SetTLS makes the client dial TLS when t says clients do (tls.enable, or
+// an enforcing server mode); nil or a plaintext t keeps plain TCP. Call it
+// before the first Invoke.
+func (cl *Client) SetTLS(t *TLS) {
+	if t == nil || t.client == nil {
+		return
+	}
+	plain := cl.dial
+	cfg := t.client
+	cl.dial = func(ctx context.Context, addr string) (net.Conn, error) {
+		nc, err := plain(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		hctx, cancel := context.WithTimeout(ctx, cl.dialTimeout)
+		defer cancel()
+		tc := tls.Client(nc, cfg)
+		if err := tc.HandshakeContext(hctx); err != nil {
+			_ = nc.Close()
+			return nil, fmt.Errorf("tls handshake: %w", err)
+		}
+		return tc, nil
+	}
 }
 
 // SetRequestHandler installs fn for requests servers send on this client's

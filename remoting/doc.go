@@ -4,7 +4,9 @@
 // in-process connection (Local) through which a component of the same
 // process calls a Handler without a socket.
 //
-// Owns: frame and header codecs, Command, codes, Server, Conn, Client, Local.
+// Owns: frame and header codecs, Command, codes, Server, Conn, Client, Local,
+// TLS (Apache's tls.* settings; tls.go) and its termination before the
+// event loops (tls_accept.go).
 // Never: knows what a topic, a queue or a broker is; blocks an event loop.
 //
 // Frame layout (all integers big-endian):
@@ -33,9 +35,16 @@
 //     (Conn.ClosedByServer), or answers the request with an error.
 //   - A resource error at accept (EMFILE, ENFILE, ENOBUFS, ENOMEM) never stops
 //     the server: it sheds the pending connection and backs off.
+//   - With TLS disabled, accepting is untouched. In permissive and enforcing
+//     mode a connection's first byte and handshake are awaited off the
+//     accept loop, within the handshake timeout, counted against the
+//     connection limit; a TLS connection reaches the loops over a socket
+//     pair, its Conn keeping the client's address.
 //
 // Goroutines: the gnet engine, the accept loop and the sweeper (idle and
 // incomplete-frame limits, the clock), all started by Server.Start and
-// stopped by Server.Shutdown; one reader per client connection (Client,
+// stopped by Server.Shutdown; with TLS, one per connection awaiting its
+// first byte or handshake and two per TLS connection (the bridge), closed
+// and awaited by Shutdown; one reader per client connection (Client,
 // closed by Client.Close).
 package remoting

@@ -51,6 +51,10 @@ type ServerConfig struct {
 	// owner (a broker's main and VIP channels) never give two connections
 	// the same ID.
 	IDBase uint64
+	// TLS, when it serves (permissive or enforcing mode), terminates TLS
+	// connections before the event loops (tls_accept.go); nil or disabled
+	// leaves every connection on the plain path.
+	TLS *TLS
 }
 
 // Server serves the Remoting protocol on gnet event loops.
@@ -109,6 +113,14 @@ type Server struct {
 
 	liveMu sync.Mutex
 	live   map[*Conn]struct{} // open connections, for the sweeper
+
+	// TLS connections being peeked at, handshaking or bridged (tls_accept.go).
+	tlsMu        sync.Mutex
+	tlsConns     map[net.Conn]struct{}
+	tlsClosed    bool // Shutdown began: no more
+	tlsWG        sync.WaitGroup
+	stalled      atomic.Int64 // closed: no first byte or handshake within the timeout
+	plainRefused atomic.Int64 // closed: plaintext in enforcing mode
 }
 
 // NewServer builds a server; Start binds and serves. cfg.Limits must be
@@ -135,6 +147,7 @@ func NewServer(cfg ServerConfig, h Handler, log zerolog.Logger) *Server {
 		quit:         make(chan struct{}),
 		epoch:        time.Now(),
 		live:         make(map[*Conn]struct{}),
+		tlsConns:     make(map[net.Conn]struct{}),
 	}
 	s.late, _ = h.(LateObserver)
 	s.ids.Store(cfg.IDBase)
@@ -211,7 +224,8 @@ func (s *Server) Start() error {
 	s.wg.Add(2)
 	go s.acceptLoop()
 	go s.sweepLoop()
-	s.log.Info().Str("bound", s.bound).Int("eventLoops", loops).Int64("maxConnections", s.maxConns).Msg("listening")
+	s.log.Info().Str("bound", s.bound).Int("eventLoops", loops).Int64("maxConnections", s.maxConns).
+		Stringer("tls.server.mode", s.tlsMode()).Msg("listening")
 	return nil
 }
 
@@ -265,6 +279,13 @@ func (s *Server) Done() <-chan struct{} { return s.exited }
 // Done is closed.
 func (s *Server) Err() error { return s.runErr }
 
+func (s *Server) tlsMode() TLSMode {
+	if !s.cfg.TLS.serves() {
+		return TLSDisabled
+	}
+	return s.cfg.TLS.Mode
+}
+
 // Connections is the number of connections accepted and not yet closed.
 func (s *Server) Connections() int { return int(s.conns.Load()) }
 
@@ -291,6 +312,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
+		s.closeTLS()
 		s.log.Info().Msg("stopped")
 	})
 	return err

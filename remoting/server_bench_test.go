@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"io"
 	"net"
@@ -19,15 +20,35 @@ func (nopHandler) Serve(_ *Conn, req *Command) *Command { return NewResponse(req
 // socket: one connection, batches of 64 pipelined requests shaped like a
 // send's (a dozen header fields, 1 KiB body), answered inline. The client
 // side allocates nothing, so allocs/op are the server's.
-func BenchmarkServerPipelined(b *testing.B) {
+func BenchmarkServerPipelined(b *testing.B) { benchPipelined(b, nil) }
+
+// BenchmarkServerPipelinedTLS is BenchmarkServerPipelined over TLS
+// (permissive mode, self-signed certificate): the bridge's cost.
+func BenchmarkServerPipelinedTLS(b *testing.B) {
+	c := DefaultTLSConfig()
+	c.Mode = TLSPermissive
+	t, err := NewTLS(c, testutil.Logger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPipelined(b, t)
+}
+
+func benchPipelined(b *testing.B, t *TLS) {
 	for _, ser := range []SerializeType{JSON, RocketMQ} {
 		b.Run(ser.String(), func(b *testing.B) {
-			s := NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1}, nopHandler{}, testutil.Logger())
+			s := NewServer(ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, TLS: t}, nopHandler{}, testutil.Logger())
 			if err := s.Start(); err != nil {
 				b.Fatal(err)
 			}
 			defer s.Shutdown(context.Background())
-			nc, err := net.Dial("tcp", s.Addr())
+			var nc net.Conn
+			var err error
+			if t != nil {
+				nc, err = tls.Dial("tcp", s.Addr(), &tls.Config{InsecureSkipVerify: true})
+			} else {
+				nc, err = net.Dial("tcp", s.Addr())
+			}
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -21,7 +21,8 @@
 //	mqadmin queryMsgByKey      -n ns:9876 -t topic -k key
 //	mqadmin queryMsgByOffset   -n ns:9876 -t topic -b brokerName -i queueId -o offset
 //
-// -n defaults to NAMESRV_ADDR, as Apache's. Where Apache prints a Java
+// -n defaults to NAMESRV_ADDR, as Apache's. -Dtls.enable=true (on the
+// command line or in JAVA_OPT) dials TLS, with Apache's tls.client.* keys. Where Apache prints a Java
 // hash container (a topic list, a properties table, a cluster's brokers)
 // its order is the hash's; here it is sorted, but for a message's
 // properties (javaHashOrder). A failure prints the error on stderr and
@@ -38,7 +39,10 @@ import (
 	"os"
 	"sort"
 
+	"github.com/rs/zerolog"
+
 	"github.com/rocketgo/rocketgo/internal/adminclient"
+	"github.com/rocketgo/rocketgo/internal/sysprops"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -75,6 +79,14 @@ var callTimeout = adminclient.DefaultTimeout
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, out, errOut io.Writer) int {
+	// -Dtls.enable=true and the other tls.client.* keys, anywhere on the
+	// line or in JAVA_OPT, as Apache's tools take them.
+	props, args := sysprops.Split(args)
+	tl, err := sysprops.ClientTLS(props, zerolog.Nop())
+	if err != nil {
+		fmt.Fprintf(errOut, "mqadmin: %v\n", err)
+		return 1
+	}
 	if len(args) == 0 || args[0] == "help" && len(args) == 1 {
 		fmt.Fprintf(out, "The most commonly used mqadmin commands are:\n")
 		for _, c := range commands {
@@ -98,6 +110,7 @@ func run(args []string, out, errOut io.Writer) int {
 		}
 		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
 		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
+		a.SetTLS(tl)
 		a.Timeout = callTimeout
 		defer a.Close()
 		if err := c.run(a, fs, rest); err != nil {

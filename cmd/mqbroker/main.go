@@ -23,6 +23,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/internal/logging"
+	"github.com/rocketgo/rocketgo/internal/sysprops"
 	"github.com/rocketgo/rocketgo/metrics"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/proxy"
@@ -44,7 +45,7 @@ func run() int {
 	proxyConf := flag.String("pc", "", "proxy config file (rmq-proxy.json), with --enable-proxy")
 	brokerConf := flag.String("bc", "", "broker config file, as -c")
 	flag.String("pm", "", "proxy mode (local is implied by --enable-proxy)")
-	flag.Parse()
+	props := sysprops.ParseFlags() // -Dtls.* as Apache's JAVA_OPT
 	if *confFile == "" {
 		*confFile = *brokerConf
 	}
@@ -78,6 +79,10 @@ func run() int {
 			log.Error().Err(err).Msg("load proxy config")
 			return 1
 		}
+	}
+	if cfg.TLS, err = sysprops.TLS(props, log); err != nil {
+		log.Error().Err(err).Msg("tls")
+		return 1
 	}
 	remoting.LogFileLimit(log)
 	spareProc(&cfg, log)
@@ -141,6 +146,7 @@ func run() int {
 	}
 	var px *proxy.Server
 	if *enableProxy {
+		pcfg.TLS = cfg.TLS // its Remoting client dials the other brokers as this broker does
 		if px, err = startProxy(pcfg, b, authGuard, log); err != nil {
 			log.Error().Err(err).Msg("start proxy")
 			_ = b.Shutdown(context.Background())

@@ -22,6 +22,7 @@ import (
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/controller"
 	"github.com/rocketgo/rocketgo/internal/logging"
+	"github.com/rocketgo/rocketgo/internal/sysprops"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -40,7 +41,7 @@ func run() int {
 	configFile := flag.String("c", "", "controller config properties file")
 	printConfig := flag.Bool("p", false, "print all config items and exit")
 	printImportant := flag.Bool("m", false, "print important config items and exit")
-	flag.Parse()
+	props := sysprops.ParseFlags() // -Dtls.* as Apache's JAVA_OPT
 
 	log, logFile, err := logging.New("mqcontroller")
 	if err != nil {
@@ -66,6 +67,10 @@ func run() int {
 		return 0
 	}
 
+	if cfg.TLS, err = sysprops.TLS(props, log); err != nil {
+		log.Error().Err(err).Msg("tls")
+		return 1
+	}
 	remoting.LogFileLimit(log)
 	c, err := controller.New(cfg, log)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/controller"
 	"github.com/rocketgo/rocketgo/internal/logging"
+	"github.com/rocketgo/rocketgo/internal/sysprops"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -31,7 +32,7 @@ func main() {
 func run() int {
 	configFile := flag.String("c", "", "name server config properties file")
 	printConfig := flag.Bool("p", false, "print all config items and exit")
-	flag.Parse()
+	props := sysprops.ParseFlags() // -Dtls.* as Apache's JAVA_OPT
 
 	log, logFile, err := logging.New("mqnamesrv")
 	if err != nil {
@@ -62,6 +63,12 @@ func run() int {
 		return 0
 	}
 
+	tl, err := sysprops.TLS(props, log)
+	if err != nil {
+		log.Error().Err(err).Msg("tls")
+		return 1
+	}
+	cfg.TLS, ccfg.TLS = tl, tl
 	remoting.LogFileLimit(log)
 	ns, err := namesrv.New(cfg, log)
 	if err != nil {

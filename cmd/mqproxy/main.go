@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/logging"
+	"github.com/rocketgo/rocketgo/internal/sysprops"
 	"github.com/rocketgo/rocketgo/proxy"
 )
 
@@ -35,7 +36,7 @@ func run() int {
 	mode := flag.String("pm", "", "proxy mode (cluster)")
 	flag.String("bc", "", "broker config file (local mode only; ignored in cluster mode)")
 	printConfig := flag.Bool("p", false, "print the effective config and exit")
-	flag.Parse()
+	props := sysprops.ParseFlags() // -Dtls.* as Apache's JAVA_OPT
 
 	log, logFile, err := logging.New("mqproxy")
 	if err != nil {
@@ -66,6 +67,10 @@ func run() int {
 		b, _ := json.MarshalIndent(shown, "", "  ") // plain fields: cannot fail
 		fmt.Println(string(b))
 		return 0
+	}
+	if cfg.TLS, err = sysprops.ClientTLS(props, log); err != nil {
+		log.Error().Err(err).Msg("tls")
+		return 1
 	}
 	p, err := proxy.New(cfg, log)
 	if err != nil {

@@ -33,10 +33,11 @@ classpath() {
 	cat "$cpfile"
 }
 
-# The JVM flags of upstream's runserver.sh/runbroker.sh for JDK >= 9, with a small heap.
+# The JVM flags of upstream's runserver.sh/runbroker.sh for JDK >= 9, with a small heap,
+# after $JAVA_OPT (as upstream's scripts take it: -Dtls.* and the like).
 java_opts() {
 	local dir=$1
-	echo -server -Xms256m -Xmx256m -Xmn128m -XX:MaxDirectMemorySize=256m \
+	echo ${JAVA_OPT:-} -server -Xms256m -Xmx256m -Xmn128m -XX:MaxDirectMemorySize=256m \
 		-XX:+UseG1GC -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 \
 		-XX:InitiatingHeapOccupancyPercent=30 -XX:SoftRefLRUPolicyMSPerMB=0 \
 		-XX:-OmitStackTraceInFastThrow -XX:-UseLargePages \

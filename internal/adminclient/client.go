@@ -41,6 +41,10 @@ func New(ns []string) *Client {
 	return &Client{rc: remoting.NewClient(zerolog.Nop()), NameServers: ns, Timeout: DefaultTimeout}
 }
 
+// SetTLS makes the client dial TLS when t says clients do (tls.enable).
+// Call it before the first request.
+func (c *Client) SetTLS(t *remoting.TLS) { c.rc.SetTLS(t) }
+
 // ParseNameServers splits Apache's "a:9876;b:9876" list, dropping blanks.
 func ParseNameServers(list string) []string {
 	var out []string
