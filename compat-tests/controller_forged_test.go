@@ -7,7 +7,7 @@ package compattest
 // dial from, 127.0.0.1) and once from the controllers' own host. The
 // broker must stay master under brokerId 0, keep taking sends, and never
 // dial the attacker; the controller must still call it master at its own
-// epoch.
+// epoch; the controller's own state pushed from its host is still taken.
 
 import (
 	"fmt"
@@ -126,6 +126,14 @@ func TestControllerForgedRoleChange(t *testing.T) {
 	}
 	if s := state(); s.masterAddr != b.addr || s.masterEpoch != before.masterEpoch {
 		t.Fatalf("controller: master %s epoch %d, want %s epoch %d", s.masterAddr, s.masterEpoch, b.addr, before.masterEpoch)
+	}
+	// What the controller itself would push is taken (confirmed by 1004).
+	resp, err = invokeFrom("127.0.0.1", b.addr, javaRequest(1008, map[string]string{
+		"masterBrokerId": fmt.Sprint(before.masterID), "masterAddress": b.addr,
+		"masterEpoch": fmt.Sprint(before.masterEpoch), "syncStateSetEpoch": "1"},
+		[]byte(fmt.Sprintf(`{"syncStateSet":[%d],"syncStateSetEpoch":1}`, before.masterID))))
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("the controller's own state pushed from its host: %+v %v", resp, err)
 	}
 	if n := dialled.Load(); n != 0 {
 		t.Fatalf("the broker dialled the attacker's address %d times", n)
