@@ -14,11 +14,18 @@ package broker
 //     syncBrokerMetadataPeriod and looks the leader up again every
 //     syncControllerMetadataPeriod. Another goroutine sends the heartbeats
 //     (904) to every controller every brokerHeartbeatInterval.
-//   - NOTIFY_BROKER_ROLE_CHANGED (1008) reaches RoleChanged on a broker
-//     worker (processor/controllermode.go).
+//   - NOTIFY_BROKER_ROLE_CHANGED (1008) is taken only from the hosts of
+//     controllerAddr (RoleChangeAllowed, on the event loop: the IPs are
+//     resolved at start and at every leader lookup), then reaches
+//     RoleChanged on a broker worker (processor/controllermode.go). The
+//     push is a hint: the broker asks the controller leader (1004) and
+//     applies its answer, never the push; a push the answer does not bear
+//     out is refused and logged (replicas.Confirm). So a forged epoch is
+//     never remembered as the last one acted on.
 //   - Every controller answer goes through apply, under one mutex: role
 //     changes are serialised, and replicas.Roles drops answers whose master
-//     epoch is not above the last one acted on.
+//     epoch is not above the last one acted on. Only the controller's own
+//     answers (register, elect, 1004) reach apply.
 //   - A role taken (takeRole, roleswitch.go) registers with every name
 //     server at once, with the whole table and a new data version, so that
 //     clients route to the new master.
@@ -27,6 +34,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -61,8 +70,9 @@ type controlled struct {
 	log     zerolog.Logger
 	sampled zerolog.Logger
 
-	auto  autoReplicator // the AutoSwitch HA service, set in Start
-	id    atomic.Int64   // the controller-assigned id; -1 until registered
+	ips   *replicas.ControllerIPs // who may push 1008
+	auto  autoReplicator          // the AutoSwitch HA service, set in Start
+	id    atomic.Int64            // the controller-assigned id; -1 until registered
 	roles atomic.Pointer[replicas.Roles]
 
 	mu           sync.Mutex     // serialises role changes; guards what follows
@@ -87,6 +97,7 @@ func newControlled(b *Broker, cfg *Config) (*controlled, error) {
 		sampled: log.Sample(&zerolog.BurstSampler{Burst: 5, Period: time.Minute}),
 		client: replicas.NewClient(b.registrar.client, cfg.Controller.ControllerAddr,
 			max(ms(cfg.Controller.SendHeartbeatTimeoutMillis), 3*time.Second))}
+	c.ips = replicas.NewControllerIPs(c.client.Addrs())
 	c.id.Store(-1)
 	return c, nil
 }
@@ -105,15 +116,9 @@ func (b *Broker) ControllerBrokerID() int64 {
 
 // run is the controller-mode lifecycle, until quit.
 func (c *controlled) run(quit <-chan struct{}) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := untilQuit(quit)
 	defer cancel()
-	go func() {
-		select {
-		case <-quit:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	c.resolve(ctx)
 	cfg := c.b.Config()
 	var st replicas.ReplicaState
 	for {
@@ -147,9 +152,32 @@ func (c *controlled) run(quit <-chan struct{}) {
 			if _, err := c.client.Leader(ctx); err != nil {
 				c.sampled.Warn().Err(err).Msg("controller leader lookup failed")
 			}
+			c.resolve(ctx)
 		case <-poll.C:
 			c.poll(ctx)
 		}
+	}
+}
+
+// untilQuit is a context cancelled when quit is closed (or cancel called).
+func untilQuit(quit <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// resolve looks the controllers' host names up for RoleChangeAllowed.
+func (c *controlled) resolve(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, c.client.Timeout())
+	defer cancel()
+	if err := c.ips.Resolve(ctx, net.DefaultResolver); err != nil {
+		c.sampled.Warn().Err(err).Msg("controller host lookup failed; its last addresses are kept")
 	}
 }
 
@@ -256,14 +284,66 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 	return nil
 }
 
+// RoleChangeAllowed reports whether NOTIFY_BROKER_ROLE_CHANGED from ip
+// is considered: ip must be a controller host's (controllerAddr).
+// Outside controller mode the push is ignored whoever sends it. It does
+// not block (event loop).
+func (b *Broker) RoleChangeAllowed(ip netip.Addr) bool {
+	return b.ctrl == nil || b.ctrl.ips.Allowed(ip)
+}
+
+// confirmTries and confirmWait bound the wait for the controller leader
+// to answer the epoch it just pushed: its state machine may apply the
+// election a moment after the push left.
+const (
+	confirmTries = 4
+	confirmWait  = 250 * time.Millisecond
+)
+
 // RoleChanged is NOTIFY_BROKER_ROLE_CHANGED (1008), on a broker worker:
-// the controller's push after an election. Outside controller mode it is
+// the controller's push after an election. The broker asks the
+// controller leader for the replica info and applies that answer; the
+// push is refused (replicas.ErrNotConfirmed) when the answer does not
+// bear it out. Outside controller mode, or before registration, it is
 // ignored, as Apache's broker without a ReplicasManager does.
-func (b *Broker) RoleChanged(st replicas.ReplicaState) error {
+func (b *Broker) RoleChanged(pushed replicas.ReplicaState) error {
 	if b.ctrl == nil {
 		return nil
 	}
-	return b.ctrl.apply(st, "notify")
+	return b.ctrl.confirm(pushed)
+}
+
+func (c *controlled) confirm(pushed replicas.ReplicaState) error {
+	if c.roles.Load() == nil {
+		c.log.Info().Msg("role change push before registration ignored")
+		return nil
+	}
+	ctx, cancel := untilQuit(c.b.quit)
+	defer cancel()
+	name := c.b.Config().BrokerName
+	var st replicas.ReplicaState
+	for try := 1; ; try++ {
+		var err error
+		if st, err = c.client.ReplicaInfo(ctx, name); err != nil {
+			return fmt.Errorf("%w: replica info: %w", replicas.ErrNotConfirmed, err)
+		}
+		if pushed.MasterEpoch <= st.MasterEpoch || try == confirmTries {
+			break
+		}
+		if !sleepCtx(ctx, confirmWait) {
+			return ctx.Err()
+		}
+	}
+	if err := c.apply(st, "notify"); err != nil {
+		return err
+	}
+	if err := replicas.Confirm(pushed, st); err != nil {
+		c.sampled.Warn().Err(err).Int32("pushedMasterEpoch", pushed.MasterEpoch).
+			Str("pushedMasterAddress", pushed.MasterAddr).Int32("controllerMasterEpoch", st.MasterEpoch).
+			Msg("NOTIFY_BROKER_ROLE_CHANGED refused: the controller leader does not confirm it")
+		return err
+	}
+	return nil
 }
 
 // epochEntry and epochEntryCache are Apache's EpochEntry and
@@ -297,6 +377,18 @@ func (b *Broker) EpochCacheBody() ([]byte, error) {
 		out.EpochList[i] = epochEntry{EndOffset: e.EndOffset, Epoch: e.Epoch, StartOffset: e.StartOffset}
 	}
 	return jsoniter.Marshal(out)
+}
+
+// sleepCtx waits d; false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // sleep waits d; false when quit came first.

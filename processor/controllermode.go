@@ -33,11 +33,19 @@ func (p *brokerProcs) brokerEpochCache(_ *remoting.Conn, req *remoting.Command) 
 	return resp
 }
 
-// roleChanged is NOTIFY_BROKER_ROLE_CHANGED: decoded here, applied on a
+// roleChanged is NOTIFY_BROKER_ROLE_CHANGED: refused NO_PERMISSION unless
+// the peer's IP is a controller host's (Apache takes it from anyone);
+// decoded here, confirmed with the controller leader and applied on a
 // broker worker (a role change stops and starts services and writes the
 // epoch file), answered once applied, as Apache answers after its
-// changeBrokerRole; a failed change is SYSTEM_ERROR with its text.
+// changeBrokerRole; a push the controller does not confirm, or a failed
+// change, is SYSTEM_ERROR with its text.
 func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	if !p.b.RoleChangeAllowed(c.RemoteAddr.Addr()) {
+		p.refused.Warn().Stringer("remote", c.RemoteAddr).Str("masterAddress", logName(req.Str("masterAddress"))).
+			Str("masterEpoch", logName(req.Str("masterEpoch"))).Msg("NOTIFY_BROKER_ROLE_CHANGED refused: not from a controller host")
+		return remoting.NewResponse(req, remoting.NoPermission, "NOTIFY_BROKER_ROLE_CHANGED is accepted from the controllers only")
+	}
 	st, err := replicas.DecodeRoleChanged(req)
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, err.Error())
@@ -46,9 +54,10 @@ func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remo
 	// copy of what it needs.
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
 	oneway := req.IsOneway()
-	// Role changes run one at a time: a flood of pushes (anyone may send
-	// 1008) would queue a goroutine each; past maxRolePending they are
-	// refused, and the broker's poll (1004) still brings the latest role.
+	// Role changes run one at a time: a flood of pushes (from a controller
+	// host, or a stranger on it) would queue a goroutine each; past
+	// maxRolePending they are refused, and the broker's poll (1004) still
+	// brings the latest role.
 	if p.rolePending.Add(1) > maxRolePending {
 		p.rolePending.Add(-1)
 		p.refused.Warn().Stringer("remote", c.RemoteAddr).Msg("NOTIFY_BROKER_ROLE_CHANGED refused: too many pending")
@@ -57,7 +66,10 @@ func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remo
 	if !p.b.Go(func() {
 		defer p.rolePending.Add(-1)
 		err := p.b.RoleChanged(st)
-		if err != nil {
+		switch {
+		case errors.Is(err, replicas.ErrNotConfirmed):
+			p.refused.Warn().Err(err).Stringer("remote", c.RemoteAddr).Msg("NOTIFY_BROKER_ROLE_CHANGED refused")
+		case err != nil:
 			p.log.Error().Err(err).Msg("NOTIFY_BROKER_ROLE_CHANGED: role change failed")
 		}
 		if oneway {

@@ -2,6 +2,8 @@ package processor
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +123,100 @@ func TestControllerModeFailoverInProcess(t *testing.T) {
 	resp := invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerEpochCache, nil, nil))
 	if resp.Code != remoting.Success || !strings.Contains(string(resp.Body), `"brokerId":0`) || !strings.Contains(string(resp.Body), `"epoch":2`) {
 		t.Fatalf("1007 on the new master: %d %s", resp.Code, resp.Body)
+	}
+}
+
+// rawFrom sends req to addr on a connection from the local IP from (any
+// 127/8 address is this host's) and returns the answer.
+func rawFrom(t *testing.T, from, addr string, req *remoting.Command) *remoting.Command {
+	t.Helper()
+	d := net.Dialer{Timeout: 3 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial %s from %s: %v", addr, from, err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	req.Opaque = 77
+	if _, err := conn.Write(remoting.AppendFrame(nil, req)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		resp, err := remoting.ReadFrame(conn)
+		if err != nil {
+			t.Fatalf("request %d from %s: %v", req.Code, from, err)
+		}
+		if resp.IsResponse() && resp.Opaque == req.Opaque {
+			return resp
+		}
+	}
+}
+
+// A forged NOTIFY_BROKER_ROLE_CHANGED (a huge master epoch, another
+// master at an attacker's address) does not move a controller-mode
+// master: from a host that is not a controller's it is refused
+// NO_PERMISSION; from the controller's host, the controller leader's
+// answer (still master, epoch 1) does not confirm it, so it is refused
+// and what is applied is the controller's state. A push the controller
+// confirms is SUCCESS; the epoch file never holds the forged epoch.
+func TestRoleChangedForged(t *testing.T) {
+	ctl := ctltest.Start(t) // listens on 127.0.0.1
+	a := runBroker(t, func(c *broker.Config) {
+		c.BrokerName = "ctlf"
+		c.Controller.EnableControllerMode = true
+		c.Controller.ControllerAddr = ctl
+		c.Controller.SyncBrokerMetadataPeriod = 200
+		c.Controller.BrokerHeartbeatInterval = 200
+		c.Controller.AllAckInSyncStateSet = true // a lone SYNC_MASTER acknowledges itself
+	}, nil)
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.IsSlave() && a.Config().BrokerID == 0 })
+	self := strconv.FormatInt(a.ControllerBrokerID(), 10)
+	push := func(id, addr, epoch string) *remoting.Command {
+		return remoting.NewRequest(remoting.NotifyBrokerRoleChanged, map[string]string{"masterBrokerId": id,
+			"masterAddress": addr, "masterEpoch": epoch, "syncStateSetEpoch": "1"},
+			[]byte(`{"syncStateSet":[`+id+`],"syncStateSetEpoch":1}`))
+	}
+	forged := func() *remoting.Command { return push("99", "127.0.0.9:10911", "2147483000") }
+	stillMaster := func(when string) {
+		t.Helper()
+		if a.IsSlave() || a.Config().BrokerID != 0 {
+			t.Fatalf("%s: slave %v, brokerId %d", when, a.IsSlave(), a.Config().BrokerID)
+		}
+		cl := remoting.NewClient(testutil.Logger())
+		defer cl.Close()
+		expectCode(t, invoke(t, cl, a, sendV2("TBW102", []byte(when))), remoting.Success)
+	}
+
+	stillMaster("before any push")
+	resp := rawFrom(t, "127.0.0.2", a.Config().Addr(), forged())
+	if resp.Code != remoting.NoPermission {
+		t.Fatalf("forged push from a stranger: %d %q", resp.Code, resp.Remark)
+	}
+	stillMaster("after a stranger's push")
+
+	t0 := time.Now()
+	resp = rawFrom(t, "127.0.0.1", a.Config().Addr(), forged())
+	if resp.Code != remoting.SystemError || !strings.Contains(resp.Remark, "not confirmed") {
+		t.Fatalf("forged push from the controller's host: %d %q", resp.Code, resp.Remark)
+	}
+	t.Logf("forged push from the controller's host refused in %v", time.Since(t0))
+	stillMaster("after a push the controller does not confirm")
+	resp = rawFrom(t, "127.0.0.1", a.Config().Addr(), push("99", "127.0.0.9:10911", "1"))
+	if resp.Code != remoting.SystemError {
+		t.Fatalf("push of another master at the controller's epoch: %d %q", resp.Code, resp.Remark)
+	}
+	stillMaster("after a push of another master at the same epoch")
+
+	resp = rawFrom(t, "127.0.0.1", a.Config().Addr(), push(self, a.Config().Addr(), "1"))
+	if resp.Code != remoting.Success {
+		t.Fatalf("the controller's own state pushed: %d %q", resp.Code, resp.Remark)
+	}
+	stillMaster("after a confirmed push")
+	cl := remoting.NewClient(testutil.Logger())
+	defer cl.Close()
+	resp = invoke(t, cl, a, remoting.NewRequest(remoting.GetBrokerEpochCache, nil, nil))
+	if resp.Code != remoting.Success || strings.Contains(string(resp.Body), "2147483000") ||
+		!strings.Contains(string(resp.Body), `"epoch":1`) {
+		t.Fatalf("epoch cache: %d %s", resp.Code, resp.Body)
 	}
 }

@@ -66,6 +66,9 @@ func NewClient(rc *remoting.Client, controllerAddr string, timeout time.Duration
 	return &Client{rc: rc, addrs: addrs, timeout: timeout}
 }
 
+// Timeout is the wait for one controller answer.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
 // Addrs returns the controller addresses.
 func (c *Client) Addrs() []string { return append([]string(nil), c.addrs...) }
 

@@ -3,7 +3,9 @@
 // broker identity files, the registration with a controller (get-next-id
 // 1012 → apply-id 1013 → register 1003, then elect 1002 when the set has no
 // master), heartbeats (904, to every controller) and the replica info poll
-// (1004). It speaks to Apache's controller and to rocketgo's (controller/)
+// (1004), the set of controller IPs a NOTIFY_BROKER_ROLE_CHANGED push is
+// taken from, and the check of a push against the controller leader's
+// answer (Confirm). It speaks to Apache's controller and to rocketgo's (controller/)
 // alike: only the Remoting protocol is shared.
 //
 // Owns: <storePathRootDir>/brokerIdentity and brokerIdentity-temp; the

@@ -105,6 +105,43 @@ func (r *Roles) Apply(st ReplicaState) (Role, bool, error) {
 	return role, true, nil
 }
 
+// ErrNotConfirmed is a NOTIFY_BROKER_ROLE_CHANGED push the controller
+// leader's own answer does not bear out.
+var ErrNotConfirmed = errors.New("role change not confirmed by the controller")
+
+// Confirm compares a NOTIFY_BROKER_ROLE_CHANGED push with the controller
+// leader's replica info (1004), asked right after it: the push is only a
+// hint, what the broker acts on is ctl. A push naming a master epoch the
+// controller has not reached, or another master at the same epoch, is
+// refused (it is forged, or from a controller that lost its leadership);
+// an older one is harmless, ctl being newer. Addresses are not compared:
+// the broker takes ctl's.
+func Confirm(pushed, ctl ReplicaState) error {
+	switch {
+	case pushed.MasterEpoch > ctl.MasterEpoch:
+		return fmt.Errorf("%w: master epoch %d is ahead of the controller's %d", ErrNotConfirmed,
+			pushed.MasterEpoch, ctl.MasterEpoch)
+	case pushed.MasterEpoch == ctl.MasterEpoch && !sameMaster(pushed, ctl):
+		return fmt.Errorf("%w: master %s at epoch %d, the controller names %s", ErrNotConfirmed,
+			masterString(pushed), pushed.MasterEpoch, masterString(ctl))
+	}
+	return nil
+}
+
+func sameMaster(a, b ReplicaState) bool {
+	if a.MasterID == nil || b.MasterID == nil {
+		return a.MasterID == nil && b.MasterID == nil
+	}
+	return *a.MasterID == *b.MasterID
+}
+
+func masterString(s ReplicaState) string {
+	if s.MasterID == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%d (%s)", *s.MasterID, s.MasterAddr)
+}
+
 // DecodeRoleChanged reads NOTIFY_BROKER_ROLE_CHANGED (1008): the header's
 // masterBrokerId, masterAddress, masterEpoch, syncStateSetEpoch and the
 // SyncStateSet body.
