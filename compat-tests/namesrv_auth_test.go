@@ -35,6 +35,17 @@ var (
 // credentials; auth false starts both without those keys.
 func nsAuthCluster(t *testing.T, name string, auth bool) *cluster {
 	t.Helper()
+	c := nsAuthNamesrv(t, name, auth)
+	if err := c.startBroker(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// nsAuthNamesrv is nsAuthCluster's name server, the broker's port picked
+// and its keys in c.extraConf.
+func nsAuthNamesrv(t *testing.T, name string, auth bool) *cluster {
+	t.Helper()
 	c := &cluster{name: name, brokerName: "broker-" + name}
 	c.dir = filepath.Join(workDir, name)
 	t.Cleanup(func() { _ = os.RemoveAll(c.dir) })
@@ -70,9 +81,6 @@ func nsAuthCluster(t *testing.T, name string, auth bool) *cluster {
 		t.Fatal(err)
 	}
 	if err := waitTCP(c.ns, c.nsAddr, readyTimeout); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.startBroker(); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -297,4 +305,43 @@ func TestNamesrvAuthMQAdmin(t *testing.T) {
 	}
 	out = adm.run(t, []string{"addWritePerm", "-n", c.nsAddr, "-b", c.brokerName})
 	nsRouteIntact(t, c, topic, "after addWritePerm ("+out+")")
+}
+
+// Apache 5.3.3's broker signs its registrations with
+// innerClientAuthenticationCredentials (BrokerOuterAPI's AclClientRPCHook)
+// and is routed by the authenticated name server; the official Go client
+// sends through it.
+func TestNamesrvAuthApacheBroker(t *testing.T) {
+	requireJava(t)
+	t.Parallel()
+	c := nsAuthNamesrv(t, "nsauth-apache", true)
+	script, err := filepath.Abs(filepath.Join("reference", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Apache's broker does not start with innerClientAuthenticationCredentials
+	// unless the metadata providers are named (auth2Keys).
+	props := fmt.Sprintf("brokerName=%s\nbrokerClusterName=%s\n", c.brokerName, clusterName) + c.extraConf +
+		"authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider\n" +
+		"authorizationMetadataProvider=org.apache.rocketmq.auth.authorization.provider.LocalAuthorizationMetadataProvider\n"
+	if err := os.WriteFile(filepath.Join(c.dir, "broker.extra.properties"), []byte(props), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.broker, err = startProc("apache-broker-nsauth", script, []string{"broker", strconv.Itoa(c.brokerPort), c.nsAddr, c.dir, clusterName},
+		filepath.Join(c.dir, "broker.log")); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, 90*time.Second, func() bool {
+		code, rd, _, err := queryRoute(c.nsAddr, "TBW102")
+		return err == nil && code == 0 && rd.hasBroker(c.brokerAddr)
+	}) {
+		t.Fatal("Apache's broker signing with nsBroker not routed within 90 s")
+	}
+	topic := uniq("NsAuthApache")
+	createTopic(t, c, topic)
+	p := newProducer(t, c)
+	p.mustSend(t, newMsg(topic, "nsauth-apache", "tag"))
+	if strings.Contains(tailFile(filepath.Join(c.dir, "namesrv.log"), 400), "refused by authentication") {
+		t.Error("the name server refused a request of Apache's signing broker")
+	}
 }
