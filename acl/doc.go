@@ -6,8 +6,9 @@
 //
 // Owns: the plain_acl.yml model and parser (plainfile.go), Apache's address
 // patterns (address.go), the permission bits (perm.go), the request code →
-// (resource, permission) table (resource.go), the signature the clients
-// compute (sign.go), the decision (check.go), loading and reloading the
+// (resource, permission) table (resource.go), the signature check with
+// the clients' variants (sign.go; the signature itself is package
+// auth/signature's), the decision (check.go), loading and reloading the
 // files (files.go), and the processor interceptor (interceptor.go).
 //
 // Never: edits a handler or reads a broker table; blocks the event loop

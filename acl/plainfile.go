@@ -42,7 +42,7 @@ type Account struct {
 	// when the account lists none (an admin then may use everything).
 	Perms map[string]Perm
 
-	macs sync.Pool // *mac keyed by secret, reused (reset) per request
+	macs sync.Pool // *signature.Signer keyed by secret, reused (reset) per request
 	file string    // the file that defines it (Files.load)
 }
 

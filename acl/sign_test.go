@@ -1,7 +1,6 @@
 package acl
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -62,18 +61,6 @@ func TestVerifyUnsignedFields(t *testing.T) {
 	req.ExtFields = append(req.ExtFields, remoting.Field{Key: "c", Value: "changed"})
 	if acct(string(secret)).verify(req, sig) {
 		t.Fatal("a changed signed field verified")
-	}
-}
-
-func TestSignedFieldsLastValueWins(t *testing.T) {
-	req := &remoting.Command{ExtFields: []remoting.Field{{Key: "b", Value: "1"}, {Key: "a", Value: "2"}, {Key: "b", Value: "3"}, {Key: "Signature", Value: "x"}}}
-	idx := signedFields(nil, req, nil)
-	var got []string
-	for _, i := range idx {
-		got = append(got, req.ExtFields[i].Key+"="+req.ExtFields[i].Value)
-	}
-	if strings.Join(got, ",") != "a=2,b=3" {
-		t.Fatalf("signed fields %v", got)
 	}
 }
 

@@ -1,26 +1,19 @@
 package auth
 
 import (
-	"crypto/subtle"
 	"net/netip"
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/auth/signature"
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // The extFields the clients sign with (SessionCredentials, MixAll).
 const (
-	fieldAccessKey     = "AccessKey"
-	fieldSignature     = "Signature"
-	fieldSecurityToken = "SecurityToken"
-	fieldUniqueQuery   = "_UNIQUE_KEY_QUERY"
+	fieldAccessKey = signature.FieldAccessKey
 )
-
-// versionV4_9_3 is MQVersion.Version.V4_9_3's ordinal: clients up to it
-// add _UNIQUE_KEY_QUERY after signing, so Apache leaves it out.
-const versionV4_9_3 = 399
 
 // Config is what the keys turn on (AuthConfig).
 type Config struct {
@@ -68,49 +61,30 @@ func (w Whitelist) Code(code int32) bool { return w.codes[code] }
 // Name reports whether the gRPC message full name is listed.
 func (w Whitelist) Name(name string) bool { return w.names[name] }
 
-// authenticate is DefaultAuthenticationHandler: a known, enabled user
-// whose password signs the request as the client signed it.
+// authenticate is DefaultAuthenticationHandler (package signature holds
+// the check and its messages).
 func (s *Store) authenticate(req *remoting.Command) *broker.Refusal {
-	ak, _ := req.Lookup(fieldAccessKey)
-	if ak == "" {
-		return refuse("username cannot be null.")
-	}
-	u := s.user(ak)
-	if u == nil {
-		return refuse("User:" + ak + " is not found.")
-	}
-	if u.Status == Disabled {
-		return refuse("User:" + ak + " is disabled.")
-	}
-	sig, ok := req.Lookup(fieldSignature)
-	if !ok || !u.verify(req, sig) {
-		return refuse("check signature failed.")
+	if _, msg := signature.Authenticate(req, s.account); msg != "" {
+		return refuse(msg)
 	}
 	return nil
 }
 
-// verify compares in constant time. Besides Apache's content it accepts
-// the Go client's, which adds SecurityToken without signing it (tried
-// only when the first comparison fails and the field is there).
-func (u *User) verify(req *remoting.Command, sig string) bool {
+// account is the user named name for signature.Authenticate.
+func (s *Store) account(name string) (signature.Account, bool) {
+	u := s.user(name)
+	return u, u != nil
+}
+
+// Disabled implements signature.Account.
+func (u *User) Disabled() bool { return u.Status == Disabled }
+
+// Verify implements signature.Account: ACL 2.0's comparison, with one of
+// the user's pooled signers.
+func (u *User) Verify(req *remoting.Command, sig string) bool {
 	sg := u.signer()
 	defer u.signers.Put(sg)
-	var buf [32]byte // a Base64 HMAC-SHA1 is 28 bytes
-	var skip [2]string
-	n := 0
-	if req.Version <= versionV4_9_3 {
-		skip[n] = fieldUniqueQuery
-		n++
-	}
-	if subtle.ConstantTimeCompare(sg.Sign(buf[:0], req, skip[:n]...), []byte(sig)) == 1 {
-		return true
-	}
-	if _, st := req.Lookup(fieldSecurityToken); !st {
-		return false
-	}
-	skip[n] = fieldSecurityToken
-	n++
-	return subtle.ConstantTimeCompare(sg.Sign(buf[:0], req, skip[:n]...), []byte(sig)) == 1
+	return sg.Verify(req, sig)
 }
 
 // authorize is UserAuthorizationHandler then AclAuthorizationHandler for

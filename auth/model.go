@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rocketgo/rocketgo/acl"
+	"github.com/rocketgo/rocketgo/auth/signature"
 )
 
 // UserType is Super or Normal (0: Apache's null). A Super user skips
@@ -49,14 +49,14 @@ type User struct {
 	Type     UserType
 	Status   UserStatus
 
-	signers sync.Pool // *acl.Signer keyed by Password
+	signers sync.Pool // *signature.Signer keyed by Password
 }
 
-func (u *User) signer() *acl.Signer {
-	if s, ok := u.signers.Get().(*acl.Signer); ok {
+func (u *User) signer() *signature.Signer {
+	if s, ok := u.signers.Get().(*signature.Signer); ok {
 		return s
 	}
-	return acl.NewSigner([]byte(u.Password))
+	return signature.NewSigner([]byte(u.Password))
 }
 
 // clone copies the user's fields (never its signers).

@@ -50,6 +50,16 @@ type Config struct {
 	// what a compressed REGISTER_BROKER body may inflate to (rocketgo's own
 	// key; Apache has no bound): a larger one is refused, SYSTEM_ERROR.
 	RegisterBodyMaxInflatedBytes int64 `key:"registerBodyMaxInflatedBytes"`
+	// Authentication (rocketgo's own on the name server; Apache's name
+	// server has none): with AuthenticationEnabled every request that
+	// changes the tables must be signed (auth.go). InitAuthenticationUser
+	// is a Super user ({"username":..,"password":..}, the broker's key);
+	// AuthConfigPath, when set, is a directory whose users.json (the
+	// broker's format) adds users.
+	AuthenticationEnabled  bool   `key:"authenticationEnabled"`
+	InitAuthenticationUser Secret `key:"initAuthenticationUser"`
+	AuthConfigPath         string `key:"authConfigPath"`
+
 	// Connections, frames and output (issue #11): NettyServerConfig's
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).

@@ -7,9 +7,11 @@
 // the JSON shapes clients read (TopicRouteData, ClusterInfo, TopicList,
 // KVTable, DataVersion), RegisterBrokerBody decoding, Server (remoting server,
 // housekeeping goroutine, registration worker), and the request handlers
-// (Handlers: decode the header, call Routes or KV, encode the answer).
-// Never: stores messages; parses frames (remoting does); imports processor,
-// broker or store, so mqnamesrv links none of them
+// (Handlers: decode the header, call Routes or KV, encode the answer), and
+// the opt-in authentication of the writes (auth.go: the name server's
+// users; the signature check is package auth/signature's).
+// Never: stores messages; parses frames (remoting does); serves a write
+// unsigned with authenticationEnabled; imports processor, broker or store, so mqnamesrv links none of them
 // (cmd/mqnamesrv/deps_test.go).
 //
 // Invariants:

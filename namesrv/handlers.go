@@ -37,6 +37,9 @@ type handlers struct {
 	log     zerolog.Logger
 	// sampled carries per-request warnings a client can trigger at will.
 	sampled zerolog.Logger
+	// users, with authenticationEnabled, sign the writes (auth.go); nil
+	// when it is off.
+	users users
 }
 
 // Handlers returns the name server's request table, served from s's Routes
@@ -44,20 +47,75 @@ type handlers struct {
 func (s *Server) Handlers() Table { return s.newHandlers(s.Offload).table() }
 
 func (s *Server) newHandlers(offload func(func()) bool) *handlers {
-	h := &handlers{routes: s.Routes, kv: s.KV, live: &s.live, offload: offload,
+	h := &handlers{routes: s.Routes, kv: s.KV, live: &s.live, offload: offload, users: s.users,
 		log: s.root.With().Str("component", "namesrv-handler").Logger()}
 	h.sampled = h.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})
 	return h
 }
 
+// codeAccess is who may send each code with authentication on; a code
+// missing here is taken for a write that needs a Super user.
+var codeAccess = map[int32]access{
+	remoting.GetKVConfig:                   open,
+	remoting.GetKVListByNamespace:          open,
+	remoting.GetRouteInfoByTopic:           open,
+	remoting.GetBrokerClusterInfo:          open,
+	remoting.GetAllTopicListFromNameServer: open,
+	remoting.GetTopicsByCluster:            open,
+	remoting.GetSystemTopicListFromNS:      open,
+	remoting.GetUnitTopicList:              open,
+	remoting.GetHasUnitSubTopicList:        open,
+	remoting.GetHasUnitSubUnunitTopicList:  open,
+	remoting.GetNamesrvConfig:              open, // secrets print as ***
+	remoting.RegisterBroker:                brokerUser,
+	remoting.UnregisterBroker:              brokerUser,
+	codeBrokerHeartbeat:                    brokerUser,
+	remoting.QueryDataVersion:              brokerUser, // refreshes the broker's liveness
+	remoting.PutKVConfig:                   superUser,
+	remoting.DeleteKVConfig:                superUser,
+	remoting.DeleteTopicInNamesrv:          superUser,
+	remoting.RegisterTopicInNamesrv:        superUser,
+	codeWipeWritePermOfBroker:              superUser,
+	codeAddWritePermOfBroker:               superUser,
+	remoting.UpdateNamesrvConfig:           superUser,
+}
+
+// signedFor is signed with code's access (codeAccess).
+func (h *handlers) signedFor(code int32, fn HandlerFunc) HandlerFunc {
+	a, ok := codeAccess[code]
+	if !ok {
+		a = superUser
+	}
+	return h.signed(a, fn)
+}
+
+// table is every code's handler, each behind the signature its code
+// needs: registrations check it on the worker (it hashes the whole body),
+// the others on the event loop.
 func (h *handlers) table() Table {
+	t := h.handlerTable()
+	for code, fn := range t {
+		switch code {
+		case remoting.RegisterBroker:
+			t[code] = h.offloaded(h.signedFor(code, h.registerBroker))
+		case remoting.UnregisterBroker:
+			t[code] = h.offloaded(h.signedFor(code, h.unregisterBroker))
+		default:
+			t[code] = h.signedFor(code, fn)
+		}
+	}
+	return t
+}
+
+// handlerTable is every code's handler, unchecked.
+func (h *handlers) handlerTable() Table {
 	return Table{
 		remoting.PutKVConfig:                   h.putKVConfig,
 		remoting.GetKVConfig:                   h.getKVConfig,
 		remoting.DeleteKVConfig:                h.deleteKVConfig,
 		remoting.GetKVListByNamespace:          h.getKVListByNamespace,
-		remoting.RegisterBroker:                h.offloaded(h.registerBroker),
-		remoting.UnregisterBroker:              h.offloaded(h.unregisterBroker),
+		remoting.RegisterBroker:                nil, // table: offloaded, then signed
+		remoting.UnregisterBroker:              nil,
 		remoting.QueryDataVersion:              h.queryDataVersion,
 		codeBrokerHeartbeat:                    h.brokerHeartbeat,
 		remoting.GetRouteInfoByTopic:           h.getRouteInfoByTopic,

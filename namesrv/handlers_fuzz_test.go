@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocketgo/rocketgo/auth/signature"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -17,7 +18,8 @@ import (
 // the request's topic, the cluster, the topic list and the KV namespace. No
 // request may panic, every answer is a response, and every answer a client
 // parses as JSON is valid JSON, whatever names the request put in the
-// tables.
+// tables. A header naming an AccessKey turns authentication on: every
+// write is then refused NO_PERMISSION (the fuzzer cannot sign).
 func FuzzHandlers(f *testing.F) {
 	reg := "brokerName=broker-a\nbrokerAddr=127.0.0.1:10911\nclusterName=DefaultCluster\nhaServerAddr=127.0.0.1:10912\nbrokerId=0\ntopic=T"
 	f.Add(remoting.RegisterBroker, int32(317), reg, []byte(registerBody))
@@ -27,6 +29,8 @@ func FuzzHandlers(f *testing.F) {
 	f.Add(remoting.QueryDataVersion, int32(317), "clusterName=c\nbrokerAddr=a\ntopic=T", []byte(`{"counter":3,"timestamp":9}`))
 	f.Add(remoting.RegisterTopicInNamesrv, int32(317), "topic=T\xff", []byte(`{"queueDatas":[{"brokerName":"x\u0000","perm":6,"readQueueNums":1,"writeQueueNums":1}]}`))
 	f.Add(remoting.RegisterTopicInNamesrv, int32(317), "topic=T", []byte(`{queueDatas:[{0:1}]}`))
+	f.Add(remoting.RegisterBroker, int32(317), reg+"\nAccessKey=u\nSignature=c2ln", []byte(registerBody))
+	f.Add(remoting.PutKVConfig, int32(317), "AccessKey=nobody\nnamespace=n\nkey=k\nvalue=v", []byte(nil))
 	kvPath := filepath.Join(f.TempDir(), "kvConfig.json") // never written: nothing persists without Start
 	f.Fuzz(func(t *testing.T, code, version int32, header string, body []byte) {
 		cfg := DefaultConfig()
@@ -35,6 +39,10 @@ func FuzzHandlers(f *testing.F) {
 		s, err := New(cfg, testutil.Logger())
 		if err != nil {
 			t.Fatal(err)
+		}
+		authOn := strings.Contains(header, "AccessKey")
+		if authOn {
+			s.users = users{"u": &user{super: true, key: signature.NewKey("p")}}
 		}
 		table := s.newHandlers(func(fn func()) bool { fn(); return true }).table()
 		codes := make([]int32, 0, len(table))
@@ -61,7 +69,16 @@ func FuzzHandlers(f *testing.F) {
 		if table[code] == nil { // any int32 picks a code the table serves
 			code = codes[uint32(code)%uint32(len(codes))]
 		}
-		serve(code, fields, body)
+		resp := serve(code, fields, body)
+		if authOn && codeAccess[code] != open {
+			// Registrations answer on the worker, through the connection
+			// (none here): their refusal shows in the tables only.
+			_, routed := s.Routes.Route(fields["topic"])
+			_, kvErr := s.KV.Value(fields["namespace"], fields["key"])
+			if resp != nil && resp.Code != remoting.NoPermission || routed == nil || kvErr == nil {
+				t.Fatalf("unsigned write %d served with authentication on: %+v", code, resp)
+			}
+		}
 
 		for _, q := range []struct {
 			code int32

@@ -38,6 +38,9 @@ type Server struct {
 	// live is the config in force for the handlers: Config, then
 	// UPDATE_NAMESRV_CONFIG's changes (config_admin.go).
 	live atomic.Pointer[Config]
+	// users sign the writes with authenticationEnabled (auth.go); nil
+	// when it is off.
+	users users
 }
 
 // workQueue bounds the requests waiting for the worker; past it Offload
@@ -48,6 +51,13 @@ const workQueue = 256
 func New(cfg Config, log zerolog.Logger) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	var us users
+	if cfg.AuthenticationEnabled {
+		var err error
+		if us, err = loadUsers(cfg); err != nil {
+			return nil, err
+		}
 	}
 	kv := NewKV(cfg.KvConfigPath)
 	if err := kv.Load(); err != nil {
@@ -61,6 +71,7 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 		root:   log,
 		quit:   make(chan struct{}),
 		work:   make(chan func(), workQueue),
+		users:  us,
 	}
 	s.live.Store(&cfg)
 	return s, nil
@@ -90,7 +101,8 @@ func (s *Server) Start(h remoting.Handler) error {
 	s.wg.Add(2)
 	go s.housekeep()
 	go s.worker()
-	s.log.Info().Str("addr", addr).Str("kvConfigPath", s.Config.KvConfigPath).Msg("name server started")
+	s.log.Info().Str("addr", addr).Str("kvConfigPath", s.Config.KvConfigPath).
+		Bool("authenticationEnabled", s.users != nil).Int("users", len(s.users)).Msg("name server started")
 	return nil
 }
 
