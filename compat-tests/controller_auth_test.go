@@ -1,0 +1,141 @@
+package compattest
+
+// The controller's authenticated control plane, against real rocketgo
+// controllers (authenticationEnabled): strangers' requests are refused,
+// the port listens on the peer address only, a broker with credentials
+// registers and is elected, and mqadmin 5.3.3 with credentials reads and
+// updates the config.
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/tidwall/gjson"
+)
+
+var (
+	ctlAdminCred = primitive.Credentials{AccessKey: "ctlAdmin", SecretKey: "ctlAdmin-secret"}
+	ctlInnerCred = primitive.Credentials{AccessKey: "ctlInner", SecretKey: "ctlInner-secret"}
+)
+
+const ctlAuthConf = `authenticationEnabled=true
+initAuthenticationUser={"username":"ctlAdmin","password":"ctlAdmin-secret"}
+innerClientAuthenticationCredentials={"accessKey":"ctlInner","secretKey":"ctlInner-secret"}
+`
+
+// signedLeader waits for the controller that leads, asking as ctlAdmin.
+func signedLeader(t *testing.T, g *ctlGroup) int {
+	t.Helper()
+	at := -1
+	if !waitFor(t, 30*time.Second, func() bool {
+		for i, a := range g.addrs {
+			r, err := rawInvoke(a, signRaw(javaRequest(1005, nil, nil), ctlAdminCred), 2*time.Second)
+			if err == nil && r.Code == 0 && r.ExtFields["isLeader"] == "true" {
+				at = i
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("no controller leads (or ctlAdmin is refused)")
+	}
+	return at
+}
+
+// TestControllerAuth: each attack an anonymous client made on the
+// controller is refused with NO_PERMISSION; the set a signed broker
+// registered survives them. About 20 s with the JVM.
+func TestControllerAuth(t *testing.T) {
+	name := uniq("ctlauth")
+	g := startControllersConf(t, name+"-raft", ctlAuthConf)
+	li := signedLeader(t, g)
+	leader := g.addrs[li]
+
+	// The Remoting port listens on the peer address (127.0.0.1) only.
+	_, port, _ := net.SplitHostPort(leader)
+	if c, err := net.DialTimeout("tcp", "127.0.0.2:"+port, 2*time.Second); err == nil {
+		c.Close()
+		t.Errorf("the controller port answers on 127.0.0.2:%s: it listens on every interface", port)
+	}
+
+	// A broker signing with its innerClientAuthenticationCredentials
+	// registers and is elected master.
+	ns, err := startNamesrvConf(name+"-ns", "")
+	if ns != nil {
+		t.Cleanup(ns.stop)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bport, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := startGoCtlBrokerOn(t, nil, filepath.Join(workDir, name+"-b0"), bport, ns.nsAddr, strings.Join(g.addrs, ";"),
+		fmt.Sprintf("innerClientAuthenticationCredentials={\"accessKey\":\"%s\",\"secretKey\":\"%s\"}\n", ctlInnerCred.AccessKey, ctlInnerCred.SecretKey))
+	master := func() string {
+		r, err := rawInvoke(leader, signRaw(javaRequest(1006, nil, []byte(`["`+ctlBrokerSet+`"]`)), ctlAdminCred), 3*time.Second)
+		if err != nil || r.Code != 0 {
+			return ""
+		}
+		return gjson.GetBytes(r.Body, "replicasInfoTable."+ctlBrokerSet+".masterAddress").String()
+	}
+	if !waitFor(t, 60*time.Second, func() bool { return master() == b.addr }) {
+		t.Fatalf("the signed broker never became master: %q", master())
+	}
+
+	evil := map[string]string{"clusterName": clusterName, "brokerName": "evilset", "brokerId": "1", "brokerAddr": "6.6.6.6:1",
+		"brokerAddress": "6.6.6.6:1", "appliedBrokerId": "1", "registerCheckCode": "6.6.6.6:1;1", "designateElect": "false"}
+	attacks := []struct {
+		name string
+		code int
+		ext  map[string]string
+		body string
+	}{
+		{"update unclean election", 1009, nil, "enableElectUncleanMaster=true\nnotifyBrokerRoleChanged=false\nscanNotActiveBrokerInterval=1\n"},
+		{"update the store path", 1009, nil, "controllerStorePath=/tmp/evil\n"},
+		{"forge a config line", 1009, nil, "electMasterMaxRetryCount=3\\nconfigStorePath=/tmp/evil\n"},
+		{"next id", 1012, evil, ""},
+		{"apply id", 1013, evil, ""},
+		{"register", 1003, evil, ""},
+		{"heartbeat", 904, evil, ""},
+		{"elect", 1002, evil, ""},
+		{"clean the living set", 1011, map[string]string{"clusterName": clusterName, "brokerName": ctlBrokerSet, "isCleanLivingBroker": "true"}, ""},
+	}
+	for _, a := range attacks {
+		r, err := rawInvoke(leader, javaRequest(a.code, a.ext, []byte(a.body)), 3*time.Second)
+		if err != nil || r.Code != 16 {
+			t.Errorf("anonymous %s (%d): %v %+v, want 16", a.name, a.code, err, r)
+		}
+	}
+	if m := master(); m != b.addr {
+		t.Fatalf("master after the attacks: %q, want %s", m, b.addr)
+	}
+
+	// mqadmin with ctlAdmin's credentials (conf/tools.yml).
+	home := filepath.Join(workDir, name+"-admin")
+	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tools := "accessKey: " + ctlAdminCred.AccessKey + "\nsecretKey: " + ctlAdminCred.SecretKey + "\n"
+	if err := os.WriteFile(filepath.Join(home, "conf", "tools.yml"), []byte(tools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	requireJava(t)
+	ja := startJavaAdmin(t, toolsClasspath(t), home)
+	if out := ja.run(t, []string{"updateControllerConfig", "-a", leader, "-k", "electMasterMaxRetryCount", "-v", "4"}); !strings.Contains(out, "update controller config success!") {
+		t.Fatalf("updateControllerConfig as ctlAdmin:\n%s", out)
+	}
+	out := ja.run(t, []string{"getControllerConfig", "-a", leader})
+	if !regexp.MustCompile(`electMasterMaxRetryCount\s*=\s*4\n`).MatchString(out) || !regexp.MustCompile(`enableElectUncleanMaster\s*=\s*false\n`).MatchString(out) ||
+		strings.Contains(out, ctlAdminCred.SecretKey) || strings.Contains(out, "/tmp/evil") {
+		t.Fatalf("getControllerConfig as ctlAdmin:\n%s", out)
+	}
+}
