@@ -138,4 +138,24 @@ func TestControllerAuth(t *testing.T) {
 		strings.Contains(out, ctlAdminCred.SecretKey) || strings.Contains(out, "/tmp/evil") {
 		t.Fatalf("getControllerConfig as ctlAdmin:\n%s", out)
 	}
+
+	// mqadmin createUser on the leader: the user reaches every controller
+	// through the raft log, and a Normal user reads but does not update.
+	if out := ja.run(t, []string{"createUser", "-n", ns.nsAddr, "-b", leader, "-u", "ctlBob", "-p", "ctlBob-pw", "-t", "Normal"}); !strings.Contains(out, "create user to "+leader+" success.") {
+		t.Fatalf("createUser on the controller:\n%s", out)
+	}
+	bob := primitive.Credentials{AccessKey: "ctlBob", SecretKey: "ctlBob-pw"}
+	follower := g.addrs[(li+1)%3]
+	if !waitFor(t, 10*time.Second, func() bool {
+		out := ja.run(t, []string{"getUser", "-n", ns.nsAddr, "-b", follower, "-u", "ctlBob"})
+		return regexp.MustCompile(`ctlBob\s+ctlBob-pw\s+Normal\s+enable`).MatchString(out)
+	}) {
+		t.Fatal("ctlBob never reached a follower")
+	}
+	if r, err := rawInvoke(follower, signRaw(javaRequest(1005, nil, nil), bob), 3*time.Second); err != nil || r.Code != 0 {
+		t.Fatalf("ctlBob at a follower: %v %+v", err, r)
+	}
+	if r, err := rawInvoke(leader, signRaw(javaRequest(1009, nil, []byte("electMasterMaxRetryCount=5\n")), bob), 3*time.Second); err != nil || r.Code != 16 {
+		t.Fatalf("Normal ctlBob updates the config: %v %+v", err, r)
+	}
 }

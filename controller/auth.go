@@ -20,8 +20,8 @@ import (
 // enabled user (signature.Authenticate, Apache's messages), except a
 // heartbeat from a broker the metadata knows at that address: heartbeats
 // only keep a known broker alive. Admin requests need a Super user:
-// UPDATE_CONTROLLER_CONFIG, CLEAN_BROKER_DATA and an elect with
-// designateElect (mqadmin electMaster); with authorizationEnabled every
+// UPDATE_CONTROLLER_CONFIG, CLEAN_BROKER_DATA, an elect with
+// designateElect (mqadmin electMaster) and the user codes (users.go); with authorizationEnabled every
 // request that changes the metadata does, and a Normal user only reads.
 // A refusal is NO_PERMISSION with the message, as the broker answers.
 
@@ -143,7 +143,8 @@ func (c *Controller) lookupUser(name string) (signature.Account, bool) {
 // authorizationEnabled also those that change the metadata.
 func adminCode(req *remoting.Command, authorization bool) bool {
 	switch req.Code {
-	case remoting.UpdateControllerConfig, remoting.CleanBrokerData:
+	case remoting.UpdateControllerConfig, remoting.CleanBrokerData,
+		authCreateUser, authUpdateUser, authDeleteUser, authGetUser, authListUser:
 		return true
 	case remoting.ControllerElectMaster:
 		return authorization || req.Bool("designateElect")

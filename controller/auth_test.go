@@ -189,3 +189,54 @@ func TestUsersInSnapshot(t *testing.T) {
 		t.Fatalf("restored user %+v", u)
 	}
 }
+
+// A Super user manages the users with the broker's codes; each edit is in
+// the raft log, so every controller of the group has it.
+func TestUserCodesReplicated(t *testing.T) {
+	g := startGroup(t, authOn)
+	li := g.leader()
+	leader := g.addrs()[li]
+	waitUsers(t, g.cs[li], 2)
+	admin := newFakeBroker(t, "adm")
+	admin.signAs("admin", "admin-secret")
+	carol := newFakeBroker(t, "c")
+	carol.signAs("carol", "carol-pw")
+
+	if r := carol.call(leader, remoting.ControllerGetReplicaInfo, map[string]string{"brokerName": "x"}, nil); r.Remark != "User:carol is not found." {
+		t.Fatalf("unknown carol: %d %q", r.Code, r.Remark)
+	}
+	if r := carol.call(leader, authCreateUser, map[string]string{"username": "eve"}, []byte(`{"password":"p","userType":"Super"}`)); r.Code != remoting.NoPermission {
+		t.Fatalf("a stranger creates a user: %d %q", r.Code, r.Remark)
+	}
+	if r := admin.call(leader, authCreateUser, map[string]string{"username": "carol"}, []byte(`{"password":"carol-pw"}`)); r.Code != remoting.Success {
+		t.Fatalf("create carol: %d %q", r.Code, r.Remark)
+	}
+	if r := admin.call(leader, authCreateUser, map[string]string{"username": "carol"}, []byte(`{"password":"x"}`)); r.Remark != "The user is existed" {
+		t.Fatalf("create carol twice: %d %q", r.Code, r.Remark)
+	}
+	for i, c := range g.cs {
+		testutil.WaitFor(t, 10e9, func() bool { _, ok := c.lookupUser("carol"); return ok })
+		if r := carol.call(g.addrs()[i], remoting.ControllerGetMetadataInfo, nil, nil); r.Code != remoting.Success {
+			t.Fatalf("carol at controller %d: %d %q", i, r.Code, r.Remark)
+		}
+	}
+	if r := carol.call(leader, remoting.UpdateControllerConfig, nil, []byte("electMasterMaxRetryCount=4\n")); r.Code != remoting.NoPermission {
+		t.Fatalf("Normal carol updates the config: %d %q", r.Code, r.Remark)
+	}
+	r := admin.call(leader, authListUser, nil, nil)
+	if r.Code != remoting.Success || !strings.Contains(string(r.Body), `"username":"carol","password":"carol-pw","userType":"Normal","userStatus":"enable"`) {
+		t.Fatalf("list: %d %s", r.Code, r.Body)
+	}
+	if r := admin.call(leader, authUpdateUser, map[string]string{"username": "carol"}, []byte(`{"userStatus":"disable"}`)); r.Code != remoting.Success {
+		t.Fatalf("disable carol: %d %q", r.Code, r.Remark)
+	}
+	if r := carol.call(leader, remoting.ControllerGetMetadataInfo, nil, nil); r.Remark != "User:carol is disabled." {
+		t.Fatalf("disabled carol: %d %q", r.Code, r.Remark)
+	}
+	if r := admin.call(leader, authDeleteUser, map[string]string{"username": "carol"}, nil); r.Code != remoting.Success {
+		t.Fatalf("delete carol: %d %q", r.Code, r.Remark)
+	}
+	if r := carol.call(leader, remoting.ControllerGetMetadataInfo, nil, nil); r.Remark != "User:carol is not found." {
+		t.Fatalf("deleted carol: %d %q", r.Code, r.Remark)
+	}
+}

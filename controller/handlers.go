@@ -14,7 +14,7 @@ import (
 // 1007 is a broker's code: mqadmin getBrokerEpoch asks the brokers). Each
 // handler runs after the authentication check (auth.go).
 func (c *Controller) Handlers() remoting.Table {
-	return c.guard(remoting.Table{
+	t := remoting.Table{
 		remoting.BrokerHeartbeat:             c.heartbeat,
 		remoting.ControllerGetMetadataInfo:   c.metadata,
 		remoting.ControllerAlterSyncStateSet: c.alterSyncStateSet,
@@ -27,7 +27,9 @@ func (c *Controller) Handlers() remoting.Table {
 		remoting.ControllerApplyBrokerID:     c.applyBrokerID,
 		remoting.UpdateControllerConfig:      c.updateConfig,
 		remoting.GetControllerConfig:         c.getConfig,
-	})
+	}
+	c.userTable(t)
+	return c.guard(t)
 }
 
 // badRequest answers a header or body Apache's decoder or handler would

@@ -88,7 +88,8 @@ const (
 	evElectMaster       = "ELECT_MASTER_EVENT"
 	evCleanBrokerData   = "CLEAN_BROKER_DATA_EVENT"
 	evUpdateBrokerAddr  = "UPDATE_BROKER_ADDRESS"
-	evAddUser           = "ADD_USER" // rocketgo's: a user of the controllers
+	evAddUser           = "ADD_USER"    // rocketgo's: a user of the controllers, added or replaced
+	evDeleteUser        = "DELETE_USER" // rocketgo's
 )
 
 // event is one state change in the raft log (JSON; the log is rocketgo's
@@ -106,7 +107,7 @@ type event struct {
 	Elected bool `json:"elected,omitempty"`
 	// IDs: CLEAN_BROKER_DATA_EVENT's ids; nil cleans the whole set.
 	IDs []int64 `json:"ids,omitempty"`
-	// User: ADD_USER's user.
+	// User: ADD_USER's user; DELETE_USER's names the user.
 	User *user `json:"user,omitempty"`
 }
 
@@ -176,6 +177,10 @@ func (st *State) applyLocked(e event) {
 	case evAddUser:
 		if e.User != nil && e.User.Username != "" {
 			st.users[e.User.Username] = e.User.withKey()
+		}
+	case evDeleteUser:
+		if e.User != nil {
+			delete(st.users, e.User.Username)
 		}
 	case evUpdateBrokerAddr:
 		if r := st.replicas[e.BrokerName]; r != nil {
