@@ -190,7 +190,7 @@ func (c *Controller) check(conn *remoting.Conn, req *remoting.Command) *remoting
 	if !adminCode(req, c.cfg.AuthorizationEnabled) {
 		return nil
 	}
-	if u, _ := c.lookupUser(name); u.(*user).UserType == userSuper {
+	if c.isSuper(name) {
 		return nil
 	}
 	c.warn.Warn().Int32("code", req.Code).Stringer("remote", conn.RemoteAddr).Str("user", short(name)).Msg("controller request refused: not a Super user")
@@ -205,8 +205,16 @@ func (c *Controller) superCaller(req *remoting.Command) bool {
 		return false
 	}
 	ak, _ := req.Lookup(signature.FieldAccessKey)
-	u, ok := c.lookupUser(ak)
-	return ok && u.(*user).UserType == userSuper
+	return c.isSuper(ak)
+}
+
+// isSuper reports whether name is a Super user now (a user deleted since
+// its request was authenticated is not).
+func (c *Controller) isSuper(name string) bool {
+	c.st.mu.RLock()
+	u := c.st.users[name]
+	c.st.mu.RUnlock()
+	return u != nil && u.UserType == userSuper
 }
 
 // guard wraps every handler of t with check.
