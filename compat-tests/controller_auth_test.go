@@ -49,6 +49,18 @@ func signedLeader(t *testing.T, g *ctlGroup) int {
 	return at
 }
 
+// signedMaster is the set's master address as whichever controller leads
+// reports it, asked as ctlAdmin.
+func signedMaster(g *ctlGroup) string {
+	for _, a := range g.addrs {
+		r, err := rawInvoke(a, signRaw(javaRequest(1006, nil, []byte(`["`+ctlBrokerSet+`"]`)), ctlAdminCred), 3*time.Second)
+		if err == nil && r.Code == 0 {
+			return gjson.GetBytes(r.Body, "replicasInfoTable."+ctlBrokerSet+".masterAddress").String()
+		}
+	}
+	return ""
+}
+
 // TestControllerAuth: each attack an anonymous client made on the
 // controller is refused with NO_PERMISSION; the set a signed broker
 // registered survives them. About 20 s with the JVM.
@@ -80,13 +92,7 @@ func TestControllerAuth(t *testing.T) {
 	}
 	b := startGoCtlBrokerOn(t, nil, filepath.Join(workDir, name+"-b0"), bport, ns.nsAddr, strings.Join(g.addrs, ";"),
 		fmt.Sprintf("innerClientAuthenticationCredentials={\"accessKey\":\"%s\",\"secretKey\":\"%s\"}\n", ctlInnerCred.AccessKey, ctlInnerCred.SecretKey))
-	master := func() string {
-		r, err := rawInvoke(leader, signRaw(javaRequest(1006, nil, []byte(`["`+ctlBrokerSet+`"]`)), ctlAdminCred), 3*time.Second)
-		if err != nil || r.Code != 0 {
-			return ""
-		}
-		return gjson.GetBytes(r.Body, "replicasInfoTable."+ctlBrokerSet+".masterAddress").String()
-	}
+	master := func() string { return signedMaster(g) }
 	if !waitFor(t, 60*time.Second, func() bool { return master() == b.addr }) {
 		t.Fatalf("the signed broker never became master: %q", master())
 	}
@@ -157,5 +163,30 @@ func TestControllerAuth(t *testing.T) {
 	}
 	if r, err := rawInvoke(leader, signRaw(javaRequest(1009, nil, []byte("electMasterMaxRetryCount=5\n")), bob), 3*time.Second); err != nil || r.Code != 16 {
 		t.Fatalf("Normal ctlBob updates the config: %v %+v", err, r)
+	}
+}
+
+// TestControllerAuthApacheBroker: an Apache 5.3.3 broker whose
+// innerClientAuthenticationCredentials are the controllers' registers with
+// rocketgo controllers that have authenticationEnabled and is elected
+// master (Apache's BrokerOuterAPI signs its controller requests).
+func TestControllerAuthApacheBroker(t *testing.T) {
+	requireJava(t)
+	if os.Getenv("ROCKETGO_CONTROLLER") == "" {
+		t.Skip("runs with ROCKETGO_CONTROLLER=1 (make test-controller)")
+	}
+	name := uniq("ctlauthj")
+	g := startControllersConf(t, name+"-raft", ctlAuthConf)
+	signedLeader(t, g)
+	c, _ := startApacheNamesrv(t, name+"-ns", "")
+	// Apache's broker adds its inner credentials as a user at start, which
+	// needs a metadata provider (authentication itself stays off).
+	extra := fmt.Sprintf("brokerName=%s\nbrokerId=-1\nbrokerRole=SLAVE\nenableControllerMode=true\ncontrollerAddr=%s\n"+
+		"authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider\n"+
+		"innerClientAuthenticationCredentials={\"accessKey\":\"%s\",\"secretKey\":\"%s\"}\n",
+		ctlBrokerSet, strings.Join(g.addrs, ";"), ctlInnerCred.AccessKey, ctlInnerCred.SecretKey)
+	_, addr, _ := startApacheBroker(t, name+"-b0", c.nsAddr, extra)
+	if !waitFor(t, 90*time.Second, func() bool { return signedMaster(g) == addr }) {
+		t.Fatalf("the Apache broker %s never became master: %q", addr, signedMaster(g))
 	}
 }
