@@ -61,24 +61,13 @@ func signedMaster(g *ctlGroup) string {
 	return ""
 }
 
-// TestControllerAuth: each attack an anonymous client made on the
-// controller is refused with NO_PERMISSION; the set a signed broker
-// registered survives them. About 20 s with the JVM.
-func TestControllerAuth(t *testing.T) {
-	name := uniq("ctlauth")
-	g := startControllersConf(t, name+"-raft", ctlAuthConf)
-	li := signedLeader(t, g)
-	leader := g.addrs[li]
-
-	// The Remoting port listens on the peer address (127.0.0.1) only.
-	_, port, _ := net.SplitHostPort(leader)
-	if c, err := net.DialTimeout("tcp", "127.0.0.2:"+port, 2*time.Second); err == nil {
-		c.Close()
-		t.Errorf("the controller port answers on 127.0.0.2:%s: it listens on every interface", port)
-	}
-
-	// A broker signing with its innerClientAuthenticationCredentials
-	// registers and is elected master.
+// startCtlAuthSet starts three rocketgo controllers with conf, a name
+// server and a rocketgo broker signing with ctlInnerCred, and waits for the
+// broker to be master; li is the leading controller.
+func startCtlAuthSet(t *testing.T, name, conf string) (g *ctlGroup, li int, nsAddr string, b *ctlBroker) {
+	t.Helper()
+	g = startControllersConf(t, name+"-raft", conf)
+	li = signedLeader(t, g)
 	ns, err := startNamesrvConf(name+"-ns", "")
 	if ns != nil {
 		t.Cleanup(ns.stop)
@@ -90,12 +79,69 @@ func TestControllerAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := startGoCtlBrokerOn(t, nil, filepath.Join(workDir, name+"-b0"), bport, ns.nsAddr, strings.Join(g.addrs, ";"),
+	b = startGoCtlBrokerOn(t, nil, filepath.Join(workDir, name+"-b0"), bport, ns.nsAddr, strings.Join(g.addrs, ";"),
 		fmt.Sprintf("innerClientAuthenticationCredentials={\"accessKey\":\"%s\",\"secretKey\":\"%s\"}\n", ctlInnerCred.AccessKey, ctlInnerCred.SecretKey))
-	master := func() string { return signedMaster(g) }
-	if !waitFor(t, 60*time.Second, func() bool { return master() == b.addr }) {
-		t.Fatalf("the signed broker never became master: %q", master())
+	if !waitFor(t, 60*time.Second, func() bool { return signedMaster(g) == b.addr }) {
+		t.Fatalf("the signed broker never became master: %q", signedMaster(g))
 	}
+	return g, li, ns.nsAddr, b
+}
+
+// notOn127002 fails t when addr's port answers on 127.0.0.2: the port
+// listens on every interface, not on the peer address 127.0.0.1 only.
+func notOn127002(t *testing.T, addr string) {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(addr)
+	if c, err := net.DialTimeout("tcp", "127.0.0.2:"+port, 2*time.Second); err == nil {
+		c.Close()
+		t.Errorf("the controller port answers on 127.0.0.2:%s: it listens on every interface", port)
+	}
+}
+
+// TestControllerConfigRefusals: without authentication, UPDATE_CONTROLLER_
+// CONFIG does not take a start-only key or a value with a newline (which
+// forged a configStorePath line in GET_CONTROLLER_CONFIG), and nobody erases
+// a living broker set. About 3 s.
+func TestControllerConfigRefusals(t *testing.T) {
+	g, li, _, b := startCtlAuthSet(t, uniq("ctlcfg"), "")
+	leader := g.addrs[li]
+	notOn127002(t, leader)
+	for _, c := range []struct {
+		body string
+		code int
+	}{
+		{"controllerStorePath=/tmp/evil\n", 16},
+		{"controllerDLegerPeers=n0-6.6.6.6:1\n", 16},
+		{"bindAddress=0.0.0.0\n", 16},
+		{"controllerDLegerGroup=g\\nconfigStorePath=/tmp/evil\n", 29},
+	} {
+		if r, err := rawInvoke(leader, javaRequest(1009, nil, []byte(c.body)), 3*time.Second); err != nil || r.Code != c.code {
+			t.Errorf("update %q: %v %+v, want %d", c.body, err, r, c.code)
+		}
+	}
+	if r, err := rawInvoke(leader, javaRequest(1010, nil, nil), 3*time.Second); err != nil || r.Code != 0 || strings.Contains(string(r.Body), "evil") {
+		t.Errorf("config after the updates: %v %+v\n%s", err, r, r.Body)
+	}
+	clean := map[string]string{"clusterName": "other", "brokerName": ctlBrokerSet, "isCleanLivingBroker": "true"}
+	for _, a := range g.addrs { // whichever leads now (the others answer 2007)
+		if r, err := rawInvoke(a, javaRequest(1011, clean, nil), 3*time.Second); err != nil || r.Code != 2007 && r.Code != 2009 {
+			t.Errorf("clean the living set at %s: %v %+v, want 2009", a, err, r)
+		}
+	}
+	if m := signedMaster(g); m != b.addr {
+		t.Fatalf("master after the clean: %q, want %s", m, b.addr)
+	}
+}
+
+// TestControllerAuth: each attack an anonymous client made on the
+// controller is refused with NO_PERMISSION; the set a signed broker
+// registered survives them. About 20 s with the JVM.
+func TestControllerAuth(t *testing.T) {
+	name := uniq("ctlauth")
+	g, li, nsAddr, b := startCtlAuthSet(t, name, ctlAuthConf)
+	leader := g.addrs[li]
+	notOn127002(t, leader)
+	master := func() string { return signedMaster(g) }
 
 	evil := map[string]string{"clusterName": clusterName, "brokerName": "evilset", "brokerId": "1", "brokerAddr": "6.6.6.6:1",
 		"brokerAddress": "6.6.6.6:1", "appliedBrokerId": "1", "registerCheckCode": "6.6.6.6:1;1", "designateElect": "false"}
@@ -147,13 +193,13 @@ func TestControllerAuth(t *testing.T) {
 
 	// mqadmin createUser on the leader: the user reaches every controller
 	// through the raft log, and a Normal user reads but does not update.
-	if out := ja.run(t, []string{"createUser", "-n", ns.nsAddr, "-b", leader, "-u", "ctlBob", "-p", "ctlBob-pw", "-t", "Normal"}); !strings.Contains(out, "create user to "+leader+" success.") {
+	if out := ja.run(t, []string{"createUser", "-n", nsAddr, "-b", leader, "-u", "ctlBob", "-p", "ctlBob-pw", "-t", "Normal"}); !strings.Contains(out, "create user to "+leader+" success.") {
 		t.Fatalf("createUser on the controller:\n%s", out)
 	}
 	bob := primitive.Credentials{AccessKey: "ctlBob", SecretKey: "ctlBob-pw"}
 	follower := g.addrs[(li+1)%3]
 	if !waitFor(t, 10*time.Second, func() bool {
-		out := ja.run(t, []string{"getUser", "-n", ns.nsAddr, "-b", follower, "-u", "ctlBob"})
+		out := ja.run(t, []string{"getUser", "-n", nsAddr, "-b", follower, "-u", "ctlBob"})
 		return regexp.MustCompile(`ctlBob\s+ctlBob-pw\s+Normal\s+enable`).MatchString(out)
 	}) {
 		t.Fatal("ctlBob never reached a follower")
