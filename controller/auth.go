@@ -3,6 +3,8 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/netip"
 	"strings"
 
 	"github.com/rocketgo/rocketgo/auth/signature"
@@ -18,8 +20,8 @@ import (
 //
 // With authenticationEnabled every request must carry the signature of an
 // enabled user (signature.Authenticate, Apache's messages), except a
-// heartbeat from a broker the metadata knows at that address: heartbeats
-// only keep a known broker alive. Admin requests need a Super user:
+// heartbeat from a broker the metadata knows at that address, sent from
+// that address's host: heartbeats only keep a known broker alive. Admin requests need a Super user:
 // UPDATE_CONTROLLER_CONFIG, CLEAN_BROKER_DATA, an elect with
 // designateElect (mqadmin electMaster) and the user codes (users.go); with authorizationEnabled every
 // request that changes the metadata does, and a Normal user only reads.
@@ -156,10 +158,20 @@ func adminCode(req *remoting.Command, authorization bool) bool {
 }
 
 // knownBroker reports whether an unsigned heartbeat comes from a broker the
-// metadata holds at the address it gives.
-func (c *Controller) knownBroker(req *remoting.Command) bool {
+// metadata holds at the address it gives, over a connection from that
+// address's host: a stranger elsewhere cannot keep a dead master alive with
+// heartbeats copied from the route.
+func (c *Controller) knownBroker(conn *remoting.Conn, req *remoting.Command) bool {
 	hb, ok := decodeHeartbeat(req)
 	if !ok {
+		return false
+	}
+	host, _, err := net.SplitHostPort(hb.BrokerAddr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Unmap() != conn.RemoteAddr.Addr().Unmap() {
 		return false
 	}
 	c.st.mu.RLock()
@@ -179,7 +191,7 @@ func (c *Controller) check(conn *remoting.Conn, req *remoting.Command) *remoting
 	if !c.cfg.AuthenticationEnabled {
 		return nil
 	}
-	if _, signed := req.Lookup(signature.FieldAccessKey); !signed && req.Code == remoting.BrokerHeartbeat && c.knownBroker(req) {
+	if _, signed := req.Lookup(signature.FieldAccessKey); !signed && req.Code == remoting.BrokerHeartbeat && c.knownBroker(conn, req) {
 		return nil
 	}
 	name, msg := signature.Authenticate(req, c.lookupUser)

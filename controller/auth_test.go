@@ -86,6 +86,18 @@ func TestAuthenticationOnController(t *testing.T) {
 	if r := anon.call(c.Addr(), remoting.BrokerHeartbeat, ext, nil); r.Code != remoting.NoPermission {
 		t.Fatalf("unsigned heartbeat at another address: %d %s", r.Code, r.Remark)
 	}
+	// A broker registered at 127.0.0.2: its unsigned heartbeats count only
+	// from that host, not copied by a client on 127.0.0.1.
+	far := map[string]string{"clusterName": "c1", "brokerName": "far", "appliedBrokerId": "1", "registerCheckCode": "127.0.0.2:9;1",
+		"brokerId": "1", "brokerAddress": "127.0.0.2:9"}
+	for _, code := range []int32{remoting.ControllerApplyBrokerID, remoting.ControllerRegisterBroker} {
+		if r := bk.call(c.Addr(), code, far, nil); r.Code != remoting.Success && r.Code != remoting.ControllerMasterNotAvailable {
+			t.Fatalf("register far (%d): %d %s", code, r.Code, r.Remark)
+		}
+	}
+	if r := anon.call(c.Addr(), remoting.BrokerHeartbeat, map[string]string{"clusterName": "c1", "brokerName": "far", "brokerId": "1", "brokerAddr": "127.0.0.2:9"}, nil); r.Code != remoting.NoPermission {
+		t.Fatalf("unsigned heartbeat for 127.0.0.2 from 127.0.0.1: %d %s", r.Code, r.Remark)
+	}
 
 	// A Normal user reads but may not change the config or clean.
 	normal := user{Username: "bob", Password: "bob-secret", UserType: userNormal, UserStatus: userEnabled}
