@@ -51,9 +51,33 @@ type Config struct {
 	// (';'-separated; configBlackList, configStorePath and rocketmqHome
 	// always).
 	ConfigBlackList string `key:"configBlackList"`
+	// BindAddress is the address the Remoting port listens on (Apache's
+	// NettyServerConfig key). "" (the default) binds this controller's own
+	// peer host from controllerDLegerPeers, so a controller whose peers are
+	// loopback addresses is not reachable from other hosts; "0.0.0.0"
+	// binds every interface, as Apache's controller does.
+	BindAddress string `key:"bindAddress"`
 	// ControllerRequestThreadPoolQueueCapacity bounds the requests waiting
 	// for a worker; past it requests are answered SYSTEM_BUSY.
 	ControllerRequestThreadPoolQueueCapacity int `key:"controllerRequestThreadPoolQueueCapacity"`
+
+	// ACL 2.0 on the controller (rocketgo's; Apache's controller has none),
+	// with the broker's key names. See auth.go.
+
+	// AuthenticationEnabled: every request but a heartbeat from a known
+	// broker must be signed by a user of the controllers.
+	AuthenticationEnabled bool `key:"authenticationEnabled"`
+	// AuthorizationEnabled: only a Super user may change the controllers'
+	// metadata (register, elect, alter the SyncStateSet); a Normal user
+	// reads.
+	AuthorizationEnabled bool `key:"authorizationEnabled"`
+	// InitAuthenticationUser, {"username":..,"password":..}, is a Super
+	// user the leader adds to the replicated users when absent.
+	InitAuthenticationUser Secret `key:"initAuthenticationUser"`
+	// InnerClientAuthenticationCredentials, {"accessKey":..,"secretKey":..},
+	// is added as a Super user likewise and signs the controller's own
+	// requests (NOTIFY_BROKER_ROLE_CHANGED); give the brokers the same key.
+	InnerClientAuthenticationCredentials Secret `key:"innerClientAuthenticationCredentials"`
 
 	// rocketgo's bounds (Apache has none): what a client can grow.
 
@@ -84,6 +108,38 @@ type Config struct {
 	// TLS is built from -Dtls.* arguments and tls.config.file, not from
 	// this file (Apache reads them as system properties); nil: plaintext.
 	TLS *remoting.TLS
+}
+
+// Secret is a key's value that must never be printed (a password): it
+// reads as a string and prints as "***" (-p, GET_CONTROLLER_CONFIG); the
+// config file written back keeps the value.
+type Secret string
+
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "***"
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *Secret) UnmarshalText(b []byte) error {
+	*s = Secret(b)
+	return nil
+}
+
+// withSecrets puts the Secret keys' values of c back into pairs (made by
+// config.Pairs): what the config file keeps.
+func withSecrets(pairs [][2]string, c *Config) [][2]string {
+	for i := range pairs {
+		switch pairs[i][0] {
+		case "initAuthenticationUser":
+			pairs[i][1] = string(c.InitAuthenticationUser)
+		case "innerClientAuthenticationCredentials":
+			pairs[i][1] = string(c.InnerClientAuthenticationCredentials)
+		}
+	}
+	return pairs
 }
 
 // DefaultConfig returns Apache's ControllerConfig defaults and rocketgo's
@@ -183,7 +239,20 @@ func (c Config) Validate() error {
 	if c.ControllerRaftHeartbeatTimeoutMillis < 10 || c.ControllerRaftElectionTimeoutMillis < 10 {
 		return errors.New("controller: raft timeouts must be at least 10 ms")
 	}
+	if _, err := c.initUsers(); err != nil {
+		return err
+	}
 	return c.Limits.Validate()
+}
+
+// listenAddr is where the Remoting port listens: bindAddress, else this
+// controller's own peer host, on its peer port.
+func (c Config) listenAddr(self Peer) string {
+	host, port, _ := net.SplitHostPort(self.Addr)
+	if c.BindAddress != "" {
+		host = c.BindAddress
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func millis(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,10 +119,11 @@ func (c *Controller) Start() error {
 	c.node = n
 	c.client = remoting.NewClient(c.root)
 	c.client.SetTLS(c.cfg.TLS)
-	_, port, _ := net.SplitHostPort(c.self.Addr)
+	if sign := c.cfg.signer(); sign != nil {
+		c.client.SetSigner(sign)
+	}
 	rs := remoting.NewServer(remoting.ServerConfig{
-		// Apache's DLedger controller binds all interfaces on its peer port.
-		Addr:    net.JoinHostPort("", port),
+		Addr:    c.cfg.listenAddr(c.self),
 		OnClose: c.connClosed,
 		Limits:  c.cfg.Limits,
 		TLS:     c.cfg.TLS,
@@ -131,7 +131,7 @@ func (c *Controller) Start() error {
 	if err := rs.Start(); err != nil {
 		_ = n.close() // the start error is the one to report
 		_ = c.client.Close()
-		return fmt.Errorf("controller: start remoting on %s: %w", c.self.Addr, err)
+		return fmt.Errorf("controller: start remoting on %s: %w", c.cfg.listenAddr(c.self), err)
 	}
 	c.rs = rs
 	c.started = true
@@ -142,7 +142,8 @@ func (c *Controller) Start() error {
 	c.goLocked(c.scanHeartbeats)
 	c.goLocked(c.scanInactiveMasters)
 	c.goLocked(c.notifier)
-	c.log.Info().Str("addr", c.self.Addr).Str("raft", c.self.Raft).Msg("controller started")
+	c.log.Info().Str("addr", c.self.Addr).Str("listen", c.cfg.listenAddr(c.self)).Str("raft", c.self.Raft).
+		Bool("authenticationEnabled", c.cfg.AuthenticationEnabled).Bool("authorizationEnabled", c.cfg.AuthorizationEnabled).Msg("controller started")
 	return nil
 }
 
@@ -302,6 +303,9 @@ func (c *Controller) watchLeadership() {
 					return
 				default:
 				}
+			}
+			if c.IsLeader() {
+				c.ensureUsers()
 			}
 		}
 	}

@@ -14,6 +14,7 @@ func FuzzDecoders(f *testing.F) {
 	f.Add("brokerName=b\nmasterBrokerId=1\nmasterEpoch=1\nclusterName=c\nbrokerId=1\ndesignateElect=true", []byte(`{"syncStateSet":[1,2],"syncStateSetEpoch":1}`))
 	f.Add("brokerName=b\nappliedBrokerId=9223372036854775807\nregisterCheckCode=;", []byte(`["b","b"]`))
 	f.Add("brokerName=\nbrokerControllerIdsToClean=1;;2;\nisCleanLivingBroker=TRUE\nepoch=-2147483648", []byte(`null`))
+	f.Add("username=u\nAccessKey=admin", []byte(`{"password":"p","userType":"Super","userStatus":"disable"}`))
 	f.Add("clusterName=c\nbrokerAddr=a\nbrokerName=b\nbrokerId=-1\nmaxOffset=-9223372036854775808\nheartbeatTimeoutMills=0", []byte(`{"syncStateSet":null}`))
 	f.Fuzz(func(t *testing.T, fields string, body []byte) {
 		req := &remoting.Command{Body: body}
@@ -43,6 +44,12 @@ func FuzzDecoders(f *testing.F) {
 		}
 		if h, ok := decodeHeartbeat(req); ok {
 			ru.hb.onHeartbeat(h, nil)
+		}
+		if u, fail := decodeUser(req); fail == nil {
+			if r := ru.editUser(u, true); r.code == remoting.Success && (len(r.events) != 1 || r.events[0].User.Username != u.Username) {
+				t.Fatalf("create %q: %+v", u.Username, r)
+			}
+			ru.editUser(u, false)
 		}
 		if names, err := decodeBrokerNames(body); err == nil {
 			ru.syncStateData(names)

@@ -3,17 +3,26 @@
 // epoch, SyncStateSet and its epoch) replicated with hashicorp/raft, the
 // election policy, broker heartbeats, and the answers to the controller
 // request codes (904, 1001–1006, 1009–1013) that Apache brokers in
-// controller mode and mqadmin send.
+// controller mode and mqadmin send, behind ACL 2.0 authentication when
+// authenticationEnabled (auth.go; the user codes 3001–3005 in users.go).
 //
 // Owns: the replicated State and its raft log, snapshots and stable store
 // (controllerStorePath); the in-memory heartbeat table (each controller keeps
 // its own, as Apache's DefaultBrokerHeartbeatManager does: brokers send
 // heartbeats to every controller); elections triggered by an inactive master;
-// NOTIFY_BROKER_ROLE_CHANGED pushes after an election.
+// NOTIFY_BROKER_ROLE_CHANGED pushes after an election; the controllers'
+// users (replicated like the metadata) and the check of every request
+// against them.
 //
-// Never: stores messages; decides anything on a follower (followers answer
-// CONTROLLER_NOT_LEADER, as Apache's do); blocks an event loop (raft proposals
-// run on the controller's workers and answer with Conn.Reply).
+// Never: serves a request its check refused (with authenticationEnabled,
+// an unsigned one other than a known broker's heartbeat, or an admin code
+// from a user who is not Super); lets UPDATE_CONTROLLER_CONFIG change a key
+// read only at start (store, peers, raft, ports, limits, authentication);
+// imports broker, store, ha, processor or package auth (signatures come
+// from auth/signature); stores messages; decides anything on a follower
+// (followers answer CONTROLLER_NOT_LEADER, as Apache's do); blocks an event
+// loop (raft proposals run on the controller's workers and answer with
+// Conn.Reply; the check is map reads and one HMAC).
 //
 // The controller-to-controller protocol is raft (hashicorp/raft's TCP
 // transport), not DLedger: an Apache controller cannot join a rocketgo one.

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/raft"
@@ -10,9 +11,10 @@ import (
 
 // Handlers is the controller's dispatch table. Codes it does not list get
 // REQUEST_CODE_NOT_SUPPORTED, as on Apache's controller (GET_BROKER_EPOCH_CACHE
-// 1007 is a broker's code: mqadmin getBrokerEpoch asks the brokers).
+// 1007 is a broker's code: mqadmin getBrokerEpoch asks the brokers). Each
+// handler runs after the authentication check (auth.go).
 func (c *Controller) Handlers() remoting.Table {
-	return remoting.Table{
+	t := remoting.Table{
 		remoting.BrokerHeartbeat:             c.heartbeat,
 		remoting.ControllerGetMetadataInfo:   c.metadata,
 		remoting.ControllerAlterSyncStateSet: c.alterSyncStateSet,
@@ -26,6 +28,8 @@ func (c *Controller) Handlers() remoting.Table {
 		remoting.UpdateControllerConfig:      c.updateConfig,
 		remoting.GetControllerConfig:         c.getConfig,
 	}
+	c.userTable(t)
+	return c.guard(t)
 }
 
 // badRequest answers a header or body Apache's decoder or handler would
@@ -156,6 +160,12 @@ func (c *Controller) cleanBrokerData(conn *remoting.Conn, req *remoting.Command)
 	cr, err := decodeClean(req)
 	if err != nil {
 		return badRequest(req, err)
+	}
+	if cr.CleanLiving && !c.superCaller(req) && c.ru.setAlive(cr.BrokerName) {
+		// Apache erases a living set on anyone's word; here only a Super
+		// user's (authenticationEnabled), else its brokers must stop first.
+		c.warn.Warn().Str("brokerName", short(cr.BrokerName)).Stringer("remote", conn.RemoteAddr).Msg("clean of a living broker set refused")
+		return remoting.NewResponse(req, remoting.ControllerInvalidCleanData, fmt.Sprintf("Broker %s is still alive, clean up failure", cr.BrokerName))
 	}
 	return c.park(conn, req, func() *result { return c.ru.cleanBrokerData(cr) })
 }

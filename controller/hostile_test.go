@@ -35,7 +35,7 @@ func TestHostileRequests(t *testing.T) {
 			remoting.ControllerNeedToBeRegistered, "Broker hasn't been registered"},
 		{"register without name", remoting.ControllerRegisterBroker, map[string]string{"brokerId": "1"}, nil, remoting.SystemError, ""},
 		{"update a black-listed key", remoting.UpdateControllerConfig, nil, []byte("enableElectUncleanMaster=true\nconfigStorePath=/x\n"), remoting.NoPermission, "Can not update config in black list."},
-		{"update to an invalid config", remoting.UpdateControllerConfig, nil, []byte("controllerMaxHeartbeats=0\n"), remoting.SystemError, ""},
+		{"update to an invalid config", remoting.UpdateControllerConfig, nil, []byte("scanNotActiveBrokerInterval=0\n"), remoting.SystemError, ""},
 		{"update the unclean switch", remoting.UpdateControllerConfig, nil, []byte("enableElectUncleanMaster=true\nnoSuchKey=1\n"), remoting.Success, ""},
 		{"elect unknown set", remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1", "designateElect": "false"}, nil,
 			remoting.ControllerNeedToBeRegistered, "Broker hasn't been registered"},

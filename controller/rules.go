@@ -377,6 +377,24 @@ func (ru rules) cleanBrokerData(req cleanRequest) *result {
 	return r.fail(remoting.ControllerInvalidCleanData, fmt.Sprintf("Broker %s is not existed,clean broker data failure.", req.BrokerName))
 }
 
+// setAlive reports whether any broker of the set sends heartbeats (under
+// the cluster the metadata holds, whatever a request names).
+func (ru rules) setAlive(brokerName string) bool {
+	st := ru.st
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	r := st.replicas[brokerName]
+	if r == nil {
+		return false
+	}
+	for id := range r.Brokers {
+		if ru.alive(r.Cluster, brokerName, id) {
+			return true
+		}
+	}
+	return false
+}
+
 // needReelect is scanNeedReelectBrokerSets: sets whose master is inactive
 // while some replica is alive.
 func (ru rules) needReelect() []string {

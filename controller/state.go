@@ -66,11 +66,12 @@ type State struct {
 	mu       sync.RWMutex
 	replicas map[string]*replicaInfo // by brokerName
 	syncs    map[string]*syncInfo    // by brokerName
+	users    map[string]*user        // by username (auth.go)
 }
 
 // NewState returns an empty state.
 func NewState() *State {
-	return &State{replicas: map[string]*replicaInfo{}, syncs: map[string]*syncInfo{}}
+	return &State{replicas: map[string]*replicaInfo{}, syncs: map[string]*syncInfo{}, users: map[string]*user{}}
 }
 
 // containsLocked is Apache's isContainsBroker: both tables know the set.
@@ -87,6 +88,8 @@ const (
 	evElectMaster       = "ELECT_MASTER_EVENT"
 	evCleanBrokerData   = "CLEAN_BROKER_DATA_EVENT"
 	evUpdateBrokerAddr  = "UPDATE_BROKER_ADDRESS"
+	evAddUser           = "ADD_USER"    // rocketgo's: a user of the controllers, added or replaced
+	evDeleteUser        = "DELETE_USER" // rocketgo's
 )
 
 // event is one state change in the raft log (JSON; the log is rocketgo's
@@ -104,6 +107,8 @@ type event struct {
 	Elected bool `json:"elected,omitempty"`
 	// IDs: CLEAN_BROKER_DATA_EVENT's ids; nil cleans the whole set.
 	IDs []int64 `json:"ids,omitempty"`
+	// User: ADD_USER's user; DELETE_USER's names the user.
+	User *user `json:"user,omitempty"`
 }
 
 // applyEvents applies a batch in order (ReplicasInfoManager.applyEvent).
@@ -169,6 +174,14 @@ func (st *State) applyLocked(e event) {
 		if len(s.SyncStateSet) == 0 {
 			delete(st.syncs, e.BrokerName)
 		}
+	case evAddUser:
+		if e.User != nil && e.User.Username != "" {
+			st.users[e.User.Username] = e.User.withKey()
+		}
+	case evDeleteUser:
+		if e.User != nil {
+			delete(st.users, e.User.Username)
+		}
 	case evUpdateBrokerAddr:
 		if r := st.replicas[e.BrokerName]; r != nil {
 			if old, ok := r.Brokers[e.BrokerID]; ok {
@@ -190,13 +203,14 @@ func toSet(ids []int64) map[int64]bool {
 type snapshot struct {
 	Replicas map[string]*replicaInfo `json:"replicas"`
 	Syncs    map[string]*syncInfo    `json:"syncs"`
+	Users    map[string]*user        `json:"users,omitempty"`
 }
 
 // marshal encodes the whole state (for a raft snapshot).
 func (st *State) marshal() ([]byte, error) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return json.Marshal(snapshot{Replicas: st.replicas, Syncs: st.syncs})
+	return json.Marshal(snapshot{Replicas: st.replicas, Syncs: st.syncs, Users: st.users})
 }
 
 // restore replaces the state with a snapshot's.
@@ -221,8 +235,14 @@ func (st *State) restore(b []byte) error {
 			x.SyncStateSet = map[int64]bool{}
 		}
 	}
+	users := make(map[string]*user, len(s.Users))
+	for name, u := range s.Users {
+		if u != nil {
+			users[name] = u.withKey()
+		}
+	}
 	st.mu.Lock()
-	st.replicas, st.syncs = s.Replicas, s.Syncs
+	st.replicas, st.syncs, st.users = s.Replicas, s.Syncs, users
 	st.mu.Unlock()
 	return nil
 }

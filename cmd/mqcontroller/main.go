@@ -30,7 +30,7 @@ import (
 var important = map[string]bool{
 	"controllerDLegerGroup": true, "controllerDLegerPeers": true, "controllerDLegerSelfId": true,
 	"controllerStorePath": true, "enableElectUncleanMaster": true, "notifyBrokerRoleChanged": true,
-	"controllerRaftPortOffset": true,
+	"controllerRaftPortOffset": true, "bindAddress": true, "authenticationEnabled": true, "authorizationEnabled": true,
 }
 
 func main() {
