@@ -67,6 +67,10 @@ type Config struct {
 	MetricsPromExporterHost string `key:"metricsPromExporterHost"`
 	MetricsPromExporterPort int    `key:"metricsPromExporterPort"`
 	MetricsLabel            string `key:"metricsLabel"`
+	// MetricsPromExporterMaxConnections bounds the endpoint's open
+	// connections (rocketgo's key): more are closed at once, so that
+	// scrapers cannot take the descriptors Remoting clients need.
+	MetricsPromExporterMaxConnections int `key:"metricsPromExporterMaxConnections"`
 
 	// AclEnable turns on ACL 1.0 (package acl): every request is checked
 	// against ${rocketmqHome}/conf/plain_acl.yml and conf/acl/**.yml.
@@ -231,6 +235,7 @@ func DefaultConfig() Config {
 		ListenPort:                        10911,
 		MetricsExporterType:               "PROM",
 		MetricsPromExporterPort:           5557,
+		MetricsPromExporterMaxConnections: 64,
 		BindAddress:                       "0.0.0.0",
 		NamesrvAddr:                       os.Getenv("NAMESRV_ADDR"),
 		BrokerPermission:                  PermRead | PermWrite,
@@ -314,6 +319,9 @@ func (c *Config) Validate() error {
 	case "PROM":
 		if c.MetricsPromExporterPort <= 0 || c.MetricsPromExporterPort > 65535 {
 			return fmt.Errorf("broker: metricsPromExporterPort %d out of range", c.MetricsPromExporterPort)
+		}
+		if c.MetricsPromExporterMaxConnections < 1 {
+			return fmt.Errorf("broker: metricsPromExporterMaxConnections %d must be at least 1", c.MetricsPromExporterMaxConnections)
 		}
 	case "DISABLE", "OTLP_GRPC", "LOG", "":
 		// Apache's other exporters are not served: nothing is exported.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
@@ -29,7 +30,12 @@ type Server struct {
 	log      zerolog.Logger
 	http     *http.Server
 	ln       net.Listener
+	maxConns int // metricsPromExporterMaxConnections
 }
+
+// idleTimeout closes a kept-alive connection no scrape used for this long;
+// above Prometheus' usual scrape intervals, so a scraper keeps its one.
+const idleTimeout = 90 * time.Second
 
 // New returns b's endpoint, or nil when metricsExporterType is not PROM.
 // Every metric carries Apache's labels cluster, node_type and node_id (the
@@ -48,7 +54,8 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 		}
 		labels[k] = v
 	}
-	s := &Server{RPC: newRPC(labels), reg: prometheus.NewRegistry(), log: log.With().Str("component", "metrics").Logger()}
+	s := &Server{RPC: newRPC(labels), reg: prometheus.NewRegistry(), log: log.With().Str("component", "metrics").Logger(),
+		maxConns: cfg.MetricsPromExporterMaxConnections}
 	for _, c := range []prometheus.Collector{s.RPC.hist, s.RPC.creates.topic, s.RPC.creates.group} {
 		if err := s.reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: %w", err)
@@ -79,15 +86,20 @@ func (s *Server) Start() error {
 	if err != nil {
 		return fmt.Errorf("metrics: listen %s: %w", s.addr, err)
 	}
-	s.ln = ln
+	s.ln = newCappedListener(ln, s.maxConns, s.log)
 	h := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{MaxRequestsInFlight: 4, Timeout: 10 * time.Second})
-	s.http = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 15 * time.Second}
+	// A scrape is one small GET: a client slower than these to send it, or
+	// to take the answer, or silent this long between scrapes, is closed.
+	s.http = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 15 * time.Second, IdleTimeout: idleTimeout, MaxHeaderBytes: 16 << 10,
+		ErrorLog: log.New(s.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Second}), "", 0)}
+	ln = s.ln
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error().Err(err).Msg("metrics endpoint stopped")
 		}
 	}()
-	s.log.Info().Str("addr", ln.Addr().String()).Msg("metrics endpoint (Prometheus) started")
+	s.log.Info().Str("addr", ln.Addr().String()).Int("maxConnections", s.maxConns).Msg("metrics endpoint (Prometheus) started")
 	return nil
 }
 
