@@ -151,14 +151,12 @@ func (s *Store) stall(at int64, err error) {
 
 // dispatchRecord builds the index entries and the consume queue entry of
 // one record. Index and consume queue entries are idempotent, so a record
-// that failed is dispatched again from the start. An index failure other
-// than a resource error stops indexing (logged once), not dispatch.
+// that failed is dispatched again from the start. The index never holds
+// dispatch back: a resource shortage pauses indexing (index.go), another
+// failure stops it (logged once).
 func (s *Store) dispatchRecord(v *message.RecordView) error {
 	if s.idx != nil {
 		if err := s.idx.build(v); err != nil {
-			if isResource(err) {
-				return err
-			}
 			s.log.Error().Err(err).Int64("offset", v.PhysicalOffset).Msg("index build failed, indexing stopped")
 		}
 	}

@@ -46,13 +46,20 @@ type indexService struct {
 
 	mu    sync.RWMutex
 	files []*indexFile
-	// broken is set when a file cannot be created; indexing stops (Apache
-	// marks the store's index error flag) and queries keep working.
+	// broken is set when a file cannot be created for a reason other than
+	// a resource shortage; indexing stops (Apache marks the store's index
+	// error flag) and queries keep working.
 	broken bool
+	// retryAt: after a resource shortage (a full disk), records are not
+	// indexed until then; skipped counts them.
+	retryAt time.Time
+	skipped int64
+	retry   time.Duration // indexRetry; tests shorten it
 }
 
 func newIndexService(root string, slots, entries int, log zerolog.Logger, ops *fileOps) *indexService {
-	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log, ops: ops}
+	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log, ops: ops,
+		retry: indexRetry}
 }
 
 // load maps every index file in name order (IndexService.load). After an
@@ -247,9 +254,42 @@ func (x *indexService) build(v *message.RecordView) error {
 	if x.broken {
 		return nil
 	}
+	now := time.Now()
+	if now.Before(x.retryAt) {
+		x.skipped++
+		return nil
+	}
+	err := x.buildLocked(v, uniq, keys)
+	switch {
+	case err == nil:
+		if !x.retryAt.IsZero() {
+			x.log.Info().Int64("recordsNotIndexed", x.skipped).Msg("indexing resumed")
+			x.retryAt, x.skipped = time.Time{}, 0
+		}
+		return nil
+	case isResource(err):
+		// Out of disk or descriptors: the consume queues go on without the
+		// index (Apache's index failure never holds them back); indexing
+		// is tried again after indexRetry, and what is dispatched
+		// meanwhile cannot be found by key.
+		if x.retryAt.IsZero() {
+			x.log.Warn().Err(err).Int64("offset", v.PhysicalOffset).Dur("retryIn", x.retry).
+				Msg("index paused: records are dispatched but not indexed until it can be written again")
+		}
+		x.retryAt = now.Add(x.retry)
+		x.skipped++
+		return nil
+	}
+	x.broken = true
+	return err
+}
+
+// indexRetry is how long indexing pauses after a resource error.
+const indexRetry = 5 * time.Second
+
+func (x *indexService) buildLocked(v *message.RecordView, uniq, keys []byte) error {
 	f, err := x.lastWritableLocked()
 	if err != nil {
-		x.broken = !isResource(err) // a resource shortage passes: dispatch retries
 		return err
 	}
 	if v.PhysicalOffset < f.endPhyOffset() {
@@ -281,7 +321,6 @@ func (x *indexService) putLocked(f **indexFile, hash int32, v *message.RecordVie
 	for !(*f).putKey(hash, v.PhysicalOffset, v.StoreTimestamp) {
 		nf, err := x.lastWritableLocked()
 		if err != nil {
-			x.broken = !isResource(err)
 			return err
 		}
 		*f = nf
