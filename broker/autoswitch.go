@@ -64,6 +64,7 @@ func (b *Broker) autoswitchConfig(cfg *Config) autoswitch.Config {
 	ac.AsyncLearner = cfg.Controller.AsyncLearner
 	ac.HAFlowControlEnable = cfg.Controller.HAFlowControlEnable
 	ac.MaxHATransferByteInSecond = cfg.Controller.MaxHATransferByteInSecond
+	ac.AuthSecret = []byte(cfg.HAAuthSecret)
 	brokerName := cfg.BrokerName
 	ac.AlterSyncStateSet = func(masterID int64, masterEpoch int32, set []int64, setEpoch int32) ([]int64, int32, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

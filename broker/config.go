@@ -184,6 +184,11 @@ type Config struct {
 	// (brokerRole, haListenPort, ..., slaveTimeout) in HA, and the
 	// BrokerConfig keys below.
 	HA ha.Config
+	// HAAuthSecret, when set, makes the HA link authenticated (rocketgo's
+	// key): a master serves a slave only once it proved it holds the same
+	// secret, and a slave answers its master's challenge with it. Apache
+	// slaves cannot replicate from a master that sets it.
+	HAAuthSecret Secret `key:"haAuthSecret"`
 	// BrokerIP2 is the address slaves reach the master's HA listener at,
 	// registered as haServerAddr (brokerIP2:haListenPort); empty = brokerIP1.
 	BrokerIP2 string `key:"brokerIP2"`
@@ -485,6 +490,8 @@ func withSecrets(pairs [][2]string, c *Config) [][2]string {
 			pairs[i][1] = string(c.InitAuthenticationUser)
 		case "innerClientAuthenticationCredentials":
 			pairs[i][1] = string(c.InnerClientAuthenticationCredentials)
+		case "haAuthSecret":
+			pairs[i][1] = string(c.HAAuthSecret)
 		}
 	}
 	return pairs

@@ -135,7 +135,9 @@ func (b *Broker) startHA() error {
 	if b.ctrl != nil { // controller mode: AutoSwitch HA (autoswitch.go)
 		return b.startAutoSwitch(listen)
 	}
-	svc, err := b.newHA(cfg.HA, listen, b.Store, b.root)
+	hc := cfg.HA
+	hc.AuthSecret = []byte(cfg.HAAuthSecret)
+	svc, err := b.newHA(hc, listen, b.Store, b.root)
 	if err != nil {
 		return fmt.Errorf("broker: ha: %w", err)
 	}

@@ -64,6 +64,11 @@ type Config struct {
 	// HAMaxGapNotInSync is 5.x's name of haSlaveFallbehindMax (a 5.x
 	// broker.conf sets this one); FallbehindMax says which applies.
 	HAMaxGapNotInSync int64 `key:"haMaxGapNotInSync"`
+
+	// AuthSecret, when set, is the secret a slave proves it holds before a
+	// master sends it anything (auth.go); the broker's haAuthSecret. Not a
+	// key here: the broker keeps it as a secret that is never printed.
+	AuthSecret []byte
 }
 
 // DefaultConfig is Apache's defaults.

@@ -63,7 +63,34 @@ func (s *Service) acceptLoop() {
 			}
 			continue
 		}
+		if len(s.cfg.AuthSecret) == 0 {
+			s.admit(c)
+			continue
+		}
+		s.authenticate(c)
+	}
+}
+
+// authenticate admits c once it answered the challenge, on a goroutine of
+// its own: the accept loop never waits for a slave.
+func (s *Service) authenticate(c net.Conn) {
+	if s.authPending.Add(1) > MaxPendingAuth {
+		s.authPending.Add(-1)
+		_ = c.Close()
+		s.sampled.Warn().Stringer("remote", c.RemoteAddr()).Msg("ha connection refused: too many unauthenticated")
+		return
+	}
+	if !s.goRun(func() {
+		defer s.authPending.Add(-1)
+		if err := Challenge(c, s.cfg.AuthSecret); err != nil {
+			_ = c.Close()
+			s.sampled.Warn().Err(err).Stringer("remote", c.RemoteAddr()).Msg("ha connection refused: not authenticated")
+			return
+		}
 		s.admit(c)
+	}) {
+		s.authPending.Add(-1)
+		_ = c.Close()
 	}
 }
 

@@ -33,6 +33,8 @@ type Service struct {
 
 	quit chan struct{}
 	wg   sync.WaitGroup
+	// authPending counts connections being authenticated (haAuthSecret).
+	authPending atomic.Int32
 	// run is cancelled by Shutdown: a slave's dial in progress ends with it.
 	run    context.Context
 	cancel context.CancelFunc

@@ -112,6 +112,11 @@ func (s *Service) replicate(addr string, buf []byte) (read bool, err error) {
 		s.mu.Unlock()
 		_ = c.Close() // ends the reporter too
 	}()
+	if len(s.cfg.AuthSecret) > 0 {
+		if err := Answer(c, s.cfg.AuthSecret); err != nil {
+			return false, err
+		}
+	}
 	s.connected.Store(true)
 	s.connLog.Info().Str("masterHAAddr", addr).Int64("maxPhyOffset", s.st.MaxPhyOffset()).Msg("ha connected to master")
 

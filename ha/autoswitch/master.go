@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -64,7 +65,37 @@ func (s *Service) acceptLoop() {
 			}
 			continue
 		}
+		if len(s.cfg.AuthSecret) == 0 {
+			s.admit(c)
+			continue
+		}
+		s.authenticate(c)
+	}
+}
+
+// authenticate admits c once it answered the challenge (ha.Challenge), on
+// a goroutine of its own: the accept loop never waits for a slave.
+func (s *Service) authenticate(c net.Conn) {
+	if s.authPending.Add(1) > ha.MaxPendingAuth {
+		s.authPending.Add(-1)
+		_ = c.Close()
+		s.sampled.Warn().Stringer("remote", c.RemoteAddr()).Msg("autoswitch connection refused: too many unauthenticated")
+		return
+	}
+	s.mu.Lock()
+	ok := s.goRunLocked(nil, func() {
+		defer s.authPending.Add(-1)
+		if err := ha.Challenge(c, s.cfg.AuthSecret); err != nil {
+			_ = c.Close()
+			s.sampled.Warn().Err(err).Stringer("remote", c.RemoteAddr()).Msg("autoswitch connection refused: not authenticated")
+			return
+		}
 		s.admit(c)
+	})
+	s.mu.Unlock()
+	if !ok {
+		s.authPending.Add(-1)
+		_ = c.Close()
 	}
 }
 

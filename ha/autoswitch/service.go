@@ -43,6 +43,10 @@ type Config struct {
 	// maxHaTransferByteInSecond, 100 MiB), as Apache's FlowMonitor.
 	HAFlowControlEnable       bool
 	MaxHATransferByteInSecond int64
+	// AuthSecret, when set, is the secret a slave proves it holds before a
+	// master serves it, and a slave answers its master with (ha.Challenge);
+	// the broker's haAuthSecret.
+	AuthSecret []byte
 
 	// AlterSyncStateSet asks the controller to change the SyncStateSet
 	// (the broker: replicas.Client.AlterSyncStateSet, 1001): newSet as the
@@ -112,6 +116,8 @@ type Service struct {
 	// members, Apache's inSyncReplicasNums); 0 while not master. Read on
 	// every SYNC_MASTER send, written under mu.
 	inSync atomic.Int32
+	// authPending counts connections being authenticated (AuthSecret).
+	authPending atomic.Int32
 
 	mu      sync.Mutex
 	started bool

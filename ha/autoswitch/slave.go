@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rocketgo/rocketgo/ha"
 )
 
 // The slave side (Apache's AutoSwitchHAClient): connect to the master the
@@ -135,6 +137,11 @@ func (c *client) follow(ctx context.Context) (read bool, err error) {
 		c.mu.Unlock()
 		_ = conn.Close()
 	}()
+	if len(s.cfg.AuthSecret) > 0 {
+		if err := ha.Answer(conn, s.cfg.AuthSecret); err != nil {
+			return false, err
+		}
+	}
 	idle := s.cfg.HAHousekeepingInterval
 	r := &reporter{c: conn, idle: idle}
 	if err := r.write(AppendSlaveHandshake(nil, s.cfg.SyncFromLastFile, s.cfg.AsyncLearner, c.t.self)); err != nil {
