@@ -58,6 +58,7 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 		remaining = time.Until(dl).Milliseconds()
 		pollMs = remaining - 1500
 	}
+
 	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
 	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
 	if remaining >= 0 && pollMs > remaining {
@@ -108,8 +109,8 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 		return writeStatus(&v2.Status{Code: v2.Code_FORBIDDEN, Message: "no readable queue"})
 	}
 	batch := req.GetBatchSize()
-	if batch <= 0 || batch > 32 {
-		batch = min(max(batch, 1), 32) // Apache's POP_MESSAGE limit is 32
+	if err := validateBatchSize(batch); err != nil {
+		return writeStatus(statusOf(err))
 	}
 	h := remoting.PopMessageRequestHeader{
 		ConsumerGroup: req.GetGroup().GetName(), Topic: topic.GetName(), QueueID: -1, MaxMsgNums: batch,
@@ -232,6 +233,24 @@ func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessag
 		out = append(out, messageOf(&rec, props, handle))
 	}
 	return out
+}
+
+// maxReceiveBatch is the broker's POP_MESSAGE bound on maxMsgNums.
+const maxReceiveBatch = 32
+
+// validateBatchSize refuses what the broker would: Apache's proxy hands
+// batch_size to POP_MESSAGE unchecked, and the broker's INVALID_PARAMETER
+// for more than 32 comes back as INTERNAL_SERVER_ERROR with its remark.
+// A batch below 1 (which Apache's broker fails on or answers nothing) is
+// BAD_REQUEST here.
+func validateBatchSize(n int32) error {
+	switch {
+	case n <= 0:
+		return refuse(v2.Code_BAD_REQUEST, "batch size must be positive")
+	case n > maxReceiveBatch:
+		return refuse(v2.Code_INTERNAL_SERVER_ERROR, "pop message's num is greater than 32")
+	}
+	return nil
 }
 
 func validateInvisible(ms, minMs int64) error {
