@@ -84,10 +84,10 @@ func TestStalledHandshakesClosed(t *testing.T) {
 func isReset(err error) bool { return strings.Contains(err.Error(), "reset by peer") }
 
 func TestValidateBatchAndClientID(t *testing.T) {
-	for n, want := range map[int32]v2.Code{1: v2.Code_OK, 32: v2.Code_OK, 0: v2.Code_BAD_REQUEST, -1: v2.Code_BAD_REQUEST,
-		33: v2.Code_INTERNAL_SERVER_ERROR, 1<<31 - 1: v2.Code_INTERNAL_SERVER_ERROR} {
-		if got := statusOf(validateBatchSize(n)).GetCode(); got != want {
-			t.Errorf("batch %d: %v, want %v", n, got, want)
+	for n, want := range map[int32]int32{1: 1, 32: 32, 33: 32, 1<<31 - 1: 32, 0: 0, -1: 0} {
+		got, err := receiveBatch(n)
+		if got != want || (want == 0) != (statusOf(err).GetCode() == v2.Code_BAD_REQUEST) {
+			t.Errorf("batch %d: %d %v, want %d", n, got, err, want)
 		}
 	}
 	for id, want := range map[string]v2.Code{"host@1@0@abc": v2.Code_OK, "": v2.Code_CLIENT_ID_REQUIRED, "  ": v2.Code_CLIENT_ID_REQUIRED,

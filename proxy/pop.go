@@ -108,9 +108,13 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if addr == "" {
 		return writeStatus(&v2.Status{Code: v2.Code_FORBIDDEN, Message: "no readable queue"})
 	}
-	batch := req.GetBatchSize()
-	if err := validateBatchSize(batch); err != nil {
+	batch, err := receiveBatch(req.GetBatchSize())
+	if err != nil {
 		return writeStatus(statusOf(err))
+	}
+	if batch != req.GetBatchSize() {
+		s.sampled.Warn().Int32("batchSize", req.GetBatchSize()).Int32("maxMsgNums", batch).Str("topic", topic.GetName()).
+			Str("group", req.GetGroup().GetName()).Msg("receive batch size lowered to the pop bound")
 	}
 	h := remoting.PopMessageRequestHeader{
 		ConsumerGroup: req.GetGroup().GetName(), Topic: topic.GetName(), QueueID: -1, MaxMsgNums: batch,
@@ -235,22 +239,19 @@ func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessag
 	return out
 }
 
-// maxReceiveBatch is the broker's POP_MESSAGE bound on maxMsgNums.
+// maxReceiveBatch is the broker's POP_MESSAGE bound on maxMsgNums
+// (ProxyUtils.MAX_MSG_NUMS_FOR_POP_REQUEST).
 const maxReceiveBatch = 32
 
-// validateBatchSize refuses what the broker would: Apache's proxy hands
-// batch_size to POP_MESSAGE unchecked, and the broker's INVALID_PARAMETER
-// for more than 32 comes back as INTERNAL_SERVER_ERROR with its remark.
-// A batch below 1 (which Apache's broker fails on or answers nothing) is
-// BAD_REQUEST here.
-func validateBatchSize(n int32) error {
-	switch {
-	case n <= 0:
-		return refuse(v2.Code_BAD_REQUEST, "batch size must be positive")
-	case n > maxReceiveBatch:
-		return refuse(v2.Code_INTERNAL_SERVER_ERROR, "pop message's num is greater than 32")
+// receiveBatch is the pop's maxMsgNums for a batch_size: Apache's
+// ConsumerProcessor lowers a batch past 32 to 32 (with a warning); a batch
+// below 1, which Apache hands to the broker to fail or to poll for
+// nothing, is BAD_REQUEST here.
+func receiveBatch(n int32) (int32, error) {
+	if n <= 0 {
+		return 0, refuse(v2.Code_BAD_REQUEST, "batch size must be positive")
 	}
-	return nil
+	return min(n, maxReceiveBatch), nil
 }
 
 func validateInvisible(ms, minMs int64) error {
