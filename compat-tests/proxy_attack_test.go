@@ -35,6 +35,9 @@ func TestProxyAttacker(t *testing.T) {
 	topic := uniq("PA")
 	createTopic(t, c, topic)
 	group := uniq("PAG")
+	rocketgo := proxyImpl() != "apache" // pp.p is Apache's start script otherwise
+	baseRSS, baseFDs := rssMB(pp.p), openFDs(pp.p)
+	rss := sampleRSS(pp.p)
 
 	t.Run("names", func(t *testing.T) { attackNames(t, pp, topic, group) })
 	t.Run("clientIDs", func(t *testing.T) { attackClientIDs(t, pp, topic) })
@@ -46,6 +49,19 @@ func TestProxyAttacker(t *testing.T) {
 	t.Run("stalledTLS", func(t *testing.T) { attackStalledTLS(t, pp) })
 	if pp.p.exited() {
 		t.Fatalf("mqproxy exited under attack\n%s", tailFile(pp.log, 40))
+	}
+	peak := rss.peak()
+	if rocketgo {
+		// Every attacker's connection is closed by now: the proxy holds no
+		// more descriptors than before, and its memory came back down.
+		fds, after := 0, int64(0)
+		if !waitFor(t, 20*time.Second, func() bool { fds, after = openFDs(pp.p), rssMB(pp.p); return fds <= baseFDs+8 }) {
+			t.Errorf("mqproxy holds %d descriptors after the attacks, %d before", fds, baseFDs)
+		}
+		t.Logf("mqproxy VmRSS %d MB before, peak %d MB, %d MB after; descriptors %d before, %d after", baseRSS, peak, after, baseFDs, fds)
+		if peak > baseRSS+1024 {
+			t.Errorf("mqproxy VmRSS peaked at %d MB (%d before)", peak, baseRSS)
+		}
 	}
 	proxySDKRoundTrip(t, pp, topic)
 }
@@ -249,11 +265,26 @@ func attackReceiveBatch(t *testing.T, pp *proxyProc, topic, group string) {
 			}
 		}
 	}
-	for _, d := range []*durationpb.Duration{durationpb.New(-5 * time.Second), {Seconds: 1 << 62}, durationpb.New(time.Second)} {
+	// Past protobuf's Duration range Apache's Durations.toMillis throws:
+	// INTERNAL_SERVER_ERROR.
+	for _, tc := range []struct {
+		d    *durationpb.Duration
+		want v2.Code
+	}{{durationpb.New(-5 * time.Second), v2.Code_ILLEGAL_INVISIBLE_TIME}, {durationpb.New(time.Second), v2.Code_ILLEGAL_INVISIBLE_TIME},
+		{durationpb.New(13 * time.Hour), v2.Code_ILLEGAL_INVISIBLE_TIME}, {&durationpb.Duration{Seconds: 1 << 62}, v2.Code_INTERNAL_SERVER_ERROR}} {
 		code, err := receiveCode(ctx, cl, &v2.ReceiveMessageRequest{Group: &v2.Resource{Name: group},
-			MessageQueue: &v2.MessageQueue{Topic: &v2.Resource{Name: topic}, Id: -1}, BatchSize: 1, InvisibleDuration: d})
-		if err != nil || code != v2.Code_ILLEGAL_INVISIBLE_TIME {
-			t.Errorf("receive invisible %v: %v %v, want ILLEGAL_INVISIBLE_TIME", d, code, err)
+			MessageQueue: &v2.MessageQueue{Topic: &v2.Resource{Name: topic}, Id: -1}, BatchSize: 1, InvisibleDuration: tc.d})
+		if err != nil || code != tc.want {
+			t.Errorf("receive invisible %v: %v %v, want %v", tc.d, code, err, tc.want)
+		}
+		ch, err := cl.ChangeInvisibleDuration(ctx, &v2.ChangeInvisibleDurationRequest{Topic: &v2.Resource{Name: topic},
+			Group: &v2.Resource{Name: group}, ReceiptHandle: "0 1000 1000 0 0 nobroker 0 7 100", MessageId: "x", InvisibleDuration: tc.d})
+		want := tc.want
+		if tc.d.AsDuration() == time.Second {
+			want = v2.Code_INVALID_RECEIPT_HANDLE // a change's minimum is 0: the expired handle is refused
+		}
+		if err != nil || ch.GetStatus().GetCode() != want {
+			t.Errorf("change invisible %v: %v %v, want %v", tc.d, ch.GetStatus(), err, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
 )
@@ -98,6 +99,21 @@ func TestValidateBatchAndClientID(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("client id %q: %v, want %v", id, got, want)
+		}
+	}
+}
+
+func TestDurationMillis(t *testing.T) {
+	for _, tc := range []struct {
+		d    *durationpb.Duration
+		ms   int64
+		code v2.Code
+	}{{nil, 0, v2.Code_OK}, {durationpb.New(90 * time.Second), 90_000, v2.Code_OK}, {durationpb.New(-time.Second), -1000, v2.Code_OK},
+		{&durationpb.Duration{Seconds: 1 << 62}, 0, v2.Code_INTERNAL_SERVER_ERROR},
+		{&durationpb.Duration{Seconds: 1, Nanos: -1}, 0, v2.Code_INTERNAL_SERVER_ERROR}} {
+		ms, err := durationMillis(tc.d)
+		if ms != tc.ms || statusOf(err).GetCode() != tc.code {
+			t.Errorf("%v: %d %v, want %d %v", tc.d, ms, err, tc.ms, tc.code)
 		}
 	}
 }

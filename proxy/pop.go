@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/message"
@@ -75,7 +76,10 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if err := validateGroup(req.GetGroup()); err != nil {
 		return writeStatus(statusOf(err))
 	}
-	invisible := req.GetInvisibleDuration().AsDuration().Milliseconds()
+	invisible, err := durationMillis(req.GetInvisibleDuration())
+	if err != nil {
+		return writeStatus(statusOf(err))
+	}
 	autoRenew := s.cfg.EnableProxyAutoRenew && req.GetAutoRenew()
 	if autoRenew {
 		invisible = s.cfg.DefaultInvisibleTimeMills
@@ -254,6 +258,20 @@ func receiveBatch(n int32) (int32, error) {
 	return min(n, maxReceiveBatch), nil
 }
 
+// durationMillis is protobuf-java's Durations.toMillis as Apache's proxy
+// calls it: an unset duration is 0; one outside protobuf's range (±10,000
+// years, nanos of the seconds' sign) fails with IllegalArgumentException,
+// which Apache answers INTERNAL_SERVER_ERROR.
+func durationMillis(d *durationpb.Duration) (int64, error) {
+	if d == nil {
+		return 0, nil
+	}
+	if err := d.CheckValid(); err != nil {
+		return 0, refuse(v2.Code_INTERNAL_SERVER_ERROR, "Duration is not valid. "+err.Error())
+	}
+	return d.AsDuration().Milliseconds(), nil
+}
+
 func validateInvisible(ms, minMs int64) error {
 	if ms < minMs {
 		return refuse(v2.Code_ILLEGAL_INVISIBLE_TIME, "the invisibleTime is too small. min is "+strconv.FormatInt(minMs, 10))
@@ -355,7 +373,10 @@ func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvi
 	if err := validateGroup(req.GetGroup()); err != nil {
 		return fail(err)
 	}
-	ms := req.GetInvisibleDuration().AsDuration().Milliseconds()
+	ms, err := durationMillis(req.GetInvisibleDuration())
+	if err != nil {
+		return fail(err)
+	}
 	if err := validateInvisible(ms, 0); err != nil {
 		return fail(err)
 	}
