@@ -169,3 +169,16 @@ func TestTelemetryFlood(t *testing.T) {
 		t.Fatalf("route after flood: %v %v", r.GetStatus(), err)
 	}
 }
+
+// An accepted client id is never blank, over the bound or with a control
+// character; no input panics.
+func FuzzValidateClientID(f *testing.F) {
+	for _, s := range []string{"host@1@0@abc", "", " ", "a\x00b", "a\u0085b", strings.Repeat("x", 1025), "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if validateClientID(id) == nil && (strings.TrimSpace(id) == "" || len(id) > maxClientIDLength || hasControl(id)) {
+			t.Fatalf("accepted %q", id)
+		}
+	})
+}
