@@ -204,10 +204,11 @@ func rawGRPC(t *testing.T, pp *proxyProc, useTLS bool) v2.MessagingServiceClient
 	return v2.NewMessagingServiceClient(cc)
 }
 
-// clientCtx carries the metadata every SDK call carries.
+// clientCtx carries the metadata every SDK call carries (the Go SDK's
+// language is "GO", a LanguageCode Apache's proxy knows).
 func clientCtx(clientID string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	return metadata.AppendToOutgoingContext(ctx, "x-mq-client-id", clientID, "x-mq-language", "GOLANG",
+	return metadata.AppendToOutgoingContext(ctx, "x-mq-client-id", clientID, "x-mq-language", "GO",
 		"x-mq-protocol", "v2", "x-mq-client-version", "5.1.2"), cancel
 }
 

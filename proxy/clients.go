@@ -12,25 +12,33 @@ import (
 type client struct {
 	id string
 
-	mu       sync.Mutex // guards the fields below and serialises stream.Send
+	mu       sync.Mutex // guards the fields below; never held across a stream write
 	settings *v2.Settings
 	stream   v2.MessagingService_TelemetryServer
+	out      chan *v2.TelemetryCommand // the stream's outbound queue, drained by its Telemetry handler
 	seen     time.Time
 }
 
-// send writes cmd on the client's telemetry stream; false when it has none
-// or the write failed.
+// maxTelemetryQueue bounds the commands waiting to be written to one
+// client's telemetry stream: a client that does not read its stream loses
+// what does not fit (the broker checks a transaction again) instead of
+// holding up the proxy's writers.
+const maxTelemetryQueue = 64
+
+// send queues cmd for the client's telemetry stream without waiting; false
+// when it has none or its queue is full.
 func (c *client) send(cmd *v2.TelemetryCommand) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stream == nil {
 		return false
 	}
-	if err := c.stream.Send(cmd); err != nil {
-		c.stream = nil
+	select {
+	case c.out <- cmd:
+		return true
+	default:
 		return false
 	}
-	return true
 }
 
 func (c *client) publishes(topic string) bool {

@@ -93,6 +93,22 @@ type Config struct {
 	// connection past the bound is closed at once with a log line.
 	GrpcMaxConcurrentStreams uint32 `json:"grpcMaxConcurrentStreams"`
 	GrpcMaxConnections       int    `json:"grpcMaxConnections"`
+	// GrpcHandshakeTimeoutMillis bounds a new connection's TLS handshake
+	// and HTTP/2 preface: a client that opens a connection and stalls (a
+	// ClientHello never finished, nothing sent) is closed after it
+	// (rocketgo's key; Netty's SslHandler closes after 10 s).
+	GrpcHandshakeTimeoutMillis int64 `json:"grpcHandshakeTimeoutMillis"`
+	// GrpcClientIdleTimeMills closes a connection with no call in flight
+	// for that long (Apache's key, NettyServerBuilder.maxConnectionIdle).
+	GrpcClientIdleTimeMills int64 `json:"grpcClientIdleTimeMills"`
+	// GrpcMaxHeaderListSize bounds the metadata of one call (bytes;
+	// grpc-java's default, which Apache's proxy runs with).
+	GrpcMaxHeaderListSize uint32 `json:"grpcMaxHeaderListSize"`
+	// GrpcTelemetryCommandsPerSecond bounds the commands one telemetry
+	// stream is served (settings, thread stacks, verify results), with a
+	// burst of ten times as many: past it a command is answered
+	// TOO_MANY_REQUESTS, as Apache answers a call its executor rejects.
+	GrpcTelemetryCommandsPerSecond int `json:"grpcTelemetryCommandsPerSecond"`
 	// Receipt-handle auto-renew (renew.go): messages received with
 	// auto_renew are popped for DefaultInvisibleTimeMills and renewed
 	// before they become visible, RenewAheadTimeMillis ahead, scanning every
@@ -145,6 +161,10 @@ func DefaultConfig() Config {
 		TLSTestModeEnable:                             true,
 		GrpcMaxConcurrentStreams:                      1024,
 		GrpcMaxConnections:                            10_000,
+		GrpcHandshakeTimeoutMillis:                    5_000,
+		GrpcClientIdleTimeMills:                       120_000,
+		GrpcMaxHeaderListSize:                         8 * 1024,
+		GrpcTelemetryCommandsPerSecond:                20,
 		RemotingTimeoutMillis:                         3_000,
 		EnableProxyAutoRenew:                          true,
 		DefaultInvisibleTimeMills:                     60_000,
@@ -174,9 +194,11 @@ func (c *Config) Validate() error {
 			"renewSchedulePeriodMillis ≥ 10, renewMaxTimeMillis and maxRenewRetryTimes > 0)")
 	}
 	if c.GrpcMaxInboundMessageSize <= 0 || c.MaxClients <= 0 || c.RemotingTimeoutMillis <= 0 ||
-		c.GrpcMaxConcurrentStreams == 0 || c.GrpcMaxConnections <= 0 {
+		c.GrpcMaxConcurrentStreams == 0 || c.GrpcMaxConnections <= 0 || c.GrpcHandshakeTimeoutMillis <= 0 ||
+		c.GrpcClientIdleTimeMills <= 0 || c.GrpcMaxHeaderListSize < 1024 || c.GrpcTelemetryCommandsPerSecond <= 0 {
 		return errors.New("proxy: grpcMaxInboundMessageSize, maxClients, remotingTimeoutMillis, " +
-			"grpcMaxConcurrentStreams and grpcMaxConnections must be positive")
+			"grpcMaxConcurrentStreams, grpcMaxConnections, grpcHandshakeTimeoutMillis, grpcClientIdleTimeMills " +
+			"and grpcTelemetryCommandsPerSecond must be positive, grpcMaxHeaderListSize at least 1024")
 	}
 	return nil
 }

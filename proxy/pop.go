@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/message"
@@ -58,6 +59,7 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 		remaining = time.Until(dl).Milliseconds()
 		pollMs = remaining - 1500
 	}
+
 	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
 	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
 	if remaining >= 0 && pollMs > remaining {
@@ -74,7 +76,10 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if err := validateGroup(req.GetGroup()); err != nil {
 		return writeStatus(statusOf(err))
 	}
-	invisible := req.GetInvisibleDuration().AsDuration().Milliseconds()
+	invisible, err := durationMillis(req.GetInvisibleDuration())
+	if err != nil {
+		return writeStatus(statusOf(err))
+	}
 	autoRenew := s.cfg.EnableProxyAutoRenew && req.GetAutoRenew()
 	if autoRenew {
 		invisible = s.cfg.DefaultInvisibleTimeMills
@@ -107,9 +112,13 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if addr == "" {
 		return writeStatus(&v2.Status{Code: v2.Code_FORBIDDEN, Message: "no readable queue"})
 	}
-	batch := req.GetBatchSize()
-	if batch <= 0 || batch > 32 {
-		batch = min(max(batch, 1), 32) // Apache's POP_MESSAGE limit is 32
+	batch, err := receiveBatch(req.GetBatchSize())
+	if err != nil {
+		return writeStatus(statusOf(err))
+	}
+	if batch != req.GetBatchSize() {
+		s.sampled.Warn().Int32("batchSize", req.GetBatchSize()).Int32("maxMsgNums", batch).Str("topic", topic.GetName()).
+			Str("group", req.GetGroup().GetName()).Msg("receive batch size lowered to the pop bound")
 	}
 	h := remoting.PopMessageRequestHeader{
 		ConsumerGroup: req.GetGroup().GetName(), Topic: topic.GetName(), QueueID: -1, MaxMsgNums: batch,
@@ -234,6 +243,35 @@ func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessag
 	return out
 }
 
+// maxReceiveBatch is the broker's POP_MESSAGE bound on maxMsgNums
+// (ProxyUtils.MAX_MSG_NUMS_FOR_POP_REQUEST).
+const maxReceiveBatch = 32
+
+// receiveBatch is the pop's maxMsgNums for a batch_size: Apache's
+// ConsumerProcessor lowers a batch past 32 to 32 (with a warning); a batch
+// below 1, which Apache hands to the broker to fail or to poll for
+// nothing, is BAD_REQUEST here.
+func receiveBatch(n int32) (int32, error) {
+	if n <= 0 {
+		return 0, refuse(v2.Code_BAD_REQUEST, "batch size must be positive")
+	}
+	return min(n, maxReceiveBatch), nil
+}
+
+// durationMillis is protobuf-java's Durations.toMillis as Apache's proxy
+// calls it: an unset duration is 0; one outside protobuf's range (±10,000
+// years, nanos of the seconds' sign) fails with IllegalArgumentException,
+// which Apache answers INTERNAL_SERVER_ERROR.
+func durationMillis(d *durationpb.Duration) (int64, error) {
+	if d == nil {
+		return 0, nil
+	}
+	if err := d.CheckValid(); err != nil {
+		return 0, refuse(v2.Code_INTERNAL_SERVER_ERROR, "Duration is not valid. "+err.Error())
+	}
+	return d.AsDuration().Milliseconds(), nil
+}
+
 func validateInvisible(ms, minMs int64) error {
 	if ms < minMs {
 		return refuse(v2.Code_ILLEGAL_INVISIBLE_TIME, "the invisibleTime is too small. min is "+strconv.FormatInt(minMs, 10))
@@ -335,7 +373,10 @@ func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvi
 	if err := validateGroup(req.GetGroup()); err != nil {
 		return fail(err)
 	}
-	ms := req.GetInvisibleDuration().AsDuration().Milliseconds()
+	ms, err := durationMillis(req.GetInvisibleDuration())
+	if err != nil {
+		return fail(err)
+	}
 	if err := validateInvisible(ms, 0); err != nil {
 		return fail(err)
 	}

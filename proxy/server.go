@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
@@ -154,6 +155,15 @@ func (s *Server) Start(addr string) error {
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(s.cfg.GrpcMaxInboundMessageSize),
 		grpc.MaxConcurrentStreams(s.cfg.GrpcMaxConcurrentStreams),
+		// A connection must finish its TLS handshake and HTTP/2 preface
+		// within the timeout (the TLS sniff and handshake run under the
+		// deadline gRPC sets on the connection for it), so stalled
+		// handshakes cannot hold the connection cap.
+		grpc.ConnectionTimeout(time.Duration(s.cfg.GrpcHandshakeTimeoutMillis)*time.Millisecond),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionIdle: time.Duration(s.cfg.GrpcClientIdleTimeMills) * time.Millisecond,
+		}),
+		grpc.MaxHeaderListSize(s.cfg.GrpcMaxHeaderListSize),
 		grpc.UnaryInterceptor(s.unaryGuard),
 		grpc.StreamInterceptor(s.streamGuard),
 		// Calls run on a pool of goroutines that keep their grown stacks,
@@ -257,7 +267,15 @@ func (s *Server) unaryGuard(ctx context.Context, req any, info *grpc.UnaryServer
 			err = status.Error(codes.Internal, "internal error")
 		}
 	}()
-	ctx = context.WithValue(ctx, metaKey{}, readMeta(ctx))
+	meta := readMeta(ctx)
+	ctx = context.WithValue(ctx, metaKey{}, meta)
+	if st := validateClientID(meta.clientID); st != nil {
+		s.sampled.Info().Str("remote", meta.remote).Str("method", info.FullMethod).Str("reason", st.GetMessage()).Msg("grpc call refused")
+		if resp := refusedResponse(info.FullMethod, st); resp != nil {
+			return resp, nil
+		}
+		return nil, status.Error(codes.InvalidArgument, st.GetMessage())
+	}
 	if st := s.refusedBy(ctx, req); st != nil {
 		if resp := refusedResponse(info.FullMethod, st); resp != nil {
 			return resp, nil
@@ -281,5 +299,13 @@ func (s *Server) streamGuard(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 		}
 	}()
 	ctx := ss.Context()
-	return h(srv, metaStream{ServerStream: ss, ctx: context.WithValue(ctx, metaKey{}, readMeta(ctx))})
+	meta := readMeta(ctx)
+	if st := validateClientID(meta.clientID); st != nil {
+		s.sampled.Info().Str("remote", meta.remote).Str("method", info.FullMethod).Str("reason", st.GetMessage()).Msg("grpc call refused")
+		if info.FullMethod == "/apache.rocketmq.v2.MessagingService/ReceiveMessage" {
+			return ss.SendMsg(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Status{Status: st}})
+		}
+		return status.Error(codes.InvalidArgument, st.GetMessage())
+	}
+	return h(srv, metaStream{ServerStream: ss, ctx: context.WithValue(ctx, metaKey{}, meta)})
 }

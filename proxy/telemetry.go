@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"time"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
@@ -27,10 +28,13 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 	if c == nil {
 		return status.Error(codes.ResourceExhausted, "too many clients")
 	}
+	// This goroutine is the stream's only writer: what others send the
+	// client (settings answers, transaction checks) goes through out.
+	out := make(chan *v2.TelemetryCommand, maxTelemetryQueue)
 	defer func() {
 		c.mu.Lock()
 		if c.stream == stream {
-			c.stream = nil
+			c.stream, c.out = nil, nil
 		}
 		c.mu.Unlock()
 	}()
@@ -54,6 +58,7 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 			}
 		}
 	}()
+	limit := newTokenBucket(float64(s.cfg.GrpcTelemetryCommandsPerSecond), time.Now())
 	for {
 		var cmd *v2.TelemetryCommand
 		select {
@@ -64,28 +69,39 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 				return nil
 			}
 			return err // the client went away
+		case o := <-out:
+			if err := stream.Send(o); err != nil {
+				return err
+			}
+			continue
 		case cmd = <-cmds:
+		}
+		if !limit.take(time.Now()) {
+			// Apache answers a call its executor rejects with
+			// TOO_MANY_REQUESTS "flow limit"; the stream stays.
+			s.sampled.Warn().Str("clientId", c.id).Str("remote", meta.remote).Msg("telemetry command refused: flow limit")
+			if err := stream.Send(&v2.TelemetryCommand{Status: &v2.Status{Code: v2.Code_TOO_MANY_REQUESTS, Message: "flow limit"}}); err != nil {
+				return err
+			}
+			continue
 		}
 		if st := s.refusedBy(stream.Context(), cmd); st != nil {
 			// Apache answers the command with the status and keeps the stream.
-			c.mu.Lock()
-			err := stream.Send(&v2.TelemetryCommand{Status: st})
-			c.mu.Unlock()
-			if err != nil {
+			if err := stream.Send(&v2.TelemetryCommand{Status: st}); err != nil {
 				return err
 			}
 			continue
 		}
 		switch cmd.GetCommand().(type) {
 		case *v2.TelemetryCommand_Settings:
-			if err := s.clientSettings(c, stream, cmd.GetSettings()); err != nil {
+			if err := s.clientSettings(c, stream, out, cmd.GetSettings()); err != nil {
 				return err
 			}
 		case *v2.TelemetryCommand_ThreadStackTrace:
-			s.log.Info().Str("clientId", c.id).Str("nonce", cmd.GetThreadStackTrace().GetNonce()).
-				Str("threadStackTrace", cmd.GetThreadStackTrace().GetThreadStackTrace()).Msg("client thread stack trace")
+			s.sampled.Info().Str("clientId", c.id).Str("nonce", clip(cmd.GetThreadStackTrace().GetNonce())).
+				Str("threadStackTrace", clip(cmd.GetThreadStackTrace().GetThreadStackTrace())).Msg("client thread stack trace")
 		case *v2.TelemetryCommand_VerifyMessageResult:
-			s.log.Info().Str("clientId", c.id).Str("nonce", cmd.GetVerifyMessageResult().GetNonce()).
+			s.sampled.Info().Str("clientId", c.id).Str("nonce", clip(cmd.GetVerifyMessageResult().GetNonce())).
 				Str("code", cmd.GetStatus().GetCode().String()).Msg("client verify message result")
 		default:
 			// Apache ignores other commands on the stream.
@@ -93,11 +109,29 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 	}
 }
 
+// maxLoggedText bounds what a client's text puts in one log line.
+const maxLoggedText = 4096
+
+func clip(s string) string {
+	if len(s) <= maxLoggedText {
+		return s
+	}
+	return s[:maxLoggedText] + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// maxSettingsTopics bounds the topics one publishing settings command may
+// list: each is looked up (route, message types) when the settings arrive.
+const maxSettingsTopics = 1024
+
 // clientSettings records the client's settings, answers with the merged
-// ones and makes this stream the client's.
-func (s *Server) clientSettings(c *client, stream v2.MessagingService_TelemetryServer, in *v2.Settings) error {
+// ones and makes this stream (and its queue out) the client's.
+func (s *Server) clientSettings(c *client, stream v2.MessagingService_TelemetryServer, out chan *v2.TelemetryCommand, in *v2.Settings) error {
 	switch {
 	case in.GetPublishing() != nil:
+		if n := len(in.GetPublishing().GetTopics()); n > maxSettingsTopics {
+			return status.Error(codes.InvalidArgument, "process client telemetryCommand failed. publishing lists "+
+				strconv.Itoa(n)+" topics, max is "+strconv.Itoa(maxSettingsTopics))
+		}
 		for _, t := range in.GetPublishing().GetTopics() {
 			if err := validateTopic(t); err != nil {
 				return status.Error(codes.InvalidArgument, "process client telemetryCommand failed. "+err.Error())
@@ -116,13 +150,31 @@ func (s *Server) clientSettings(c *client, stream v2.MessagingService_TelemetryS
 	merged := s.mergeSettings(stream, in)
 	c.mu.Lock()
 	c.settings = merged
-	c.stream = stream
+	c.stream, c.out = stream, out
 	c.mu.Unlock()
-	ok := c.send(&v2.TelemetryCommand{Status: okStatus(), Command: &v2.TelemetryCommand_Settings{Settings: merged}})
-	if !ok {
-		return status.Error(codes.Unavailable, "telemetry stream closed")
+	// Written here, not queued: this goroutine drains out.
+	return stream.Send(&v2.TelemetryCommand{Status: okStatus(), Command: &v2.TelemetryCommand_Settings{Settings: merged}})
+}
+
+// tokenBucket admits rate events a second with a burst of ten seconds'
+// worth; used by one goroutine.
+type tokenBucket struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+func newTokenBucket(rate float64, now time.Time) *tokenBucket {
+	return &tokenBucket{rate: rate, burst: 10 * rate, tokens: 10 * rate, last: now}
+}
+
+func (b *tokenBucket) take(now time.Time) bool {
+	b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
 	}
-	return nil
+	b.tokens--
+	return true
 }
 
 // mergeSettings is Apache's mergeProducerData / mergeSubscriptionData:

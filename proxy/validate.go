@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -61,4 +62,24 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// maxClientIDLength bounds x-mq-client-id: the proxy keeps one entry per
+// client id (up to maxClients), so the id's length bounds that memory. The
+// SDKs' ids are host@pid@index@time, well under it.
+const maxClientIDLength = 1024
+
+// validateClientID is Apache's validateContext (a blank id is
+// CLIENT_ID_REQUIRED) plus rocketgo's bound on the id's length and its
+// characters (BAD_REQUEST).
+func validateClientID(id string) *v2.Status {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return &v2.Status{Code: v2.Code_CLIENT_ID_REQUIRED, Message: "client id cannot be empty"}
+	case len(id) > maxClientIDLength:
+		return &v2.Status{Code: v2.Code_BAD_REQUEST, Message: "client id is longer than " + strconv.Itoa(maxClientIDLength) + " bytes"}
+	case hasControl(id):
+		return &v2.Status{Code: v2.Code_BAD_REQUEST, Message: "client id cannot contain control character"}
+	}
+	return nil
 }
