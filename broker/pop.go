@@ -134,6 +134,9 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 	if r.MaxMsgNums > popMaxMsgNums {
 		return PopResult{}, refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
 	}
+	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
+		return PopResult{}, err
+	}
 	if !cfg.TimerWheelEnable {
 		return PopResult{}, refuse(remoting.SystemError, nil,
 			"the broker[%s] pop message is forbidden because timerWheelEnable is false", cfg.BrokerIP1)

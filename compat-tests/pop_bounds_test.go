@@ -1,0 +1,43 @@
+package compattest
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+// popRaw is POP_MESSAGE for queue 0 of topic as the Java client sends it.
+func popRaw(group, topic string, invisible int64) *rawCmd {
+	return javaRequest(200050, map[string]string{"consumerGroup": group, "topic": topic, "queueId": "0",
+		"maxMsgNums": "1", "invisibleTime": strconv.FormatInt(invisible, 10), "pollTime": "0",
+		"bornTime": strconv.FormatInt(time.Now().UnixMilli(), 10), "initMode": "0", "order": "false"}, nil)
+}
+
+// Invisible times outside [0, 12 h] are refused INVALID_PARAMETER by
+// POP_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME, and the message stays
+// poppable; an ordinary one is served.
+func TestPopInvisibleTimeBounds(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "pop-bounds")
+	topic := uniq("PopBounds")
+	createTopic(t, c, topic)
+	if resp := invokeBroker(t, c.brokerAddr, sendReq(topic)); resp.Code != 0 {
+		t.Fatalf("send: %d %q", resp.Code, resp.Remark)
+	}
+	const group = "CID_pop_bounds"
+	for _, it := range []int64{1<<63 - 1, -5, 12*3600*1000 + 1} {
+		expectRefused(t, "pop invisibleTime "+strconv.FormatInt(it, 10), invokeBroker(t, c.brokerAddr, popRaw(group, topic, it)), 29, "")
+		ch := javaRequest(200053, map[string]string{"consumerGroup": group, "topic": topic, "queueId": "0", "offset": "0",
+			"extraInfo":     "0 " + strconv.FormatInt(time.Now().UnixMilli(), 10) + " 60000 0 0 broker-pop-bounds 0 0",
+			"invisibleTime": strconv.FormatInt(it, 10)}, nil)
+		expectRefused(t, "change invisibleTime "+strconv.FormatInt(it, 10), invokeBroker(t, c.brokerAddr, ch), 29, "")
+	}
+	var resp *rawCmd
+	waitFor(t, 5*time.Second, func() bool {
+		resp = invokeBroker(t, c.brokerAddr, popRaw(group, topic, 60000))
+		return resp.Code == 0
+	})
+	if resp.Code != 0 || resp.Remark != "FOUND" {
+		t.Fatalf("pop with 60 s: %d %q, want FOUND", resp.Code, resp.Remark)
+	}
+}
