@@ -108,10 +108,14 @@ type pops struct {
 	waits  popWaits
 	poke   chan struct{} // wakes the revive loop
 	orders *orders       // orderly pop (pop_order.go)
+
+	reviveLog zerolog.Logger                // sampled: one line per reviveLogPeriod
+	putFault  func(*store.PutMessage) error // tests: a revive write fails when it errs
 }
 
 func newPops(b *Broker, log zerolog.Logger, ordersPath string) *pops {
 	p := &pops{b: b, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1), orders: newOrders(ordersPath)}
+	p.reviveLog = log.Sample(&zerolog.BurstSampler{Burst: 1, Period: reviveLogPeriod})
 	p.waits.init()
 	return p
 }
