@@ -166,3 +166,26 @@ func TestAuth2MQAdminBrokerConfig(t *testing.T) {
 		}
 	}
 }
+
+// ACL 1.0: UPDATE_BROKER_CONFIG needs an admin account (as in Apache), and
+// even an admin cannot switch the ACL off or move the store over the wire.
+func TestACLBrokerConfigRaw(t *testing.T) {
+	t.Parallel()
+	c := newACLCluster(t, "acl1-cfg")
+	update := func(cred primitive.Credentials, body string) *rawCmd {
+		t.Helper()
+		resp, err := rawInvoke(c.brokerAddr, signRaw(javaRequest(25, nil, []byte(body)), cred), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if r := update(aclUser, "flushConsumerOffsetInterval=6543\n"); r.Code != 1 || !strings.Contains(r.Remark, "Need admin permission for request code=25") {
+		// AclException: SYSTEM_ERROR, as Apache answers it.
+		t.Errorf("non-admin account: %d %q", r.Code, r.Remark)
+	}
+	for _, body := range []string{"aclEnable=false\n", "storePathRootDir=/tmp/elsewhere\n", "brokerPermission=0\n"} {
+		expectRefused(t, "admin, "+strings.TrimSpace(body), update(aclAdmin, body), 16, "Can not update config in black list.")
+	}
+	expectRefused(t, "admin, ordinary key", update(aclAdmin, "flushConsumerOffsetInterval=6543\n"), 0, "")
+}
