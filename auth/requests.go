@@ -29,6 +29,17 @@ const (
 	codeRecallMessage        int32 = 370
 )
 
+// clusterUpdateCodes need Cluster:Update on the broker's cluster (or a
+// Super user), whatever the request carries. Apache's builder gives
+// UPDATE_BROKER_CONFIG no resource at all (its request has no header, and
+// RequestHeaderRegistry no class for it), so any authenticated user,
+// one without a single policy included, may rewrite the broker's
+// configuration; rocketgo asks for the right Apache's own admin codes ask
+// for (UPDATE_KV_CONFIG, WIPE_WRITE_PERM_OF_BROKER: Cluster:Update).
+var clusterUpdateCodes = map[int32]bool{
+	remoting.UpdateBrokerConfig: true,
+}
+
 // errParse is "parse authorization context error.": a request whose
 // resources Apache cannot read (a bad body, a missing required field).
 var errParse = refuse("parse authorization context error.")
@@ -37,6 +48,9 @@ var errParse = refuse("parse authorization context error.")
 // builds it for remoting; cluster names the Cluster resource. It appends
 // to dst.
 func requests(req *remoting.Command, cluster string, dst []Request) ([]Request, error) {
+	if clusterUpdateCodes[req.Code] {
+		return append(dst, Request{Resource: Resource{Type: TypeCluster, Name: cluster, Pattern: PatternLiteral}, Actions: actUpdate}), nil
+	}
 	if len(req.ExtFields) == 0 {
 		return dst, nil // MapUtils.isEmpty(fields): nothing to authorize
 	}
@@ -184,6 +198,7 @@ var (
 	actSubGet    = []Action{ActionSub, ActionGet}
 	actPubSubGet = []Action{ActionPub, ActionSub, ActionGet}
 	actSubUpdate = []Action{ActionSub, ActionUpdate}
+	actUpdate    = []Action{ActionUpdate}
 )
 
 // heartbeat is the part of HeartbeatData the builder reads.

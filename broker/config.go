@@ -168,7 +168,11 @@ type Config struct {
 	// configuration to, instead of ConfigFile.
 	BrokerConfigPath string `key:"brokerConfigPath"`
 	// ConfigBlackList: keys UPDATE_BROKER_CONFIG refuses, ';'-separated,
-	// besides brokerConfigPath, rocketmqHome and configBlackList.
+	// besides brokerConfigPath, rocketmqHome and configBlackList. A value in
+	// broker.conf replaces the default (DefaultConfigBlackList), which also
+	// holds the keys that govern security, where data lives, where the
+	// broker listens and whether clients are served: an operator who wants
+	// them changeable over the wire lists a shorter black list.
 	ConfigBlackList string `key:"configBlackList"`
 	// ConfigFile is the file the configuration was read from (mqbroker -c;
 	// Apache's BrokerPathConfigHelper); empty: nothing is written. Not a key.
@@ -282,7 +286,7 @@ func DefaultConfig() Config {
 		UseServerSideResetOffset:           true,                     // Apache 5.x's default (issue #18)
 		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
 		// runtime configuration (issue #12, admin)
-		ConfigBlackList: "configBlackList;brokerConfigPath",
+		ConfigBlackList: DefaultConfigBlackList,
 		// pulls whose pages are not in memory (issue #12, pull)
 		PullMessageThreadPoolNums:   16 + 2*runtime.NumCPU(),
 		PullThreadPoolQueueCapacity: 100000,

@@ -108,10 +108,14 @@ type pops struct {
 	waits  popWaits
 	poke   chan struct{} // wakes the revive loop
 	orders *orders       // orderly pop (pop_order.go)
+
+	reviveLog zerolog.Logger                // sampled: one line per reviveLogPeriod
+	putFault  func(*store.PutMessage) error // tests: a revive write fails when it errs
 }
 
 func newPops(b *Broker, log zerolog.Logger, ordersPath string) *pops {
 	p := &pops{b: b, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1), orders: newOrders(ordersPath)}
+	p.reviveLog = log.Sample(&zerolog.BurstSampler{Burst: 1, Period: reviveLogPeriod})
 	p.waits.init()
 	return p
 }
@@ -133,6 +137,9 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 	}
 	if r.MaxMsgNums > popMaxMsgNums {
 		return PopResult{}, refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
+	}
+	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
+		return PopResult{}, err
 	}
 	if !cfg.TimerWheelEnable {
 		return PopResult{}, refuse(remoting.SystemError, nil,

@@ -121,6 +121,9 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 // ChangeInvisibleTime makes a popped message invisible for r.InvisibleTime
 // from now: a new checkpoint for it alone, then an ack of the old one.
 func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, error) {
+	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
+		return ChangeInvisibleResult{}, err
+	}
 	if err := b.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
 		return ChangeInvisibleResult{}, err
 	}

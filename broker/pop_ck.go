@@ -56,6 +56,8 @@ type popCk struct {
 	offsets       []int64 // popped queue offsets, ascending; at most 32 (maxMsgNums)
 	acked         uint64  // bit i: offsets[i] acknowledged
 	reviveOffset  int64   // revive queue offset of its record
+	reviveFails   int32   // failed revive writes so far (pops.mu)
+	reviveNext    int64   // ms: not revived again before (pops.mu)
 }
 
 func (c *popCk) reviveTime() int64 { return satAdd(c.key.popTime, c.invisibleTime) }

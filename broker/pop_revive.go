@@ -5,9 +5,13 @@ package broker
 // %RETRY%<group>_<topic> (queue 0, created on demand) with reconsumeTimes+1
 // and 1ST_POP_TIME (Apache's PopReviveService.reviveRetry). A retried
 // message popped again and not acknowledged goes back to the same retry
-// topic. As in Apache 5.3.3, the broker sends no popped message to the DLQ:
-// the 5.x push consumer acknowledges a message it gave up on
-// (maxReconsumeTimes), and the gRPC proxy forwards it to %DLQ% itself.
+// topic. As in Apache 5.3.3, the broker sends no popped message to the DLQ
+// for its reconsume count: the 5.x push consumer acknowledges a message it
+// gave up on (maxReconsumeTimes), and the gRPC proxy forwards it to %DLQ%
+// itself. A message the revive cannot write into its retry topic is the
+// exception (see reviveMaxAttempts): after bounded, backed-off retries, or
+// at once when the retry topic cannot exist, it goes to %DLQ%<group>.
+// Orderly pops write no checkpoint, so they never revive into a retry topic.
 //
 // After reviving a checkpoint the loop writes a bAck record of the offsets
 // it copied, so that a restart that rereads the checkpoint does not copy
@@ -16,7 +20,10 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -49,89 +56,175 @@ func (p *pops) reviveLoop(quit <-chan struct{}) {
 	}
 }
 
-// revivePass revives every checkpoint due at now and commits the revive offset.
+// revivePass revives every checkpoint due at now (and not backing off)
+// and commits the revive offset.
 func (p *pops) revivePass(now int64) {
 	p.mu.Lock()
 	var due []*popCk
 	for _, ck := range p.cks {
-		if ck.reviveTime() <= now {
+		if ck.reviveTime() <= now && ck.reviveNext <= now {
 			due = append(due, ck)
 		}
 	}
 	p.mu.Unlock()
 	for _, ck := range due {
-		if !p.revive(ck) {
-			break // the store refuses writes: try again next pass, in order
+		if !p.revive(ck, now) {
+			break // the store refuses writes: the rest wait for the next pass, in order
 		}
 	}
 	p.commitReviveOffset()
 }
 
+// Revive retries. A message that cannot be copied into its retry topic is
+// tried again after a delay doubling from reviveRetryFirst up to
+// reviveRetryMax; after reviveMaxAttempts failed writes, or at once when
+// the retry topic cannot exist (its name is not a valid topic: a long
+// group and topic), it goes to %DLQ%<group>, as a message past
+// maxReconsumeTimes does. If the DLQ write fails too, the checkpoint stays
+// and is tried every reviveRetryMax: the message is never dropped.
+const (
+	reviveRetryFirst  = time.Second
+	reviveRetryMax    = 30 * time.Second
+	reviveMaxAttempts = 6
+	reviveLogPeriod   = 10 * time.Second // one revive failure line per period
+)
+
+// reviveBackoff is the delay before attempt fails+1.
+func reviveBackoff(fails int32) time.Duration {
+	d := reviveRetryFirst
+	for i := int32(1); i < fails && d < reviveRetryMax; i++ {
+		d *= 2
+	}
+	return min(d, reviveRetryMax)
+}
+
 // revive copies the checkpoint's messages not acknowledged into the retry
-// topic, records that, and drops the checkpoint. False: a write failed and
-// the checkpoint stays.
-func (p *pops) revive(ck *popCk) bool {
+// topic (or the DLQ, see above), records that, and drops the checkpoint.
+// False: a write failed; what was copied is recorded and the checkpoint
+// stays, due again after its backoff.
+func (p *pops) revive(ck *popCk, now int64) bool {
 	p.mu.Lock()
-	acked := ck.acked
+	acked, fails := ck.acked, ck.reviveFails
 	p.mu.Unlock()
 	var copied []int64
+	ok := true
 	for i, off := range ck.offsets {
 		if acked&(1<<i) != 0 {
 			continue
 		}
-		ok, err := p.reviveOne(ck, off)
+		m, found := p.reviveRead(ck, off)
+		if !found {
+			continue // gone from its queue
+		}
+		err := p.reviveRetry(ck, m)
+		if err != nil && (errors.Is(err, errReviveTopic) || fails+1 >= reviveMaxAttempts) {
+			err = p.reviveDLQ(ck, m, err)
+		}
 		if err != nil {
-			p.log.Error().Err(err).Str("topic", ck.key.topic).Int32("queueId", ck.key.queueID).Int64("offset", off).
-				Msg("pop revive failed")
-			return false
+			fails = min(fails+1, reviveMaxAttempts)
+			p.reviveLog.Error().Err(err).Str("group", ck.key.group).Str("topic", ck.key.topic).
+				Int32("queueId", ck.key.queueID).Int64("offset", off).Int32("attempts", fails).
+				Dur("retryIn", reviveBackoff(fails)).Msg("pop revive failed")
+			ok = false
+			break
 		}
-		if ok {
-			copied = append(copied, off)
-		}
+		copied = append(copied, off)
 	}
 	if len(copied) > 0 {
 		rec := ackRecord{AckOffset: -1, AckOffsets: copied, StartOffset: ck.key.startOffset, Group: ck.key.group,
 			Topic: ck.key.topic, QueueID: ck.key.queueID, PopTime: ck.key.popTime, BrokerName: p.b.Config().BrokerName}
 		if _, err := p.b.putRevive(batchAckTag, rec); err != nil {
-			p.log.Error().Err(err).Msg("pop revive: done record not written")
+			p.reviveLog.Error().Err(err).Msg("pop revive: done record not written")
 		}
 	}
 	p.mu.Lock()
-	delete(p.cks, ck.key)
-	p.mu.Unlock()
-	return true
+	defer p.mu.Unlock()
+	if ok {
+		delete(p.cks, ck.key)
+		return true
+	}
+	for _, off := range copied {
+		ck.ack(off)
+	}
+	ck.reviveFails = fails
+	ck.reviveNext = now + reviveBackoff(fails).Milliseconds()
+	return false
 }
 
-// reviveOne copies one message into the retry topic; false if the message is gone from its queue.
-func (p *pops) reviveOne(ck *popCk, off int64) (bool, error) {
+// errReviveTopic marks a retry topic that cannot be created: retrying is
+// pointless, the message goes to the DLQ.
+var errReviveTopic = errors.New("broker: pop retry topic cannot be created")
+
+// reviveRead reads the popped message at off; false if it is gone from its queue.
+func (p *pops) reviveRead(ck *popCk, off int64) (*message.Record, bool) {
 	b := p.b
 	es := b.Store.ReadQueue(ck.key.topic, ck.key.queueID, off, 1)
 	if len(es) == 0 || es[0].QueueOffset != off {
-		return false, nil
+		return nil, false
 	}
 	rec, err := b.Store.RecordAt(es[0].PhyOffset, es[0].Size)
 	if err != nil {
-		return false, nil
+		return nil, false
 	}
 	m, _, err := message.DecodeRecord(rec)
 	if err != nil {
-		return false, nil
+		return nil, false
 	}
+	return &m, true
+}
+
+// reviveRetry copies m into the pop retry topic.
+func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
+	b := p.b
 	topic := ck.key.topic
 	if !IsRetryTopic(topic) {
 		topic = PopRetryTopic(topic, ck.key.group)
 	}
 	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: PermRead | PermWrite}); err != nil {
-		return false, err
+		return fmt.Errorf("%w: %s: %w", errReviveTopic, cutName(topic), err)
 	}
 	props := m.Properties
 	if m.ReconsumeTimes == 0 || message.Property(props, message.PropFirstPopTime) == "" {
 		props = propsSet(props, message.PropFirstPopTime, strconv.FormatInt(ck.key.popTime, 10))
 	}
-	put := store.PutMessage{
+	put := p.revivePut(ck, m, topic, 0, props)
+	if err := p.put(&put); err != nil {
+		b.Revive.retried(ck.key.group, ck.key.topic, putStatus(err))
+		return err
+	}
+	b.Revive.retried(ck.key.group, ck.key.topic, "PUT_OK")
+	return nil
+}
+
+// reviveDLQ moves m to %DLQ%<group> because cause kept it from its retry topic.
+func (p *pops) reviveDLQ(ck *popCk, m *message.Record, cause error) error {
+	b := p.b
+	topic := DLQGroupPrefix + ck.key.group
+	if err := b.createDLQ(topic); err != nil {
+		return fmt.Errorf("%w (to the DLQ after: %w)", err, cause)
+	}
+	props := m.Properties
+	origin := message.Property(props, message.PropRetryTopic)
+	if origin == "" {
+		origin = ck.key.topic
+		props = propsSet(props, message.PropRetryTopic, origin)
+	}
+	put := p.revivePut(ck, m, topic, rand.Int32N(dlqQueueNums), props)
+	if err := p.put(&put); err != nil {
+		return fmt.Errorf("%w (to the DLQ after: %w)", err, cause)
+	}
+	b.Stats.ToDLQ(ck.key.group, origin)
+	p.reviveLog.Warn().Err(cause).Str("group", ck.key.group).Str("topic", ck.key.topic).
+		Int32("queueId", ck.key.queueID).Str("dlq", topic).Msg("pop revive: message moved to the DLQ")
+	return nil
+}
+
+func (p *pops) revivePut(ck *popCk, m *message.Record, topic string, queueID int32, props string) store.PutMessage {
+	b := p.b
+	return store.PutMessage{
 		Topic:          topic,
-		QueueID:        0,
+		QueueID:        queueID,
 		Flag:           m.Flag,
 		Body:           m.Body,
 		Properties:     props,
@@ -141,12 +234,25 @@ func (p *pops) reviveOne(ck *popCk, off int64) (bool, error) {
 		StoreHost:      b.StoreHost,
 		ReconsumeTimes: m.ReconsumeTimes + 1,
 	}
-	if _, err := b.Store.Put(&put); err != nil {
-		b.Revive.retried(ck.key.group, ck.key.topic, putStatus(err))
-		return false, err
+}
+
+// put writes a revived message: the store's Put, or the test's fault.
+func (p *pops) put(m *store.PutMessage) error {
+	if p.putFault != nil {
+		if err := p.putFault(m); err != nil {
+			return err
+		}
 	}
-	b.Revive.retried(ck.key.group, ck.key.topic, "PUT_OK")
-	return true, nil
+	_, err := p.b.Store.Put(m)
+	return err
+}
+
+// cutName shortens a name for a log line or an error.
+func cutName(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }
 
 // commitReviveOffset moves the revive offset to the oldest live checkpoint

@@ -324,7 +324,7 @@ func TestHangingNamesrv(t *testing.T) {
 // slaveReadEnable changes at runtime (Apache reads it per pull); the role
 // does not (recorded for the next start).
 func TestSlaveReadEnableAtRuntime(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave; optIn(c) })
 	if !b.RejectsPulls() || !b.RejectsSends() {
 		t.Fatal("a slave without slaveReadEnable takes pulls or sends")
 	}

@@ -40,6 +40,29 @@ var ErrConfigBlackListed = errors.New("broker: config key in black list")
 // change whatever configBlackList says.
 var alwaysBlackListed = []string{"brokerConfigPath", "rocketmqHome", "configBlackList"}
 
+// DefaultConfigBlackList is configBlackList's default: Apache's
+// ("configBlackList;brokerConfigPath") and the keys a remote update must
+// not reach unless the operator opts in, because one request would switch
+// authentication off, move or hide the data, move the listeners or the HA
+// link, or lock every client out (for the next start when not applied at
+// once). Names Apache has and rocketgo does not know are listed too, so a
+// file written for Apache keeps them out of reach as well.
+const DefaultConfigBlackList = "configBlackList;brokerConfigPath" +
+	// ACL 1.0 and 2.0
+	";aclEnable;authenticationEnabled;authorizationEnabled;authConfigPath;initAuthenticationUser" +
+	";innerClientAuthenticationCredentials;authenticationWhitelist;authorizationWhitelist" +
+	";migrateAuthFromV1Enabled;authenticationProvider;authenticationMetadataProvider;authenticationStrategy" +
+	";authorizationProvider;authorizationMetadataProvider;authorizationStrategy" +
+	";enableAclRequestCodeWhiteList;accessKey;secretKey" +
+	// where data lives
+	";storePathRootDir;storePathCommitLog;storePathConsumeQueue;storePathIndex;storePathEpochFile" +
+	";storePathBrokerIdentity;storePathDLedgerCommitLog;timerStoreRootDir" +
+	// listeners and links
+	";listenPort;fastListenPort;bindAddress;haListenPort;haMasterAddress" +
+	";metricsPromExporterHost;metricsPromExporterPort" +
+	// switches that lock clients out or hand the data elsewhere
+	";brokerPermission;brokerRole;brokerId;brokerName;brokerClusterName"
+
 // runtimeKeys are the keys an update applies at once. Each is read through
 // Config() at every use, named beside it; a key added here must be too. They
 // are the keys Apache applies at runtime, except flushConsumerOffsetInterval

@@ -15,10 +15,35 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+// optIn is an operator's configBlackList that leaves only Apache's default
+// black list, so that listenPort and brokerPermission are changeable.
+func optIn(c *Config) { c.ConfigBlackList = "configBlackList;brokerConfigPath" }
+
+// By default the keys that govern security, where data lives, the
+// listeners and whether clients are served are refused as Apache refuses a
+// black-listed key, and nothing changes.
+func TestUpdateConfigDefaultBlackList(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), nil)
+	for _, key := range []string{"authenticationEnabled=false", "authorizationEnabled=false", "aclEnable=false",
+		"authConfigPath=/tmp/x", "authenticationWhitelist=25", "authorizationWhitelist=25", "innerClientAuthenticationCredentials={}",
+		"initAuthenticationUser={}", "authenticationProvider=x", "authorizationProvider=x",
+		"storePathRootDir=/tmp/x", "storePathCommitLog=/tmp/x", "listenPort=1", "haListenPort=1", "haMasterAddress=6.6.6.6:1",
+		"brokerPermission=0", "brokerRole=SLAVE", "bindAddress=0.0.0.0", "configBlackList=", "brokerConfigPath=/tmp/x"} {
+		_, err := b.UpdateConfig([]byte(key + "\n"))
+		wantRefusal(t, err, remoting.NoPermission, "Can not update config in black list.")
+	}
+	if got := b.Config(); got.BrokerPermission != 6 || got.Store.StorePathRootDir == "/tmp/x" {
+		t.Fatalf("refused updates changed the config: perm %d root %q", got.BrokerPermission, got.Store.StorePathRootDir)
+	}
+	if ch, err := b.UpdateConfig([]byte("flushConsumerOffsetInterval=6543\n")); err != nil || len(ch.Applied) != 1 {
+		t.Fatalf("allowed key: %+v %v", ch, err)
+	}
+}
+
 // A runtime key is in force at once: the snapshot, and what reads it per use
 // (Groups.Get stops creating groups; TBW102 stops lending itself).
 func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), nil)
+	b, _ := testBroker(t, t.TempDir(), optIn)
 	_, v0 := b.ConfigProperties()
 	if _, ok := b.Groups.Get("auto-before"); !ok {
 		t.Fatal("autoCreateSubscriptionGroup default: group not created")
@@ -57,7 +82,7 @@ func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {
 
 // A key fixed at start-up is recorded for the next start, not applied.
 func TestUpdateConfigRecordsStartupKeys(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), nil)
+	b, _ := testBroker(t, t.TempDir(), optIn)
 	port := b.Config().ListenPort
 	ch, err := b.UpdateConfig([]byte("listenPort=12345\n"))
 	if err != nil {
@@ -123,7 +148,7 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	if cfg.ConfigFile != path || len(cfg.ConfigFileExtras) != 1 || cfg.ConfigFileExtras[0] != [2]string{"someJavaOnlyKey", "kept"} {
 		t.Fatalf("loaded ConfigFile %q extras %v", cfg.ConfigFile, cfg.ConfigFileExtras)
 	}
-	b, stop := testBroker(t, dir, func(c *Config) { *c = cfg })
+	b, stop := testBroker(t, dir, func(c *Config) { *c = cfg; optIn(c) })
 	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nlistenPort=12345\nsomeJavaOnlyKey=changed\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +221,7 @@ func startFakeNamesrv(t *testing.T) (*fakeNamesrv, string) {
 func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	nsA, addrA := startFakeNamesrv(t)
 	nsB, addrB := startFakeNamesrv(t)
-	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA })
+	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA; optIn(c) })
 	t.Cleanup(func() { _ = b.registrar.client.Close() })
 	if err := b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: PermRead | PermWrite}); err != nil {
 		t.Fatal(err)

@@ -72,7 +72,12 @@ func commitOffset(f *adminFixture, group, topic string, q int, off int64) {
 func TestAdminServices(t *testing.T) {
 	// The reset checked here is Apache 4.x's (the consumers told); the
 	// server-side one, Apache 5.x's default, in TestAdminTables.
-	b, cl := serveBroker(t, func(c *broker.Config) { c.UseServerSideResetOffset = false }, nil)
+	// configBlackList: Apache's default, so that brokerPermission is
+	// changeable over the wire (rocketgo's default refuses it).
+	b, cl := serveBroker(t, func(c *broker.Config) {
+		c.UseServerSideResetOffset = false
+		c.ConfigBlackList = "configBlackList;brokerConfigPath"
+	}, nil)
 	f := &adminFixture{t: t, b: b, cl: cl}
 	const topic, group, pgroup, client = "AdmTopic", "CG_adm", "PG_adm", "127.0.0.1@adm"
 
