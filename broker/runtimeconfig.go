@@ -58,8 +58,8 @@ const DefaultConfigBlackList = "configBlackList;brokerConfigPath" +
 	";storePathRootDir;storePathCommitLog;storePathConsumeQueue;storePathIndex;storePathEpochFile" +
 	";storePathBrokerIdentity;storePathDLedgerCommitLog;timerStoreRootDir" +
 	// listeners and links
-	";listenPort;fastListenPort;bindAddress;haListenPort;haMasterAddress" +
-	";metricsPromExporterHost;metricsPromExporterPort" +
+	";listenPort;fastListenPort;bindAddress;haListenPort;haMasterAddress;haAuthSecret" +
+	";metricsPromExporterHost;metricsPromExporterPort;metricsPromExporterMaxConnections" +
 	// switches that lock clients out or hand the data elsewhere
 	";brokerPermission;brokerRole;brokerId;brokerName;brokerClusterName"
 
