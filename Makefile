@@ -197,8 +197,8 @@ test-docker-if-engine:
 # (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
 # tests; the dashboard one skips, saying so, without the cached jar); the
 # comparisons with Apache stay in test-trace and test-dashboard.
-JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck
-JAVA_TESTS_B := TestJavaACL|TestControllerAuth|TestJavaAuth2|TestAuth2MQAdmin|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaPop|TestTraceSmoke|TestDashboardSmoke|TestJavaRecall|TestJavaTLS
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker
+JAVA_TESTS_B := TestJavaACL|TestControllerAuth|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop|TestTraceSmoke|TestDashboardSmoke|TestJavaRecall
 test-java: test-java-a test-java-b
 
 test-java-a: build
