@@ -221,7 +221,7 @@ func TestIndexLoadedWithoutBlocks(t *testing.T) {
 	}
 	defer shutdown(t, s)
 	putN(t, s, "I", 1, 10, 5)
-	dispatched(t, s) // not held back by the index
+	dispatched(t, s)                                                               // not held back by the index
 	testutil.WaitFor(t, 10*time.Second, func() bool { return failed.Load() >= 2 }) // a new file, refused
 	fail.Store(false)
 	time.Sleep(100 * time.Millisecond) // past the retry pause
