@@ -227,20 +227,22 @@ var knownExtraKeys = map[string]bool{
 	"getTransferedTps": true, // the 4.9 tools' spelling, read by their clusterList
 	// rocketgo's own bounds, docs/limits.md "Registration, scheduled messages, caches and parked pulls".
 	"filterCacheMaxBytes": true, "filterExpressionMaxLength": true, "maxParkedPulls": true,
-	"maxTopicQueueNums": true, // rocketgo's bound on the queues of a topic (issue #11; Apache has none)
-	// rocketgo's name-server bound on an inflated registration body (issue #11)
-	"registerBodyMaxInflatedBytes": true,
-	// rocketgo's own connection, frame and output bounds (remoting.Limits, issue #11)
+	"maxTopicQueueNums":            true, // bound on the queues of a topic; Apache has none
+	"registerBodyMaxInflatedBytes": true, // name-server bound on an inflated registration body
+	// Connection, frame and output bounds (remoting.Limits, docs/limits.md).
 	"serverMaxConnections":               true,
 	"serverIncompleteFrameTimeoutMillis": true,
 	"serverInputBufferMaxBytes":          true,
 	"serverSlowConsumerTimeoutMillis":    true,
 	"serverMaxHeaderBytes":               true,
 	"serverMaxHeaderFields":              true,
-	"maxMappedConsumeQueueFiles":         true, // rocketgo's bound on mapped consume queue files (issue #11)
+	"maxMappedConsumeQueueFiles":         true, // bound on mapped consume queue files
+	"metricsPromExporterMaxConnections":  true, // bound on the metrics endpoint, docs/observability.md
 	// Replication, docs/replication.md: Apache has no key for either.
 	"slaveSynchronizePeriod": true, "fastListenPort": true,
 	"haSlaveFallbehindMax": true, // Apache 4.9's key; 5.x names the same bound haMaxGapNotInSync
+	// Name-server authentication (docs/access-control.md); Apache's name server has none.
+	"authenticationEnabled": true, "authConfigPath": true, "initAuthenticationUser": true,
 }
 
 // createTopic4 creates topic with 4 queues on tg's broker, as the Java
