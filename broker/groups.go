@@ -13,26 +13,98 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// GroupConfig is Apache's SubscriptionGroupConfig (4.9 fields), alphabetical.
+// GroupConfig is Apache 5.3.3's SubscriptionGroupConfig, fields in
+// alphabetical order as fastjson writes them.
 type GroupConfig struct {
-	BrokerID                       int64  `json:"brokerId"`
-	ConsumeBroadcastEnable         bool   `json:"consumeBroadcastEnable"`
-	ConsumeEnable                  bool   `json:"consumeEnable"`
-	ConsumeFromMinEnable           bool   `json:"consumeFromMinEnable"`
-	GroupName                      string `json:"groupName"`
-	NotifyConsumerIdsChangedEnable bool   `json:"notifyConsumerIdsChangedEnable"`
-	RetryMaxTimes                  int32  `json:"retryMaxTimes"`
-	RetryQueueNums                 int32  `json:"retryQueueNums"`
-	WhichBrokerWhenConsumeSlowly   int64  `json:"whichBrokerWhenConsumeSlowly"`
+	// Attributes: Apache 5.3.3 knows no group attribute, so the map is
+	// always empty (check refuses keys, as Apache's AttributeUtil does).
+	Attributes             map[string]string `json:"attributes"`
+	BrokerID               int64             `json:"brokerId"`
+	ConsumeBroadcastEnable bool              `json:"consumeBroadcastEnable"`
+	ConsumeEnable          bool              `json:"consumeEnable"`
+	ConsumeFromMinEnable   bool              `json:"consumeFromMinEnable"`
+	// ConsumeMessageOrderly marks a FIFO group: the proxy's pops for it
+	// carry order=true, which write no checkpoint and so never revive into
+	// a retry topic.
+	ConsumeMessageOrderly          bool                 `json:"consumeMessageOrderly"`
+	ConsumeTimeoutMinute           int32                `json:"consumeTimeoutMinute"`
+	GroupName                      string               `json:"groupName"`
+	GroupRetryPolicy               GroupRetryPolicy     `json:"groupRetryPolicy"`
+	GroupSysFlag                   int32                `json:"groupSysFlag"`
+	NotifyConsumerIdsChangedEnable bool                 `json:"notifyConsumerIdsChangedEnable"`
+	RetryMaxTimes                  int32                `json:"retryMaxTimes"`
+	RetryQueueNums                 int32                `json:"retryQueueNums"`
+	SubscriptionDataSet            []SimpleSubscription `json:"subscriptionDataSet,omitempty"`
+	WhichBrokerWhenConsumeSlowly   int64                `json:"whichBrokerWhenConsumeSlowly"`
 }
+
+// UnmarshalJSON reads a SubscriptionGroupConfig over Apache's defaults, as
+// fastjson fills a new SubscriptionGroupConfig: a field left out of a
+// request, the store's file or a master's table keeps its default.
+func (gc *GroupConfig) UnmarshalJSON(b []byte) error {
+	type fields GroupConfig // no UnmarshalJSON: no recursion
+	f := fields(DefaultGroupConfig(""))
+	if err := jsoniter.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	if f.Attributes == nil {
+		f.Attributes = map[string]string{}
+	}
+	*gc = GroupConfig(f)
+	return nil
+}
+
+// GroupRetryPolicy is Apache's GroupRetryPolicy: its type (CUSTOMIZED or
+// EXPONENTIAL) and the policy of that type, absent for the defaults.
+type GroupRetryPolicy struct {
+	CustomizedRetryPolicy  *CustomizedRetryPolicy  `json:"customizedRetryPolicy,omitempty"`
+	ExponentialRetryPolicy *ExponentialRetryPolicy `json:"exponentialRetryPolicy,omitempty"`
+	Type                   string                  `json:"type"`
+}
+
+// CustomizedRetryPolicy is Apache's: the delay in milliseconds before each
+// retry.
+type CustomizedRetryPolicy struct {
+	Next []int64 `json:"next"`
+}
+
+// ExponentialRetryPolicy is Apache's: initial × multiplier^n, at most max
+// (milliseconds).
+type ExponentialRetryPolicy struct {
+	Initial    int64 `json:"initial"`
+	Max        int64 `json:"max"`
+	Multiplier int64 `json:"multiplier"`
+}
+
+// SimpleSubscription is Apache's SimpleSubscriptionData.
+type SimpleSubscription struct {
+	Expression     string `json:"expression"`
+	ExpressionType string `json:"expressionType"`
+	Topic          string `json:"topic"`
+	Version        int64  `json:"version"`
+}
+
+// Retry policy types (GroupRetryPolicyType).
+const (
+	RetryPolicyCustomized  = "CUSTOMIZED"
+	RetryPolicyExponential = "EXPONENTIAL"
+)
+
+// maxGroupRetryDelays bounds a customized policy's delays: Apache's
+// default has 18 and retries end at maxReconsumeTimes (at most a few
+// dozen in practice); the bound keeps a stored group small.
+const maxGroupRetryDelays = 1024
 
 // DefaultGroupConfig is Apache's default for an auto-created group.
 func DefaultGroupConfig(name string) GroupConfig {
 	return GroupConfig{
+		Attributes:                     map[string]string{},
 		GroupName:                      name,
 		ConsumeEnable:                  true,
 		ConsumeFromMinEnable:           true,
 		ConsumeBroadcastEnable:         true,
+		ConsumeTimeoutMinute:           15,
+		GroupRetryPolicy:               GroupRetryPolicy{Type: RetryPolicyCustomized},
 		RetryQueueNums:                 1,
 		RetryMaxTimes:                  16,
 		WhichBrokerWhenConsumeSlowly:   1,
@@ -156,6 +228,37 @@ func (g *Groups) check(gc *GroupConfig) error {
 		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
 			"The retryQueueNums of group[%s] must be between 0 and %d (maxTopicQueueNums), got %d.",
 			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)
+	}
+	return checkGroupFields(gc)
+}
+
+// checkGroupFields checks what Apache checks of the 5.x fields, in its
+// words, and bounds what it leaves unbounded.
+func checkGroupFields(gc *GroupConfig) error {
+	for k := range gc.Attributes {
+		// Apache's AttributeUtil: no group attribute is supported, so any
+		// key fails (a RuntimeException, answered SYSTEM_ERROR).
+		return refuse(remoting.SystemError, nil, "unsupported key: %s", strings.TrimLeft(k, "+-"))
+	}
+	if gc.Attributes == nil {
+		gc.Attributes = map[string]string{}
+	}
+	p := &gc.GroupRetryPolicy
+	switch p.Type {
+	case "":
+		p.Type = RetryPolicyCustomized
+	case RetryPolicyCustomized, RetryPolicyExponential:
+	default:
+		return refuse(remoting.SystemError, nil, "unknown groupRetryPolicy type: %.64q", p.Type)
+	}
+	if c := p.CustomizedRetryPolicy; c != nil && len(c.Next) > maxGroupRetryDelays {
+		return refuse(remoting.InvalidParameter, nil, "the customizedRetryPolicy of group[%s] has %d delays, at most %d",
+			gc.GroupName, len(c.Next), maxGroupRetryDelays)
+	}
+	for _, sd := range gc.SubscriptionDataSet {
+		if err := ValidTopicName(sd.Topic); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -35,6 +35,28 @@ func steps(t *testing.T, invoke func(t *testing.T, addr string, req *rawCmd) *ra
 
 func opsProbes(invoke func(t *testing.T, addr string, req *rawCmd) *rawCmd) []probe {
 	return []probe{
+		// Every 5.x field of SubscriptionGroupConfig away from its
+		// default is kept and read back byte for byte; an absent one takes
+		// Apache's default.
+		{"group with the 5.x fields", func(t *testing.T, tg target, _ string) observation {
+			const full = `{"attributes":{},"brokerId":0,"consumeBroadcastEnable":false,"consumeEnable":true,` +
+				`"consumeFromMinEnable":true,"consumeMessageOrderly":true,"consumeTimeoutMinute":30,"groupName":"diff5xgroup",` +
+				`"groupRetryPolicy":{"exponentialRetryPolicy":{"initial":1000,"max":60000,"multiplier":3},"type":"EXPONENTIAL"},` +
+				`"groupSysFlag":1,"notifyConsumerIdsChangedEnable":true,"retryMaxTimes":5,"retryQueueNums":1,` +
+				`"subscriptionDataSet":[{"expression":"a||b","expressionType":"TAG","topic":"T1","version":7}],` +
+				`"whichBrokerWhenConsumeSlowly":1}`
+			return steps(t, invoke, tg.brokerAddr,
+				javaRequest(200, nil, []byte(full)),
+				javaRequest(352, map[string]string{"group": "diff5xgroup"}, nil),
+				javaRequest(200, nil, []byte(`{"groupName":"diff5xbare"}`)),
+				javaRequest(352, map[string]string{"group": "diff5xbare"}, nil))
+		}},
+		// 5.3.3 supports no group attribute: any key is a SYSTEM_ERROR.
+		{"group with an attribute", func(t *testing.T, tg target, _ string) observation {
+			resp := invoke(t, tg.brokerAddr, javaRequest(200, nil, []byte(`{"groupName":"diff5xattr","attributes":{"+a":"1"}}`)))
+			got := invoke(t, tg.brokerAddr, javaRequest(352, map[string]string{"group": "diff5xattr"}, nil))
+			return observation{Code: resp.Code*1000 + got.Code}
+		}},
 		{"group forbidden", func(t *testing.T, tg target, topic string) observation {
 			g := map[string]string{"group": "diffforbid", "topic": topic}
 			with := func(readable string) map[string]string {

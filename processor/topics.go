@@ -116,9 +116,10 @@ func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Comm
 }
 
 // decodeGroupConfig reads UPDATE_AND_CREATE_SUBSCRIPTIONGROUP's body
-// (SubscriptionGroupConfig) over Apache's defaults.
+// (SubscriptionGroupConfig; GroupConfig.UnmarshalJSON starts from Apache's
+// defaults).
 func decodeGroupConfig(body []byte) (broker.GroupConfig, error) {
-	gc := broker.DefaultGroupConfig("")
+	var gc broker.GroupConfig
 	err := jsoniter.Unmarshal(body, &gc)
 	return gc, err
 }
