@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -83,26 +84,26 @@ type Config struct {
 	// select Java classes: only Apache's defaults (or nothing) are
 	// accepted. The cache keys size Apache's caches; rocketgo holds every
 	// user and ACL in memory and reads them for their names only.
-	AuthenticationEnabled                bool   `key:"authenticationEnabled"`
-	AuthorizationEnabled                 bool   `key:"authorizationEnabled"`
-	AuthConfigPath                       string `key:"authConfigPath"`
-	InitAuthenticationUser               Secret `key:"initAuthenticationUser"`
-	InnerClientAuthenticationCredentials Secret `key:"innerClientAuthenticationCredentials"`
-	AuthenticationWhitelist              string `key:"authenticationWhitelist"`
-	AuthorizationWhitelist               string `key:"authorizationWhitelist"`
-	MigrateAuthFromV1Enabled             bool   `key:"migrateAuthFromV1Enabled"`
-	AuthenticationProvider               string `key:"authenticationProvider"`
-	AuthenticationMetadataProvider       string `key:"authenticationMetadataProvider"`
-	AuthenticationStrategy               string `key:"authenticationStrategy"`
-	AuthorizationProvider                string `key:"authorizationProvider"`
-	AuthorizationMetadataProvider        string `key:"authorizationMetadataProvider"`
-	AuthorizationStrategy                string `key:"authorizationStrategy"`
-	UserCacheMaxNum                      int    `key:"userCacheMaxNum"`
-	UserCacheExpiredSecond               int    `key:"userCacheExpiredSecond"`
-	UserCacheRefreshSecond               int    `key:"userCacheRefreshSecond"`
-	AclCacheMaxNum                       int    `key:"aclCacheMaxNum"`
-	AclCacheExpiredSecond                int    `key:"aclCacheExpiredSecond"`
-	AclCacheRefreshSecond                int    `key:"aclCacheRefreshSecond"`
+	AuthenticationEnabled                bool          `key:"authenticationEnabled"`
+	AuthorizationEnabled                 bool          `key:"authorizationEnabled"`
+	AuthConfigPath                       string        `key:"authConfigPath"`
+	InitAuthenticationUser               config.Secret `key:"initAuthenticationUser"`
+	InnerClientAuthenticationCredentials config.Secret `key:"innerClientAuthenticationCredentials"`
+	AuthenticationWhitelist              string        `key:"authenticationWhitelist"`
+	AuthorizationWhitelist               string        `key:"authorizationWhitelist"`
+	MigrateAuthFromV1Enabled             bool          `key:"migrateAuthFromV1Enabled"`
+	AuthenticationProvider               string        `key:"authenticationProvider"`
+	AuthenticationMetadataProvider       string        `key:"authenticationMetadataProvider"`
+	AuthenticationStrategy               string        `key:"authenticationStrategy"`
+	AuthorizationProvider                string        `key:"authorizationProvider"`
+	AuthorizationMetadataProvider        string        `key:"authorizationMetadataProvider"`
+	AuthorizationStrategy                string        `key:"authorizationStrategy"`
+	UserCacheMaxNum                      int           `key:"userCacheMaxNum"`
+	UserCacheExpiredSecond               int           `key:"userCacheExpiredSecond"`
+	UserCacheRefreshSecond               int           `key:"userCacheRefreshSecond"`
+	AclCacheMaxNum                       int           `key:"aclCacheMaxNum"`
+	AclCacheExpiredSecond                int           `key:"aclCacheExpiredSecond"`
+	AclCacheRefreshSecond                int           `key:"aclCacheRefreshSecond"`
 
 	// Registration, filters and parked pulls (issue #11, sched).
 	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
@@ -192,7 +193,7 @@ type Config struct {
 	// key): a master serves a slave only once it proved it holds the same
 	// secret, and a slave answers its master's challenge with it. Apache
 	// slaves cannot replicate from a master that sets it.
-	HAAuthSecret Secret `key:"haAuthSecret"`
+	HAAuthSecret config.Secret `key:"haAuthSecret"`
 	// BrokerIP2 is the address slaves reach the master's HA listener at,
 	// registered as haServerAddr (brokerIP2:haListenPort); empty = brokerIP1.
 	BrokerIP2 string `key:"brokerIP2"`
@@ -464,39 +465,4 @@ func localIPv4() string {
 		}
 	}
 	return "127.0.0.1"
-}
-
-// Secret is a key's value that must never be printed (a password): it
-// reads as a string and prints as "***" (the start-up log, -p,
-// GET_BROKER_CONFIG, where Apache shows it); the config file written
-// back keeps the value (withSecrets).
-type Secret string
-
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return "***"
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Secret) UnmarshalText(b []byte) error {
-	*s = Secret(b)
-	return nil
-}
-
-// withSecrets puts the Secret keys' values of c back into pairs (made by
-// config.Pairs, which prints them as "***"): what the config file keeps.
-func withSecrets(pairs [][2]string, c *Config) [][2]string {
-	for i := range pairs {
-		switch pairs[i][0] {
-		case "initAuthenticationUser":
-			pairs[i][1] = string(c.InitAuthenticationUser)
-		case "innerClientAuthenticationCredentials":
-			pairs[i][1] = string(c.InnerClientAuthenticationCredentials)
-		case "haAuthSecret":
-			pairs[i][1] = string(c.HAAuthSecret)
-		}
-	}
-	return pairs
 }

@@ -286,7 +286,7 @@ func (b *Broker) persistConfigIfDirty() error {
 	}
 	return persistIfDirty(path, &b.cfgDirty, func() ([]byte, error) {
 		b.cfgMu.Lock()
-		pairs := append(withSecrets(config.Pairs(&b.cfgFile.recorded), &b.cfgFile.recorded), b.cfgFile.extras...)
+		pairs := append(config.FilePairs(&b.cfgFile.recorded), b.cfgFile.extras...)
 		b.cfgMu.Unlock()
 		return config.AppendProperties(nil, pairs), nil
 	})

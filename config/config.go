@@ -258,8 +258,16 @@ func unescape(s string) string {
 }
 
 // Pairs lists src's tagged fields as key/value text in field order, for -p
-// style dumps of the effective configuration.
-func Pairs(src any) [][2]string {
+// style dumps of the effective configuration: a Secret prints as "***".
+func Pairs(src any) [][2]string { return pairs(src, false) }
+
+// FilePairs is Pairs with the Secrets' values: what a config file written
+// back must keep.
+func FilePairs(src any) [][2]string { return pairs(src, true) }
+
+var secretType = reflect.TypeOf(Secret(""))
+
+func pairs(src any, secrets bool) [][2]string {
 	var out [][2]string
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
@@ -269,9 +277,12 @@ func Pairs(src any) [][2]string {
 			if !sf.IsExported() {
 				continue
 			}
-			if key := sf.Tag.Get("key"); key != "" {
+			switch key := sf.Tag.Get("key"); {
+			case key != "" && secrets && sf.Type == secretType:
+				out = append(out, [2]string{key, v.Field(i).String()})
+			case key != "":
 				out = append(out, [2]string{key, fmt.Sprint(v.Field(i).Interface())})
-			} else if sf.Type.Kind() == reflect.Struct {
+			case sf.Type.Kind() == reflect.Struct:
 				walk(v.Field(i))
 			}
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,5 +87,28 @@ func TestReadPropertiesLineEnds(t *testing.T) {
 		if pairs[i] != want[i] {
 			t.Fatalf("pairs %q, want %q", pairs, want)
 		}
+	}
+}
+
+// TestSecretPairs: a Secret prints as "***" in Pairs and keeps its value
+// in FilePairs, nested structs included; an empty one prints empty.
+func TestSecretPairs(t *testing.T) {
+	type secretInner struct {
+		Pass Secret `key:"pass"`
+	}
+	var c struct {
+		Name  string `key:"name"`
+		Empty Secret `key:"empty"`
+		In    secretInner
+	}
+	if err := Set(&c, "pass", "s3cret"); err != nil {
+		t.Fatal(err)
+	}
+	c.Name = "n"
+	if got := fmt.Sprint(Pairs(&c)); got != "[[name n] [empty ] [pass ***]]" {
+		t.Errorf("Pairs = %s", got)
+	}
+	if got := fmt.Sprint(FilePairs(c)); got != "[[name n] [empty ] [pass s3cret]]" {
+		t.Errorf("FilePairs = %s", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -73,11 +74,11 @@ type Config struct {
 	AuthorizationEnabled bool `key:"authorizationEnabled"`
 	// InitAuthenticationUser, {"username":..,"password":..}, is a Super
 	// user the leader adds to the replicated users when absent.
-	InitAuthenticationUser Secret `key:"initAuthenticationUser"`
+	InitAuthenticationUser config.Secret `key:"initAuthenticationUser"`
 	// InnerClientAuthenticationCredentials, {"accessKey":..,"secretKey":..},
 	// is added as a Super user likewise and signs the controller's own
 	// requests (NOTIFY_BROKER_ROLE_CHANGED); give the brokers the same key.
-	InnerClientAuthenticationCredentials Secret `key:"innerClientAuthenticationCredentials"`
+	InnerClientAuthenticationCredentials config.Secret `key:"innerClientAuthenticationCredentials"`
 
 	// rocketgo's bounds (Apache has none): what a client can grow.
 
@@ -108,38 +109,6 @@ type Config struct {
 	// TLS is built from -Dtls.* arguments and tls.config.file, not from
 	// this file (Apache reads them as system properties); nil: plaintext.
 	TLS *remoting.TLS
-}
-
-// Secret is a key's value that must never be printed (a password): it
-// reads as a string and prints as "***" (-p, GET_CONTROLLER_CONFIG); the
-// config file written back keeps the value.
-type Secret string
-
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return "***"
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Secret) UnmarshalText(b []byte) error {
-	*s = Secret(b)
-	return nil
-}
-
-// withSecrets puts the Secret keys' values of c back into pairs (made by
-// config.Pairs): what the config file keeps.
-func withSecrets(pairs [][2]string, c *Config) [][2]string {
-	for i := range pairs {
-		switch pairs[i][0] {
-		case "initAuthenticationUser":
-			pairs[i][1] = string(c.InitAuthenticationUser)
-		case "innerClientAuthenticationCredentials":
-			pairs[i][1] = string(c.InnerClientAuthenticationCredentials)
-		}
-	}
-	return pairs
 }
 
 // DefaultConfig returns Apache's ControllerConfig defaults and rocketgo's

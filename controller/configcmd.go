@@ -131,7 +131,7 @@ func (c *Controller) applyConfig(req *remoting.Command, props [][2]string) *remo
 	path := next.configFile()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		c.log.Error().Err(err).Str("configStorePath", path).Msg("controller config not persisted")
-	} else if err := config.WriteFile(path, config.AppendProperties(nil, withSecrets(config.Pairs(next), &next))); err != nil {
+	} else if err := config.WriteFile(path, config.AppendProperties(nil, config.FilePairs(next))); err != nil {
 		c.log.Error().Err(err).Str("configStorePath", path).Msg("controller config not persisted")
 	}
 	return remoting.NewResponse(req, remoting.Success, "")

@@ -29,23 +29,6 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// Secret is a config value printed as "***" (mqnamesrv -p,
-// GET_NAMESRV_CONFIG).
-type Secret string
-
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	return "***"
-}
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *Secret) UnmarshalText(b []byte) error {
-	*s = Secret(b)
-	return nil
-}
-
 // usersFile is the users file in authConfigPath (the broker's name).
 const usersFile = "users.json"
 

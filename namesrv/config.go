@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -56,9 +57,9 @@ type Config struct {
 	// is a Super user ({"username":..,"password":..}, the broker's key);
 	// AuthConfigPath, when set, is a directory whose users.json (the
 	// broker's format) adds users.
-	AuthenticationEnabled  bool   `key:"authenticationEnabled"`
-	InitAuthenticationUser Secret `key:"initAuthenticationUser"`
-	AuthConfigPath         string `key:"authConfigPath"`
+	AuthenticationEnabled  bool          `key:"authenticationEnabled"`
+	InitAuthenticationUser config.Secret `key:"initAuthenticationUser"`
+	AuthConfigPath         string        `key:"authConfigPath"`
 
 	// Connections, frames and output (issue #11): NettyServerConfig's
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
