@@ -1,6 +1,6 @@
 package broker
 
-// AutoSwitch HA in controller mode (issue #20): the broker starts
+// AutoSwitch HA in controller mode: the broker starts
 // ha/autoswitch's Service on haListenPort instead of the classic one and
 // drives it from the role changes (roleswitch.go): BecomeMaster before the
 // master takes writes, BecomeSlave once the slave refuses them, the

@@ -105,7 +105,7 @@ type Config struct {
 	AclCacheExpiredSecond                int           `key:"aclCacheExpiredSecond"`
 	AclCacheRefreshSecond                int           `key:"aclCacheRefreshSecond"`
 
-	// Registration, filters and parked pulls (issue #11, sched).
+	// Registration, filters and parked pulls.
 	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
 	// are Apache's BrokerConfig keys (registration.go); the others are
 	// rocketgo's own.
@@ -121,13 +121,13 @@ type Config struct {
 	// MaxParkedPulls bounds the long-polling pulls parked at once (holds.go);
 	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
 	MaxParkedPulls int `key:"maxParkedPulls"`
-	// Names and paths (issue #11): UPDATE_AND_CREATE_TOPIC and
+	// Names and paths: UPDATE_AND_CREATE_TOPIC and
 	// DELETE_TOPIC_IN_BROKER refuse system topics (Apache's key and default);
 	// no topic a request creates has more than MaxTopicQueueNums read or write
 	// queues, nor a group more retry queues (rocketgo's key).
 	ValidateSystemTopicWhenUpdateTopic bool  `key:"validateSystemTopicWhenUpdateTopic"`
 	MaxTopicQueueNums                  int32 `key:"maxTopicQueueNums"`
-	// Pulls whose pages are not in memory (issue #12, pull): Apache's pull
+	// Pulls whose pages are not in memory: Apache's pull
 	// thread pool keys and defaults. Apache runs every pull on that pool;
 	// rocketgo answers a pull on its event loop unless the pages it reads
 	// are not in memory, and hands only those to PullMessageThreadPoolNums
@@ -137,12 +137,12 @@ type Config struct {
 	// loop, unchecked, faulting there if it must.
 	PullMessageThreadPoolNums   int `key:"pullMessageThreadPoolNums"`
 	PullThreadPoolQueueCapacity int `key:"pullThreadPoolQueueCapacity"`
-	// Connections, frames and output (issue #11): NettyServerConfig's
+	// Connections, frames and output: NettyServerConfig's
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
 
-	// transactions (issue #13): Apache's BrokerConfig keys and defaults.
+	// transactions: Apache's BrokerConfig keys and defaults.
 	// TransactionTimeOut (ms): a half message younger than this is not
 	// checked yet; TransactionCheckMax: checks before a half message is moved
 	// to TRANS_CHECK_MAX_TIME_TOPIC; TransactionCheckInterval (ms): between
@@ -163,7 +163,7 @@ type Config struct {
 	EndTransactionThreadPoolNums    int   `key:"endTransactionThreadPoolNums"`
 	EndTransactionPoolQueueCapacity int   `key:"endTransactionPoolQueueCapacity"`
 
-	// Runtime configuration (issue #12, admin): Apache's brokerConfigPath
+	// Runtime configuration: Apache's brokerConfigPath
 	// and configBlackList (runtimeconfig.go).
 	// BrokerConfigPath, when set, is the file UPDATE_BROKER_CONFIG writes the
 	// configuration to, instead of ConfigFile.
@@ -185,7 +185,7 @@ type Config struct {
 
 	Store store.Config
 
-	// Replication (issue #14, roles): Apache's MessageStoreConfig HA keys
+	// Replication: Apache's MessageStoreConfig HA keys
 	// (brokerRole, haListenPort, ..., slaveTimeout) in HA, and the
 	// BrokerConfig keys below.
 	HA ha.Config
@@ -218,7 +218,7 @@ type Config struct {
 	// told (RESET_CONSUMER_CLIENT_OFFSET) and moving themselves.
 	UseServerSideResetOffset bool `key:"useServerSideResetOffset"`
 
-	// Controller mode (issue #20): controllerconfig.go.
+	// Controller mode: controllerconfig.go.
 	Controller ControllerConfig
 	// TLS is built from -Dtls.* arguments and tls.config.file, not from
 	// this file (Apache reads them as system properties); nil: plaintext.
@@ -270,7 +270,7 @@ func DefaultConfig() Config {
 		TimerWheelEnable:                  true,
 		AllowRecallWhenBrokerNotWriteable: true,
 		TimerMaxDelaySec:                  3 * 24 * 3600,
-		// Registration, filters and parked pulls (issue #11, sched).
+		// Registration, filters and parked pulls.
 		CompressedRegister:        false,
 		EnableSplitRegistration:   false,
 		SplitRegistrationSize:     800,
@@ -278,20 +278,20 @@ func DefaultConfig() Config {
 		FilterExpressionMaxLength: defaultFilterExpressionMaxLength,
 		MaxParkedPulls:            100_000,
 		Store:                     sc,
-		// ACL 2.0 (issue #17): AuthConfig's cache defaults
+		// ACL 2.0: AuthConfig's cache defaults
 		UserCacheMaxNum: 1000, UserCacheExpiredSecond: 600, UserCacheRefreshSecond: 60,
 		AclCacheMaxNum: 1000, AclCacheExpiredSecond: 600, AclCacheRefreshSecond: 60,
-		// names and paths (issue #11)
+		// names and paths
 		ValidateSystemTopicWhenUpdateTopic: true,
 		MaxTopicQueueNums:                  1024,
-		UseServerSideResetOffset:           true,                     // Apache 5.x's default (issue #18)
-		Limits:                             remoting.DefaultLimits(), // connections, frames and output (issue #11)
-		// runtime configuration (issue #12, admin)
+		UseServerSideResetOffset:           true,                     // Apache 5.x's default
+		Limits:                             remoting.DefaultLimits(), // connections, frames and output
+		// runtime configuration
 		ConfigBlackList: DefaultConfigBlackList,
-		// pulls whose pages are not in memory (issue #12, pull)
+		// pulls whose pages are not in memory
 		PullMessageThreadPoolNums:   16 + 2*runtime.NumCPU(),
 		PullThreadPoolQueueCapacity: 100000,
-		// transactions (issue #13)
+		// transactions
 		TransactionTimeOut:              6000,
 		TransactionCheckMax:             15,
 		TransactionCheckInterval:        30000,
@@ -300,10 +300,10 @@ func DefaultConfig() Config {
 		RejectTransactionMessage:        false,
 		EndTransactionThreadPoolNums:    max(8+2*runtime.NumCPU(), 4*min(runtime.NumCPU(), 4)),
 		EndTransactionPoolQueueCapacity: 100000,
-		// replication (issue #14)
+		// replication
 		HA:                     ha.DefaultConfig(),
 		SlaveSynchronizePeriod: 60000,
-		// controller mode (issue #20)
+		// controller mode
 		Controller: defaultControllerConfig(),
 	}
 }
@@ -338,7 +338,7 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("broker: metricsExporterType %q: DISABLE, OTLP_GRPC, PROM or LOG", c.MetricsExporterType)
 	}
-	// Registration, filters and parked pulls (issue #11, sched).
+	// Registration, filters and parked pulls.
 	if c.SplitRegistrationSize <= 0 {
 		return fmt.Errorf("broker: splitRegistrationSize %d must be positive", c.SplitRegistrationSize)
 	}
@@ -349,16 +349,16 @@ func (c *Config) Validate() error {
 	if c.DefaultTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)
 	}
-	// names and paths (issue #11)
+	// names and paths
 	if c.MaxTopicQueueNums <= 0 {
 		return fmt.Errorf("broker: maxTopicQueueNums %d must be positive", c.MaxTopicQueueNums)
 	}
-	// pulls whose pages are not in memory (issue #12, pull)
+	// pulls whose pages are not in memory
 	if c.PullMessageThreadPoolNums < 0 || c.PullThreadPoolQueueCapacity <= 0 {
 		return fmt.Errorf("broker: pullMessageThreadPoolNums %d must not be negative, pullThreadPoolQueueCapacity %d must be positive",
 			c.PullMessageThreadPoolNums, c.PullThreadPoolQueueCapacity)
 	}
-	// transactions (issue #13)
+	// transactions
 	if c.TransactionTimeOut < 0 || c.TransactionCheckMax < 0 || c.TransactionCheckInterval <= 0 {
 		return fmt.Errorf("broker: transactionTimeOut %d and transactionCheckMax %d must not be negative, transactionCheckInterval %d must be positive",
 			c.TransactionTimeOut, c.TransactionCheckMax, c.TransactionCheckInterval)
@@ -367,13 +367,13 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("broker: endTransactionThreadPoolNums %d and endTransactionPoolQueueCapacity %d must be positive",
 			c.EndTransactionThreadPoolNums, c.EndTransactionPoolQueueCapacity)
 	}
-	if err := c.validateHA(); err != nil { // replication (issue #14)
+	if err := c.validateHA(); err != nil { // replication
 		return err
 	}
-	if err := c.Controller.validate(); err != nil { // controller mode (issue #20)
+	if err := c.Controller.validate(); err != nil { // controller mode
 		return err
 	}
-	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
+	if err := c.Limits.Validate(); err != nil { // connections, frames and output
 		return fmt.Errorf("broker: %w", err)
 	}
 	return nil

@@ -1,6 +1,6 @@
 package broker
 
-// Controller mode keys (issue #20): Apache 5.3.3's BrokerConfig controller
+// Controller mode keys: Apache 5.3.3's BrokerConfig controller
 // keys and the MessageStoreConfig keys its AutoSwitch HA reads, with
 // Apache's names and defaults.
 

@@ -1,6 +1,6 @@
 package broker
 
-// Controller mode (issue #20, enableControllerMode=true): Apache 5.3.3's
+// Controller mode (enableControllerMode=true): Apache 5.3.3's
 // ReplicasManager wired into the broker, with package replicas doing the
 // talking.
 //

@@ -1,7 +1,7 @@
 package broker
 
 // Operators' requests of Apache 5.3.3's AdminBrokerProcessor that a plain
-// broker serves (issue #18, session 12), each answered as 5.3.3 answers
+// broker serves, each answered as 5.3.3 answers
 // it (TestReference compares them): the cold-data flow-control group
 // table (2001-2003), the commit log's read-ahead advice (2004), resuming
 // the checks of a half message (323). What Apache does with the cold-data

@@ -1,6 +1,6 @@
 package broker
 
-// The broker side of classic master/slave replication (issue #14), as
+// The broker side of classic master/slave replication, as
 // Apache's BrokerController wires its HAService and SlaveSynchronize:
 //
 //   - ha.Service copies the commit log (package ha). The broker starts it

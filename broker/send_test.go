@@ -522,7 +522,7 @@ func TestSendKeepsNothingOfTheRequest(t *testing.T) {
 
 // The send checks of a known topic run per request: they must stay a table
 // lookup, with no name validation (a topic in the table was validated when
-// it was created). (Before issue #12 this was processor's checkSend.)
+// it was created).
 func BenchmarkCheckSendKnownTopic(b *testing.B) {
 	br := brokerWith(DefaultConfig())
 	br.Topics = newTopics("", br.Config().MaxTopicQueueNums, func() {})

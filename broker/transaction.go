@@ -1,6 +1,6 @@
 package broker
 
-// Transactional messages (issue #13), as Apache 5.3.3's broker/transaction
+// Transactional messages, as Apache 5.3.3's broker/transaction
 // package does them. Four pieces, one file each:
 //
 //	transaction.go        the prepared send: a send with TRAN_MSG=true (and

@@ -1,6 +1,6 @@
 package compattest
 
-// ACL 1.0 (issue #17) with the official Go client: a broker with
+// ACL 1.0 with the official Go client: a broker with
 // aclEnable=true and a plain_acl.yml under its rocketmqHome.
 
 import (

@@ -1,7 +1,7 @@
 package compattest
 
 // A store written by rocketgo opens in the Apache RocketMQ 5.3.1 broker and is
-// consumed by the Java push consumer (issue #4). The Java side is
+// consumed by the Java push consumer. The Java side is
 // store/testdata/apache/gen/src/main/java/gen/ReadBack.java, built here with
 // Maven (gen/pom.xml: rocketmq-broker + rocketmq-client 5.3.1) and javac.
 

@@ -1,6 +1,6 @@
 package compattest
 
-// ACL 2.0's admin commands (issue #17) with Apache 5.3.3's mqadmin
+// ACL 2.0's admin commands with Apache 5.3.3's mqadmin
 // (createUser … listAcl, the codes 3001–3010), signed with a super user
 // from ${ROCKETMQ_HOME}/conf/tools.yml as the tool signs: the same
 // commands against rocketgo and against Apache's broker print the same

@@ -1,6 +1,6 @@
 package compattest
 
-// ACL 2.0 over gRPC (issue #17): mqbroker --enable-proxy with the auth2
+// ACL 2.0 over gRPC: mqbroker --enable-proxy with the auth2
 // keys. The Go v5 SDK signs every call (the `authorization` metadata over
 // `x-mq-date-time`); the in-process proxy checks it as Apache's proxy does
 // and answers a refusal with Code UNAUTHORIZED and Apache's message.

@@ -1,6 +1,6 @@
 package compattest
 
-// ACL 2.0 (issue #17): authenticationEnabled and authorizationEnabled,
+// ACL 2.0: authenticationEnabled and authorizationEnabled,
 // users and ACLs managed with the admin codes 3001–3010, and the official
 // Go client producing and consuming as a user with an Allow policy; a
 // wrong password, an unknown user, no credentials, a Deny entry, a

@@ -1,6 +1,6 @@
 package compattest
 
-// Requests relayed by the broker to a consumer (issue #18):
+// Requests relayed by the broker to a consumer:
 // GET_CONSUMER_RUNNING_INFO (307) and CONSUME_MESSAGE_DIRECTLY (309), as
 // mqadmin's consumerStatus and consumeMessage make them, answered by the
 // official Go client through rocketgo, and Apache's refusal for a client

@@ -1,6 +1,6 @@
 package compattest
 
-// Issue #5: what consumers rely on beyond plain pulls — retry and DLQ,
+// What consumers rely on beyond plain pulls — retry and DLQ,
 // delay levels, timer messages, orderly locks, broadcasting, SQL92 filters.
 
 import (
@@ -218,7 +218,7 @@ func TestDelayLevel(t *testing.T) {
 		if r.Topic != topic || r.Props["k"] != "v"+strconv.Itoa(i) || r.Tags != "TagD" || r.Props["REAL_TOPIC"] != topic {
 			t.Errorf("%s delivered as topic=%q props=%v", id, r.Topic, r.Props)
 		}
-		// Apache's delivered copy keeps DELAY (issue #18): clients read
+		// Apache's delivered copy keeps DELAY: clients read
 		// getDelayTimeLevel() from it.
 		if r.Props["DELAY"] != "2" {
 			t.Errorf("%s delivered with DELAY=%q, want Apache's 2", id, r.Props["DELAY"])

@@ -1,6 +1,6 @@
 package compattest
 
-// Controller mode end to end (issue #20): three rocketgo controllers
+// Controller mode end to end: three rocketgo controllers
 // (mqcontroller, replicated with raft), an Apache 5.3.3 name server and
 // three Apache 5.3.3 brokers with enableControllerMode=true in one broker
 // set, allAckInSyncStateSet=true (every acknowledged message is on every

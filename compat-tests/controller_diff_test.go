@@ -1,6 +1,6 @@
 package compattest
 
-// The controller codes differentially (issue #20): one script of broker and
+// The controller codes differentially: one script of broker and
 // admin requests — registration, first election, SyncStateSet changes,
 // fencing, refusals, hostile headers and bodies, a master whose connection
 // closes — sent to Apache 5.3.3's controller (ControllerStartup, DLedger,

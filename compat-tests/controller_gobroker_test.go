@@ -1,6 +1,6 @@
 package compattest
 
-// rocketgo brokers in controller mode (issue #20): three mqbroker
+// rocketgo brokers in controller mode: three mqbroker
 // processes with enableControllerMode=true in one broker set, three
 // rocketgo controllers (mqcontroller) or Apache 5.3.3's, a rocketgo name
 // server, the official Go client sending through the name server. The

@@ -1,7 +1,7 @@
 package compattest
 
-// The controller embedded in mqnamesrv (enableControllerInNamesrv=true,
-// issue #20): three name servers, each with a controller on its own port,
+// The controller embedded in mqnamesrv (enableControllerInNamesrv=true):
+// three name servers, each with a controller on its own port,
 // elect a controller leader; a broker set registers and elects its master
 // through the leader (raw Remoting, as an Apache broker in controller mode
 // sends it); kill -9 of the leading name server leaves the others leading

@@ -1,6 +1,6 @@
 package compattest
 
-// Issue #11, names and paths: topic and group names a hostile client sends
+// Names and paths: topic and group names a hostile client sends
 // on raw sockets must never name a file outside the store, remove one, make
 // a config file the broker cannot read back, or make a request loop over
 // queues that do not exist. Each test runs its own name server and broker,

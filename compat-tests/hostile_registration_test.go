@@ -1,6 +1,6 @@
 package compattest
 
-// Registration under hostile load (issue #11, attack 9): a broker with
+// Registration under hostile load: a broker with
 // 100,000 topics stays in the cluster and its routes are served, whether the
 // table got there by config, by compressedRegister / enableSplitRegistration,
 // or by a flood of heartbeats for 100,000 groups; and a frame the name server

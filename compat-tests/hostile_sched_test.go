@@ -1,6 +1,6 @@
 package compattest
 
-// Hostile scheduled messages (issue #11, attack 3): timer and delay-level
+// Hostile scheduled messages: timer and delay-level
 // messages that can never be delivered, staged the ways a client or an
 // operator can stage them, must not spin the broker, flood its log, hold up
 // the other scheduled messages or come back after a restart. Also the

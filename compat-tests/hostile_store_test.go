@@ -1,6 +1,6 @@
 package compattest
 
-// Hostile conditions for the store, against real processes (issue #11):
+// Hostile conditions for the store, against real processes:
 // a disk that fills up under the official Go client (tmpfs and a loop
 // mounted ext4 image), queue spraying over raw connections with the
 // dispatch latency of an unrelated topic measured meanwhile, and a broker
@@ -123,8 +123,8 @@ func isCode14(err error) bool { return err != nil && strings.Contains(err.Error(
 
 // TestHostileDiskFull fills a small file system with the official Go client
 // until the broker refuses with SERVICE_NOT_AVAILABLE (14), then fills it
-// to the last block and restarts the broker on it, then frees space.
-// Before issue #11 the broker died of SIGBUS in the index writer.
+// to the last block and restarts the broker on it, then frees space:
+// nothing may die of SIGBUS (the index writer writes through a mapping).
 func TestHostileDiskFull(t *testing.T) {
 	for _, kind := range []string{"tmpfs", "ext4"} {
 		t.Run(kind, func(t *testing.T) { runDiskFull(t, kind) })
@@ -418,9 +418,9 @@ func (pr *prober) stats() (n int, p50, p99, worst time.Duration) {
 // of 8 queues, one message each) while an unrelated topic's dispatch
 // latency is measured; every sprayed queue must be readable, during and
 // after a restart, with more queues than stay mapped
-// (maxMappedConsumeQueueFiles=4096). Before issue #11 each new queue cost
-// the dispatcher a read-ahead of its whole 6 MB file and a mkdir and
-// create: the probe waited minutes. ROCKETGO_SPRAY=topics,queuesPerTopic
+// (maxMappedConsumeQueueFiles=4096): a new queue must not cost the
+// dispatcher a read-ahead of its whole 6 MB file, nor a mkdir and create,
+// or the probe waits minutes. ROCKETGO_SPRAY=topics,queuesPerTopic
 // sets another scale (e.g. 100000,1).
 func TestHostileQueueSpray(t *testing.T) {
 	start := time.Now()
@@ -521,9 +521,8 @@ func setNofile(pid int, soft uint64) (uint64, error) {
 // RLIMIT_NOFILE leaves it no descriptor to spare: consume queue files
 // cannot be created (EMFILE). The broker must answer the sends, serve the
 // sprayed queues from memory, log the condition, and create the files once
-// descriptors are back; before issue #11 dispatch stopped for good at the
-// first EMFILE ("undecodable commit log data") and the broker refused to
-// restart.
+// descriptors are back, never stop dispatch at the first EMFILE nor refuse
+// to restart.
 func TestHostileStoreOutOfDescriptors(t *testing.T) {
 	start := time.Now()
 	c := newCluster(t, "nofile")

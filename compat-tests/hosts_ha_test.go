@@ -1,6 +1,6 @@
 package compattest
 
-// Replication scenarios (issue #14) on separate hosts (hosts_test.go): a
+// Replication scenarios on separate hosts (hosts_test.go): a
 // master and its slave, driven by the official Go client, against rocketgo
 // and (ROCKETGO_HA_TARGETS=rocketgo,apache) the Apache 5.3.3 reference — the
 // proof that each scenario encodes Apache's behaviour.

@@ -1,6 +1,6 @@
 package compattest
 
-// Multi-host harness (issue #14): every name server and broker of a
+// Multi-host harness: every name server and broker of a
 // replication test runs on its own "host", a network namespace made by the
 // test (ip netns, addresses 10.14.X.Y/24), so that a host's link can be cut
 // and restored and a host's broker killed with -9 while the others run on.

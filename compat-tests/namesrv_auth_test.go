@@ -1,6 +1,6 @@
 package compattest
 
-// The name server's writes (issue #31, item 9): anonymous REGISTER_BROKER,
+// The name server's writes: anonymous REGISTER_BROKER,
 // UNREGISTER_BROKER, DELETE_TOPIC_IN_NAMESRV and the KV codes point a
 // topic's route at an attacker's address on Apache's name server, and on
 // rocketgo's by default. With authenticationEnabled=true on rocketgo's name

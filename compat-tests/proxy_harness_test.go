@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
-// The gRPC proxy (cmd/mqproxy, issue #15) in front of a cluster, driven by
+// The gRPC proxy (cmd/mqproxy) in front of a cluster, driven by
 // the official Go v5 SDK (github.com/apache/rocketmq-clients/golang/v5,
 // pinned in go.mod) and, for hostile input, by a raw gRPC client built on
 // the SDK's generated apache.rocketmq.v2 stubs.

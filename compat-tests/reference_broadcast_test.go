@@ -1,7 +1,7 @@
 package compattest
 
-// What a broadcasting consumer receives, compared with the Apache reference
-// (issue #18): a group registered by heartbeat as BROADCASTING pulls
+// What a broadcasting consumer receives, compared with the Apache reference:
+// a group registered by heartbeat as BROADCASTING pulls
 // without its subscription (as the Java push consumer does) on the
 // heartbeat's connection, committing an offset with the pull; the
 // delivered record (recordFields), the pull answer's header and what

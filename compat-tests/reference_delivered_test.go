@@ -1,7 +1,7 @@
 package compattest
 
 // What a consumer receives, compared field by field with the Apache
-// reference (issue #18): for each way a message can reach a consumer — sent
+// reference: for each way a message can reach a consumer — sent
 // plainly, after a delay level, after a timer, committed from a transaction,
 // sent back for a retry, sent to the DLQ — the same request is made to both
 // brokers and the delivered record is decoded in full: every property, the

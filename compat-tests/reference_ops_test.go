@@ -1,7 +1,7 @@
 package compattest
 
-// Operators' requests 5.3.3 serves on a plain broker and name server that
-// rocketgo answered with code 3 until session 12 (issue #18), compared with
+// Operators' requests 5.3.3 serves on a plain broker and name server,
+// compared with
 // the Apache reference in TestReference: the group forbidden table (353),
 // the slave's master flush offset (908), message recall (370, off by
 // default), static topics (513), cold data flow control (2001-2003), the

@@ -268,7 +268,7 @@ type probe struct {
 var intendedDiffs = map[string]string{
 	"route for a pre-4.9.4 client": "Apache writes fastjson's bare integer brokerAddrs keys for clients older " +
 		"than V4_9_4, rocketgo always standard JSON (every client accepts it)",
-	// Names and paths (issue #11): where 5.3.3 accepts a name or count that
+	// Names and paths: where 5.3.3 accepts a name or count that
 	// would break rocketgo, rocketgo refuses it.
 	"delete topic ..": "Apache 5.3.3 answers SUCCESS to DELETE_TOPIC_IN_BROKER of a name that breaks the topic rule " +
 		"(no such topic exists); rocketgo refuses it with INVALID_PARAMETER and the rule's remark: its consume queue " +
@@ -503,7 +503,7 @@ func TestReference(t *testing.T) {
 		{"view message at bad offset", func(t *testing.T, tg target, _ string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(33, map[string]string{"offset": "123456789"}, nil)))
 		}},
-		// Issue #18's admin requests (session 11).
+		// Admin requests.
 		{"stats of a topic's puts", func(t *testing.T, tg target, topic string) observation {
 			return observe(invoke(t, tg.brokerAddr, javaRequest(315, map[string]string{"statsName": "TOPIC_PUT_NUMS", "statsKey": topic}, nil)))
 		}},
@@ -639,7 +639,7 @@ func TestReference(t *testing.T) {
 	})
 }
 
-// nameProbes are the refusals of names and queue counts (issue #11): codes
+// nameProbes are the refusals of names and queue counts: codes
 // and remarks must be Apache's, or the difference is listed in intendedDiffs.
 func nameProbes(invoke func(t *testing.T, addr string, req *rawCmd) *rawCmd) []probe {
 	create := func(topic string, read, write int) *rawCmd {

@@ -1,6 +1,6 @@
 package compattest
 
-// Master/slave roles with real processes on loopback (issue #14, roles):
+// Master/slave roles with real processes on loopback:
 // a rocketgo master and a rocketgo slave of it on one name server, driven by
 // the official Go client. The multi-host scenarios (network namespaces),
 // the Apache interop and the benchmarks are in hosts' and repl's files.

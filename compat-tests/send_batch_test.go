@@ -69,7 +69,7 @@ func pulledCount(t *testing.T, addr, topic string) int {
 // (Apache's asyncPutMessages runs its put hooks): a batch whose properties
 // ask for a timer is held back whole and delivered when due; a delayed batch
 // and a batch into a retry topic are refused MESSAGE_ILLEGAL with Apache's
-// remarks. Before issue #12 a timer batch was stored at once.
+// remarks.
 func TestBatchThroughScheduleHook(t *testing.T) {
 	c := newCluster(t, "batchsched")
 	topic := uniq("BatchTimer")

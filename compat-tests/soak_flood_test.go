@@ -15,7 +15,7 @@ package compattest
 //	header    every 5 s, a ~13 MB header of a million fields (JSON, then
 //	          ROCKETMQ binary) to the broker and the name server in turn
 //	filter    every 5 s, a pull with a new 8 MB TAG expression
-//	names     every 3 s, the hostile names of issue #11 (see hostileRound)
+//	names     every 3 s, hostile names (see hostileRound)
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 package compattest
 
-// TestSoak (issue #11, `make soak`): a mixed workload from the official Go
+// TestSoak: a mixed workload from the official Go
 // client against real mqnamesrv + mqbroker under SYNC_FLUSH for
 // ROCKETGO_SOAK_DURATION (10 min), the broker killed with SIGKILL every
 // 20–60 s and restarted on the same store, while raw-socket floods attack

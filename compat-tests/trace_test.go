@@ -1,6 +1,6 @@
 package compattest
 
-// Message trace end to end (issue #18), compared with the Apache reference:
+// Message trace end to end, compared with the Apache reference:
 // the official clients with their trace hooks on (Java 4.9.8 and 5.3.3
 // enableMsgTrace, to the default trace topic and to a custom one) produce
 // and consume against rocketgo and against Apache 5.3.3 (both with

@@ -1,6 +1,6 @@
 package compattest
 
-// Targets for the transaction scenarios (issue #13): rocketgo, and the Apache
+// Targets for the transaction scenarios: rocketgo, and the Apache
 // reference broker run from the pinned Maven jars, each with the transaction
 // intervals shortened, restartable gracefully or with kill -9 on the same
 // store. ROCKETGO_TX_TARGETS picks them (comma separated, default

@@ -1,6 +1,6 @@
 package compattest
 
-// Issue #13: transactional messages with the official Go client's
+// Transactional messages with the official Go client's
 // TransactionProducer (v2.1.2): commit, rollback, unknown -> check-back ->
 // commit or rollback, the producer replaced by another member of its group
 // before the check, a broker restart (graceful and kill -9) between prepare

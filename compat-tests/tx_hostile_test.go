@@ -1,7 +1,7 @@
 package compattest
 
-// END_TRANSACTION (37) attacks over raw sockets against real processes
-// (issue #13): every offset, group and state a producer sends is hostile
+// END_TRANSACTION (37) attacks over raw sockets against real processes:
+// every offset, group and state a producer sends is hostile
 // until checked. Each is refused with Apache's code and remark, none
 // commits or resolves anything, a flood of them costs a few sampled log
 // lines, and the real END_TRANSACTION still commits afterwards.

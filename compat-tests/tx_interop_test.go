@@ -1,6 +1,6 @@
 package compattest
 
-// Transactional store interop (issue #13): half messages written by one
+// Transactional store interop: half messages written by one
 // broker implementation are checked back and resolved by the other after it
 // opens the same store directory. The official Go TransactionProducer
 // (rocketmq-client-go v2.1.2) is the client; the Apache broker is the 5.3.3

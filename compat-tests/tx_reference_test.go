@@ -1,6 +1,6 @@
 package compattest
 
-// mqadmin 5.3.3 on the transaction system topics (issue #13): the same
+// mqadmin 5.3.3 on the transaction system topics: the same
 // transactional sends against rocketgo and against the Apache reference
 // broker, then topicStatus of RMQ_SYS_TRANS_HALF_TOPIC and
 // RMQ_SYS_TRANS_OP_HALF_TOPIC and queryMsgById of an unresolved half message,

@@ -5,7 +5,7 @@
 //
 // Owns: the properties syntax and the reflection that maps keys to fields;
 // durable replacement of a JSON file with its .bak; reading fastjson's bare
-// integer keys.
+// integer keys; Secret, a value printed as "***" and written to files in clear.
 // Never: holds defaults (each owner's DefaultConfig does) or knows what a
 // file's fields mean.
 package config

@@ -47,7 +47,7 @@ type Config struct {
 	// ServerSelectorThreads is the number of event loops.
 	ServerSelectorThreads int `key:"serverSelectorThreads"`
 
-	// Registration (issue #11, sched). RegisterBodyMaxInflatedBytes bounds
+	// Registration. RegisterBodyMaxInflatedBytes bounds
 	// what a compressed REGISTER_BROKER body may inflate to (rocketgo's own
 	// key; Apache has no bound): a larger one is refused, SYSTEM_ERROR.
 	RegisterBodyMaxInflatedBytes int64 `key:"registerBodyMaxInflatedBytes"`
@@ -61,7 +61,7 @@ type Config struct {
 	InitAuthenticationUser config.Secret `key:"initAuthenticationUser"`
 	AuthConfigPath         string        `key:"authConfigPath"`
 
-	// Connections, frames and output (issue #11): NettyServerConfig's
+	// Connections, frames and output: NettyServerConfig's
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
@@ -90,7 +90,7 @@ func DefaultConfig() Config {
 		ListenPort:                        9876,
 		ServerSelectorThreads:             3,
 		RegisterBodyMaxInflatedBytes:      DefaultMaxRegisterBodyInflated,
-		Limits:                            remoting.DefaultLimits(), // connections, frames and output (issue #11)
+		Limits:                            remoting.DefaultLimits(), // connections, frames and output
 	}
 }
 
@@ -111,7 +111,7 @@ func (c Config) Validate() error {
 	if c.ServerSelectorThreads < 0 {
 		return fmt.Errorf("namesrv: serverSelectorThreads %d is negative", c.ServerSelectorThreads)
 	}
-	if err := c.Limits.Validate(); err != nil { // connections, frames and output (issue #11)
+	if err := c.Limits.Validate(); err != nil { // connections, frames and output
 		return fmt.Errorf("namesrv: %w", err)
 	}
 	return nil

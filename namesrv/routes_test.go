@@ -256,7 +256,7 @@ func TestActingMaster(t *testing.T) {
 	}
 }
 
-// Master and slave as Apache's RouteInfoManager handles them (issue #14):
+// Master and slave as Apache's RouteInfoManager handles them:
 // a slave of a 5.x broker (enableActingMaster sent, false) registering
 // before its master gets its topics routed (the prime slave) and no master
 // in its answer; the master's registration then answers the slave's next

@@ -1,6 +1,6 @@
 package processor
 
-// The broker's controller-mode codes (issue #20), as Apache 5.3.3's
+// The broker's controller-mode codes, as Apache 5.3.3's
 // AdminBrokerProcessor serves them: GET_BROKER_EPOCH_CACHE (1007, mqadmin
 // getBrokerEpoch) and NOTIFY_BROKER_ROLE_CHANGED (1008, the controller's
 // push after an election).

@@ -1,7 +1,7 @@
 package remoting
 
-// Operators' request codes of Apache 5.3.3 served since session 12 (issue
-// #18): processor/opsadmin.go and the name server's config handlers.
+// Operators' request codes of Apache 5.3.3: processor/opsadmin.go and the
+// name server's config handlers.
 // 2001-2004 as request codes; the same numbers are controller response
 // codes (codes_controller.go).
 const (

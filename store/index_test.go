@@ -197,7 +197,7 @@ func indexCounts(t *testing.T, dir string) map[string]int32 {
 }
 
 // The allocator makes a new store's first commit log file and the index
-// file the dispatcher writes next before either is needed (issue #19: on
+// file the dispatcher writes next before either is needed (made on
 // the first Put and the first dispatch they took milliseconds). A file
 // made ahead and never written is removed at shutdown, and dropped by the
 // next load after a crash.

@@ -124,7 +124,7 @@ func (s *Store) populate(mf *mappedFile, from, to int64) error {
 // made, an idle one dropped) queues for the lock for writing, and from then
 // on every page fault of every thread queues behind it. With 8 MiB in one
 // call that stalled the event loops and the dispatcher together for 12 to
-// 26 ms, about once a second at 10 MiB/s (issue #19's runtime traces).
+// 26 ms, about once a second at 10 MiB/s (runtime traces).
 const populateChunk = 256 << 10
 
 // appendDstLocked returns where to encode size bytes at pos of mf: the

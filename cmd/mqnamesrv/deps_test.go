@@ -7,7 +7,7 @@ import (
 )
 
 // TestLinksNoBrokerPackage: mqnamesrv links neither the broker nor what the
-// broker is made of (issue #12). The name server's handlers live in namesrv;
+// broker is made of. The name server's handlers live in namesrv;
 // a stray import of processor, broker or store anywhere under this binary
 // would pull the broker's whole store into it.
 func TestLinksNoBrokerPackage(t *testing.T) {
