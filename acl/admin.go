@@ -7,8 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/processor"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // The ACL 1.0 admin codes' service (PlainPermissionManager's
@@ -173,8 +173,8 @@ func (f *Files) UpdateGlobalWhite(addrs []string, file string) error {
 }
 
 // Version is the default file's dataVersion (GET_BROKER_CLUSTER_ACL_INFO).
-func (f *Files) Version() broker.DataVersion { return *f.version.Load() }
+func (f *Files) Version() remoting.DataVersion { return *f.version.Load() }
 
 // Versions is every loaded file's dataVersion by path (4.9.8's
 // allAclFileVersion).
-func (f *Files) Versions() map[string]broker.DataVersion { return *f.versions.Load() }
+func (f *Files) Versions() map[string]remoting.DataVersion { return *f.versions.Load() }

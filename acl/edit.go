@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // Editing plain_acl.yml for the admin codes, as PlainPermissionManager does
@@ -70,7 +70,7 @@ func nextVersion(m *yaml.Node) {
 }
 
 // fileVersion reads dataVersion's first element (zero when absent).
-func fileVersion(m *yaml.Node) (dv broker.DataVersion) {
+func fileVersion(m *yaml.Node) (dv remoting.DataVersion) {
 	seq := key(m, "dataVersion")
 	if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
 		return dv

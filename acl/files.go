@@ -14,9 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/broker"
 )
 
 // WatchInterval is how often Files looks for changed files: Apache's
@@ -33,8 +32,8 @@ type Files struct {
 	log  zerolog.Logger
 
 	rules    atomic.Pointer[Rules]
-	version  atomic.Pointer[broker.DataVersion]            // the default file's dataVersion
-	versions atomic.Pointer[map[string]broker.DataVersion] // every loaded file's
+	version  atomic.Pointer[remoting.DataVersion]            // the default file's dataVersion
+	versions atomic.Pointer[map[string]remoting.DataVersion] // every loaded file's
 
 	// mu serialises loads and the admin codes' edits: an edit reads the
 	// rules, writes a file and loads it again as one step.
@@ -150,8 +149,8 @@ func (f *Files) load() (*Rules, string, error) {
 	fp := fingerprint(paths)
 	var files []*PlainFile
 	// Apache: a new DataVersion (now, counter 0) when the file has none.
-	ver := broker.DataVersion{Timestamp: time.Now().UnixMilli()}
-	vers := make(map[string]broker.DataVersion, len(paths))
+	ver := remoting.DataVersion{Timestamp: time.Now().UnixMilli()}
+	vers := make(map[string]remoting.DataVersion, len(paths))
 	for _, p := range paths {
 		data, err := readBounded(p)
 		if err != nil {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 	"gopkg.in/yaml.v3"
-
-	"github.com/rocketgo/rocketgo/broker"
 )
 
 // plain_acl.yml, as PlainPermissionManager reads it (keys are Apache's;
@@ -50,7 +50,7 @@ type Account struct {
 type PlainFile struct {
 	GlobalWhite []Address
 	Accounts    []*Account
-	Version     broker.DataVersion // dataVersion's first element
+	Version     remoting.DataVersion // dataVersion's first element
 }
 
 // scalar is a YAML scalar read as its text, whatever YAML types it: Apache
@@ -177,7 +177,7 @@ func (a *Account) addPerms(list []scalar, topic bool) error {
 		}
 		name := strings.TrimSpace(items[0])
 		if !topic {
-			name = broker.RetryGroupPrefix + name
+			name = message.RetryGroupPrefix + name
 		}
 		if a.Perms == nil {
 			a.Perms = make(map[string]Perm)

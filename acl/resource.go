@@ -8,7 +8,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -52,7 +52,7 @@ func needsOf(req *remoting.Command, dst []need) ([]need, error) {
 	}
 	group := func(k string) {
 		if v, ok := req.Lookup(k); ok {
-			add(broker.RetryGroupPrefix+v, Sub)
+			add(message.RetryGroupPrefix+v, Sub)
 		}
 	}
 	send := func(k string) {
@@ -82,7 +82,7 @@ func needsOf(req *remoting.Command, dst []need) ([]need, error) {
 			return dst, errors.New("heartbeat body: " + err.Error())
 		}
 		for _, c := range hb.ConsumerDataSet {
-			add(broker.RetryGroupPrefix+c.GroupName, Sub)
+			add(message.RetryGroupPrefix+c.GroupName, Sub)
 			for _, s := range c.SubscriptionDataSet {
 				add(s.Topic, Sub)
 			}
@@ -106,7 +106,7 @@ type heartbeatGroups struct {
 	} `json:"consumerDataSet"`
 }
 
-func isRetry(topic string) bool { return strings.HasPrefix(topic, broker.RetryGroupPrefix) }
+func isRetry(topic string) bool { return strings.HasPrefix(topic, message.RetryGroupPrefix) }
 
 // javaOrder sorts needs into a java.util.HashMap's iteration order, which
 // decides which refusal Apache reports when several resources fail: by

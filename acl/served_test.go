@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -55,7 +56,7 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 		tb.Fatal(err)
 	}
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "AclTopic", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		tb.Fatal(err)
 	}
 	var h remoting.Handler = processor.BrokerTable(b, log)

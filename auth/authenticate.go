@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/rocketgo/rocketgo/auth/signature"
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -63,7 +62,7 @@ func (w Whitelist) Name(name string) bool { return w.names[name] }
 
 // authenticate is DefaultAuthenticationHandler (package signature holds
 // the check and its messages).
-func (s *Store) authenticate(req *remoting.Command) *broker.Refusal {
+func (s *Store) authenticate(req *remoting.Command) *remoting.Refusal {
 	if _, msg := signature.Authenticate(req, s.account); msg != "" {
 		return refuse(msg)
 	}
@@ -90,7 +89,7 @@ func (u *User) Verify(req *remoting.Command, sig string) bool {
 // authorize is UserAuthorizationHandler then AclAuthorizationHandler for
 // each resource the request uses, in the builder's order; the first
 // refusal is the answer.
-func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scratch []Request, entries []*Entry) *broker.Refusal {
+func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scratch []Request, entries []*Entry) *remoting.Refusal {
 	rs, err := requests(req, cfg.Cluster, scratch[:0])
 	if err != nil {
 		return errParse
@@ -103,12 +102,12 @@ func (s *Store) authorize(req *remoting.Command, ip netip.Addr, cfg *Config, scr
 }
 
 // authorizeAll decides rs for the subject ak (hasAK false: none).
-func (s *Store) authorizeAll(ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *broker.Refusal {
+func (s *Store) authorizeAll(ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *remoting.Refusal {
 	return authorizeIn(s, ak, hasAK, rs, ip, entries)
 }
 
 // authorizeIn is authorizeAll against any directory.
-func authorizeIn(d Directory, ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *broker.Refusal {
+func authorizeIn(d Directory, ak string, hasAK bool, rs []Request, ip netip.Addr, entries []*Entry) *remoting.Refusal {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -144,6 +143,6 @@ func authorizeIn(d Directory, ak string, hasAK bool, rs []Request, ip netip.Addr
 }
 
 // denied is AclAuthorizationHandler.throwException's message.
-func denied(user string, r Request, ip netip.Addr, detail string) *broker.Refusal {
+func denied(user string, r Request, ip netip.Addr, detail string) *remoting.Refusal {
 	return refuse(SubjectKey(user) + " has no permission to access " + r.Resource.Key() + " from " + javaHost(ip) + ", " + detail)
 }

@@ -10,10 +10,9 @@ import (
 	"strings"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"github.com/rocketgo/rocketgo/remoting"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/rocketgo/rocketgo/broker"
 )
 
 // GRPC is ACL 2.0 for the proxy's gRPC calls (the 5.x SDKs), as Apache's
@@ -41,7 +40,7 @@ const (
 // Check decides one call (a unary request, a receive, or a telemetry
 // command) from the peer at ip; nil allows it. The refusal's remark is
 // Apache's message; the proxy answers it with Code UNAUTHORIZED.
-func (g *GRPC) Check(md metadata.MD, ip netip.Addr, req any) *broker.Refusal {
+func (g *GRPC) Check(md metadata.MD, ip netip.Addr, req any) *remoting.Refusal {
 	var name string
 	if m, ok := req.(proto.Message); ok {
 		name = string(m.ProtoReflect().Descriptor().FullName())
@@ -67,7 +66,7 @@ func (g *GRPC) Check(md metadata.MD, ip netip.Addr, req any) *broker.Refusal {
 
 // authenticateGRPC is DefaultAuthenticationContextBuilder.build(Metadata)
 // and DefaultAuthenticationHandler: it returns the username.
-func authenticateGRPC(d Directory, md metadata.MD) (string, *broker.Refusal) {
+func authenticateGRPC(d Directory, md metadata.MD) (string, *remoting.Refusal) {
 	first := func(k string) string {
 		if v := md.Get(k); len(v) > 0 {
 			return v[0]
@@ -124,20 +123,20 @@ func authenticateGRPC(d Directory, md metadata.MD) (string, *broker.Refusal) {
 
 // grpcRequests is DefaultAuthorizationContextBuilder.build(Metadata,
 // message); nil for a message it does not check.
-func grpcRequests(req any) ([]Request, *broker.Refusal) {
-	topic := func(r *v2.Resource, acts []Action) ([]Request, *broker.Refusal) {
+func grpcRequests(req any) ([]Request, *remoting.Refusal) {
+	topic := func(r *v2.Resource, acts []Action) ([]Request, *remoting.Refusal) {
 		if isBlank(r.GetName()) {
 			return nil, refuse("topic is null.")
 		}
 		return []Request{{Resource: OfTopic(r.GetName()), Actions: acts}}, nil
 	}
-	group := func(r *v2.Resource) ([]Request, *broker.Refusal) {
+	group := func(r *v2.Resource) ([]Request, *remoting.Refusal) {
 		if isBlank(r.GetName()) {
 			return nil, refuse("group is null.")
 		}
 		return []Request{{Resource: OfGroup(r.GetName()), Actions: actSub}}, nil
 	}
-	sub := func(g, t *v2.Resource) ([]Request, *broker.Refusal) {
+	sub := func(g, t *v2.Resource) ([]Request, *remoting.Refusal) {
 		out, r := group(g)
 		if r != nil {
 			return nil, r

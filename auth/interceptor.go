@@ -6,7 +6,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -30,7 +29,7 @@ func NewInterceptor(s *Store, cfg Config, log zerolog.Logger) *Interceptor {
 }
 
 // Check decides req from the peer at ip: nil allows it.
-func (in *Interceptor) Check(req *remoting.Command, ip netip.Addr) *broker.Refusal {
+func (in *Interceptor) Check(req *remoting.Command, ip netip.Addr) *remoting.Refusal {
 	if in.cfg.Authentication && !in.cfg.AuthenticationWhitelist.Code(req.Code) {
 		if r := in.s.authenticate(req); r != nil {
 			return r

@@ -3,7 +3,6 @@ package auth
 import (
 	"strings"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -33,7 +32,7 @@ func (v *Service) notSuper(caller string) bool {
 func (v *Service) CreateUser(caller string, i UserInfo) error {
 	u := userOf(i)
 	if u.Type == Super && v.notSuper(caller) {
-		return &broker.Refusal{Code: remoting.SystemError, Remark: "The super user can only be create by super user"}
+		return &remoting.Refusal{Code: remoting.SystemError, Remark: "The super user can only be create by super user"}
 	}
 	return v.createUser(u)
 }
@@ -65,7 +64,7 @@ func (v *Service) createUser(u *User) error {
 func (v *Service) UpdateUser(caller string, i UserInfo) error {
 	u := userOf(i)
 	if u.Type == Super && v.notSuper(caller) {
-		return &broker.Refusal{Code: remoting.SystemError, Remark: "The super user can only be update by super user"}
+		return &remoting.Refusal{Code: remoting.SystemError, Remark: "The super user can only be update by super user"}
 	}
 	notSuper := v.notSuper(caller)
 	return v.s.edit(func(t *tables) (bool, bool, error) {

@@ -45,7 +45,7 @@ type QueueStats struct {
 func (b *Broker) TopicStats(topic string) ([]QueueStats, error) {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
 	}
 	st, name := b.Store, b.Config().BrokerName
 	out := make([]QueueStats, tc.QueueNums())
@@ -141,7 +141,7 @@ func (b *Broker) consumeStatsTopics(r ConsumeStatsRequest) []string {
 func (b *Broker) ConsumerConnections(group string) (ConsumerGroupState, error) {
 	state, ok := b.Clients.ConsumerGroup(group)
 	if !ok {
-		return state, refuse(remoting.ConsumerNotOnline, nil, "the consumer group[%s] not online", group)
+		return state, remoting.Refuse(remoting.ConsumerNotOnline, nil, "the consumer group[%s] not online", group)
 	}
 	return state, nil
 }
@@ -151,7 +151,7 @@ func (b *Broker) ConsumerConnections(group string) (ConsumerGroupState, error) {
 func (b *Broker) ProducerConnections(group string) ([]Connection, error) {
 	conns := b.Clients.ProducerConnections(group)
 	if len(conns) == 0 {
-		return nil, refuse(remoting.SystemError, nil, "the producer group[%s] not exist", group)
+		return nil, remoting.Refuse(remoting.SystemError, nil, "the producer group[%s] not exist", group)
 	}
 	return conns, nil
 }
@@ -250,11 +250,11 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 		return b.resetOnBroker(r)
 	}
 	if b.Config().IsSlave() {
-		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+		return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return ResetOffsetResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist,
+		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist,
 			"[reset-offset] reset offset failed, no topic in this broker. topic=%s", r.Topic)
 	}
 	st, name := b.Store, b.Config().BrokerName
@@ -262,7 +262,7 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 	for q := int32(0); q < tc.WriteQueueNums; q++ {
 		consumerOff, ok := b.Offsets.Query(r.Group, r.Topic, q)
 		if !ok {
-			return ResetOffsetResult{}, refuse(remoting.SystemError, nil, "THe consumer group <%s> not exist", r.Group)
+			return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, nil, "THe consumer group <%s> not exist", r.Group)
 		}
 		var off int64
 		if r.Timestamp == -1 {
@@ -278,7 +278,7 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 	}
 	conns := b.Clients.ConsumerConns(r.Group)
 	if len(conns) == 0 {
-		return ResetOffsetResult{}, refuse(remoting.ConsumerNotOnline, nil,
+		return ResetOffsetResult{}, remoting.Refuse(remoting.ConsumerNotOnline, nil,
 			"Consumer not online, so can not reset offset, Group: %s Topic: %s Timestamp: %d", r.Group, r.Topic, r.Timestamp)
 	}
 	body := res.AppendJSON(make([]byte, 0, 64+64*len(res.Offsets)))
@@ -302,7 +302,7 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
 	rec, err := b.Store.MessageAt(offset)
 	if err != nil {
-		return nil, refuse(remoting.SystemError, err, "can not find message by the offset, %d", offset)
+		return nil, remoting.Refuse(remoting.SystemError, err, "can not find message by the offset, %d", offset)
 	}
 	return rec, nil
 }
@@ -423,7 +423,7 @@ type QueueTimeSpan struct {
 func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
 	}
 	st, name, now := b.Store, b.Config().BrokerName, time.Now().UnixMilli()
 	timeAt := func(q int32, off int64) int64 {
@@ -473,7 +473,7 @@ type ConsumeQueueView struct {
 func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, count int) (ConsumeQueueView, error) {
 	st := b.Store
 	if !st.HasQueue(topic, queueID) {
-		return ConsumeQueueView{}, refuse(remoting.SystemError, ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
+		return ConsumeQueueView{}, remoting.Refuse(remoting.SystemError, ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
 	}
 	v := ConsumeQueueView{Min: st.MinOffset(topic, queueID), Max: st.MaxOffset(topic, queueID)}
 	if index < v.Min || index >= v.Max {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -57,10 +58,10 @@ func putN(t *testing.T, b *Broker, topic string, q int32, n int) {
 // the table changes nothing, a delete takes the offsets with it.
 func TestTopicServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	rw := int32(PermRead | PermWrite)
+	rw := int32(message.PermRead | message.PermWrite)
 	// The name rule's refusal is names.go's InvalidError (INVALID_PARAMETER in processor/errors.go).
-	if err := b.UpdateTopic(TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, ErrTopicInvalid) ||
-		err.Error() != remarkTopicIllegal {
+	if err := b.UpdateTopic(TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, message.ErrTopicInvalid) ||
+		err.Error() != message.RemarkTopicIllegal {
 		t.Fatalf("bad name: %v", err)
 	}
 	wantRefusal(t, b.UpdateTopic(TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
@@ -94,8 +95,8 @@ func TestTopicServices(t *testing.T) {
 	}
 
 	b.Offsets.Commit("G", "T", 0, 1)
-	wantRefusal(t, b.DeleteTopic("  "), remoting.InvalidParameter, remarkTopicBlank)
-	wantRefusal(t, b.DeleteTopic(AutoCreateTopicKey), remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic.")
+	wantRefusal(t, b.DeleteTopic("  "), remoting.InvalidParameter, message.RemarkTopicBlank)
+	wantRefusal(t, b.DeleteTopic(message.AutoCreateTopicKey), remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic.")
 	if err := b.DeleteTopic("T"); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestClientAndStatsServices(t *testing.T) {
 	// Apache 4.x's reset path (the consumers told); resetoffset.go's is
 	// the processor tests'.
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.UseServerSideResetOffset = false })
-	rw := int32(PermRead | PermWrite)
+	rw := int32(message.PermRead | message.PermWrite)
 	for _, tp := range []string{"T", "U"} {
 		if err := b.UpdateTopic(TopicConfig{TopicName: tp, ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}); err != nil {
 			t.Fatal(err)
@@ -180,7 +181,7 @@ func TestClientAndStatsServices(t *testing.T) {
 	if res.Consumers != 1 || res.Producers != 1 || res.Dropped != 3 || len(res.Named) != 3 {
 		t.Fatalf("heartbeat result %+v", res)
 	}
-	if _, err := b.TopicConfig(RetryGroupPrefix + "CG"); err != nil {
+	if _, err := b.TopicConfig(message.RetryGroupPrefix + "CG"); err != nil {
 		t.Fatalf("retry topic: %v", err)
 	}
 	if ids, err := b.ConsumerIDs("CG"); err != nil || len(ids) != 1 || ids[0] != "cid" {
@@ -269,12 +270,12 @@ func TestClientAndStatsServices(t *testing.T) {
 // The name servers get each topic's perm less what brokerPermission takes
 // away; the table itself is left alone.
 func TestMaskPerms(t *testing.T) {
-	tcs := []*TopicConfig{{TopicName: "A", Perm: PermRead | PermWrite}, {TopicName: "B", Perm: PermRead | PermWrite | PermInherit}}
-	if got := maskPerms(tcs, PermRead|PermWrite); &got[0] != &tcs[0] {
+	tcs := []*TopicConfig{{TopicName: "A", Perm: message.PermRead | message.PermWrite}, {TopicName: "B", Perm: message.PermRead | message.PermWrite | message.PermInherit}}
+	if got := maskPerms(tcs, message.PermRead|message.PermWrite); &got[0] != &tcs[0] {
 		t.Fatal("full permission copied the table")
 	}
-	got := maskPerms(tcs, PermRead)
-	if got[0].Perm != PermRead || got[1].Perm != PermRead || tcs[0].Perm != PermRead|PermWrite {
+	got := maskPerms(tcs, message.PermRead)
+	if got[0].Perm != message.PermRead || got[1].Perm != message.PermRead || tcs[0].Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("masked %d %d, table %d", got[0].Perm, got[1].Perm, tcs[0].Perm)
 	}
 }

@@ -175,7 +175,7 @@ func (c *controlled) replicaNeed(need store.Durability, props string) (store.Dur
 	}
 	wait, err := c.auto.SendNeedsReplicas()
 	if err != nil {
-		return 0, refuse(remoting.SystemError, err, "in-sync replicas not enough")
+		return 0, remoting.Refuse(remoting.SystemError, err, "in-sync replicas not enough")
 	}
 	if !wait {
 		need &^= store.Replicated

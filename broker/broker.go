@@ -150,9 +150,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	// The revive log of pop consumption, created at start as Apache 5.x does.
 	b.Topics.putSystem(TopicConfig{TopicName: ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: reviveQueueNums,
-		WriteQueueNums: reviveQueueNums, Perm: PermRead | PermWrite})
+		WriteQueueNums: reviveQueueNums, Perm: message.PermRead | message.PermWrite})
 	if cfg.TimerWheelEnable {
-		b.Topics.putSystem(TopicConfig{TopicName: TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
+		b.Topics.putSystem(TopicConfig{TopicName: message.TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 	}
 	b.requestModes = newRequestModes(filepath.Join(dir, "config", "messageRequestMode.json"))
 	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.load, "groups": b.Groups.load,
@@ -195,9 +195,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		b.Holds.Arrived(topic, queueID)
 		b.pop.arrived(topic)
 		switch topic {
-		case ScheduleTopic:
+		case message.ScheduleTopic:
 			b.delay.poke()
-		case TimerTopic:
+		case message.TimerTopic:
 			b.timer.poke()
 		}
 	})

@@ -471,7 +471,7 @@ func (hb *Heartbeat) DropInvalid() (dropped int, named []string) {
 	}
 	producers := hb.Producers[:0]
 	for _, g := range hb.Producers {
-		if ValidGroupName(g) != nil {
+		if message.ValidGroupName(g) != nil {
 			drop("producerGroup " + g)
 			continue
 		}
@@ -480,13 +480,13 @@ func (hb *Heartbeat) DropInvalid() (dropped int, named []string) {
 	hb.Producers = producers
 	consumers := hb.Consumers[:0]
 	for _, cd := range hb.Consumers {
-		if ValidGroupName(cd.Group) != nil {
+		if message.ValidGroupName(cd.Group) != nil {
 			drop("consumerGroup " + cd.Group)
 			continue
 		}
 		subs := cd.Subscriptions[:0]
 		for _, sd := range cd.Subscriptions {
-			if ValidTopicName(sd.Topic) != nil {
+			if message.ValidTopicName(sd.Topic) != nil {
 				drop("subscription topic " + sd.Topic)
 				continue
 			}
@@ -519,10 +519,10 @@ func (b *Broker) Heartbeat(c *remoting.Conn, hb Heartbeat) HeartbeatResult {
 		// A group without retry queues (retryQueueNums 0) gets no retry topic.
 		if gc.RetryQueueNums > 0 {
 			if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{
-				TopicName:      RetryGroupPrefix + cd.Group,
+				TopicName:      message.RetryGroupPrefix + cd.Group,
 				ReadQueueNums:  gc.RetryQueueNums,
 				WriteQueueNums: gc.RetryQueueNums,
-				Perm:           PermRead | PermWrite,
+				Perm:           message.PermRead | message.PermWrite,
 			}); err != nil {
 				b.sampled.Warn().Err(err).Str("consumerGroup", cd.Group).Msg("heartbeat retry topic refused")
 				continue
@@ -569,7 +569,7 @@ func (b *Broker) UnregisterClient(c *remoting.Conn, producerGroup, consumerGroup
 func (b *Broker) ConsumerIDs(group string) ([]string, error) {
 	ids := b.Clients.ConsumerIDs(group)
 	if len(ids) == 0 {
-		return nil, refuse(remoting.SystemError, nil, "no consumer for this group, %s", group)
+		return nil, remoting.Refuse(remoting.SystemError, nil, "no consumer for this group, %s", group)
 	}
 	return ids, nil
 }

@@ -2,6 +2,8 @@ package broker
 
 import (
 	"sort"
+
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // ProducerInfo is one producer connection as GET_ALL_PRODUCER_INFO lists
@@ -41,8 +43,9 @@ func (cs *Clients) ProducerTable() map[string][]ProducerInfo {
 // (cluster, broker, trace and reply topics), sorted.
 func (t *Topics) SystemTopics() []string {
 	t.mu.RLock()
-	seen := make(map[string]bool, len(staticSystemTopics)+len(t.system))
-	for n := range staticSystemTopics {
+	static := message.StaticSystemTopics()
+	seen := make(map[string]bool, len(static)+len(t.system))
+	for _, n := range static {
 		seen[n] = true
 	}
 	for n := range t.system {

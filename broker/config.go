@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -225,14 +226,6 @@ type Config struct {
 	TLS *remoting.TLS
 }
 
-// Perm bits (Apache PermName).
-const (
-	PermPriority int32 = 0x8
-	PermRead     int32 = 0x4
-	PermWrite    int32 = 0x2
-	PermInherit  int32 = 0x1
-)
-
 // DefaultConfig returns Apache's defaults.
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
@@ -248,7 +241,7 @@ func DefaultConfig() Config {
 		MetricsPromExporterMaxConnections: 64,
 		BindAddress:                       "0.0.0.0",
 		NamesrvAddr:                       os.Getenv("NAMESRV_ADDR"),
-		BrokerPermission:                  PermRead | PermWrite,
+		BrokerPermission:                  message.PermRead | message.PermWrite,
 		RocketmqHome:                      os.Getenv("ROCKETMQ_HOME"),
 		AutoCreateTopicEnable:             true,
 		AutoCreateSubscriptionGroup:       true,

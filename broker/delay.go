@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -75,8 +76,8 @@ func (d *delayService) load() error {
 	dirty := false
 	for lvl := 1; lvl <= len(d.levels); lvl++ {
 		q := int32(lvl - 1)
-		off := max(offsets[lvl], d.b.Store.MinOffset(ScheduleTopic, q))
-		off = min(off, d.b.Store.MaxOffset(ScheduleTopic, q))
+		off := max(offsets[lvl], d.b.Store.MinOffset(message.ScheduleTopic, q))
+		off = min(off, d.b.Store.MaxOffset(message.ScheduleTopic, q))
 		if off != offsets[lvl] {
 			offsets[lvl] = off
 			dirty = true
@@ -187,8 +188,8 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 	for budget := 0; budget < 4096; {
 		// The end first: an entry dispatched after an empty read is not
 		// an unreadable slot.
-		end := d.b.Store.MaxOffset(ScheduleTopic, q)
-		es := d.b.Store.ReadQueue(ScheduleTopic, q, off, 64)
+		end := d.b.Store.MaxOffset(message.ScheduleTopic, q)
+		es := d.b.Store.ReadQueue(message.ScheduleTopic, q, off, 64)
 		if len(es) == 0 {
 			if off < end {
 				d.advance(lvl, off+1) // unreadable slot (deleted file)
@@ -216,7 +217,7 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 				retry.ok()
 				// Apache counts a delivery out of SCHEDULE_TOPIC_XXXX to its
 				// schedule consumer group and into the real topic as delay.
-				d.b.Stats.Out(ScheduleConsumerGroup, ScheduleTopic, 1, int64(wrote))
+				d.b.Stats.Out(message.ScheduleConsumerGroup, message.ScheduleTopic, 1, int64(wrote))
 				d.b.Stats.In(topic, MessageDelay, 1, int64(wrote))
 			case transientDelivery(err):
 				at := retry.failed(now)

@@ -29,7 +29,7 @@ func TestTransientDelivery(t *testing.T) {
 		{fmt.Errorf("put: %w", store.ErrTopicTooLong), false},
 		{fmt.Errorf("put: %w", store.ErrPropertiesTooLarge), false},
 		{fmt.Errorf("put: %w", store.ErrMessageTooLarge), false},
-		{fmt.Errorf("reput: %w", ErrTopicInvalid), false},
+		{fmt.Errorf("reput: %w", message.ErrTopicInvalid), false},
 		{errNoRealTopic, false},
 		{store.ErrNotFound, false},
 		{errors.New("anything else"), false},
@@ -100,13 +100,13 @@ func TestPoisonSetAside(t *testing.T) {
 	long := strings.Repeat("x", 200) // beyond a topic's 127 bytes
 	// Timer: a bad REAL_TOPIC, then properties that only overflow once
 	// TIMER_ENQUEUE_MS / TIMER_DEQUEUE_MS are added, then a good one.
-	stage(TimerTopic, 0, props("TIMER_OUT_MS", itoa(now+100), "REAL_TOPIC", long, "REAL_QID", "0"))
+	stage(message.TimerTopic, 0, props("TIMER_OUT_MS", itoa(now+100), "REAL_TOPIC", long, "REAL_QID", "0"))
 	pad := strings.Repeat("p", message.MaxPropertiesLen-60)
-	stage(TimerTopic, 0, props("TIMER_OUT_MS", itoa(now+100), "REAL_TOPIC", "Real", "REAL_QID", "0", "P", pad))
-	stage(TimerTopic, 0, props("TIMER_OUT_MS", itoa(now+300), "REAL_TOPIC", "Real", "REAL_QID", "0", "id", "good"))
+	stage(message.TimerTopic, 0, props("TIMER_OUT_MS", itoa(now+100), "REAL_TOPIC", "Real", "REAL_QID", "0", "P", pad))
+	stage(message.TimerTopic, 0, props("TIMER_OUT_MS", itoa(now+300), "REAL_TOPIC", "Real", "REAL_QID", "0", "id", "good"))
 	// Delay level 1: a bad REAL_TOPIC ahead of a good one.
-	stage(ScheduleTopic, 0, props("DELAY", "1", "REAL_TOPIC", long, "REAL_QID", "0"))
-	stage(ScheduleTopic, 0, props("DELAY", "1", "REAL_TOPIC", "Real", "REAL_QID", "1", "id", "good"))
+	stage(message.ScheduleTopic, 0, props("DELAY", "1", "REAL_TOPIC", long, "REAL_QID", "0"))
+	stage(message.ScheduleTopic, 0, props("DELAY", "1", "REAL_TOPIC", "Real", "REAL_QID", "1", "id", "good"))
 
 	if !waitFor(t, 5*time.Second, func() bool {
 		return b.Store.MaxOffset("Real", 0) == 1 && b.Store.MaxOffset("Real", 1) == 1

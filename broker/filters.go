@@ -177,7 +177,7 @@ func (b *Broker) CheckFilter(expressionType, expression string) error {
 		return filterUnsupported(expressionType)
 	}
 	if _, err := b.Filters.Compile(expression); err != nil {
-		return &Refusal{Code: remoting.SubscriptionParseFailed, Remark: err.Error(), Err: err}
+		return &remoting.Refusal{Code: remoting.SubscriptionParseFailed, Remark: err.Error(), Err: err}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ package broker
 import (
 	"errors"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -35,8 +36,8 @@ type GroupForbidden struct {
 // Apache, clearing the last bit of one topic drops the group's whole
 // entry, and only a set bit bumps the data version.
 func (b *Broker) UpdateGroupForbidden(group, topic string, readable *bool) (GroupForbidden, error) {
-	if len(group) > GroupMaxLength || len(topic) > TopicMaxLength {
-		return GroupForbidden{}, refuse(remoting.InvalidParameter, errors.New("broker: name too long"),
+	if len(group) > message.GroupMaxLength || len(topic) > message.TopicMaxLength {
+		return GroupForbidden{}, remoting.Refuse(remoting.InvalidParameter, errors.New("broker: name too long"),
 			"the group or topic name is too long")
 	}
 	g := b.Groups
@@ -57,14 +58,14 @@ func (b *Broker) UpdateGroupForbidden(group, topic string, readable *bool) (Grou
 			}
 			if _, ok := g.forbidden[group][topic]; !ok && g.forbiddenEntriesLocked() >= maxForbiddenEntries {
 				g.mu.Unlock()
-				return GroupForbidden{}, refuse(remoting.SystemError, errors.New("broker: group forbidden table full"),
+				return GroupForbidden{}, remoting.Refuse(remoting.SystemError, errors.New("broker: group forbidden table full"),
 					"the group forbidden table is full")
 			}
 			if g.forbidden[group] == nil {
 				g.forbidden[group] = map[string]int32{}
 			}
 			g.forbidden[group][topic] = v
-			g.version.next()
+			g.version.Next()
 			g.dirty.Store(true)
 		}
 	}

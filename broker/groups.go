@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -132,7 +133,7 @@ func (g *Groups) putSystem() {
 }
 
 type groupsFile struct {
-	DataVersion            DataVersion             `json:"dataVersion"`
+	DataVersion            remoting.DataVersion    `json:"dataVersion"`
 	SubscriptionGroupTable map[string]*GroupConfig `json:"subscriptionGroupTable"`
 	// ForbiddenTable is 5.x's group → topic → forbidden permission bits
 	// (UPDATE_AND_GET_GROUP_FORBIDDEN, groupforbidden.go).
@@ -159,7 +160,7 @@ type Groups struct {
 	forbidden map[string]map[string]int32
 	// anyForbidden: forbidden has an entry (the pull path's fast check).
 	anyForbidden atomic.Bool
-	version      DataVersion
+	version      remoting.DataVersion
 	dirty        atomic.Bool
 }
 
@@ -174,7 +175,7 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 	g.mu.RLock()
 	gc, ok := g.table[name]
 	g.mu.RUnlock()
-	if ok || !g.autoCreates() || ValidGroupName(name) != nil {
+	if ok || !g.autoCreates() || message.ValidGroupName(name) != nil {
 		return gc, ok
 	}
 	def := DefaultGroupConfig(strings.Clone(name)) // not a view into a request (remoting/pool.go)
@@ -184,7 +185,7 @@ func (g *Groups) Get(name string) (*GroupConfig, bool) {
 		return gc, true
 	}
 	g.table[def.GroupName] = &def
-	g.version.next()
+	g.version.Next()
 	g.dirty.Store(true)
 	return &def, true
 }
@@ -212,7 +213,7 @@ func (g *Groups) Put(gc GroupConfig) error {
 	gc.GroupName = strings.Clone(gc.GroupName)
 	g.mu.Lock()
 	g.table[gc.GroupName] = &gc
-	g.version.next()
+	g.version.Next()
 	g.dirty.Store(true)
 	g.mu.Unlock()
 	return nil
@@ -221,11 +222,11 @@ func (g *Groups) Put(gc GroupConfig) error {
 // check applies the group rule and bounds retryQueueNums, the queue count of
 // the group's retry topic (0: no retries, as Apache).
 func (g *Groups) check(gc *GroupConfig) error {
-	if err := ValidGroupName(gc.GroupName); err != nil {
+	if err := message.ValidGroupName(gc.GroupName); err != nil {
 		return err
 	}
 	if gc.RetryQueueNums < 0 || gc.RetryQueueNums > g.maxQueueNums {
-		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
+		return remoting.Refuse(remoting.InvalidParameter, message.ErrQueueNumsInvalid,
 			"The retryQueueNums of group[%s] must be between 0 and %d (maxTopicQueueNums), got %d.",
 			gc.GroupName, g.maxQueueNums, gc.RetryQueueNums)
 	}
@@ -238,7 +239,7 @@ func checkGroupFields(gc *GroupConfig) error {
 	for k := range gc.Attributes {
 		// Apache's AttributeUtil: no group attribute is supported, so any
 		// key fails (a RuntimeException, answered SYSTEM_ERROR).
-		return refuse(remoting.SystemError, nil, "unsupported key: %s", strings.TrimLeft(k, "+-"))
+		return remoting.Refuse(remoting.SystemError, nil, "unsupported key: %s", strings.TrimLeft(k, "+-"))
 	}
 	if gc.Attributes == nil {
 		gc.Attributes = map[string]string{}
@@ -249,14 +250,14 @@ func checkGroupFields(gc *GroupConfig) error {
 		p.Type = RetryPolicyCustomized
 	case RetryPolicyCustomized, RetryPolicyExponential:
 	default:
-		return refuse(remoting.SystemError, nil, "unknown groupRetryPolicy type: %.64q", p.Type)
+		return remoting.Refuse(remoting.SystemError, nil, "unknown groupRetryPolicy type: %.64q", p.Type)
 	}
 	if c := p.CustomizedRetryPolicy; c != nil && len(c.Next) > maxGroupRetryDelays {
-		return refuse(remoting.InvalidParameter, nil, "the customizedRetryPolicy of group[%s] has %d delays, at most %d",
+		return remoting.Refuse(remoting.InvalidParameter, nil, "the customizedRetryPolicy of group[%s] has %d delays, at most %d",
 			gc.GroupName, len(c.Next), maxGroupRetryDelays)
 	}
 	for _, sd := range gc.SubscriptionDataSet {
-		if err := ValidTopicName(sd.Topic); err != nil {
+		if err := message.ValidTopicName(sd.Topic); err != nil {
 			return err
 		}
 	}
@@ -269,7 +270,7 @@ func (g *Groups) Delete(name string) bool {
 	_, ok := g.table[name]
 	if ok {
 		delete(g.table, name)
-		g.version.next()
+		g.version.Next()
 		g.dirty.Store(true)
 	}
 	g.mu.Unlock()
@@ -279,7 +280,7 @@ func (g *Groups) Delete(name string) bool {
 // GroupTable is the subscription group table at one data version
 // (GET_ALL_SUBSCRIPTIONGROUP_CONFIG). Its configs must not be modified.
 type GroupTable struct {
-	DataVersion DataVersion
+	DataVersion remoting.DataVersion
 	Groups      map[string]*GroupConfig
 }
 
@@ -325,7 +326,7 @@ func (b *Broker) DeleteGroup(group string, cleanOffset bool) error {
 func (b *Broker) GroupConfig(group string) (*GroupConfig, error) {
 	gc, ok := b.Groups.Get(group)
 	if !ok {
-		return nil, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "No group in this broker")
+		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "No group in this broker")
 	}
 	return gc, nil
 }
@@ -335,7 +336,7 @@ func (b *Broker) AllGroupConfig() GroupTable { return b.Groups.snapshot() }
 
 // replace takes a master's table and data version when the version differs
 // from this table's (a slave's metadata sync).
-func (g *Groups) replace(table map[string]*GroupConfig, v DataVersion) {
+func (g *Groups) replace(table map[string]*GroupConfig, v remoting.DataVersion) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.version == v {
@@ -391,7 +392,7 @@ func decodeGroupsFile(b []byte, maxQueueNums int32) (groupsFile, []loadIssue, er
 			delete(f.SubscriptionGroupTable, name)
 			continue
 		}
-		if err := ValidGroupName(name); err != nil {
+		if err := message.ValidGroupName(name); err != nil {
 			issues = append(issues, loadIssue{name: name, reason: err.Error()})
 			delete(f.SubscriptionGroupTable, name)
 			continue
@@ -404,12 +405,12 @@ func decodeGroupsFile(b []byte, maxQueueNums int32) (groupsFile, []loadIssue, er
 		gc.GroupName = name
 	}
 	for group, topics := range f.ForbiddenTable {
-		if ValidGroupName(group) != nil || len(topics) == 0 {
+		if message.ValidGroupName(group) != nil || len(topics) == 0 {
 			delete(f.ForbiddenTable, group)
 			continue
 		}
 		for topic := range topics {
-			if ValidTopicName(topic) != nil {
+			if message.ValidTopicName(topic) != nil {
 				delete(topics, topic)
 			}
 		}

@@ -70,7 +70,7 @@ func TestGroupConfigRefusals(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		err := g.Put(gc)
-		var r *Refusal
+		var r *remoting.Refusal
 		if !errors.As(err, &r) || r.Code != c.code {
 			t.Errorf("%s: Put = %v, want a refusal with code %d", name, err, c.code)
 		}

@@ -9,6 +9,8 @@ package broker
 import (
 	"sync"
 	"time"
+
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // LockMaxLive is Apache's rocketmq.broker.rebalance.lockMaxLiveTime default.
@@ -132,7 +134,7 @@ type LockBatchRequest struct {
 // hold a real queue by. onlyThisBroker and lockInStrictMode (a lock agreed
 // by the replicas) do not arise: rocketgo has no replicas yet.
 func (b *Broker) LockBatch(r LockBatchRequest) []MessageQueue {
-	if ValidGroupName(r.Group) != nil {
+	if message.ValidGroupName(r.Group) != nil {
 		return []MessageQueue{}
 	}
 	ok := r.Queues[:0:0]
@@ -149,5 +151,5 @@ func (b *Broker) LockBatch(r LockBatchRequest) []MessageQueue {
 func (b *Broker) UnlockBatch(r LockBatchRequest) { b.Locks.Unlock(r.Group, r.ClientID, r.Queues) }
 
 func (b *Broker) lockable(mq MessageQueue) bool {
-	return mq.QueueID >= 0 && mq.QueueID < b.Config().MaxTopicQueueNums && ValidTopicName(mq.Topic) == nil
+	return mq.QueueID >= 0 && mq.QueueID < b.Config().MaxTopicQueueNums && message.ValidTopicName(mq.Topic) == nil
 }

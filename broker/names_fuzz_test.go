@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // The config files a broker loads at start: no panic, and nothing that
@@ -26,7 +27,7 @@ func FuzzLoadConfigFiles(f *testing.F) {
 		b := config.QuoteBareKeys(data)
 		if tf, _, err := decodeTopicsFile(b, maxQueueNums, system); err == nil {
 			for name, tc := range tf.TopicConfigTable {
-				if tc == nil || tc.TopicName != name || (ValidTopicName(name) != nil && !system(name)) {
+				if tc == nil || tc.TopicName != name || (message.ValidTopicName(name) != nil && !system(name)) {
 					t.Fatalf("loaded topic %q: %+v", name, tc)
 				}
 				if !system(name) && (tc.ReadQueueNums < 0 || tc.WriteQueueNums < 0 ||
@@ -37,7 +38,7 @@ func FuzzLoadConfigFiles(f *testing.F) {
 		}
 		if gf, _, err := decodeGroupsFile(b, maxQueueNums); err == nil {
 			for name, gc := range gf.SubscriptionGroupTable {
-				if gc == nil || gc.GroupName != name || ValidGroupName(name) != nil ||
+				if gc == nil || gc.GroupName != name || message.ValidGroupName(name) != nil ||
 					gc.RetryQueueNums < 0 || gc.RetryQueueNums > maxQueueNums {
 					t.Fatalf("loaded group %q: %+v", name, gc)
 				}
@@ -47,7 +48,7 @@ func FuzzLoadConfigFiles(f *testing.F) {
 			o := &Offsets{table: table}
 			for key, queues := range table {
 				topic, group, ok := cutOffsetKey(key)
-				if !ok || ValidTopicName(topic) != nil || ValidGroupName(group) != nil {
+				if !ok || message.ValidTopicName(topic) != nil || message.ValidGroupName(group) != nil {
 					t.Fatalf("loaded offsets of %q", key)
 				}
 				for q := range queues {

@@ -10,84 +10,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/remoting"
 )
-
-func TestValidTopicName(t *testing.T) {
-	illegal := "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
-	tests := []struct {
-		name, topic, remark string
-	}{
-		{"plain", "TopicTest", ""},
-		{"all legal chars", "a-Z_0|9%RETRY%", ""},
-		{"127 chars", strings.Repeat("t", 127), ""},
-		{"retry topic of a 120-char group", RetryGroupPrefix + strings.Repeat("g", 120), ""},
-		{"empty", "", "The specified topic is blank."},
-		{"spaces", "  \t", "The specified topic is blank."},
-		{"java whitespace controls", "\x1c\x1f", "The specified topic is blank."},
-		{"unicode space", "\u2003", "The specified topic is blank."},
-		{"no-break space is not blank", "\u00a0", illegal},
-		{"dot dot", "..", illegal},
-		{"dot", ".", illegal},
-		{"parent path", "../../x", illegal},
-		{"slash", "a/b", illegal},
-		{"absolute", "/tmp", illegal},
-		{"nul", "a\x00b", illegal},
-		{"control", "a\x01", illegal},
-		{"space inside", "a b", illegal},
-		{"non-ascii", "tópico", illegal},
-		{"128 chars", strings.Repeat("t", 128), "The specified topic is longer than topic max length."},
-		{"illegal wins over length", strings.Repeat("/", 200), illegal},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := ValidTopicName(tc.topic)
-			if tc.remark == "" {
-				if err != nil {
-					t.Fatalf("ValidTopicName(%q) = %v, want nil", tc.topic, err)
-				}
-				return
-			}
-			var inv *Refusal
-			if !errors.As(err, &inv) || inv.Code != remoting.InvalidParameter || inv.Remark != tc.remark ||
-				!errors.Is(err, ErrTopicInvalid) {
-				t.Fatalf("ValidTopicName(%q) = %v, want remark %q wrapping ErrTopicInvalid", tc.topic, err, tc.remark)
-			}
-		})
-	}
-}
-
-func TestValidGroupName(t *testing.T) {
-	tests := []struct {
-		name, group, remark string
-	}{
-		{"plain", "CG_orders-1", ""},
-		{"120 chars", strings.Repeat("g", 120), ""},
-		{"blank", "", "The specified group is blank."},
-		{"path", "../../../tmp/x", "The specified group: ../../../tmp/x, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"},
-		{"control", "g\x01", "The specified group: g\x01, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"},
-		{"121 chars", strings.Repeat("g", 121), "The specified group: " + strings.Repeat("g", 121) + ", is longer than group max length: 120"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := ValidGroupName(tc.group)
-			if tc.remark == "" {
-				if err != nil {
-					t.Fatalf("ValidGroupName(%q) = %v", tc.group, err)
-				}
-				if ValidTopicName(RetryGroupPrefix+tc.group) != nil || ValidTopicName(DLQGroupPrefix+tc.group) != nil {
-					t.Fatalf("a valid group %q must make valid retry and DLQ topics", tc.group)
-				}
-				return
-			}
-			var inv *Refusal
-			if !errors.As(err, &inv) || inv.Code != remoting.InvalidParameter || inv.Remark != tc.remark ||
-				!errors.Is(err, ErrGroupInvalid) {
-				t.Fatalf("ValidGroupName(%q) = %v, want %q", tc.group, err, tc.remark)
-			}
-		})
-	}
-}
 
 func TestSystemTopics(t *testing.T) {
 	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() {})
@@ -110,12 +33,12 @@ func TestSystemTopics(t *testing.T) {
 	if tc, _ := topics.Get("host.example.com"); !tc.NameInvalid() {
 		t.Error("a broker-name topic with a dot keeps its name but is marked invalid for sends")
 	}
-	for _, name := range []string{ScheduleTopic, TimerTopic, SelfTestTopic, OffsetMovedEvent, TransHalfTopic} {
-		if !NotAllowedSend(name) {
+	for _, name := range []string{message.ScheduleTopic, message.TimerTopic, message.SelfTestTopic, message.OffsetMovedEvent, message.TransHalfTopic} {
+		if !message.NotAllowedSend(name) {
 			t.Errorf("sends to %s must be refused", name)
 		}
 	}
-	if tc, _ := topics.Get(ScheduleTopic); !tc.SendRefused() {
+	if tc, _ := topics.Get(message.ScheduleTopic); !tc.SendRefused() {
 		t.Error("SCHEDULE_TOPIC_XXXX in the table must carry the send refusal")
 	}
 }
@@ -149,7 +72,7 @@ func TestTopicsRefuseBadNamesAndQueueNums(t *testing.T) {
 	if err != nil || tc.ReadQueueNums != 64 || tc.WriteQueueNums != 64 {
 		t.Fatalf("auto-created %+v %v, want 64 queues", tc, err)
 	}
-	if _, err := topics.AutoCreate("a/b", "BIG", 4); !errors.Is(err, ErrTopicInvalid) {
+	if _, err := topics.AutoCreate("a/b", "BIG", 4); !errors.Is(err, message.ErrTopicInvalid) {
 		t.Fatalf("auto-create of a/b: %v", err)
 	}
 }
@@ -160,17 +83,17 @@ func TestGroupsRefuseBadNames(t *testing.T) {
 		if _, ok := groups.Get(name); ok {
 			t.Errorf("Get(%q) auto-created it", name)
 		}
-		if err := groups.Put(DefaultGroupConfig(name)); !errors.Is(err, ErrGroupInvalid) {
+		if err := groups.Put(DefaultGroupConfig(name)); !errors.Is(err, message.ErrGroupInvalid) {
 			t.Errorf("Put(%q) = %v", name, err)
 		}
 	}
 	gc := DefaultGroupConfig("G")
 	gc.RetryQueueNums = 2147483647
-	if err := groups.Put(gc); !errors.Is(err, ErrQueueNumsInvalid) {
+	if err := groups.Put(gc); !errors.Is(err, message.ErrQueueNumsInvalid) {
 		t.Errorf("retryQueueNums 2147483647: %v", err)
 	}
 	gc.RetryQueueNums = -1
-	if err := groups.Put(gc); !errors.Is(err, ErrQueueNumsInvalid) {
+	if err := groups.Put(gc); !errors.Is(err, message.ErrQueueNumsInvalid) {
 		t.Errorf("retryQueueNums -1: %v", err)
 	}
 	if _, ok := groups.Get("G"); !ok {
@@ -276,7 +199,7 @@ func TestReputRefusesBadRealTopic(t *testing.T) {
 	dir := t.TempDir()
 	b, _ := testBroker(t, filepath.Join(dir, "store"), nil)
 	for _, tc := range []struct{ topic, qid string }{
-		{"../../x", "0"}, {"..", "0"}, {"a/b", "0"}, {ScheduleTopic, "0"}, {TimerTopic, "0"},
+		{"../../x", "0"}, {"..", "0"}, {"a/b", "0"}, {message.ScheduleTopic, "0"}, {message.TimerTopic, "0"},
 		{"T", "-1"}, {"T", "2147483647"},
 	} {
 		res, err := b.Store.Put(testMsg("T", props(message.PropRealTopic, tc.topic, message.PropRealQueueID, tc.qid)))
@@ -287,8 +210,8 @@ func TestReputRefusesBadRealTopic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := b.reputReal(rec); !errors.Is(err, ErrTopicInvalid) {
-			t.Errorf("reput to %s-%s: %v, want ErrTopicInvalid", tc.topic, tc.qid, err)
+		if _, _, err := b.reputReal(rec); !errors.Is(err, message.ErrTopicInvalid) {
+			t.Errorf("reput to %s-%s: %v, want message.ErrTopicInvalid", tc.topic, tc.qid, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {

@@ -3,6 +3,7 @@ package broker
 import (
 	"strings"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -14,11 +15,11 @@ import (
 // unless offline is set. rocketgo refuses a destination group name that
 // breaks the group rule (the offset file keys by it).
 func (b *Broker) CloneGroupOffset(src, dst, topic string, offline bool) error {
-	if err := ValidGroupName(dst); err != nil {
+	if err := message.ValidGroupName(dst); err != nil {
 		return err
 	}
 	topics := []string{topic}
-	if blank(topic) {
+	if message.IsBlank(topic) {
 		topics = b.Offsets.TopicsOf(src)
 	}
 	var subs map[string]*Subscription
@@ -67,7 +68,7 @@ func (o *Offsets) clone(src, dst, topic string) {
 // of it throws.
 func (b *Broker) CorrectionOffsets(topic, compareGroup, filterGroups string) (map[int32]int64, error) {
 	skip := map[string]bool{}
-	if !blank(filterGroups) {
+	if !message.IsBlank(filterGroups) {
 		for _, g := range strings.Split(filterGroups, ",") {
 			skip[g] = true
 		}
@@ -89,7 +90,7 @@ func (b *Broker) CorrectionOffsets(topic, compareGroup, filterGroups string) (ma
 	for q, off := range b.Offsets.Table(compareGroup, topic) {
 		cur, ok := out[q]
 		if !ok {
-			return nil, refuse(remoting.SystemError, nil, "java.lang.NullPointerException")
+			return nil, remoting.Refuse(remoting.SystemError, nil, "java.lang.NullPointerException")
 		}
 		if cur > off {
 			out[q] = 1<<63 - 1

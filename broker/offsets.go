@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -218,11 +219,11 @@ func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64
 			issues = append(issues, loadIssue{name: key, reason: "not topic@group"})
 			continue
 		}
-		if err := ValidTopicName(topic); err != nil {
+		if err := message.ValidTopicName(topic); err != nil {
 			issues = append(issues, loadIssue{name: key, reason: err.Error()})
 			continue
 		}
-		if err := ValidGroupName(group); err != nil {
+		if err := message.ValidGroupName(group); err != nil {
 			issues = append(issues, loadIssue{name: key, reason: err.Error()})
 			continue
 		}
@@ -315,11 +316,11 @@ func (b *Broker) QueryConsumerOffset(r QueueOffsetRequest) (int64, error) {
 	}
 	switch {
 	case r.SetZeroIfNotFound != nil && !*r.SetZeroIfNotFound:
-		return 0, refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, do not set to zero, maybe this group boot first")
+		return 0, remoting.Refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, do not set to zero, maybe this group boot first")
 	case b.Store.MinOffset(r.Topic, r.QueueID) <= 0:
 		return 0, nil
 	}
-	return 0, refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
+	return 0, remoting.Refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
 }
 
 // CommitOffset is UPDATE_CONSUMER_OFFSET: the group (a heartbeat or
@@ -329,15 +330,15 @@ func (b *Broker) QueryConsumerOffset(r QueueOffsetRequest) (int64, error) {
 // whatever id it is sent).
 func (b *Broker) CommitOffset(r QueueOffsetRequest) error {
 	if !b.Groups.Contains(r.Group) {
-		return refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s not exist!", r.Group)
+		return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s not exist!", r.Group)
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s not exist!", r.Topic)
+		return remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s not exist!", r.Topic)
 	}
 	// The group and topic exist, so their names passed the rules when they
 	// were created.
 	if limit := b.Config().MaxTopicQueueNums; r.QueueID < 0 || r.QueueID >= limit {
-		return refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
+		return remoting.Refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
 			r.QueueID, r.Topic, limit)
 	}
 	if b.Offsets.ResetPending(r.Group, r.Topic, r.QueueID) {

@@ -50,7 +50,7 @@ func (b *Broker) UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error {
 	}
 	pairs, err := config.ReadProperties(bytes.NewReader(body))
 	if err != nil {
-		return refuse(remoting.SystemError, err, "string2Properties error")
+		return remoting.Refuse(remoting.SystemError, err, "string2Properties error")
 	}
 	b.coldCtr.mu.Lock()
 	defer b.coldCtr.mu.Unlock()
@@ -116,14 +116,14 @@ const (
 // Apache's. Files mapped later get the kernel's default, as Apache's do.
 func (b *Broker) SetCommitLogReadMode(fields map[string]string) (string, error) {
 	if fields == nil {
-		return "", refuse(remoting.SystemError, errBadReadMode, "set commitlog readahead mode param error")
+		return "", remoting.Refuse(remoting.SystemError, errBadReadMode, "set commitlog readahead mode param error")
 	}
 	mode, err := strconv.Atoi(fields["READ_AHEAD_MODE"])
 	if err != nil {
-		return "", refuse(remoting.SystemError, errBadReadMode, "set commitlog readahead mode failed")
+		return "", remoting.Refuse(remoting.SystemError, errBadReadMode, "set commitlog readahead mode failed")
 	}
 	if mode != readAheadNormal && mode != readAheadRandom {
-		return "", refuse(remoting.InvalidParameter, errBadReadMode, "set commitlog readahead mode param value error")
+		return "", remoting.Refuse(remoting.InvalidParameter, errBadReadMode, "set commitlog readahead mode param value error")
 	}
 	b.Store.SetCommitLogReadAhead(mode == readAheadNormal)
 	return "set commitlog readahead mode success, mode: " + strconv.Itoa(mode), nil
@@ -143,24 +143,24 @@ const remarkResumeFailed = "Exception was thrown when putting message back to RM
 func (b *Broker) ResumeCheckHalfMessage(msgID string) error {
 	_, off, err := message.DecodeOffsetMsgID(msgID)
 	if err != nil {
-		return refuse(remoting.SystemError, err, remarkResumeFailed)
+		return remoting.Refuse(remoting.SystemError, err, remarkResumeFailed)
 	}
 	rec, err := b.Store.MessageAt(off)
 	if err != nil {
-		return refuse(remoting.SystemError, err, remarkResumeFailed)
+		return remoting.Refuse(remoting.SystemError, err, remarkResumeFailed)
 	}
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
-		return refuse(remoting.SystemError, err, remarkResumeFailed)
+		return remoting.Refuse(remoting.SystemError, err, remarkResumeFailed)
 	}
 	m := store.PutMessage{
-		Topic: TransHalfTopic, QueueID: 0, Flag: v.Flag, Body: v.Body,
+		Topic: message.TransHalfTopic, QueueID: 0, Flag: v.Flag, Body: v.Body,
 		Properties: propsSet(string(v.Properties), message.PropTransactionCheckTimes, "0"),
 		SysFlag:    v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreHost: v.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes,
 	}
 	if _, err := b.Store.Put(&m); err != nil {
-		return refuse(remoting.SystemError, err, "Put message back to RMQ_SYS_TRANS_HALF_TOPIC failed.")
+		return remoting.Refuse(remoting.SystemError, err, "Put message back to RMQ_SYS_TRANS_HALF_TOPIC failed.")
 	}
 	b.Tx.Prepared(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
 	return nil

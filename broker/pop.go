@@ -130,19 +130,19 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 	}
 	cfg := b.Config()
 	if now-r.BornTime-r.PollTime > popTimeoutTooMuch {
-		return PopResult{}, refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
+		return PopResult{}, remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
 	}
-	if cfg.BrokerPermission&PermRead == 0 {
-		return PopResult{}, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
+	if cfg.BrokerPermission&message.PermRead == 0 {
+		return PopResult{}, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
 	}
 	if r.MaxMsgNums > popMaxMsgNums {
-		return PopResult{}, refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
+		return PopResult{}, remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
 	}
 	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
 		return PopResult{}, err
 	}
 	if !cfg.TimerWheelEnable {
-		return PopResult{}, refuse(remoting.SystemError, nil,
+		return PopResult{}, remoting.Refuse(remoting.SystemError, nil,
 			"the broker[%s] pop message is forbidden because timerWheelEnable is false", cfg.BrokerIP1)
 	}
 	if cfg.IsSlave() {
@@ -150,36 +150,36 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return PopResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
+		return PopResult{}, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, FAQSuggestTodo)
 	}
 	if !tc.Readable() {
-		return PopResult{}, refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", r.Topic)
+		return PopResult{}, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", r.Topic)
 	}
 	if r.QueueID >= tc.ReadQueueNums {
-		return PopResult{}, refuse(remoting.InvalidParameter, nil,
+		return PopResult{}, remoting.Refuse(remoting.InvalidParameter, nil,
 			"queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
 			r.QueueID, r.Topic, tc.ReadQueueNums, r.Remote)
 	}
 	gc, ok := b.Groups.Get(r.Group)
 	if !ok {
-		return PopResult{}, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist,
+		return PopResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist,
 			"subscription group [%s] does not exist, %s", r.Group, FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return PopResult{}, refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
+		return PopResult{}, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
 	match, err := b.popMatcher(cfg, r)
 	if err != nil {
 		return PopResult{}, err
 	}
 	if b.pop.live() >= popMaxCheckpoints {
-		return PopResult{}, refuse(remoting.SystemBusy, ErrSystemBusy, "too many messages popped and not acknowledged, try later")
+		return PopResult{}, remoting.Refuse(remoting.SystemBusy, ErrSystemBusy, "too many messages popped and not acknowledged, try later")
 	}
 	done := later()
 	rq := *r
 	if !b.Go(func() { b.pop.run(&rq, tc.ReadQueueNums, match, done, true) }) {
-		return PopResult{}, refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
+		return PopResult{}, remoting.Refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
 	}
 	return PopResult{Status: PopLater}, nil
 }
@@ -192,16 +192,16 @@ func (b *Broker) popMatcher(cfg *Config, r *PopRequest) (func(int64, []byte) boo
 	if IsTagType(r.ExpType) {
 		sub, err := b.Filters.Tags(r.Exp)
 		if err != nil {
-			return nil, refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
+			return nil, remoting.Refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
 		}
 		return recordMatcher(sub, nil), nil
 	}
 	if !strings.EqualFold(r.ExpType, "SQL92") || !cfg.EnablePropertyFilter {
-		return nil, refuse(remoting.SubscriptionParseFailed, nil, "parse the consumer's subscription failed")
+		return nil, remoting.Refuse(remoting.SubscriptionParseFailed, nil, "parse the consumer's subscription failed")
 	}
 	expr, err := b.Filters.Compile(r.Exp)
 	if err != nil {
-		return nil, refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
+		return nil, remoting.Refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
 	}
 	return recordMatcher(nil, expr), nil
 }
@@ -262,11 +262,11 @@ func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte
 	popTime := time.Now().UnixMilli()
 	st := popState{r: r, popTime: popTime, brokerName: cfg.BrokerName, maxBytes: cfg.MaxTransferBytesOnMessageInMemory}
 	if r.Order {
-		st.reviveQid = PopOrderReviveQueue
+		st.reviveQid = message.PopOrderReviveQueue
 	}
 	randomQ := rand.IntN(100)
 	needRetry := randomQ < popFromRetryProbability
-	retryTopic := PopRetryTopic(r.Topic, r.Group)
+	retryTopic := message.PopRetryTopic(r.Topic, r.Group)
 	if needRetry && !r.Order {
 		p.popTopic(&st, retryTopic, true, nil, randomQ)
 	}
@@ -404,12 +404,12 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 	if r.Order {
 		// No checkpoint: the offset stays at the first message not acked.
 		st.orderInfo = p.orders.update(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID,
-			PopRetryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
+			message.PopRetryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
 			func() { b.Offsets.Commit(r.Group, topic, queueID, offset) })
 		st.add(res.Vec, res.Release)
 		st.count += len(ck.offsets)
-		st.startInfo = appendOffsetInfo(st.startInfo, topic, queueID, offset)
-		st.msgInfo = appendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
+		st.startInfo = message.AppendOffsetInfo(st.startInfo, topic, queueID, offset)
+		st.msgInfo = message.AppendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
 		return
 	}
 	ro, err := b.putRevive(ckTag, ck.record(st.brokerName))
@@ -431,8 +431,8 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 	}
 	st.count += len(ck.offsets)
 	st.rest += max(0, res.MaxOffset-res.NextBeginOffset)
-	st.startInfo = appendOffsetInfo(st.startInfo, topic, queueID, offset)
-	st.msgInfo = appendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
+	st.startInfo = message.AppendOffsetInfo(st.startInfo, topic, queueID, offset)
+	st.msgInfo = message.AppendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
 }
 
 // reencodeRetry is a record of the retry topic as Apache answers it: under
@@ -443,7 +443,7 @@ func (p *pops) reencodeRetry(rec []byte, st *popState, ckOffset int64) []byte {
 		return nil
 	}
 	if message.Property(m.Properties, message.PropPopCK) == "" {
-		h := AppendExtraInfo(nil, ckOffset, st.popTime, st.r.InvisibleTime, 0, m.Topic, st.brokerName, m.QueueID, m.QueueOffset)
+		h := message.AppendExtraInfo(nil, ckOffset, st.popTime, st.r.InvisibleTime, 0, m.Topic, st.brokerName, m.QueueID, m.QueueOffset)
 		m.Properties = string(message.AppendProperty([]byte(m.Properties), message.PropPopCK, string(h)))
 	}
 	m.Topic = st.r.Topic
@@ -481,7 +481,7 @@ func (p *pops) popOffset(group, topic string, queueID int32, initMode int32, isR
 	}
 	var off int64
 	switch {
-	case initMode == 1 || isRetry || IsRetryTopic(topic):
+	case initMode == 1 || isRetry || message.IsRetryTopic(topic):
 		off = st.MinOffset(topic, queueID)
 	case st.MinOffset(topic, queueID) <= 0:
 		off = 0

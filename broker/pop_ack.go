@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -50,10 +51,10 @@ type ChangeInvisibleResult struct {
 func (b *Broker) checkAckQueue(topic string, queueID int32, remote string) error {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+		return remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
 	}
 	if queueID >= tc.ReadQueueNums || queueID < 0 {
-		return refuse(remoting.MessageIllegal, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
+		return remoting.Refuse(remoting.MessageIllegal, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
 			queueID, topic, tc.ReadQueueNums, remote)
 	}
 	return nil
@@ -66,14 +67,14 @@ func (b *Broker) Ack(r *AckRequest) error {
 	}
 	minOff, maxOff := b.Store.MinOffset(r.Topic, r.QueueID), b.Store.MaxOffset(r.Topic, r.QueueID)
 	if r.Offset < minOff || r.Offset > maxOff {
-		return refuse(remoting.NoMessage, nil, "offset is illegal, key:%s@%d, commit:%d, store:%d~%d",
+		return remoting.Refuse(remoting.NoMessage, nil, "offset is illegal, key:%s@%d, commit:%d, store:%d~%d",
 			r.Topic, r.QueueID, r.Offset, minOff, maxOff)
 	}
-	e, err := ParseExtraInfo(r.ExtraInfo)
+	e, err := message.ParseExtraInfo(r.ExtraInfo)
 	if err != nil {
-		return refuse(remoting.SystemError, err, "%s", err.Error())
+		return remoting.Refuse(remoting.SystemError, err, "%s", err.Error())
 	}
-	if e.ReviveQid == PopOrderReviveQueue {
+	if e.ReviveQid == message.PopOrderReviveQueue {
 		return b.ackOrderly(r, &e)
 	}
 	return b.pop.ack(ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: e.CkQueueOffset,
@@ -84,12 +85,12 @@ func (b *Broker) Ack(r *AckRequest) error {
 // none is NO_MESSAGE, as Apache answers. Offsets outside the queue are skipped.
 func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 	if len(acks) == 0 {
-		return refuse(remoting.NoMessage, nil, "")
+		return remoting.Refuse(remoting.NoMessage, nil, "")
 	}
 	for _, a := range acks {
-		e := ExtraInfo{Retry: a.Retry, PopTime: a.PopTime, InvisibleTime: a.InvisibleTime, ReviveQid: a.ReviveQueueID}
+		e := message.ExtraInfo{Retry: a.Retry, PopTime: a.PopTime, InvisibleTime: a.InvisibleTime, ReviveQid: a.ReviveQueueID}
 		if a.Retry != "0" && a.Retry != "1" && a.Retry != "2" {
-			return refuse(remoting.SystemError, ErrBadExtraInfo, "getRetry fail, format is wrong")
+			return remoting.Refuse(remoting.SystemError, message.ErrBadExtraInfo, "getRetry fail, format is wrong")
 		}
 		topic := e.RealTopic(a.Topic, a.Group)
 		minOff, maxOff := b.Store.MinOffset(topic, a.QueueID), b.Store.MaxOffset(topic, a.QueueID)
@@ -102,7 +103,7 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 		if len(offs) == 0 {
 			continue
 		}
-		if a.ReviveQueueID == PopOrderReviveQueue {
+		if a.ReviveQueueID == message.PopOrderReviveQueue {
 			for _, o := range offs {
 				if err := b.ackOrderly(&AckRequest{Group: a.Group, Topic: topic, QueueID: a.QueueID, Offset: o}, &e); err != nil {
 					return err
@@ -129,13 +130,13 @@ func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, erro
 	}
 	minOff, maxOff := b.Store.MinOffset(r.Topic, r.QueueID), b.Store.MaxOffset(r.Topic, r.QueueID)
 	if r.Offset < minOff || r.Offset >= maxOff {
-		return ChangeInvisibleResult{}, refuse(remoting.NoMessage, nil, "")
+		return ChangeInvisibleResult{}, remoting.Refuse(remoting.NoMessage, nil, "")
 	}
-	e, err := ParseExtraInfo(r.ExtraInfo)
+	e, err := message.ParseExtraInfo(r.ExtraInfo)
 	if err != nil {
-		return ChangeInvisibleResult{}, refuse(remoting.SystemError, err, "%s", err.Error())
+		return ChangeInvisibleResult{}, remoting.Refuse(remoting.SystemError, err, "%s", err.Error())
 	}
-	if e.ReviveQid == PopOrderReviveQueue {
+	if e.ReviveQid == message.PopOrderReviveQueue {
 		return b.changeInvisibleOrderly(r, &e), nil
 	}
 	now := time.Now().UnixMilli()
@@ -143,7 +144,7 @@ func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, erro
 		invisibleTime: r.InvisibleTime, offsets: []int64{r.Offset}}
 	ro, err := b.putRevive(ckTag, ck.record(b.Config().BrokerName))
 	if err != nil {
-		return ChangeInvisibleResult{}, fmt.Errorf("%w: %w", refuse(remoting.SystemError, nil, "append checkpoint failed"), err)
+		return ChangeInvisibleResult{}, fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, nil, "append checkpoint failed"), err)
 	}
 	ck.reviveOffset = ro
 	b.pop.add(ck)
@@ -166,7 +167,7 @@ func (p *pops) ack(k ckKey, offsets []int64) error {
 		tag, rec.AckOffset, rec.AckOffsets = batchAckTag, -1, offsets
 	}
 	if _, err := p.b.putRevive(tag, rec); err != nil {
-		return fmt.Errorf("%w: %w", refuse(remoting.SystemError, nil, "append ack failed"), err)
+		return fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, nil, "append ack failed"), err)
 	}
 	p.mark(k, offsets)
 	return nil

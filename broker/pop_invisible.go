@@ -17,10 +17,10 @@ const (
 // INVALID_PARAMETER and the proxy's wording.
 func checkInvisibleTime(ms int64) error {
 	if ms < MinInvisibleTimeMillis {
-		return refuse(remoting.InvalidParameter, nil, "the invisibleTime is too small. min is %d", MinInvisibleTimeMillis)
+		return remoting.Refuse(remoting.InvalidParameter, nil, "the invisibleTime is too small. min is %d", MinInvisibleTimeMillis)
 	}
 	if ms > MaxInvisibleTimeMillis {
-		return refuse(remoting.InvalidParameter, nil, "the invisibleTime is too large. max is %d", MaxInvisibleTimeMillis)
+		return remoting.Refuse(remoting.InvalidParameter, nil, "the invisibleTime is too large. max is %d", MaxInvisibleTimeMillis)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -31,27 +32,27 @@ type NotificationResult struct {
 // checkPeek is the check NOTIFICATION and POLLING_INFO start with (Apache's order, codes and remarks).
 func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*TopicConfig, error) {
 	cfg := b.Config()
-	if cfg.BrokerPermission&PermRead == 0 {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] peeking message is forbidden", cfg.BrokerIP1)
+	if cfg.BrokerPermission&message.PermRead == 0 {
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] peeking message is forbidden", cfg.BrokerIP1)
 	}
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
 	}
 	if !tc.Readable() {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", topic)
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", topic)
 	}
 	if queueID >= tc.ReadQueueNums {
-		return nil, refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
+		return nil, remoting.Refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
 			queueID, topic, tc.ReadQueueNums, remote)
 	}
 	gc, ok := b.Groups.Get(group)
 	if !ok {
-		return nil, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group [%s] does not exist, %s",
+		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group [%s] does not exist, %s",
 			group, FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", group)
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", group)
 	}
 	return tc, nil
 }
@@ -114,7 +115,7 @@ func (p *pops) hasMsg(r *NotificationRequest, readQueues int32) bool {
 		return st.MaxOffset(topic, q) > off
 	}
 	if !r.Order {
-		retry := PopRetryTopic(r.Topic, r.Group)
+		retry := message.PopRetryTopic(r.Topic, r.Group)
 		if tc, ok := p.b.Topics.Get(retry); ok {
 			for q := int32(0); q < tc.ReadQueueNums; q++ {
 				if has(retry, q, true) {

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -258,7 +259,7 @@ func (t *orders) changeInvisible(k orderKey, offset, popTime, nextVisible int64)
 }
 
 // ackOrderly is ACK_MESSAGE of a handle with reviveQid 999 (AckMessageProcessor.ackOrderly).
-func (b *Broker) ackOrderly(r *AckRequest, e *ExtraInfo) error {
+func (b *Broker) ackOrderly(r *AckRequest, e *message.ExtraInfo) error {
 	k := orderKey{topic: r.Topic, group: r.Group, queueID: r.QueueID}
 	old, _ := b.Offsets.Query(r.Group, r.Topic, r.QueueID)
 	if r.Offset < old {
@@ -271,14 +272,14 @@ func (b *Broker) ackOrderly(r *AckRequest, e *ExtraInfo) error {
 			b.pop.arrived(r.Topic)
 		}
 	case next == -1:
-		return refuse(remoting.MessageIllegal, nil, "offset is illegal, key:%s@%s@%d, old:%d, commit:%d, next:%d, %s",
+		return remoting.Refuse(remoting.MessageIllegal, nil, "offset is illegal, key:%s@%s@%d, old:%d, commit:%d, next:%d, %s",
 			r.Topic, r.Group, r.QueueID, old, r.Offset, next, r.Remote)
 	}
 	return nil
 }
 
 // changeInvisibleOrderly is CHANGE_MESSAGE_INVISIBLETIME of an orderly handle.
-func (b *Broker) changeInvisibleOrderly(r *AckRequest, e *ExtraInfo) ChangeInvisibleResult {
+func (b *Broker) changeInvisibleOrderly(r *AckRequest, e *message.ExtraInfo) ChangeInvisibleResult {
 	res := ChangeInvisibleResult{PopTime: e.PopTime, InvisibleTime: e.InvisibleTime, ReviveQid: e.ReviveQid}
 	if old, _ := b.Offsets.Query(r.Group, r.Topic, r.QueueID); r.Offset < old {
 		return res

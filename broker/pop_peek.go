@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -22,7 +23,7 @@ func (b *Broker) Peek(group, topic string, queueID, maxMsgNums int32, remote str
 	r := &PopRequest{Group: group, Topic: topic, QueueID: queueID, MaxMsgNums: min(maxMsgNums, int32(cfg.MaxTransferCountOnMessageInMemory))}
 	readQueues := tc.ReadQueueNums
 	if !b.Go(func() { done(b.pop.peek(r, readQueues)) }) {
-		return refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
+		return remoting.Refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
 	}
 	return nil
 }
@@ -33,7 +34,7 @@ func (p *pops) peek(r *PopRequest, readQueues int32) PopResult {
 		maxBytes: cfg.MaxTransferBytesOnMessageInMemory}
 	randomQ := rand.IntN(100)
 	needRetry := randomQ < popFromRetryProbability
-	retryTopic := PopRetryTopic(r.Topic, r.Group)
+	retryTopic := message.PopRetryTopic(r.Topic, r.Group)
 	if needRetry {
 		p.popTopic(&st, retryTopic, true, nil, randomQ)
 	}

@@ -177,11 +177,11 @@ func (p *pops) reviveRead(ck *popCk, off int64) (*message.Record, bool) {
 func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
 	b := p.b
 	topic := ck.key.topic
-	if !IsRetryTopic(topic) {
-		topic = PopRetryTopic(topic, ck.key.group)
+	if !message.IsRetryTopic(topic) {
+		topic = message.PopRetryTopic(topic, ck.key.group)
 	}
 	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: PermRead | PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		return fmt.Errorf("%w: %s: %w", errReviveTopic, cutName(topic), err)
 	}
 	props := m.Properties
@@ -200,7 +200,7 @@ func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
 // reviveDLQ moves m to %DLQ%<group> because cause kept it from its retry topic.
 func (p *pops) reviveDLQ(ck *popCk, m *message.Record, cause error) error {
 	b := p.b
-	topic := DLQGroupPrefix + ck.key.group
+	topic := message.DLQGroupPrefix + ck.key.group
 	if err := b.createDLQ(topic); err != nil {
 		return fmt.Errorf("%w (to the DLQ after: %w)", err, cause)
 	}

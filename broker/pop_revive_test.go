@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -43,14 +44,14 @@ func popDue(t *testing.T, b *Broker, group string) {
 func TestReviveInvalidRetryTopicGoesToDLQ(t *testing.T) {
 	b := pullBroker(t, nil)
 	putT(t, b, "A")
-	group := strings.Repeat("g", GroupMaxLength)
+	group := strings.Repeat("g", message.GroupMaxLength)
 	popDue(t, b, group)
 	b.pop.revivePass(time.Now().UnixMilli())
 	if n := b.pop.live(); n != 0 {
 		t.Fatalf("live checkpoints after the revive %d", n)
 	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(DLQGroupPrefix+group, 0) == 1 })
-	if _, ok := b.Topics.Get(PopRetryTopic("T", group)); ok {
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(message.DLQGroupPrefix+group, 0) == 1 })
+	if _, ok := b.Topics.Get(message.PopRetryTopic("T", group)); ok {
 		t.Fatal("a retry topic with an invalid name was created")
 	}
 }
@@ -65,7 +66,7 @@ func TestReviveWriteFailureBacksOffThenDLQ(t *testing.T) {
 	var retryPuts, dlqPuts int
 	dlqFails := true
 	b.pop.putFault = func(m *store.PutMessage) error {
-		if strings.HasPrefix(m.Topic, DLQGroupPrefix) {
+		if strings.HasPrefix(m.Topic, message.DLQGroupPrefix) {
 			dlqPuts++
 			if dlqFails {
 				return errors.New("test: dlq write refused")
@@ -107,8 +108,8 @@ func TestReviveWriteFailureBacksOffThenDLQ(t *testing.T) {
 	if n := b.pop.live(); n != 0 || dlqPuts != 2 {
 		t.Fatalf("live %d dlq puts %d after the DLQ accepts", n, dlqPuts)
 	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(DLQGroupPrefix+"G", 0) == 1 })
-	if b.Store.MaxOffset(PopRetryTopic("T", "G"), 0) != 0 {
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(message.DLQGroupPrefix+"G", 0) == 1 })
+	if b.Store.MaxOffset(message.PopRetryTopic("T", "G"), 0) != 0 {
 		t.Fatal("the retry topic got the message")
 	}
 }

@@ -53,7 +53,7 @@ func TestPopCheckpoints(t *testing.T) {
 	if b.pop.live() != 1 {
 		t.Fatalf("live checkpoints %d", b.pop.live())
 	}
-	h := string(AppendExtraInfo(nil, 0, res.PopTime, 60_000, 0, "T", "b", 0, 0))
+	h := string(message.AppendExtraInfo(nil, 0, res.PopTime, 60_000, 0, "T", "b", 0, 0))
 	if err := b.Ack(&AckRequest{Group: "G", Topic: "T", QueueID: 0, ExtraInfo: h, Offset: 0}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPopCheckpoints(t *testing.T) {
 	if b.pop.live() != 0 {
 		t.Fatalf("live checkpoints after the revive %d", b.pop.live())
 	}
-	retry := PopRetryTopic("T", "G")
+	retry := message.PopRetryTopic("T", "G")
 	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(retry, 0) == 1 })
 	retried := map[PopRetryKey]int64{}
 	b.Revive.RangeRetries(func(k PopRetryKey, n int64) bool { retried[k] = n; return true })
@@ -95,7 +95,7 @@ func TestPopCheckpoints(t *testing.T) {
 	if string(v.Topic) != "T" || v.ReconsumeTimes != 1 || !strings.Contains(handle, " 1 b 0 0") {
 		t.Fatalf("retried message topic %s reconsume %d handle %q", v.Topic, v.ReconsumeTimes, handle)
 	}
-	e, err := ParseExtraInfo(handle)
+	e, err := message.ParseExtraInfo(handle)
 	if err != nil {
 		t.Fatal(err)
 	}

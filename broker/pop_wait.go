@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rocketgo/rocketgo/message"
 )
 
 type parkResult uint8
@@ -51,7 +53,7 @@ func (p *pops) park(topic, group string, queueID int32, bornTime, pollTime int64
 		return notParked
 	}
 	w := &popWait{topic: topic, group: group, queueID: queueID, deadline: deadline, rerun: rerun}
-	retry := PopRetryTopic(topic, group)
+	retry := message.PopRetryTopic(topic, group)
 	ws := &p.waits
 	ws.mu.Lock()
 	if ws.n >= maxPopPollingSize || len(ws.byTopic[topic]) >= popPollingSize {
@@ -101,7 +103,7 @@ func (p *pops) unlist(w *popWait) {
 	ws := &p.waits
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	for _, t := range [2]string{w.topic, PopRetryTopic(w.topic, w.group)} {
+	for _, t := range [2]string{w.topic, message.PopRetryTopic(w.topic, w.group)} {
 		list := ws.byTopic[t]
 		for i, x := range list {
 			if x == w {

@@ -33,6 +33,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/filter"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -316,7 +317,7 @@ func (b *Broker) deferCold(r *PullRequest, later func() PullCompletion) (PullRes
 	default:
 		b.cold.sampled.Warn().Int("pullThreadPoolQueueCapacity", cap(b.cold.jobs)).Str("remote", r.Remote).
 			Msg("cold pull queue full; pull refused")
-		return PullResult{}, refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+		return PullResult{}, remoting.Refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
 	}
 }
 
@@ -359,35 +360,35 @@ func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*Subscription, *filter.
 	expr, err := b.Filters.Compile(sub.SubString)
 	if err != nil {
 		// Apache's remark says no more; the error stays in the refusal.
-		return nil, nil, &Refusal{Code: remoting.SubscriptionParseFailed, Remark: "parse the consumer's subscription failed", Err: err}
+		return nil, nil, &remoting.Refusal{Code: remoting.SubscriptionParseFailed, Remark: "parse the consumer's subscription failed", Err: err}
 	}
 	return sub, expr, nil
 }
 
 func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error) {
-	if cfg.BrokerPermission&PermRead == 0 {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] pulling message is forbidden", cfg.BrokerIP1)
+	if cfg.BrokerPermission&message.PermRead == 0 {
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] pulling message is forbidden", cfg.BrokerIP1)
 	}
 	gc, ok := b.Groups.Get(r.Group)
 	if !ok {
 		// An invalid name is never created (Groups.Get), as Apache's
 		// findSubscriptionGroupConfig: the same answer as for a missing group.
-		return nil, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist,
+		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist,
 			"subscription group [%s] does not exist, %s", r.Group, FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
+		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, FAQGroupNotExist)
 	}
 	if !tc.Readable() {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] pulling message is forbidden", r.Topic)
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] pulling message is forbidden", r.Topic)
 	}
 	if r.QueueID < 0 || r.QueueID >= tc.ReadQueueNums {
-		return nil, refuse(remoting.InvalidParameter, nil,
+		return nil, remoting.Refuse(remoting.InvalidParameter, nil,
 			"queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[/%s]",
 			r.QueueID, r.Topic, tc.ReadQueueNums, r.Remote)
 	}
@@ -398,35 +399,35 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 		}
 		s, err := b.Filters.Tags(r.Subscription)
 		if err != nil { // filterExpressionMaxLength
-			return nil, refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
+			return nil, remoting.Refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
 		}
 		return s, nil
 	}
 	s, known := b.Clients.Subscription(r.Group, r.Topic)
 	if !known {
-		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's group info not exist%s", FAQGroupNotExist)
+		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's group info not exist%s", FAQGroupNotExist)
 	}
 	// Apache checks the message model only of a pull without its
 	// subscription (the Java client's, which registers it by heartbeat).
 	if !gc.ConsumeBroadcastEnable {
 		if info, ok := b.Clients.ConsumerInfo(r.Group); ok && info.MessageModel == "BROADCASTING" {
-			return nil, refuse(remoting.NoPermission, ErrNoPermission,
+			return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission,
 				"the consumer group[%s] can not consume by broadcast way", r.Group)
 		}
 	}
 	if b.Groups.readForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (groupforbidden.go)
-		return nil, refuse(remoting.NoPermission, ErrNoPermission,
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission,
 			"the consumer group[%s] is forbidden for topic[%s]", r.Group, r.Topic)
 	}
 	if s == nil {
-		return nil, refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)
+		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)
 	}
 	if s.SubVersion < r.SubVersion {
 		b.Clients.MarkSubscriptionStale(r.Group, r.ConnID)
 		b.sampled.Warn().Str("group", r.Group).Str("topic", r.Topic).Str("remote", r.Remote).
 			Int64("brokerSubVersion", s.SubVersion).Int64("pullSubVersion", r.SubVersion).
 			Msg("the broker's subscription is not latest; the client's next heartbeat is told IS_SUB_CHANGE")
-		return nil, refuse(remoting.SubscriptionNotLatest, nil, "the consumer's subscription not latest")
+		return nil, remoting.Refuse(remoting.SubscriptionNotLatest, nil, "the consumer's subscription not latest")
 	}
 	return s, nil
 }
@@ -436,6 +437,6 @@ func IsTagType(t string) bool { return t == "" || strings.EqualFold(t, "TAG") }
 
 // filterUnsupported is Apache's answer to a non-TAG subscription the broker
 // cannot filter (enablePropertyFilter off, or an unknown type).
-func filterUnsupported(expressionType string) *Refusal {
-	return refuse(remoting.SystemError, nil, "The broker does not support consumer to filter message by %s", expressionType)
+func filterUnsupported(expressionType string) *remoting.Refusal {
+	return remoting.Refuse(remoting.SystemError, nil, "The broker does not support consumer to filter message by %s", expressionType)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -29,7 +30,7 @@ func pullBroker(t *testing.T, edit func(*Config)) *Broker {
 		run(b.runColdPulls)
 	}
 	t.Cleanup(func() { close(quit); wg.Wait() }) // before testBroker's stop
-	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: PermRead | PermWrite}); err != nil {
+	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(DefaultGroupConfig("G")); err != nil {
@@ -60,7 +61,7 @@ func subPull(offset int64, expr string) *PullRequest {
 
 func wantRefusal(t *testing.T, err error, code int32, remark string) {
 	t.Helper()
-	var r *Refusal
+	var r *remoting.Refusal
 	if !errors.As(err, &r) {
 		t.Fatalf("err %v, want a refusal %d", err, code)
 	}
@@ -73,7 +74,7 @@ func wantRefusal(t *testing.T, err error, code int32, remark string) {
 // its code and remark, in Apache's order of checks.
 func TestPullRefusals(t *testing.T) {
 	b := pullBroker(t, func(c *Config) { c.AutoCreateSubscriptionGroup = false })
-	if err := b.Topics.Put(TopicConfig{TopicName: "W", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermWrite}); err != nil {
+	if err := b.Topics.Put(TopicConfig{TopicName: "W", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	off := DefaultGroupConfig("Off")
@@ -134,7 +135,7 @@ func TestPullRefusals(t *testing.T) {
 	}
 
 	// A subscription the group's consumers hold not for this topic.
-	if err := b.Topics.Put(TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
+	if err := b.Topics.Put(TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	r := subPull(0, "*")
@@ -156,10 +157,10 @@ func TestPullRefusals(t *testing.T) {
 	}
 
 	// The broker's permission comes first.
-	b.updateConfig(func(c *Config) { c.BrokerPermission = PermWrite })
+	b.updateConfig(func(c *Config) { c.BrokerPermission = message.PermWrite })
 	_, err = b.Pull(subPull(0, "*"), nil)
 	wantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] pulling message is forbidden")
-	b.updateConfig(func(c *Config) { c.BrokerPermission = PermRead | PermWrite })
+	b.updateConfig(func(c *Config) { c.BrokerPermission = message.PermRead | message.PermWrite })
 
 	b.updateConfig(func(c *Config) { c.EnablePropertyFilter = true })
 	r = subPull(0, "a >")
@@ -455,7 +456,7 @@ func TestPullColdQueueBound(t *testing.T) {
 		c.Store.MappedFileSizeCommitLog = 8 << 20
 		c.PullThreadPoolQueueCapacity = 2
 	})
-	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
+	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(DefaultGroupConfig("G")); err != nil {

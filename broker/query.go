@@ -45,7 +45,7 @@ func (b *Broker) QueryMessage(r QueryMessageRequest) (QueryMessageResult, error)
 	out := QueryMessageResult{Body: res.Body, IndexLastUpdateTimestamp: res.IndexLastUpdateTimestamp,
 		IndexLastUpdatePhyoffset: res.IndexLastUpdatePhyoffset}
 	if res.Count == 0 {
-		return out, refuse(remoting.QueryNotFound, ErrMessageNotFound, "can not find message, maybe time range not correct")
+		return out, remoting.Refuse(remoting.QueryNotFound, ErrMessageNotFound, "can not find message, maybe time range not correct")
 	}
 	return out, nil
 }

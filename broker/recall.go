@@ -45,7 +45,7 @@ func recallHandle(brokerName, props, uniq string) string {
 	out := message.Property(props, message.PropTimerOutMs)
 	realTopic := message.Property(props, message.PropRealTopic)
 	ms, err := strconv.ParseInt(out, 10, 64)
-	if err != nil || realTopic == "" || strings.HasPrefix(realTopic, RetryGroupPrefix) {
+	if err != nil || realTopic == "" || strings.HasPrefix(realTopic, message.RetryGroupPrefix) {
 		return ""
 	}
 	if uniq == "" {
@@ -92,28 +92,28 @@ func (b *Broker) Recall(r RecallRequest) (SendRequest, string, error) {
 	cfg := b.Config()
 	switch {
 	case !cfg.RecallMessageEnable:
-		return SendRequest{}, "", refuse(remoting.NoPermission, ErrRecallDisabled, "recall failed, operation is forbidden")
+		return SendRequest{}, "", remoting.Refuse(remoting.NoPermission, ErrRecallDisabled, "recall failed, operation is forbidden")
 	case cfg.IsSlave():
-		return SendRequest{}, "", refuse(remoting.SlaveNotAvailable, ErrSlave, "recall failed, broker service not available")
-	case cfg.BrokerPermission&PermWrite == 0 && !cfg.AllowRecallWhenBrokerNotWriteable:
-		return SendRequest{}, "", refuse(remoting.ServiceNotAvailable, nil, "recall failed, broker service not available")
+		return SendRequest{}, "", remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "recall failed, broker service not available")
+	case cfg.BrokerPermission&message.PermWrite == 0 && !cfg.AllowRecallWhenBrokerNotWriteable:
+		return SendRequest{}, "", remoting.Refuse(remoting.ServiceNotAvailable, nil, "recall failed, broker service not available")
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return SendRequest{}, "", refuse(remoting.TopicNotExist, ErrTopicNotExist, "recall failed, the topic[%s] not exist", r.Topic)
+		return SendRequest{}, "", remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "recall failed, the topic[%s] not exist", r.Topic)
 	}
 	h, ok := decodeRecallHandle(r.Handle)
 	switch {
 	case !ok:
-		return SendRequest{}, "", refuse(remoting.IllegalOperation, ErrRecallHandle, "recall handle is invalid")
+		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall handle is invalid")
 	case h.topic != r.Topic:
-		return SendRequest{}, "", refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, topic not match")
+		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, topic not match")
 	case h.brokerName != cfg.BrokerName:
-		return SendRequest{}, "", refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, broker service not available")
+		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, broker service not available")
 	}
 	now := time.Now().UnixMilli()
 	ts, err := strconv.ParseInt(h.timestamp, 10, 64)
 	if left := ts - now; err != nil || left <= 0 || left >= cfg.TimerMaxDelaySec*1000 {
-		return SendRequest{}, "", refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, timestamp invalid")
+		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, timestamp invalid")
 	}
 	var props []byte
 	for _, kv := range [][2]string{

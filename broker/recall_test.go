@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -70,7 +71,7 @@ func TestRecallTimerMessage(t *testing.T) {
 }
 
 func refusedWith(err error, code int32, remark string) bool {
-	var r *Refusal
+	var r *remoting.Refusal
 	return errors.As(err, &r) && r.Code == code && r.Remark == remark
 }
 
@@ -117,7 +118,7 @@ func TestRecallRefusals(t *testing.T) {
 		}
 	}
 	b.updateConfig(func(c *Config) {
-		c.RecallMessageEnable, c.BrokerPermission, c.AllowRecallWhenBrokerNotWriteable = true, PermRead, false
+		c.RecallMessageEnable, c.BrokerPermission, c.AllowRecallWhenBrokerNotWriteable = true, message.PermRead, false
 	})
 	if _, _, err := b.Recall(RecallRequest{Topic: "Real", Handle: h}); !refusedWith(err, remoting.ServiceNotAvailable, "recall failed, broker service not available") {
 		t.Errorf("broker not writeable: %v", err)

@@ -47,6 +47,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -292,7 +293,7 @@ func (r *registrar) registerWith(p *peer, full bool) {
 // send registers topics with the name server at addr, in parts when split
 // registration is on or one body would not fit a frame; it reports whether
 // it accepted every part.
-func (r *registrar) send(addr string, topics []*TopicConfig, version DataVersion, kind string) bool {
+func (r *registrar) send(addr string, topics []*TopicConfig, version remoting.DataVersion, kind string) bool {
 	slices.SortFunc(topics, func(a, b *TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
 	c := r.b.Config()
 	topics = maskPerms(topics, c.BrokerPermission)
@@ -356,7 +357,7 @@ func (r *registrar) invoke(addr string, header map[string]string, body []byte, t
 // refuses (brokerPermission without read or write), as Apache's
 // registerBrokerAll: clients then route neither sends nor pulls to it.
 func maskPerms(topics []*TopicConfig, brokerPerm int32) []*TopicConfig {
-	if brokerPerm&(PermRead|PermWrite) == PermRead|PermWrite {
+	if brokerPerm&(message.PermRead|message.PermWrite) == message.PermRead|message.PermWrite {
 		return topics
 	}
 	out := make([]*TopicConfig, len(topics))
@@ -403,7 +404,7 @@ type registerBody struct {
 	TopicConfigSerializeWrapper topicsFile `json:"topicConfigSerializeWrapper"`
 }
 
-func (r *registrar) encode(topics []*TopicConfig, version DataVersion) ([]byte, error) {
+func (r *registrar) encode(topics []*TopicConfig, version remoting.DataVersion) ([]byte, error) {
 	if r.b.Config().CompressedRegister {
 		return encodeCompressedBody(topics, version)
 	}
@@ -418,7 +419,7 @@ func (r *registrar) encode(topics []*TopicConfig, version DataVersion) ([]byte, 
 // encodeCompressedBody writes RegisterBrokerBody.encode(true): a zlib stream
 // of the data version, the topics (TopicConfig.encode: "name read write perm
 // filterType attributes"), an empty filter server list and no queue mappings.
-func encodeCompressedBody(topics []*TopicConfig, version DataVersion) ([]byte, error) {
+func encodeCompressedBody(topics []*TopicConfig, version remoting.DataVersion) ([]byte, error) {
 	var out bytes.Buffer
 	zw, err := zlib.NewWriterLevel(&out, compressLevel)
 	if err != nil {

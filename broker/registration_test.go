@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 func regTopics(n int) []*TopicConfig {
@@ -26,7 +27,7 @@ func regTopics(n int) []*TopicConfig {
 func TestRegistrationBodies(t *testing.T) {
 	r := &registrar{b: brokerWith(DefaultConfig())}
 	topics := regTopics(1000)
-	v := DataVersion{Counter: 7, StateVersion: 1, Timestamp: 1700000000000}
+	v := remoting.DataVersion{Counter: 7, StateVersion: 1, Timestamp: 1700000000000}
 	for _, compressed := range []bool{false, true} {
 		r.b.updateConfig(func(c *Config) { c.CompressedRegister = compressed })
 		body, err := r.encode(topics, v)
@@ -90,7 +91,7 @@ func TestChunk(t *testing.T) {
 // form (the topics are sorted once per registration too).
 func BenchmarkRegistrationBody100k(b *testing.B) {
 	topics := regTopics(100_000)
-	v := DataVersion{Counter: 1}
+	v := remoting.DataVersion{Counter: 1}
 	for _, tc := range []struct {
 		name              string
 		compressed, split bool

@@ -97,7 +97,7 @@ func (b *Broker) refuseOnSlave() error {
 	if !b.Config().IsSlave() {
 		return nil
 	}
-	return refuse(remoting.SystemError, ErrSlave,
+	return remoting.Refuse(remoting.SystemError, ErrSlave,
 		"Can't modify topic or subscription group from slave broker, please execute it from master broker.")
 }
 
@@ -383,7 +383,7 @@ func (b *Broker) AllDelayOffsets() []byte {
 
 // withDataVersion adds "dataVersion" to a JSON object ending in '}'.
 func withDataVersion(obj []byte) []byte {
-	v, _ := jsoniter.Marshal(DataVersion{Timestamp: time.Now().UnixMilli()}) // a struct of ints: cannot fail
+	v, _ := jsoniter.Marshal(remoting.DataVersion{Timestamp: time.Now().UnixMilli()}) // a struct of ints: cannot fail
 	obj = append(obj[:len(obj)-1], `,"dataVersion":`...)
 	obj = append(obj, v...)
 	return append(obj, '}')

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -80,7 +81,7 @@ func TestSyncMasterSendStatus(t *testing.T) {
 				c.HA.BrokerRole = ha.SyncMaster
 				c.Store.FlushDiskType = tc.flush
 			})
-			putTopic(t, b, "T", 1, PermRead|PermWrite)
+			putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 			var need store.Durability
 			b.wait = func(_ int64, n store.Durability, done func(error)) { need = n; done(tc.err) }
 			var got SendStatus = -1
@@ -101,7 +102,7 @@ func TestSyncMasterSendStatus(t *testing.T) {
 	}
 	// A batch waits for its last message's end.
 	sm, _ := testBroker(t, t.TempDir(), func(c *Config) { c.HA.BrokerRole = ha.SyncMaster })
-	putTopic(t, sm, "T", 1, PermRead|PermWrite)
+	putTopic(t, sm, "T", 1, message.PermRead|message.PermWrite)
 	var waited int64
 	sm.wait = func(end int64, _ store.Durability, done func(error)) {
 		waited = end
@@ -119,7 +120,7 @@ func TestSyncMasterSendStatus(t *testing.T) {
 	}
 
 	b, _ := testBroker(t, t.TempDir(), nil)
-	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 	b.wait = func(int64, store.Durability, func(error)) { t.Fatal("an ASYNC_MASTER waited") }
 	var res SendResult
 	if err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) { return func(SendStatus) {} }); err != nil || res.Parked {
@@ -229,7 +230,7 @@ func runNamesrv(t *testing.T) *namesrv.Server {
 func TestSlaveLearnsMaster(t *testing.T) {
 	ns := runNamesrv(t)
 	m, _ := runServing(t, ns.Addr(), func(c *Config) { c.BrokerIP2 = "127.0.0.2" })
-	if err := m.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
+	if err := m.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("T"); return err == nil })
@@ -312,7 +313,7 @@ func TestHangingNamesrv(t *testing.T) {
 	start := time.Now()
 	b, _ := runServing(t, ln.Addr().String()+";"+ns.Addr(), nil)
 	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
-	if err := b.UpdateTopic(TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite}); err != nil {
+	if err := b.UpdateTopic(TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })

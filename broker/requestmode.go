@@ -25,6 +25,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -94,14 +95,14 @@ func (b *Broker) SetMessageRequestMode(body []byte) error {
 	if r.Mode != "PULL" && r.Mode != "POP" {
 		return fmt.Errorf("%w: mode %q", remoting.ErrBadField, r.Mode)
 	}
-	if IsRetryTopic(r.Topic) {
-		return refuse(remoting.NoPermission, nil, "retry topic is not allowed to set mode")
+	if message.IsRetryTopic(r.Topic) {
+		return remoting.Refuse(remoting.NoPermission, nil, "retry topic is not allowed to set mode")
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", r.Topic)
+		return remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", r.Topic)
 	}
 	if _, ok := b.Groups.Get(r.ConsumerGroup); !ok {
-		return refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group does not exist")
+		return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group does not exist")
 	}
 	m := b.requestModes
 	m.mu.Lock()

@@ -19,14 +19,14 @@ import (
 // The answer lists the queues in Apache's HashMap order.
 func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) {
 	if b.Config().IsSlave() {
-		return ResetOffsetResult{}, refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+		return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return ResetOffsetResult{}, refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s does not exist", r.Topic)
+		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s does not exist", r.Topic)
 	}
 	if !b.Groups.Contains(r.Group) {
-		return ResetOffsetResult{}, refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s does not exist", r.Group)
+		return ResetOffsetResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s does not exist", r.Group)
 	}
 	st, name := b.Store, b.Config().BrokerName
 	at := func(q int32) int64 {
@@ -39,14 +39,14 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 	if r.OneQueue {
 		// rocketgo's bound on the entries a topic@group holds, as CommitOffset's.
 		if limit := b.Config().MaxTopicQueueNums; r.QueueID >= limit {
-			return ResetOffsetResult{}, refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
+			return ResetOffsetResult{}, remoting.Refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
 				r.QueueID, r.Topic, limit)
 		}
 		off := r.Offset
 		if r.HasOffset && off != -1 {
 			lo, hi := st.MinOffset(r.Topic, r.QueueID), st.MaxOffset(r.Topic, r.QueueID)
 			if lo >= 0 && off < lo || off > hi+1 {
-				return ResetOffsetResult{}, refuse(remoting.SystemError, nil, "Target offset %d not in consume queue range [%d-%d]", off, lo, hi)
+				return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, nil, "Target offset %d not in consume queue range [%d-%d]", off, lo, hi)
 			}
 		} else {
 			off = at(r.QueueID)
@@ -57,7 +57,7 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 			res.Offsets = append(res.Offsets, QueueOffset{Queue: MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: at(q)})
 		}
 		if len(res.Offsets) == 0 {
-			return ResetOffsetResult{}, refuse(remoting.SystemError, nil, "No queues to reset.")
+			return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, nil, "No queues to reset.")
 		}
 	}
 	for _, o := range res.Offsets {

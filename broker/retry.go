@@ -51,23 +51,23 @@ func (b *Broker) SendBack(r SendBack) error {
 	if !ok {
 		return groupNotExist(r.Group)
 	}
-	if cfg := b.Config(); cfg.BrokerPermission&PermWrite == 0 {
-		return refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
+	if cfg := b.Config(); cfg.BrokerPermission&message.PermWrite == 0 {
+		return remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	if gc.RetryQueueNums <= 0 {
 		return nil // Apache answers SUCCESS and drops it
 	}
-	topic := RetryGroupPrefix + r.Group
+	topic := message.RetryGroupPrefix + r.Group
 	queueID := rand.Int32N(gc.RetryQueueNums)
 	// The group passed ValidGroupName (Groups' invariant), so the name is a
 	// valid topic and its queue count is bounded.
 	tc, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
-		WriteQueueNums: gc.RetryQueueNums, Perm: PermRead | PermWrite})
+		WriteQueueNums: gc.RetryQueueNums, Perm: message.PermRead | message.PermWrite})
 	if err != nil {
 		return topicNotCreated(topic, err)
 	}
 	if !tc.Writable() {
-		return refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", topic)
+		return remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", topic)
 	}
 	rec, err := b.Store.MessageAt(r.Offset)
 	if err != nil {
@@ -96,7 +96,7 @@ func (b *Broker) SendBack(r SendBack) error {
 			origin = string(v.Topic)
 		}
 		b.Stats.ToDLQ(r.Group, origin)
-		topic = DLQGroupPrefix + r.Group
+		topic = message.DLQGroupPrefix + r.Group
 		queueID = rand.Int32N(dlqQueueNums)
 		if err := b.createDLQ(topic); err != nil {
 			return err
@@ -123,7 +123,7 @@ func (b *Broker) SendBack(r SendBack) error {
 	}
 	if _, err := b.put(&m); err != nil {
 		// Apache answers SYSTEM_ERROR with the PutMessageStatus's name.
-		return fmt.Errorf("%w: send back to %s: %w", refuse(remoting.SystemError, ErrSendBackFailed, "%s", putStatus(err)), topic, err)
+		return fmt.Errorf("%w: send back to %s: %w", remoting.Refuse(remoting.SystemError, ErrSendBackFailed, "%s", putStatus(err)), topic, err)
 	}
 	return nil
 }
@@ -133,7 +133,7 @@ func (b *Broker) SendBack(r SendBack) error {
 // PERM_WRITE | PERM_READ): the dashboard's DLQ page pulls it.
 func (b *Broker) createDLQ(topic string) error {
 	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
-		WriteQueueNums: dlqQueueNums, Perm: PermRead | PermWrite}); err != nil {
+		WriteQueueNums: dlqQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
 		return topicNotCreated(topic, err)
 	}
 	return nil
@@ -149,19 +149,19 @@ const FAQGroupNotExist = FAQSuggestTodo
 // groupNotExist is Apache's "subscription group not exist" refusal of a send
 // back or a send into a retry topic.
 func groupNotExist(group string) error {
-	return refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group not exist, %s %s",
+	return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group not exist, %s %s",
 		group, FAQGroupNotExist)
 }
 
 // topicNotCreated is Apache's answer when a retry or DLQ topic cannot be
 // created (createTopicInSendMessageBackMethod returned null).
 func topicNotCreated(topic string, cause error) error {
-	return fmt.Errorf("%w: %w", refuse(remoting.SystemError, ErrTopicNotExist, "topic[%s] not exist", topic), cause)
+	return fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, ErrTopicNotExist, "topic[%s] not exist", topic), cause)
 }
 
 // lookupFailed is Apache's answer when a send back names no message.
-func lookupFailed(offset int64) *Refusal {
-	return refuse(remoting.SystemError, ErrLookupFailed, "look message by offset failed, %d", offset)
+func lookupFailed(offset int64) *remoting.Refusal {
+	return remoting.Refuse(remoting.SystemError, ErrLookupFailed, "look message by offset failed, %d", offset)
 }
 
 // putStatus is the name of Apache's PutMessageStatus for a store error.
@@ -194,10 +194,10 @@ func putStatus(err error) string {
 // A move to the DLQ is counted under producerGroup and the retry topic, as
 // Apache labels it.
 func (b *Broker) retrySend(m *store.PutMessage, producerGroup string, maxReconsumeTimes int32, hasMax bool) error {
-	if !strings.HasPrefix(m.Topic, RetryGroupPrefix) {
+	if !strings.HasPrefix(m.Topic, message.RetryGroupPrefix) {
 		return nil
 	}
-	group := strings.TrimPrefix(m.Topic, RetryGroupPrefix)
+	group := strings.TrimPrefix(m.Topic, message.RetryGroupPrefix)
 	gc, ok := b.Groups.Get(group)
 	if !ok {
 		return groupNotExist(group)
@@ -208,7 +208,7 @@ func (b *Broker) retrySend(m *store.PutMessage, producerGroup string, maxReconsu
 	}
 	if m.ReconsumeTimes > maxTimes || b.lockedGroup(group) {
 		b.Stats.ToDLQ(producerGroup, m.Topic)
-		m.Topic = DLQGroupPrefix + group
+		m.Topic = message.DLQGroupPrefix + group
 		m.QueueID = rand.Int32N(dlqQueueNums)
 		if err := b.createDLQ(m.Topic); err != nil {
 			return err

@@ -115,15 +115,15 @@ func IsRuntimeKey(key string) bool { return runtimeKeys[key] }
 // configFile is the configuration as the broker's config file holds it,
 // guarded by Broker.cfgMu.
 type configFile struct {
-	recorded  Config      // what the next start reads: the snapshot in force plus recorded keys
-	extras    [][2]string // keys of the file this broker does not know, in file order
-	version   DataVersion // GET_BROKER_CONFIG's version: one step per update
+	recorded  Config               // what the next start reads: the snapshot in force plus recorded keys
+	extras    [][2]string          // keys of the file this broker does not know, in file order
+	version   remoting.DataVersion // GET_BROKER_CONFIG's version: one step per update
 	blackList map[string]bool
 }
 
 func newConfigFile(cfg Config) configFile {
 	f := configFile{recorded: cfg, extras: cfg.ConfigFileExtras, blackList: map[string]bool{}}
-	f.version.next()
+	f.version.Next()
 	for _, k := range alwaysBlackListed {
 		f.blackList[k] = true
 	}
@@ -158,14 +158,14 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 	}
 	pairs, err := config.ReadProperties(bytes.NewReader(body))
 	if err != nil {
-		return ch, refuse(remoting.SystemError, err, "string2Properties error")
+		return ch, remoting.Refuse(remoting.SystemError, err, "string2Properties error")
 	}
 	b.cfgMu.Lock()
 	f := &b.cfgFile
 	for _, kv := range pairs {
 		if f.blackList[kv[0]] {
 			b.cfgMu.Unlock()
-			return ch, refuse(remoting.NoPermission, ErrConfigBlackListed, "Can not update config in black list.")
+			return ch, remoting.Refuse(remoting.NoPermission, ErrConfigBlackListed, "Can not update config in black list.")
 		}
 	}
 	rec, cur := f.recorded, *b.Config()
@@ -183,7 +183,7 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 		}
 		if err := config.Set(&rec, key, val); err != nil {
 			b.cfgMu.Unlock()
-			return ConfigChange{}, refuse(remoting.InvalidParameter, err, "The value[%s] of config %s is invalid.", cut(val), key)
+			return ConfigChange{}, remoting.Refuse(remoting.InvalidParameter, err, "The value[%s] of config %s is invalid.", cut(val), key)
 		}
 		if runtimeKeys[key] {
 			_ = config.Set(&cur, key, val) // rec took it: a known key and a good value
@@ -195,14 +195,14 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 	for _, c := range []*Config{&rec, &cur} {
 		if err := c.validate(); err != nil {
 			b.cfgMu.Unlock()
-			return ConfigChange{}, refuse(remoting.InvalidParameter, err, "The broker config is invalid: %v", err)
+			return ConfigChange{}, remoting.Refuse(remoting.InvalidParameter, err, "The broker config is invalid: %v", err)
 		}
 	}
 	if len(ch.Applied) > 0 {
 		b.cfg.Store(&cur)
 	}
 	f.recorded, f.extras = rec, extras
-	f.version.next()
+	f.version.Next()
 	b.cfgMu.Unlock()
 	b.cfgDirty.Store(true)
 	b.persistSoon()
@@ -239,7 +239,7 @@ func extraIndex(extras [][2]string, key string) int {
 // key=value lines sorted by key, as Apache's getAllConfigsFormatString, and
 // the configuration's data version. Keys with an empty value are left out,
 // as Apache leaves out its unset (null) ones.
-func (b *Broker) ConfigProperties() ([]byte, DataVersion) {
+func (b *Broker) ConfigProperties() ([]byte, remoting.DataVersion) {
 	b.cfgMu.Lock()
 	v := b.cfgFile.version
 	b.cfgMu.Unlock()

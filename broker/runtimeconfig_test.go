@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -48,7 +49,7 @@ func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {
 	if _, ok := b.Groups.Get("auto-before"); !ok {
 		t.Fatal("autoCreateSubscriptionGroup default: group not created")
 	}
-	if _, err := b.Topics.AutoCreate("AutoBefore", AutoCreateTopicKey, 4); err != nil {
+	if _, err := b.Topics.AutoCreate("AutoBefore", message.AutoCreateTopicKey, 4); err != nil {
 		t.Fatalf("autoCreateTopicEnable default: %v", err)
 	}
 	ch, err := b.UpdateConfig([]byte("autoCreateSubscriptionGroup=false\nautoCreateTopicEnable = false\nbrokerPermission=4\nnoSuchKey=1\n"))
@@ -66,7 +67,7 @@ func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {
 	if _, ok := b.Groups.Get("auto-after"); ok {
 		t.Fatal("group created with autoCreateSubscriptionGroup=false")
 	}
-	if _, err := b.Topics.AutoCreate("AutoAfter", AutoCreateTopicKey, 4); !errors.Is(err, ErrTopicNotExist) {
+	if _, err := b.Topics.AutoCreate("AutoAfter", message.AutoCreateTopicKey, 4); !errors.Is(err, ErrTopicNotExist) {
 		t.Fatalf("AutoCreate with autoCreateTopicEnable=false: %v", err)
 	}
 	body, v1 := b.ConfigProperties()
@@ -223,11 +224,11 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	nsB, addrB := startFakeNamesrv(t)
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA; optIn(c) })
 	t.Cleanup(func() { _ = b.registrar.client.Close() })
-	if err := b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: PermRead | PermWrite}); err != nil {
+	if err := b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	b.registrar.register(true)
-	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != PermRead|PermWrite {
+	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("name server A: %+v", regs)
 	}
 	v0 := b.AllTopicConfig().DataVersion
@@ -240,13 +241,13 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	// What the poke asked for: a full registration.
 	b.registrar.register(b.registrar.full.Swap(false))
 	regs := nsB.registrations()
-	if len(regs) != 1 || regs[0]["T"].Perm != PermRead || regs[0][AutoCreateTopicKey].Perm&PermWrite != 0 {
+	if len(regs) != 1 || regs[0]["T"].Perm != message.PermRead || regs[0][message.AutoCreateTopicKey].Perm&message.PermWrite != 0 {
 		t.Fatalf("name server B: %+v", regs)
 	}
 	if n := len(nsA.registrations()); n != 1 {
 		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n)
 	}
-	if tc, _ := b.TopicConfig("T"); tc.Perm != PermRead|PermWrite {
+	if tc, _ := b.TopicConfig("T"); tc.Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("the table's perm changed to %d", tc.Perm)
 	}
 }

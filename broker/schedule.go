@@ -12,9 +12,6 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-// TimerTopic stages 5.x timer messages (Apache TimerMessageStore.TIMER_TOPIC).
-const TimerTopic = "rmq_sys_wheel_timer"
-
 var (
 	// ErrTimerIllegal: a timer message asks for a time beyond timerMaxDelaySec
 	// or carries an unparsable time (Apache WHEEL_TIMER_MSG_ILLEGAL).
@@ -52,11 +49,11 @@ func (b *Broker) schedule(m *store.PutMessage, now int64) error {
 		b.toDelayLevel(m, level)
 		return nil
 	}
-	if m.Topic == TimerTopic || message.Property(m.Properties, message.PropTimerOutMs) != "" || !hasTimerProps(m.Properties) {
+	if m.Topic == message.TimerTopic || message.Property(m.Properties, message.PropTimerOutMs) != "" || !hasTimerProps(m.Properties) {
 		return nil
 	}
 	if !b.Config().TimerWheelEnable {
-		return refuse(remoting.SystemError, ErrTimerDisabled, "accurate timer message is not enabled, timerWheelEnable is false")
+		return remoting.Refuse(remoting.SystemError, ErrTimerDisabled, "accurate timer message is not enabled, timerWheelEnable is false")
 	}
 	return b.toTimer(m, now)
 }
@@ -64,7 +61,7 @@ func (b *Broker) schedule(m *store.PutMessage, now int64) error {
 // timerIllegal is Apache's answer to WHEEL_TIMER_MSG_ILLEGAL; cause is
 // wrapped for logs and tests, the remark is Apache's.
 func (b *Broker) timerIllegal(cause error) error {
-	r := refuse(remoting.MessageIllegal, ErrTimerIllegal, "timer message illegal, the delay time should not be bigger "+
+	r := remoting.Refuse(remoting.MessageIllegal, ErrTimerIllegal, "timer message illegal, the delay time should not be bigger "+
 		"than the max delay %dms; or if set del msg, the delay time should be bigger than the current time",
 		b.Config().TimerMaxDelaySec*1000)
 	return fmt.Errorf("%w: %w", r, cause)
@@ -87,7 +84,7 @@ func (b *Broker) toDelayLevel(m *store.PutMessage, level int) {
 		kv = append(kv, message.PropDelayTimeLevel, strconv.Itoa(level))
 	}
 	m.Properties = propsSet(m.Properties, kv...)
-	m.Topic = ScheduleTopic
+	m.Topic = message.ScheduleTopic
 	m.QueueID = int32(level - 1)
 }
 
@@ -122,7 +119,7 @@ func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
 	}
 	m.Properties = propsSet(m.Properties, message.PropTimerOutMs, strconv.FormatInt(deliver, 10),
 		message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))
-	m.Topic = TimerTopic
+	m.Topic = message.TimerTopic
 	m.QueueID = 0
 	return nil
 }
@@ -134,14 +131,14 @@ func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
 // checked send, so only a record written otherwise (by an older broker, or
 // forged) fails; the error wraps ErrTopicInvalid, a permanent refusal.
 func (b *Broker) checkRealTopic(topic string, qid int) error {
-	if err := ValidTopicName(topic); err != nil {
+	if err := message.ValidTopicName(topic); err != nil {
 		return fmt.Errorf("REAL_TOPIC %q: %w", topic, err)
 	}
-	if NotAllowedSend(topic) {
-		return fmt.Errorf("REAL_TOPIC %s: %w: clients may not send to it", topic, ErrTopicInvalid)
+	if message.NotAllowedSend(topic) {
+		return fmt.Errorf("REAL_TOPIC %s: %w: clients may not send to it", topic, message.ErrTopicInvalid)
 	}
 	if qid < 0 || qid >= int(b.Config().MaxTopicQueueNums) {
-		return fmt.Errorf("REAL_QID %d of %s not in [0, %d): %w", qid, topic, b.Config().MaxTopicQueueNums, ErrTopicInvalid)
+		return fmt.Errorf("REAL_QID %d of %s not in [0, %d): %w", qid, topic, b.Config().MaxTopicQueueNums, message.ErrTopicInvalid)
 	}
 	return nil
 }

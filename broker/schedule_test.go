@@ -135,7 +135,7 @@ func TestScheduleTransforms(t *testing.T) {
 		t.Fatal(err)
 	}
 	pm := message.ParseProperties(m.Properties)
-	if m.Topic != ScheduleTopic || m.QueueID != 1 || pm["DELAY"] != "2" || pm["REAL_TOPIC"] != "T" ||
+	if m.Topic != message.ScheduleTopic || m.QueueID != 1 || pm["DELAY"] != "2" || pm["REAL_TOPIC"] != "T" ||
 		pm["REAL_QID"] != "3" || pm["TIMER_DELAY_SEC"] != "" {
 		t.Errorf("level 7 of 2: topic=%s queue=%d props=%v", m.Topic, m.QueueID, pm)
 	}
@@ -144,7 +144,7 @@ func TestScheduleTransforms(t *testing.T) {
 	if err := b.schedule(m, now); err != nil {
 		t.Fatal(err)
 	}
-	if m.Topic != TimerTopic || message.Property(m.Properties, "TIMER_OUT_MS") != itoa(now+3000) {
+	if m.Topic != message.TimerTopic || message.Property(m.Properties, "TIMER_OUT_MS") != itoa(now+3000) {
 		t.Errorf("timer: topic=%s props=%q", m.Topic, m.Properties)
 	}
 	for _, tc := range []struct {
@@ -211,7 +211,7 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 			return true
 		})
 		b.Stats.RangeOut(func(k GroupTopic, f *Flow) bool {
-			if k == (GroupTopic{ScheduleConsumerGroup, ScheduleTopic}) {
+			if k == (GroupTopic{message.ScheduleConsumerGroup, message.ScheduleTopic}) {
 				out = f.Msgs.Load()
 			}
 			return true
@@ -238,7 +238,7 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 		if _, err := b.put(m); err != nil {
 			t.Fatal(err)
 		}
-		if m.Topic != TimerTopic {
+		if m.Topic != message.TimerTopic {
 			t.Fatalf("%s staged in %s", id, m.Topic)
 		}
 	}
@@ -366,7 +366,7 @@ func TestRetrySendRules(t *testing.T) {
 	if m := send(2, 1, true); m.Topic != "%DLQ%G" {
 		t.Errorf("header maxReconsumeTimes 1: topic %s", m.Topic)
 	}
-	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermRead|PermWrite || tc.WriteQueueNums != 1 {
+	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != message.PermRead|message.PermWrite || tc.WriteQueueNums != 1 {
 		t.Errorf("DLQ topic %+v %v", tc, ok)
 	}
 	b.Locks.TryLock("G", "c", 1, []MessageQueue{{"T", "b", 0}}, time.Now())

@@ -300,7 +300,7 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 		typ = MessageTransaction
 	case hasShardingKey(r.Properties): // Apache's getMessageType: before delay
 		typ = MessageFIFO
-	case m.Topic == ScheduleTopic || m.Topic == TimerTopic: // the schedule hook moved it
+	case m.Topic == message.ScheduleTopic || m.Topic == message.TimerTopic: // the schedule hook moved it
 		typ = MessageDelay
 	}
 	// Under the topic stored, as Apache (its hooks rename the message in
@@ -312,7 +312,7 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	res.MsgID = buf[at:]
 	res.QueueOffset = pr.QueueOffset
 	res.TransactionID = uniq
-	if m.Topic == TimerTopic {
+	if m.Topic == message.TimerTopic {
 		res.RecallHandle = recallHandle(cfg.BrokerName, m.Properties, uniq)
 	}
 	return pr.PhysicalOffset + int64(pr.WroteBytes), nil
@@ -370,8 +370,8 @@ func appendBrokerProperties(cfg *Config, buf []byte) []byte {
 // are appended to every message's. It returns the commit log offset the
 // last message ends at.
 func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
-	if IsRetryTopic(r.Topic) {
-		return 0, refuse(remoting.MessageIllegal, nil, "batch request does not support retry group %s", r.Topic)
+	if message.IsRetryTopic(r.Topic) {
+		return 0, remoting.Refuse(remoting.MessageIllegal, nil, "batch request does not support retry group %s", r.Topic)
 	}
 	// Apache moves a delayed batch to SCHEDULE_TOPIC_XXXX, then its commit
 	// log refuses it, as it refuses transactional batches: MESSAGE_ILLEGAL.
@@ -419,13 +419,13 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		return nil
 	})
 	if err != nil {
-		if r := (*Refusal)(nil); errors.As(err, &r) {
+		if r := (*remoting.Refusal)(nil); errors.As(err, &r) {
 			return 0, err
 		}
-		return 0, refuse(remoting.MessageIllegal, store.ErrBadBatch, "bad batch body: %v", err)
+		return 0, remoting.Refuse(remoting.MessageIllegal, store.ErrBadBatch, "bad batch body: %v", err)
 	}
 	if len(msgs) == 0 {
-		return 0, refuse(remoting.MessageIllegal, store.ErrBadBatch, "empty batch")
+		return 0, remoting.Refuse(remoting.MessageIllegal, store.ErrBadBatch, "empty batch")
 	}
 	var resBuf [64]store.PutResult
 	began := time.Now()
@@ -442,7 +442,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	switch {
 	case hasShardingKey(r.Properties):
 		typ = MessageFIFO
-	case m.Topic == ScheduleTopic || m.Topic == TimerTopic:
+	case m.Topic == message.ScheduleTopic || m.Topic == message.TimerTopic:
 		typ = MessageDelay
 	}
 	b.Stats.In(m.Topic, typ, int64(len(results)), wrote)
@@ -478,39 +478,39 @@ func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*TopicConfig, error) {
 	if cfg.HA.BrokerRole == ha.Slave {
 		return nil, b.slaveRefusal(cfg)
 	}
-	if cfg.BrokerPermission&PermWrite == 0 {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
+	if cfg.BrokerPermission&message.PermWrite == 0 {
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok || tc.NameInvalid() {
-		if err := ValidTopicName(r.Topic); err != nil {
+		if err := message.ValidTopicName(r.Topic); err != nil {
 			return nil, err
 		}
 	}
-	if (ok && tc.SendRefused()) || (!ok && NotAllowedSend(r.Topic)) {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
+	if (ok && tc.SendRefused()) || (!ok && message.NotAllowedSend(r.Topic)) {
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
 	}
 	if !ok {
 		var err error
-		if IsRetryTopic(r.Topic) {
+		if message.IsRetryTopic(r.Topic) {
 			tc, _, err = b.Topics.CreateIfAbsent(TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
-				WriteQueueNums: 1, Perm: PermRead | PermWrite})
+				WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 		} else {
 			tc, err = b.Topics.AutoCreate(r.Topic, r.DefaultTopic, r.DefaultTopicQueueNums)
 		}
 		if err != nil {
-			return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
+			return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
 				r.Topic, FAQSuggestTodo)
 		}
 		b.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
 			Msg("topic auto-created on send")
 	}
 	if !tc.Writable() {
-		return nil, refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
+		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
 	}
 	// A negative queue id picks one of the write queues: there must be one.
 	if r.QueueID >= tc.QueueNums() || (r.QueueID < 0 && tc.WriteQueueNums <= 0) {
-		return nil, refuse(remoting.InvalidParameter, nil, "request queueId[%d] is illegal, %s Producer: %s",
+		return nil, remoting.Refuse(remoting.InvalidParameter, nil, "request queueId[%d] is illegal, %s Producer: %s",
 			r.QueueID, topicConfigString(tc), r.Producer)
 	}
 	return tc, nil
@@ -518,8 +518,8 @@ func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*TopicConfig, error) {
 
 // messageIllegal is Apache's answer to a message its store refuses
 // (PutMessageStatus MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED).
-func messageIllegal(cfg *Config, sentinel error) *Refusal {
-	return refuse(remoting.MessageIllegal, sentinel, "%s", MessageIllegalRemark(cfg.Store.MaxMessageSize))
+func messageIllegal(cfg *Config, sentinel error) *remoting.Refusal {
+	return remoting.Refuse(remoting.MessageIllegal, sentinel, "%s", MessageIllegalRemark(cfg.Store.MaxMessageSize))
 }
 
 // MessageIllegalRemark is Apache's remark for MESSAGE_ILLEGAL from the store.
@@ -538,7 +538,7 @@ func topicConfigString(tc *TopicConfig) string {
 	if tc.Writable() {
 		perm[1] = 'W'
 	}
-	if tc.Perm&PermInherit != 0 {
+	if tc.Perm&message.PermInherit != 0 {
 		perm[2] = 'X'
 	}
 	attrs := make([]string, 0, len(tc.Attributes))
@@ -557,7 +557,7 @@ func topicConfigString(tc *TopicConfig) string {
 // schedule hook's) is returned as is; an error of no known kind is returned
 // unchanged and answered SYSTEM_ERROR (and logged) by the processor.
 func (b *Broker) storeRefusal(cfg *Config, err error) error {
-	var r *Refusal
+	var r *remoting.Refusal
 	if errors.As(err, &r) {
 		return err
 	}
@@ -569,11 +569,11 @@ func (b *Broker) storeRefusal(cfg *Config, err error) error {
 	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull),
 		errors.Is(err, ErrSlave), errors.Is(err, store.ErrReplica):
 		cl, cq, index := b.Store.DiskUsedRatios()
-		r = refuse(remoting.ServiceNotAvailable, nil, "service not available now. It may be caused by one of the "+
+		r = remoting.Refuse(remoting.ServiceNotAvailable, nil, "service not available now. It may be caused by one of the "+
 			"following reasons: the broker's disk is full [CL: %5.2f CQ: %5.2f INDEX: %5.2f], messages are put to the "+
 			"slave, message store has been shut down, etc.", cl, cq, index)
 	case errors.Is(err, store.ErrResource):
-		r = refuse(remoting.SystemError, nil, "create mapped file failed, server is busy or broken.")
+		r = remoting.Refuse(remoting.SystemError, nil, "create mapped file failed, server is busy or broken.")
 	default:
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 
 // sendReq is a single send of body to topic with the client's properties.
 func sendReq(topic, props string, body string) *SendRequest {
-	return &SendRequest{ProducerGroup: "PG", Topic: topic, DefaultTopic: AutoCreateTopicKey, DefaultTopicQueueNums: 4,
+	return &SendRequest{ProducerGroup: "PG", Topic: topic, DefaultTopic: message.AutoCreateTopicKey, DefaultTopicQueueNums: 4,
 		QueueID: 0, BornTimestamp: time.Now().UnixMilli(), BornHost: netip.MustParseAddrPort("10.0.0.1:5"),
 		Properties: props, Body: []byte(body), Producer: "10.0.0.1:5"}
 }
@@ -89,14 +89,14 @@ func TestSendRefusals(t *testing.T) {
 		remark string
 		is     error
 	}{
-		{"broker not writable", func(c *Config) { c.BrokerPermission = PermRead },
+		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead },
 			func(*testing.T) *SendRequest { return sendReq("T", "", "x") },
 			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden", ErrNoPermission},
 		{"illegal topic name", nil, func(*testing.T) *SendRequest { return sendReq("a b", "", "x") },
-			remoting.InvalidParameter, remarkTopicIllegal, ErrTopicInvalid},
+			remoting.InvalidParameter, message.RemarkTopicIllegal, message.ErrTopicInvalid},
 		{"topic too long", nil, func(*testing.T) *SendRequest { return sendReq(strings.Repeat("t", 128), "", "x") },
-			remoting.InvalidParameter, remarkTopicTooLong, ErrTopicInvalid},
-		{"topic clients may not send to", nil, func(*testing.T) *SendRequest { return sendReq(ScheduleTopic, "", "x") },
+			remoting.InvalidParameter, message.RemarkTopicTooLong, message.ErrTopicInvalid},
+		{"topic clients may not send to", nil, func(*testing.T) *SendRequest { return sendReq(message.ScheduleTopic, "", "x") },
 			remoting.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden.", ErrNoPermission},
 		{"topic not exist", func(c *Config) { c.AutoCreateTopicEnable = false },
 			func(*testing.T) *SendRequest { return sendReq("Nope", "", "x") },
@@ -149,11 +149,11 @@ func TestSendRefusals(t *testing.T) {
 					tc.edit(c)
 				}
 			})
-			putTopic(t, b, "T", 4, PermRead|PermWrite)
-			putTopic(t, b, "RO", 4, PermRead)
+			putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
+			putTopic(t, b, "RO", 4, message.PermRead)
 			var res SendResult
 			err := b.Send(tc.req(t), &res, nil)
-			var r *Refusal
+			var r *remoting.Refusal
 			if !errors.As(err, &r) || r.Code != tc.code || r.Remark != tc.remark {
 				t.Fatalf("Send = %v (%#v), want code %d remark %q", err, r, tc.code, tc.remark)
 			}
@@ -174,14 +174,14 @@ func TestSendRefusals(t *testing.T) {
 // answer) is SERVICE_NOT_AVAILABLE with Apache's remark and the disk ratios.
 func TestSendStoreNotAvailable(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	putTopic(t, b, "T", 4, PermRead|PermWrite)
+	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	if err := b.Store.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, req := range []*SendRequest{sendReq("T", "", "x"), batchReq(t, "T", "", "a")} {
 		var res SendResult
 		err := b.Send(req, &res, nil)
-		var r *Refusal
+		var r *remoting.Refusal
 		if !errors.As(err, &r) || r.Code != remoting.ServiceNotAvailable ||
 			!strings.HasPrefix(r.Remark, "service not available now. It may be caused by one of the following reasons: "+
 				"the broker's disk is full [CL: ") || !errors.Is(err, store.ErrClosed) {
@@ -195,7 +195,7 @@ func TestSendStoreNotAvailable(t *testing.T) {
 // answers every message's id and stores the batch's properties with each.
 func TestSendResults(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerClusterName = "C1"; c.TraceOn = false })
-	putTopic(t, b, "T", 4, PermRead|PermWrite)
+	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	var res SendResult
 	if err := b.Send(sendReq("T", props("UNIQ_KEY", "U1", "K", "v"), "one"), &res, nil); err != nil {
 		t.Fatal(err)
@@ -274,7 +274,7 @@ func TestSendAutoCreates(t *testing.T) {
 // delivered to its real topic and queue when due, every message intact.
 func TestSendBatchThroughTimer(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	putTopic(t, b, "T", 4, PermRead|PermWrite)
+	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	br := batchReq(t, "T", props("TIMER_DELAY_MS", "300"), "a", "b")
 	br.QueueID = 3
 	var res SendResult
@@ -284,7 +284,7 @@ func TestSendBatchThroughTimer(t *testing.T) {
 	if res.QueueID != 3 {
 		t.Errorf("answered queue %d, want the real one (3)", res.QueueID)
 	}
-	staged := waitRecords(t, b, TimerTopic, 0, 2)
+	staged := waitRecords(t, b, message.TimerTopic, 0, 2)
 	if pm := message.ParseProperties(staged[0].Properties); pm["REAL_TOPIC"] != "T" || pm["REAL_QID"] != "3" {
 		t.Errorf("staged: %v", pm)
 	}
@@ -311,14 +311,14 @@ func TestSendRetryToDLQ(t *testing.T) {
 	if err := b.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
-	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != PermRead|PermWrite || tc.WriteQueueNums != 1 {
+	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != message.PermRead|message.PermWrite || tc.WriteQueueNums != 1 {
 		t.Errorf("DLQ topic: %+v %t", tc, ok)
 	}
 	recs := waitRecords(t, b, "%DLQ%G", 0, 1)
 	if string(recs[0].Body) != "dead" || recs[0].ReconsumeTimes != 3 {
 		t.Errorf("DLQ record: %q reconsume %d", recs[0].Body, recs[0].ReconsumeTimes)
 	}
-	if n := b.Store.MaxOffset(ScheduleTopic, 2); n != 0 {
+	if n := b.Store.MaxOffset(message.ScheduleTopic, 2); n != 0 {
 		t.Errorf("the DLQ'd message was delayed (%d staged)", n)
 	}
 	r = sendReq("%RETRY%G", "", "again")
@@ -334,7 +334,7 @@ func TestSendRetryToDLQ(t *testing.T) {
 // group's retryMaxTimes; its refusals are Apache's.
 func TestSendBack(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 	var res SendResult
 	if err := b.Send(sendReq("T", props("K", "v"), "body"), &res, nil); err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func TestSendBack(t *testing.T) {
 	if err := b.SendBack(SendBack{Group: "G", Offset: off}); err != nil {
 		t.Fatal(err)
 	}
-	staged := waitRecords(t, b, ScheduleTopic, 1, 1) // level 3 of the test's 2: queue 1
+	staged := waitRecords(t, b, message.ScheduleTopic, 1, 1) // level 3 of the test's 2: queue 1
 	pm := message.ParseProperties(staged[0].Properties)
 	if pm["REAL_TOPIC"] != "%RETRY%G" || pm["RETRY_TOPIC"] != "T" || staged[0].ReconsumeTimes != 1 ||
 		string(staged[0].Body) != "body" {
@@ -371,7 +371,7 @@ func TestSendBack(t *testing.T) {
 		// A name no group may have is never auto-created.
 		{"group not exist", nil, SendBack{Group: "no group", Offset: off},
 			remoting.SubscriptionGroupNotExist, "subscription group not exist, no group " + FAQGroupNotExist},
-		{"broker not writable", func(c *Config) { c.BrokerPermission = PermRead }, SendBack{Group: "G", Offset: off},
+		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead }, SendBack{Group: "G", Offset: off},
 			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden"},
 		{"no message there", nil, SendBack{Group: "G", Offset: 1 << 40},
 			remoting.SystemError, "look message by offset failed, 1099511627776"},
@@ -382,7 +382,7 @@ func TestSendBack(t *testing.T) {
 				t.Cleanup(func() { b.updateConfig(func(c *Config) { *c = *brokerDefaultsFor(c) }) })
 			}
 			err := b.SendBack(tc.r)
-			var r *Refusal
+			var r *remoting.Refusal
 			if !errors.As(err, &r) || r.Code != tc.code || r.Remark != tc.remark {
 				t.Errorf("SendBack = %v, want %d %q", err, tc.code, tc.remark)
 			}
@@ -402,7 +402,7 @@ func brokerDefaultsFor(c *Config) *Config {
 // caller with no completion (one-way) do not park.
 func TestSendSyncFlush(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.Store.FlushDiskType = store.SyncFlush })
-	putTopic(t, b, "T", 4, PermRead|PermWrite)
+	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	for _, batch := range []bool{false, true} {
 		req := sendReq("T", "", "x")
 		if batch {
@@ -527,7 +527,7 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 	br := brokerWith(DefaultConfig())
 	br.Topics = newTopics("", br.Config().MaxTopicQueueNums, func() {})
 	if err := br.Topics.Put(TopicConfig{TopicName: "BenchTopic_with_a_realistic_name-01", ReadQueueNums: 8,
-		WriteQueueNums: 8, Perm: PermRead | PermWrite}); err != nil {
+		WriteQueueNums: 8, Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}
 	r := SendRequest{ProducerGroup: "PG", Topic: "BenchTopic_with_a_realistic_name-01", DefaultTopic: "TBW102",
@@ -547,14 +547,14 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 // properties push a message already near the 32 KiB properties limit over.
 func TestSendBackStoreRefusal(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 	var res SendResult
 	if err := b.Send(sendReq("T", props("big", strings.Repeat("p", 32767-120)), "x"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
 	err := b.SendBack(SendBack{Group: "G", Offset: off})
-	var r *Refusal
+	var r *remoting.Refusal
 	if !errors.As(err, &r) || r.Code != remoting.SystemError || r.Remark != "PROPERTIES_SIZE_EXCEEDED" ||
 		!errors.Is(err, ErrSendBackFailed) || !errors.Is(err, store.ErrPropertiesTooLarge) {
 		t.Errorf("SendBack = %v", err)
@@ -569,7 +569,7 @@ func TestSendAllocs(t *testing.T) {
 		t.Skip("allocation budget")
 	}
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.Store.MappedFileSizeCommitLog = 64 << 20 })
-	putTopic(t, b, "T", 4, PermRead|PermWrite)
+	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	var bodies []string
 	for range 16 {
 		bodies = append(bodies, strings.Repeat("b", 1024))
@@ -614,7 +614,7 @@ func TestSendAllocs(t *testing.T) {
 // keeps its ids and the message stays readable.
 func TestSendFlushTimeout(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.Store.FlushDiskType = store.SyncFlush })
-	putTopic(t, b, "T", 1, PermRead|PermWrite)
+	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 	for _, fail := range []error{
 		fmt.Errorf("commit log offset 10 not flushed within 5s: %w", store.ErrFlushTimeout),
 		store.ErrClosed,

@@ -197,7 +197,7 @@ func TestCheckFilter(t *testing.T) {
 	if err := b.CheckFilter("SQL92", "a > 1"); err != nil {
 		t.Fatal(err)
 	}
-	var r *Refusal
+	var r *remoting.Refusal
 	if err := b.CheckFilter("SQL92", "a >"); !errors.As(err, &r) || r.Code != remoting.SubscriptionParseFailed || r.Remark == "" {
 		t.Fatalf("bad SQL92: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // Files as Apache 5.x writes them: fastjson, tabs, bare integer keys, extra fields.
@@ -117,8 +118,8 @@ func TestTopicsWrapperShape(t *testing.T) {
 func TestAutoCreateFromTemplate(t *testing.T) {
 	changes := 0
 	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() { changes++ })
-	topics.putSystem(TopicConfig{TopicName: AutoCreateTopicKey, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7})
-	tc, err := topics.AutoCreate("New", AutoCreateTopicKey, 4)
+	topics.putSystem(TopicConfig{TopicName: message.AutoCreateTopicKey, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7})
+	tc, err := topics.AutoCreate("New", message.AutoCreateTopicKey, 4)
 	if err != nil || tc.WriteQueueNums != 4 || tc.Perm != 6 || changes != 1 {
 		t.Fatalf("auto-create: %+v %v changes=%d", tc, err, changes)
 	}

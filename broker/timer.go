@@ -43,6 +43,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -92,8 +93,8 @@ type timerService struct {
 	retry     retryState         // pause after a transient delivery failure
 
 	mu      sync.Mutex
-	ckpt    timerCheckpoint // guarded by mu
-	version DataVersion     // of ckpt, guarded by mu: for an Apache slave (timer_sync.go)
+	ckpt    timerCheckpoint      // guarded by mu
+	version remoting.DataVersion // of ckpt, guarded by mu: for an Apache slave (timer_sync.go)
 	dirty   atomic.Bool
 	running atomic.Bool // a run delivers: the checkpoint is this broker's own
 }
@@ -150,7 +151,7 @@ func (ts *timerService) run(quit <-chan struct{}) {
 			next = ts.pending[0].due
 		}
 		ts.b.Timer.HeadDue.Store(max(next, 0))
-		ts.b.Timer.Behind.Store(max(ts.b.Store.MaxOffset(TimerTopic, 0)-ts.enq, 0))
+		ts.b.Timer.Behind.Store(max(ts.b.Store.MaxOffset(message.TimerTopic, 0)-ts.enq, 0))
 		if readTime < now { // a transient failure: not before the retry time
 			next = max(next, ts.retry.at)
 		}
@@ -173,8 +174,8 @@ func (ts *timerService) enqueue() {
 	for {
 		// The end first: an entry dispatched after an empty read is not
 		// an unreadable slot.
-		end := ts.b.Store.MaxOffset(TimerTopic, 0)
-		es := ts.b.Store.ReadQueue(TimerTopic, 0, ts.enq, 256)
+		end := ts.b.Store.MaxOffset(message.TimerTopic, 0)
+		es := ts.b.Store.ReadQueue(message.TimerTopic, 0, ts.enq, 256)
 		if len(es) == 0 {
 			if ts.enq < end {
 				ts.enq++ // unreadable slot
@@ -302,7 +303,7 @@ func (ts *timerService) checkpoint(readTime int64) {
 	ts.mu.Lock()
 	if c != ts.ckpt {
 		ts.ckpt = c
-		ts.version.next()
+		ts.version.Next()
 		ts.dirty.Store(true)
 	}
 	ts.mu.Unlock()

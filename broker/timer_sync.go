@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -73,9 +74,9 @@ func (b *Broker) takeTimerCheckpoint(resp *remoting.Command) error {
 		}
 		low = n
 	}
-	var version DataVersion
+	var version remoting.DataVersion
 	if len(body) >= apacheTimerCheckpointLen {
-		version = DataVersion{StateVersion: int64(binary.BigEndian.Uint64(body[32:])),
+		version = remoting.DataVersion{StateVersion: int64(binary.BigEndian.Uint64(body[32:])),
 			Timestamp: int64(binary.BigEndian.Uint64(body[40:])), Counter: int64(binary.BigEndian.Uint64(body[48:]))}
 	}
 	return b.timer.take(timerCheckpoint{EnqueueOffset: enq, LowOffset: low, ReadTimeMs: read}, version)
@@ -86,7 +87,7 @@ func (b *Broker) takeTimerCheckpoint(resp *remoting.Command) error {
 var errTimerRunning = errors.New("timer delivery runs here")
 
 // take replaces the checkpoint with a master's.
-func (ts *timerService) take(c timerCheckpoint, version DataVersion) error {
+func (ts *timerService) take(c timerCheckpoint, version remoting.DataVersion) error {
 	if ts.running.Load() {
 		return errTimerRunning
 	}
@@ -138,7 +139,7 @@ func (ts *timerService) reset(quit <-chan struct{}) bool {
 	ts.pending, ts.fifo, ts.retry = ts.pending[:0], nil, retryState{}
 	clear(ts.waiting)
 	clear(ts.deletes)
-	minQ, maxQ := st.MinOffset(TimerTopic, 0), st.MaxOffset(TimerTopic, 0)
+	minQ, maxQ := st.MinOffset(message.TimerTopic, 0), st.MaxOffset(message.TimerTopic, 0)
 	end := min(c.EnqueueOffset, maxQ)
 	ts.rescanEnd, ts.rescanT = end, c.ReadTimeMs
 	ts.enq = min(max(c.LowOffset, minQ), max(end, minQ))

@@ -9,6 +9,8 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // TimerStats are the timer service's figures for the metrics endpoint
@@ -83,7 +85,7 @@ func (b *Broker) TimerTiming() map[string]int64 {
 // timer ("timingCount"), with a data version.
 type timerMetricsBody struct {
 	TimingCount map[string]timerMetric `json:"timingCount"`
-	DataVersion DataVersion            `json:"dataVersion"`
+	DataVersion remoting.DataVersion   `json:"dataVersion"`
 }
 
 type timerMetric struct {
@@ -100,7 +102,7 @@ func (b *Broker) TimerMetrics() []byte {
 	for topic, n := range b.TimerTiming() {
 		counts[topic] = timerMetric{Count: n, TimeStamp: now}
 	}
-	out, _ := jsoniter.Marshal(timerMetricsBody{counts, DataVersion{Timestamp: now}}) // strings and ints: cannot fail
+	out, _ := jsoniter.Marshal(timerMetricsBody{counts, remoting.DataVersion{Timestamp: now}}) // strings and ints: cannot fail
 	return out
 }
 
@@ -116,7 +118,7 @@ func (b *Broker) takeTimerMetrics(body []byte) error {
 	counts := make(map[string]int64, min(len(m.TimingCount), maxStatKeys))
 	skipped := 0
 	for topic, v := range m.TimingCount {
-		if ValidTopicName(topic) != nil || v.Count < 0 || len(counts) >= maxStatKeys {
+		if message.ValidTopicName(topic) != nil || v.Count < 0 || len(counts) >= maxStatKeys {
 			skipped++
 			continue
 		}

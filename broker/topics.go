@@ -7,34 +7,17 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
-)
-
-// System topic names (Apache TopicValidator / MixAll).
-const (
-	AutoCreateTopicKey = "TBW102"
-	SelfTestTopic      = "SELF_TEST_TOPIC"
-	OffsetMovedEvent   = "OFFSET_MOVED_EVENT"
-	ScheduleTopic      = "SCHEDULE_TOPIC_XXXX"
-	BenchmarkTopic     = "BenchmarkTest"
-	// SyncBrokerMemberPrefix + broker name: TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX.
-	SyncBrokerMemberPrefix = SystemTopicPrefix + "SYNC_BROKER_MEMBER_"
-	RetryGroupPrefix       = "%RETRY%"
-	DLQGroupPrefix         = "%DLQ%"
-	// ScheduleConsumerGroup is the group Apache's metrics count delay
-	// deliveries out of ScheduleTopic under (MixAll.SCHEDULE_CONSUMER_GROUP).
-	ScheduleConsumerGroup = "SCHEDULE_CONSUMER"
 )
 
 var (
 	ErrTopicNotExist = errors.New("broker: topic not exist")
-	ErrTopicInvalid  = errors.New("broker: topic name invalid")
 	ErrNoPermission  = errors.New("broker: no permission")
 )
 
@@ -67,24 +50,12 @@ func (tc *TopicConfig) SendRefused() bool { return tc.sendRefused }
 func (tc *TopicConfig) QueueNums() int32 { return max(tc.ReadQueueNums, tc.WriteQueueNums) }
 
 // Readable and Writable test the perm bits.
-func (tc *TopicConfig) Readable() bool { return tc.Perm&PermRead != 0 }
-func (tc *TopicConfig) Writable() bool { return tc.Perm&PermWrite != 0 }
-
-// DataVersion is Apache's DataVersion: bumped on every change of a table.
-type DataVersion struct {
-	Counter      int64 `json:"counter"`
-	StateVersion int64 `json:"stateVersion"`
-	Timestamp    int64 `json:"timestamp"`
-}
-
-func (v *DataVersion) next() {
-	v.Counter++
-	v.Timestamp = time.Now().UnixMilli()
-}
+func (tc *TopicConfig) Readable() bool { return tc.Perm&message.PermRead != 0 }
+func (tc *TopicConfig) Writable() bool { return tc.Perm&message.PermWrite != 0 }
 
 // topicsFile is topics.json (TopicConfigSerializeWrapper).
 type topicsFile struct {
-	DataVersion      DataVersion             `json:"dataVersion"`
+	DataVersion      remoting.DataVersion    `json:"dataVersion"`
 	TopicConfigTable map[string]*TopicConfig `json:"topicConfigTable"`
 }
 
@@ -104,7 +75,7 @@ type Topics struct {
 	mu      sync.RWMutex
 	table   map[string]*TopicConfig // values are never mutated after insertion
 	system  map[string]bool         // names putSystem inserted (Apache's addSystemTopic)
-	version DataVersion
+	version remoting.DataVersion
 	dirty   atomic.Bool
 }
 
@@ -173,7 +144,7 @@ func decodeTopicsFile(b []byte, maxQueueNums int32, isSystem func(string) bool) 
 			delete(f.TopicConfigTable, name)
 			continue
 		}
-		if err := ValidTopicName(name); err != nil && !isSystem(name) {
+		if err := message.ValidTopicName(name); err != nil && !isSystem(name) {
 			issues = append(issues, loadIssue{name: name, reason: err.Error()})
 			delete(f.TopicConfigTable, name)
 			continue
@@ -215,18 +186,18 @@ func normalize(tc *TopicConfig) {
 	if tc.TopicFilterType == "" {
 		tc.TopicFilterType = "SINGLE_TAG"
 	}
-	tc.nameInvalid = ValidTopicName(tc.TopicName) != nil
-	tc.sendRefused = NotAllowedSend(tc.TopicName)
+	tc.nameInvalid = message.ValidTopicName(tc.TopicName) != nil
+	tc.sendRefused = message.NotAllowedSend(tc.TopicName)
 }
 
 // check applies the rules every topic a request creates must pass: the name
 // rule and queue counts in [1, maxTopicQueueNums].
 func (t *Topics) check(tc *TopicConfig) error {
-	if err := ValidTopicName(tc.TopicName); err != nil {
+	if err := message.ValidTopicName(tc.TopicName); err != nil {
 		return err
 	}
 	if tc.ReadQueueNums < 1 || tc.WriteQueueNums < 1 || tc.ReadQueueNums > t.maxQueueNums || tc.WriteQueueNums > t.maxQueueNums {
-		return refuse(remoting.InvalidParameter, ErrQueueNumsInvalid,
+		return remoting.Refuse(remoting.InvalidParameter, message.ErrQueueNumsInvalid,
 			"The queue nums of topic[%s] must be between 1 and %d (maxTopicQueueNums), read %d write %d.",
 			tc.TopicName, t.maxQueueNums, tc.ReadQueueNums, tc.WriteQueueNums)
 	}
@@ -237,7 +208,7 @@ func (t *Topics) check(tc *TopicConfig) error {
 // rmq_sys_ prefix, and the topics this broker created from its config
 // (cluster name, broker name, reply and trace topics).
 func (t *Topics) IsSystem(name string) bool {
-	if isSystemTopicName(name) {
+	if message.IsSystemTopicName(name) {
 		return true
 	}
 	t.mu.RLock()
@@ -261,7 +232,7 @@ func (t *Topics) Put(tc TopicConfig) error {
 	normalize(&tc)
 	t.mu.Lock()
 	t.table[tc.TopicName] = &tc
-	t.version.next()
+	t.version.Next()
 	t.dirty.Store(true)
 	t.mu.Unlock()
 	t.onChange()
@@ -284,7 +255,7 @@ func (t *Topics) Delete(name string) bool {
 	_, ok := t.table[name]
 	if ok {
 		delete(t.table, name)
-		t.version.next()
+		t.version.Next()
 		t.dirty.Store(true)
 	}
 	t.mu.Unlock()
@@ -297,7 +268,7 @@ func (t *Topics) Delete(name string) bool {
 // replace takes a master's table and data version when the version differs
 // from this table's (a slave's metadata sync): topics the master lacks go,
 // except system topics this broker put itself.
-func (t *Topics) replace(table map[string]*TopicConfig, v DataVersion) {
+func (t *Topics) replace(table map[string]*TopicConfig, v remoting.DataVersion) {
 	t.mu.Lock()
 	if t.version == v {
 		t.mu.Unlock()
@@ -333,7 +304,7 @@ func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool,
 		return old, false, nil
 	}
 	t.table[tc.TopicName] = &tc
-	t.version.next()
+	t.version.Next()
 	t.dirty.Store(true)
 	t.mu.Unlock()
 	t.onChange()
@@ -350,10 +321,10 @@ func (t *Topics) CreateIfAbsent(tc TopicConfig) (cfg *TopicConfig, created bool,
 // createTopicInSendMessageMethod, which takes its inherit bit away then.
 func (t *Topics) AutoCreate(topic, defaultTopic string, clientQueueNums int32) (*TopicConfig, error) {
 	tpl, ok := t.Get(defaultTopic)
-	if ok && defaultTopic == AutoCreateTopicKey && t.cfg != nil && !t.cfg.Load().AutoCreateTopicEnable {
+	if ok && defaultTopic == message.AutoCreateTopicKey && t.cfg != nil && !t.cfg.Load().AutoCreateTopicEnable {
 		ok = false
 	}
-	if !ok || tpl.Perm&PermInherit == 0 {
+	if !ok || tpl.Perm&message.PermInherit == 0 {
 		return nil, fmt.Errorf("%w: %s (no usable template %q)", ErrTopicNotExist, topic, defaultTopic)
 	}
 	n := min(clientQueueNums, tpl.WriteQueueNums)
@@ -364,7 +335,7 @@ func (t *Topics) AutoCreate(topic, defaultTopic string, clientQueueNums int32) (
 		TopicName:      topic,
 		ReadQueueNums:  min(n, t.maxQueueNums), // a system template may have more
 		WriteQueueNums: min(n, t.maxQueueNums),
-		Perm:           tpl.Perm &^ PermInherit,
+		Perm:           tpl.Perm &^ message.PermInherit,
 		TopicSysFlag:   tpl.TopicSysFlag,
 	})
 	return cfg, err
@@ -375,13 +346,13 @@ func (t *Topics) AutoCreate(topic, defaultTopic string, clientQueueNums int32) (
 // nextVersion after a change of brokerPermission).
 func (t *Topics) bumpVersion() {
 	t.mu.Lock()
-	t.version.next()
+	t.version.Next()
 	t.mu.Unlock()
 }
 
 // snapshot returns a copy of the table and its version, for registration and
 // GET_ALL_TOPIC_CONFIG.
-func (t *Topics) snapshot() (map[string]*TopicConfig, DataVersion) {
+func (t *Topics) snapshot() (map[string]*TopicConfig, remoting.DataVersion) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	m := make(map[string]*TopicConfig, len(t.table))
@@ -417,47 +388,44 @@ func (t *Topics) persistIfDirty() error {
 // systemTopics are (re)inserted at every start before topics.json is read.
 func systemTopics(c *Config) []TopicConfig {
 	out := []TopicConfig{
-		{TopicName: SelfTestTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
-		{TopicName: OffsetMovedEvent, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
-		{TopicName: ScheduleTopic, ReadQueueNums: 18, WriteQueueNums: 18, Perm: PermRead | PermWrite},
-		{TopicName: c.BrokerClusterName + "_REPLY_TOPIC", ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
+		{TopicName: message.SelfTestTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
+		{TopicName: message.OffsetMovedEvent, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
+		{TopicName: message.ScheduleTopic, ReadQueueNums: 18, WriteQueueNums: 18, Perm: message.PermRead | message.PermWrite},
+		{TopicName: c.BrokerClusterName + "_REPLY_TOPIC", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
 	}
 	if c.AutoCreateTopicEnable {
-		out = append(out, TopicConfig{TopicName: AutoCreateTopicKey, ReadQueueNums: c.DefaultTopicQueueNums,
-			WriteQueueNums: c.DefaultTopicQueueNums, Perm: PermInherit | PermRead | PermWrite})
+		out = append(out, TopicConfig{TopicName: message.AutoCreateTopicKey, ReadQueueNums: c.DefaultTopicQueueNums,
+			WriteQueueNums: c.DefaultTopicQueueNums, Perm: message.PermInherit | message.PermRead | message.PermWrite})
 	}
-	perm := PermInherit
+	perm := message.PermInherit
 	if c.ClusterTopicEnable {
-		perm |= PermRead | PermWrite
+		perm |= message.PermRead | message.PermWrite
 	}
 	out = append(out, TopicConfig{TopicName: c.BrokerClusterName, ReadQueueNums: 16, WriteQueueNums: 16, Perm: perm})
-	perm = PermInherit
+	perm = message.PermInherit
 	if c.BrokerTopicEnable {
-		perm |= PermRead | PermWrite
+		perm |= message.PermRead | message.PermWrite
 	}
 	out = append(out, TopicConfig{TopicName: c.BrokerName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: perm})
 	if c.TraceTopicEnable {
-		out = append(out, TopicConfig{TopicName: c.MsgTraceTopicName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite})
+		out = append(out, TopicConfig{TopicName: c.MsgTraceTopicName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 	}
 	// Apache 5.3.3 creates both at every start, whatever the config: the
 	// benchmark topic (1024 queues, for its own benchmark tools) and the
 	// topic 5.x brokers of a group sync their membership on (inherit-only:
 	// no client reads or writes it). Tools and rocketmq-dashboard list them.
 	out = append(out,
-		TopicConfig{TopicName: BenchmarkTopic, ReadQueueNums: 1024, WriteQueueNums: 1024, Perm: PermRead | PermWrite},
-		TopicConfig{TopicName: SyncBrokerMemberPrefix + c.BrokerName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermInherit})
+		TopicConfig{TopicName: message.BenchmarkTopic, ReadQueueNums: 1024, WriteQueueNums: 1024, Perm: message.PermRead | message.PermWrite},
+		TopicConfig{TopicName: message.SyncBrokerMemberPrefix + c.BrokerName, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermInherit})
 	return out
 }
-
-// IsRetryTopic reports whether topic is a %RETRY% topic.
-func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, RetryGroupPrefix) }
 
 // ErrSystemTopic: UPDATE_AND_CREATE_TOPIC or DELETE_TOPIC_IN_BROKER of a
 // system topic while validateSystemTopicWhenUpdateTopic is on.
 var ErrSystemTopic = errors.New("broker: system topic")
 
 func systemConflict(topic string) error {
-	return refuse(remoting.InvalidParameter, ErrSystemTopic, "The topic[%s] is conflict with system topic.", topic)
+	return remoting.Refuse(remoting.InvalidParameter, ErrSystemTopic, "The topic[%s] is conflict with system topic.", topic)
 }
 
 // UpdateTopic creates or replaces a topic for UPDATE_AND_CREATE_TOPIC, as
@@ -471,7 +439,7 @@ func (b *Broker) UpdateTopic(tc TopicConfig) error {
 	if err := b.refuseOnSlave(); err != nil {
 		return err
 	}
-	if err := ValidTopicName(tc.TopicName); err != nil {
+	if err := message.ValidTopicName(tc.TopicName); err != nil {
 		return err
 	}
 	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(tc.TopicName) {
@@ -521,7 +489,7 @@ func sameTopic(a, b *TopicConfig) bool {
 func (b *Broker) TopicConfig(topic string) (*TopicConfig, error) {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, refuse(remoting.TopicNotExist, ErrTopicNotExist, "No topic in this broker. topic: %s", topic)
+		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "No topic in this broker. topic: %s", topic)
 	}
 	return tc, nil
 }
@@ -529,7 +497,7 @@ func (b *Broker) TopicConfig(topic string) (*TopicConfig, error) {
 // TopicTable is the topic table at one data version (GET_ALL_TOPIC_CONFIG,
 // registration). Its configs must not be modified.
 type TopicTable struct {
-	DataVersion DataVersion
+	DataVersion remoting.DataVersion
 	Topics      map[string]*TopicConfig
 }
 
@@ -548,13 +516,13 @@ func (b *Broker) DeleteTopic(topic string) error {
 	if err := b.refuseOnSlave(); err != nil {
 		return err
 	}
-	if blank(topic) {
-		return refuse(remoting.InvalidParameter, ErrTopicInvalid, "%s", remarkTopicBlank)
+	if message.IsBlank(topic) {
+		return remoting.Refuse(remoting.InvalidParameter, message.ErrTopicInvalid, "%s", message.RemarkTopicBlank)
 	}
 	if b.Config().ValidateSystemTopicWhenUpdateTopic && b.Topics.IsSystem(topic) {
 		return systemConflict(topic)
 	}
-	if err := ValidTopicName(topic); err != nil {
+	if err := message.ValidTopicName(topic); err != nil {
 		return err
 	}
 	b.Topics.Delete(topic)

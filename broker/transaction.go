@@ -42,8 +42,8 @@ const transRemoveTag = "d"
 // TopicConfigManager does: one queue each, read and write.
 func transTopics() []TopicConfig {
 	return []TopicConfig{
-		{TopicName: TransHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
-		{TopicName: TransOpHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: PermRead | PermWrite},
+		{TopicName: message.TransHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
+		{TopicName: message.TransOpHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
 	}
 }
 
@@ -70,7 +70,7 @@ func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, er
 		}
 	}
 	if cfg.RejectTransactionMessage {
-		return false, refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending transaction message is forbidden",
+		return false, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending transaction message is forbidden",
 			cfg.BrokerIP1)
 	}
 	kv := make([]string, 0, 6)
@@ -83,7 +83,7 @@ func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, er
 	// producer does not choose which op record resolves its message.
 	m.Properties = propsSet(propsDel(m.Properties, message.PropTranPreparedQueueOffset), kv...)
 	m.SysFlag = m.SysFlag&^message.TransactionMask | message.TransactionNot
-	m.Topic = TransHalfTopic
+	m.Topic = message.TransHalfTopic
 	m.QueueID = 0
 	return true, nil
 }

@@ -106,7 +106,7 @@ func (tc *txChecker) run(quit <-chan struct{}) {
 
 // checkAll is one run over every half queue.
 func (tc *txChecker) checkAll(quit <-chan struct{}) {
-	topic, ok := tc.b.Topics.Get(TransHalfTopic)
+	topic, ok := tc.b.Topics.Get(message.TransHalfTopic)
 	if !ok {
 		return
 	}
@@ -162,9 +162,9 @@ func (s *opSet) release(opOff int64) {
 func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
 	st := tc.b.Store
 	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, resolved: map[uint64]struct{}{}}
-	end := st.MaxOffset(TransOpHalfTopic, q)
+	end := st.MaxOffset(message.TransOpHalfTopic, q)
 	for o := opOff; o < end; {
-		es := st.ReadQueue(TransOpHalfTopic, q, o, 64)
+		es := st.ReadQueue(message.TransOpHalfTopic, q, o, 64)
 		if len(es) == 0 {
 			// Unreadable slots (fillers, a deleted file): nothing to wait for.
 			s.done = append(s.done, o)
@@ -251,7 +251,7 @@ func (tc *txChecker) noteResolved(s *opSet, q int32, h int64) {
 		return
 	}
 	st := tc.b.Store
-	es := st.ReadQueue(TransHalfTopic, q, h, 1)
+	es := st.ReadQueue(message.TransHalfTopic, q, h, 1)
 	if len(es) == 0 || es[0].QueueOffset != h {
 		return
 	}
@@ -292,10 +292,10 @@ func (tc *txChecker) checkQueue(q int32, quit <-chan struct{}) {
 	cfg := b.Config()
 	start := tc.now()
 	startMs := start.UnixMilli()
-	halfOff := tc.progress(TransHalfTopic, q)
-	opOff := tc.progress(TransOpHalfTopic, q)
+	halfOff := tc.progress(message.TransHalfTopic, q)
+	opOff := tc.progress(message.TransOpHalfTopic, q)
 	ops := tc.readOps(q, opOff, halfOff)
-	end := b.Store.MaxOffset(TransHalfTopic, q)
+	end := b.Store.MaxOffset(message.TransHalfTopic, q)
 	i, sent := halfOff, 0
 	renewed := map[uint64]struct{}{} // transactions re-appended by this run
 walk:
@@ -313,9 +313,9 @@ walk:
 			i++
 			continue
 		}
-		es := b.Store.ReadQueue(TransHalfTopic, q, i, 1)
+		es := b.Store.ReadQueue(message.TransHalfTopic, q, i, 1)
 		if len(es) == 0 {
-			if m := b.Store.MinOffset(TransHalfTopic, q); i < m {
+			if m := b.Store.MinOffset(message.TransHalfTopic, q); i < m {
 				i = m // cleaned up under the walk
 				continue
 			}
@@ -392,10 +392,10 @@ walk:
 		i++
 	}
 	if i != halfOff {
-		b.Offsets.Commit(TransGroup, TransHalfTopic, q, i)
+		b.Offsets.Commit(TransGroup, message.TransHalfTopic, q, i)
 	}
 	if newOp := opProgress(ops.done, opOff); newOp != opOff {
-		b.Offsets.Commit(TransGroup, TransOpHalfTopic, q, newOp)
+		b.Offsets.Commit(TransGroup, message.TransOpHalfTopic, q, newOp)
 	}
 	if i != halfOff || sent > 0 {
 		tc.log.Debug().Int32("queueId", q).Int64("halfOffset", i).Int64("halfMaxOffset", end).Int("checks", sent).
@@ -458,7 +458,7 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet, times int) (resol
 // and reconsume times, which the committed message is made from.
 func (tc *txChecker) renew(v *message.RecordView, kv ...string) (store.PutResult, string, error) {
 	m := store.PutMessage{
-		Topic:          TransHalfTopic,
+		Topic:          message.TransHalfTopic,
 		QueueID:        v.QueueID,
 		Flag:           v.Flag,
 		Body:           v.Body,
@@ -508,7 +508,7 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 		return true
 	}
 	ext := []remoting.Field{
-		{Key: "topic", Value: TransHalfTopic},
+		{Key: "topic", Value: message.TransHalfTopic},
 		{Key: "tranStateTableOffset", Value: strconv.FormatInt(pr.QueueOffset, 10)},
 		{Key: "commitLogOffset", Value: strconv.FormatInt(pr.PhysicalOffset, 10)},
 		{Key: "offsetMsgId", Value: message.OffsetMsgID(tc.b.StoreHost, pr.PhysicalOffset)},
@@ -549,13 +549,13 @@ func (tc *txChecker) discard(v *message.RecordView) {
 	tc.sampled.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
 		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
-	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: TransCheckMaxTimeTopic,
-		ReadQueueNums: txCheckMaxTimeQueueNums, WriteQueueNums: txCheckMaxTimeQueueNums, Perm: PermRead | PermWrite}); err != nil {
+	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: message.TransCheckMaxTimeTopic,
+		ReadQueueNums: txCheckMaxTimeQueueNums, WriteQueueNums: txCheckMaxTimeQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
 		tc.log.Error().Err(err).Msg("create TRANS_CHECK_MAX_TIME_TOPIC")
 		return
 	}
 	m := store.PutMessage{
-		Topic: TransCheckMaxTimeTopic, QueueID: 0, Flag: v.Flag, Body: v.Body, Properties: string(v.Properties),
+		Topic: message.TransCheckMaxTimeTopic, QueueID: 0, Flag: v.Flag, Body: v.Body, Properties: string(v.Properties),
 		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreHost: v.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes,
 	}

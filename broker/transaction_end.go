@@ -89,7 +89,7 @@ func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
 func (b *Broker) EndTransaction(r *EndTransactionRequest, done func(error)) (queued bool, err error) {
 	if b.Config().IsSlave() {
 		// Apache: SLAVE_NOT_AVAILABLE, no remark; the master ends it.
-		return false, refuse(remoting.SlaveNotAvailable, ErrSlave, "")
+		return false, remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "")
 	}
 	switch r.CommitOrRollback {
 	case message.TransactionCommit, message.TransactionRollbk:
@@ -108,7 +108,7 @@ func (b *Broker) EndTransaction(r *EndTransactionRequest, done func(error)) (que
 	default:
 		b.endTx.sampled.Warn().Int("endTransactionPoolQueueCapacity", cap(b.endTx.jobs)).Str("remote", r.Remote).
 			Msg("end transaction queue full; refused")
-		return false, refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+		return false, remoting.Refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
 	}
 }
 
@@ -137,7 +137,7 @@ func (b *Broker) endTransaction(j *endTxJob) {
 	if err != nil {
 		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
-		j.done(refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
+		j.done(remoting.Refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
 		return
 	}
 	if err := b.checkHalf(cfg, r, &v); err != nil {
@@ -217,14 +217,14 @@ func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
 	if err != nil {
 		return message.RecordView{}, fmt.Errorf("half message at %d: %w", off, err)
 	}
-	if string(v.Topic) != TransHalfTopic {
+	if string(v.Topic) != message.TransHalfTopic {
 		return message.RecordView{}, fmt.Errorf("half message at %d: record of topic %q", off, v.Topic)
 	}
 	// Only a record the store indexed at that very offset is a message; a
 	// record-like run of bytes inside a body is not.
 	deadline := time.Now().Add(endTxDispatchWait)
 	for {
-		if es := b.Store.ReadQueue(TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
+		if es := b.Store.ReadQueue(message.TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
 			if es[0].QueueOffset != v.QueueOffset || es[0].PhyOffset != off || es[0].Size != int32(len(rec)) {
 				return message.RecordView{}, fmt.Errorf("half message at %d: not the record of queue offset %d",
 					off, v.QueueOffset)
@@ -250,18 +250,18 @@ func (b *Broker) checkHalf(cfg *Config, r *EndTransactionRequest, v *message.Rec
 	if !r.FromTransactionCheck {
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
 			if age := time.Now().UnixMilli() - v.BornTimestamp; age > immunityTime(string(s), cfg.TransactionTimeOut) {
-				return &Refusal{Code: remoting.IllegalOperation, Err: ErrCheckImmunity}
+				return &remoting.Refusal{Code: remoting.IllegalOperation, Err: ErrCheckImmunity}
 			}
 		}
 	}
 	if string(message.PropertyBytes(v.Properties, message.PropProducerGroup)) != r.ProducerGroup {
-		return refuse(remoting.SystemError, ErrHalfMismatch, "The producer group wrong")
+		return remoting.Refuse(remoting.SystemError, ErrHalfMismatch, "The producer group wrong")
 	}
 	if v.QueueOffset != r.TranStateTableOffset {
-		return refuse(remoting.SystemError, ErrHalfMismatch, "The transaction state table offset wrong")
+		return remoting.Refuse(remoting.SystemError, ErrHalfMismatch, "The transaction state table offset wrong")
 	}
 	if v.PhysicalOffset != r.CommitLogOffset {
-		return refuse(remoting.SystemError, ErrHalfMismatch, "The commit log offset wrong")
+		return remoting.Refuse(remoting.SystemError, ErrHalfMismatch, "The commit log offset wrong")
 	}
 	return nil
 }
@@ -291,10 +291,10 @@ func (b *Broker) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
 	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	if topic == "" || err != nil {
-		return 0, refuse(remoting.SystemError, errNoRealTopic, "Find prepared transaction message failed")
+		return 0, remoting.Refuse(remoting.SystemError, errNoRealTopic, "Find prepared transaction message failed")
 	}
 	if err := b.checkRealTopic(topic, qid); err != nil {
-		return 0, fmt.Errorf("%w: %w", refuse(remoting.MessageIllegal, ErrTopicInvalid, "%s", endTxIllegalRemark(cfg)), err)
+		return 0, fmt.Errorf("%w: %w", remoting.Refuse(remoting.MessageIllegal, message.ErrTopicInvalid, "%s", endTxIllegalRemark(cfg)), err)
 	}
 	m := store.PutMessage{
 		Topic:                     topic,
@@ -325,19 +325,19 @@ func endTxIllegalRemark(cfg *Config) string {
 // endTxPutRefusal is EndTransactionProcessor.sendFinalMessage's answer to a
 // committed message the store refused.
 func endTxPutRefusal(cfg *Config, err error) error {
-	var r *Refusal
+	var r *remoting.Refusal
 	switch {
 	case errors.As(err, &r):
 		return err // the schedule hook's (timer) refusal
 	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrPropertiesTooLarge),
 		errors.Is(err, store.ErrTopicTooLong), errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID):
-		r = refuse(remoting.MessageIllegal, nil, "%s", endTxIllegalRemark(cfg))
+		r = remoting.Refuse(remoting.MessageIllegal, nil, "%s", endTxIllegalRemark(cfg))
 	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull):
-		r = refuse(remoting.ServiceNotAvailable, nil, "Service not available now.")
+		r = remoting.Refuse(remoting.ServiceNotAvailable, nil, "Service not available now.")
 	case errors.Is(err, store.ErrResource):
-		r = refuse(remoting.SystemError, nil, "Create mapped file failed.")
+		r = remoting.Refuse(remoting.SystemError, nil, "Create mapped file failed.")
 	default:
-		r = refuse(remoting.SystemError, nil, "UNKNOWN_ERROR")
+		r = remoting.Refuse(remoting.SystemError, nil, "UNKNOWN_ERROR")
 	}
 	r.Err = err
 	return r

@@ -43,7 +43,7 @@ var opProperties = string(message.AppendProperty(message.AppendProperty(nil, mes
 // half queue queueID.
 func (b *Broker) putOp(queueID int32, halfOffset int64) (store.PutResult, error) {
 	m := store.PutMessage{
-		Topic:         TransOpHalfTopic,
+		Topic:         message.TransOpHalfTopic,
 		QueueID:       queueID,
 		Body:          strconv.AppendInt(nil, halfOffset, 10),
 		Properties:    opProperties,

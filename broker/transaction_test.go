@@ -19,7 +19,7 @@ func txBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
 	t.Helper()
 	b, stop := testBroker(t, dir, edit)
 	if _, ok := b.Topics.Get("T"); !ok {
-		putTopic(t, b, "T", 4, PermRead|PermWrite)
+		putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	}
 	return b, stop
 }
@@ -71,7 +71,7 @@ func endReq(t *testing.T, res SendResult, state int32) EndTransactionRequest {
 func TestPreparedSend(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	res := prepare(t, b, 2, "half", "UNIQ_KEY", "U1")
-	halves := waitRecords(t, b, TransHalfTopic, 0, 1)
+	halves := waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	h := halves[0]
 	_, off, err := message.DecodeOffsetMsgID(string(res.MsgID))
 	if err != nil || off != h.PhysicalOffset {
@@ -101,7 +101,7 @@ func TestPreparedSend(t *testing.T) {
 	if err := b.Send(r, &SendResult{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 1 {
+	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 1 {
 		t.Errorf("half queue holds %d, want 1", n)
 	}
 }
@@ -124,7 +124,7 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	c := prepare(t, b, 1, "commit-me", "TAGS", "tg")
 	r := prepare(t, b, 1, "roll-me")
-	waitRecords(t, b, TransHalfTopic, 0, 2)
+	waitRecords(t, b, message.TransHalfTopic, 0, 2)
 	if err := endTx(t, b, endReq(t, c, message.TransactionCommit)); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	if p := message.ParseProperties(m.Properties); p["TAGS"] != "tg" || p["PGROUP"] != "PG" || p["UNIQ_KEY"] == "" {
 		t.Fatalf("committed properties %v", p)
 	}
-	ops := waitRecords(t, b, TransOpHalfTopic, 0, 2)
+	ops := waitRecords(t, b, message.TransOpHalfTopic, 0, 2)
 	for i, want := range []string{"0", "1"} {
 		if string(ops[i].Body) != want || message.Property(ops[i].Properties, "TAGS") != "d" {
 			t.Errorf("op %d: body %q tags %q", i, ops[i].Body, message.Property(ops[i].Properties, "TAGS"))
@@ -155,7 +155,7 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 	wantTx(t, b, "T", 0, 1, 1)
 	in := map[TopicType]int64{}
 	b.Stats.RangeIn(func(k TopicType, f *InFlow) bool { in[k] = f.Msgs.Load(); return true })
-	if in[TopicType{TransHalfTopic, MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, as Apache
+	if in[TopicType{message.TransHalfTopic, MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, as Apache
 		t.Errorf("in: %v", in)
 	}
 }
@@ -192,11 +192,11 @@ func wantTx(t *testing.T, b *Broker, topic string, half, commits, rollbacks int6
 func TestEndTransactionHostile(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	res := prepare(t, b, 0, "half")
-	waitRecords(t, b, TransHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	good := endReq(t, res, message.TransactionCommit)
 
 	// A message of T whose body is a well-formed half record of group PG.
-	forged, err := message.AppendRecord(nil, &message.Record{Topic: TransHalfTopic, QueueOffset: 0,
+	forged, err := message.AppendRecord(nil, &message.Record{Topic: message.TransHalfTopic, QueueOffset: 0,
 		PhysicalOffset: 0, Body: []byte("forged"), BornHost: b.StoreHost, StoreHost: b.StoreHost,
 		Properties: props("PGROUP", "PG", "REAL_TOPIC", "T", "REAL_QID", "0")})
 	if err != nil {
@@ -244,7 +244,7 @@ func TestEndTransactionHostile(t *testing.T) {
 	if n := b.Store.MaxOffset("T", 0); n != 1 {
 		t.Fatalf("T/0 holds %d messages: a hostile END_TRANSACTION committed", n)
 	}
-	if n := b.Store.MaxOffset(TransOpHalfTopic, 0); n != 0 {
+	if n := b.Store.MaxOffset(message.TransOpHalfTopic, 0); n != 0 {
 		t.Fatalf("%d op records written by hostile requests", n)
 	}
 	// The real one still commits.
@@ -282,10 +282,10 @@ func TestEndTransactionImmunity(t *testing.T) {
 	if err := b.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitRecords(t, b, TransHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	req := endReq(t, res, message.TransactionCommit)
 	err := endTx(t, b, req)
-	var rf *Refusal
+	var rf *remoting.Refusal
 	if !errors.As(err, &rf) || rf.Code != remoting.IllegalOperation || !errors.Is(err, ErrCheckImmunity) {
 		t.Fatalf("late commit: %v", err)
 	}
@@ -328,7 +328,7 @@ func TestOpOffsets(t *testing.T) {
 // putOpBody appends an op record with any body (4.9 and 5.x writers).
 func putOpBody(t *testing.T, b *Broker, body string) {
 	t.Helper()
-	m := testMsg(TransOpHalfTopic, props("TAGS", "d"))
+	m := testMsg(message.TransOpHalfTopic, props("TAGS", "d"))
 	m.Body = []byte(body)
 	if _, err := b.Store.Put(m); err != nil {
 		t.Fatal(err)
@@ -355,24 +355,24 @@ func TestTransactionCheck(t *testing.T) {
 	for i := range 5 {
 		prepare(t, b, 0, "m"+strconv.Itoa(i))
 	}
-	waitRecords(t, b, TransHalfTopic, 0, 5)
+	waitRecords(t, b, message.TransHalfTopic, 0, 5)
 	putOpBody(t, b, "0")    // 4.9
 	putOpBody(t, b, "1,3,") // 5.1+
-	waitRecords(t, b, TransOpHalfTopic, 0, 2)
+	waitRecords(t, b, message.TransOpHalfTopic, 0, 2)
 
 	// Young: nothing happens, no progress past the unresolved offset 2.
 	checkRun(b, time.Now())
-	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 2 {
+	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 2 {
 		t.Fatalf("half progress %d after a young run, want 2", off)
 	}
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 5 {
+	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 5 {
 		t.Fatalf("young messages re-appended: %d", n)
 	}
 
 	// Old: 2 and 4 are re-appended (check 1), 0, 1, 3 skipped.
 	later := time.Now().Add(time.Minute)
 	checkRun(b, later)
-	recs := waitRecords(t, b, TransHalfTopic, 0, 7)
+	recs := waitRecords(t, b, message.TransHalfTopic, 0, 7)
 	for _, r := range recs[5:] {
 		if message.Property(r.Properties, "TRANSACTION_CHECK_TIMES") != "1" {
 			t.Fatalf("re-appended %q: %v", r.Body, message.ParseProperties(r.Properties))
@@ -381,23 +381,23 @@ func TestTransactionCheck(t *testing.T) {
 	if string(recs[5].Body) != "m2" || string(recs[6].Body) != "m4" {
 		t.Fatalf("re-appended %q %q, want m2 m4", recs[5].Body, recs[6].Body)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 5 {
+	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 5 {
 		t.Fatalf("half progress %d, want 5", off)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, TransOpHalfTopic, 0); off != 2 {
+	if off, _ := b.Offsets.Query(TransGroup, message.TransOpHalfTopic, 0); off != 2 {
 		t.Fatalf("op progress %d, want 2", off)
 	}
 	// A producer rolls back the copy of m4 (offset 6).
 	putOpBody(t, b, "6")
-	waitRecords(t, b, TransOpHalfTopic, 0, 3)
+	waitRecords(t, b, message.TransOpHalfTopic, 0, 3)
 	checkRun(b, later.Add(time.Minute)) // m2 copy → check 2
-	waitRecords(t, b, TransHalfTopic, 0, 8)
+	waitRecords(t, b, message.TransHalfTopic, 0, 8)
 	checkRun(b, later.Add(2*time.Minute))
-	moved := waitRecords(t, b, TransCheckMaxTimeTopic, 0, 1)
+	moved := waitRecords(t, b, message.TransCheckMaxTimeTopic, 0, 1)
 	if string(moved[0].Body) != "m2" || len(moved) != 1 {
 		t.Fatalf("moved to TRANS_CHECK_MAX_TIME_TOPIC: %d, first %q", len(moved), moved[0].Body)
 	}
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 8 {
+	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 8 {
 		t.Fatalf("half queue holds %d, want 8 (m4 rolled back, m2 checked twice)", n)
 	}
 	// 5 prepared, m2 discarded; the op records put by hand are no ends the
@@ -414,19 +414,19 @@ func TestTransactionRestart(t *testing.T) {
 	c := prepare(t, b, 0, "committed")
 	r := prepare(t, b, 0, "rolled-back")
 	prepare(t, b, 0, "open")
-	waitRecords(t, b, TransHalfTopic, 0, 3)
+	waitRecords(t, b, message.TransHalfTopic, 0, 3)
 	if err := endTx(t, b, endReq(t, c, message.TransactionCommit)); err != nil {
 		t.Fatal(err)
 	}
 	if err := endTx(t, b, endReq(t, r, message.TransactionRollbk)); err != nil {
 		t.Fatal(err)
 	}
-	waitRecords(t, b, TransOpHalfTopic, 0, 2)
+	waitRecords(t, b, message.TransOpHalfTopic, 0, 2)
 	stop()
 
 	b, _ = txBroker(t, dir, nil)
 	checkRun(b, time.Now().Add(time.Minute))
-	recs := waitRecords(t, b, TransHalfTopic, 0, 4)
+	recs := waitRecords(t, b, message.TransHalfTopic, 0, 4)
 	if string(recs[3].Body) != "open" {
 		t.Fatalf("re-appended after restart: %q", recs[3].Body)
 	}
@@ -434,7 +434,7 @@ func TestTransactionRestart(t *testing.T) {
 	if n := b.Store.MaxOffset("T", 0); n != 1 {
 		t.Fatalf("T/0 holds %d messages, want the one commit", n)
 	}
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 4 {
+	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 4 {
 		t.Fatalf("half queue holds %d, want 4", n)
 	}
 }
@@ -447,29 +447,29 @@ func TestTransactionCheckImmunity(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	prepare(t, b, 0, "immune", "CHECK_IMMUNITY_TIME_IN_SECONDS", "600")
 	prepare(t, b, 0, "plain")
-	waitRecords(t, b, TransHalfTopic, 0, 2)
+	waitRecords(t, b, message.TransHalfTopic, 0, 2)
 	b.txCheck.maxPerRun = 1
 	later := time.Now().Add(time.Minute)
 	checkRun(b, later) // re-appends the immune one, then the budget is spent
-	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	recs := waitRecords(t, b, message.TransHalfTopic, 0, 3)
 	// As Apache's: the run is counted, WAIT=false.
 	if string(recs[2].Body) != "immune" || message.Property(recs[2].Properties, "TRAN_PREPARED_QUEUE_OFFSET") != "0" ||
 		message.Property(recs[2].Properties, "TRANSACTION_CHECK_TIMES") != "1" ||
 		message.Property(recs[2].Properties, "WAIT") != "false" {
 		t.Fatalf("immune copy %q %v", recs[2].Body, message.ParseProperties(recs[2].Properties))
 	}
-	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 1 {
+	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 1 {
 		t.Fatalf("half progress %d after a spent budget, want 1", off)
 	}
 	putOpBody(t, b, "0") // the producer rolls back the original
-	waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransOpHalfTopic, 0, 1)
 	b.txCheck.maxPerRun = 10
 	checkRun(b, later.Add(time.Minute)) // "plain" checked (copy 3), the immune copy resolved
-	recs = waitRecords(t, b, TransHalfTopic, 0, 4)
+	recs = waitRecords(t, b, message.TransHalfTopic, 0, 4)
 	if string(recs[3].Body) != "plain" || len(recs) != 4 {
 		t.Fatalf("after the second run: %d records, last %q", len(recs), recs[len(recs)-1].Body)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, TransOpHalfTopic, 0); off != 1 {
+	if off, _ := b.Offsets.Query(TransGroup, message.TransOpHalfTopic, 0); off != 1 {
 		t.Fatalf("op progress %d, want 1", off)
 	}
 }
@@ -483,36 +483,36 @@ func TestTransactionCheckImmunity(t *testing.T) {
 func TestTransactionCheckOnce(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	prepare(t, b, 0, "late", "TRAN_PREPARED_QUEUE_OFFSET", "7") // a claim: stripped
-	waitRecords(t, b, TransHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	now := time.Now().Add(time.Minute)
 	checkRun(b, now)                  // copy 1
 	checkRun(b, now.Add(time.Minute)) // no answer yet: copy 2
-	recs := waitRecords(t, b, TransHalfTopic, 0, 3)
+	recs := waitRecords(t, b, message.TransHalfTopic, 0, 3)
 	for _, r := range recs {
 		if p := message.Property(r.Properties, "TRAN_PREPARED_QUEUE_OFFSET"); p != "" {
 			t.Fatalf("record %d carries TRAN_PREPARED_QUEUE_OFFSET %q", r.QueueOffset, p)
 		}
 	}
 	prepare(t, b, 0, "other") // offset 3, another transaction of the group
-	waitRecords(t, b, TransHalfTopic, 0, 4)
+	waitRecords(t, b, message.TransHalfTopic, 0, 4)
 	putOpBody(t, b, "1") // the late answer, about copy 1
-	waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransOpHalfTopic, 0, 1)
 	checkRun(b, now.Add(2*time.Minute))
-	recs = waitRecords(t, b, TransHalfTopic, 0, 5)
+	recs = waitRecords(t, b, message.TransHalfTopic, 0, 5)
 	if len(recs) != 5 || string(recs[4].Body) != "other" {
 		t.Fatalf("after the late answer: %d records, last %q; want only \"other\" checked", len(recs), recs[len(recs)-1].Body)
 	}
 
 	// A crash loses the progress: the walk starts at the original again.
 	putOpBody(t, b, "4") // "other" answered too
-	waitRecords(t, b, TransOpHalfTopic, 0, 2)
-	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0)
-	b.Offsets.Commit(TransGroup, TransOpHalfTopic, 0, 0)
+	waitRecords(t, b, message.TransOpHalfTopic, 0, 2)
+	b.Offsets.Commit(TransGroup, message.TransHalfTopic, 0, 0)
+	b.Offsets.Commit(TransGroup, message.TransOpHalfTopic, 0, 0)
 	checkRun(b, now.Add(3*time.Minute))
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 5 {
+	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 5 {
 		t.Fatalf("after a progress roll-back an answered transaction was checked again: half queue holds %d", n)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, TransHalfTopic, 0); off != 5 {
+	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 5 {
 		t.Fatalf("half progress %d, want 5", off)
 	}
 }
@@ -523,7 +523,7 @@ func TestTransactionCheckOnce(t *testing.T) {
 func TestEndTransactionSyncFlush(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.Store.FlushDiskType = store.SyncFlush })
 	res := prepare(t, b, 0, "sync")
-	waitRecords(t, b, TransHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	var waitedFor int64
 	var flushed func(error)
 	b.wait = func(end int64, _ store.Durability, done func(error)) { waitedFor, flushed = end, done }
@@ -599,7 +599,7 @@ func TestEndTransactionOnce(t *testing.T) {
 	c := prepare(t, b, 0, "committed")
 	r := prepare(t, b, 0, "rolled-back")
 	u := prepare(t, b, 0, "checked")
-	waitRecords(t, b, TransHalfTopic, 0, 3)
+	waitRecords(t, b, message.TransHalfTopic, 0, 3)
 	for _, e := range []struct {
 		res   SendResult
 		state int32
@@ -611,7 +611,7 @@ func TestEndTransactionOnce(t *testing.T) {
 	}
 	// The check service made a copy of "checked" before the producer's
 	// commit arrived; the producer's answer to the check names the copy.
-	recs := storedRecords(t, b, TransHalfTopic, 0)
+	recs := storedRecords(t, b, message.TransHalfTopic, 0)
 	v, _, err := message.DecodeRecordView(mustRecord(t, b, recs[2].PhysicalOffset))
 	if err != nil {
 		t.Fatal(err)
@@ -620,13 +620,13 @@ func TestEndTransactionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitRecords(t, b, TransHalfTopic, 0, 4)
+	waitRecords(t, b, message.TransHalfTopic, 0, 4)
 	copyReq := EndTransactionRequest{ProducerGroup: "PG", TranStateTableOffset: pr.QueueOffset,
 		CommitLogOffset: pr.PhysicalOffset, CommitOrRollback: message.TransactionCommit, FromTransactionCheck: true}
 	if err := endTx(t, b, copyReq); err != nil {
 		t.Fatal(err)
 	}
-	ops := waitRecords(t, b, TransOpHalfTopic, 0, 6)
+	ops := waitRecords(t, b, message.TransOpHalfTopic, 0, 6)
 	if got := string(ops[5].Body); got != "3" {
 		t.Fatalf("op record of the copy: %q", got)
 	}
@@ -651,14 +651,14 @@ func mustRecord(t *testing.T, b *Broker, off int64) []byte {
 func TestTransactionCheckOncePerRun(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	prepare(t, b, 0, "m")
-	waitRecords(t, b, TransHalfTopic, 0, 1)
+	waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	now := time.Now().Add(time.Minute)
 	checkRun(b, now)                  // copy 1
 	checkRun(b, now.Add(time.Minute)) // copy 2
-	waitRecords(t, b, TransHalfTopic, 0, 3)
-	b.Offsets.Commit(TransGroup, TransHalfTopic, 0, 0) // the crash
+	waitRecords(t, b, message.TransHalfTopic, 0, 3)
+	b.Offsets.Commit(TransGroup, message.TransHalfTopic, 0, 0) // the crash
 	checkRun(b, now.Add(2*time.Minute))
-	if n := b.Store.MaxOffset(TransHalfTopic, 0); n != 4 {
+	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 4 {
 		t.Fatalf("one run over 3 copies of one transaction made %d copies, want 1", n-3)
 	}
 }
@@ -668,7 +668,7 @@ func TestTransactionCheckOncePerRun(t *testing.T) {
 func TestEndTransactionWhileEnding(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), nil)
 	res := prepare(t, b, 0, "m")
-	recs := waitRecords(t, b, TransHalfTopic, 0, 1)
+	recs := waitRecords(t, b, message.TransHalfTopic, 0, 1)
 	v, _, err := message.DecodeRecordView(mustRecord(t, b, recs[0].PhysicalOffset))
 	if err != nil {
 		t.Fatal(err)
@@ -688,7 +688,7 @@ func TestEndTransactionWhileEnding(t *testing.T) {
 	if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
 		t.Fatal(err)
 	}
-	ops := waitRecords(t, b, TransOpHalfTopic, 0, 1)
+	ops := waitRecords(t, b, message.TransOpHalfTopic, 0, 1)
 	if string(ops[0].Body) != "0" || b.Store.MaxOffset("T", 0) != 0 {
 		t.Fatalf("after it ended: op %q, T/0 holds %d", ops[0].Body, b.Store.MaxOffset("T", 0))
 	}
@@ -702,7 +702,7 @@ func TestEndTransactionSameUniqKey(t *testing.T) {
 	a := prepare(t, b, 0, "first", "UNIQ_KEY", "SAME")
 	c := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME")
 	d := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME") // the retry of c
-	waitRecords(t, b, TransHalfTopic, 0, 3)
+	waitRecords(t, b, message.TransHalfTopic, 0, 3)
 	for _, res := range []SendResult{a, c, d} {
 		if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
 			t.Fatal(err)

@@ -1,9 +1,12 @@
 // Package message holds Apache RocketMQ's message formats shared by the
 // store and the broker: the properties string, sysflag bits and magic codes,
 // the stored (CommitLog / pull body) record, the SEND_BATCH_MESSAGE body,
-// tag hashes and message ids.
+// tag hashes and message ids; and the vocabulary every front end shares:
+// topic and group name rules, system topic names, perm bits (names.go) and
+// the pop handle (ExtraInfo) codec (popinfo.go).
 //
-// Owns: byte layouts of records, batch bodies, properties and ids.
+// Owns: byte layouts of records, batch bodies, properties, ids and pop
+// handles; what a valid topic or group name is.
 // Never: does I/O, starts goroutines, reads the clock (callers pass time in),
 // or keeps package-level mutable state.
 //

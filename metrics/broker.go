@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // collector reads a broker's counters and tables at each scrape: nothing
@@ -103,7 +104,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		if isRetryOrDLQ(k.Topic) { // Apache counts neither (SendMessageProcessor)
 			return true
 		}
-		sys := strconv.FormatBool(broker.IsSystemTopicName(k.Topic))
+		sys := strconv.FormatBool(message.IsSystemTopicName(k.Topic))
 		emit("rocketmq_messages_in_total", float64(f.Msgs.Load()), k.Topic, k.Type.String(), sys)
 		emit("rocketmq_throughput_in_total", float64(f.Bytes.Load()), k.Topic, k.Type.String(), sys)
 		cum, n, sum := f.Sizes.Read()
@@ -220,7 +221,7 @@ func constHistogram(d *prometheus.Desc, bounds []int64, cum []uint64, count uint
 
 // isRetryOrDLQ is BrokerMetricsManager.isRetryOrDlqTopic.
 func isRetryOrDLQ(topic string) bool {
-	return broker.IsRetryTopic(topic) || strings.HasPrefix(topic, broker.DLQGroupPrefix)
+	return message.IsRetryTopic(topic) || strings.HasPrefix(topic, message.DLQGroupPrefix)
 }
 
 // consumeMode is Apache's ConsumeType.getTypeCN in lower case.
@@ -237,5 +238,5 @@ func consumeMode(consumeType string) string {
 // isSystem is BrokerMetricsManager.isSystem: a system topic or a system
 // consumer group (MixAll.isSysConsumerGroup: the CID_RMQ_SYS_ prefix).
 func isSystem(topic, group string) bool {
-	return (topic != "" && broker.IsSystemTopicName(topic)) || strings.HasPrefix(group, "CID_RMQ_SYS_")
+	return (topic != "" && message.IsSystemTopicName(topic)) || strings.HasPrefix(group, "CID_RMQ_SYS_")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // The consumer gauges, computed at scrape as Apache 5.3.3's
@@ -75,7 +76,7 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 	var subs []subscribed
 	anyPop := false
 	b.Clients.EachSubscribedTopic(func(group, consumeType, topic string) {
-		if broker.IsRetryTopic(topic) {
+		if message.IsRetryTopic(topic) {
 			return
 		}
 		pop := consumeType == "CONSUME_POP"
@@ -110,7 +111,7 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 			continue
 		}
 		tc, ok := b.Topics.Get(s.topic)
-		if !ok || tc.Perm&perm&(broker.PermRead|broker.PermWrite) == 0 {
+		if !ok || tc.Perm&perm&(message.PermRead|message.PermWrite) == 0 {
 			continue
 		}
 		if budget < int(tc.WriteQueueNums) {
@@ -124,8 +125,8 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 			continue
 		}
 		var r consumerRow // no retry topic (yet): zeros, as Apache's without one
-		retry := broker.PopRetryTopic(s.topic, s.group)
-		if rc, ok := b.Topics.Get(retry); ok && rc.Perm&perm&(broker.PermRead|broker.PermWrite) != 0 {
+		retry := message.PopRetryTopic(s.topic, s.group)
+		if rc, ok := b.Topics.Get(retry); ok && rc.Perm&perm&(message.PermRead|message.PermWrite) != 0 {
 			if budget < int(rc.WriteQueueNums) {
 				c.warnTruncated(len(subs))
 				return

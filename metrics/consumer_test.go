@@ -40,7 +40,7 @@ func gaugeBroker(t testing.TB) *broker.Broker {
 		_ = b.Store.Shutdown(context.Background())
 	})
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	h := netip.MustParseAddrPort("127.0.0.1:1234")
@@ -77,7 +77,7 @@ func consumerSub(b *broker.Broker, id uint64, group, consumeType, topic, expr st
 func TestConsumerGaugesTags(t *testing.T) {
 	b := gaugeBroker(t)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "F", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	h := netip.MustParseAddrPort("127.0.0.1:1234")
@@ -261,7 +261,7 @@ func descName(d *prometheus.Desc) string {
 func BenchmarkConsumerGauges(b *testing.B) {
 	br := gaugeBroker(b)
 	if err := br.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 20, WriteQueueNums: 20,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < 1000; i++ {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -65,5 +65,5 @@ func (c creates) observe(x processor.Exchange) {
 	if x.Req != nil {
 		topic = x.Req.Str("topic") // the list variant has none: Apache's joined names are no system topic either
 	}
-	c.topic.WithLabelValues(status, strconv.FormatBool(topic != "" && broker.IsSystemTopicName(topic))).Observe(ms)
+	c.topic.WithLabelValues(status, strconv.FormatBool(topic != "" && message.IsSystemTopicName(topic))).Observe(ms)
 }

@@ -42,8 +42,8 @@ type ACLAdmin interface {
 	UpdateAccount(ACLAccount) error
 	DeleteAccount(accessKey string) error
 	UpdateGlobalWhite(addrs []string, file string) error
-	Version() broker.DataVersion
-	Versions() map[string]broker.DataVersion
+	Version() remoting.DataVersion
+	Versions() map[string]remoting.DataVersion
 }
 
 type aclProcs struct {
@@ -116,7 +116,7 @@ func (p *aclProcs) deleteAccount(c *remoting.Conn, req *remoting.Command) *remot
 		err := p.a.DeleteAccount(ak)
 		p.log.Info().Str("accessKey", ak).Str("remote", c.Remote).Err(err).Msg("acl account deleted")
 		if err != nil {
-			return &broker.Refusal{Code: deleteACLConfigFailed, Err: err,
+			return &remoting.Refusal{Code: deleteACLConfigFailed, Err: err,
 				Remark: "The accessKey[" + ak + "] corresponding to accessConfig has been deleted failed."}
 		}
 		return nil
@@ -137,7 +137,7 @@ func (p *aclProcs) updateGlobalWhite(c *remoting.Conn, req *remoting.Command) *r
 		err := p.a.UpdateGlobalWhite(splitList(addrs), file)
 		p.log.Info().Str("globalWhiteAddrs", addrs).Str("file", file).Str("remote", c.Remote).Err(err).Msg("acl global white addresses updated")
 		if err != nil {
-			return &broker.Refusal{Code: updateGlobalWhiteFailed, Err: err,
+			return &remoting.Refusal{Code: updateGlobalWhiteFailed, Err: err,
 				Remark: "The globalWhiteAddresses[" + addrs + "] has been updated failed."}
 		}
 		return nil

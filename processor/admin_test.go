@@ -98,7 +98,7 @@ func TestAdminServices(t *testing.T) {
 		"The queue nums of topic[Wide] must be between 1 and 1024 (maxTopicQueueNums), read 5000 write 1.")
 	var all struct {
 		TopicConfigTable   map[string]broker.TopicConfig `json:"topicConfigTable"`
-		MappingDataVersion *broker.DataVersion           `json:"mappingDataVersion"`
+		MappingDataVersion *remoting.DataVersion         `json:"mappingDataVersion"`
 	}
 	f.decode("GET_ALL_TOPIC_CONFIG", f.do(remoting.GetAllTopicConfig, nil, nil), &all)
 	if all.TopicConfigTable[topic].ReadQueueNums != 4 || all.TopicConfigTable["TBW102"].TopicName != "TBW102" || all.MappingDataVersion == nil {

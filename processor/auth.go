@@ -245,10 +245,10 @@ func (p *authProcs) listAcls(c *remoting.Conn, req *remoting.Command) *remoting.
 // which its handlers then fail on.
 func decodeAuthBody(req *remoting.Command, v any) error {
 	if len(req.Body) == 0 {
-		return &broker.Refusal{Code: remoting.SystemError, Remark: "java.lang.NullPointerException"}
+		return &remoting.Refusal{Code: remoting.SystemError, Remark: "java.lang.NullPointerException"}
 	}
 	if err := jsoniter.Unmarshal(req.Body, v); err != nil {
-		return &broker.Refusal{Code: remoting.SystemError, Remark: "com.alibaba.fastjson2.JSONException: " + err.Error(), Err: err}
+		return &remoting.Refusal{Code: remoting.SystemError, Remark: "com.alibaba.fastjson2.JSONException: " + err.Error(), Err: err}
 	}
 	return nil
 }

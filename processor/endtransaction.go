@@ -67,7 +67,7 @@ func decodeEndTransaction(req *remoting.Command) (r broker.EndTransactionRequest
 	switch r.CommitOrRollback {
 	case message.TransactionNot, message.TransactionCommit, message.TransactionRollbk:
 	default:
-		return r, &broker.Refusal{Code: remoting.SystemError, Remark: "commitOrRollback field wrong"}
+		return r, &remoting.Refusal{Code: remoting.SystemError, Remark: "commitOrRollback field wrong"}
 	}
 	r.MsgID = strings.Clone(req.Str("msgId"))
 	r.TransactionID = strings.Clone(req.Str("transactionId"))

@@ -71,7 +71,7 @@ func txBrokerServed(t *testing.T) *broker.Broker {
 		c.TransactionCheckInterval = 50
 	}, nil)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -102,7 +102,7 @@ func TestCheckTransactionStateRoundTrip(t *testing.T) {
 	h := chk.FieldMap()
 	_, copyOff, err := message.DecodeOffsetMsgID(h["offsetMsgId"])
 	if err != nil || h["commitLogOffset"] != strconv.FormatInt(copyOff, 10) || h["tranStateTableOffset"] != "1" ||
-		h["msgId"] != "U-1" || h["transactionId"] != "U-1" || h["topic"] != broker.TransHalfTopic || h["bname"] != "b" {
+		h["msgId"] != "U-1" || h["transactionId"] != "U-1" || h["topic"] != message.TransHalfTopic || h["bname"] != "b" {
 		t.Fatalf("check header %v (%v)", h, err)
 	}
 	rec, _, err := message.DecodeRecord(chk.Body)
@@ -129,7 +129,7 @@ func TestCheckTransactionStateRoundTrip(t *testing.T) {
 func TestEndTransactionOneway(t *testing.T) {
 	b := runBroker(t, nil, nil)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	c := dialTx(t, b)
@@ -156,5 +156,5 @@ func TestEndTransactionOneway(t *testing.T) {
 		t.Fatalf("first answer opaque %d (pending %d, probe %d)", got.Opaque, pending, probe)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset("T", 2) == 1 })
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(broker.TransOpHalfTopic, 0) == 1 })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(message.TransOpHalfTopic, 0) == 1 })
 }

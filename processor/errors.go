@@ -5,7 +5,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -13,7 +12,7 @@ import (
 // and remark: services refuse only that way, so this is the whole error
 // table. No remark is made from an error's text.
 func mappedError(req *remoting.Command, err error) (*remoting.Command, bool) {
-	var r *broker.Refusal
+	var r *remoting.Refusal
 	if errors.As(err, &r) {
 		return remoting.NewResponse(req, r.Code, r.Remark), true
 	}

@@ -5,7 +5,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -47,16 +47,16 @@ func FuzzParseHeartbeat(f *testing.F) {
 			t.Fatalf("%d named of %d dropped", len(named), dropped)
 		}
 		for _, g := range hb.Producers {
-			if err := broker.ValidGroupName(g); err != nil {
+			if err := message.ValidGroupName(g); err != nil {
 				t.Fatalf("kept producer group %q: %v", g, err)
 			}
 		}
 		for _, cd := range hb.Consumers {
-			if err := broker.ValidGroupName(cd.Group); err != nil {
+			if err := message.ValidGroupName(cd.Group); err != nil {
 				t.Fatalf("kept consumer group %q: %v", cd.Group, err)
 			}
 			for _, sd := range cd.Subscriptions {
-				if err := broker.ValidTopicName(sd.Topic); err != nil {
+				if err := message.ValidTopicName(sd.Topic); err != nil {
 					t.Fatalf("kept subscription topic %q: %v", sd.Topic, err)
 				}
 			}
@@ -92,7 +92,7 @@ func FuzzSubscriptionGroupBody(f *testing.F) {
 		if jsoniter.Unmarshal(body, &gc) != nil {
 			return
 		}
-		bad := broker.ValidGroupName(gc.GroupName) != nil
+		bad := message.ValidGroupName(gc.GroupName) != nil
 		if bad && p.b.Groups.Contains(gc.GroupName) {
 			t.Fatalf("group %q entered the table (answer %d %q)", gc.GroupName, resp.Code, resp.Remark)
 		}

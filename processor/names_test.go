@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -64,7 +65,7 @@ func TestNameRefusals(t *testing.T) {
 		})
 	}
 	for _, name := range p.b.Topics.Names() {
-		if broker.ValidTopicName(name) != nil {
+		if message.ValidTopicName(name) != nil {
 			t.Errorf("topic %q in the table", name)
 		}
 	}

@@ -1,9 +1,10 @@
 package processor
 
 import (
+	"strings"
+
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
-	"strings"
 )
 
 func (p *brokerProcs) registerOffsets(t Table) {

@@ -73,7 +73,7 @@ func decodePop(t *testing.T, resp *remoting.Command) []popped {
 // the real topic from the handle's retry flag, queue and offset from the handle.
 func ackReq(t *testing.T, m popped) *remoting.Command {
 	t.Helper()
-	e, err := broker.ParseExtraInfo(m.handle)
+	e, err := message.ParseExtraInfo(m.handle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestPopRestart(t *testing.T) {
 	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
 	b, cl := serveBroker(t, edit, nil)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
@@ -482,7 +482,7 @@ func TestPopOrderlyRestart(t *testing.T) {
 	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
 	b, cl := serveBroker(t, edit, nil)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {

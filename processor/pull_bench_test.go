@@ -22,7 +22,7 @@ func benchBroker(b *testing.B, n, size int) *broker.Broker {
 	b.Helper()
 	br := runBroker(b, oneLoop(nil), nil)
 	if err := br.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}
 	h := netip.MustParseAddrPort("127.0.0.1:1234")

@@ -85,7 +85,7 @@ func checkRecords(t *testing.T, b *broker.Broker, resp *remoting.Command, topic 
 func TestPullFromMappedCommitLog(t *testing.T) {
 	b, cl := startBroker(t)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	putBig(t, b, "T", 0, 40)

@@ -37,7 +37,7 @@ func slaveOf(edit func(*broker.Config)) func(*broker.Config) {
 func TestSlaveRefusesWrites(t *testing.T) {
 	b, cl := serveBroker(t, slaveOf(nil), nil)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
@@ -85,7 +85,7 @@ func TestSlaveRefusesWrites(t *testing.T) {
 func TestSlaveReadEnable(t *testing.T) {
 	b, cl := serveBroker(t, slaveOf(func(c *broker.Config) { c.SlaveReadEnable = true }), nil)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
@@ -149,7 +149,7 @@ func TestSlaveSynchronize(t *testing.T) {
 
 	s, _ := serveBroker(t, slaveOf(nil), nil)
 	if err := s.Topics.Put(broker.TopicConfig{TopicName: "OnlyOnSlave", ReadQueueNums: 1, WriteQueueNums: 1,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CommitOffset(broker.QueueOffsetRequest{Group: "G2", Topic: "OnlyOnSlave", QueueID: 0, Offset: 7}); err == nil {
@@ -242,7 +242,7 @@ func TestSuggestWhichBrokerID(t *testing.T) {
 	for _, enable := range []bool{false, true} {
 		b, cl := serveBroker(t, func(c *broker.Config) { c.SlaveReadEnable = enable }, nil)
 		if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
-			Perm: broker.PermRead | broker.PermWrite}); err != nil {
+			Perm: message.PermRead | message.PermWrite}); err != nil {
 			t.Fatal(err)
 		}
 		gc := broker.DefaultGroupConfig("G")

@@ -36,7 +36,7 @@ func BenchmarkTopicStatsMaxQueues(b *testing.B) {
 	p := newBrokerProcs(b)
 	n := p.b.Config().MaxTopicQueueNums
 	if err := p.b.Topics.Put(broker.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}
 	req := remoting.NewRequest(remoting.GetTopicStatsInfo, map[string]string{"topic": "Wide"}, nil)
@@ -97,7 +97,7 @@ func BenchmarkSendServed(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			br := sendBroker(b, nil)
 			if err := br.Topics.Put(broker.TopicConfig{TopicName: "BenchTopic", ReadQueueNums: 8, WriteQueueNums: 8,
-				Perm: broker.PermRead | broker.PermWrite}); err != nil {
+				Perm: message.PermRead | message.PermWrite}); err != nil {
 				b.Fatal(err)
 			}
 			nc, err := net.Dial("tcp", br.Config().Addr())

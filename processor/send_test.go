@@ -23,7 +23,7 @@ func sendProcs(t *testing.T, edit func(*broker.Config)) *brokerProcs {
 	t.Helper()
 	b := sendBroker(t, edit)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	return &brokerProcs{b: b, log: testutil.Logger()}
@@ -79,7 +79,7 @@ func TestSendHandlerEncodesRefusals(t *testing.T) {
 		code   int32
 		remark string
 	}{
-		{"topic not writable", v2Send(remoting.SendMessageV2, broker.ScheduleTopic, "", []byte("a")),
+		{"topic not writable", v2Send(remoting.SendMessageV2, message.ScheduleTopic, "", []byte("a")),
 			remoting.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."},
 		{"illegal topic", v2Send(remoting.SendMessageV2, "a/b", "", []byte("a")),
 			remoting.InvalidParameter, "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"},

@@ -45,7 +45,7 @@ func svcBroker(t *testing.T) (*broker.Broker, *remoting.Client) {
 	t.Helper()
 	b, cl := startBroker(t)
 	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
-		Perm: broker.PermRead | broker.PermWrite}); err != nil {
+		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {

@@ -6,6 +6,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -41,7 +42,7 @@ func (p *brokerProcs) updateAndCreateTopic(c *remoting.Conn, req *remoting.Comma
 	}{
 		{"readQueueNums", &tc.ReadQueueNums, 16},
 		{"writeQueueNums", &tc.WriteQueueNums, 16},
-		{"perm", &tc.Perm, broker.PermRead | broker.PermWrite},
+		{"perm", &tc.Perm, message.PermRead | message.PermWrite},
 		{"topicSysFlag", &tc.TopicSysFlag, 0},
 	} {
 		if *f.dst, err = optInt32(req, f.key, f.def); err != nil {
@@ -97,9 +98,9 @@ func (p *brokerProcs) deleteTopic(c *remoting.Conn, req *remoting.Command) *remo
 func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	t := p.b.AllTopicConfig()
 	return p.okJSON(req, struct {
-		DataVersion                broker.DataVersion             `json:"dataVersion"`
+		DataVersion                remoting.DataVersion           `json:"dataVersion"`
 		TopicConfigTable           map[string]*broker.TopicConfig `json:"topicConfigTable"`
-		MappingDataVersion         broker.DataVersion             `json:"mappingDataVersion"`
+		MappingDataVersion         remoting.DataVersion           `json:"mappingDataVersion"`
 		TopicQueueMappingDetailMap struct{}                       `json:"topicQueueMappingDetailMap"`
 		TopicQueueMappingInfoMap   struct{}                       `json:"topicQueueMappingInfoMap"`
 	}{DataVersion: t.DataVersion, TopicConfigTable: t.Topics})
@@ -110,7 +111,7 @@ func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *r
 func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	t := p.b.AllGroupConfig()
 	return p.okJSON(req, struct {
-		DataVersion            broker.DataVersion             `json:"dataVersion"`
+		DataVersion            remoting.DataVersion           `json:"dataVersion"`
 		SubscriptionGroupTable map[string]*broker.GroupConfig `json:"subscriptionGroupTable"`
 	}{t.DataVersion, t.Groups})
 }
@@ -176,14 +177,14 @@ func parseTopicAttributes(s string) (map[string]string, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || len(k) < 2 || k[0] != '+' || v == "" {
-			return nil, &broker.Refusal{Code: remoting.InvalidParameter, Remark: "attributes format error: " + kv}
+			return nil, &remoting.Refusal{Code: remoting.InvalidParameter, Remark: "attributes format error: " + kv}
 		}
 		k = k[1:]
 		if k == "message.type" {
 			switch v {
 			case "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED":
 			default:
-				return nil, &broker.Refusal{Code: remoting.InvalidParameter, Remark: "value is not in set: " + v}
+				return nil, &remoting.Refusal{Code: remoting.InvalidParameter, Remark: "value is not in set: " + v}
 			}
 		}
 		out[k] = v

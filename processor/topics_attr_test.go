@@ -4,7 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -25,7 +24,7 @@ func TestParseTopicAttributes(t *testing.T) {
 		{"+k=", nil, true},
 	} {
 		got, err := parseTopicAttributes(tc.in)
-		var r *broker.Refusal
+		var r *remoting.Refusal
 		if tc.bad {
 			if !errors.As(err, &r) || r.Code != remoting.InvalidParameter {
 				t.Errorf("%q: error %v, want an INVALID_PARAMETER refusal", tc.in, err)

@@ -9,7 +9,6 @@ import (
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -204,7 +203,7 @@ func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessag
 		}
 		body = rest
 		props := message.ParseProperties(rec.Properties)
-		key := broker.PopRetryMark(rec.Topic) + "@" + strconv.Itoa(int(rec.QueueID))
+		key := message.PopRetryMark(rec.Topic) + "@" + strconv.Itoa(int(rec.QueueID))
 		ck, ok := start[key]
 		if !ok {
 			if ck, ok = firstOffset[key]; !ok {
@@ -214,11 +213,11 @@ func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessag
 		}
 		handle := props[message.PropPopCK]
 		if handle == "" {
-			handle = string(broker.AppendExtraInfo(nil, ck, rh.PopTime, rh.InvisibleTime, rh.ReviveQid, rec.Topic, req.BrokerName, rec.QueueID, rec.QueueOffset))
+			handle = string(message.AppendExtraInfo(nil, ck, rh.PopTime, rh.InvisibleTime, rh.ReviveQid, rec.Topic, req.BrokerName, rec.QueueID, rec.QueueOffset))
 		}
 		handle += " " + strconv.FormatInt(rec.PhysicalOffset, 10)
 		if req.Order && orderCount != nil {
-			n, ok := orderCount[broker.PopRetryMark(rec.Topic)+"@qo"+strconv.Itoa(int(rec.QueueID))+"%"+strconv.FormatInt(rec.QueueOffset, 10)]
+			n, ok := orderCount[message.PopRetryMark(rec.Topic)+"@qo"+strconv.Itoa(int(rec.QueueID))+"%"+strconv.FormatInt(rec.QueueOffset, 10)]
 			if !ok {
 				n = orderCount[key]
 			}
@@ -416,7 +415,7 @@ func (s *Server) changeInvisible(ctx context.Context, h receiptHandle, group, to
 	if err := rh.Decode(resp); err != nil {
 		return "", err
 	}
-	nh := string(broker.AppendExtraInfo(nil, h.offset, rh.PopTime, rh.InvisibleTime, rh.ReviveQid, rt, h.brokerName, h.queueID, h.offset))
+	nh := string(message.AppendExtraInfo(nil, h.offset, rh.PopTime, rh.InvisibleTime, rh.ReviveQid, rt, h.brokerName, h.queueID, h.offset))
 	return nh + " " + strconv.FormatInt(h.commitLogOffset, 10), nil
 }
 

@@ -5,14 +5,13 @@ import (
 	"time"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
-
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // Receipt handles as Apache's ExtraInfoUtil builds them and ReceiptHandle
 // decodes them.
 func TestReceiptHandle(t *testing.T) {
-	h := string(broker.AppendExtraInfo(nil, 5, 1700000000000, 60000, 3, "%RETRY%G+T", "b1", 2, 7)) + " 1234"
+	h := string(message.AppendExtraInfo(nil, 5, 1700000000000, 60000, 3, "%RETRY%G+T", "b1", 2, 7)) + " 1234"
 	if h != "5 1700000000000 60000 3 2 b1 2 7 1234" {
 		t.Fatalf("extraInfo = %q", h)
 	}

@@ -6,8 +6,7 @@ import (
 	"unicode"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
-
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // Apache's GrpcValidator: names and message fields a client sends are
@@ -15,10 +14,10 @@ import (
 
 func validateTopic(r *v2.Resource) error {
 	name := r.GetName()
-	if err := broker.ValidTopicName(name); err != nil {
+	if err := message.ValidTopicName(name); err != nil {
 		return refuse(v2.Code_ILLEGAL_TOPIC, err.Error())
 	}
-	if broker.IsSystemTopicName(name) {
+	if message.IsSystemTopicName(name) {
 		return refuse(v2.Code_ILLEGAL_TOPIC, "cannot access system topic")
 	}
 	return nil
@@ -30,7 +29,7 @@ const sysConsumerGroupPrefix = "CID_RMQ_SYS_"
 
 func validateGroup(r *v2.Resource) error {
 	name := r.GetName()
-	if err := broker.ValidGroupName(name); err != nil {
+	if err := message.ValidGroupName(name); err != nil {
 		return refuse(v2.Code_ILLEGAL_CONSUMER_GROUP, err.Error())
 	}
 	if strings.HasPrefix(name, sysConsumerGroupPrefix) {

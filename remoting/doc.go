@@ -6,7 +6,8 @@
 //
 // Owns: frame and header codecs, Command, codes, Server, Conn, Client, Local,
 // TLS (Apache's tls.* settings; tls.go) and its termination before the
-// event loops (tls_accept.go).
+// event loops (tls_accept.go); Refusal, a request refused with a code and
+// its remark, and DataVersion, the version every replicated table carries.
 // Never: knows what a topic, a queue or a broker is; blocks an event loop.
 //
 // Frame layout (all integers big-endian):

@@ -1,4 +1,4 @@
-package broker
+package message
 
 // Topic and group names as Apache's TopicValidator checks them: 5.3.3's topic
 // rule (characters ^[%|a-zA-Z0-9_-]+$, at most 127), upstream's group rule
@@ -32,24 +32,27 @@ const (
 )
 
 var (
+	// ErrTopicInvalid: a topic name that breaks the topic rule.
+	ErrTopicInvalid = errors.New("message: topic name invalid")
 	// ErrGroupInvalid: a group name that breaks the group rule.
-	ErrGroupInvalid = errors.New("broker: group name invalid")
+	ErrGroupInvalid = errors.New("message: group name invalid")
 	// ErrQueueNumsInvalid: queue counts outside [1, maxTopicQueueNums].
-	ErrQueueNumsInvalid = errors.New("broker: queue nums invalid")
+	ErrQueueNumsInvalid = errors.New("message: queue nums invalid")
 )
 
 // invalidParam refuses a name or number: INVALID_PARAMETER with remark
 // (Apache's words where Apache refuses the same), standing for kind
 // (ErrTopicInvalid, ErrGroupInvalid, ErrQueueNumsInvalid, ErrSystemTopic).
-func invalidParam(kind error, remark string) *Refusal {
-	return &Refusal{Code: remoting.InvalidParameter, Remark: remark, Err: kind}
+func invalidParam(kind error, remark string) *remoting.Refusal {
+	return &remoting.Refusal{Code: remoting.InvalidParameter, Remark: remark, Err: kind}
 }
 
-// Remarks of TopicValidator.validateTopic (5.3.3).
+// Remarks of TopicValidator.validateTopic (5.3.3); RemarkTopicBlank is
+// also DELETE_TOPIC_IN_BROKER's.
 const (
-	remarkTopicBlank   = "The specified topic is blank."
-	remarkTopicIllegal = "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
-	remarkTopicTooLong = "The specified topic is longer than topic max length."
+	RemarkTopicBlank   = "The specified topic is blank."
+	RemarkTopicIllegal = "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+	RemarkTopicTooLong = "The specified topic is longer than topic max length."
 )
 
 // validChar is TopicValidator.VALID_CHAR_BIT_MAP.
@@ -76,10 +79,10 @@ func illegalName(s string) bool {
 	return false
 }
 
-// blank is Apache's UtilAll.isBlank: empty or only Java whitespace
+// IsBlank is Apache's UtilAll.isBlank: empty or only Java whitespace
 // (Character.isWhitespace: the ASCII controls 9-13 and 28-31, and Unicode
 // space separators other than the no-break ones).
-func blank(s string) bool {
+func IsBlank(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -104,12 +107,12 @@ func blank(s string) bool {
 // Apache's remark) standing for ErrTopicInvalid.
 func ValidTopicName(name string) error {
 	switch {
-	case blank(name):
-		return invalidParam(ErrTopicInvalid, remarkTopicBlank)
+	case IsBlank(name):
+		return invalidParam(ErrTopicInvalid, RemarkTopicBlank)
 	case illegalName(name):
-		return invalidParam(ErrTopicInvalid, remarkTopicIllegal)
+		return invalidParam(ErrTopicInvalid, RemarkTopicIllegal)
 	case len(name) > TopicMaxLength:
-		return invalidParam(ErrTopicInvalid, remarkTopicTooLong)
+		return invalidParam(ErrTopicInvalid, RemarkTopicTooLong)
 	}
 	return nil
 }
@@ -119,7 +122,7 @@ func ValidTopicName(name string) error {
 // (INVALID_PARAMETER, upstream's remark) standing for ErrGroupInvalid.
 func ValidGroupName(name string) error {
 	switch {
-	case blank(name):
+	case IsBlank(name):
 		return invalidParam(ErrGroupInvalid, "The specified group is blank.")
 	case illegalName(name):
 		return invalidParam(ErrGroupInvalid, "The specified group: "+name+
@@ -132,7 +135,7 @@ func ValidGroupName(name string) error {
 
 // staticSystemTopics is TopicValidator.SYSTEM_TOPIC_SET before the broker
 // adds its own (cluster name, broker name, trace and reply topics: see
-// Topics.putSystem).
+// the broker's Topics.putSystem).
 var staticSystemTopics = map[string]bool{
 	AutoCreateTopicKey:     true,
 	ScheduleTopic:          true,
@@ -163,13 +166,49 @@ var notAllowedSend = map[string]bool{
 // (TopicValidator.isNotAllowedSendTopic, plus rmq_sys_wheel_timer).
 func NotAllowedSend(topic string) bool { return notAllowedSend[topic] }
 
-// isSystemTopicName is TopicValidator.isSystemTopic without the names a
-// broker adds from its config (Topics.IsSystem has those).
-func isSystemTopicName(topic string) bool {
+// IsSystemTopicName is TopicValidator.isSystemTopic without the names a
+// broker adds from its config (the broker's Topics.IsSystem has those): the
+// static system topics and the rmq_sys_ prefix.
+func IsSystemTopicName(topic string) bool {
 	return staticSystemTopics[topic] || strings.HasPrefix(topic, SystemTopicPrefix)
 }
 
-// IsSystemTopicName is TopicValidator.isSystemTopic for a front end that
-// has no broker config (the gRPC proxy): the static system topics and the
-// rmq_sys_ prefix.
-func IsSystemTopicName(topic string) bool { return isSystemTopicName(topic) }
+// StaticSystemTopics lists TopicValidator.SYSTEM_TOPIC_SET before a broker
+// adds its own names, in no order.
+func StaticSystemTopics() []string {
+	out := make([]string, 0, len(staticSystemTopics))
+	for n := range staticSystemTopics {
+		out = append(out, n)
+	}
+	return out
+}
+
+// System topic names (Apache TopicValidator / MixAll).
+const (
+	AutoCreateTopicKey = "TBW102"
+	SelfTestTopic      = "SELF_TEST_TOPIC"
+	OffsetMovedEvent   = "OFFSET_MOVED_EVENT"
+	ScheduleTopic      = "SCHEDULE_TOPIC_XXXX"
+	BenchmarkTopic     = "BenchmarkTest"
+	// SyncBrokerMemberPrefix + broker name: TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX.
+	SyncBrokerMemberPrefix = SystemTopicPrefix + "SYNC_BROKER_MEMBER_"
+	RetryGroupPrefix       = "%RETRY%"
+	DLQGroupPrefix         = "%DLQ%"
+	// ScheduleConsumerGroup is the group Apache's metrics count delay
+	// deliveries out of ScheduleTopic under (MixAll.SCHEDULE_CONSUMER_GROUP).
+	ScheduleConsumerGroup = "SCHEDULE_CONSUMER"
+)
+
+// TimerTopic stages 5.x timer messages (Apache TimerMessageStore.TIMER_TOPIC).
+const TimerTopic = "rmq_sys_wheel_timer"
+
+// Perm bits (Apache PermName).
+const (
+	PermPriority int32 = 0x8
+	PermRead     int32 = 0x4
+	PermWrite    int32 = 0x2
+	PermInherit  int32 = 0x1
+)
+
+// IsRetryTopic reports whether topic is a %RETRY% topic.
+func IsRetryTopic(topic string) bool { return strings.HasPrefix(topic, RetryGroupPrefix) }

@@ -1,4 +1,4 @@
-package broker
+package message
 
 // ExtraInfo: the handle of a popped message, Apache's ExtraInfoUtil. The
 // client keeps it in the message's POP_CK property and sends it back with
@@ -25,7 +25,7 @@ import (
 const PopOrderReviveQueue = 999
 
 // ErrBadExtraInfo: an extraInfo that does not parse.
-var ErrBadExtraInfo = errors.New("broker: bad extraInfo")
+var ErrBadExtraInfo = errors.New("message: bad extraInfo")
 
 // ExtraInfo is a parsed handle.
 type ExtraInfo struct {
@@ -116,9 +116,9 @@ func AppendExtraInfo(dst []byte, ckQueueOffset, popTime, invisibleTime int64, re
 	return strconv.AppendInt(dst, msgQueueOffset, 10)
 }
 
-// appendOffsetInfo appends one "retry queueId values" triple of
+// AppendOffsetInfo appends one "retry queueId values" triple of
 // startOffsetInfo / msgOffsetInfo (values ","-joined), ";" before all but the first.
-func appendOffsetInfo(dst []byte, topic string, queueID int32, values ...int64) []byte {
+func AppendOffsetInfo(dst []byte, topic string, queueID int32, values ...int64) []byte {
 	if len(dst) > 0 {
 		dst = append(dst, ';')
 	}
