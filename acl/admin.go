@@ -7,7 +7,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -18,10 +17,18 @@ import (
 // (Apache applies accounts at once and white addresses at the next watch).
 // They write files: callers run them off the event loop.
 
-// AccountUpdate is UPDATE_AND_CREATE_ACL_CONFIG's header.
-type AccountUpdate = processor.ACLAccount
-
-var _ processor.ACLAdmin = (*Files)(nil)
+// AccountUpdate is UPDATE_AND_CREATE_ACL_CONFIG's header
+// (CreateAccessConfigRequestHeader). A Has flag is false when the header
+// did not carry the field (Apache's null: the account keeps its value).
+type AccountUpdate struct {
+	AccessKey, SecretKey               string
+	WhiteRemoteAddress                 string
+	HasWhite                           bool
+	Admin                              bool
+	DefaultTopicPerm, DefaultGroupPerm string
+	TopicPerms, GroupPerms             []string
+	HasTopicPerms, HasGroupPerms       bool
+}
 
 // ErrNoAccount is DeleteAccount of a key no file defines.
 var ErrNoAccount = errors.New("acl: no such accessKey")

@@ -5,7 +5,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -41,7 +40,7 @@ func (in *Interceptor) Before(c *remoting.Conn, req *remoting.Command) *remoting
 }
 
 // After does nothing: the decision is taken before.
-func (in *Interceptor) After(processor.Exchange) {}
+func (in *Interceptor) After(remoting.Exchange) {}
 
 // short bounds a client's string in a log line.
 func short(s string) string {

@@ -1,4 +1,4 @@
-package acl
+package acl_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/acl"
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -69,13 +70,13 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 		if err := os.WriteFile(p, []byte(aclFile), 0o644); err != nil {
 			tb.Fatal(err)
 		}
-		f, err := NewFiles(home, log)
+		f, err := acl.NewFiles(home, log)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		t := processor.BrokerTable(b, log)
 		processor.RegisterACL(t, f, b, log)
-		h = t.Intercept(NewInterceptor(f, log))
+		h = t.Intercept(acl.NewInterceptor(f, log))
 	}
 	if err := b.Start(h); err != nil {
 		tb.Fatal(err)
@@ -93,7 +94,7 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 // sendReq is a SEND_MESSAGE_V2 as the clients send it, signed with sk
 // (unsigned when ak is empty).
 func sendReq(topic, ak, sk string) *remoting.Command {
-	return signed(remoting.SendMessageV2, ak, sk, map[string]string{
+	return acl.Signed(remoting.SendMessageV2, ak, sk, map[string]string{
 		"a": "PG", "b": topic, "c": "TBW102", "d": "4", "e": "0", "f": "0", "g": "1700000000000", "h": "0",
 		"i": "UNIQ_KEY\x017F0000011B2C18B4AAC27A5C1B2D0000\x02", "j": "0", "k": "false", "m": "false",
 	}, make([]byte, 1024))
@@ -159,42 +160,42 @@ func TestAdminCodesServed(t *testing.T) {
 	}
 	create := map[string]string{"accessKey": "createdAK", "secretKey": "createdSecret", "admin": "false",
 		"defaultTopicPerm": "DENY", "topicPerms": "AclTopic=PUB,Other=SUB"}
-	if resp := call(signed(remoting.UpdateAndCreateACLConfig, "producerAK", "producerSecret", create, nil)); resp.Code != remoting.SystemError ||
+	if resp := call(acl.Signed(remoting.UpdateAndCreateACLConfig, "producerAK", "producerSecret", create, nil)); resp.Code != remoting.SystemError ||
 		!strings.Contains(resp.Remark, "Need admin permission for request code=50, but accessKey=producerAK is not") {
 		t.Fatalf("a user's update: %d %q", resp.Code, resp.Remark)
 	}
-	if resp := call(signed(remoting.UpdateGlobalWhiteAddrsConfig, "producerAK", "producerSecret",
+	if resp := call(acl.Signed(remoting.UpdateGlobalWhiteAddrsConfig, "producerAK", "producerSecret",
 		map[string]string{"globalWhiteAddrs": "*", "aclFileFullPath": ""}, nil)); resp.Code != remoting.SystemError {
 		t.Fatalf("a user opened the broker: %d %q", resp.Code, resp.Remark)
 	}
 	if resp := call(sendReq("AclTopic", "createdAK", "createdSecret")); resp.Code != remoting.SystemError {
 		t.Fatalf("send before the account exists: %d", resp.Code)
 	}
-	v0 := call(signed(remoting.GetBrokerClusterACLInfo, "operatorAK", "operatorSecret", nil, nil))
-	if resp := call(signed(remoting.UpdateAndCreateACLConfig, "operatorAK", "operatorSecret", create, nil)); resp.Code != remoting.Success {
+	v0 := call(acl.Signed(remoting.GetBrokerClusterACLInfo, "operatorAK", "operatorSecret", nil, nil))
+	if resp := call(acl.Signed(remoting.UpdateAndCreateACLConfig, "operatorAK", "operatorSecret", create, nil)); resp.Code != remoting.Success {
 		t.Fatalf("admin's update: %d %q", resp.Code, resp.Remark)
 	}
 	if resp := call(sendReq("AclTopic", "createdAK", "createdSecret")); resp.Code != remoting.Success {
 		t.Fatalf("send by the created account: %d %q", resp.Code, resp.Remark)
 	}
-	v1 := call(signed(remoting.GetBrokerClusterACLInfo, "operatorAK", "operatorSecret", nil, nil))
+	v1 := call(acl.Signed(remoting.GetBrokerClusterACLInfo, "operatorAK", "operatorSecret", nil, nil))
 	if v1.Code != remoting.Success || v1.Str("brokerName") != "b" || v1.Str("brokerAddr") != b.Config().Addr() ||
 		v1.Str("version") == v0.Str("version") || !strings.Contains(v1.Str("allAclFileVersion"), "plain_acl.yml") {
 		t.Fatalf("acl info %v", v1.FieldMap())
 	}
-	if resp := call(signed(remoting.DeleteACLConfig, "operatorAK", "operatorSecret", map[string]string{"accessKey": "createdAK"}, nil)); resp.Code != remoting.Success {
+	if resp := call(acl.Signed(remoting.DeleteACLConfig, "operatorAK", "operatorSecret", map[string]string{"accessKey": "createdAK"}, nil)); resp.Code != remoting.Success {
 		t.Fatalf("delete: %d %q", resp.Code, resp.Remark)
 	}
 	if resp := call(sendReq("AclTopic", "createdAK", "createdSecret")); resp.Code != remoting.SystemError ||
 		!strings.Contains(resp.Remark, "No acl config for createdAK") {
 		t.Fatalf("send by the deleted account: %d %q", resp.Code, resp.Remark)
 	}
-	if resp := call(signed(remoting.DeleteACLConfig, "operatorAK", "operatorSecret", map[string]string{"accessKey": "createdAK"}, nil)); resp.Code != 210 ||
+	if resp := call(acl.Signed(remoting.DeleteACLConfig, "operatorAK", "operatorSecret", map[string]string{"accessKey": "createdAK"}, nil)); resp.Code != 210 ||
 		resp.Remark != "The accessKey[createdAK] corresponding to accessConfig has been deleted failed." {
 		t.Fatalf("second delete: %d %q", resp.Code, resp.Remark)
 	}
 	short := map[string]string{"accessKey": "shortAK1", "secretKey": "abc"}
-	if resp := call(signed(remoting.UpdateAndCreateACLConfig, "operatorAK", "operatorSecret", short, nil)); resp.Code != 209 ||
+	if resp := call(acl.Signed(remoting.UpdateAndCreateACLConfig, "operatorAK", "operatorSecret", short, nil)); resp.Code != 209 ||
 		!strings.Contains(resp.Remark, "length should longer than 6") {
 		t.Fatalf("short secret: %d %q", resp.Code, resp.Remark)
 	}
@@ -238,7 +239,7 @@ func BenchmarkSendServedACL(b *testing.B) {
 // validator: 209/210/211 without a remark, 52 unanswered.
 func TestAdminCodesDisabled(t *testing.T) {
 	t.Parallel()
-	tbl := processor.Table{}
+	tbl := remoting.Table{}
 	processor.RegisterACL(tbl, nil, nil, testutil.Logger())
 	for code, want := range map[int32]int32{remoting.UpdateAndCreateACLConfig: 209, remoting.DeleteACLConfig: 210} {
 		resp := tbl[code](nil, remoting.NewRequest(code, map[string]string{"accessKey": "someKey1"}, nil))

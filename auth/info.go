@@ -1,17 +1,35 @@
 package auth
 
-import "github.com/rocketgo/rocketgo/processor"
-
 // The admin codes' bodies (UserInfo, AclInfo) with Apache's JSON names;
 // users.json and acls.json hold the same forms.
 
-// The wire forms live in processor (the handlers decode them).
-type (
-	UserInfo        = processor.UserInfo
-	AclInfo         = processor.AclInfo
-	PolicyInfo      = processor.PolicyInfo
-	PolicyEntryInfo = processor.PolicyEntryInfo
-)
+// UserInfo is the body of the user codes (Apache's UserInfo).
+type UserInfo struct {
+	Username   string `json:"username,omitempty"`
+	Password   string `json:"password,omitempty"`
+	UserType   string `json:"userType,omitempty"`
+	UserStatus string `json:"userStatus,omitempty"`
+}
+
+// AclInfo is the body of the ACL codes (Apache's AclInfo).
+type AclInfo struct {
+	Subject  string       `json:"subject,omitempty"`
+	Policies []PolicyInfo `json:"policies,omitempty"`
+}
+
+// PolicyInfo is AclInfo.PolicyInfo.
+type PolicyInfo struct {
+	PolicyType string            `json:"policyType,omitempty"`
+	Entries    []PolicyEntryInfo `json:"entries,omitempty"`
+}
+
+// PolicyEntryInfo is AclInfo.PolicyEntryInfo.
+type PolicyEntryInfo struct {
+	Resource  string   `json:"resource,omitempty"`
+	Actions   []string `json:"actions,omitempty"`
+	SourceIps []string `json:"sourceIps,omitempty"`
+	Decision  string   `json:"decision,omitempty"`
+}
 
 // Info is UserConverter.convertUser(User).
 func (u *User) Info() UserInfo {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -20,7 +19,7 @@ type Interceptor struct {
 	log zerolog.Logger // sampled: a client can send refusals in a loop
 }
 
-var _ processor.Interceptor = (*Interceptor)(nil)
+var _ remoting.Interceptor = (*Interceptor)(nil)
 
 // NewInterceptor checks requests against s with cfg's switches.
 func NewInterceptor(s *Store, cfg Config, log zerolog.Logger) *Interceptor {
@@ -62,7 +61,7 @@ func (in *Interceptor) Before(c *remoting.Conn, req *remoting.Command) *remoting
 }
 
 // After does nothing: the decision is taken before.
-func (in *Interceptor) After(processor.Exchange) {}
+func (in *Interceptor) After(remoting.Exchange) {}
 
 // short bounds a client's string in a log line.
 func short(s string) string {

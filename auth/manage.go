@@ -3,7 +3,6 @@ package auth
 import (
 	"strings"
 
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -13,7 +12,7 @@ import (
 // and in force when it returns.
 type Service struct{ s *Store }
 
-var _ processor.AuthAdmin = (*Service)(nil)
+var _ remoting.Interceptor = (*Interceptor)(nil)
 
 // NewService edits s.
 func NewService(s *Store) *Service { return &Service{s: s} }

@@ -1,4 +1,4 @@
-package auth
+package auth_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/auth"
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/processor"
@@ -40,17 +41,17 @@ func serve(t *testing.T) *broker.Broker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := OpenStore(t.TempDir())
+	st, err := auth.OpenStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(st)
+	svc := auth.NewService(st)
 	if err := svc.EnsureSuper("root", "rootPass1"); err != nil {
 		t.Fatal(err)
 	}
 	tbl := processor.BrokerTable(b, log)
 	processor.RegisterAuth(tbl, svc, b, log)
-	if err := b.Start(tbl.Intercept(NewInterceptor(st, Config{Authentication: true, Authorization: true, Cluster: "C"}, log))); err != nil {
+	if err := b.Start(tbl.Intercept(auth.NewInterceptor(st, auth.Config{Authentication: true, Authorization: true, Cluster: "C"}, log))); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -77,7 +78,7 @@ func TestAdminCodesHostile(t *testing.T) {
 		defer cancel()
 		req := remoting.NewRequest(code, ext, []byte(body))
 		req.Set("AccessKey", "root")
-		resign(req, "rootPass1")
+		auth.Resign(req, "rootPass1")
 		resp, err := cl.Invoke(ctx, b.Config().Addr(), req)
 		if err != nil {
 			t.Fatalf("code %d: %v", code, err)

@@ -6,7 +6,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -45,7 +44,7 @@ const (
 )
 
 // observe records x when it answers a creation; anything else costs a switch.
-func (c creates) observe(x processor.Exchange) {
+func (c creates) observe(x remoting.Exchange) {
 	switch x.Code {
 	case remoting.UpdateAndCreateTopic, updateAndCreateTopicList, remoting.UpdateAndCreateSubscription,
 		updateAndCreateSubscriptionList:

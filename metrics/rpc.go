@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -49,7 +48,7 @@ func (r *RPC) Before(*remoting.Conn, *remoting.Command) *remoting.Command { retu
 // After records the answer's latency in milliseconds. An answer written
 // after its handler returned (Exchange.Late) is a long poll when it answers
 // a pull or a pop: Apache's is_long_polling (the request was suspended).
-func (r *RPC) After(x processor.Exchange) {
+func (r *RPC) After(x remoting.Exchange) {
 	long := x.Late && (x.Code == remoting.PullMessage || x.Code == remoting.PopMessage)
 	k := uint64(uint32(x.Code))<<32 | uint64(uint32(x.Resp.Code))<<1
 	if long {

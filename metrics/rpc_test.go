@@ -7,7 +7,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -17,9 +16,9 @@ import (
 func TestRPCLabels(t *testing.T) {
 	r := newRPC(prometheus.Labels{"cluster": "C"})
 	resp := &remoting.Command{Code: remoting.Success}
-	r.After(processor.Exchange{Code: remoting.SendMessageV2, Resp: resp, Took: 2 * time.Millisecond})
-	r.After(processor.Exchange{Code: remoting.PullMessage, Resp: &remoting.Command{Code: 19}, Took: time.Second, Late: true})
-	r.After(processor.Exchange{Code: 777777, Resp: &remoting.Command{Code: remoting.RequestCodeNotSupported}})
+	r.After(remoting.Exchange{Code: remoting.SendMessageV2, Resp: resp, Took: 2 * time.Millisecond})
+	r.After(remoting.Exchange{Code: remoting.PullMessage, Resp: &remoting.Command{Code: 19}, Took: time.Second, Late: true})
+	r.After(remoting.Exchange{Code: 777777, Resp: &remoting.Command{Code: remoting.RequestCodeNotSupported}})
 	got := series(t, r)
 	for _, want := range []string{
 		"send_message_v2/success/false",
@@ -31,7 +30,7 @@ func TestRPCLabels(t *testing.T) {
 		}
 	}
 	for i := 0; i < 2*maxRPCSeries; i++ {
-		r.After(processor.Exchange{Code: int32(1_000_000 + i), Resp: resp})
+		r.After(remoting.Exchange{Code: int32(1_000_000 + i), Resp: resp})
 	}
 	got = series(t, r)
 	if len(got) > maxRPCSeries+1 || got["other/success/false"] == 0 {
@@ -60,7 +59,7 @@ func BenchmarkRPCAfter(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			r.After(processor.Exchange{Code: remoting.SendMessageV2 + int32(i&1), Resp: resp, Took: time.Millisecond})
+			r.After(remoting.Exchange{Code: remoting.SendMessageV2 + int32(i&1), Resp: resp, Took: time.Millisecond})
 			i++
 		}
 	})
@@ -74,11 +73,11 @@ func TestCreateTimes(t *testing.T) {
 	topic := func(name string) *remoting.Command {
 		return remoting.NewRequest(remoting.UpdateAndCreateTopic, map[string]string{"topic": name}, nil)
 	}
-	r.After(processor.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("T"), Resp: ok, Took: 20 * time.Millisecond})
-	r.After(processor.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("T"), Resp: bad})
-	r.After(processor.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("SCHEDULE_TOPIC_XXXX"), Resp: ok})
-	r.After(processor.Exchange{Code: remoting.UpdateAndCreateSubscription, Resp: ok, Took: 2 * time.Second})
-	r.After(processor.Exchange{Code: remoting.SendMessageV2, Resp: ok})
+	r.After(remoting.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("T"), Resp: ok, Took: 20 * time.Millisecond})
+	r.After(remoting.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("T"), Resp: bad})
+	r.After(remoting.Exchange{Code: remoting.UpdateAndCreateTopic, Req: topic("SCHEDULE_TOPIC_XXXX"), Resp: ok})
+	r.After(remoting.Exchange{Code: remoting.UpdateAndCreateSubscription, Resp: ok, Took: 2 * time.Second})
+	r.After(remoting.Exchange{Code: remoting.SendMessageV2, Resp: ok})
 	got := map[string]uint64{}
 	for name, v := range map[string]*prometheus.HistogramVec{"topic": r.creates.topic, "group": r.creates.group} {
 		ch := make(chan prometheus.Metric, 16)

@@ -6,6 +6,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/acl"
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -22,24 +23,11 @@ const (
 	updateGlobalWhiteFailed int32 = 211
 )
 
-// ACLAccount is UPDATE_AND_CREATE_ACL_CONFIG's header
-// (CreateAccessConfigRequestHeader). A Has flag is false when the header
-// did not carry the field (Apache's null: the account keeps its value).
-type ACLAccount struct {
-	AccessKey, SecretKey               string
-	WhiteRemoteAddress                 string
-	HasWhite                           bool
-	Admin                              bool
-	DefaultTopicPerm, DefaultGroupPerm string
-	TopicPerms, GroupPerms             []string
-	HasTopicPerms, HasGroupPerms       bool
-}
-
 // ACLAdmin is the ACL configuration the admin codes change (acl.Files).
 // Its edits write files: they run on broker workers, never on a loop. An
 // edit's error text is Apache's remark for it.
 type ACLAdmin interface {
-	UpdateAccount(ACLAccount) error
+	UpdateAccount(acl.AccountUpdate) error
 	DeleteAccount(accessKey string) error
 	UpdateGlobalWhite(addrs []string, file string) error
 	Version() remoting.DataVersion
@@ -56,7 +44,7 @@ type aclProcs struct {
 // aclEnable: they fail as Apache's do without a validator: 209, 210, 211
 // without a remark, and GET_BROKER_CLUSTER_ACL_INFO unanswered).
 // GET_BROKER_CLUSTER_ACL_CONFIG (54) is not served: 5.3.1 dropped it.
-func RegisterACL(t Table, a ACLAdmin, b *broker.Broker, log zerolog.Logger) {
+func RegisterACL(t remoting.Table, a ACLAdmin, b *broker.Broker, log zerolog.Logger) {
 	p := &aclProcs{b: b, a: a, log: log.With().Str("component", "acl-admin").Logger()}
 	t[remoting.UpdateAndCreateACLConfig] = p.updateAccount
 	t[remoting.DeleteACLConfig] = p.deleteAccount
@@ -91,7 +79,7 @@ func (p *aclProcs) updateAccount(c *remoting.Conn, req *remoting.Command) *remot
 	if err != nil {
 		return errorResponse(&p.log, req, err)
 	}
-	u := ACLAccount{AccessKey: ak, SecretKey: req.Str("secretKey"), Admin: req.Bool("admin"),
+	u := acl.AccountUpdate{AccessKey: ak, SecretKey: req.Str("secretKey"), Admin: req.Bool("admin"),
 		DefaultTopicPerm: req.Str("defaultTopicPerm"), DefaultGroupPerm: req.Str("defaultGroupPerm")}
 	u.WhiteRemoteAddress, u.HasWhite = req.Lookup("whiteRemoteAddress")
 	var tp, gp string

@@ -16,7 +16,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerAdmin(t Table) {
+func (p *brokerProcs) registerAdmin(t remoting.Table) {
 	t[remoting.GetBrokerRuntimeInfo] = p.runtimeInfo
 	t[remoting.GetTopicStatsInfo] = p.topicStats
 	t[remoting.GetConsumeStats] = p.consumeStats

@@ -21,7 +21,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerAdminTables(t Table) {
+func (p *brokerProcs) registerAdminTables(t remoting.Table) {
 	t[remoting.GetSystemTopicListFromBroker] = p.systemTopicList
 	t[remoting.QueryCorrectionOffset] = p.correctionOffset
 	t[remoting.CloneGroupOffset] = p.cloneGroupOffset

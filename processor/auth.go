@@ -4,6 +4,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/auth"
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -14,49 +15,21 @@ import (
 // (an edit writes a file) and answer from there with the service's
 // refusal (package auth: Apache's codes and remarks).
 
-// UserInfo is the body of the user codes (Apache's UserInfo).
-type UserInfo struct {
-	Username   string `json:"username,omitempty"`
-	Password   string `json:"password,omitempty"`
-	UserType   string `json:"userType,omitempty"`
-	UserStatus string `json:"userStatus,omitempty"`
-}
-
-// AclInfo is the body of the ACL codes (Apache's AclInfo).
-type AclInfo struct {
-	Subject  string       `json:"subject,omitempty"`
-	Policies []PolicyInfo `json:"policies,omitempty"`
-}
-
-// PolicyInfo is AclInfo.PolicyInfo.
-type PolicyInfo struct {
-	PolicyType string            `json:"policyType,omitempty"`
-	Entries    []PolicyEntryInfo `json:"entries,omitempty"`
-}
-
-// PolicyEntryInfo is AclInfo.PolicyEntryInfo.
-type PolicyEntryInfo struct {
-	Resource  string   `json:"resource,omitempty"`
-	Actions   []string `json:"actions,omitempty"`
-	SourceIps []string `json:"sourceIps,omitempty"`
-	Decision  string   `json:"decision,omitempty"`
-}
-
 // AuthAdmin is the user and ACL service (auth.Service). caller is the
 // request's AccessKey ("" without one): some edits need a super user.
-// Errors are *broker.Refusal with Apache's code and remark. Its methods
+// Errors are *remoting.Refusal with Apache's code and remark. Its methods
 // write files: they run on broker workers, never on a loop.
 type AuthAdmin interface {
-	CreateUser(caller string, u UserInfo) error
-	UpdateUser(caller string, u UserInfo) error
+	CreateUser(caller string, u auth.UserInfo) error
+	UpdateUser(caller string, u auth.UserInfo) error
 	DeleteUser(caller, username string) error
-	GetUser(username string) (*UserInfo, error)
-	ListUsers(filter string) ([]UserInfo, error)
-	CreateAcl(subject string, a AclInfo) error
-	UpdateAcl(subject string, a AclInfo) error
+	GetUser(username string) (*auth.UserInfo, error)
+	ListUsers(filter string) ([]auth.UserInfo, error)
+	CreateAcl(subject string, a auth.AclInfo) error
+	UpdateAcl(subject string, a auth.AclInfo) error
 	DeleteAcl(subject, policyType, resource string) error
-	GetAcl(subject string) (*AclInfo, error)
-	ListAcls(subjectFilter, resourceFilter string) ([]AclInfo, error)
+	GetAcl(subject string) (*auth.AclInfo, error)
+	ListAcls(subjectFilter, resourceFilter string) ([]auth.AclInfo, error)
 }
 
 // The admin codes (RequestCode.AUTH_*).
@@ -83,15 +56,15 @@ type authProcs struct {
 // keys (its metadata managers always exist); rocketgo opens the store
 // only when ACL 2.0 is on, and without it answers SYSTEM_ERROR
 // "auth is not enabled".
-func RegisterAuth(t Table, a AuthAdmin, b *broker.Broker, log zerolog.Logger) {
+func RegisterAuth(t remoting.Table, a AuthAdmin, b *broker.Broker, log zerolog.Logger) {
 	p := &authProcs{b: b, a: a, log: log.With().Str("component", "auth-admin").Logger()}
-	t[AuthCreateUser] = p.user(func(caller string, u UserInfo) error { return p.a.CreateUser(caller, u) })
-	t[AuthUpdateUser] = p.user(func(caller string, u UserInfo) error { return p.a.UpdateUser(caller, u) })
+	t[AuthCreateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.CreateUser(caller, u) })
+	t[AuthUpdateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.UpdateUser(caller, u) })
 	t[AuthDeleteUser] = p.deleteUser
 	t[AuthGetUser] = p.getUser
 	t[AuthListUser] = p.listUsers
-	t[AuthCreateACL] = p.acl(func(s string, a AclInfo) error { return p.a.CreateAcl(s, a) })
-	t[AuthUpdateACL] = p.acl(func(s string, a AclInfo) error { return p.a.UpdateAcl(s, a) })
+	t[AuthCreateACL] = p.acl(func(s string, a auth.AclInfo) error { return p.a.CreateAcl(s, a) })
+	t[AuthUpdateACL] = p.acl(func(s string, a auth.AclInfo) error { return p.a.UpdateAcl(s, a) })
 	t[AuthDeleteACL] = p.deleteAcl
 	t[AuthGetACL] = p.getAcl
 	t[AuthListACL] = p.listAcls
@@ -127,13 +100,13 @@ func blankUsername(req *remoting.Command) *remoting.Command {
 
 // user serves AUTH_CREATE_USER and AUTH_UPDATE_USER: the header's
 // username over the body's.
-func (p *authProcs) user(fn func(caller string, u UserInfo) error) HandlerFunc {
+func (p *authProcs) user(fn func(caller string, u auth.UserInfo) error) remoting.HandlerFunc {
 	return func(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 		name := req.Str("username")
 		if name == "" {
 			return blankUsername(req)
 		}
-		var u UserInfo
+		var u auth.UserInfo
 		if err := decodeAuthBody(req, &u); err != nil {
 			return errorResponse(&p.log, req, err)
 		}
@@ -182,10 +155,10 @@ func (p *authProcs) listUsers(c *remoting.Conn, req *remoting.Command) *remoting
 }
 
 // acl serves AUTH_CREATE_ACL and AUTH_UPDATE_ACL.
-func (p *authProcs) acl(fn func(subject string, a AclInfo) error) HandlerFunc {
+func (p *authProcs) acl(fn func(subject string, a auth.AclInfo) error) remoting.HandlerFunc {
 	return func(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 		subject := req.Str("subject")
-		var a AclInfo
+		var a auth.AclInfo
 		if err := decodeAuthBody(req, &a); err != nil {
 			return errorResponse(&p.log, req, err)
 		}

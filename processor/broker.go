@@ -24,10 +24,10 @@ type brokerProcs struct {
 
 // BrokerTable returns the broker's request table. Each request family
 // registers its codes from its own file.
-func BrokerTable(b *broker.Broker, log zerolog.Logger) Table {
+func BrokerTable(b *broker.Broker, log zerolog.Logger) remoting.Table {
 	plog := log.With().Str("component", "processor").Logger()
 	p := &brokerProcs{b: b, log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
-	t := Table{}
+	t := remoting.Table{}
 	p.registerSend(t)
 	p.registerPull(t)
 	p.registerClients(t)

@@ -9,7 +9,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerClients(t Table) {
+func (p *brokerProcs) registerClients(t remoting.Table) {
 	t[remoting.HeartBeat] = p.heartbeat
 	t[remoting.UnregisterClient] = p.unregisterClient
 	t[remoting.GetConsumerListByGroup] = p.consumerList

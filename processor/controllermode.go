@@ -13,7 +13,7 @@ import (
 	"github.com/rocketgo/rocketgo/replicas"
 )
 
-func (p *brokerProcs) registerControllerMode(t Table) {
+func (p *brokerProcs) registerControllerMode(t remoting.Table) {
 	t[remoting.GetBrokerEpochCache] = p.brokerEpochCache
 	t[remoting.NotifyBrokerRoleChanged] = p.roleChanged
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerTransactions(t Table) {
+func (p *brokerProcs) registerTransactions(t remoting.Table) {
 	t[remoting.EndTransaction] = p.endTransaction
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerFilter(t Table) {
+func (p *brokerProcs) registerFilter(t remoting.Table) {
 	t[remoting.CheckClientConfig] = p.checkClientConfig
 }
 

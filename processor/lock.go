@@ -9,7 +9,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerLocks(t Table) {
+func (p *brokerProcs) registerLocks(t remoting.Table) {
 	t[remoting.LockBatchMQ] = p.lockBatch
 	t[remoting.UnlockBatchMQ] = p.unlockBatch
 }

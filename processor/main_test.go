@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 // the broker: racy, fine for tests) through wrap(its table) (nil: the
 // table as is). The configuration has two event loops and 1 MiB commit log
 // files before edit changes it. Shut down by tb.Cleanup.
-func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(Table) remoting.Handler) *broker.Broker {
+func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(remoting.Table) remoting.Handler) *broker.Broker {
 	tb.Helper()
 	// Two ports held at once, so they differ: remoting and HA (listenPort+1
 	// is often some client's ephemeral port under parallel tests).

@@ -25,7 +25,7 @@ func TestNameRefusals(t *testing.T) {
 	illegal := "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
 	tests := []struct {
 		name   string
-		serve  HandlerFunc
+		serve  remoting.HandlerFunc
 		req    *remoting.Command
 		code   int32
 		remark string

@@ -7,7 +7,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerOffsets(t Table) {
+func (p *brokerProcs) registerOffsets(t remoting.Table) {
 	t[remoting.QueryConsumerOffset] = p.queryConsumerOffset
 	t[remoting.UpdateConsumerOffset] = p.updateConsumerOffset
 	t[remoting.GetMaxOffset] = p.maxOffset

@@ -16,7 +16,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerOps(t Table) {
+func (p *brokerProcs) registerOps(t remoting.Table) {
 	t[remoting.UpdateAndGetGroupForbidden] = p.groupForbidden
 	t[remoting.ResetMasterFlushOffset] = p.resetMasterFlushOffset
 	t[remoting.RecallMessage] = p.recallMessage

@@ -15,7 +15,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerPop(t Table) {
+func (p *brokerProcs) registerPop(t remoting.Table) {
 	t[remoting.PopMessage] = p.popMessage
 	t[remoting.AckMessage] = p.ackMessage
 	t[remoting.BatchAckMessage] = p.batchAckMessage

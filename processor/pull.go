@@ -5,7 +5,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerPull(t Table) {
+func (p *brokerProcs) registerPull(t remoting.Table) {
 	t[remoting.PullMessage] = p.pull
 	t[remoting.LitePullMessage] = p.pull
 }

@@ -10,7 +10,7 @@ import (
 // store's defaultQueryMaxNum.
 const uniqueKeyQueryFlag = "_UNIQUE_KEY_QUERY"
 
-func (p *brokerProcs) registerQuery(t Table) {
+func (p *brokerProcs) registerQuery(t remoting.Table) {
 	t[remoting.QueryMessage] = p.queryMessage
 }
 

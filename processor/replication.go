@@ -20,7 +20,7 @@ const rejectRemark = "[REJECTREQUEST]system busy, start flow control for a while
 // rejectRequest of a slave in front of the send and pull handlers: a slave
 // refuses sends and send backs, and pulls unless slaveReadEnable, before
 // reading them. It runs last in BrokerTable: it wraps what the others put.
-func (p *brokerProcs) registerReplication(t Table) {
+func (p *brokerProcs) registerReplication(t remoting.Table) {
 	t[remoting.GetAllConsumerOffset] = p.allConsumerOffsets
 	t[remoting.GetAllDelayOffset] = p.allDelayOffsets
 	t[remoting.GetBrokerHAStatus] = p.haStatus
@@ -39,7 +39,7 @@ func (p *brokerProcs) registerReplication(t Table) {
 // rejectWhen answers SYSTEM_BUSY without running h while reject reports
 // true (Apache's rejectRequest, asked before the header is read). On a
 // master it costs a call and a config load per request.
-func rejectWhen(reject func() bool, h HandlerFunc) HandlerFunc {
+func rejectWhen(reject func() bool, h remoting.HandlerFunc) remoting.HandlerFunc {
 	return func(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 		if reject() {
 			return remoting.NewResponse(req, remoting.SystemBusy, rejectRemark)

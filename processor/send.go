@@ -10,7 +10,7 @@ import (
 
 // registerSend serves the send codes, the reply codes (stored like sends)
 // included, through the broker's send service.
-func (p *brokerProcs) registerSend(t Table) {
+func (p *brokerProcs) registerSend(t remoting.Table) {
 	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
 		remoting.SendReplyMessage, remoting.SendReplyMessageV2} {
 		t[code] = p.send

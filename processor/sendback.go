@@ -5,7 +5,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerSendBack(t Table) {
+func (p *brokerProcs) registerSendBack(t remoting.Table) {
 	t[remoting.ConsumerSendMsgBack] = p.sendBack
 }
 

@@ -16,7 +16,7 @@ import (
 
 // serveBroker serves a broker through wrap(its table) (nil: the table as
 // is), with edit applied to its config, and returns a client for it.
-func serveBroker(t *testing.T, edit func(*broker.Config), wrap func(Table) remoting.Handler) (*broker.Broker, *remoting.Client) {
+func serveBroker(t *testing.T, edit func(*broker.Config), wrap func(remoting.Table) remoting.Handler) (*broker.Broker, *remoting.Client) {
 	t.Helper()
 	b := runBroker(t, edit, wrap)
 	cl := remoting.NewClient(testutil.Logger())
@@ -50,7 +50,7 @@ type counting struct {
 	mu     *sync.Mutex
 	before atomic.Int64
 	refuse int32 // a request code Before refuses
-	seen   []Exchange
+	seen   []remoting.Exchange
 }
 
 func (ci *counting) Before(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -64,7 +64,7 @@ func (ci *counting) Before(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	return nil
 }
 
-func (ci *counting) After(x Exchange) {
+func (ci *counting) After(x remoting.Exchange) {
 	ci.mu.Lock()
 	defer ci.mu.Unlock()
 	*ci.trace = append(*ci.trace, "after "+ci.name)
@@ -74,10 +74,10 @@ func (ci *counting) After(x Exchange) {
 	ci.seen = append(ci.seen, x)
 }
 
-func (ci *counting) exchanges() []Exchange {
+func (ci *counting) exchanges() []remoting.Exchange {
 	ci.mu.Lock()
 	defer ci.mu.Unlock()
-	return append([]Exchange(nil), ci.seen...)
+	return append([]remoting.Exchange(nil), ci.seen...)
 }
 
 func newCounting(name string, trace *[]string, mu *sync.Mutex) *counting {
@@ -93,7 +93,7 @@ func TestInterceptorCountsRealRequests(t *testing.T) {
 	var trace []string
 	ci := newCounting("count", &trace, &mu)
 	b, cl := serveBroker(t, func(c *broker.Config) { c.Store.FlushDiskType = store.SyncFlush },
-		func(tb Table) remoting.Handler { return tb.Intercept(ci) })
+		func(tb remoting.Table) remoting.Handler { return tb.Intercept(ci) })
 
 	create := remoting.NewRequest(remoting.UpdateAndCreateTopic, map[string]string{"topic": "IT",
 		"readQueueNums": "1", "writeQueueNums": "1", "perm": "6"}, nil)
@@ -140,7 +140,7 @@ func TestInterceptorCountsRealRequests(t *testing.T) {
 	if len(xs) != 4 {
 		t.Fatalf("After ran %d times, want 4: %+v", len(xs), xs)
 	}
-	byCode := map[int32]Exchange{}
+	byCode := map[int32]remoting.Exchange{}
 	for _, x := range xs {
 		byCode[x.Code] = x
 		if x.Conn == nil || x.Took <= 0 {
@@ -179,7 +179,7 @@ func TestInterceptorOrderAndRefusal(t *testing.T) {
 	outer, inner := newCounting("outer", &trace, &mu), newCounting("inner", &trace, &mu)
 	inner.refuse = 7
 	served := 0
-	h := Table{
+	h := remoting.Table{
 		1: func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 			served++
 			return remoting.NewResponse(req, remoting.Success, "")
@@ -247,14 +247,14 @@ func equalStrings(a, b []string) bool {
 type nopInterceptor struct{ n atomic.Int64 }
 
 func (ni *nopInterceptor) Before(*remoting.Conn, *remoting.Command) *remoting.Command { return nil }
-func (ni *nopInterceptor) After(Exchange)                                             { ni.n.Add(1) }
+func (ni *nopInterceptor) After(remoting.Exchange)                                    { ni.n.Add(1) }
 
 // Interception allocates nothing per request, inline or late; without
 // interceptors the table is served as is.
 func TestInterceptAllocs(t *testing.T) {
 	resp := &remoting.Command{Code: remoting.Success}
-	tbl := Table{1: func(*remoting.Conn, *remoting.Command) *remoting.Command { return resp }}
-	if _, ok := tbl.Intercept().(Table); !ok {
+	tbl := remoting.Table{1: func(*remoting.Conn, *remoting.Command) *remoting.Command { return resp }}
+	if _, ok := tbl.Intercept().(remoting.Table); !ok {
 		t.Fatal("Intercept() without interceptors must return the table itself")
 	}
 	var ni nopInterceptor
@@ -278,7 +278,7 @@ func TestInterceptAllocs(t *testing.T) {
 // an interceptor.
 func BenchmarkDispatch(b *testing.B) {
 	resp := &remoting.Command{Code: remoting.Success}
-	tbl := Table{1: func(*remoting.Conn, *remoting.Command) *remoting.Command { return resp }}
+	tbl := remoting.Table{1: func(*remoting.Conn, *remoting.Command) *remoting.Command { return resp }}
 	c := &remoting.Conn{}
 	req := &remoting.Command{Code: 1}
 	for _, bc := range []struct {
@@ -301,7 +301,7 @@ type seeing struct {
 }
 
 func (s *seeing) Before(*remoting.Conn, *remoting.Command) *remoting.Command { return nil }
-func (s *seeing) After(x Exchange)                                           { s.req, s.resp, s.took = x.Req, x.Resp, x.Took }
+func (s *seeing) After(x remoting.Exchange)                                  { s.req, s.resp, s.took = x.Req, x.Resp, x.Took }
 
 // After is handed the request and the very answer the handler returned
 // (an ACL or metrics wrapper reads its code and remark), and a duration
@@ -310,7 +310,7 @@ func TestInterceptorSeesAnswerAndDuration(t *testing.T) {
 	const work = 3 * time.Millisecond
 	var answer *remoting.Command
 	var s seeing
-	h := Table{5: func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+	h := remoting.Table{5: func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 		start := time.Now()
 		for time.Since(start) < work { // the handler's work: a lower bound for Took, not a synchronisation
 		}

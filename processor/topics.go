@@ -10,7 +10,7 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func (p *brokerProcs) registerTopics(t Table) {
+func (p *brokerProcs) registerTopics(t remoting.Table) {
 	t[remoting.UpdateAndCreateTopic] = p.updateAndCreateTopic
 	t[remoting.DeleteTopicInBroker] = p.deleteTopic
 	t[remoting.GetAllTopicConfig] = p.allTopicConfig

@@ -108,7 +108,7 @@ func run() int {
 	}
 	t := processor.BrokerTable(b, log)
 	// Metrics outside ACL: a refused request is measured too.
-	var is []processor.Interceptor
+	var is []remoting.Interceptor
 	if m != nil {
 		is = append(is, m.RPC)
 	}

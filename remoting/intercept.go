@@ -1,23 +1,6 @@
-package processor
+package remoting
 
-import (
-	"time"
-
-	"github.com/rocketgo/rocketgo/remoting"
-)
-
-// HandlerFunc serves one request code; see remoting.Handler for the contract.
-type HandlerFunc = remoting.HandlerFunc
-
-// Table dispatches the broker's requests by code: a remoting.Table that
-// interceptors can wrap (Intercept). It is filled before the server starts
-// and read-only afterwards.
-type Table map[int32]HandlerFunc
-
-// Serve implements remoting.Handler (remoting.Table's dispatch).
-func (t Table) Serve(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	return remoting.Table(t).Serve(c, req)
-}
+import "time"
 
 // Interceptor is called around every request an intercepted table serves
 // (Table.Intercept), whatever its code: access control and metrics are
@@ -29,7 +12,7 @@ type Interceptor interface {
 	// Before runs before the handler. A non-nil answer refuses the request
 	// (an ACL denial): the handler and the later interceptors do not run,
 	// and that answer is sent.
-	Before(c *remoting.Conn, req *remoting.Command) *remoting.Command
+	Before(c *Conn, req *Command) *Command
 	// After runs once for every answer: when the handler (or a Before)
 	// returns it, or, for a request answered after its handler returned
 	// (a parked pull, a SYNC_FLUSH send), when that answer is handed to the
@@ -41,12 +24,12 @@ type Interceptor interface {
 
 // Exchange is one request and its answer, as After sees it.
 type Exchange struct {
-	Conn *remoting.Conn
+	Conn *Conn
 	Code int32 // the request's code
 	// Req is the request; nil for a late answer: a request is recycled when
 	// its handler returns.
-	Req  *remoting.Command
-	Resp *remoting.Command
+	Req  *Command
+	Resp *Command
 	// Took runs from Before to the answer being handed to the connection:
 	// for a late answer, the whole park or flush wait.
 	Took time.Duration
@@ -63,7 +46,7 @@ type Intercepted struct {
 // its Before runs first and its After last. Without interceptors it returns
 // t itself, so an uninstrumented broker pays nothing per request. With
 // them, a request costs a clock read and the calls, no allocation.
-func (t Table) Intercept(is ...Interceptor) remoting.Handler {
+func (t Table) Intercept(is ...Interceptor) Handler {
 	if len(is) == 0 {
 		return t
 	}
@@ -76,8 +59,8 @@ var epoch = time.Now()
 
 func now() int64 { return int64(time.Since(epoch)) + 1 }
 
-// Serve implements remoting.Handler.
-func (x *Intercepted) Serve(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+// Serve implements Handler.
+func (x *Intercepted) Serve(c *Conn, req *Command) *Command {
 	// Marked, so that NewResponse and Clone carry the start to a late answer.
 	req.Began = now()
 	for i, in := range x.is {
@@ -93,9 +76,9 @@ func (x *Intercepted) Serve(c *remoting.Conn, req *remoting.Command) *remoting.C
 	return resp
 }
 
-// Answered implements remoting.LateObserver: an answer written after its
+// Answered implements LateObserver: an answer written after its
 // handler returned.
-func (x *Intercepted) Answered(c *remoting.Conn, resp *remoting.Command) {
+func (x *Intercepted) Answered(c *Conn, resp *Command) {
 	x.after(len(x.is)-1, Exchange{Conn: c, Code: resp.ReqCode, Resp: resp, Took: time.Duration(now() - resp.Began), Late: true})
 }
 
