@@ -115,7 +115,7 @@ test-ha-apache: build
 	cd compat-tests && ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) ROCKETGO_JAVA=1 ROCKETGO_HA_TARGETS=rocketgo,apache \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestHosts'
 
-# Controller mode (issue #20): three mqcontroller, an Apache 5.3.3 name
+# Controller mode: three mqcontroller, an Apache 5.3.3 name
 # server and three Apache 5.3.3 brokers with enableControllerMode=true; kill
 # -9 of the master and of the controller leader under load, mqadmin's
 # controller commands; rocketgo brokers' registration (replicas/) with
@@ -209,7 +209,7 @@ test-java-b: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 10m -run '$(JAVA_TESTS_B)' ./...
 
-# ACL 1.0 differential (issue #17): TestACLGoClient and TestJavaACL against
+# ACL 1.0 differential: TestACLGoClient and TestJavaACL against
 # rocketgo and against Apache's 5.3.1 broker (reference/run.sh broker-acl1)
 # with the same plain_acl.yml; the remarks must be equal. Outside make test:
 # the Apache broker takes 25-45 s to start, twice.
@@ -217,12 +217,12 @@ test-acl-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_ACL_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 15m -v -run 'TestACLGoClient|TestJavaACL' ./...
 
-# ACL 2.0 (issue #17): the same scenarios against rocketgo and Apache 5.3.3's broker.
+# ACL 2.0: the same scenarios against rocketgo and Apache 5.3.3's broker.
 test-acl2-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_AUTH2_TARGETS=rocketgo,apache ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 15m -v -run 'TestAuth2|TestJavaAuth2' ./...
 
-# Message trace (issue #18) against rocketgo and the Apache 5.3.3 reference,
+# Message trace against rocketgo and the Apache 5.3.3 reference,
 # both with traceTopicEnable=true (TestTrace) and without (TestTraceDisabled):
 # the Java 4.9.8 and 5.3.3 clients' and the Go client's trace records and
 # mqadmin queryMsgTraceById, compared field by field; hostile trace messages.
@@ -232,7 +232,7 @@ test-trace: build
 		$(GO) test -count=1 -timeout 20m -v -run 'TestTrace' ./...
 
 # rocketmq-dashboard's REST answers against rocketgo and the Apache 5.3.3
-# reference for the same scenario (issue #18): compat-tests/dashboard/run.sh
+# reference for the same scenario: compat-tests/dashboard/run.sh
 # builds the dashboard from its public sources into /var/cache/rocketgo-dashboard
 # (once; the backend only) and runs TestDashboard (~5 min).
 test-dashboard: build
@@ -273,7 +273,7 @@ PROXY_BENCH_ARGS ?=
 bench-proxy: build
 	bench/proxy.sh $(PROXY_BENCH_ARGS)
 
-# mqbench workloads against rocketgo and the Apache reference (issue #3),
+# mqbench workloads against rocketgo and the Apache reference,
 # alternating; BENCH_ARGS e.g. "-q" (quick) or "-n 200000 -r 1", or two
 # systems: "rocketgo bench/rocketgo.sh rocketgo2 bench/rocketgo.sh".
 BENCH_ARGS ?=

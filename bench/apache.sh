@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Start/stop adapter for the Apache RocketMQ reference (issue #3's
-# compat-tests/reference/run.sh), with the same contract as bench/rocketgo.sh:
+# Start/stop adapter for the Apache RocketMQ reference
+# (compat-tests/reference/run.sh), with the same contract as bench/rocketgo.sh:
 #
 #   bench/apache.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE]
 #   bench/apache.sh stop  DIR
@@ -18,7 +18,7 @@ REF=${APACHE_REFERENCE:-$ROOT/compat-tests/reference/run.sh}
 
 case "${1:-}" in
 start)
-	[ -x "$REF" ] || { echo "no Apache reference harness at $REF (issue #3)" >&2; exit 3; }
+	[ -x "$REF" ] || { echo "no Apache reference harness at $REF" >&2; exit 3; }
 	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
 	mkdir -p "$dir/namesrv" "$dir/broker/store"
 	"$REF" namesrv "$ns" "$dir/namesrv" >>"$dir/namesrv.log" 2>&1 &

@@ -7,7 +7,7 @@
 #   SCRIPT start DIR NS_PORT BROKER_PORT FLUSH_TYPE  -> prints "broker_pid=<pid> launched_ns=<ns>"
 #   SCRIPT stop DIR
 # Defaults: A = rocketgo (bench/rocketgo.sh), B = apache (bench/apache.sh, which
-# needs issue #3's compat-tests/reference/run.sh). Without the reference the
+# needs compat-tests/reference/run.sh). Without the reference the
 # script refuses unless B is given, e.g. "rocketgo bench/rocketgo.sh rocketgo2
 # bench/rocketgo.sh" (A/A run to check the method and the noise).
 #
@@ -54,7 +54,7 @@ if [ $# -ge 4 ]; then
 else
 	NAMES=(rocketgo apache) SCRIPTS=("$ROOT/bench/rocketgo.sh" "$ROOT/bench/apache.sh")
 	if [ ! -x "$ROOT/compat-tests/reference/run.sh" ] && [ -z "${APACHE_REFERENCE:-}" ]; then
-		echo "compare: no Apache reference (compat-tests/reference/run.sh, issue #3) yet;" >&2
+		echo "compare: no Apache reference (compat-tests/reference/run.sh);" >&2
 		echo "  give both systems explicitly, e.g.: $0 -q rocketgo bench/rocketgo.sh rocketgo2 bench/rocketgo.sh" >&2
 		exit 3
 	fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gRPC proxy benchmark rows (issue #15) on this machine, loopback:
+# gRPC proxy benchmark rows on this machine, loopback:
 #
 #   bench/proxy.sh [-q] [-r REPS] [-d SECONDS] [-W SECONDS] [-c CONNS] [-w WINDOW] [-o DIR] [PATH...]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replication benchmark rows (issue #14), for rocketgo and for the Apache
+# Replication benchmark rows, for rocketgo and for the Apache
 # reference (compat-tests/reference/run.sh, 5.3.3) on this machine, loopback:
 #
 #   bench/replication.sh [-q] [-r REPS] [-m MB] [-d SECONDS] [-R RATE] [-o DIR] [SYSTEM...]
