@@ -15,9 +15,13 @@ import (
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+func TestMain(m *testing.M) {
+	store.FakeDiskUsage(0.5) // no test depends on how full the host disk is
+	testutil.VerifyNoLeaks(m)
+}
 
 // servedACL is the file of the served tests: one producer account.
 const servedACL = `accounts:

@@ -12,9 +12,13 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/processor"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+func TestMain(m *testing.M) {
+	store.FakeDiskUsage(0.5) // no test depends on how full the host disk is
+	testutil.VerifyNoLeaks(m)
+}
 
 // serve runs a broker (no name server) with ACL 2.0 on and the admin
 // codes, the super user root/rootPass1.

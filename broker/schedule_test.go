@@ -19,7 +19,10 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+func TestMain(m *testing.M) {
+	store.FakeDiskUsage(0.5) // no test depends on how full the host disk is
+	testutil.VerifyNoLeaks(m)
+}
 
 // waitFor polls cond every 10 ms until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {

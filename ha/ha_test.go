@@ -18,7 +18,10 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-func TestMain(m *testing.M) { testutil.VerifyNoLeaks(m) }
+func TestMain(m *testing.M) {
+	store.FakeDiskUsage(0.5) // no test depends on how full the host disk is
+	testutil.VerifyNoLeaks(m)
+}
 
 const fileSize = 64 << 10
 

@@ -9,11 +9,13 @@ import (
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 // The in-process controller (controllermode_test.go) leaves
 // hashicorp/raft's inbound handlers behind (see controller/main_test.go).
 func TestMain(m *testing.M) {
+	store.FakeDiskUsage(0.5) // no test depends on how full the host disk is
 	testutil.VerifyNoLeaksRaft(m)
 }
 

@@ -74,7 +74,7 @@ func (g *gate) waitHeld(t *testing.T) string {
 
 // gatedOps are the real system calls, each passing g first.
 func gatedOps(g *gate) fileOps {
-	ops := sysOps
+	ops := hostOps()
 	ops.open = func(path string, flag int, perm uint32) (int, error) {
 		if flag&unix.O_CREAT != 0 {
 			g.pass("create", path)

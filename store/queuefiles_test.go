@@ -16,10 +16,10 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
-// failOps returns sysOps whose open and mmap fail with the given errno
+// failOps returns hostOps() whose open and mmap fail with the given errno
 // while *fail is set, for paths containing match; failed counts them.
 func failOps(match string, openErr, mmapErr error, fail *atomic.Bool, failed *atomic.Int64) fileOps {
-	ops := sysOps
+	ops := hostOps()
 	open, mmap := ops.open, ops.mmap
 	ops.open = func(path string, flag int, perm uint32) (int, error) {
 		if openErr != nil && fail.Load() && strings.Contains(path, match) {
@@ -41,10 +41,10 @@ func failOps(match string, openErr, mmapErr error, fail *atomic.Bool, failed *at
 	return ops
 }
 
-// failAllocOps returns sysOps whose fallocate fails with ENOSPC while
+// failAllocOps returns hostOps() whose fallocate fails with ENOSPC while
 // *fail is set, for paths containing match.
 func failAllocOps(match string, fail *atomic.Bool, failed *atomic.Int64) fileOps {
-	ops := sysOps
+	ops := hostOps()
 	alloc := ops.allocate
 	ops.allocate = func(fd int, off, n int64) error {
 		if fail.Load() {

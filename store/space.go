@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -50,6 +51,29 @@ func diskSpace(path string) (float64, int64, error) {
 		pct++
 	}
 	return float64(pct) / 100, int64(entire), nil
+}
+
+// fakeUsage, when set, is what every store opened afterwards reads
+// instead of statfs (FakeDiskUsage).
+var fakeUsage atomic.Pointer[float64]
+
+// FakeDiskUsage makes every store opened afterwards in this process read
+// each of its partitions as used at ratio, of 1 TiB, instead of asking the
+// file system: for the TestMain of a package whose tests open stores, so
+// that no unit test depends on how full the host disk is. Servers never
+// call it; tests of the disk-full behaviour set the store's own hook
+// (fileOps.diskSpace) instead.
+func FakeDiskUsage(ratio float64) { fakeUsage.Store(&ratio) }
+
+// hostOps are the system calls Open uses: sysOps, with the disk usage
+// FakeDiskUsage set, if any.
+func hostOps() fileOps {
+	ops := sysOps
+	if r := fakeUsage.Load(); r != nil {
+		ratio := *r
+		ops.diskSpace = func(string) (float64, int64, error) { return ratio, 1 << 40, nil }
+	}
+	return ops
 }
 
 func clampRatio(v, lo, hi int) float64 { return float64(min(max(v, lo), hi)) / 100 }

@@ -13,7 +13,7 @@ import (
 
 // usageOps reports the disk usage *usage holds.
 func usageOps(usage *atomic.Value) fileOps {
-	ops := sysOps
+	ops := hostOps()
 	ops.diskSpace = func(string) (float64, int64, error) { return usage.Load().(float64), 1 << 30, nil }
 	return ops
 }

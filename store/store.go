@@ -173,7 +173,7 @@ type Store struct {
 // Open loads (and if needed recovers) the store under cfg.StorePathRootDir,
 // rebuilds consume queue entries missing for records in the commit log, and
 // marks the store open (abort file). Call Start to run flush and dispatch.
-func Open(cfg Config, log zerolog.Logger) (*Store, error) { return openWith(cfg, log, sysOps) }
+func Open(cfg Config, log zerolog.Logger) (*Store, error) { return openWith(cfg, log, hostOps()) }
 
 // openWith is Open with the system calls tests may replace.
 func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {

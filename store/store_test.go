@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	FakeDiskUsage(0.5) // no test depends on how full the host disk is
+	testutil.VerifyNoLeaks(m)
+}
 
 func testConfig(dir string) Config {
 	cfg := DefaultConfig()

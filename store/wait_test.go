@@ -282,7 +282,7 @@ func TestWaitAllocs(t *testing.T) {
 func TestGroupCommit(t *testing.T) {
 	t.Parallel()
 	var msyncs atomic.Int64
-	ops := sysOps
+	ops := hostOps()
 	ops.msync = func(path string, b []byte) error {
 		msyncs.Add(1)
 		return sysOps.msync(path, b)
@@ -344,7 +344,7 @@ func TestWaitFlushShutdown(t *testing.T) {
 func TestWaitFlushFailureSticky(t *testing.T) {
 	t.Parallel()
 	var fail atomic.Bool
-	ops := sysOps
+	ops := hostOps()
 	ops.msync = func(path string, b []byte) error {
 		if fail.Load() {
 			return errors.New("injected eio")
