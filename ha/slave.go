@@ -177,7 +177,7 @@ func (s *Service) reportLoop(r *reporter, stop chan struct{}) {
 		case <-s.quit:
 			return
 		case <-t.C:
-			if r.report(s.st.MaxPhyOffset()) != nil {
+			if r.tick(s.st.MaxPhyOffset()) != nil {
 				_ = r.c.Close() // the reader sees it and reconnects
 				return
 			}
@@ -186,6 +186,9 @@ func (s *Service) reportLoop(r *reporter, stop chan struct{}) {
 }
 
 // reporter writes reports; the reader (after frames) and the ticker share it.
+// mu is held across a write bounded by idle: only these two goroutines take
+// it, never an event loop or a handler, and the ticker skips its report
+// while the reader writes one (tick).
 type reporter struct {
 	mu   sync.Mutex
 	c    net.Conn
@@ -196,6 +199,19 @@ type reporter struct {
 func (r *reporter) report(off int64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.write(off)
+}
+
+// tick reports unless a report is being written: that one is as recent.
+func (r *reporter) tick(off int64) error {
+	if !r.mu.TryLock() {
+		return nil
+	}
+	defer r.mu.Unlock()
+	return r.write(off)
+}
+
+func (r *reporter) write(off int64) error {
 	if err := r.c.SetWriteDeadline(time.Now().Add(r.idle)); err != nil {
 		return err
 	}

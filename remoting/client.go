@@ -195,6 +195,7 @@ func (cl *Client) conn(ctx context.Context, addr string) (*clientConn, error) {
 			log:        cl.log,
 			onRequest:  cl.onRequest,
 			pending:    make(map[int32]chan *Command),
+			wsem:       make(chan struct{}, 1),
 			done:       make(chan struct{}),
 			readerDone: make(chan struct{}),
 		}
@@ -214,7 +215,11 @@ type clientConn struct {
 	// onRequest is the client's handler for server requests, or nil.
 	onRequest func(addr string, req *Command)
 
-	wmu sync.Mutex // one frame at a time on the wire
+	// wsem holds the wire: one frame at a time. A channel, not a mutex, so
+	// that a caller waiting for it gives up with its context or when the
+	// connection fails, instead of queueing behind a write to a peer that
+	// stopped reading.
+	wsem chan struct{}
 
 	mu      sync.Mutex
 	pending map[int32]chan *Command
@@ -251,19 +256,30 @@ func (cc *clientConn) call(ctx context.Context, req *Command, opaque int32) (*Co
 }
 
 func (cc *clientConn) send(ctx context.Context, frame []byte) error {
-	cc.wmu.Lock()
-	defer cc.wmu.Unlock()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = cc.nc.SetWriteDeadline(dl)
-	} else {
-		_ = cc.nc.SetWriteDeadline(time.Time{})
+	select {
+	case cc.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("write to %s: %w", cc.addr, ctx.Err())
+	case <-cc.done:
+		return fmt.Errorf("write to %s: %w", cc.addr, cc.err)
 	}
+	defer func() { <-cc.wsem }()
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(clientWriteTimeout)
+	}
+	_ = cc.nc.SetWriteDeadline(dl)
 	if _, err := cc.nc.Write(frame); err != nil {
 		cc.fail(err)
 		return fmt.Errorf("write to %s: %w", cc.addr, err)
 	}
 	return nil
 }
+
+// clientWriteTimeout bounds a write whose context has no deadline: a peer
+// that reads nothing for that long fails the connection (the next call
+// dials again) rather than holding the wire for ever.
+const clientWriteTimeout = 30 * time.Second
 
 func (cc *clientConn) readLoop() {
 	defer close(cc.readerDone)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rs/zerolog"
 )
 
 // answerServer answers every request on a fresh 127.0.0.1 port with
@@ -147,5 +148,51 @@ func TestClientCloseDuringDial(t *testing.T) {
 	cl.mu.Unlock()
 	if n != 0 {
 		t.Fatalf("%d connections kept after Close", n)
+	}
+}
+
+// A peer that stops reading holds the wire of the first call that fills
+// its socket buffers; a second call gives up with its own context instead
+// of queueing behind that write.
+func TestClientWriteWaitEndsWithContext(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c // never read
+		}
+	}()
+	cl := NewClient(zerolog.Nop())
+	defer cl.Close()
+	big := NewRequest(10, nil, make([]byte, 64<<20)) // more than both socket buffers
+	first := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		first <- cl.InvokeOneway(ctx, ln.Addr().String(), big)
+	}()
+	peer := <-accepted
+	defer peer.Close()
+	testutil.WaitFor(t, 10*time.Second, func() bool { // the first call holds the wire
+		cl.mu.Lock()
+		defer cl.mu.Unlock()
+		cc := cl.conns[ln.Addr().String()]
+		return cc != nil && len(cc.wsem) == 1
+	})
+	time.Sleep(100 * time.Millisecond) // and is blocked in its write
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = cl.InvokeOneway(ctx, ln.Addr().String(), NewRequest(10, nil, nil))
+	if took := time.Since(start); err == nil || took > 2*time.Second {
+		t.Fatalf("second call: err %v after %v, want its context's error at about 300 ms", err, took)
+	}
+	if err := <-first; err == nil {
+		t.Fatal("the first write to a peer that reads nothing succeeded")
 	}
 }

@@ -30,7 +30,9 @@ type checkpoint struct {
 	// confirm is written back as read unless SetConfirmOffset changed it.
 	confirm atomic.Int64
 
-	mu  sync.Mutex // serialises writes of buf
+	// mu serialises flushes (the flush goroutine and Close) across their
+	// write and fsync; readers use the atomics and never take it.
+	mu  sync.Mutex
 	buf [checkpointSize]byte
 }
 

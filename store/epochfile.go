@@ -51,7 +51,13 @@ type EpochEntry struct {
 // EpochCache is an ordered list of epoch entries, optionally backed by an
 // epoch file that every change rewrites. A master's handshake is turned
 // into an unbacked cache (NewEpochCache) to compare with the local one.
+//
+// Readers (heartbeats, role answers on an event loop) take only mu, which
+// no file write holds: a change is made under fmu then mu, and written to
+// the file under fmu alone, so changes reach the file in their order and
+// a change returns once its file is written.
 type EpochCache struct {
+	fmu     sync.Mutex // one change at a time, from the list to the file
 	mu      sync.RWMutex
 	path    string // "" = not backed by a file
 	entries []EpochEntry
@@ -188,18 +194,18 @@ func (c *EpochCache) Next(epoch int32) (EpochEntry, bool) {
 // the list. The epoch and the start must both exceed the last entry's: a
 // new master appends (its epoch, its max offset) after truncating.
 func (c *EpochCache) Append(epoch int32, startOffset int64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n := len(c.entries); n > 0 {
-		last := &c.entries[n-1]
-		if last.Epoch >= epoch || last.StartOffset >= startOffset {
-			return fmt.Errorf("append %d-%d after %d-%d: %w", epoch, startOffset,
-				last.Epoch, last.StartOffset, ErrEpochOrder)
+	return c.change(func() error {
+		if n := len(c.entries); n > 0 {
+			last := &c.entries[n-1]
+			if last.Epoch >= epoch || last.StartOffset >= startOffset {
+				return fmt.Errorf("append %d-%d after %d-%d: %w", epoch, startOffset,
+					last.Epoch, last.StartOffset, ErrEpochOrder)
+			}
+			last.EndOffset = startOffset
 		}
-		last.EndOffset = startOffset
-	}
-	c.entries = append(c.entries, EpochEntry{Epoch: epoch, StartOffset: startOffset, EndOffset: math.MaxInt64})
-	return c.flush()
+		c.entries = append(c.entries, EpochEntry{Epoch: epoch, StartOffset: startOffset, EndOffset: math.MaxInt64})
+		return nil
+	})
 }
 
 // SetLastEnd closes the last entry at end (the owner's max offset) so
@@ -242,40 +248,50 @@ func (c *EpochCache) TruncateFromOffset(offset int64) error {
 }
 
 func (c *EpochCache) truncateSuffix(drop func(EpochEntry) bool) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := len(c.entries)
-	for n > 0 && drop(c.entries[n-1]) {
-		n--
-	}
-	c.entries = c.entries[:n]
-	if n > 0 {
-		c.entries[n-1].EndOffset = math.MaxInt64
-	}
-	return c.flush()
+	return c.change(func() error {
+		n := len(c.entries)
+		for n > 0 && drop(c.entries[n-1]) {
+			n--
+		}
+		c.entries = c.entries[:n]
+		if n > 0 {
+			c.entries[n-1].EndOffset = math.MaxInt64
+		}
+		return nil
+	})
 }
 
 // TrimBefore removes the entries wholly below offset (end ≤ offset): the
 // commit log files holding them were deleted. Persists the list.
 func (c *EpochCache) TrimBefore(offset int64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i := 0
-	for i < len(c.entries) && c.entries[i].EndOffset <= offset {
-		i++
-	}
-	c.entries = append([]EpochEntry(nil), c.entries[i:]...)
-	return c.flush()
+	return c.change(func() error {
+		i := 0
+		for i < len(c.entries) && c.entries[i].EndOffset <= offset {
+			i++
+		}
+		c.entries = append([]EpochEntry(nil), c.entries[i:]...)
+		return nil
+	})
 }
 
-// flush rewrites the file. An empty list is not written, as in Apache
+// change applies edit to the entries under both locks, then rewrites the
+// file under fmu alone. An empty list is not written, as in Apache
 // (CheckpointFile.write), so truncating every entry leaves the old file:
 // the next open sees those entries again, which Apache does as well.
-func (c *EpochCache) flush() error {
-	if c.path == "" || len(c.entries) == 0 {
-		return nil
+func (c *EpochCache) change(edit func() error) error {
+	c.fmu.Lock()
+	defer c.fmu.Unlock()
+	c.mu.Lock()
+	err := edit()
+	var file []byte
+	if err == nil && c.path != "" && len(c.entries) > 0 {
+		file = EncodeEpochFile(c.entries)
 	}
-	if err := config.WriteFile(c.path, EncodeEpochFile(c.entries)); err != nil {
+	c.mu.Unlock()
+	if file == nil {
+		return err
+	}
+	if err := config.WriteFile(c.path, file); err != nil {
 		return fmt.Errorf("write epoch file: %w", err)
 	}
 	return nil

@@ -1,6 +1,11 @@
 package store
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 // The residency hint: what one pull found in memory, for the next ones.
 //
@@ -50,4 +55,55 @@ func (mf *mappedFile) setResidentHint(lo, hi int64) {
 	}
 	mf.resident.Store(uint64(lo)<<32 | uint64(hi))
 	mf.residentAt.Store(now)
+}
+
+// PageOut writes [from, to) of the commit log (page-aligned inward) back
+// and asks the kernel to reclaim its pages (MADV_PAGEOUT), as memory
+// pressure would: the records there are then read from the disk. It
+// reports whether every page left memory (the kernel may keep some: a
+// kernel before 5.4, a file system that cannot drop them, pages another
+// mapping uses). For tests of the readers that must not wait for the
+// disk, here and in the broker; nothing in the broker's serving calls it.
+// The files are held, not the list's lock, across the system calls.
+func (s *Store) PageOut(from, to int64) (bool, error) {
+	q := &s.cl.q
+	var files []*mappedFile
+	q.mu.RLock()
+	for _, mf := range q.files {
+		if mf.data != nil && mf.start < to && from < mf.start+mf.size {
+			mf.hold()
+			files = append(files, mf)
+		}
+	}
+	q.mu.RUnlock()
+	defer func() {
+		for _, mf := range files {
+			_ = mf.release()
+		}
+	}()
+	out := true
+	var vec []byte
+	for _, mf := range files {
+		lo := (max(from, mf.start) - mf.start + pageSize - 1) &^ (pageSize - 1)
+		hi := (min(to, mf.start+mf.size) - mf.start) &^ (pageSize - 1)
+		if lo >= hi {
+			continue
+		}
+		b := mf.data[lo:hi]
+		mf.residentAt.Store(0) // what readers found in memory is gone
+		if err := unix.Msync(b, unix.MS_SYNC); err != nil {
+			return false, fmt.Errorf("page out %s: %w", mf.path, err)
+		}
+		if err := unix.Madvise(b, unix.MADV_PAGEOUT); err != nil {
+			return false, fmt.Errorf("page out %s: %w", mf.path, err)
+		}
+		vec = append(vec[:0], make([]byte, (len(b)+pageSize-1)/pageSize)...)
+		if err := mincore(b, vec); err != nil {
+			return false, fmt.Errorf("page out %s: %w", mf.path, err)
+		}
+		for _, v := range vec {
+			out = out && v&1 == 0
+		}
+	}
+	return out, nil
 }
