@@ -641,20 +641,46 @@ func TestMasterBoundsSlaves(t *testing.T) {
 	cfg := testConfig(AsyncMaster)
 	cfg.HAHousekeepingInterval = 20000
 	ms := startService(t, cfg, m)
-	for range maxSlaves {
+	dial := func() net.Conn {
 		c, err := net.Dial("tcp", ms.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	// maxSlaves silent connections (a stranger's): each new one evicts
+	// the oldest, so the count stays at the bound and a slave gets in.
+	silent := make([]net.Conn, maxSlaves)
+	for i := range silent {
+		silent[i] = dial()
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ms.Status().Slaves) == maxSlaves })
-	c, err := net.Dial("tcp", ms.Addr())
-	if err != nil {
+	slave := dial()
+	expectClosed(t, silent[0], 5*time.Second)
+	var report [8]byte // offset 0
+	if _, err := slave.Write(report[:]); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	expectClosed(t, c, 5*time.Second)
+	if n := len(ms.Status().Slaves); n != maxSlaves {
+		t.Fatalf("%d slaves, want %d", n, maxSlaves)
+	}
+	// Once every connection has reported, a new one is refused.
+	for _, c := range silent[1:] {
+		if _, err := c.Write(report[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		n := 0
+		for _, sl := range ms.Status().Slaves {
+			if sl.AckOffset >= 0 {
+				n++
+			}
+		}
+		return n == maxSlaves
+	})
+	expectClosed(t, dial(), 5*time.Second)
 	if n := len(ms.Status().Slaves); n != maxSlaves {
 		t.Fatalf("%d slaves, want %d", n, maxSlaves)
 	}

@@ -30,6 +30,7 @@ type slaveConn struct {
 	c    net.Conn
 	addr string
 
+	since time.Time     // when it was admitted
 	first chan struct{} // closed by the reader on the first report
 	start int64         // where the writer begins; set before first closes
 	ack   atomic.Int64  // last report, -1 before the first
@@ -95,22 +96,47 @@ func (s *Service) authenticate(c net.Conn) {
 }
 
 // admit registers a slave connection and starts its reader and writer.
+// When maxSlaves are connected, the oldest that never reported makes room
+// (a stranger's silent connections cannot keep a slave out); when every
+// one has reported, c is refused.
 func (s *Service) admit(c net.Conn) {
-	sc := &slaveConn{s: s, c: c, addr: c.RemoteAddr().String(), first: make(chan struct{}), done: make(chan struct{})}
+	sc := &slaveConn{s: s, c: c, addr: c.RemoteAddr().String(), since: time.Now(),
+		first: make(chan struct{}), done: make(chan struct{})}
 	sc.ack.Store(-1)
-	s.mu.Lock()
-	if s.shut || len(s.conns) >= maxSlaves {
-		n := len(s.conns)
+	for range 2 {
+		s.mu.Lock()
+		if !s.shut && len(s.conns) < maxSlaves {
+			s.conns[sc] = struct{}{}
+			s.goRunLocked(sc.readLoop)
+			s.goRunLocked(sc.writeLoop)
+			s.mu.Unlock()
+			s.connLog.Info().Str("remote", sc.addr).Msg("ha slave connected")
+			return
+		}
+		var silent *slaveConn
+		if !s.shut {
+			silent = oldestSilent(s.conns)
+		}
 		s.mu.Unlock()
-		_ = c.Close() // refused: nothing was exchanged
-		s.sampled.Warn().Str("remote", sc.addr).Int("slaves", n).Msg("ha connection refused, too many slaves")
-		return
+		if silent == nil {
+			break
+		}
+		silent.close("evicted: never reported while the listener was full")
 	}
-	s.conns[sc] = struct{}{}
-	s.goRunLocked(sc.readLoop)
-	s.goRunLocked(sc.writeLoop)
-	s.mu.Unlock()
-	s.connLog.Info().Str("remote", sc.addr).Msg("ha slave connected")
+	_ = c.Close() // refused: nothing was exchanged
+	s.sampled.Warn().Str("remote", sc.addr).Int("maxSlaves", maxSlaves).Msg("ha connection refused, too many slaves")
+}
+
+// oldestSilent is the connection admitted first among those that never
+// reported, nil if none.
+func oldestSilent(conns map[*slaveConn]struct{}) *slaveConn {
+	var out *slaveConn
+	for sc := range conns {
+		if sc.ack.Load() < 0 && (out == nil || sc.since.Before(out.since)) {
+			out = sc
+		}
+	}
+	return out
 }
 
 // close ends the connection once, with the reason logged.

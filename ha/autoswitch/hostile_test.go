@@ -200,3 +200,28 @@ func TestSlaveFollowsEmptyApacheMaster(t *testing.T) {
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { return sl.st.MaxOffset("TopicAS", 0) == 5 })
 }
+
+// A stranger's silent connections cannot keep a slave out: with maxSlaves
+// of them open, a slave connecting evicts the oldest and replicates.
+func TestMasterEvictsSilentConnections(t *testing.T) {
+	cfg := testConfig()
+	cfg.HAHousekeepingInterval = 20 * time.Second
+	m := openNode(t, cfg)
+	m.master(t, 1, 1, []int64{1}, 1)
+	put(t, m.st, 0, 100, 2)
+	silent := make([]net.Conn, maxSlaves)
+	for i := range silent {
+		silent[i] = dial(t, m.svc.Addr())
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		m.svc.mu.Lock()
+		defer m.svc.mu.Unlock()
+		return m.svc.term != nil && len(m.svc.term.conns) == maxSlaves
+	})
+	sl := openNode(t, testConfig())
+	if err := sl.svc.BecomeSlave(m.svc.Addr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	expectClosed(t, silent[0], 5*time.Second)
+	sameLogs(t, m, sl, 2)
+}

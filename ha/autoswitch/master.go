@@ -30,6 +30,7 @@ type masterConn struct {
 	c    net.Conn
 	addr string
 
+	since     time.Time     // when it was admitted
 	hello     chan struct{} // the slave's handshake arrived (buffer 1)
 	first     chan struct{} // closed on the first report
 	start     int64         // the first report; set before first closes
@@ -100,30 +101,53 @@ func (s *Service) authenticate(c net.Conn) {
 }
 
 // admit registers a slave's connection with the current master term.
+// When maxSlaves are connected, the oldest that never reported makes room
+// (a stranger's silent connections cannot keep a slave out); when every
+// one has reported, c is refused.
 func (s *Service) admit(c net.Conn) {
 	addr := c.RemoteAddr().String()
-	s.mu.Lock()
-	t := s.term
-	switch {
-	case s.shut || t == nil || !t.master:
+	for range 2 {
+		s.mu.Lock()
+		t := s.term
+		if s.shut || t == nil || !t.master {
+			s.mu.Unlock()
+			_ = c.Close() // not master: Apache's slave retries until the controller names one
+			s.sampled.Info().Str("remote", addr).Msg("autoswitch connection refused, not master")
+			return
+		}
+		if len(t.conns) < maxSlaves {
+			mc := &masterConn{s: s, t: t, c: c, addr: addr, since: time.Now(), hello: make(chan struct{}, 1),
+				first: make(chan struct{}), done: make(chan struct{})}
+			mc.ack.Store(-1)
+			mc.slaveID.Store(-1)
+			t.conns[mc] = struct{}{}
+			s.goRunLocked(t, mc.readLoop)
+			s.goRunLocked(t, mc.writeLoop)
+			s.mu.Unlock()
+			s.log.Info().Str("remote", addr).Msg("autoswitch slave connected")
+			return
+		}
+		silent := oldestSilent(t.conns)
 		s.mu.Unlock()
-		_ = c.Close() // not master: Apache's slave retries until the controller names one
-		s.sampled.Info().Str("remote", addr).Msg("autoswitch connection refused, not master")
-		return
-	case len(t.conns) >= maxSlaves:
-		s.mu.Unlock()
-		_ = c.Close()
-		s.sampled.Warn().Str("remote", addr).Msg("autoswitch connection refused, too many slaves")
-		return
+		if silent == nil {
+			break
+		}
+		silent.close("evicted: never reported while the listener was full")
 	}
-	mc := &masterConn{s: s, t: t, c: c, addr: addr, hello: make(chan struct{}, 1), first: make(chan struct{}), done: make(chan struct{})}
-	mc.ack.Store(-1)
-	mc.slaveID.Store(-1)
-	t.conns[mc] = struct{}{}
-	s.goRunLocked(t, mc.readLoop)
-	s.goRunLocked(t, mc.writeLoop)
-	s.mu.Unlock()
-	s.log.Info().Str("remote", addr).Msg("autoswitch slave connected")
+	_ = c.Close()
+	s.sampled.Warn().Str("remote", addr).Int("maxSlaves", maxSlaves).Msg("autoswitch connection refused, too many slaves")
+}
+
+// oldestSilent is the connection admitted first among those that never
+// reported, nil if none.
+func oldestSilent(conns map[*masterConn]struct{}) *masterConn {
+	var out *masterConn
+	for mc := range conns {
+		if mc.ack.Load() < 0 && (out == nil || mc.since.Before(out.since)) {
+			out = mc
+		}
+	}
+	return out
 }
 
 // close ends the connection once, with the reason logged; the slave leaves
