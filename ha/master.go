@@ -45,56 +45,6 @@ type slaveConn struct {
 	bufs net.Buffers
 }
 
-func (s *Service) acceptLoop() {
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return // Shutdown closed the listener
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			s.sampled.Warn().Err(err).Msg("ha accept failed")
-			select {
-			case <-s.quit:
-				return
-			case <-time.After(100 * time.Millisecond): // EMFILE and the like: do not spin
-			}
-			continue
-		}
-		if len(s.cfg.AuthSecret) == 0 {
-			s.admit(c)
-			continue
-		}
-		s.authenticate(c)
-	}
-}
-
-// authenticate admits c once it answered the challenge, on a goroutine of
-// its own: the accept loop never waits for a slave.
-func (s *Service) authenticate(c net.Conn) {
-	if s.authPending.Add(1) > MaxPendingAuth {
-		s.authPending.Add(-1)
-		_ = c.Close()
-		s.sampled.Warn().Stringer("remote", c.RemoteAddr()).Msg("ha connection refused: too many unauthenticated")
-		return
-	}
-	if !s.goRun(func() {
-		defer s.authPending.Add(-1)
-		if err := Challenge(c, s.cfg.AuthSecret); err != nil {
-			_ = c.Close()
-			s.sampled.Warn().Err(err).Stringer("remote", c.RemoteAddr()).Msg("ha connection refused: not authenticated")
-			return
-		}
-		s.admit(c)
-	}) {
-		s.authPending.Add(-1)
-		_ = c.Close()
-	}
-}
-
 // admit registers a slave connection and starts its reader and writer.
 // When maxSlaves are connected, the oldest that never reported makes room
 // (a stranger's silent connections cannot keep a slave out); when every
@@ -113,12 +63,10 @@ func (s *Service) admit(c net.Conn) {
 			s.connLog.Info().Str("remote", sc.addr).Msg("ha slave connected")
 			return
 		}
-		var silent *slaveConn
-		if !s.shut {
-			silent = oldestSilent(s.conns)
-		}
+		silent, found := OldestSilent(s.conns)
+		shut := s.shut
 		s.mu.Unlock()
-		if silent == nil {
+		if shut || !found {
 			break
 		}
 		silent.close("evicted: never reported while the listener was full")
@@ -127,17 +75,9 @@ func (s *Service) admit(c net.Conn) {
 	s.sampled.Warn().Str("remote", sc.addr).Int("maxSlaves", maxSlaves).Msg("ha connection refused, too many slaves")
 }
 
-// oldestSilent is the connection admitted first among those that never
-// reported, nil if none.
-func oldestSilent(conns map[*slaveConn]struct{}) *slaveConn {
-	var out *slaveConn
-	for sc := range conns {
-		if sc.ack.Load() < 0 && (out == nil || sc.since.Before(out.since)) {
-			out = sc
-		}
-	}
-	return out
-}
+// Reported and Admitted make a slaveConn a Silent (eviction).
+func (sc *slaveConn) Reported() bool      { return sc.ack.Load() >= 0 }
+func (sc *slaveConn) Admitted() time.Time { return sc.since }
 
 // close ends the connection once, with the reason logged.
 func (sc *slaveConn) close(why string) {

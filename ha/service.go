@@ -33,8 +33,6 @@ type Service struct {
 
 	quit chan struct{}
 	wg   sync.WaitGroup
-	// authPending counts connections being authenticated (haAuthSecret).
-	authPending atomic.Int32
 	// run is cancelled by Shutdown: a slave's dial in progress ends with it.
 	run    context.Context
 	cancel context.CancelFunc
@@ -163,7 +161,8 @@ func (s *Service) Start() error {
 		s.st.EnableSource(store.Replicated, ms(s.cfg.SlaveTimeout), 0)
 		s.st.LimitSource(store.Replicated, false, s.cfg.FallbehindMax())
 	}
-	s.goRunLocked(s.acceptLoop)
+	gate := &Gate{Listener: ln, Secret: s.cfg.AuthSecret, Admit: s.admit, Go: s.goRun, Quit: s.quit, Log: &s.sampled, Name: "ha"}
+	s.goRunLocked(gate.Run)
 	s.log.Info().Str("haListen", ln.Addr().String()).Msg("ha master listening")
 	return nil
 }

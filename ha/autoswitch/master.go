@@ -51,55 +51,6 @@ type masterConn struct {
 	bufs net.Buffers
 }
 
-func (s *Service) acceptLoop() {
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.sampled.Warn().Err(err).Msg("autoswitch accept failed")
-			select {
-			case <-s.quit:
-				return
-			case <-time.After(100 * time.Millisecond): // EMFILE and the like: do not spin
-			}
-			continue
-		}
-		if len(s.cfg.AuthSecret) == 0 {
-			s.admit(c)
-			continue
-		}
-		s.authenticate(c)
-	}
-}
-
-// authenticate admits c once it answered the challenge (ha.Challenge), on
-// a goroutine of its own: the accept loop never waits for a slave.
-func (s *Service) authenticate(c net.Conn) {
-	if s.authPending.Add(1) > ha.MaxPendingAuth {
-		s.authPending.Add(-1)
-		_ = c.Close()
-		s.sampled.Warn().Stringer("remote", c.RemoteAddr()).Msg("autoswitch connection refused: too many unauthenticated")
-		return
-	}
-	s.mu.Lock()
-	ok := s.goRunLocked(nil, func() {
-		defer s.authPending.Add(-1)
-		if err := ha.Challenge(c, s.cfg.AuthSecret); err != nil {
-			_ = c.Close()
-			s.sampled.Warn().Err(err).Stringer("remote", c.RemoteAddr()).Msg("autoswitch connection refused: not authenticated")
-			return
-		}
-		s.admit(c)
-	})
-	s.mu.Unlock()
-	if !ok {
-		s.authPending.Add(-1)
-		_ = c.Close()
-	}
-}
-
 // admit registers a slave's connection with the current master term.
 // When maxSlaves are connected, the oldest that never reported makes room
 // (a stranger's silent connections cannot keep a slave out); when every
@@ -127,9 +78,9 @@ func (s *Service) admit(c net.Conn) {
 			s.log.Info().Str("remote", addr).Msg("autoswitch slave connected")
 			return
 		}
-		silent := oldestSilent(t.conns)
+		silent, found := ha.OldestSilent(t.conns)
 		s.mu.Unlock()
-		if silent == nil {
+		if !found {
 			break
 		}
 		silent.close("evicted: never reported while the listener was full")
@@ -138,17 +89,9 @@ func (s *Service) admit(c net.Conn) {
 	s.sampled.Warn().Str("remote", addr).Int("maxSlaves", maxSlaves).Msg("autoswitch connection refused, too many slaves")
 }
 
-// oldestSilent is the connection admitted first among those that never
-// reported, nil if none.
-func oldestSilent(conns map[*masterConn]struct{}) *masterConn {
-	var out *masterConn
-	for mc := range conns {
-		if mc.ack.Load() < 0 && (out == nil || mc.since.Before(out.since)) {
-			out = mc
-		}
-	}
-	return out
-}
+// Reported and Admitted make a masterConn an ha.Silent (eviction).
+func (mc *masterConn) Reported() bool      { return mc.ack.Load() >= 0 }
+func (mc *masterConn) Admitted() time.Time { return mc.since }
 
 // close ends the connection once, with the reason logged; the slave leaves
 // the SyncSet's connection table (the housekeeper may then shrink the set).

@@ -116,8 +116,6 @@ type Service struct {
 	// members, Apache's inSyncReplicasNums); 0 while not master. Read on
 	// every SYNC_MASTER send, written under mu.
 	inSync atomic.Int32
-	// authPending counts connections being authenticated (AuthSecret).
-	authPending atomic.Int32
 
 	mu      sync.Mutex
 	started bool
@@ -183,7 +181,13 @@ func (s *Service) Start() error {
 		return fmt.Errorf("autoswitch: listen %s: %w", s.listenAddr, err)
 	}
 	s.ln, s.started = ln, true
-	s.goRunLocked(nil, s.acceptLoop)
+	gate := &ha.Gate{Listener: ln, Secret: s.cfg.AuthSecret, Admit: s.admit, Quit: s.quit, Log: &s.sampled, Name: "autoswitch",
+		Go: func(fn func()) bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.goRunLocked(nil, fn)
+		}}
+	s.goRunLocked(nil, gate.Run)
 	s.log.Info().Str("haListen", ln.Addr().String()).Msg("autoswitch ha listening")
 	return nil
 }
