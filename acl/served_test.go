@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/acl"
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/processor"
@@ -60,7 +61,7 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "AclTopic", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "AclTopic", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		tb.Fatal(err)
 	}

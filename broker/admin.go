@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -18,22 +19,9 @@ import (
 // BrokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
 const BrokerVersionDesc = "V4_9_8"
 
-// AppendJSON appends the queue the way fastjson writes a MessageQueue, also
-// as a map key: {"brokerName":"b","queueId":0,"topic":"t"}. The Java
-// clients and the Go client's reset-offset parser read this form.
-func (mq MessageQueue) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"brokerName":`...)
-	dst = remoting.AppendJSONString(dst, mq.BrokerName)
-	dst = append(dst, `,"queueId":`...)
-	dst = strconv.AppendInt(dst, int64(mq.QueueID), 10)
-	dst = append(dst, `,"topic":`...)
-	dst = remoting.AppendJSONString(dst, mq.Topic)
-	return append(dst, '}')
-}
-
 // QueueStats is one queue's offsets (Apache's TopicOffset).
 type QueueStats struct {
-	Queue                MessageQueue
+	Queue                tables.MessageQueue
 	MinOffset, MaxOffset int64
 	LastUpdateTimestamp  int64 // store time of the last message, 0 when empty
 }
@@ -45,13 +33,13 @@ type QueueStats struct {
 func (b *Broker) TopicStats(topic string) ([]QueueStats, error) {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist", topic)
 	}
 	st, name := b.Store, b.Config().BrokerName
 	out := make([]QueueStats, tc.QueueNums())
 	for q := range out {
 		qs := &out[q]
-		qs.Queue = MessageQueue{Topic: topic, BrokerName: name, QueueID: int32(q)}
+		qs.Queue = tables.MessageQueue{Topic: topic, BrokerName: name, QueueID: int32(q)}
 		qs.MinOffset, qs.MaxOffset = st.MinOffset(topic, int32(q)), st.MaxOffset(topic, int32(q))
 		if qs.MaxOffset > 0 {
 			qs.LastUpdateTimestamp, _ = st.StoreTimeAt(topic, int32(q), qs.MaxOffset-1)
@@ -74,7 +62,7 @@ type ConsumeStatsRequest struct {
 // QueueConsumeStats is one queue's progress of a group (Apache's
 // OffsetWrapper; pullOffset is the consumer offset).
 type QueueConsumeStats struct {
-	Queue          MessageQueue
+	Queue          tables.MessageQueue
 	BrokerOffset   int64
 	ConsumerOffset int64
 	LastTimestamp  int64 // store time of the last consumed message, 0 if none
@@ -92,7 +80,7 @@ func (b *Broker) ConsumeStats(r ConsumeStatsRequest) []QueueConsumeStats {
 			continue
 		}
 		for q := int32(0); q < tc.ReadQueueNums; q++ {
-			qs := QueueConsumeStats{Queue: MessageQueue{Topic: topic, BrokerName: name, QueueID: q},
+			qs := QueueConsumeStats{Queue: tables.MessageQueue{Topic: topic, BrokerName: name, QueueID: q},
 				BrokerOffset: max(st.MaxOffset(topic, q), 0)}
 			if off, ok := b.Offsets.Query(r.Group, topic, q); ok && off > 0 {
 				qs.ConsumerOffset = off
@@ -138,7 +126,7 @@ func (b *Broker) consumeStatsTopics(r ConsumeStatsRequest) []string {
 // ConsumerConnections is GET_CONSUMER_CONNECTION_LIST: the group's live
 // connections and last heartbeat; CONSUMER_NOT_ONLINE with Apache's remark
 // when no member is connected.
-func (b *Broker) ConsumerConnections(group string) (ConsumerGroupState, error) {
+func (b *Broker) ConsumerConnections(group string) (tables.ConsumerGroupState, error) {
 	state, ok := b.Clients.ConsumerGroup(group)
 	if !ok {
 		return state, remoting.Refuse(remoting.ConsumerNotOnline, nil, "the consumer group[%s] not online", group)
@@ -148,7 +136,7 @@ func (b *Broker) ConsumerConnections(group string) (ConsumerGroupState, error) {
 
 // ProducerConnections is GET_PRODUCER_CONNECTION_LIST: a producer group's
 // live connections; SYSTEM_ERROR with Apache's remark when there are none.
-func (b *Broker) ProducerConnections(group string) ([]Connection, error) {
+func (b *Broker) ProducerConnections(group string) ([]tables.Connection, error) {
 	conns := b.Clients.ProducerConnections(group)
 	if len(conns) == 0 {
 		return nil, remoting.Refuse(remoting.SystemError, nil, "the producer group[%s] not exist", group)
@@ -210,7 +198,7 @@ type ResetOffsetRequest struct {
 
 // QueueOffset is one queue's new offset.
 type QueueOffset struct {
-	Queue  MessageQueue
+	Queue  tables.MessageQueue
 	Offset int64
 }
 
@@ -254,7 +242,7 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist,
+		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist,
 			"[reset-offset] reset offset failed, no topic in this broker. topic=%s", r.Topic)
 	}
 	st, name := b.Store, b.Config().BrokerName
@@ -274,7 +262,7 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 		if !r.Force && off >= consumerOff {
 			off = consumerOff
 		}
-		res.Offsets = append(res.Offsets, QueueOffset{Queue: MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: off})
+		res.Offsets = append(res.Offsets, QueueOffset{Queue: tables.MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: off})
 	}
 	conns := b.Clients.ConsumerConns(r.Group)
 	if len(conns) == 0 {
@@ -413,7 +401,7 @@ func runtimeText(d time.Duration) string {
 // QueueTimeSpan): the store times of its first and last messages, of the
 // group's last consumed one, and how long the next one has waited.
 type QueueTimeSpan struct {
-	Queue                              MessageQueue
+	Queue                              tables.MessageQueue
 	MinTime, MaxTime, ConsumeTime, Lag int64 // ms; -1 where Apache finds no message
 }
 
@@ -423,7 +411,7 @@ type QueueTimeSpan struct {
 func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", topic)
+		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist", topic)
 	}
 	st, name, now := b.Store, b.Config().BrokerName, time.Now().UnixMilli()
 	timeAt := func(q int32, off int64) int64 {
@@ -436,7 +424,7 @@ func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
 	for i := range out {
 		q := int32(i)
 		s := &out[i]
-		s.Queue = MessageQueue{Topic: topic, BrokerName: name, QueueID: q}
+		s.Queue = tables.MessageQueue{Topic: topic, BrokerName: name, QueueID: q}
 		s.MinTime = b.EarliestMsgStoreTime(topic, q)
 		maxOff := st.MaxOffset(topic, q)
 		s.MaxTime = timeAt(q, maxOff-1)
@@ -473,7 +461,7 @@ type ConsumeQueueView struct {
 func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, count int) (ConsumeQueueView, error) {
 	st := b.Store
 	if !st.HasQueue(topic, queueID) {
-		return ConsumeQueueView{}, remoting.Refuse(remoting.SystemError, ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
+		return ConsumeQueueView{}, remoting.Refuse(remoting.SystemError, tables.ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
 	}
 	v := ConsumeQueueView{Min: st.MinOffset(topic, queueID), Max: st.MaxOffset(topic, queueID)}
 	if index < v.Min || index >= v.Max {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -14,12 +15,12 @@ import (
 func TestMessageQueueAppendJSON(t *testing.T) {
 	tests := []struct {
 		name string
-		mq   MessageQueue
+		mq   tables.MessageQueue
 		want string
 	}{
-		{"plain", MessageQueue{BrokerName: "broker-a", Topic: "T", QueueID: 3}, `{"brokerName":"broker-a","queueId":3,"topic":"T"}`},
-		{"retry topic", MessageQueue{BrokerName: "b", Topic: "%RETRY%cg"}, `{"brokerName":"b","queueId":0,"topic":"%RETRY%cg"}`},
-		{"quote escaped", MessageQueue{BrokerName: `b"x`, Topic: "T", QueueID: 1}, `{"brokerName":"b\"x","queueId":1,"topic":"T"}`},
+		{"plain", tables.MessageQueue{BrokerName: "broker-a", Topic: "T", QueueID: 3}, `{"brokerName":"broker-a","queueId":3,"topic":"T"}`},
+		{"retry topic", tables.MessageQueue{BrokerName: "b", Topic: "%RETRY%cg"}, `{"brokerName":"b","queueId":0,"topic":"%RETRY%cg"}`},
+		{"quote escaped", tables.MessageQueue{BrokerName: `b"x`, Topic: "T", QueueID: 1}, `{"brokerName":"b\"x","queueId":1,"topic":"T"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,18 +61,18 @@ func TestTopicServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
 	rw := int32(message.PermRead | message.PermWrite)
 	// The name rule's refusal is names.go's InvalidError (INVALID_PARAMETER in processor/errors.go).
-	if err := b.UpdateTopic(TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, message.ErrTopicInvalid) ||
+	if err := b.UpdateTopic(tables.TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, message.ErrTopicInvalid) ||
 		err.Error() != message.RemarkTopicIllegal {
 		t.Fatalf("bad name: %v", err)
 	}
-	wantRefusal(t, b.UpdateTopic(TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
+	wantRefusal(t, b.UpdateTopic(tables.TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
 		remoting.InvalidParameter, "The topic[SCHEDULE_TOPIC_XXXX] is conflict with system topic.")
-	wantRefusal(t, b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 0, WriteQueueNums: 1, Perm: rw}),
+	wantRefusal(t, b.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 0, WriteQueueNums: 1, Perm: rw}),
 		remoting.InvalidParameter, "The queue nums of topic[T] must be between 1 and 1024 (maxTopicQueueNums), read 0 write 1.")
 	_, err := b.TopicConfig("T")
 	wantRefusal(t, err, remoting.TopicNotExist, "No topic in this broker. topic: T")
 
-	tc := TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}
+	tc := tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}
 	if err := b.UpdateTopic(tc); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestTopicServices(t *testing.T) {
 		t.Fatalf("update: version %+v -> %+v, table %+v", v, all.DataVersion, all.Topics["T"])
 	}
 	if got, err := b.TopicConfig("T"); err != nil || got.WriteQueueNums != 1 {
-		t.Fatalf("TopicConfig = %+v, %v", got, err)
+		t.Fatalf("tables.TopicConfig = %+v, %v", got, err)
 	}
 
 	b.Offsets.Commit("G", "T", 0, 1)
@@ -112,10 +113,10 @@ func TestTopicServices(t *testing.T) {
 // group's offsets.
 func TestGroupServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	wantRefusal(t, b.UpdateGroup(GroupConfig{GroupName: "G", RetryQueueNums: -1}), remoting.InvalidParameter,
+	wantRefusal(t, b.UpdateGroup(tables.GroupConfig{GroupName: "G", RetryQueueNums: -1}), remoting.InvalidParameter,
 		"The retryQueueNums of group[G] must be between 0 and 1024 (maxTopicQueueNums), got -1.")
 	for _, g := range []string{"G1", "G2"} {
-		if err := b.UpdateGroup(DefaultGroupConfig(g)); err != nil {
+		if err := b.UpdateGroup(tables.DefaultGroupConfig(g)); err != nil {
 			t.Fatal(err)
 		}
 		b.Offsets.Commit(g, "T", 0, 5)
@@ -124,10 +125,10 @@ func TestGroupServices(t *testing.T) {
 		t.Fatalf("AllGroupConfig = %v", tbl.Groups)
 	}
 	if gc, err := b.GroupConfig("G1"); err != nil || gc.GroupName != "G1" {
-		t.Fatalf("GroupConfig(G1) = %+v, %v", gc, err)
+		t.Fatalf("tables.GroupConfig(G1) = %+v, %v", gc, err)
 	}
 	if gc, err := b.GroupConfig("auto"); err != nil || gc.GroupName != "auto" { // autoCreateSubscriptionGroup
-		t.Fatalf("GroupConfig(auto) = %+v, %v", gc, err)
+		t.Fatalf("tables.GroupConfig(auto) = %+v, %v", gc, err)
 	}
 	if _, err := b.UpdateConfig([]byte("autoCreateSubscriptionGroup=false")); err != nil {
 		t.Fatal(err)
@@ -158,21 +159,21 @@ func TestClientAndStatsServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.UseServerSideResetOffset = false })
 	rw := int32(message.PermRead | message.PermWrite)
 	for _, tp := range []string{"T", "U"} {
-		if err := b.UpdateTopic(TopicConfig{TopicName: tp, ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}); err != nil {
+		if err := b.UpdateTopic(tables.TopicConfig{TopicName: tp, ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// No NOTIFY_CONSUMER_IDS_CHANGED: the test's connection has no socket.
-	gc := DefaultGroupConfig("CG")
+	gc := tables.DefaultGroupConfig("CG")
 	gc.NotifyConsumerIdsChangedEnable = false
 	if err := b.UpdateGroup(gc); err != nil {
 		t.Fatal(err)
 	}
 	c := &remoting.Conn{ID: 7, Remote: "127.0.0.1:5555"}
-	res := b.Heartbeat(c, Heartbeat{ClientID: "cid", Language: remoting.LanguageCode(0), Version: 409,
+	res := b.Heartbeat(c, tables.Heartbeat{ClientID: "cid", Language: remoting.LanguageCode(0), Version: 409,
 		Producers: []string{"PG", "bad/pg"},
-		Consumers: []HeartbeatConsumer{
-			{Group: "CG", ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING", Subscriptions: []SubscriptionData{
+		Consumers: []tables.HeartbeatConsumer{
+			{Group: "CG", ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING", Subscriptions: []tables.SubscriptionData{
 				{Topic: "T", SubString: "A || B", ExpressionType: "TAG", SubVersion: 1},
 				{Topic: "U", SubString: "a > 1", ExpressionType: "SQL92"},
 				{Topic: "bad topic", SubString: "*"}}},
@@ -270,7 +271,7 @@ func TestClientAndStatsServices(t *testing.T) {
 // The name servers get each topic's perm less what brokerPermission takes
 // away; the table itself is left alone.
 func TestMaskPerms(t *testing.T) {
-	tcs := []*TopicConfig{{TopicName: "A", Perm: message.PermRead | message.PermWrite}, {TopicName: "B", Perm: message.PermRead | message.PermWrite | message.PermInherit}}
+	tcs := []*tables.TopicConfig{{TopicName: "A", Perm: message.PermRead | message.PermWrite}, {TopicName: "B", Perm: message.PermRead | message.PermWrite | message.PermInherit}}
 	if got := maskPerms(tcs, message.PermRead|message.PermWrite); &got[0] != &tcs[0] {
 		t.Fatal("full permission copied the table")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -26,10 +27,10 @@ import (
 // for the request handlers in package processor.
 type Broker struct {
 	Store   *store.Store
-	Topics  *Topics
-	Groups  *Groups
-	Offsets *Offsets
-	Clients *Clients
+	Topics  *tables.Topics
+	Groups  *tables.Groups
+	Offsets *tables.Offsets
+	Clients *tables.Clients
 	// Stats counts messages in per topic and out per group and topic
 	// (stats.go), for the metrics endpoint.
 	Stats Stats
@@ -43,8 +44,8 @@ type Broker struct {
 	// metrics endpoint.
 	Revive  PopStats
 	Holds   *Holds
-	Locks   *Locks
-	Filters Filters
+	Locks   *tables.Locks
+	Filters tables.Filters
 	UniqIDs *message.UniqIDGen
 	// StoreHost is brokerIP1:listenPort, written into every stored record.
 	StoreHost netip.AddrPort
@@ -113,10 +114,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
 	b := &Broker{
-		Groups:     newGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup, cfg.MaxTopicQueueNums),
-		Offsets:    newOffsets(filepath.Join(dir, "config", "consumerOffset.json"), cfg.MaxTopicQueueNums),
-		Clients:    newClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
-		Locks:      newLocks(LockMaxLive),
+		Offsets:    tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), cfg.MaxTopicQueueNums),
+		Clients:    tables.NewClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
+		Locks:      tables.NewLocks(tables.LockMaxLive),
 		log:        log,
 		sampled:    log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
 		root:       root,
@@ -127,8 +127,10 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.repl.syncNow = make(chan struct{}, 1)
 	b.cfg.Store(&cfg)
 	b.cfgFile = newConfigFile(cfg)
-	b.Groups.cfg = &b.cfg
-	b.Groups.putSystem()
+	// Read per use, so that UPDATE_BROKER_CONFIG changes them at once.
+	b.Groups = tables.NewGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.MaxTopicQueueNums,
+		func() bool { return b.Config().AutoCreateSubscriptionGroup })
+	b.Groups.PutSystem()
 	b.registrar = newRegistrar(b)
 	if cfg.Controller.EnableControllerMode {
 		// Slave until the controller names the role (controllermode.go).
@@ -140,23 +142,23 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		}
 		b.ctrl = ctrl
 	}
-	b.Topics = newTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged)
-	b.Topics.cfg = &b.cfg
+	b.Topics = tables.NewTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged,
+		func() bool { return b.Config().AutoCreateTopicEnable })
 	for _, tc := range systemTopics(b.Config()) {
-		b.Topics.putSystem(tc)
+		b.Topics.PutSystem(tc)
 	}
 	for _, tc := range transTopics() { // created at start, as Apache 5.x does
-		b.Topics.putSystem(tc)
+		b.Topics.PutSystem(tc)
 	}
 	// The revive log of pop consumption, created at start as Apache 5.x does.
-	b.Topics.putSystem(TopicConfig{TopicName: ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: reviveQueueNums,
+	b.Topics.PutSystem(tables.TopicConfig{TopicName: ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: reviveQueueNums,
 		WriteQueueNums: reviveQueueNums, Perm: message.PermRead | message.PermWrite})
 	if cfg.TimerWheelEnable {
-		b.Topics.putSystem(TopicConfig{TopicName: message.TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
+		b.Topics.PutSystem(tables.TopicConfig{TopicName: message.TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 	}
 	b.requestModes = newRequestModes(filepath.Join(dir, "config", "messageRequestMode.json"))
-	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.load, "groups": b.Groups.load,
-		"offsets": b.Offsets.load, "messageRequestMode": func(zerolog.Logger) error { return b.requestModes.load() }} {
+	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.Load, "groups": b.Groups.Load,
+		"offsets": b.Offsets.Load, "messageRequestMode": func(zerolog.Logger) error { return b.requestModes.load() }} {
 		if err := load(log); err != nil {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
 		}
@@ -173,7 +175,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	txLog := root.With().Str("component", "transaction").Logger()
 	b.endTx = newEndTxs(cfg.EndTransactionThreadPoolNums, cfg.EndTransactionPoolQueueCapacity, txLog)
 	b.txCheck = newTxChecker(b, txLog)
-	b.Filters.setLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
+	b.Filters.SetLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
 	if err := b.delay.load(); err != nil {
@@ -410,19 +412,19 @@ func (b *Broker) persistLoop() {
 		case <-b.quit:
 			return
 		case <-b.persistNow:
-			b.logPersist(b.Topics.persistIfDirty())
+			b.logPersist(b.Topics.PersistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
 			b.logPersist(b.requestModes.persistIfDirty())
 		case now := <-t.C:
 			c := b.Config()
-			b.logPersist(b.Topics.persistIfDirty())
-			b.logPersist(b.Groups.persistIfDirty())
+			b.logPersist(b.Topics.PersistIfDirty())
+			b.logPersist(b.Groups.PersistIfDirty())
 			b.logPersist(b.timer.persistIfDirty())
 			b.logPersist(b.pop.orders.persistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
 			if now.Sub(lastOffsets) >= time.Duration(c.FlushConsumerOffsetInterval)*time.Millisecond {
 				lastOffsets = now
-				b.logPersist(b.Offsets.persistIfDirty())
+				b.logPersist(b.Offsets.PersistIfDirty())
 			}
 			if now.Sub(lastDelay) >= time.Duration(c.FlushDelayOffsetInterval)*time.Millisecond {
 				lastDelay = now
@@ -433,7 +435,7 @@ func (b *Broker) persistLoop() {
 }
 
 func (b *Broker) persistAll() error {
-	return errors.Join(b.Topics.persistIfDirty(), b.Groups.persistIfDirty(), b.Offsets.persistIfDirty(),
+	return errors.Join(b.Topics.PersistIfDirty(), b.Groups.PersistIfDirty(), b.Offsets.PersistIfDirty(),
 		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
 		b.pop.orders.persistIfDirty())
 }
@@ -452,7 +454,7 @@ func (b *Broker) expireLoop() {
 		case <-b.quit:
 			return
 		case now := <-t.C:
-			b.Clients.expire(now)
+			b.Clients.Expire(now)
 		}
 	}
 }

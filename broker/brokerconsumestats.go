@@ -20,7 +20,7 @@ type GroupConsumeStats struct {
 // (a ConcurrentHashMap created for 1024, so 2048 buckets) iterates them.
 func (b *Broker) BrokerConsumeStats(orderOnly bool) []GroupConsumeStats {
 	groups := make([]string, 0, 64)
-	for g := range b.Groups.snapshot().Groups {
+	for g := range b.Groups.Snapshot().Groups {
 		groups = append(groups, g)
 	}
 	sort.Strings(groups)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
@@ -267,8 +268,8 @@ func DefaultConfig() Config {
 		CompressedRegister:        false,
 		EnableSplitRegistration:   false,
 		SplitRegistrationSize:     800,
-		FilterCacheMaxBytes:       defaultFilterCacheMaxBytes,
-		FilterExpressionMaxLength: defaultFilterExpressionMaxLength,
+		FilterCacheMaxBytes:       tables.DefaultFilterCacheMaxBytes,
+		FilterExpressionMaxLength: tables.DefaultFilterExpressionMaxLength,
 		MaxParkedPulls:            100_000,
 		Store:                     sc,
 		// ACL 2.0: AuthConfig's cache defaults

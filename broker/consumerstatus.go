@@ -22,28 +22,6 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// ConsumerMember is one live connection of a consumer group, for a request
-// the broker relays to every member.
-type ConsumerMember struct {
-	ClientID string
-	Conn     *remoting.Conn
-}
-
-// ConsumerMembers returns the group's live connections with their client ids.
-func (cs *Clients) ConsumerMembers(group string) []ConsumerMember {
-	cs.mu.RLock()
-	defer cs.mu.RUnlock()
-	g := cs.consumers[group]
-	if g == nil {
-		return nil
-	}
-	out := make([]ConsumerMember, 0, len(g.channels))
-	for _, ch := range g.channels {
-		out = append(out, ConsumerMember{ClientID: ch.clientID, Conn: ch.conn})
-	}
-	return out
-}
-
 // ClientOffsets is one client's answer: its offsets by queue.
 type ClientOffsets struct {
 	ClientID string
@@ -93,7 +71,7 @@ func AppendConsumerStatus(dst []byte, clients []ClientOffsets) []byte {
 		dst = remoting.AppendJSONString(dst, c.ClientID)
 		dst = append(dst, `:{`...)
 		offs := append([]QueueOffset(nil), c.Offsets...)
-		message.HashMapOrder(offs, 16, func(q QueueOffset) int32 { return q.Queue.javaHash() })
+		message.HashMapOrder(offs, 16, func(q QueueOffset) int32 { return q.Queue.JavaHash() })
 		for j, o := range offs {
 			if j > 0 {
 				dst = append(dst, ',')
@@ -105,12 +83,4 @@ func AppendConsumerStatus(dst []byte, clients []ClientOffsets) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, `},"messageQueueTable":{}}`...)
-}
-
-// javaHash is MessageQueue.hashCode: 31-based over brokerName, queueId, topic.
-func (mq MessageQueue) javaHash() int32 {
-	h := int32(1)
-	h = 31*h + message.JavaHash(mq.BrokerName)
-	h = 31*h + mq.QueueID
-	return 31*h + message.JavaHash(mq.Topic)
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rocketgo/rocketgo/broker/tables"
 )
 
 // The broker's GetConsumerStatusBody places queues and clients as a Java
@@ -12,7 +14,7 @@ import (
 func TestConsumerStatusHashMapOrder(t *testing.T) {
 	var offs []QueueOffset
 	for q := int32(0); q < 20; q++ {
-		offs = append(offs, QueueOffset{Queue: MessageQueue{Topic: "TopicX", BrokerName: "broker-a", QueueID: q}, Offset: int64(q)})
+		offs = append(offs, QueueOffset{Queue: tables.MessageQueue{Topic: "TopicX", BrokerName: "broker-a", QueueID: q}, Offset: int64(q)})
 	}
 	body := string(AppendConsumerStatus(nil, []ClientOffsets{{ClientID: "c1", Offsets: offs}}))
 	var got []string

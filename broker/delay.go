@@ -121,7 +121,7 @@ func (d *delayService) marshal() []byte {
 }
 
 func (d *delayService) persistIfDirty() error {
-	return persistIfDirty(d.path, &d.dirty, func() ([]byte, error) { return d.marshal(), nil })
+	return config.PersistIfDirty(d.path, &d.dirty, func() ([]byte, error) { return d.marshal(), nil })
 }
 
 // poke wakes the delivery loop (a SCHEDULE_TOPIC_XXXX entry was dispatched).

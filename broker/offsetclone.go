@@ -3,6 +3,7 @@ package broker
 import (
 	"strings"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -22,7 +23,7 @@ func (b *Broker) CloneGroupOffset(src, dst, topic string, offline bool) error {
 	if message.IsBlank(topic) {
 		topics = b.Offsets.TopicsOf(src)
 	}
-	var subs map[string]*Subscription
+	var subs map[string]*tables.Subscription
 	if st, ok := b.Clients.ConsumerGroup(src); ok {
 		subs = st.Subscriptions
 	}
@@ -36,25 +37,9 @@ func (b *Broker) CloneGroupOffset(src, dst, topic string, offline bool) error {
 				Msg("[cloneGroupOffset] topic does not exist in consumer group's subscription")
 			continue
 		}
-		b.Offsets.clone(src, dst, t)
+		b.Offsets.Clone(src, dst, t)
 	}
 	return nil
-}
-
-// clone copies src's offsets of topic to dst (ConsumerOffsetManager.cloneOffset).
-func (o *Offsets) clone(src, dst, topic string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	from := o.table[offsetKey(topic, src)]
-	if from == nil {
-		return
-	}
-	to := make(map[int32]int64, len(from))
-	for q, off := range from {
-		to[q] = off
-	}
-	o.table[offsetKey(topic, dst)] = to
-	o.dirty.Store(true)
 }
 
 // CorrectionOffsets is QUERY_CORRECTION_OFFSET: per queue of topic, the

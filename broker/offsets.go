@@ -1,307 +1,9 @@
 package broker
 
 import (
-	"errors"
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-
-	jsoniter "github.com/json-iterator/go"
-	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/config"
-	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
-
-// Offsets holds consumer groups' committed offsets (next offset to consume per
-// topic queue), persisted as config/consumerOffset.json every
-// flushConsumerOffsetInterval and at shutdown.
-//
-// File shape (fastjson, bare integer keys):
-//
-//	{"offsetTable":{"TopicTest@groupA":{0:250,1:249}}}
-//
-// Invariant: every key's topic passed ValidTopicName and its group
-// ValidGroupName (neither holds '@'), and queue ids are in [0, maxQueueNums):
-// what is loaded is checked here, what is committed by the handlers.
-type Offsets struct {
-	path         string
-	maxQueueNums int32
-
-	mu    sync.RWMutex
-	table map[string]map[int32]int64 // "topic@group" → queueId → offset
-	// resets are the offsets an operator set (a server-side reset) that
-	// the group's next pull of the queue has not yet been told; while one
-	// is pending the group's own commits for that queue are ignored.
-	resets    map[string]map[int32]int64
-	anyResets atomic.Bool // len(resets) > 0: the pull path's check without a lock or a key
-	dirty     atomic.Bool
-}
-
-func newOffsets(path string, maxQueueNums int32) *Offsets {
-	return &Offsets{path: path, maxQueueNums: maxQueueNums, table: make(map[string]map[int32]int64),
-		resets: make(map[string]map[int32]int64)}
-}
-
-func offsetKey(topic, group string) string { return topic + "@" + group }
-
-// cutOffsetKey splits "topic@group"; neither name may hold '@'.
-func cutOffsetKey(key string) (topic, group string, ok bool) { return strings.Cut(key, "@") }
-
-// Commit stores a group's offset for a queue.
-func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
-	o.mu.Lock()
-	setOffset(o.table, offsetKey(topic, group), queueID, offset)
-	o.dirty.Store(true)
-	o.mu.Unlock()
-}
-
-// setOffset sets t[key][queueID], making the key's map when it has none.
-func setOffset(t map[string]map[int32]int64, key string, queueID int32, offset int64) {
-	q := t[key]
-	if q == nil {
-		q = make(map[int32]int64)
-		t[key] = q
-	}
-	q[queueID] = offset
-}
-
-// AssignReset is an operator's reset of a group's queue to offset
-// (ConsumerOffsetManager.assignResetOffset): committed at once, and kept
-// for the group's next pull of the queue (TakeReset).
-func (o *Offsets) AssignReset(group, topic string, queueID int32, offset int64) {
-	key := offsetKey(topic, group)
-	o.mu.Lock()
-	setOffset(o.resets, key, queueID, offset)
-	o.anyResets.Store(true)
-	setOffset(o.table, key, queueID, offset)
-	o.dirty.Store(true)
-	o.mu.Unlock()
-}
-
-// TakeReset returns and forgets the reset pending for a group's queue.
-func (o *Offsets) TakeReset(group, topic string, queueID int32) (int64, bool) {
-	if !o.anyResets.Load() {
-		return 0, false
-	}
-	key := offsetKey(topic, group)
-	o.mu.RLock()
-	_, ok := o.resets[key][queueID]
-	o.mu.RUnlock()
-	if !ok { // the common case, under the read lock only
-		return 0, false
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	r := o.resets[key]
-	off, ok := r[queueID]
-	delete(r, queueID)
-	if len(r) == 0 {
-		delete(o.resets, key)
-		o.anyResets.Store(len(o.resets) > 0)
-	}
-	return off, ok
-}
-
-// ResetPending reports whether a reset waits for the group's next pull of the queue.
-func (o *Offsets) ResetPending(group, topic string, queueID int32) bool {
-	if !o.anyResets.Load() {
-		return false
-	}
-	o.mu.RLock()
-	defer o.mu.RUnlock()
-	_, ok := o.resets[offsetKey(topic, group)][queueID]
-	return ok
-}
-
-// merge takes a master's offsets over these, a topic@group at a time (a
-// slave's metadata sync).
-func (o *Offsets) merge(table map[string]map[int32]int64) {
-	o.mu.Lock()
-	for k, q := range table {
-		o.table[k] = q
-	}
-	o.mu.Unlock()
-	o.dirty.Store(true)
-}
-
-// Query returns a group's committed offset for a queue.
-func (o *Offsets) Query(group, topic string, queueID int32) (int64, bool) {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
-	off, ok := o.table[offsetKey(topic, group)][queueID]
-	return off, ok
-}
-
-// Table returns a copy of one group's offsets for a topic.
-func (o *Offsets) Table(group, topic string) map[int32]int64 {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
-	src := o.table[offsetKey(topic, group)]
-	out := make(map[int32]int64, len(src))
-	for k, v := range src {
-		out[k] = v
-	}
-	return out
-}
-
-// DeleteTopic drops every group's offsets for topic.
-func (o *Offsets) DeleteTopic(topic string) {
-	prefix := topic + "@"
-	o.mu.Lock()
-	for k := range o.table {
-		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "@") {
-			delete(o.table, k)
-			o.dirty.Store(true)
-		}
-	}
-	for k := range o.resets {
-		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "@") {
-			delete(o.resets, k)
-		}
-	}
-	o.anyResets.Store(len(o.resets) > 0)
-	o.mu.Unlock()
-}
-
-// Groups returns the groups that have offsets for topic.
-func (o *Offsets) Groups(topic string) []string {
-	prefix := topic + "@"
-	var out []string
-	o.mu.RLock()
-	for k := range o.table {
-		if strings.HasPrefix(k, prefix) {
-			out = append(out, k[len(prefix):])
-		}
-	}
-	o.mu.RUnlock()
-	sort.Strings(out)
-	return out
-}
-
-// load reads consumerOffset.json. An entry whose topic or group breaks the
-// name rules, or a queue id outside [0, maxTopicQueueNums), is skipped with
-// an error line naming it.
-func (o *Offsets) load(log zerolog.Logger) error {
-	return config.LoadFile(o.path, log, func(b []byte) error {
-		table, issues, err := decodeOffsetsFile(b, o.maxQueueNums)
-		if err != nil {
-			return err
-		}
-		logIssues(log, o.path, "key", issues)
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		for k, m := range table {
-			o.table[k] = m
-		}
-		return nil
-	})
-}
-
-// decodeOffsetsFile parses consumerOffset.json's offsetTable into entries
-// that keep the table's invariant.
-func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64, []loadIssue, error) {
-	var f struct {
-		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
-	}
-	if err := jsoniter.Unmarshal(b, &f); err != nil {
-		return nil, nil, err
-	}
-	var issues []loadIssue
-	table := make(map[string]map[int32]int64, len(f.OffsetTable))
-	for key, queues := range f.OffsetTable {
-		topic, group, ok := cutOffsetKey(key)
-		if !ok {
-			issues = append(issues, loadIssue{name: key, reason: "not topic@group"})
-			continue
-		}
-		if err := message.ValidTopicName(topic); err != nil {
-			issues = append(issues, loadIssue{name: key, reason: err.Error()})
-			continue
-		}
-		if err := message.ValidGroupName(group); err != nil {
-			issues = append(issues, loadIssue{name: key, reason: err.Error()})
-			continue
-		}
-		m := make(map[int32]int64, len(queues))
-		for qs, off := range queues {
-			qid, err := strconv.ParseInt(qs, 10, 32)
-			if err != nil || qid < 0 || qid >= int64(maxQueueNums) {
-				issues = append(issues, loadIssue{name: key, reason: fmt.Sprintf(
-					"queue id %q not in [0, %d) (maxTopicQueueNums)", qs, maxQueueNums)})
-				continue
-			}
-			m[int32(qid)] = off
-		}
-		table[key] = m
-	}
-	return table, issues, nil
-}
-
-// marshal writes the fastjson form: sorted keys, unquoted queue ids.
-func (o *Offsets) marshal() []byte {
-	o.mu.RLock()
-	defer o.mu.RUnlock()
-	keys := make([]string, 0, len(o.table))
-	for k := range o.table {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	b := []byte(`{"offsetTable":{`)
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = remoting.AppendJSONString(b, k) // JSON's escapes, not Go's: the file must stay JSON
-		b = append(b, ":{"...)
-		q := o.table[k]
-		ids := make([]int, 0, len(q))
-		for id := range q {
-			ids = append(ids, int(id))
-		}
-		sort.Ints(ids)
-		for j, id := range ids {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(id), 10)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, q[int32(id)], 10)
-		}
-		b = append(b, '}')
-	}
-	return append(b, "}}"...)
-}
-
-func (o *Offsets) persistIfDirty() error {
-	return persistIfDirty(o.path, &o.dirty, func() ([]byte, error) { return o.marshal(), nil })
-}
-
-// The consumer-offset services (Apache's ConsumerManageProcessor and the
-// queue-offset requests of AdminBrokerProcessor): QUERY_CONSUMER_OFFSET,
-// UPDATE_CONSUMER_OFFSET, GET_MAX_OFFSET, GET_MIN_OFFSET,
-// SEARCH_OFFSET_BY_TIMESTAMP and GET_EARLIEST_MSG_STORETIME.
-
-// QueueOffsetRequest names a consumer group's queue, and for
-// UPDATE_CONSUMER_OFFSET the offset to commit.
-type QueueOffsetRequest struct {
-	Group   string
-	Topic   string
-	QueueID int32
-	// Offset is the offset to commit (CommitOffset only).
-	Offset int64
-	// SetZeroIfNotFound is the query's optional flag (QueryConsumerOffset
-	// only): nil when the request does not carry it.
-	SetZeroIfNotFound *bool
-}
-
-// Errors of the consumer-offset services (the sentinels their Refusals
-// carry).
-var ErrOffsetNotFound = errors.New("broker: consumer offset not found")
 
 // QueryConsumerOffset is QUERY_CONSUMER_OFFSET: the group's committed
 // offset of the queue. A group that committed none is answered 0 while the
@@ -310,17 +12,17 @@ var ErrOffsetNotFound = errors.New("broker: consumer offset not found")
 // first message be in memory; rocketgo takes it that it is), unless the
 // request says setZeroIfNotFound=false; otherwise the refusal is
 // QUERY_NOT_FOUND with Apache's remark.
-func (b *Broker) QueryConsumerOffset(r QueueOffsetRequest) (int64, error) {
+func (b *Broker) QueryConsumerOffset(r tables.QueueOffsetRequest) (int64, error) {
 	if off, ok := b.Offsets.Query(r.Group, r.Topic, r.QueueID); ok && off >= 0 {
 		return off, nil
 	}
 	switch {
 	case r.SetZeroIfNotFound != nil && !*r.SetZeroIfNotFound:
-		return 0, remoting.Refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, do not set to zero, maybe this group boot first")
+		return 0, remoting.Refuse(remoting.QueryNotFound, tables.ErrOffsetNotFound, "Not found, do not set to zero, maybe this group boot first")
 	case b.Store.MinOffset(r.Topic, r.QueueID) <= 0:
 		return 0, nil
 	}
-	return 0, remoting.Refuse(remoting.QueryNotFound, ErrOffsetNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
+	return 0, remoting.Refuse(remoting.QueryNotFound, tables.ErrOffsetNotFound, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first")
 }
 
 // CommitOffset is UPDATE_CONSUMER_OFFSET: the group (a heartbeat or
@@ -328,12 +30,12 @@ func (b *Broker) QueryConsumerOffset(r QueueOffsetRequest) (int64, error) {
 // exist, as in Apache 5.x, and the queue id be in [0, maxTopicQueueNums):
 // rocketgo's bound on the entries one topic@group can hold (Apache stores
 // whatever id it is sent).
-func (b *Broker) CommitOffset(r QueueOffsetRequest) error {
+func (b *Broker) CommitOffset(r tables.QueueOffsetRequest) error {
 	if !b.Groups.Contains(r.Group) {
 		return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s not exist!", r.Group)
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s not exist!", r.Topic)
+		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "Topic %s not exist!", r.Topic)
 	}
 	// The group and topic exist, so their names passed the rules when they
 	// were created.

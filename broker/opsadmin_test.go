@@ -58,8 +58,8 @@ func TestGroupForbiddenPersisted(t *testing.T) {
 	if gf, _ := b.UpdateGroupForbidden("g", "t", &yes); !gf.Readable {
 		t.Errorf("cleared, still forbidden: %+v", gf)
 	}
-	if len(b.Groups.forbiddenCopy()) != 0 {
-		t.Errorf("the cleared group stays in the table: %v", b.Groups.forbiddenCopy())
+	if len(b.Groups.ForbiddenCopy()) != 0 {
+		t.Errorf("the cleared group stays in the table: %v", b.Groups.ForbiddenCopy())
 	}
 }
 

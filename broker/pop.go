@@ -29,6 +29,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/filter"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -133,7 +134,7 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 		return PopResult{}, remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
 	}
 	if cfg.BrokerPermission&message.PermRead == 0 {
-		return PopResult{}, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
+		return PopResult{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
 	}
 	if r.MaxMsgNums > popMaxMsgNums {
 		return PopResult{}, remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
@@ -150,11 +151,11 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return PopResult{}, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
+		return PopResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, FAQSuggestTodo)
 	}
 	if !tc.Readable() {
-		return PopResult{}, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", r.Topic)
+		return PopResult{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] peeking message is forbidden", r.Topic)
 	}
 	if r.QueueID >= tc.ReadQueueNums {
 		return PopResult{}, remoting.Refuse(remoting.InvalidParameter, nil,
@@ -167,7 +168,7 @@ func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, erro
 			"subscription group [%s] does not exist, %s", r.Group, FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return PopResult{}, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
+		return PopResult{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
 	match, err := b.popMatcher(cfg, r)
 	if err != nil {
@@ -207,7 +208,7 @@ func (b *Broker) popMatcher(cfg *Config, r *PopRequest) (func(int64, []byte) boo
 }
 
 // recordMatcher matches records against a tag subscription or a compiled SQL92 expression.
-func recordMatcher(sub *Subscription, expr *filter.Expr) func(int64, []byte) bool {
+func recordMatcher(sub *tables.Subscription, expr *filter.Expr) func(int64, []byte) bool {
 	if expr != nil {
 		return func(_ int64, record []byte) bool {
 			v, _, err := message.DecodeRecordView(record)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -51,7 +52,7 @@ type ChangeInvisibleResult struct {
 func (b *Broker) checkAckQueue(topic string, queueID int32, remote string) error {
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
 	}
 	if queueID >= tc.ReadQueueNums || queueID < 0 {
 		return remoting.Refuse(remoting.MessageIllegal, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",

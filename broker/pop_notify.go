@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -30,17 +31,17 @@ type NotificationResult struct {
 }
 
 // checkPeek is the check NOTIFICATION and POLLING_INFO start with (Apache's order, codes and remarks).
-func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*TopicConfig, error) {
+func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*tables.TopicConfig, error) {
 	cfg := b.Config()
 	if cfg.BrokerPermission&message.PermRead == 0 {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] peeking message is forbidden", cfg.BrokerIP1)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] peeking message is forbidden", cfg.BrokerIP1)
 	}
 	tc, ok := b.Topics.Get(topic)
 	if !ok {
-		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
 	}
 	if !tc.Readable() {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] peeking message is forbidden", topic)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] peeking message is forbidden", topic)
 	}
 	if queueID >= tc.ReadQueueNums {
 		return nil, remoting.Refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
@@ -52,7 +53,7 @@ func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*
 			group, FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", group)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", group)
 	}
 	return tc, nil
 }

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -143,7 +144,7 @@ func (t *orders) marshal() ([]byte, error) {
 	return json.Marshal(f)
 }
 
-func (t *orders) persistIfDirty() error { return persistIfDirty(t.path, &t.dirty, t.marshal) }
+func (t *orders) persistIfDirty() error { return config.PersistIfDirty(t.path, &t.dirty, t.marshal) }
 
 // blocked reports whether an orderly pop may not read the queue now.
 func (t *orders) blocked(k orderKey, attemptID string, invisibleTime int64) bool {

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -180,7 +181,7 @@ func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
 	if !message.IsRetryTopic(topic) {
 		topic = message.PopRetryTopic(topic, ck.key.group)
 	}
-	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,
+	if _, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		return fmt.Errorf("%w: %s: %w", errReviveTopic, cutName(topic), err)
 	}

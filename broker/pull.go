@@ -32,6 +32,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/filter"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -349,7 +350,7 @@ func (b *Broker) runColdPulls(quit <-chan struct{}) {
 // checkPull applies the broker's permission, group, topic and subscription
 // checks (Apache's order, codes and remarks), returning the subscription to
 // filter with and, for SQL92, its compiled expression.
-func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*Subscription, *filter.Expr, error) {
+func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*tables.Subscription, *filter.Expr, error) {
 	sub, err := b.checkPullSub(cfg, r)
 	if err != nil || IsTagType(sub.ExpressionType) {
 		return sub, nil, err
@@ -365,9 +366,9 @@ func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*Subscription, *filter.
 	return sub, expr, nil
 }
 
-func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error) {
+func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription, error) {
 	if cfg.BrokerPermission&message.PermRead == 0 {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] pulling message is forbidden", cfg.BrokerIP1)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pulling message is forbidden", cfg.BrokerIP1)
 	}
 	gc, ok := b.Groups.Get(r.Group)
 	if !ok {
@@ -377,15 +378,15 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 			"subscription group [%s] does not exist, %s", r.Group, FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "subscription group no permission, %s", r.Group)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
+		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, FAQGroupNotExist)
 	}
 	if !tc.Readable() {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] pulling message is forbidden", r.Topic)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] pulling message is forbidden", r.Topic)
 	}
 	if r.QueueID < 0 || r.QueueID >= tc.ReadQueueNums {
 		return nil, remoting.Refuse(remoting.InvalidParameter, nil,
@@ -394,7 +395,7 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 	}
 	if r.SysFlag&PullFlagSubscription != 0 {
 		if !IsTagType(r.ExpressionType) {
-			return &Subscription{Topic: r.Topic, SubString: r.Subscription, ExpressionType: r.ExpressionType,
+			return &tables.Subscription{Topic: r.Topic, SubString: r.Subscription, ExpressionType: r.ExpressionType,
 				SubVersion: r.SubVersion}, nil
 		}
 		s, err := b.Filters.Tags(r.Subscription)
@@ -411,12 +412,12 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*Subscription, error
 	// subscription (the Java client's, which registers it by heartbeat).
 	if !gc.ConsumeBroadcastEnable {
 		if info, ok := b.Clients.ConsumerInfo(r.Group); ok && info.MessageModel == "BROADCASTING" {
-			return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission,
+			return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission,
 				"the consumer group[%s] can not consume by broadcast way", r.Group)
 		}
 	}
-	if b.Groups.readForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (groupforbidden.go)
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission,
+	if b.Groups.ReadForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (groupforbidden.go)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission,
 			"the consumer group[%s] is forbidden for topic[%s]", r.Group, r.Topic)
 	}
 	if s == nil {

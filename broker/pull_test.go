@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rs/zerolog"
 )
 
 // pullBroker is testBroker with the holds goroutine and the cold-pull
@@ -30,10 +32,10 @@ func pullBroker(t *testing.T, edit func(*Config)) *Broker {
 		run(b.runColdPulls)
 	}
 	t.Cleanup(func() { close(quit); wg.Wait() }) // before testBroker's stop
-	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -74,23 +76,23 @@ func wantRefusal(t *testing.T, err error, code int32, remark string) {
 // its code and remark, in Apache's order of checks.
 func TestPullRefusals(t *testing.T) {
 	b := pullBroker(t, func(c *Config) { c.AutoCreateSubscriptionGroup = false })
-	if err := b.Topics.Put(TopicConfig{TopicName: "W", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermWrite}); err != nil {
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "W", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	off := DefaultGroupConfig("Off")
+	off := tables.DefaultGroupConfig("Off")
 	off.ConsumeEnable = false
-	bc := DefaultGroupConfig("B")
+	bc := tables.DefaultGroupConfig("B")
 	bc.ConsumeBroadcastEnable = false
-	for _, gc := range []GroupConfig{off, bc, DefaultGroupConfig("S")} {
+	for _, gc := range []tables.GroupConfig{off, bc, tables.DefaultGroupConfig("S")} {
 		if err := b.Groups.Put(gc); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c := &remoting.Conn{ID: 1, Remote: "127.0.0.1:9"}
-	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, ConsumerInfo{Group: "B", MessageModel: "BROADCASTING",
-		Subscriptions: []*Subscription{NewTagSubscription("T", "*", 1)}}, false)
-	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, ConsumerInfo{Group: "S", MessageModel: "CLUSTERING",
-		Subscriptions: []*Subscription{NewTagSubscription("T", "*", 5)}}, false)
+	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "B", MessageModel: "BROADCASTING",
+		Subscriptions: []*tables.Subscription{tables.NewTagSubscription("T", "*", 1)}}, false)
+	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "S", MessageModel: "CLUSTERING",
+		Subscriptions: []*tables.Subscription{tables.NewTagSubscription("T", "*", 5)}}, false)
 
 	faq := FAQGroupNotExist
 	cases := []struct {
@@ -135,7 +137,7 @@ func TestPullRefusals(t *testing.T) {
 	}
 
 	// A subscription the group's consumers hold not for this topic.
-	if err := b.Topics.Put(TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	r := subPull(0, "*")
@@ -456,10 +458,10 @@ func TestPullColdQueueBound(t *testing.T) {
 		c.Store.MappedFileSizeCommitLog = 8 << 20
 		c.PullThreadPoolQueueCapacity = 2
 	})
-	if err := b.Topics.Put(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	coldT(t, b, 4)
@@ -506,5 +508,24 @@ func TestPullColdQueueBound(t *testing.T) {
 		t.Fatalf("pullMessageThreadPoolNums 0: %v %v", res.Status, err)
 	} else {
 		res.Release()
+	}
+}
+
+// Past maxParkedPulls a place is refused; answering a hold frees its place.
+func TestHoldsBound(t *testing.T) {
+	h := newHolds(func(string, int32) int64 { return 0 }, 2, zerolog.Nop())
+	if !h.Reserve("a") || !h.Reserve("b") || h.Reserve("c") {
+		t.Fatal("bound of 2 not applied")
+	}
+	answered := 0
+	for i := 0; i < 2; i++ {
+		h.Park("T", 0, 0, time.Hour, nil, func() { answered++ })
+	}
+	if h.Parked() != 2 {
+		t.Fatalf("parked %d", h.Parked())
+	}
+	h.releaseQueue(queueKey{"T", 0}, func(*hold) bool { return true })
+	if h.Parked() != 0 || answered != 2 || !h.Reserve("d") {
+		t.Fatalf("after release: parked %d, answered %d", h.Parked(), answered)
 	}
 }

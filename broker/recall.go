@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -99,7 +100,7 @@ func (b *Broker) Recall(r RecallRequest) (SendRequest, string, error) {
 		return SendRequest{}, "", remoting.Refuse(remoting.ServiceNotAvailable, nil, "recall failed, broker service not available")
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return SendRequest{}, "", remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "recall failed, the topic[%s] not exist", r.Topic)
+		return SendRequest{}, "", remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "recall failed, the topic[%s] not exist", r.Topic)
 	}
 	h, ok := decodeRecallHandle(r.Handle)
 	switch {

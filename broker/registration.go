@@ -47,6 +47,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -98,7 +99,7 @@ type peer struct {
 	// sent is the table as last accepted by addr (values are never mutated
 	// after insertion, so pointers tell changes); nil until a full
 	// registration succeeded.
-	sent map[string]*TopicConfig
+	sent map[string]*tables.TopicConfig
 }
 
 func newRegistrar(b *Broker) *registrar {
@@ -261,9 +262,9 @@ func (r *registrar) register(full bool) {
 func (r *registrar) registerWith(p *peer, full bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	table, version := r.b.Topics.snapshot()
+	table, version := r.b.Topics.Snapshot()
 	if !full && p.sent != nil {
-		var changed []*TopicConfig
+		var changed []*tables.TopicConfig
 		for name, tc := range table {
 			if p.sent[name] != tc {
 				changed = append(changed, tc)
@@ -279,7 +280,7 @@ func (r *registrar) registerWith(p *peer, full bool) {
 			return
 		}
 	}
-	topics := make([]*TopicConfig, 0, len(table))
+	topics := make([]*tables.TopicConfig, 0, len(table))
 	for _, tc := range table {
 		topics = append(topics, tc)
 	}
@@ -293,12 +294,12 @@ func (r *registrar) registerWith(p *peer, full bool) {
 // send registers topics with the name server at addr, in parts when split
 // registration is on or one body would not fit a frame; it reports whether
 // it accepted every part.
-func (r *registrar) send(addr string, topics []*TopicConfig, version remoting.DataVersion, kind string) bool {
-	slices.SortFunc(topics, func(a, b *TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
+func (r *registrar) send(addr string, topics []*tables.TopicConfig, version remoting.DataVersion, kind string) bool {
+	slices.SortFunc(topics, func(a, b *tables.TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
 	c := r.b.Config()
 	topics = maskPerms(topics, c.BrokerPermission)
 	size := c.SplitRegistrationSize
-	var parts [][]*TopicConfig
+	var parts [][]*tables.TopicConfig
 	switch {
 	case c.EnableSplitRegistration && len(topics) >= size:
 		parts = chunk(topics, size, true)
@@ -307,7 +308,7 @@ func (r *registrar) send(addr string, topics []*TopicConfig, version remoting.Da
 			Msg("topic table exceeds a frame: registering in parts (set enableSplitRegistration or compressedRegister)")
 		parts = chunk(topics, size, false)
 	default:
-		parts = [][]*TopicConfig{topics}
+		parts = [][]*tables.TopicConfig{topics}
 	}
 	bodies := make([][]byte, len(parts))
 	for i, p := range parts {
@@ -356,11 +357,11 @@ func (r *registrar) invoke(addr string, header map[string]string, body []byte, t
 // maskPerms gives the name servers each topic's perm less what the broker
 // refuses (brokerPermission without read or write), as Apache's
 // registerBrokerAll: clients then route neither sends nor pulls to it.
-func maskPerms(topics []*TopicConfig, brokerPerm int32) []*TopicConfig {
+func maskPerms(topics []*tables.TopicConfig, brokerPerm int32) []*tables.TopicConfig {
 	if brokerPerm&(message.PermRead|message.PermWrite) == message.PermRead|message.PermWrite {
 		return topics
 	}
-	out := make([]*TopicConfig, len(topics))
+	out := make([]*tables.TopicConfig, len(topics))
 	for i, tc := range topics {
 		m := *tc
 		m.Perm &= brokerPerm
@@ -371,8 +372,8 @@ func maskPerms(topics []*TopicConfig, brokerPerm int32) []*TopicConfig {
 
 // chunk cuts topics into parts of size; withRest adds the (possibly empty)
 // remainder as Apache's split loop does.
-func chunk(topics []*TopicConfig, size int, withRest bool) [][]*TopicConfig {
-	var parts [][]*TopicConfig
+func chunk(topics []*tables.TopicConfig, size int, withRest bool) [][]*tables.TopicConfig {
+	var parts [][]*tables.TopicConfig
 	for len(topics) >= size {
 		parts = append(parts, topics[:size])
 		topics = topics[size:]
@@ -384,7 +385,7 @@ func chunk(topics []*TopicConfig, size int, withRest bool) [][]*TopicConfig {
 }
 
 // estimate bounds the encoded size of a body from above without encoding it.
-func (r *registrar) estimate(topics []*TopicConfig) int {
+func (r *registrar) estimate(topics []*tables.TopicConfig) int {
 	if r.b.Config().CompressedRegister {
 		return 0 // encoded and checked instead: deflate gains too much to guess
 	}
@@ -400,26 +401,26 @@ func (r *registrar) estimate(topics []*TopicConfig) int {
 
 // registerBody is Apache's RegisterBrokerBody.
 type registerBody struct {
-	FilterServerList            []string   `json:"filterServerList"`
-	TopicConfigSerializeWrapper topicsFile `json:"topicConfigSerializeWrapper"`
+	FilterServerList            []string          `json:"filterServerList"`
+	TopicConfigSerializeWrapper tables.TopicsFile `json:"topicConfigSerializeWrapper"`
 }
 
-func (r *registrar) encode(topics []*TopicConfig, version remoting.DataVersion) ([]byte, error) {
+func (r *registrar) encode(topics []*tables.TopicConfig, version remoting.DataVersion) ([]byte, error) {
 	if r.b.Config().CompressedRegister {
 		return encodeCompressedBody(topics, version)
 	}
-	m := make(map[string]*TopicConfig, len(topics))
+	m := make(map[string]*tables.TopicConfig, len(topics))
 	for _, tc := range topics {
 		m[tc.TopicName] = tc
 	}
 	return jsoniter.Marshal(registerBody{FilterServerList: []string{},
-		TopicConfigSerializeWrapper: topicsFile{DataVersion: version, TopicConfigTable: m}})
+		TopicConfigSerializeWrapper: tables.TopicsFile{DataVersion: version, TopicConfigTable: m}})
 }
 
 // encodeCompressedBody writes RegisterBrokerBody.encode(true): a zlib stream
 // of the data version, the topics (TopicConfig.encode: "name read write perm
 // filterType attributes"), an empty filter server list and no queue mappings.
-func encodeCompressedBody(topics []*TopicConfig, version remoting.DataVersion) ([]byte, error) {
+func encodeCompressedBody(topics []*tables.TopicConfig, version remoting.DataVersion) ([]byte, error) {
 	var out bytes.Buffer
 	zw, err := zlib.NewWriterLevel(&out, compressLevel)
 	if err != nil {

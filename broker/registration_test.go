@@ -4,18 +4,19 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func regTopics(n int) []*TopicConfig {
-	out := make([]*TopicConfig, n)
+func regTopics(n int) []*tables.TopicConfig {
+	out := make([]*tables.TopicConfig, n)
 	for i := range out {
-		tc := TopicConfig{TopicName: fmt.Sprintf("%%RETRY%%group-%06d", i), ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}
+		tc := tables.TopicConfig{TopicName: fmt.Sprintf("%%RETRY%%group-%06d", i), ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}
 		if i%3 == 0 {
 			tc.Attributes = map[string]string{"+message.type": "NORMAL"}
 		}
-		normalize(&tc)
+		tables.Normalize(&tc)
 		out[i] = &tc
 	}
 	return out
@@ -102,7 +103,7 @@ func BenchmarkRegistrationBody100k(b *testing.B) {
 			b.ReportAllocs()
 			var n int
 			for b.Loop() {
-				parts := [][]*TopicConfig{topics}
+				parts := [][]*tables.TopicConfig{topics}
 				if tc.split {
 					parts = chunk(topics, r.b.Config().SplitRegistrationSize, true)
 				}

@@ -313,38 +313,20 @@ func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) erro
 // version differs (Apache's syncTopicConfig). Topics the broker adds
 // itself (system topics) stay.
 func (b *Broker) takeTopics(body []byte) error {
-	f, issues, err := decodeTopicsFile(config.QuoteBareKeys(body), b.Topics.maxQueueNums, b.Topics.IsSystem)
-	if err != nil {
-		return err
-	}
-	logIssues(b.sampled, "GET_ALL_TOPIC_CONFIG", "topic", issues)
-	b.Topics.replace(f.TopicConfigTable, f.DataVersion)
-	return nil
+	return b.Topics.ReplaceWith(config.QuoteBareKeys(body), b.sampled)
 }
 
 // takeGroups replaces the subscription group table with the master's when
 // its data version differs (Apache's syncSubscriptionGroupConfig).
 func (b *Broker) takeGroups(body []byte) error {
-	f, issues, err := decodeGroupsFile(config.QuoteBareKeys(body), b.Groups.maxQueueNums)
-	if err != nil {
-		return err
-	}
-	logIssues(b.sampled, "GET_ALL_SUBSCRIPTIONGROUP_CONFIG", "consumerGroup", issues)
-	b.Groups.replace(f.SubscriptionGroupTable, f.DataVersion)
-	return nil
+	return b.Groups.ReplaceWith(config.QuoteBareKeys(body), b.sampled)
 }
 
 // takeOffsets merges the master's consumer offsets over the slave's, a
 // topic@group at a time (Apache's putAll in syncConsumerOffset): a group
 // the master does not know keeps what the slave has.
 func (b *Broker) takeOffsets(body []byte) error {
-	table, issues, err := decodeOffsetsFile(config.QuoteBareKeys(body), b.Offsets.maxQueueNums)
-	if err != nil {
-		return err
-	}
-	logIssues(b.sampled, "GET_ALL_CONSUMER_OFFSET", "key", issues)
-	b.Offsets.merge(table)
-	return nil
+	return b.Offsets.MergeWith(config.QuoteBareKeys(body), b.sampled)
 }
 
 // takeDelayOffsets replaces the delay levels' offsets with the master's
@@ -358,7 +340,7 @@ func (b *Broker) takeDelayOffsets(body []byte) error {
 	for k, v := range f.OffsetTable {
 		lvl, err := strconv.Atoi(k)
 		if err != nil || lvl <= 0 || lvl > 1000 {
-			return fmt.Errorf("bad delay level %q", cut(k))
+			return fmt.Errorf("bad delay level %.64q", k)
 		}
 		offsets[lvl] = v
 	}
@@ -371,7 +353,7 @@ func (b *Broker) takeDelayOffsets(body []byte) error {
 // 5.x slave reads the version; rocketgo keeps none, so it is the time of
 // the answer).
 func (b *Broker) AllConsumerOffsets() []byte {
-	return withDataVersion(b.Offsets.marshal())
+	return withDataVersion(b.Offsets.Marshal())
 }
 
 // AllDelayOffsets is GET_ALL_DELAY_OFFSET's body: Apache's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -230,7 +231,7 @@ func runNamesrv(t *testing.T) *namesrv.Server {
 func TestSlaveLearnsMaster(t *testing.T) {
 	ns := runNamesrv(t)
 	m, _ := runServing(t, ns.Addr(), func(c *Config) { c.BrokerIP2 = "127.0.0.2" })
-	if err := m.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := m.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("T"); return err == nil })
@@ -313,7 +314,7 @@ func TestHangingNamesrv(t *testing.T) {
 	start := time.Now()
 	b, _ := runServing(t, ln.Addr().String()+";"+ns.Addr(), nil)
 	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
-	if err := b.UpdateTopic(TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.UpdateTopic(tables.TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
@@ -363,7 +364,7 @@ func TestSlaveSyncHostileMaster(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
 	s, _ := runServing(t, "", func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
-	if err := s.Groups.Put(DefaultGroupConfig("G")); err != nil {
+	if err := s.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	topics, groups := s.AllTopicConfig(), s.AllGroupConfig()

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -77,7 +79,9 @@ func (m *RequestModes) marshal() ([]byte, error) {
 	return json.Marshal(requestModesFile{MessageRequestModeMap: m.table})
 }
 
-func (m *RequestModes) persistIfDirty() error { return persistIfDirty(m.path, &m.dirty, m.marshal) }
+func (m *RequestModes) persistIfDirty() error {
+	return config.PersistIfDirty(m.path, &m.dirty, m.marshal)
+}
 
 func (m *RequestModes) get(topic, group string) (SetRequestModeBody, bool) {
 	m.mu.Lock()
@@ -99,7 +103,7 @@ func (b *Broker) SetMessageRequestMode(body []byte) error {
 		return remoting.Refuse(remoting.NoPermission, nil, "retry topic is not allowed to set mode")
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist", r.Topic)
+		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist", r.Topic)
 	}
 	if _, ok := b.Groups.Get(r.ConsumerGroup); !ok {
 		return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group does not exist")

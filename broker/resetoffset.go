@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -23,7 +24,7 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
-		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "Topic %s does not exist", r.Topic)
+		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "Topic %s does not exist", r.Topic)
 	}
 	if !b.Groups.Contains(r.Group) {
 		return ResetOffsetResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s does not exist", r.Group)
@@ -51,10 +52,10 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 		} else {
 			off = at(r.QueueID)
 		}
-		res.Offsets = []QueueOffset{{Queue: MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: r.QueueID}, Offset: off}}
+		res.Offsets = []QueueOffset{{Queue: tables.MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: r.QueueID}, Offset: off}}
 	} else {
 		for q := int32(0); q < tc.ReadQueueNums; q++ {
-			res.Offsets = append(res.Offsets, QueueOffset{Queue: MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: at(q)})
+			res.Offsets = append(res.Offsets, QueueOffset{Queue: tables.MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: at(q)})
 		}
 		if len(res.Offsets) == 0 {
 			return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, nil, "No queues to reset.")
@@ -67,7 +68,7 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 			b.Offsets.AssignReset(r.Group, r.Topic, o.Queue.QueueID, o.Offset)
 		}
 	}
-	message.HashMapOrder(res.Offsets, 16, func(o QueueOffset) int32 { return o.Queue.javaHash() })
+	message.HashMapOrder(res.Offsets, 16, func(o QueueOffset) int32 { return o.Queue.JavaHash() })
 	b.log.Info().Str("topic", r.Topic).Str("consumerGroup", r.Group).Int64("timestamp", r.Timestamp).
 		Int("queues", len(res.Offsets)).Msg("consumer offsets reset on the broker")
 	return res, nil

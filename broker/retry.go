@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -52,7 +53,7 @@ func (b *Broker) SendBack(r SendBack) error {
 		return groupNotExist(r.Group)
 	}
 	if cfg := b.Config(); cfg.BrokerPermission&message.PermWrite == 0 {
-		return remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
+		return remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	if gc.RetryQueueNums <= 0 {
 		return nil // Apache answers SUCCESS and drops it
@@ -61,13 +62,13 @@ func (b *Broker) SendBack(r SendBack) error {
 	queueID := rand.Int32N(gc.RetryQueueNums)
 	// The group passed ValidGroupName (Groups' invariant), so the name is a
 	// valid topic and its queue count is bounded.
-	tc, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
+	tc, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
 		WriteQueueNums: gc.RetryQueueNums, Perm: message.PermRead | message.PermWrite})
 	if err != nil {
 		return topicNotCreated(topic, err)
 	}
 	if !tc.Writable() {
-		return remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", topic)
+		return remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] sending message is forbidden", topic)
 	}
 	rec, err := b.Store.MessageAt(r.Offset)
 	if err != nil {
@@ -132,7 +133,7 @@ func (b *Broker) SendBack(r SendBack) error {
 // writable, as Apache 4.9.8 and 5.3.3 do (consumerSendMsgBack's
 // PERM_WRITE | PERM_READ): the dashboard's DLQ page pulls it.
 func (b *Broker) createDLQ(topic string) error {
-	if _, _, err := b.Topics.CreateIfAbsent(TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
+	if _, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
 		WriteQueueNums: dlqQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
 		return topicNotCreated(topic, err)
 	}
@@ -156,7 +157,7 @@ func groupNotExist(group string) error {
 // topicNotCreated is Apache's answer when a retry or DLQ topic cannot be
 // created (createTopicInSendMessageBackMethod returned null).
 func topicNotCreated(topic string, cause error) error {
-	return fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, ErrTopicNotExist, "topic[%s] not exist", topic), cause)
+	return fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, tables.ErrTopicNotExist, "topic[%s] not exist", topic), cause)
 }
 
 // lookupFailed is Apache's answer when a send back names no message.

@@ -94,7 +94,7 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 			}
 		}
 	}
-	b.Topics.bumpVersion()
+	b.Topics.BumpVersion()
 	if b.registrar.launched.CompareAndSwap(false, true) {
 		b.goRun(func() { b.registrar.run(b.quit) })
 	} else {

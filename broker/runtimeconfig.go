@@ -29,6 +29,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
+	"github.com/rocketgo/rocketgo/internal/logging"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -183,7 +184,7 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 		}
 		if err := config.Set(&rec, key, val); err != nil {
 			b.cfgMu.Unlock()
-			return ConfigChange{}, remoting.Refuse(remoting.InvalidParameter, err, "The value[%s] of config %s is invalid.", cut(val), key)
+			return ConfigChange{}, remoting.Refuse(remoting.InvalidParameter, err, "The value[%s] of config %s is invalid.", logging.Cut(val), key)
 		}
 		if runtimeKeys[key] {
 			_ = config.Set(&cur, key, val) // rec took it: a known key and a good value
@@ -210,7 +211,7 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 		if k == "brokerPermission" {
 			// Name servers must see the new perms now (Apache: a new topic
 			// data version and registerBrokerAll).
-			b.Topics.bumpVersion()
+			b.Topics.BumpVersion()
 			b.registrar.pokeFull()
 		}
 	}
@@ -284,7 +285,7 @@ func (b *Broker) persistConfigIfDirty() error {
 		b.cfgDirty.Store(false)
 		return nil
 	}
-	return persistIfDirty(path, &b.cfgDirty, func() ([]byte, error) {
+	return config.PersistIfDirty(path, &b.cfgDirty, func() ([]byte, error) {
 		b.cfgMu.Lock()
 		pairs := append(config.FilePairs(&b.cfgFile.recorded), b.cfgFile.extras...)
 		b.cfgMu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -67,7 +68,7 @@ func TestUpdateConfigAppliesRuntimeKeys(t *testing.T) {
 	if _, ok := b.Groups.Get("auto-after"); ok {
 		t.Fatal("group created with autoCreateSubscriptionGroup=false")
 	}
-	if _, err := b.Topics.AutoCreate("AutoAfter", message.AutoCreateTopicKey, 4); !errors.Is(err, ErrTopicNotExist) {
+	if _, err := b.Topics.AutoCreate("AutoAfter", message.AutoCreateTopicKey, 4); !errors.Is(err, tables.ErrTopicNotExist) {
 		t.Fatalf("AutoCreate with autoCreateTopicEnable=false: %v", err)
 	}
 	body, v1 := b.ConfigProperties()
@@ -224,7 +225,7 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	nsB, addrB := startFakeNamesrv(t)
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA; optIn(c) })
 	t.Cleanup(func() { _ = b.registrar.client.Close() })
-	if err := b.UpdateTopic(TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	b.registrar.register(true)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
@@ -317,9 +318,9 @@ func wantTimer(t *testing.T, b *Broker, enq, deq, timing, headDue int64) {
 }
 
 func TestLocks(t *testing.T) {
-	l := newLocks(time.Minute)
+	l := tables.NewLocks(time.Minute)
 	now := time.Now()
-	q := []MessageQueue{{"T", "b", 0}, {"T", "b", 1}}
+	q := []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1}}
 	if got := l.TryLock("G", "A", 1, q, now); len(got) != 2 {
 		t.Fatalf("A locked %v", got)
 	}
@@ -372,7 +373,7 @@ func TestRetrySendRules(t *testing.T) {
 	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != message.PermRead|message.PermWrite || tc.WriteQueueNums != 1 {
 		t.Errorf("DLQ topic %+v %v", tc, ok)
 	}
-	b.Locks.TryLock("G", "c", 1, []MessageQueue{{"T", "b", 0}}, time.Now())
+	b.Locks.TryLock("G", "c", 1, []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}}, time.Now())
 	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
 		t.Errorf("group with orderly locks: topic %s", m.Topic)
 	}

@@ -37,6 +37,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -474,12 +475,12 @@ var putBatches = sync.Pool{New: func() any {
 // Apache 5.3.3 refuses a send to a broker without write permission only for
 // order topics, and never looks at the topic's permission; rocketgo refuses
 // both, with Apache's remarks, as Apache 4.x did for send backs.
-func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*TopicConfig, error) {
+func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*tables.TopicConfig, error) {
 	if cfg.HA.BrokerRole == ha.Slave {
 		return nil, b.slaveRefusal(cfg)
 	}
 	if cfg.BrokerPermission&message.PermWrite == 0 {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok || tc.NameInvalid() {
@@ -488,25 +489,25 @@ func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*TopicConfig, error) {
 		}
 	}
 	if (ok && tc.SendRefused()) || (!ok && message.NotAllowedSend(r.Topic)) {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
 	}
 	if !ok {
 		var err error
 		if message.IsRetryTopic(r.Topic) {
-			tc, _, err = b.Topics.CreateIfAbsent(TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
+			tc, _, err = b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
 				WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 		} else {
 			tc, err = b.Topics.AutoCreate(r.Topic, r.DefaultTopic, r.DefaultTopicQueueNums)
 		}
 		if err != nil {
-			return nil, remoting.Refuse(remoting.TopicNotExist, ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
+			return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
 				r.Topic, FAQSuggestTodo)
 		}
 		b.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
 			Msg("topic auto-created on send")
 	}
 	if !tc.Writable() {
-		return nil, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
+		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
 	}
 	// A negative queue id picks one of the write queues: there must be one.
 	if r.QueueID >= tc.QueueNums() || (r.QueueID < 0 && tc.WriteQueueNums <= 0) {
@@ -530,7 +531,7 @@ func MessageIllegalRemark(maxMessageSize int) string {
 
 // topicConfigString is Apache's TopicConfig.toString, as its send refusals
 // print it.
-func topicConfigString(tc *TopicConfig) string {
+func topicConfigString(tc *tables.TopicConfig) string {
 	perm := []byte("---")
 	if tc.Readable() {
 		perm[0] = 'R'
@@ -546,7 +547,7 @@ func topicConfigString(tc *TopicConfig) string {
 		attrs = append(attrs, k+"="+v)
 	}
 	sort.Strings(attrs)
-	return fmt.Sprintf("TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=%s, "+
+	return fmt.Sprintf("tables.TopicConfig [topicName=%s, readQueueNums=%d, writeQueueNums=%d, perm=%s, topicFilterType=%s, "+
 		"topicSysFlag=%d, order=%t, attributes={%s}]", tc.TopicName, tc.ReadQueueNums, tc.WriteQueueNums, perm,
 		tc.TopicFilterType, tc.TopicSysFlag, tc.Order, strings.Join(attrs, ", "))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -42,7 +43,7 @@ func batchReq(t *testing.T, topic, props string, bodies ...string) *SendRequest 
 
 func putTopic(t *testing.T, b *Broker, name string, queues int32, perm int32) {
 	t.Helper()
-	if err := b.Topics.Put(TopicConfig{TopicName: name, ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm}); err != nil {
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: name, ReadQueueNums: queues, WriteQueueNums: queues, Perm: perm}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -91,20 +92,20 @@ func TestSendRefusals(t *testing.T) {
 	}{
 		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead },
 			func(*testing.T) *SendRequest { return sendReq("T", "", "x") },
-			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden", ErrNoPermission},
+			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden", tables.ErrNoPermission},
 		{"illegal topic name", nil, func(*testing.T) *SendRequest { return sendReq("a b", "", "x") },
 			remoting.InvalidParameter, message.RemarkTopicIllegal, message.ErrTopicInvalid},
 		{"topic too long", nil, func(*testing.T) *SendRequest { return sendReq(strings.Repeat("t", 128), "", "x") },
 			remoting.InvalidParameter, message.RemarkTopicTooLong, message.ErrTopicInvalid},
 		{"topic clients may not send to", nil, func(*testing.T) *SendRequest { return sendReq(message.ScheduleTopic, "", "x") },
-			remoting.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden.", ErrNoPermission},
+			remoting.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden.", tables.ErrNoPermission},
 		{"topic not exist", func(c *Config) { c.AutoCreateTopicEnable = false },
 			func(*testing.T) *SendRequest { return sendReq("Nope", "", "x") },
-			remoting.TopicNotExist, "topic[Nope] not exist, apply first please!" + faq, ErrTopicNotExist},
+			remoting.TopicNotExist, "topic[Nope] not exist, apply first please!" + faq, tables.ErrTopicNotExist},
 		{"topic not writable", nil, func(*testing.T) *SendRequest { return sendReq("RO", "", "x") },
-			remoting.NoPermission, "the topic[RO] sending message is forbidden", ErrNoPermission},
+			remoting.NoPermission, "the topic[RO] sending message is forbidden", tables.ErrNoPermission},
 		{"queue id out of range", nil, func(*testing.T) *SendRequest { r := sendReq("T", "", "x"); r.QueueID = 4; return r },
-			remoting.InvalidParameter, "request queueId[4] is illegal, TopicConfig [topicName=T, readQueueNums=4, " +
+			remoting.InvalidParameter, "request queueId[4] is illegal, tables.TopicConfig [topicName=T, readQueueNums=4, " +
 				"writeQueueNums=4, perm=RW-, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=false, attributes={}] " +
 				"Producer: 10.0.0.1:5", nil},
 		{"body too large", nil, func(*testing.T) *SendRequest { return sendReq("T", "", strings.Repeat("x", 1025)) },
@@ -525,8 +526,8 @@ func TestSendKeepsNothingOfTheRequest(t *testing.T) {
 // it was created).
 func BenchmarkCheckSendKnownTopic(b *testing.B) {
 	br := brokerWith(DefaultConfig())
-	br.Topics = newTopics("", br.Config().MaxTopicQueueNums, func() {})
-	if err := br.Topics.Put(TopicConfig{TopicName: "BenchTopic_with_a_realistic_name-01", ReadQueueNums: 8,
+	br.Topics = tables.NewTopics("", br.Config().MaxTopicQueueNums, func() {}, nil)
+	if err := br.Topics.Put(tables.TopicConfig{TopicName: "BenchTopic_with_a_realistic_name-01", ReadQueueNums: 8,
 		WriteQueueNums: 8, Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}

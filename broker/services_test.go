@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -18,17 +19,17 @@ func TestOffsetServices(t *testing.T) {
 	before := time.Now().UnixMilli()
 	putT(t, b, "A", "B", "C")
 
-	req := QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 0, Offset: 2}
+	req := tables.QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 0, Offset: 2}
 	for _, tc := range []struct {
-		edit   func(*QueueOffsetRequest)
+		edit   func(*tables.QueueOffsetRequest)
 		code   int32
 		remark string
 	}{
-		{func(r *QueueOffsetRequest) { r.Group = "Nope" }, remoting.SubscriptionGroupNotExist, "Group Nope not exist!"},
-		{func(r *QueueOffsetRequest) { r.Topic = "Nope" }, remoting.TopicNotExist, "Topic Nope not exist!"},
-		{func(r *QueueOffsetRequest) { r.QueueID = 1024 }, remoting.InvalidParameter,
+		{func(r *tables.QueueOffsetRequest) { r.Group = "Nope" }, remoting.SubscriptionGroupNotExist, "Group Nope not exist!"},
+		{func(r *tables.QueueOffsetRequest) { r.Topic = "Nope" }, remoting.TopicNotExist, "Topic Nope not exist!"},
+		{func(r *tables.QueueOffsetRequest) { r.QueueID = 1024 }, remoting.InvalidParameter,
 			"queueId[1024] is illegal, topic:[T] maxTopicQueueNums:[1024]"},
-		{func(r *QueueOffsetRequest) { r.QueueID = -1 }, remoting.InvalidParameter,
+		{func(r *tables.QueueOffsetRequest) { r.QueueID = -1 }, remoting.InvalidParameter,
 			"queueId[-1] is illegal, topic:[T] maxTopicQueueNums:[1024]"},
 	} {
 		r := req
@@ -46,7 +47,7 @@ func TestOffsetServices(t *testing.T) {
 	}
 
 	// None committed: 0 while the queue starts at 0, unless told not to.
-	fresh := QueueOffsetRequest{Group: "G2", Topic: "T", QueueID: 0}
+	fresh := tables.QueueOffsetRequest{Group: "G2", Topic: "T", QueueID: 0}
 	if off, err := b.QueryConsumerOffset(fresh); err != nil || off != 0 {
 		t.Fatalf("young queue: %d %v", off, err)
 	}
@@ -54,8 +55,8 @@ func TestOffsetServices(t *testing.T) {
 	fresh.SetZeroIfNotFound = &no
 	_, err := b.QueryConsumerOffset(fresh)
 	wantRefusal(t, err, remoting.QueryNotFound, "Not found, do not set to zero, maybe this group boot first")
-	if !errors.Is(err, ErrOffsetNotFound) {
-		t.Fatalf("%v is not ErrOffsetNotFound", err)
+	if !errors.Is(err, tables.ErrOffsetNotFound) {
+		t.Fatalf("%v is not tables.ErrOffsetNotFound", err)
 	}
 	fresh.SetZeroIfNotFound = &yes
 	if off, err := b.QueryConsumerOffset(fresh); err != nil || off != 0 {
@@ -120,9 +121,9 @@ func TestOffsetServices(t *testing.T) {
 func TestLockServices(t *testing.T) {
 	b := pullBroker(t, nil)
 	now := time.Now()
-	mqs := []MessageQueue{{"T", "b", 0}, {"T", "b", 1}, {"bad topic!", "b", 0}, {"T", "b", 1024}}
-	lock := func(client string, conn uint64, at time.Time) []MessageQueue {
-		return b.LockBatch(LockBatchRequest{Group: "G", ClientID: client, ConnID: conn, Queues: mqs, Now: at})
+	mqs := []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1}, {Topic: "bad topic!", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1024}}
+	lock := func(client string, conn uint64, at time.Time) []tables.MessageQueue {
+		return b.LockBatch(tables.LockBatchRequest{Group: "G", ClientID: client, ConnID: conn, Queues: mqs, Now: at})
 	}
 	if got := lock("A", 1, now); len(got) != 2 {
 		t.Fatalf("A locked %v", got)
@@ -133,19 +134,19 @@ func TestLockServices(t *testing.T) {
 	if got := lock("B", 2, now.Add(time.Second)); len(got) != 0 {
 		t.Fatalf("B locked %v", got)
 	}
-	b.UnlockBatch(LockBatchRequest{Group: "G", ClientID: "B", Queues: mqs})
+	b.UnlockBatch(tables.LockBatchRequest{Group: "G", ClientID: "B", Queues: mqs})
 	if !b.lockedGroup("G") {
 		t.Fatal("B's unlock released A's locks")
 	}
-	b.UnlockBatch(LockBatchRequest{Group: "G", ClientID: "A", Queues: mqs[:1]})
+	b.UnlockBatch(tables.LockBatchRequest{Group: "G", ClientID: "A", Queues: mqs[:1]})
 	if got := lock("B", 2, now.Add(time.Second)); len(got) != 1 || got[0].QueueID != 0 {
 		t.Fatalf("B after A's unlock of queue 0: %v", got)
 	}
 	// The lock of A's renewal expires lockMaxLiveTime later.
-	if got := lock("B", 2, now.Add(time.Second+LockMaxLive+time.Millisecond)); len(got) != 2 {
+	if got := lock("B", 2, now.Add(time.Second+tables.LockMaxLive+time.Millisecond)); len(got) != 2 {
 		t.Fatalf("B after A's lock expired: %v", got)
 	}
-	if got := b.LockBatch(LockBatchRequest{Group: "bad group!", ClientID: "A", Queues: mqs, Now: now}); got == nil || len(got) != 0 {
+	if got := b.LockBatch(tables.LockBatchRequest{Group: "bad group!", ClientID: "A", Queues: mqs, Now: now}); got == nil || len(got) != 0 {
 		t.Fatalf("bad group locked %v", got)
 	}
 }
@@ -209,7 +210,7 @@ func TestCheckFilter(t *testing.T) {
 // drops them all and no other topic's, even one whose name the topic's
 // prefixes.
 func TestOffsetsOfTopic(t *testing.T) {
-	o := newOffsets(t.TempDir()+"/consumerOffset.json", 1024)
+	o := tables.NewOffsets(t.TempDir()+"/consumerOffset.json", 1024)
 	o.Commit("G2", "T", 0, 1)
 	o.Commit("G1", "T", 1, 2)
 	o.Commit("G1", "TX", 0, 3)

@@ -118,7 +118,7 @@ func (ts *timerService) load() error {
 }
 
 func (ts *timerService) persistIfDirty() error {
-	return persistIfDirty(ts.path, &ts.dirty, func() ([]byte, error) {
+	return config.PersistIfDirty(ts.path, &ts.dirty, func() ([]byte, error) {
 		ts.mu.Lock()
 		c := ts.ckpt
 		ts.mu.Unlock()

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rocketgo/rocketgo/internal/logging"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -70,7 +71,7 @@ func (b *Broker) takeTimerCheckpoint(resp *remoting.Command) error {
 	if v, ok := resp.Lookup(TimerLowOffsetField); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 || n > enq {
-			return fmt.Errorf("bad %s %q", TimerLowOffsetField, cut(v))
+			return fmt.Errorf("bad %s %q", TimerLowOffsetField, logging.Cut(v))
 		}
 		low = n
 	}

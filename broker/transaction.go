@@ -26,22 +26,19 @@ package broker
 import (
 	"strconv"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
-
-// TransGroup is the consumer group whose offsets on the half and op topics
-// are the check service's progress (TransactionalMessageUtil.buildConsumerGroup).
-const TransGroup = "CID_RMQ_SYS_TRANS"
 
 // transRemoveTag is the tags of an op record (TransactionalMessageUtil.REMOVE_TAG).
 const transRemoveTag = "d"
 
 // transTopics are the half and op topics, created at start as Apache 5.x's
 // TopicConfigManager does: one queue each, read and write.
-func transTopics() []TopicConfig {
-	return []TopicConfig{
+func transTopics() []tables.TopicConfig {
+	return []tables.TopicConfig{
 		{TopicName: message.TransHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
 		{TopicName: message.TransOpHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
 	}
@@ -70,7 +67,7 @@ func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, er
 		}
 	}
 	if cfg.RejectTransactionMessage {
-		return false, remoting.Refuse(remoting.NoPermission, ErrNoPermission, "the broker[%s] sending transaction message is forbidden",
+		return false, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending transaction message is forbidden",
 			cfg.BrokerIP1)
 	}
 	kv := make([]string, 0, 6)

@@ -54,6 +54,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -123,7 +124,7 @@ func (tc *txChecker) checkAll(quit <-chan struct{}) {
 // progress is CID_RMQ_SYS_TRANS's offset of a queue, within the queue.
 func (tc *txChecker) progress(topic string, q int32) int64 {
 	st := tc.b.Store
-	off, ok := tc.b.Offsets.Query(TransGroup, topic, q)
+	off, ok := tc.b.Offsets.Query(message.TransGroup, topic, q)
 	if !ok || off < st.MinOffset(topic, q) {
 		off = st.MinOffset(topic, q)
 	}
@@ -392,10 +393,10 @@ walk:
 		i++
 	}
 	if i != halfOff {
-		b.Offsets.Commit(TransGroup, message.TransHalfTopic, q, i)
+		b.Offsets.Commit(message.TransGroup, message.TransHalfTopic, q, i)
 	}
 	if newOp := opProgress(ops.done, opOff); newOp != opOff {
-		b.Offsets.Commit(TransGroup, message.TransOpHalfTopic, q, newOp)
+		b.Offsets.Commit(message.TransGroup, message.TransOpHalfTopic, q, newOp)
 	}
 	if i != halfOff || sent > 0 {
 		tc.log.Debug().Int32("queueId", q).Int64("halfOffset", i).Int64("halfMaxOffset", end).Int("checks", sent).
@@ -549,7 +550,7 @@ func (tc *txChecker) discard(v *message.RecordView) {
 	tc.sampled.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
 		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
-	if _, _, err := tc.b.Topics.CreateIfAbsent(TopicConfig{TopicName: message.TransCheckMaxTimeTopic,
+	if _, _, err := tc.b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: message.TransCheckMaxTimeTopic,
 		ReadQueueNums: txCheckMaxTimeQueueNums, WriteQueueNums: txCheckMaxTimeQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
 		tc.log.Error().Err(err).Msg("create TRANS_CHECK_MAX_TIME_TOPIC")
 		return

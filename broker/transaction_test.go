@@ -362,7 +362,7 @@ func TestTransactionCheck(t *testing.T) {
 
 	// Young: nothing happens, no progress past the unresolved offset 2.
 	checkRun(b, time.Now())
-	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 2 {
+	if off, _ := b.Offsets.Query(message.TransGroup, message.TransHalfTopic, 0); off != 2 {
 		t.Fatalf("half progress %d after a young run, want 2", off)
 	}
 	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 5 {
@@ -381,10 +381,10 @@ func TestTransactionCheck(t *testing.T) {
 	if string(recs[5].Body) != "m2" || string(recs[6].Body) != "m4" {
 		t.Fatalf("re-appended %q %q, want m2 m4", recs[5].Body, recs[6].Body)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 5 {
+	if off, _ := b.Offsets.Query(message.TransGroup, message.TransHalfTopic, 0); off != 5 {
 		t.Fatalf("half progress %d, want 5", off)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, message.TransOpHalfTopic, 0); off != 2 {
+	if off, _ := b.Offsets.Query(message.TransGroup, message.TransOpHalfTopic, 0); off != 2 {
 		t.Fatalf("op progress %d, want 2", off)
 	}
 	// A producer rolls back the copy of m4 (offset 6).
@@ -458,7 +458,7 @@ func TestTransactionCheckImmunity(t *testing.T) {
 		message.Property(recs[2].Properties, "WAIT") != "false" {
 		t.Fatalf("immune copy %q %v", recs[2].Body, message.ParseProperties(recs[2].Properties))
 	}
-	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 1 {
+	if off, _ := b.Offsets.Query(message.TransGroup, message.TransHalfTopic, 0); off != 1 {
 		t.Fatalf("half progress %d after a spent budget, want 1", off)
 	}
 	putOpBody(t, b, "0") // the producer rolls back the original
@@ -469,7 +469,7 @@ func TestTransactionCheckImmunity(t *testing.T) {
 	if string(recs[3].Body) != "plain" || len(recs) != 4 {
 		t.Fatalf("after the second run: %d records, last %q", len(recs), recs[len(recs)-1].Body)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, message.TransOpHalfTopic, 0); off != 1 {
+	if off, _ := b.Offsets.Query(message.TransGroup, message.TransOpHalfTopic, 0); off != 1 {
 		t.Fatalf("op progress %d, want 1", off)
 	}
 }
@@ -506,13 +506,13 @@ func TestTransactionCheckOnce(t *testing.T) {
 	// A crash loses the progress: the walk starts at the original again.
 	putOpBody(t, b, "4") // "other" answered too
 	waitRecords(t, b, message.TransOpHalfTopic, 0, 2)
-	b.Offsets.Commit(TransGroup, message.TransHalfTopic, 0, 0)
-	b.Offsets.Commit(TransGroup, message.TransOpHalfTopic, 0, 0)
+	b.Offsets.Commit(message.TransGroup, message.TransHalfTopic, 0, 0)
+	b.Offsets.Commit(message.TransGroup, message.TransOpHalfTopic, 0, 0)
 	checkRun(b, now.Add(3*time.Minute))
 	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 5 {
 		t.Fatalf("after a progress roll-back an answered transaction was checked again: half queue holds %d", n)
 	}
-	if off, _ := b.Offsets.Query(TransGroup, message.TransHalfTopic, 0); off != 5 {
+	if off, _ := b.Offsets.Query(message.TransGroup, message.TransHalfTopic, 0); off != 5 {
 		t.Fatalf("half progress %d, want 5", off)
 	}
 }
@@ -656,7 +656,7 @@ func TestTransactionCheckOncePerRun(t *testing.T) {
 	checkRun(b, now)                  // copy 1
 	checkRun(b, now.Add(time.Minute)) // copy 2
 	waitRecords(t, b, message.TransHalfTopic, 0, 3)
-	b.Offsets.Commit(TransGroup, message.TransHalfTopic, 0, 0) // the crash
+	b.Offsets.Commit(message.TransGroup, message.TransHalfTopic, 0, 0) // the crash
 	checkRun(b, now.Add(2*time.Minute))
 	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 4 {
 		t.Fatalf("one run over 3 copies of one transaction made %d copies, want 1", n-3)

@@ -197,6 +197,9 @@ const (
 	// ScheduleConsumerGroup is the group Apache's metrics count delay
 	// deliveries out of ScheduleTopic under (MixAll.SCHEDULE_CONSUMER_GROUP).
 	ScheduleConsumerGroup = "SCHEDULE_CONSUMER"
+	// TransGroup is the consumer group whose offsets on the half and op
+	// topics track the transaction check (TransactionalMessageUtil).
+	TransGroup = "CID_RMQ_SYS_TRANS"
 )
 
 // TimerTopic stages 5.x timer messages (Apache TimerMessageStore.TIMER_TOPIC).

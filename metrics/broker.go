@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -193,15 +194,15 @@ func (c *collector) timer(emit func(string, float64, ...string)) {
 func (c *collector) connections(emit func(string, float64, ...string)) {
 	type consumerKey struct {
 		group, mode string
-		kind        broker.ClientKind
+		kind        tables.ClientKind
 	}
-	producers := map[broker.ClientKind]int{}
-	c.b.Clients.EachProducer(func(_ string, k broker.ClientKind) { producers[k]++ })
+	producers := map[tables.ClientKind]int{}
+	c.b.Clients.EachProducer(func(_ string, k tables.ClientKind) { producers[k]++ })
 	for k, n := range producers {
 		emit("rocketmq_producer_connections", float64(n), strings.ToLower(k.Language.String()), versionName(k.Version), "remoting")
 	}
 	consumers := map[consumerKey]int{}
-	c.b.Clients.EachConsumer(func(group, consumeType string, k broker.ClientKind) {
+	c.b.Clients.EachConsumer(func(group, consumeType string, k tables.ClientKind) {
 		consumers[consumerKey{group, consumeMode(consumeType), k}]++
 	})
 	for k, n := range consumers {

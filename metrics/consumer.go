@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -142,7 +142,7 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 // consumerRow sums one group's figures over a topic's queues; sub is its
 // subscription to the topic (nil: none known).
 func (c *collector) consumerRow(group, topic string, queues int32, pop bool, inflight map[popQueue]int64,
-	sub *broker.Subscription, scan *int64) consumerRow {
+	sub *tables.Subscription, scan *int64) consumerRow {
 	st, offs := c.b.Store, c.b.Offsets
 	r := consumerRow{lagTs: math.MaxInt64, queueTs: math.MaxInt64}
 	for q := int32(0); q < queues; q++ {
@@ -182,7 +182,7 @@ func (c *collector) consumerRow(group, topic string, queues int32, pop bool, inf
 }
 
 // count is the messages of [from, to) sub matches (see the top of the file).
-func (c *collector) count(sub *broker.Subscription, topic string, q int32, from, to int64, scan *int64) int64 {
+func (c *collector) count(sub *tables.Subscription, topic string, q int32, from, to int64, scan *int64) int64 {
 	n := to - from
 	if n <= 0 {
 		return 0

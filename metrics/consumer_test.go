@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -39,7 +40,7 @@ func gaugeBroker(t testing.TB) *broker.Broker {
 		_ = b.Shutdown(context.Background())
 		_ = b.Store.Shutdown(context.Background())
 	})
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func consumerOn(b *broker.Broker, id uint64, group, consumeType string) {
 
 func consumerSub(b *broker.Broker, id uint64, group, consumeType, topic, expr string) {
 	c := &remoting.Conn{ID: id, Remote: "127.0.0.1:9"}
-	b.Clients.RegisterConsumer(c, "c", remoting.LangGo, 317, broker.ConsumerInfo{Group: group, ConsumeType: consumeType,
-		MessageModel: "CLUSTERING", Subscriptions: []*broker.Subscription{broker.NewTagSubscription(topic, expr, 1)}}, false)
+	b.Clients.RegisterConsumer(c, "c", remoting.LangGo, 317, tables.ConsumerInfo{Group: group, ConsumeType: consumeType,
+		MessageModel: "CLUSTERING", Subscriptions: []*tables.Subscription{tables.NewTagSubscription(topic, expr, 1)}}, false)
 }
 
 // TestConsumerGaugesTags: a group subscribed by tag counts only the messages
@@ -76,7 +77,7 @@ func consumerSub(b *broker.Broker, id uint64, group, consumeType, topic, expr st
 // sampling bounds, counted in full).
 func TestConsumerGaugesTags(t *testing.T) {
 	b := gaugeBroker(t)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "F", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "F", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestConsumerGaugesTags(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for i, g := range []struct{ name, expr string }{{"A", "a"}, {"AB", "a || b"}, {"C", "c"}} {
-		if err := b.Groups.Put(broker.DefaultGroupConfig(g.name)); err != nil {
+		if err := b.Groups.Put(tables.DefaultGroupConfig(g.name)); err != nil {
 			t.Fatal(err)
 		}
 		consumerSub(b, uint64(i+1), g.name, "CONSUME_PASSIVELY", "F", g.expr)
@@ -114,7 +115,7 @@ func TestConsumerGaugesTags(t *testing.T) {
 func TestConsumerGauges(t *testing.T) {
 	b := gaugeBroker(t)
 	for _, g := range []string{"Push", "Fresh", "Pop", "Gone"} {
-		if err := b.Groups.Put(broker.DefaultGroupConfig(g)); err != nil {
+		if err := b.Groups.Put(tables.DefaultGroupConfig(g)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -260,13 +261,13 @@ func descName(d *prometheus.Desc) string {
 // (20,000 queues read).
 func BenchmarkConsumerGauges(b *testing.B) {
 	br := gaugeBroker(b)
-	if err := br.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 20, WriteQueueNums: 20,
+	if err := br.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 20, WriteQueueNums: 20,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < 1000; i++ {
 		g := "G" + strconv.Itoa(i)
-		if err := br.Groups.Put(broker.DefaultGroupConfig(g)); err != nil {
+		if err := br.Groups.Put(tables.DefaultGroupConfig(g)); err != nil {
 			b.Fatal(err)
 		}
 		consumerOn(br, uint64(i+1), g, "CONSUME_PASSIVELY")

@@ -13,6 +13,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -149,7 +150,7 @@ type subscriptionData struct {
 	Topic           string   `json:"topic"`
 }
 
-func toSubscriptionData(s *broker.Subscription) subscriptionData {
+func toSubscriptionData(s *tables.Subscription) subscriptionData {
 	d := subscriptionData{CodeSet: []int32{}, TagsSet: []string{}, ExpressionType: s.ExpressionType,
 		SubString: s.SubString, SubVersion: s.SubVersion, Topic: s.Topic}
 	if d.ExpressionType == "" {
@@ -178,7 +179,7 @@ func (p *brokerProcs) consumerConnections(_ *remoting.Conn, req *remoting.Comman
 		subs[t] = toSubscriptionData(s)
 	}
 	return p.okJSON(req, struct {
-		ConnectionSet     []broker.Connection         `json:"connectionSet"`
+		ConnectionSet     []tables.Connection         `json:"connectionSet"`
 		ConsumeFromWhere  string                      `json:"consumeFromWhere"`
 		ConsumeType       string                      `json:"consumeType"`
 		MessageModel      string                      `json:"messageModel"`
@@ -197,7 +198,7 @@ func (p *brokerProcs) producerConnections(_ *remoting.Conn, req *remoting.Comman
 		return p.fail(req, err)
 	}
 	return p.okJSON(req, struct {
-		ConnectionSet []broker.Connection `json:"connectionSet"`
+		ConnectionSet []tables.Connection `json:"connectionSet"`
 	}{conns})
 }
 

@@ -9,6 +9,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -84,7 +85,7 @@ func TestAdminServices(t *testing.T) {
 	// Topics: create, read back, refuse.
 	f.ok("UPDATE_AND_CREATE_TOPIC", f.do(remoting.UpdateAndCreateTopic, map[string]string{"topic": topic,
 		"readQueueNums": "4", "writeQueueNums": "4", "perm": "6"}, nil))
-	var tc broker.TopicConfig
+	var tc tables.TopicConfig
 	f.decode("GET_TOPIC_CONFIG", f.do(remoting.GetTopicConfig, map[string]string{"topic": topic}, nil), &tc)
 	if tc.TopicName != topic || tc.ReadQueueNums != 4 || tc.WriteQueueNums != 4 || tc.Perm != 6 {
 		t.Fatalf("GET_TOPIC_CONFIG = %+v", tc)
@@ -97,7 +98,7 @@ func TestAdminServices(t *testing.T) {
 		map[string]string{"topic": "Wide", "readQueueNums": "5000", "writeQueueNums": "1"}, nil), remoting.InvalidParameter,
 		"The queue nums of topic[Wide] must be between 1 and 1024 (maxTopicQueueNums), read 5000 write 1.")
 	var all struct {
-		TopicConfigTable   map[string]broker.TopicConfig `json:"topicConfigTable"`
+		TopicConfigTable   map[string]tables.TopicConfig `json:"topicConfigTable"`
 		MappingDataVersion *remoting.DataVersion         `json:"mappingDataVersion"`
 	}
 	f.decode("GET_ALL_TOPIC_CONFIG", f.do(remoting.GetAllTopicConfig, nil, nil), &all)
@@ -268,13 +269,13 @@ func TestAdminServices(t *testing.T) {
 		"The retryQueueNums of group[CG_wide] must be between 0 and 1024 (maxTopicQueueNums), got 5000.")
 	f.ok("UPDATE_AND_CREATE_SUBSCRIPTIONGROUP", f.do(remoting.UpdateAndCreateSubscription, nil,
 		[]byte(`{"groupName":"CG_made","retryQueueNums":2,"consumeEnable":true}`)))
-	var one broker.GroupConfig
+	var one tables.GroupConfig
 	f.decode("GET_SUBSCRIPTIONGROUP_CONFIG", f.do(remoting.GetSubscriptionGroupConfig, map[string]string{"group": "CG_made"}, nil), &one)
 	if one.GroupName != "CG_made" || one.RetryQueueNums != 2 {
 		t.Fatalf("GET_SUBSCRIPTIONGROUP_CONFIG = %+v", one)
 	}
 	var groups struct {
-		SubscriptionGroupTable map[string]broker.GroupConfig `json:"subscriptionGroupTable"`
+		SubscriptionGroupTable map[string]tables.GroupConfig `json:"subscriptionGroupTable"`
 	}
 	f.decode("GET_ALL_SUBSCRIPTIONGROUP_CONFIG", f.do(remoting.GetAllSubscriptionGroupConfig, nil, nil), &groups)
 	if groups.SubscriptionGroupTable["CG_made"].RetryQueueNums != 2 || groups.SubscriptionGroupTable[group].GroupName != group {

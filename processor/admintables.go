@@ -17,6 +17,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -44,7 +45,7 @@ func (p *brokerProcs) registerAdminTables(t remoting.Table) {
 func (p *brokerProcs) updateAndCreateTopicList(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	var list struct {
 		TopicConfigList []struct {
-			broker.TopicConfig
+			tables.TopicConfig
 			Attributes map[string]string `json:"attributes"`
 		} `json:"topicConfigList"`
 	}

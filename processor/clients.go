@@ -5,7 +5,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -48,22 +48,22 @@ type subscriptionItem struct {
 
 // decodeHeartbeat decodes a HEART_BEAT body into the broker's Heartbeat;
 // the name rules are the broker's (Heartbeat.DropInvalid).
-func decodeHeartbeat(req *remoting.Command) (broker.Heartbeat, error) {
+func decodeHeartbeat(req *remoting.Command) (tables.Heartbeat, error) {
 	var d heartbeatData
 	if err := jsoniter.Unmarshal(req.Body, &d); err != nil {
-		return broker.Heartbeat{}, err
+		return tables.Heartbeat{}, err
 	}
-	hb := broker.Heartbeat{ClientID: d.ClientID, Language: req.Language, Version: req.Version,
+	hb := tables.Heartbeat{ClientID: d.ClientID, Language: req.Language, Version: req.Version,
 		Fingerprint: d.HeartbeatFingerprint, WithoutSub: d.WithoutSub,
-		Producers: make([]string, 0, len(d.ProducerDataSet)), Consumers: make([]broker.HeartbeatConsumer, 0, len(d.ConsumerDataSet))}
+		Producers: make([]string, 0, len(d.ProducerDataSet)), Consumers: make([]tables.HeartbeatConsumer, 0, len(d.ConsumerDataSet))}
 	for _, pd := range d.ProducerDataSet {
 		hb.Producers = append(hb.Producers, pd.GroupName)
 	}
 	for _, cd := range d.ConsumerDataSet {
-		hc := broker.HeartbeatConsumer{Group: cd.GroupName, ConsumeType: cd.ConsumeType, MessageModel: cd.MessageModel,
-			ConsumeFromWhere: cd.ConsumeFromWhere, Subscriptions: make([]broker.SubscriptionData, 0, len(cd.SubscriptionDataSet))}
+		hc := tables.HeartbeatConsumer{Group: cd.GroupName, ConsumeType: cd.ConsumeType, MessageModel: cd.MessageModel,
+			ConsumeFromWhere: cd.ConsumeFromWhere, Subscriptions: make([]tables.SubscriptionData, 0, len(cd.SubscriptionDataSet))}
 		for _, sd := range cd.SubscriptionDataSet {
-			hc.Subscriptions = append(hc.Subscriptions, broker.SubscriptionData{Topic: sd.Topic, SubString: sd.SubString,
+			hc.Subscriptions = append(hc.Subscriptions, tables.SubscriptionData{Topic: sd.Topic, SubString: sd.SubString,
 				ExpressionType: sd.ExpressionType, SubVersion: sd.SubVersion})
 		}
 		hb.Consumers = append(hb.Consumers, hc)

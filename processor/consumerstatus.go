@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -46,7 +47,7 @@ func (p *brokerProcs) consumerStatus(c *remoting.Conn, req *remoting.Command) *r
 	// clientAddr names a client id (Apache compares it with clientId) and
 	// asks that one only: the first connection that carries it.
 	if origin := req.Str("clientAddr"); origin != "" {
-		var one []broker.ConsumerMember
+		var one []tables.ConsumerMember
 		for _, m := range members {
 			if m.ClientID == origin {
 				one = append(one, m)
@@ -90,7 +91,7 @@ type statusCalls struct {
 	answers []*broker.ClientOffsets // by member, nil for one left out
 }
 
-func (st *statusCalls) answered(i int, m broker.ConsumerMember, ans *remoting.Command, err error) {
+func (st *statusCalls) answered(i int, m tables.ConsumerMember, ans *remoting.Command, err error) {
 	var offs *broker.ClientOffsets
 	switch {
 	case err != nil:

@@ -9,6 +9,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -70,7 +71,7 @@ func txBrokerServed(t *testing.T) *broker.Broker {
 		c.TransactionTimeOut = 0
 		c.TransactionCheckInterval = 50
 	}, nil)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestCheckTransactionStateRoundTrip(t *testing.T) {
 // state gets no answer in either form.
 func TestEndTransactionOneway(t *testing.T) {
 	b := runBroker(t, nil, nil)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -18,7 +18,7 @@ func (p *brokerProcs) registerLocks(t remoting.Table) {
 type lockBatchBody struct {
 	ConsumerGroup  string                `json:"consumerGroup"`
 	ClientID       string                `json:"clientId"`
-	MQSet          []broker.MessageQueue `json:"mqSet"`
+	MQSet          []tables.MessageQueue `json:"mqSet"`
 	OnlyThisBroker bool                  `json:"onlyThisBroker"`
 }
 
@@ -37,10 +37,10 @@ func (p *brokerProcs) lockBatch(c *remoting.Conn, req *remoting.Command) *remoti
 	if resp != nil {
 		return resp
 	}
-	locked := p.b.LockBatch(broker.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, ConnID: c.ID,
+	locked := p.b.LockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, ConnID: c.ID,
 		Queues: b.MQSet, Now: time.Now()})
 	body, err := jsoniter.Marshal(struct {
-		LockOKMQSet []broker.MessageQueue `json:"lockOKMQSet"`
+		LockOKMQSet []tables.MessageQueue `json:"lockOKMQSet"`
 	}{locked})
 	if err != nil {
 		return p.fail(req, err)
@@ -56,6 +56,6 @@ func (p *brokerProcs) unlockBatch(_ *remoting.Conn, req *remoting.Command) *remo
 	if resp != nil {
 		return resp
 	}
-	p.b.UnlockBatch(broker.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, Queues: b.MQSet})
+	p.b.UnlockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, Queues: b.MQSet})
 	return remoting.NewResponse(req, remoting.Success, "")
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -82,7 +83,7 @@ func TestNameRefusals(t *testing.T) {
 func TestHeartbeatDropsBadNames(t *testing.T) {
 	p := newBrokerProcs(t)
 	c := &remoting.Conn{Remote: "127.0.0.1:1"} // not connected: nothing may be sent to it
-	gc := broker.DefaultGroupConfig("CG")
+	gc := tables.DefaultGroupConfig("CG")
 	gc.NotifyConsumerIdsChangedEnable = false
 	if err := p.b.Groups.Put(gc); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package processor
 import (
 	"strings"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -22,7 +22,7 @@ type queueHeader struct {
 }
 
 // parseGroupQueueHeader is parseQueueHeader plus the required consumerGroup.
-func parseGroupQueueHeader(req *remoting.Command) (r broker.QueueOffsetRequest, err error) {
+func parseGroupQueueHeader(req *remoting.Command) (r tables.QueueOffsetRequest, err error) {
 	h, err := parseQueueHeader(req)
 	if err != nil {
 		return r, err

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -20,7 +20,7 @@ import (
 func BenchmarkPopAck(b *testing.B) {
 	const n = 32 * 256
 	br := benchBroker(b, n, 1024)
-	if err := br.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+	if err := br.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		b.Fatal(err)
 	}
 	cl := remoting.NewClient(testutil.Logger())

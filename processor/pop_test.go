@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -229,11 +230,11 @@ func TestPopRestart(t *testing.T) {
 	dir := t.TempDir()
 	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
 	b, cl := serveBroker(t, edit, nil)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	for q, body := range []string{"acked", "not acked"} {
@@ -288,7 +289,7 @@ func TestPeekNotificationPollingInfo(t *testing.T) {
 		return m
 	}
 	// G2 notifies and peeks; G pops (and would take the message from a G notification).
-	if err := b.Groups.Put(broker.DefaultGroupConfig("G2")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G2")); err != nil {
 		t.Fatal(err)
 	}
 	notify := func(poll time.Duration) *remoting.Command {
@@ -481,11 +482,11 @@ func TestPopOrderlyRestart(t *testing.T) {
 	dir := t.TempDir()
 	edit := func(c *broker.Config) { c.Store.StorePathRootDir = dir }
 	b, cl := serveBroker(t, edit, nil)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	putKeyed(t, b, 2)

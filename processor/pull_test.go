@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -84,7 +85,7 @@ func checkRecords(t *testing.T, b *broker.Broker, resp *remoting.Command, topic 
 // (long poll answered from Holds), and give their files back once written.
 func TestPullFromMappedCommitLog(t *testing.T) {
 	b, cl := startBroker(t)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -36,11 +37,11 @@ func slaveOf(edit func(*broker.Config)) func(*broker.Config) {
 // store's SERVICE_NOT_AVAILABLE; nothing reaches its commit log.
 func TestSlaveRefusesWrites(t *testing.T) {
 	b, cl := serveBroker(t, slaveOf(nil), nil)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	for _, code := range []int32{remoting.SendMessageV2, remoting.SendBatchMessage, remoting.SendMessage} {
@@ -84,11 +85,11 @@ func TestSlaveRefusesWrites(t *testing.T) {
 // group's brokerId (0: the master) for the next one.
 func TestSlaveReadEnable(t *testing.T) {
 	b, cl := serveBroker(t, slaveOf(func(c *broker.Config) { c.SlaveReadEnable = true }), nil)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	resp := invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*"))
@@ -127,7 +128,7 @@ func TestSyncMasterWithoutSlave(t *testing.T) {
 // GET_ALL_CONSUMER_OFFSET and GET_ALL_DELAY_OFFSET as Apache encodes them.
 func TestSlaveSynchronize(t *testing.T) {
 	m, mcl := svcBroker(t)
-	if err := m.CommitOffset(broker.QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 1, Offset: 42}); err != nil {
+	if err := m.CommitOffset(tables.QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 1, Offset: 42}); err != nil {
 		t.Fatal(err)
 	}
 	resp := invoke(t, mcl, m, remoting.NewRequest(remoting.GetAllConsumerOffset, nil, nil))
@@ -148,11 +149,11 @@ func TestSlaveSynchronize(t *testing.T) {
 	}
 
 	s, _ := serveBroker(t, slaveOf(nil), nil)
-	if err := s.Topics.Put(broker.TopicConfig{TopicName: "OnlyOnSlave", ReadQueueNums: 1, WriteQueueNums: 1,
+	if err := s.Topics.Put(tables.TopicConfig{TopicName: "OnlyOnSlave", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitOffset(broker.QueueOffsetRequest{Group: "G2", Topic: "OnlyOnSlave", QueueID: 0, Offset: 7}); err == nil {
+	if err := s.CommitOffset(tables.QueueOffsetRequest{Group: "G2", Topic: "OnlyOnSlave", QueueID: 0, Offset: 7}); err == nil {
 		t.Fatal("commit for an unknown group accepted")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -241,11 +242,11 @@ func TestSlaveRuntimeInfo(t *testing.T) {
 func TestSuggestWhichBrokerID(t *testing.T) {
 	for _, enable := range []bool{false, true} {
 		b, cl := serveBroker(t, func(c *broker.Config) { c.SlaveReadEnable = enable }, nil)
-		if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
+		if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1,
 			Perm: message.PermRead | message.PermWrite}); err != nil {
 			t.Fatal(err)
 		}
-		gc := broker.DefaultGroupConfig("G")
+		gc := tables.DefaultGroupConfig("G")
 		gc.BrokerID, gc.WhichBrokerWhenConsumeSlowly = 2, 3
 		if err := b.Groups.Put(gc); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -35,7 +36,7 @@ func newBrokerProcs(tb testing.TB) *brokerProcs {
 func BenchmarkTopicStatsMaxQueues(b *testing.B) {
 	p := newBrokerProcs(b)
 	n := p.b.Config().MaxTopicQueueNums
-	if err := p.b.Topics.Put(broker.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
+	if err := p.b.Topics.Put(tables.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func BenchmarkSendServed(b *testing.B) {
 	}{{"single", 0}, {"batch16", 16}} {
 		b.Run(bc.name, func(b *testing.B) {
 			br := sendBroker(b, nil)
-			if err := br.Topics.Put(broker.TopicConfig{TopicName: "BenchTopic", ReadQueueNums: 8, WriteQueueNums: 8,
+			if err := br.Topics.Put(tables.TopicConfig{TopicName: "BenchTopic", ReadQueueNums: 8, WriteQueueNums: 8,
 				Perm: message.PermRead | message.PermWrite}); err != nil {
 				b.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -22,7 +23,7 @@ import (
 func sendProcs(t *testing.T, edit func(*broker.Config)) *brokerProcs {
 	t.Helper()
 	b := sendBroker(t, edit)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -44,11 +45,11 @@ func expectAnswer(t *testing.T, resp *remoting.Command, code int32, remark strin
 func svcBroker(t *testing.T) (*broker.Broker, *remoting.Client) {
 	t.Helper()
 	b, cl := startBroker(t)
-	if err := b.Topics.Put(broker.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Groups.Put(broker.DefaultGroupConfig("G")); err != nil {
+	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
 	return b, cl
@@ -228,21 +229,21 @@ func TestOffsetRequests(t *testing.T) {
 // exist are never locked.
 func TestLockRequests(t *testing.T) {
 	b, cl := svcBroker(t)
-	mqs := []broker.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1},
+	mqs := []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1},
 		{Topic: "bad topic!", BrokerName: "b", QueueID: 0}}
-	body := func(client string, mqs []broker.MessageQueue) []byte {
+	body := func(client string, mqs []tables.MessageQueue) []byte {
 		b, err := jsoniter.Marshal(map[string]any{"consumerGroup": "G", "clientId": client, "mqSet": mqs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
-	lock := func(client string, mqs []broker.MessageQueue) []broker.MessageQueue {
+	lock := func(client string, mqs []tables.MessageQueue) []tables.MessageQueue {
 		t.Helper()
 		resp := svcCall(t, b, cl, remoting.LockBatchMQ, nil, body(client, mqs))
 		expectCode(t, resp, remoting.Success)
 		var out struct {
-			LockOKMQSet []broker.MessageQueue `json:"lockOKMQSet"`
+			LockOKMQSet []tables.MessageQueue `json:"lockOKMQSet"`
 		}
 		if err := jsoniter.Unmarshal(resp.Body, &out); err != nil {
 			t.Fatal(err)

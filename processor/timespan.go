@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -16,7 +17,7 @@ type queueTimeSpan struct {
 	DelayTime           int64               `json:"delayTime"`
 	MaxTimeStamp        int64               `json:"maxTimeStamp"`
 	MaxTimeStampStr     string              `json:"maxTimeStampStr"`
-	MessageQueue        broker.MessageQueue `json:"messageQueue"`
+	MessageQueue        tables.MessageQueue `json:"messageQueue"`
 	MinTimeStamp        int64               `json:"minTimeStamp"`
 	MinTimeStampStr     string              `json:"minTimeStampStr"`
 }

@@ -5,7 +5,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -28,7 +28,7 @@ func (p *brokerProcs) updateAndCreateTopic(c *remoting.Conn, req *remoting.Comma
 	if err != nil {
 		return p.fail(req, err)
 	}
-	tc := broker.TopicConfig{
+	tc := tables.TopicConfig{
 		TopicName:       topic,
 		TopicFilterType: req.Str("topicFilterType"),
 		Order:           req.Bool("order"),
@@ -99,7 +99,7 @@ func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *r
 	t := p.b.AllTopicConfig()
 	return p.okJSON(req, struct {
 		DataVersion                remoting.DataVersion           `json:"dataVersion"`
-		TopicConfigTable           map[string]*broker.TopicConfig `json:"topicConfigTable"`
+		TopicConfigTable           map[string]*tables.TopicConfig `json:"topicConfigTable"`
 		MappingDataVersion         remoting.DataVersion           `json:"mappingDataVersion"`
 		TopicQueueMappingDetailMap struct{}                       `json:"topicQueueMappingDetailMap"`
 		TopicQueueMappingInfoMap   struct{}                       `json:"topicQueueMappingInfoMap"`
@@ -112,15 +112,15 @@ func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Comm
 	t := p.b.AllGroupConfig()
 	return p.okJSON(req, struct {
 		DataVersion            remoting.DataVersion           `json:"dataVersion"`
-		SubscriptionGroupTable map[string]*broker.GroupConfig `json:"subscriptionGroupTable"`
+		SubscriptionGroupTable map[string]*tables.GroupConfig `json:"subscriptionGroupTable"`
 	}{t.DataVersion, t.Groups})
 }
 
 // decodeGroupConfig reads UPDATE_AND_CREATE_SUBSCRIPTIONGROUP's body
 // (SubscriptionGroupConfig; GroupConfig.UnmarshalJSON starts from Apache's
 // defaults).
-func decodeGroupConfig(body []byte) (broker.GroupConfig, error) {
-	var gc broker.GroupConfig
+func decodeGroupConfig(body []byte) (tables.GroupConfig, error) {
+	var gc tables.GroupConfig
 	err := jsoniter.Unmarshal(body, &gc)
 	return gc, err
 }

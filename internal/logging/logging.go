@@ -61,3 +61,12 @@ func New(program string) (zerolog.Logger, io.Closer, error) {
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// Cut shortens what goes into a log line: a name a request carried may be
+// as long as a frame.
+func Cut(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}

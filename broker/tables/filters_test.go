@@ -1,20 +1,17 @@
-package broker
+package tables
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/rs/zerolog"
 )
 
 // The filter cache stays within its byte budget however many distinct
 // expressions arrive, and refuses expressions past the length bound.
 func TestFiltersBounded(t *testing.T) {
 	var f Filters
-	f.setLimits(1<<20, 4096)
+	f.SetLimits(1<<20, 4096)
 	long := strings.Repeat("a||", 2000) // 6000 bytes
 	if _, err := f.Tags(long); !errors.Is(err, ErrExpressionTooLong) {
 		t.Fatalf("Tags of %d bytes: %v", len(long), err)
@@ -44,29 +41,10 @@ func TestFiltersBounded(t *testing.T) {
 	t.Logf("%d tag and %d sql entries in %d bytes", n, m, f.CacheBytes())
 }
 
-// Past maxParkedPulls a place is refused; answering a hold frees its place.
-func TestHoldsBound(t *testing.T) {
-	h := newHolds(func(string, int32) int64 { return 0 }, 2, zerolog.Nop())
-	if !h.Reserve("a") || !h.Reserve("b") || h.Reserve("c") {
-		t.Fatal("bound of 2 not applied")
-	}
-	answered := 0
-	for i := 0; i < 2; i++ {
-		h.Park("T", 0, 0, time.Hour, nil, func() { answered++ })
-	}
-	if h.Parked() != 2 {
-		t.Fatalf("parked %d", h.Parked())
-	}
-	h.releaseQueue(queueKey{"T", 0}, func(*hold) bool { return true })
-	if h.Parked() != 0 || answered != 2 || !h.Reserve("d") {
-		t.Fatalf("after release: parked %d, answered %d", h.Parked(), answered)
-	}
-}
-
 // The pull path's lookup of a cached TAG expression.
 func BenchmarkFiltersTagsHit(b *testing.B) {
 	var f Filters
-	f.setLimits(defaultFilterCacheMaxBytes, defaultFilterExpressionMaxLength)
+	f.SetLimits(DefaultFilterCacheMaxBytes, DefaultFilterExpressionMaxLength)
 	if _, err := f.Tags("TagA||TagB"); err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package broker
+package tables
 
 import (
 	"cmp"
@@ -128,7 +128,7 @@ func (o *Offsets) TopicsOf(group string) []string {
 
 // deleteGroup drops a group's offsets for every topic (Apache's
 // ConsumerOffsetManager.removeOffset).
-func (o *Offsets) deleteGroup(group string) {
+func (o *Offsets) DeleteGroup(group string) {
 	o.mu.Lock()
 	for k := range o.table {
 		if _, g, ok := cutOffsetKey(k); ok && g == group {

@@ -1,23 +1,21 @@
-package broker
+package config
 
 import (
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
-
-	"github.com/rocketgo/rocketgo/config"
 )
 
-// persistIfDirty writes path with encode's output if dirty was set, and sets
+// PersistIfDirty writes path with encode's output if dirty was set, and sets
 // it again when the write fails. A change made while encoding sets dirty anew
 // and is written next time; nothing is lost between the two.
-func persistIfDirty(path string, dirty *atomic.Bool, encode func() ([]byte, error)) error {
+func PersistIfDirty(path string, dirty *atomic.Bool, encode func() ([]byte, error)) error {
 	if !dirty.Swap(false) {
 		return nil
 	}
 	b, err := encode()
 	if err == nil {
-		err = config.WriteFile(path, b)
+		err = WriteFile(path, b)
 	}
 	if err != nil {
 		dirty.Store(true)

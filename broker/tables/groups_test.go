@@ -1,4 +1,4 @@
-package broker
+package tables
 
 import (
 	"errors"
@@ -28,8 +28,8 @@ func TestGroupConfigApacheFields(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "subscriptionGroup.json")
 	writeFile(t, path, `{"dataVersion":{"counter":1,"stateVersion":0,"timestamp":1},"forbiddenTable":{},`+
 		`"subscriptionGroupTable":{"fifoG":`+apacheFIFOGroup+`,"bare":{"groupName":"bare"}}}`)
-	g := newGroups(path, false, 1024)
-	if err := g.load(testutil.Logger()); err != nil {
+	g := NewGroups(path, 1024, func() bool { return false })
+	if err := g.Load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	fifo, ok := g.Get("fifoG")
@@ -52,7 +52,7 @@ func TestGroupConfigApacheFields(t *testing.T) {
 // TestGroupConfigRefusals: what Apache refuses of the 5.x fields is
 // refused with its code, and what it leaves unbounded is bounded.
 func TestGroupConfigRefusals(t *testing.T) {
-	g := newGroups(filepath.Join(t.TempDir(), "subscriptionGroup.json"), false, 1024)
+	g := NewGroups(filepath.Join(t.TempDir(), "subscriptionGroup.json"), 1024, func() bool { return false })
 	for _, c := range []struct {
 		name, body string
 		code       int32

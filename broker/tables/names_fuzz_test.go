@@ -1,4 +1,4 @@
-package broker
+package tables
 
 import (
 	"testing"
@@ -58,7 +58,7 @@ func FuzzLoadConfigFiles(f *testing.F) {
 				}
 			}
 			// What loaded is written back as a file that loads the same.
-			again, _, err := decodeOffsetsFile(config.QuoteBareKeys(o.marshal()), maxQueueNums)
+			again, _, err := decodeOffsetsFile(config.QuoteBareKeys(o.Marshal()), maxQueueNums)
 			if err != nil || len(again) != len(table) {
 				t.Fatalf("written offsets do not load back: %v (%d of %d keys)", err, len(again), len(table))
 			}

@@ -1,4 +1,4 @@
-package broker
+package tables
 
 import (
 	"reflect"
@@ -53,7 +53,7 @@ func TestFiltersTagsParsedOnce(t *testing.T) {
 // Heartbeat V2 (Apache's heartBeatV2): IS_SUB_CHANGE says a group's
 // fingerprint changed; a lite heartbeat (withoutSub) keeps the subscriptions.
 func TestHeartbeatV2(t *testing.T) {
-	cs := newClients(time.Minute, zerolog.Nop())
+	cs := NewClients(time.Minute, zerolog.Nop())
 	c := &remoting.Conn{ID: 1, Remote: "127.0.0.1:9"}
 	full := ConsumerInfo{Group: "G", MessageModel: "CLUSTERING", Subscriptions: []*Subscription{NewTagSubscription("T", "a", 1)}}
 	steps := []struct {
@@ -81,7 +81,7 @@ func TestHeartbeatV2(t *testing.T) {
 // makes that connection's next lite heartbeat answer IS_SUB_CHANGE=true (once),
 // so the client sends its subscriptions again; other connections are not told.
 func TestHeartbeatV2StaleSubscription(t *testing.T) {
-	cs := newClients(time.Minute, zerolog.Nop())
+	cs := NewClients(time.Minute, zerolog.Nop())
 	c1 := &remoting.Conn{ID: 1, Remote: "127.0.0.1:9"}
 	c2 := &remoting.Conn{ID: 2, Remote: "127.0.0.1:10"}
 	full := ConsumerInfo{Group: "G", MessageModel: "CLUSTERING", Subscriptions: []*Subscription{NewTagSubscription("T", "a", 1)}}

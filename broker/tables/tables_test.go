@@ -1,4 +1,4 @@
-package broker
+package tables
 
 import (
 	"os"
@@ -40,15 +40,15 @@ func TestLoadApacheConfigFiles(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "consumerOffset.json"), apacheOffsets)
 	writeFile(t, filepath.Join(dir, "subscriptionGroup.json"), apacheGroups)
 
-	topics := newTopics(filepath.Join(dir, "topics.json"), 1024, func() {})
-	if err := topics.load(testutil.Logger()); err != nil {
+	topics := NewTopics(filepath.Join(dir, "topics.json"), 1024, func() {}, nil)
+	if err := topics.Load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if tc, ok := topics.Get("TopicTest"); !ok || tc.ReadQueueNums != 4 || tc.Perm != 6 {
 		t.Fatalf("TopicTest: %+v %v", tc, ok)
 	}
-	offsets := newOffsets(filepath.Join(dir, "consumerOffset.json"), 1024)
-	if err := offsets.load(testutil.Logger()); err != nil {
+	offsets := NewOffsets(filepath.Join(dir, "consumerOffset.json"), 1024)
+	if err := offsets.Load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if off, ok := offsets.Query("groupA", "TopicTest", 2); !ok || off != 249 {
@@ -57,8 +57,8 @@ func TestLoadApacheConfigFiles(t *testing.T) {
 	if off, ok := offsets.Query("groupA", "%RETRY%groupA", 0); !ok || off != 3 {
 		t.Fatalf("retry offset: %d %v", off, ok)
 	}
-	groups := newGroups(filepath.Join(dir, "subscriptionGroup.json"), false, 1024)
-	if err := groups.load(testutil.Logger()); err != nil {
+	groups := NewGroups(filepath.Join(dir, "subscriptionGroup.json"), 1024, func() bool { return false })
+	if err := groups.Load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if gc, ok := groups.Get("groupA"); !ok || gc.RetryMaxTimes != 16 || !gc.ConsumeEnable {
@@ -69,11 +69,11 @@ func TestLoadApacheConfigFiles(t *testing.T) {
 func TestOffsetsFileShape(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config", "consumerOffset.json")
-	o := newOffsets(path, 1024)
+	o := NewOffsets(path, 1024)
 	o.Commit("G", "T", 1, 249)
 	o.Commit("G", "T", 0, 250)
 	o.Commit("G2", "%RETRY%G2", 0, 3)
-	if err := o.persistIfDirty(); err != nil {
+	if err := o.PersistIfDirty(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -86,14 +86,14 @@ func TestOffsetsFileShape(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	o.Commit("G", "T", 0, 251)
-	if err := o.persistIfDirty(); err != nil {
+	if err := o.PersistIfDirty(); err != nil {
 		t.Fatal(err)
 	}
 	if bak, _ := os.ReadFile(path + ".bak"); string(bak) != want {
 		t.Fatalf(".bak holds %q, want the previous content", bak)
 	}
-	again := newOffsets(path, 1024)
-	if err := again.load(testutil.Logger()); err != nil {
+	again := NewOffsets(path, 1024)
+	if err := again.Load(testutil.Logger()); err != nil {
 		t.Fatal(err)
 	}
 	if off, _ := again.Query("G", "T", 0); off != 251 {
@@ -102,8 +102,8 @@ func TestOffsetsFileShape(t *testing.T) {
 }
 
 func TestTopicsWrapperShape(t *testing.T) {
-	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() {})
-	topics.putSystem(TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6})
+	topics := NewTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() {}, nil)
+	topics.PutSystem(TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6})
 	got, err := topics.MarshalWrapper()
 	if err != nil {
 		t.Fatal(err)
@@ -117,8 +117,8 @@ func TestTopicsWrapperShape(t *testing.T) {
 
 func TestAutoCreateFromTemplate(t *testing.T) {
 	changes := 0
-	topics := newTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() { changes++ })
-	topics.putSystem(TopicConfig{TopicName: message.AutoCreateTopicKey, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7})
+	topics := NewTopics(filepath.Join(t.TempDir(), "topics.json"), 1024, func() { changes++ }, nil)
+	topics.PutSystem(TopicConfig{TopicName: message.AutoCreateTopicKey, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 7})
 	tc, err := topics.AutoCreate("New", message.AutoCreateTopicKey, 4)
 	if err != nil || tc.WriteQueueNums != 4 || tc.Perm != 6 || changes != 1 {
 		t.Fatalf("auto-create: %+v %v changes=%d", tc, err, changes)
