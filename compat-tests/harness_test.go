@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -43,6 +44,7 @@ func runMain(m *testing.M) int {
 	rlog.SetLogLevel("error")
 
 	var err error
+	removeStaleWorkDirs(os.TempDir(), 3*time.Hour)
 	workDir, err = os.MkdirTemp("", "rocketgo-compat-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compat: mkdtemp:", err)
@@ -71,12 +73,43 @@ func runMain(m *testing.M) int {
 
 	shared.stop()
 	printSummary()
-	if code != 0 || keep {
+	switch {
+	case keep:
 		fmt.Fprintf(os.Stderr, "compat: work dir (stores + server logs) kept at %s\n", workDir)
-	} else {
+	case code != 0:
+		pruneStores(workDir)
+		fmt.Fprintf(os.Stderr, "compat: server logs and configs kept at %s (stores removed; ROCKETGO_KEEP_WORKDIR=1 keeps them)\n", workDir)
+	default:
 		_ = os.RemoveAll(workDir)
 	}
 	return code
+}
+
+// pruneStores removes from dir every file over 1 MiB that is not a log:
+// the stores (commit log files of up to 1 GiB, index files of 420 MB) of a
+// failed run would otherwise stay on a shared disk, tens of GB a run.
+func pruneStores(dir string) {
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".log") {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() > 1<<20 {
+			_ = os.Remove(path)
+		}
+		return nil
+	})
+}
+
+// removeStaleWorkDirs removes the work dirs of runs that ended without
+// cleaning up (killed by the test timeout, or by hand) and were last
+// changed more than age ago; a run takes minutes, so none is still in use.
+func removeStaleWorkDirs(tmp string, age time.Duration) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "rocketgo-compat-*"))
+	for _, d := range dirs {
+		if info, err := os.Stat(d); err == nil && info.IsDir() && time.Since(info.ModTime()) > age {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
 
 // prepareBinaries returns the directory holding mqnamesrv, mqbroker,
