@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/message"
 )
@@ -55,11 +54,16 @@ type indexService struct {
 	retryAt time.Time
 	skipped int64
 	retry   time.Duration // indexRetry; tests shorten it
+
+	// full reports the store's disk-full flag: while it is set the index
+	// takes no new blocks, so that what room is left goes to the consume
+	// queues of records already acknowledged.
+	full func() bool
 }
 
-func newIndexService(root string, slots, entries int, log zerolog.Logger, ops *fileOps) *indexService {
+func newIndexService(root string, slots, entries int, log zerolog.Logger, ops *fileOps, full func() bool) *indexService {
 	return &indexService{dir: mustStorePath(root, dirIndex), slots: int32(slots), entries: int32(entries), log: log, ops: ops,
-		retry: indexRetry}
+		retry: indexRetry, full: full}
 }
 
 // load maps every index file in name order (IndexService.load). After an
@@ -117,26 +121,10 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 		}
 		x.files = append(x.files, f)
 	}
-	if n := len(x.files); n > 0 && !x.files[n-1].full() {
-		// The file written next may be sparse (an older version's or
-		// Apache's): its blocks first, or it takes no more entries.
-		last := x.files[n-1]
-		if err := allocateFile(x.ops, last.mf); err != nil {
-			last.noWrite = true
-			x.log.Warn().Err(err).Str("file", last.mf.path).Msg("index file cannot get its blocks, the next entries go to a new one")
-		}
-	}
+	// The file written next may be sparse (Apache's, or ours): allocated
+	// is 0, so its first reserve gives it the blocks of everything up to
+	// past its writer before the first store.
 	return rebuildFrom, nil
-}
-
-// allocateFile gives all of mf's file its blocks.
-func allocateFile(ops *fileOps, mf *mappedFile) error {
-	fd, err := ops.openFile(mf.path, unix.O_RDWR)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd) // no data written through fd
-	return ops.allocateRange(fd, mf.path, 0, mf.size)
 }
 
 func destroyMapped(mf *mappedFile) error {
@@ -146,7 +134,7 @@ func destroyMapped(mf *mappedFile) error {
 // lastWritableLocked returns the file to write to, making one when there
 // is none or the last is full (getAndCreateLastIndexFile). Caller holds
 // mu for writing, which is released while a new file is made (fallocate
-// of 420 MB by default, and mmap), so that queries go on meanwhile. Only
+// of its header, slots and a first step, and mmap), so that queries go on. Only
 // the dispatcher calls it, so nothing else adds a file meanwhile, and
 // cleanup never removes the last one.
 func (x *indexService) lastWritableLocked() (*indexFile, error) {
@@ -154,7 +142,7 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 	var endPhy, endTs int64
 	if n := len(x.files); n > 0 {
 		last := x.files[n-1]
-		if !last.full() && !last.noWrite {
+		if !last.full() {
 			return last, nil
 		}
 		prevName, endPhy, endTs = last.name, last.endPhyOffset(), last.endTimestamp()
@@ -184,20 +172,21 @@ func (x *indexService) lastWritableLocked() (*indexFile, error) {
 }
 
 // makeAhead makes the next index file before the dispatcher needs it
-// (the allocator calls it): making one is a fallocate of 420 MB by default
-// and an mmap, which held up dispatch, so every consumer, for milliseconds
-// on a new store. Only when the last file is missing or nearly full: an
-// unused file costs its blocks.
+// (the allocator calls it): making one is a fallocate of its header, its
+// slots and a first step of entries (24 MB by default) and an mmap, which
+// would hold up dispatch, so every consumer. Only when the last file is
+// missing or nearly full, and the disk is not: an unused file costs those
+// blocks.
 func (x *indexService) makeAhead() {
 	x.mu.RLock()
 	need, prevName := true, ""
 	if n := len(x.files); n > 0 {
 		last := x.files[n-1]
-		need = last.noWrite || last.indexCount() >= x.entries-x.entries/16
+		need = last.indexCount() >= x.entries-x.entries/16
 		prevName = last.name
 	}
 	x.mu.RUnlock()
-	if !need {
+	if !need || x.full() {
 		return
 	}
 	x.making.Lock()
@@ -214,8 +203,14 @@ func (x *indexService) makeAhead() {
 }
 
 // create makes an index file named after now and after prevName (if
-// any); initHeader starts its header where the previous file ended.
+// any); initHeader starts its header where the previous file ended. The
+// file is sparse: its header, its slots (written anywhere) and a first
+// step of entries get their blocks, the rest comes in steps ahead of the
+// writer (reserve).
 func (x *indexService) create(prevName string) (*indexFile, error) {
+	if x.full() {
+		return nil, fmt.Errorf("create index file: %w", ErrDiskFull)
+	}
 	if err := os.MkdirAll(x.dir, 0o755); err != nil {
 		return nil, resourceErr(fmt.Errorf("create index dir: %w", err))
 	}
@@ -225,11 +220,47 @@ func (x *indexService) create(prevName string) (*indexFile, error) {
 		now = now.Add(time.Millisecond)
 		name = indexFileName(now)
 	}
-	mf, err := openMappedFile(x.ops, mustStorePath(x.dir, name), 0, indexFileSize(int(x.slots), int(x.entries)), true, false)
+	size := indexFileSize(int(x.slots), int(x.entries))
+	mf, err := openMappedFile(x.ops, mustStorePath(x.dir, name), 0, size, true, true)
 	if err != nil {
 		return nil, fmt.Errorf("create index file: %w", err)
 	}
-	return &indexFile{mf: mf, name: name, slots: x.slots, entries: x.entries}, nil
+	f := &indexFile{mf: mf, name: name, slots: x.slots, entries: x.entries}
+	err = f.allocate(f.entryPos(1) + indexAllocStep)
+	if err == nil {
+		if mf.data, err = x.ops.mapFile(mf.path, size); err != nil {
+			err = fmt.Errorf("map index file: %w", err)
+		}
+	}
+	if err != nil {
+		_ = x.ops.removeFile(mf.path) // best effort: load drops an empty file
+		return nil, fmt.Errorf("create index file: %w", err)
+	}
+	return f, nil
+}
+
+// reserve gives the last file the blocks of its next n entries and a step
+// beyond, before they are stored through the mapping. Only the dispatcher
+// calls it, no lock held across the fallocate: the last file is never
+// removed and only the dispatcher writes it.
+func (x *indexService) reserve(n int32) error {
+	x.mu.RLock()
+	var f *indexFile
+	if k := len(x.files); k > 0 && !x.files[k-1].full() {
+		f = x.files[k-1]
+	}
+	x.mu.RUnlock()
+	if f == nil {
+		return nil // a new file comes with its first step
+	}
+	end := f.entryPos(min(f.indexCount()+n, f.entries))
+	if end <= f.allocated {
+		return nil
+	}
+	if x.full() {
+		return fmt.Errorf("index file %s: %w", f.mf.path, ErrDiskFull)
+	}
+	return f.allocate(end + indexAllocStep)
 }
 
 // indexFileName is UtilAll.timeMillisToHumanString: local time yyyyMMddHHmmssSSS.
@@ -249,17 +280,24 @@ func (x *indexService) build(v *message.RecordView) error {
 	if len(uniq) == 0 && len(keys) == 0 {
 		return nil
 	}
+	now := time.Now()
+	x.mu.Lock()
+	if x.broken || now.Before(x.retryAt) {
+		if !x.broken {
+			x.skipped++
+		}
+		x.mu.Unlock()
+		return nil
+	}
+	x.mu.Unlock()
+	// The entries of the record (its unique key and at most one per
+	// second byte of KEYS) get their blocks first, with no lock held.
+	err := x.reserve(int32(min(2+len(keys)/2, int(x.entries))))
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.broken {
-		return nil
+	if err == nil {
+		err = x.buildLocked(v, uniq, keys)
 	}
-	now := time.Now()
-	if now.Before(x.retryAt) {
-		x.skipped++
-		return nil
-	}
-	err := x.buildLocked(v, uniq, keys)
 	switch {
 	case err == nil:
 		if !x.retryAt.IsZero() {

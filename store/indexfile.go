@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"math"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -53,7 +55,35 @@ type indexFile struct {
 	slots   int32
 	entries int32
 	flushed bool // a full file's final msync is done; guarded by indexService.mu
-	noWrite bool // loaded without its blocks and none to be had: not written
+	// allocated: [0, allocated) has its blocks. Only the dispatcher reads
+	// or moves it (indexService.reserve, create).
+	allocated int64
+}
+
+// indexAllocStep is how far ahead of the writer an index file's entries
+// get their blocks: 209,715 entries, more than one record adds. The file
+// itself is sparse (Apache's is too: it never fallocates), so a small disk
+// is not asked for 420 MB at once, and no store through the mapping meets
+// a page without a block (a SIGBUS on a full disk).
+const indexAllocStep = 4 << 20
+
+// allocate gives [allocated, end) its blocks; the first time all of
+// [0, end): a loaded file may be sparse anywhere below its writer.
+func (f *indexFile) allocate(end int64) error {
+	end = min(end, f.mf.size)
+	if end <= f.allocated {
+		return nil
+	}
+	fd, err := f.mf.ops.openFile(f.mf.path, unix.O_RDWR)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd) // no data written through fd
+	if err := f.mf.ops.allocateRange(fd, f.mf.path, f.allocated, end-f.allocated); err != nil {
+		return err
+	}
+	f.allocated = end
+	return nil
 }
 
 func (f *indexFile) u64(off int64) int64 { return int64(binary.BigEndian.Uint64(f.mf.data[off:])) }

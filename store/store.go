@@ -214,7 +214,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}
 	if cfg.MessageIndexEnable {
-		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log, &s.ops)
+		s.idx = newIndexService(cfg.StorePathRootDir, cfg.MaxHashSlotNum, cfg.MaxIndexNum, s.log, &s.ops, s.diskFull.Load)
 	}
 	for _, d := range []string{cfg.StorePathRootDir, s.cl.q.dir, s.cqRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
