@@ -189,6 +189,23 @@ func testProxyFIFOConsumer(t *testing.T, kind string) {
 		t.Fatalf("v5 SimpleConsumer start: %v", err)
 	}
 	t.Cleanup(func() { _ = sc.GracefulStop() })
+	// A message not acked blocks its group: nothing after it is handed out
+	// until its invisible time ends, then it comes back first, and no pop
+	// retry topic is made for the group (FIFO never revives into one).
+	var first []*rmq.MessageView
+	for end := time.Now().Add(30 * time.Second); len(first) == 0 && time.Now().Before(end); {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		first, _ = sc.Receive(ctx, 1, 10*time.Second)
+		cancel()
+	}
+	if len(first) != 1 || first[0].GetProperties()[idProp] != "fifo-0" {
+		t.Fatalf("first receive: %d messages, want fifo-0", len(first))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	if mvs, err := sc.Receive(ctx, 2, 20*time.Second); err == nil && len(mvs) > 0 {
+		t.Fatalf("a blocked FIFO group was overtaken: got %s while fifo-0 is invisible", mvs[0].GetProperties()[idProp])
+	}
+	cancel()
 	var got []string
 	deadline := time.Now().Add(60 * time.Second)
 	for len(got) < len(want) && time.Now().Before(deadline) {
@@ -210,6 +227,15 @@ func testProxyFIFOConsumer(t *testing.T, kind string) {
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("received %v, want %v in order", got, want)
+	}
+	resp, err := rawInvoke(c.brokerAddr, javaRequest(21, nil, nil), 5*time.Second)
+	if err != nil || resp.Code != 0 {
+		t.Fatalf("GET_ALL_TOPIC_CONFIG: %v %+v", err, resp)
+	}
+	for _, retry := range []string{"%RETRY%" + group + "_" + topic, "%RETRY%" + group + "+" + topic} {
+		if strings.Contains(string(resp.Body), `"`+retry+`"`) {
+			t.Errorf("the FIFO group's messages were revived into %s", retry)
+		}
 	}
 }
 

@@ -39,11 +39,18 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if st := s.refusedBy(ctx, req); st != nil {
 		return writeStatus(st)
 	}
+	// FIFO is the group's (consumeMessageOrderly), as the settings the
+	// proxy answers say; read from the group itself, so that a receive
+	// sent before the client's settings reached this proxy pops in order
+	// too.
 	fifo, maxAttempts := false, int32(17)
+	if g, err := s.groupConfig(ctx, req.GetGroup().GetName()); err == nil && g != nil {
+		fifo = g.ConsumeMessageOrderly
+	}
 	if c := s.clients.lookup(metaOf(ctx).clientID); c != nil {
 		c.mu.Lock()
 		if st := c.settings; st != nil {
-			fifo = st.GetSubscription().GetFifo()
+			fifo = fifo || st.GetSubscription().GetFifo()
 			if n := st.GetBackoffPolicy().GetMaxAttempts(); n > 0 {
 				maxAttempts = n
 			}
