@@ -145,7 +145,7 @@ func (v *Service) CreateAcl(subject string, i AclInfo) error { return v.UpdateAc
 
 // UpdateAcl is AUTH_UPDATE_ACL.
 func (v *Service) UpdateAcl(subject string, i AclInfo) error {
-	a, err := aclOf(i, subject)
+	a, err := ParseAcl(i, subject)
 	if err != nil {
 		return err
 	}
@@ -153,14 +153,7 @@ func (v *Service) UpdateAcl(subject string, i AclInfo) error {
 		if t.users[a.Username] == nil {
 			return false, false, refuse("The subject of " + SubjectKey(a.Username) + " is not exist.")
 		}
-		old := t.acls[a.Username]
-		if old == nil {
-			t.acls[a.Username] = a
-			return false, true, nil
-		}
-		n := old.clone()
-		n.merge(a.Policies)
-		t.acls[a.Username] = n
+		t.acls[a.Username] = t.acls[a.Username].Merged(a)
 		return false, true, nil
 	})
 }
@@ -172,11 +165,6 @@ func (v *Service) DeleteAcl(subject, policyType, resource string) error {
 	if !ok {
 		return refuse("The subject is null.")
 	}
-	pt := ParsePolicyType(policyType)
-	if pt == 0 {
-		pt = Custom
-	}
-	res, hasRes := ParseResource(resource)
 	return v.s.edit(func(t *tables) (bool, bool, error) {
 		if t.users[name] == nil {
 			return false, false, refuse("The subject is not exist.")
@@ -185,13 +173,7 @@ func (v *Service) DeleteAcl(subject, policyType, resource string) error {
 		if old == nil {
 			return false, false, refuse("The acl is not exist.")
 		}
-		if !hasRes {
-			delete(t.acls, name)
-			return false, true, nil
-		}
-		n := old.clone()
-		n.deleteEntry(pt, res)
-		if len(n.Policies) == 0 {
+		if n := old.Without(policyType, resource); n == nil {
 			delete(t.acls, name)
 		} else {
 			t.acls[name] = n
@@ -218,44 +200,9 @@ func (v *Service) GetAcl(subject string) (*AclInfo, error) {
 	return &i, nil
 }
 
-// ListAcls is AUTH_LIST_ACL: the ACLs whose subject contains
-// subjectFilter; with resourceFilter, only the entries whose resource
-// contains it (unless the subject itself contains it, Apache's test),
-// dropping what is left empty.
+// ListAcls is AUTH_LIST_ACL (FilterAcls).
 func (v *Service) ListAcls(subjectFilter, resourceFilter string) ([]AclInfo, error) {
-	t := v.s.t.Load()
-	var out []AclInfo
-	for _, k := range sortedKeys(t.acls) {
-		key := SubjectKey(k)
-		if !isBlank(subjectFilter) && !strings.Contains(key, subjectFilter) {
-			continue
-		}
-		info := t.acls[k].Info()
-		if !isBlank(resourceFilter) && !strings.Contains(key, resourceFilter) {
-			kept := info.Policies[:0]
-			for _, p := range info.Policies {
-				if len(p.Entries) == 0 {
-					kept = append(kept, p)
-					continue
-				}
-				es := p.Entries[:0]
-				for _, e := range p.Entries {
-					if strings.Contains(e.Resource, resourceFilter) {
-						es = append(es, e)
-					}
-				}
-				p.Entries = es
-				if len(es) > 0 {
-					kept = append(kept, p)
-				}
-			}
-			info.Policies = kept
-		}
-		if len(info.Policies) > 0 {
-			out = append(out, info)
-		}
-	}
-	return out, nil
+	return FilterAcls(v.s.t.Load().acls, subjectFilter, resourceFilter), nil
 }
 
 // EnsureSuper creates a super user unless the name exists

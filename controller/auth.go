@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/auth"
 	"github.com/rocketgo/rocketgo/auth/signature"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -23,8 +24,9 @@ import (
 // heartbeat from a broker the metadata knows at that address, sent from
 // that address's host: heartbeats only keep a known broker alive. Admin requests need a Super user:
 // UPDATE_CONTROLLER_CONFIG, CLEAN_BROKER_DATA, an elect with
-// designateElect (mqadmin electMaster) and the user codes (users.go); with authorizationEnabled every
-// request that changes the metadata does, and a Normal user only reads.
+// designateElect (mqadmin electMaster) and the user and ACL codes (users.go, acls.go); with
+// authorizationEnabled every request that changes the metadata does too, unless the Normal user's
+// policy allows Update on the broker set's cluster (acls.go); a Normal user always reads.
 // A refusal is NO_PERMISSION with the message, as the broker answers.
 
 // User types and statuses, with Apache's names.
@@ -146,7 +148,8 @@ func (c *Controller) lookupUser(name string) (signature.Account, bool) {
 func adminCode(req *remoting.Command, authorization bool) bool {
 	switch req.Code {
 	case remoting.UpdateControllerConfig, remoting.CleanBrokerData,
-		authCreateUser, authUpdateUser, authDeleteUser, authGetUser, authListUser:
+		authCreateUser, authUpdateUser, authDeleteUser, authGetUser, authListUser,
+		authCreateACL, authUpdateACL, authDeleteACL, authGetACL, authListACL:
 		return true
 	case remoting.ControllerElectMaster:
 		return authorization || req.Bool("designateElect")
@@ -202,12 +205,32 @@ func (c *Controller) check(conn *remoting.Conn, req *remoting.Command) *remoting
 	if !adminCode(req, c.cfg.AuthorizationEnabled) {
 		return nil
 	}
-	if c.isSuper(name) {
+	if c.isSuper(name) || c.authorized(conn, req, name) {
 		return nil
 	}
 	c.warn.Warn().Int32("code", req.Code).Stringer("remote", conn.RemoteAddr).Str("user", short(name)).Msg("controller request refused: not a Super user")
 	return remoting.NewResponse(req, remoting.NoPermission, "User:"+name+" has no permission to access Cluster:"+c.cfg.ControllerDLegerGroup+
 		" from "+conn.RemoteAddr.Addr().String()+", the controller's admin requests need a Super user.")
+}
+
+// authorized reports whether user's ACL lets it send req, a request that
+// only authorizationEnabled keeps from Normal users (adminCode's second
+// group): Update on Cluster:<the broker set's cluster>, from the
+// connection's address. Super-only requests are never authorized so.
+func (c *Controller) authorized(conn *remoting.Conn, req *remoting.Command, user string) bool {
+	if adminCode(req, false) { // Super-only whatever the policies
+		return false
+	}
+	cluster := req.Str("clusterName")
+	c.st.mu.RLock()
+	defer c.st.mu.RUnlock()
+	if cluster == "" {
+		if r := c.st.replicas[req.Str("brokerName")]; r != nil {
+			cluster = r.Cluster
+		}
+	}
+	return c.st.acls[user].Allows(auth.Request{Resource: auth.OfCluster(cluster), Actions: []auth.Action{auth.ActionUpdate}},
+		conn.RemoteAddr.Addr().Unmap())
 }
 
 // superCaller reports whether req was signed by a Super user (only

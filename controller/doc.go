@@ -4,7 +4,8 @@
 // election policy, broker heartbeats, and the answers to the controller
 // request codes (904, 1001–1006, 1009–1013) that Apache brokers in
 // controller mode and mqadmin send, behind ACL 2.0 authentication when
-// authenticationEnabled (auth.go; the user codes 3001–3005 in users.go).
+// authenticationEnabled (auth.go; the user codes 3001–3005 in users.go, the ACL codes 3006–3010 in
+// acls.go).
 //
 // Owns: the replicated State and its raft log, snapshots and stable store
 // (controllerStorePath); the in-memory heartbeat table (each controller keeps

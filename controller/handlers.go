@@ -29,6 +29,7 @@ func (c *Controller) Handlers() remoting.Table {
 		remoting.GetControllerConfig:         c.getConfig,
 	}
 	c.userTable(t)
+	c.aclTable(t)
 	return c.guard(t)
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/rocketgo/rocketgo/auth"
 )
 
 // firstBrokerID is MixAll.FIRST_BROKER_CONTROLLER_ID: ids start at 1.
@@ -67,11 +69,13 @@ type State struct {
 	replicas map[string]*replicaInfo // by brokerName
 	syncs    map[string]*syncInfo    // by brokerName
 	users    map[string]*user        // by username (auth.go)
+	acls     map[string]*auth.Acl    // by username (acls.go)
 }
 
 // NewState returns an empty state.
 func NewState() *State {
-	return &State{replicas: map[string]*replicaInfo{}, syncs: map[string]*syncInfo{}, users: map[string]*user{}}
+	return &State{replicas: map[string]*replicaInfo{}, syncs: map[string]*syncInfo{}, users: map[string]*user{},
+		acls: map[string]*auth.Acl{}}
 }
 
 // containsLocked is Apache's isContainsBroker: both tables know the set.
@@ -90,6 +94,8 @@ const (
 	evUpdateBrokerAddr  = "UPDATE_BROKER_ADDRESS"
 	evAddUser           = "ADD_USER"    // rocketgo's: a user of the controllers, added or replaced
 	evDeleteUser        = "DELETE_USER" // rocketgo's
+	evPutAcl            = "PUT_ACL"     // rocketgo's: a user's whole ACL, added or replaced
+	evDeleteAcl         = "DELETE_ACL"  // rocketgo's: a user's ACL removed
 )
 
 // event is one state change in the raft log (JSON; the log is rocketgo's
@@ -109,6 +115,8 @@ type event struct {
 	IDs []int64 `json:"ids,omitempty"`
 	// User: ADD_USER's user; DELETE_USER's names the user.
 	User *user `json:"user,omitempty"`
+	// Acl: PUT_ACL's ACL; DELETE_ACL's names its subject.
+	Acl *auth.AclInfo `json:"acl,omitempty"`
 }
 
 // applyEvents applies a batch in order (ReplicasInfoManager.applyEvent).
@@ -181,6 +189,21 @@ func (st *State) applyLocked(e event) {
 	case evDeleteUser:
 		if e.User != nil {
 			delete(st.users, e.User.Username)
+			delete(st.acls, e.User.Username) // Apache's deleteUser drops the ACL too
+		}
+	case evPutAcl:
+		// Checked when proposed; a log entry that does not parse (written
+		// by another version) changes nothing.
+		if e.Acl != nil {
+			if a, err := auth.ParseAcl(*e.Acl, ""); err == nil {
+				st.acls[a.Username] = a
+			}
+		}
+	case evDeleteAcl:
+		if e.Acl != nil {
+			if name, ok := auth.ParseSubject(e.Acl.Subject); ok {
+				delete(st.acls, name)
+			}
 		}
 	case evUpdateBrokerAddr:
 		if r := st.replicas[e.BrokerName]; r != nil {
@@ -204,13 +227,15 @@ type snapshot struct {
 	Replicas map[string]*replicaInfo `json:"replicas"`
 	Syncs    map[string]*syncInfo    `json:"syncs"`
 	Users    map[string]*user        `json:"users,omitempty"`
+	Acls     []auth.AclInfo          `json:"acls,omitempty"`
 }
 
 // marshal encodes the whole state (for a raft snapshot).
 func (st *State) marshal() ([]byte, error) {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	return json.Marshal(snapshot{Replicas: st.replicas, Syncs: st.syncs, Users: st.users})
+	return json.Marshal(snapshot{Replicas: st.replicas, Syncs: st.syncs, Users: st.users,
+		Acls: auth.FilterAcls(st.acls, "", "")})
 }
 
 // restore replaces the state with a snapshot's.
@@ -241,8 +266,14 @@ func (st *State) restore(b []byte) error {
 			users[name] = u.withKey()
 		}
 	}
+	acls := make(map[string]*auth.Acl, len(s.Acls))
+	for _, i := range s.Acls {
+		if a, err := auth.ParseAcl(i, ""); err == nil {
+			acls[a.Username] = a
+		}
+	}
 	st.mu.Lock()
-	st.replicas, st.syncs, st.users = s.Replicas, s.Syncs, users
+	st.replicas, st.syncs, st.users, st.acls = s.Replicas, s.Syncs, users, acls
 	st.mu.Unlock()
 	return nil
 }

@@ -14,8 +14,7 @@ import (
 // each edit is an event in the raft log, so every controller has it once
 // it is committed. Only a Super user may send them (check), and only with
 // authenticationEnabled: without it they answer as a broker without ACL
-// 2.0 does. The ACL codes (3006–3010) are not served: the controller's
-// decisions need no policies, only Super or Normal.
+// 2.0 does. The ACL codes (3006–3010) are in acls.go.
 
 // The user codes (RequestCode.AUTH_*).
 const (
