@@ -27,6 +27,9 @@ const (
 	codeSendMessageV2        int32 = 310
 	codeSendBatchMessage     int32 = 320
 	codeRecallMessage        int32 = 370
+
+	codeUpdateSubscriptionGroup     int32 = 200
+	codeUpdateSubscriptionGroupList int32 = 225
 )
 
 // clusterUpdateCodes need Cluster:Update on the broker's cluster (or a
@@ -142,6 +145,27 @@ func requests(req *remoting.Command, cluster string, dst []Request) ([]Request, 
 			add(OfTopic(f("topic")), actSubUpdate...)
 		}
 		add(OfGroup(f("consumerGroup")), actSubUpdate...)
+	case codeUpdateSubscriptionGroup, codeUpdateSubscriptionGroupList:
+		// Apache gives these no resource (no request header): any
+		// authenticated user may create or rewrite any group's config
+		// (stop its consumption, its retries); rocketgo asks for Update on
+		// each group, as UPDATE_AND_CREATE_TOPIC asks for Create on its
+		// topic.
+		var one struct{ GroupName string }
+		var list struct{ GroupConfigList []struct{ GroupName string } }
+		var err error
+		if req.Code == codeUpdateSubscriptionGroup {
+			err = jsoniter.Unmarshal(req.Body, &one)
+			list.GroupConfigList = append(list.GroupConfigList, one)
+		} else {
+			err = jsoniter.Unmarshal(req.Body, &list)
+		}
+		if err != nil || len(list.GroupConfigList) == 0 {
+			return dst, errParse
+		}
+		for _, g := range list.GroupConfigList {
+			add(OfGroup(g.GroupName), actUpdate...)
+		}
 	case codeLockBatchMQ, codeUnlockBatchMQ:
 		var b lockBody
 		if err := jsoniter.Unmarshal(req.Body, &b); err != nil {

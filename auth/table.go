@@ -4,9 +4,9 @@ package auth
 // and @RocketMQResource (5.3.3's remoting module, read from the sources):
 // the codes DefaultAuthorizationContextBuilder does not special-case
 // are authorized from it. A code absent here is not authorized at all
-// (only authenticated), as in Apache: UPDATE_BROKER_CONFIG,
-// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP and GET_BROKER_RUNTIME_INFO among
-// others.
+// (only authenticated), as in Apache: GET_BROKER_RUNTIME_INFO among
+// others (requests.go gives UPDATE_BROKER_CONFIG and the subscription
+// group writes, which Apache leaves out too, a resource of their own).
 type annotation struct {
 	// typ is the annotation's resource: Cluster names the broker's
 	// cluster when no field gives a resource; Topic and Group without
