@@ -58,6 +58,35 @@ func TestAuth2BrokerConfigRaw(t *testing.T) {
 	}
 	expectRefused(t, "Super, ordinary key", update(c.brokerAddr, auth2Super, "flushConsumerOffsetInterval=6543\n"), 0, "")
 
+	// Subscription group writes need Update on the group (Apache: anyone
+	// authenticated may stop any group's consumption).
+	group := uniq("A2G")
+	groupWrite := func(code int, cred primitive.Credentials, body string) *rawCmd {
+		t.Helper()
+		resp, err := rawInvoke(c.brokerAddr, signRaw(javaRequest(code, nil, []byte(body)), cred), 10*time.Second)
+		if err != nil {
+			t.Fatalf("group write %d: %v", code, err)
+		}
+		return resp
+	}
+	stop := `{"groupName":"` + group + `","consumeEnable":false}`
+	for code, body := range map[int]string{200: stop, 225: `{"groupConfigList":[` + stop + `]}`} {
+		if r := groupWrite(code, auth2Normal, body); r.Code != 16 || !strings.Contains(r.Remark, "has no permission to access Group:"+group) {
+			t.Errorf("Normal user without a policy, %d: code %d remark %q, want 16 no permission", code, r.Code, r.Remark)
+		}
+	}
+	if r := auth2Admin(t, c, auth2Super, 3006, map[string]string{"subject": "User:" + auth2Normal.AccessKey}, map[string]any{
+		"subject": "User:" + auth2Normal.AccessKey, "policies": []any{map[string]any{"policyType": "Custom",
+			"entries": []any{map[string]any{"resource": "Group:" + group, "actions": []string{"Update"}, "decision": "Allow"}}}}}); r.Code != 0 {
+		t.Fatalf("grant Group:%s Update: %d %q", group, r.Code, r.Remark)
+	}
+	if r := groupWrite(200, auth2Normal, stop); r.Code != 0 {
+		t.Errorf("Normal user with Update on the group: %d %q", r.Code, r.Remark)
+	}
+	if r := groupWrite(200, auth2Normal, `{"groupName":"`+group+`x"}`); r.Code != 16 {
+		t.Errorf("Normal user, another group: %d %q, want 16", r.Code, r.Remark)
+	}
+
 	// Written back by the persist loop or at shutdown.
 	conf := filepath.Join(c.dir, "broker.properties")
 	waitFor(t, 10*time.Second, func() bool {
