@@ -101,12 +101,26 @@ func FuzzAuthenticate(f *testing.F) {
 			t.Fatalf("accepted %+v", req.ExtFields)
 		}
 		// Clients up to 4.9.3 add _UNIQUE_KEY_QUERY after signing: Apache
-		// leaves it out of their content, so a signature over it fails.
+		// leaves it out of their content, so a signature over it fails. A
+		// header naming a field twice (only the binary header can) may be
+		// refused: no client sends one, and which value was signed is
+		// ambiguous.
 		_, uq := req.Lookup(FieldUniqueQuery)
-		if sign && ak == "alice" && refusal != "" && !(uq && version <= versionV4_9_3) {
+		if sign && ak == "alice" && refusal != "" && !(uq && version <= versionV4_9_3) && !repeatsKey(req.ExtFields) {
 			t.Fatalf("signed request refused: %s (%+v)", refusal, req.ExtFields)
 		}
 	})
 }
 
 func mustLookup(req *remoting.Command, k string) string { v, _ := req.Lookup(k); return v }
+
+func repeatsKey(fs []remoting.Field) bool {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if seen[f.Key] {
+			return true
+		}
+		seen[f.Key] = true
+	}
+	return false
+}
