@@ -192,9 +192,9 @@ type Config struct {
 	// BrokerConfig keys below.
 	HA ha.Config
 	// HAAuthSecret, when set, makes the HA link authenticated (rocketgo's
-	// key): a master serves a slave only once it proved it holds the same
-	// secret, and a slave answers its master's challenge with it. Apache
-	// slaves cannot replicate from a master that sets it.
+	// key): master and slave each prove they hold the same secret before
+	// a byte of the commit log moves. Apache slaves cannot replicate from
+	// a master that sets it.
 	HAAuthSecret config.Secret `key:"haAuthSecret"`
 	// BrokerIP2 is the address slaves reach the master's HA listener at,
 	// registered as haServerAddr (brokerIP2:haListenPort); empty = brokerIP1.

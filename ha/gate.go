@@ -3,7 +3,7 @@ package ha
 import (
 	"errors"
 	"net"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -13,8 +13,11 @@ import (
 // HA: its accept loop never ends on an accept error (EMFILE and the like
 // are retried every 100 ms, a timeout at once), and with a secret each
 // connection must answer the challenge (Challenge) before Admit sees it,
-// on a goroutine of its own, at most MaxPendingAuth at a time, so that the
-// loop never waits for a slave.
+// on a goroutine of its own, so that the loop never waits for a slave. At
+// most MaxPendingAuth connections (MaxPendingAuthPerAddr from one IP) are
+// being authenticated at once; a newcomer past a bound closes the oldest,
+// so that connections a stranger holds open age out instead of keeping a
+// slave out.
 type Gate struct {
 	Listener net.Listener
 	Secret   []byte // nil: no challenge
@@ -28,7 +31,13 @@ type Gate struct {
 	Log  *zerolog.Logger // sampled: strangers can make it log in a loop
 	Name string          // "ha" or "autoswitch", in log lines
 
-	pending atomic.Int32
+	mu      sync.Mutex
+	pending []pendingConn // oldest first
+}
+
+type pendingConn struct {
+	c    net.Conn
+	addr string // the remote IP
 }
 
 // Run accepts until the listener is closed.
@@ -60,24 +69,77 @@ func (g *Gate) Run() {
 }
 
 func (g *Gate) authenticate(c net.Conn) {
-	if g.pending.Add(1) > MaxPendingAuth {
-		g.pending.Add(-1)
-		_ = c.Close()
-		g.Log.Warn().Stringer("remote", c.RemoteAddr()).Msg(g.Name + " connection refused: too many unauthenticated")
-		return
+	addr := remoteIP(c)
+	g.mu.Lock()
+	evicted := g.makeRoomLocked(addr)
+	g.pending = append(g.pending, pendingConn{c: c, addr: addr})
+	g.mu.Unlock()
+	if evicted != nil {
+		_ = evicted.Close() // its Challenge fails and it leaves pending
+		g.Log.Warn().Stringer("remote", evicted.RemoteAddr()).Msg(g.Name + " connection closed: unauthenticated for the longest while the gate was full")
 	}
 	if !g.Go(func() {
-		defer g.pending.Add(-1)
-		if err := Challenge(c, g.Secret); err != nil {
+		err := Challenge(c, g.Secret)
+		if !g.done(c) {
+			return // evicted, and closed, meanwhile
+		}
+		if err != nil {
 			_ = c.Close()
 			g.Log.Warn().Err(err).Stringer("remote", c.RemoteAddr()).Msg(g.Name + " connection refused: not authenticated")
 			return
 		}
 		g.Admit(c)
 	}) {
-		g.pending.Add(-1)
+		g.done(c)
 		_ = c.Close()
 	}
+}
+
+// makeRoomLocked takes out of pending, and returns for closing, the
+// connection a newcomer from addr replaces: the oldest from addr when addr
+// holds its share, else the oldest of all when the gate is full.
+func (g *Gate) makeRoomLocked(addr string) net.Conn {
+	first, same := -1, 0
+	for i, p := range g.pending {
+		if p.addr == addr {
+			if first < 0 {
+				first = i
+			}
+			same++
+		}
+	}
+	victim := -1
+	switch {
+	case same >= MaxPendingAuthPerAddr:
+		victim = first
+	case len(g.pending) >= MaxPendingAuth:
+		victim = 0
+	default:
+		return nil
+	}
+	c := g.pending[victim].c
+	g.pending = append(g.pending[:victim], g.pending[victim+1:]...)
+	return c
+}
+
+// done takes c out of pending; false when eviction already did.
+func (g *Gate) done(c net.Conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, p := range g.pending {
+		if p.c == c {
+			g.pending = append(g.pending[:i], g.pending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func remoteIP(c net.Conn) string {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return c.RemoteAddr().String()
 }
 
 // Silent is a connection as eviction sees it: whether it reported an

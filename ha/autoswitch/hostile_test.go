@@ -45,7 +45,8 @@ func write(t *testing.T, c net.Conn, b []byte) {
 
 // A master closes a slave's connection on frames no slave sends: a report
 // before the handshake, a first report beyond its end, a report going back
-// or beyond what was sent, a second handshake, an unknown state; and
+// or beyond what was sent, a second handshake, an unknown state, a slave
+// id that is negative or the master's own; and
 // refuses connections while it is not master. A well-behaved slave is
 // served throughout.
 func TestMasterRefusesBogusSlaves(t *testing.T) {
@@ -70,6 +71,8 @@ func TestMasterRefusesBogusSlaves(t *testing.T) {
 		"second handshake":        {hs, AppendSlaveReport(nil, end), hs},
 		"state 7":                 {{0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0}},
 		"negative report":         {hs, bytes.Repeat([]byte{0xff}, 12)},
+		"negative slave id":       {AppendSlaveHandshake(nil, false, false, -1)},
+		"the master's own id":     {AppendSlaveHandshake(nil, false, false, 1), AppendSlaveReport(nil, end)},
 	} {
 		c := dial(t, m.svc.Addr())
 		for _, f := range frames {

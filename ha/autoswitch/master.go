@@ -2,6 +2,7 @@ package autoswitch
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -163,6 +164,12 @@ func (mc *masterConn) frame(f SlaveFrame) string {
 	if f.State == StateHandshake {
 		if mc.ack.Load() >= 0 {
 			return "handshake after transfer began"
+		}
+		// Ids are the controller's (from 1); a negative one is the
+		// "not handshaken" mark here, and the master's own would let
+		// a connection acknowledge for it.
+		if f.BrokerID < 0 || f.BrokerID == mc.t.self {
+			return fmt.Sprintf("slave broker id %d", f.BrokerID)
 		}
 		mc.slaveID.Store(f.BrokerID)
 		mc.learner.Store(f.AsyncLearner)
