@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -101,7 +102,15 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			return -1, fmt.Errorf("load index: %w", err)
 		}
 		f := &indexFile{mf: mf, name: e.Name(), slots: x.slots, entries: x.entries, flushed: true}
-		if f.indexCount() <= 0 { // made ahead, never written (initHeader counts from 1)
+		// The file may be sparse (Apache's never fallocates, ours are
+		// in steps), and on a full tmpfs even reading a hole faults. The
+		// header is read with pread first: a written header is a page
+		// with blocks, read through the mapping from then on.
+		var hdr [indexHeaderSize]byte
+		if err := x.ops.preadFull(path, hdr[:], 0); err != nil {
+			return -1, fmt.Errorf("load index: %w", err)
+		}
+		if int32(binary.BigEndian.Uint32(hdr[36:])) <= 0 { // indexCount: made ahead, never written (initHeader counts from 1)
 			x.log.Info().Str("file", path).Msg("unused index file made ahead removed")
 			if err := destroyMapped(mf); err != nil {
 				return -1, fmt.Errorf("load index: %w", err)
@@ -119,11 +128,13 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			}
 			continue
 		}
+		if err := f.allocate(f.entryPos(f.indexCount())); err != nil {
+			x.log.Warn().Err(err).Str("file", path).Msg("index file not queried until its blocks can be given")
+		}
 		x.files = append(x.files, f)
 	}
-	// The file written next may be sparse (Apache's, or ours): allocated
-	// is 0, so its first reserve gives it the blocks of everything up to
-	// past its writer before the first store.
+	// The file written next gets the blocks of its next entries from its
+	// first reserve, before the first store.
 	return rebuildFrom, nil
 }
 
@@ -231,6 +242,7 @@ func (x *indexService) create(prevName string) (*indexFile, error) {
 		if mf.data, err = x.ops.mapFile(mf.path, size); err != nil {
 			err = fmt.Errorf("map index file: %w", err)
 		}
+		f.backed.Store(true) // no entry yet
 	}
 	if err != nil {
 		_ = x.ops.removeFile(mf.path) // best effort: load drops an empty file
@@ -379,7 +391,7 @@ func (x *indexService) query(topic, key string, maxNum int, begin, end int64) (o
 		if i == len(x.files)-1 {
 			lastTs, lastPhy = f.endTimestamp(), f.endPhyOffset()
 		}
-		if f.timeMatched(begin, end) {
+		if f.backed.Load() && f.timeMatched(begin, end) {
 			offs = f.selectPhyOffsets(offs, hash, maxNum, begin, end)
 		}
 		if f.beginTimestamp() < begin || len(offs) >= maxNum {
@@ -397,13 +409,17 @@ func (x *indexService) flush(all bool) (int64, error) {
 	x.maint.Lock()
 	defer x.maint.Unlock()
 	x.mu.RLock()
-	var todo []*indexFile
+	var todo, unbacked []*indexFile
 	for i, f := range x.files {
 		if (f.full() && !f.flushed) || (all && i == len(x.files)-1) {
 			todo = append(todo, f)
 		}
+		if !f.backed.Load() && (f.full() || i < len(x.files)-1) {
+			unbacked = append(unbacked, f) // the dispatcher backs the one it writes
+		}
 	}
 	x.mu.RUnlock()
+	x.back(unbacked)
 	var fullTs int64
 	for _, f := range todo {
 		// Outside mu (the dispatcher keeps indexing): maint keeps
@@ -419,6 +435,21 @@ func (x *indexService) flush(all bool) (int64, error) {
 		x.mu.Unlock()
 	}
 	return fullTs, nil
+}
+
+// back retries giving loaded files that no longer take entries the
+// blocks of what they hold, so that queries read them again. Caller holds
+// maint (deleteBelow unmaps files under it); the dispatcher never touches
+// these files.
+func (x *indexService) back(files []*indexFile) {
+	for _, f := range files {
+		if x.full() {
+			return
+		}
+		if err := f.allocate(f.entryPos(f.indexCount())); err == nil {
+			x.log.Info().Str("file", f.mf.path).Msg("index file queried again: its blocks are given")
+		}
+	}
 }
 
 // deleteBelow removes index files (never the last) whose end offset is

@@ -29,6 +29,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -55,9 +56,14 @@ type indexFile struct {
 	slots   int32
 	entries int32
 	flushed bool // a full file's final msync is done; guarded by indexService.mu
-	// allocated: [0, allocated) has its blocks. Only the dispatcher reads
-	// or moves it (indexService.reserve, create).
+	// allocated: [0, allocated) has its blocks. The dispatcher reads and
+	// moves it for the file it writes (indexService.reserve, create), and
+	// flush for a loaded file no longer written (indexService.back).
 	allocated int64
+	// backed: every slot and stored entry has its blocks, so a query may
+	// read them; a loaded sparse file on a full tmpfs would fault (SIGBUS)
+	// reading a hole. The header always has its blocks.
+	backed atomic.Bool
 }
 
 // indexAllocStep is how far ahead of the writer an index file's entries
@@ -68,7 +74,8 @@ type indexFile struct {
 const indexAllocStep = 4 << 20
 
 // allocate gives [allocated, end) its blocks; the first time all of
-// [0, end): a loaded file may be sparse anywhere below its writer.
+// [0, end): a loaded file may be sparse anywhere below its writer. Once
+// they reach the last stored entry the file is backed.
 func (f *indexFile) allocate(end int64) error {
 	end = min(end, f.mf.size)
 	if end <= f.allocated {
@@ -83,6 +90,9 @@ func (f *indexFile) allocate(end int64) error {
 		return err
 	}
 	f.allocated = end
+	if f.mf.data != nil && end >= f.entryPos(f.indexCount()) { // create maps after
+		f.backed.Store(true)
+	}
 	return nil
 }
 

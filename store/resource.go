@@ -112,16 +112,40 @@ var zeros [64 << 10]byte
 
 // allocateRange gives [off, off+n) of fd its blocks, so that a later store
 // through a mapping of it cannot fault for lack of space (SIGBUS): the
-// shortage is an error here instead. Bytes already there are kept.
-// Without fallocate (EOPNOTSUPP) the range is written with zeros, which
-// the caller must know it holds.
+// shortage is an error here instead. Bytes already there are kept: without
+// fallocate (EOPNOTSUPP) the range is read and written back as it is,
+// which the caller must not write to meanwhile.
 func (o *fileOps) allocateRange(fd int, path string, off, n int64) error {
 	err := o.allocate(fd, off, n)
 	if errors.Is(err, unix.EOPNOTSUPP) {
-		err = writeZeros(fd, off, n)
+		err = rewriteRange(fd, off, n)
 	}
 	if err != nil {
 		return resourceErr(fmt.Errorf("allocate %s [%d, %d): %w", path, off, off+n, err))
+	}
+	return nil
+}
+
+// rewriteRange writes [off, off+n) of fd back as it reads (holes read as
+// zeros), so that every block of it is allocated and nothing changes.
+func rewriteRange(fd int, off, n int64) error {
+	buf := make([]byte, min(n, 1<<20))
+	for n > 0 {
+		b := buf[:min(n, int64(len(buf)))]
+		k, err := unix.Pread(fd, b, off)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return err
+		case k == 0: // past the end of the file: zeros extend it
+			clear(b)
+			k = len(b)
+		}
+		if err := pwriteFull(fd, b[:k], off); err != nil {
+			return err
+		}
+		off, n = off+int64(k), n-int64(k)
 	}
 	return nil
 }

@@ -193,12 +193,14 @@ func TestIndexFileWithoutSpace(t *testing.T) {
 	}
 }
 
-// TestIndexLoadedWithoutBlocks: the index file written next, loaded from
-// an older store or Apache's (sparse), gets its blocks from the first
-// record indexed after Open, in steps; when there is no space for them
-// the records dispatched meanwhile are not indexed, and indexing resumes
-// in the same file once space is back. Nothing is ever stored into a page
-// without its block.
+// TestIndexLoadedWithoutBlocks: an index file loaded from an older store
+// or Apache's (sparse) is asked at Open for the blocks of what it holds,
+// and not queried without them (a hole read on a full tmpfs faults); the
+// file written next gets them, and its next entries', from the first
+// record indexed after Open, in steps. When there is no space the records
+// dispatched meanwhile are not indexed, and indexing resumes in the same
+// file once space is back. Nothing is ever stored into a page without its
+// block.
 func TestIndexLoadedWithoutBlocks(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t.TempDir())
@@ -215,8 +217,11 @@ func TestIndexLoadedWithoutBlocks(t *testing.T) {
 	var failed atomic.Int64
 	fail.Store(true)
 	s = openWithOps(t, cfg, failAllocOps("index", &fail, &failed))
-	if failed.Load() != 0 || s.idx.files[0].allocated != 0 {
-		t.Fatal("the loaded index file was given blocks at Open: that is the first writer's job")
+	if failed.Load() == 0 || s.idx.files[0].backed.Load() {
+		t.Fatal("the loaded index file is queried without blocks for what it holds")
+	}
+	if r := s.QueryMessage(nil, "I", "k0", 32, 0, time.Now().UnixMilli()+1000); r.Count != 0 {
+		t.Fatal("a query read an index file without its blocks")
 	}
 	s.idx.retry = 50 * time.Millisecond
 	if err := s.Start(); err != nil {
@@ -276,5 +281,76 @@ func TestIndexFileSparse(t *testing.T) {
 		if limit := int64(indexHeaderSize) + int64(cfg.MaxHashSlotNum)*indexSlotSize + 2*indexAllocStep; blocks > limit {
 			t.Errorf("%s: %d bytes of blocks, want at most %d", e.Name(), blocks, limit)
 		}
+	}
+}
+
+// TestIndexWithoutFallocate: on a file system without fallocate
+// (EOPNOTSUPP, NFSv3 and the like) blocks are given by writing back what
+// is there, so an index file loaded after a restart keeps its keys when
+// the writer reserves its next entries.
+func TestIndexWithoutFallocate(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 16, 100
+	ops := hostOps()
+	ops.allocate = func(int, int64, int64) error { return unix.EOPNOTSUPP }
+	s := openWithOps(t, cfg, ops)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	putN(t, s, "I", 1, 0, 10)
+	dispatched(t, s)
+	shutdown(t, s)
+
+	s = openWithOps(t, cfg, ops)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	putN(t, s, "I", 1, 10, 5)
+	dispatched(t, s)
+	for i := range 15 {
+		if r := s.QueryMessage(nil, "I", "k"+strconv.Itoa(i), 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
+			t.Fatalf("key k%d lost after a restart without fallocate", i)
+		}
+	}
+}
+
+// TestIndexBackedLater: loaded index files that no longer take entries
+// and got no blocks at Open are queried again once a flush could give
+// them their blocks.
+func TestIndexBackedLater(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxHashSlotNum, cfg.MaxIndexNum = 16, 8 // 4 records a file (a unique key and a key each)
+	s := openStarted(t, cfg)
+	putN(t, s, "I", 1, 0, 10)
+	dispatched(t, s)
+	shutdown(t, s)
+
+	var fail atomic.Bool
+	var failed atomic.Int64
+	fail.Store(true)
+	s = openWithOps(t, cfg, failAllocOps("index", &fail, &failed))
+	defer shutdown(t, s)
+	if len(s.idx.files) < 2 {
+		t.Fatalf("%d index files, want several", len(s.idx.files))
+	}
+	for _, f := range s.idx.files {
+		if f.backed.Load() {
+			t.Fatalf("%s backed without blocks", f.name)
+		}
+	}
+	fail.Store(false)
+	if _, err := s.idx.flush(false); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range s.idx.files {
+		if want := i < len(s.idx.files)-1 || f.full(); f.backed.Load() != want {
+			t.Fatalf("file %d of %d (%s): backed %v after a flush with space", i, len(s.idx.files), f.name, f.backed.Load())
+		}
+	}
+	if r := s.QueryMessage(nil, "I", "k0", 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
+		t.Fatal("k0 not found once its file was backed")
 	}
 }
