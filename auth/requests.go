@@ -27,9 +27,6 @@ const (
 	codeSendMessageV2        int32 = 310
 	codeSendBatchMessage     int32 = 320
 	codeRecallMessage        int32 = 370
-
-	codeUpdateSubscriptionGroup     int32 = 200
-	codeUpdateSubscriptionGroupList int32 = 225
 )
 
 // clusterUpdateCodes need Cluster:Update on the broker's cluster (or a
@@ -39,8 +36,78 @@ const (
 // one without a single policy included, may rewrite the broker's
 // configuration; rocketgo asks for the right Apache's own admin codes ask
 // for (UPDATE_KV_CONFIG, WIPE_WRITE_PERM_OF_BROKER: Cluster:Update).
+// The same holds for the other broker-wide admin codes Apache leaves
+// without a resource (no header, or a header RequestHeaderRegistry does
+// not map to them): the ACL 1.0 edits, the cleanups, the cold-data and
+// read-mode switches, the pop store rollback.
 var clusterUpdateCodes = map[int32]bool{
 	remoting.UpdateBrokerConfig: true,
+	50:                          true, // UPDATE_AND_CREATE_ACL_CONFIG
+	51:                          true, // DELETE_ACL_CONFIG
+	53:                          true, // UPDATE_GLOBAL_WHITE_ADDRS_CONFIG
+	306:                         true, // CLEAN_EXPIRED_CONSUMEQUEUE
+	316:                         true, // CLEAN_UNUSED_TOPIC
+	329:                         true, // DELETE_EXPIRED_COMMITLOG
+	2001:                        true, // UPDATE_COLD_DATA_FLOW_CTR_CONFIG
+	2002:                        true, // REMOVE_COLD_DATA_FLOW_CTR_CONFIG
+	2004:                        true, // SET_COMMITLOG_READ_MODE
+	200056:                      true, // POP_ROLLBACK
+}
+
+// Codes whose resources only the body names, which Apache's builder
+// therefore never authorizes (any authenticated user may create or
+// rewrite any group or topic with them); rocketgo asks for what the
+// header-carrying twins ask: Update on each group (as
+// UPDATE_AND_GET_GROUP_FORBIDDEN), Create on each topic (as
+// UPDATE_AND_CREATE_TOPIC).
+const (
+	codeCreateTopicList   int32 = 18  // UPDATE_AND_CREATE_TOPIC_LIST
+	codeCreateGroup       int32 = 200 // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP
+	codeCreateGroupList   int32 = 225 // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP_LIST
+	codeCreateStaticTopic int32 = 513 // UPDATE_AND_CREATE_STATIC_TOPIC
+)
+
+// bodyRequests lists what a body-only code needs; ok false: req is not one.
+func bodyRequests(req *remoting.Command, dst []Request) (_ []Request, ok bool, err error) {
+	switch req.Code {
+	case codeCreateGroup:
+		var g struct {
+			GroupName string `json:"groupName"`
+		}
+		if jsoniter.Unmarshal(req.Body, &g) != nil {
+			return dst, true, errParse
+		}
+		return append(dst, Request{Resource: OfGroup(g.GroupName), Actions: actUpdate}), true, nil
+	case codeCreateGroupList:
+		var l struct {
+			GroupConfigList []struct {
+				GroupName string `json:"groupName"`
+			} `json:"groupConfigList"`
+		}
+		if jsoniter.Unmarshal(req.Body, &l) != nil {
+			return dst, true, errParse
+		}
+		for _, g := range l.GroupConfigList {
+			dst = append(dst, Request{Resource: OfGroup(g.GroupName), Actions: actUpdate})
+		}
+		return dst, true, nil
+	case codeCreateTopicList:
+		var l struct {
+			TopicConfigList []struct {
+				TopicName string `json:"topicName"`
+			} `json:"topicConfigList"`
+		}
+		if jsoniter.Unmarshal(req.Body, &l) != nil {
+			return dst, true, errParse
+		}
+		for _, t := range l.TopicConfigList {
+			dst = append(dst, Request{Resource: OfTopic(t.TopicName), Actions: actCreate})
+		}
+		return dst, true, nil
+	case codeCreateStaticTopic:
+		return append(dst, Request{Resource: OfTopic(req.Str("topic")), Actions: actCreate}), true, nil
+	}
+	return dst, false, nil
 }
 
 // errParse is "parse authorization context error.": a request whose
@@ -53,6 +120,9 @@ var errParse = refuse("parse authorization context error.")
 func requests(req *remoting.Command, cluster string, dst []Request) ([]Request, error) {
 	if clusterUpdateCodes[req.Code] {
 		return append(dst, Request{Resource: Resource{Type: TypeCluster, Name: cluster, Pattern: PatternLiteral}, Actions: actUpdate}), nil
+	}
+	if out, ok, err := bodyRequests(req, dst); ok {
+		return out, err
 	}
 	if len(req.ExtFields) == 0 {
 		return dst, nil // MapUtils.isEmpty(fields): nothing to authorize
@@ -145,27 +215,6 @@ func requests(req *remoting.Command, cluster string, dst []Request) ([]Request, 
 			add(OfTopic(f("topic")), actSubUpdate...)
 		}
 		add(OfGroup(f("consumerGroup")), actSubUpdate...)
-	case codeUpdateSubscriptionGroup, codeUpdateSubscriptionGroupList:
-		// Apache gives these no resource (no request header): any
-		// authenticated user may create or rewrite any group's config
-		// (stop its consumption, its retries); rocketgo asks for Update on
-		// each group, as UPDATE_AND_CREATE_TOPIC asks for Create on its
-		// topic.
-		var one struct{ GroupName string }
-		var list struct{ GroupConfigList []struct{ GroupName string } }
-		var err error
-		if req.Code == codeUpdateSubscriptionGroup {
-			err = jsoniter.Unmarshal(req.Body, &one)
-			list.GroupConfigList = append(list.GroupConfigList, one)
-		} else {
-			err = jsoniter.Unmarshal(req.Body, &list)
-		}
-		if err != nil || len(list.GroupConfigList) == 0 {
-			return dst, errParse
-		}
-		for _, g := range list.GroupConfigList {
-			add(OfGroup(g.GroupName), actUpdate...)
-		}
 	case codeLockBatchMQ, codeUnlockBatchMQ:
 		var b lockBody
 		if err := jsoniter.Unmarshal(req.Body, &b); err != nil {
@@ -223,6 +272,7 @@ var (
 	actPubSubGet = []Action{ActionPub, ActionSub, ActionGet}
 	actSubUpdate = []Action{ActionSub, ActionUpdate}
 	actUpdate    = []Action{ActionUpdate}
+	actCreate    = []Action{ActionCreate}
 )
 
 // heartbeat is the part of HeartbeatData the builder reads.

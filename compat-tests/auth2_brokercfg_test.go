@@ -19,6 +19,9 @@ var auth2Normal = primitive.Credentials{AccessKey: "cfgNormal", SecretKey: "cfgN
 // out. Nothing reaches the config file, and a restart still refuses
 // anonymous admin requests. A Super user may change an ordinary key; a key
 // of the default black list is refused with Apache's code and remark.
+// Group writes (200, 225) need Update on the group, topic creation from a
+// body (18, 513) Create on the topic, broker-wide cleanups and switches
+// (306, 316, 50) Cluster:Update; Apache asks for none of them.
 func TestAuth2BrokerConfigRaw(t *testing.T) {
 	t.Parallel()
 	vip, err := pickPort()
@@ -85,6 +88,31 @@ func TestAuth2BrokerConfigRaw(t *testing.T) {
 	}
 	if r := groupWrite(200, auth2Normal, `{"groupName":"`+group+`x"}`); r.Code != 16 {
 		t.Errorf("Normal user, another group: %d %q, want 16", r.Code, r.Remark)
+	}
+
+	// Other admin codes Apache leaves without a resource: topics created
+	// from the body need Create on each, broker-wide cleanups and switches
+	// Cluster:Update.
+	topic := uniq("A2T")
+	for _, w := range []struct {
+		code     int
+		ext      map[string]string
+		body     string
+		resource string
+	}{
+		{18, nil, `{"topicConfigList":[{"topicName":"` + topic + `","readQueueNums":1,"writeQueueNums":1,"perm":6}]}`, "Topic:" + topic},
+		{513, map[string]string{"topic": topic, "readQueueNums": "1", "writeQueueNums": "1", "perm": "6", "topicFilterType": "SINGLE_TAG"}, `{}`, "Topic:" + topic},
+		{316, nil, "", "Cluster:"},
+		{306, nil, "", "Cluster:"},
+		{50, map[string]string{"accessKey": "x", "secretKey": "y"}, "", "Cluster:"},
+	} {
+		resp, err := rawInvoke(c.brokerAddr, signRaw(javaRequest(w.code, w.ext, []byte(w.body)), auth2Normal), 10*time.Second)
+		if err != nil {
+			t.Fatalf("code %d: %v", w.code, err)
+		}
+		if resp.Code != 16 || !strings.Contains(resp.Remark, "has no permission to access "+w.resource) {
+			t.Errorf("Normal user without a policy, code %d: code %d remark %q, want 16 no permission to %s", w.code, resp.Code, resp.Remark, w.resource)
+		}
 	}
 
 	// Written back by the persist loop or at shutdown.
