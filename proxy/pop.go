@@ -39,101 +39,13 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	if st := s.refusedBy(ctx, req); st != nil {
 		return writeStatus(st)
 	}
-	// FIFO is the group's (consumeMessageOrderly), as the settings the
-	// proxy answers say; read from the group itself, so that a receive
-	// sent before the client's settings reached this proxy pops in order
-	// too.
-	fifo, maxAttempts := false, int32(17)
-	if g, err := s.groupConfig(ctx, req.GetGroup().GetName()); err == nil && g != nil {
-		fifo = g.ConsumeMessageOrderly
-	}
-	if c := s.clients.lookup(metaOf(ctx).clientID); c != nil {
-		c.mu.Lock()
-		if st := c.settings; st != nil {
-			fifo = fifo || st.GetSubscription().GetFifo()
-			if n := st.GetBackoffPolicy().GetMaxAttempts(); n > 0 {
-				maxAttempts = n
-			}
-		}
-		c.mu.Unlock()
-	}
-	// The long-polling time: what the call's deadline leaves after half the
-	// request timeout, clamped to Apache's [5 s, 20 s].
-	pollMs := s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis
-	remaining := int64(-1)
-	if dl, ok := ctx.Deadline(); ok {
-		remaining = time.Until(dl).Milliseconds()
-		pollMs = remaining - 1500
-	}
-
-	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
-	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
-	if remaining >= 0 && pollMs > remaining {
-		if remaining < s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis {
-			return writeStatus(&v2.Status{Code: v2.Code_BAD_REQUEST,
-				Message: "The deadline time remaining is not enough for polling, please check network condition"})
-		}
-		pollMs = remaining
-	}
-	topic := req.GetMessageQueue().GetTopic()
-	if err := validateTopic(topic); err != nil {
-		return writeStatus(statusOf(err))
-	}
-	if err := validateGroup(req.GetGroup()); err != nil {
-		return writeStatus(statusOf(err))
-	}
-	invisible, err := durationMillis(req.GetInvisibleDuration())
-	if err != nil {
-		return writeStatus(statusOf(err))
-	}
-	autoRenew := s.cfg.EnableProxyAutoRenew && req.GetAutoRenew()
-	if autoRenew {
-		invisible = s.cfg.DefaultInvisibleTimeMills
-	} else if err := validateInvisible(invisible, minInvisibleMillisForRecv); err != nil {
-		return writeStatus(statusOf(err))
-	}
-	expType, exp := "TAG", "*"
-	if fe := req.GetFilterExpression(); fe != nil {
-		if fe.GetType() == v2.FilterType_SQL {
-			expType = "SQL92"
-		}
-		if e := strings.TrimSpace(fe.GetExpression()); e != "" {
-			exp = e
-		}
-	}
-	r, err := s.cluster.serving(ctx, topic.GetName())
-	if err != nil {
-		return writeStatus(statusOf(err))
-	}
-	brokerName := req.GetMessageQueue().GetBroker().GetName()
-	addr := r.master(brokerName)
-	if addr == "" {
-		for _, q := range r.Queues { // Apache's selector falls back to any readable queue
-			if q.Perm&permRead != 0 && r.master(q.BrokerName) != "" {
-				brokerName, addr = q.BrokerName, r.master(q.BrokerName)
-				break
-			}
-		}
-	}
-	if addr == "" {
-		return writeStatus(&v2.Status{Code: v2.Code_FORBIDDEN, Message: "no readable queue"})
-	}
-	batch, err := receiveBatch(req.GetBatchSize())
-	if err != nil {
-		return writeStatus(statusOf(err))
-	}
-	if batch != req.GetBatchSize() {
-		s.sampled.Warn().Int32("batchSize", req.GetBatchSize()).Int32("maxMsgNums", batch).Str("topic", topic.GetName()).
-			Str("group", req.GetGroup().GetName()).Msg("receive batch size lowered to the pop bound")
-	}
-	h := remoting.PopMessageRequestHeader{
-		ConsumerGroup: req.GetGroup().GetName(), Topic: topic.GetName(), QueueID: -1, MaxMsgNums: batch,
-		InvisibleTime: invisible, PollTime: pollMs, BornTime: time.Now().UnixMilli(), InitMode: 1, // ConsumeInitMode.MAX
-		ExpType: expType, Exp: exp, Order: fifo, BrokerName: brokerName,
+	h, addr, maxAttempts, autoRenew, st := s.popRequest(ctx, req)
+	if st != nil {
+		return writeStatus(st)
 	}
 	preq := remoting.NewRequest(remoting.PopMessage, nil, nil)
 	h.Encode(preq)
-	pctx, pcancel := context.WithTimeout(ctx, time.Duration(pollMs)*time.Millisecond+s.cluster.timeout)
+	pctx, pcancel := context.WithTimeout(ctx, time.Duration(h.PollTime)*time.Millisecond+s.cluster.timeout)
 	resp, err := s.cluster.cl.Invoke(pctx, addr, preq)
 	pcancel()
 	if err != nil {
@@ -158,38 +70,169 @@ func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.Messagi
 	}
 	rk := renewKey{client: metaOf(ctx).clientID, group: h.ConsumerGroup}
 	if autoRenew { // kept before the client can ack
-		now := time.Now()
-		for _, m := range msgs {
-			raw := m.GetSystemProperties().GetReceiptHandle()
-			if hd, err := parseReceiptHandle(raw); err == nil {
-				if !s.renew.add(rk, raw, &renewed{handle: hd, topic: topic.GetName(), received: now,
-					reconsume: m.GetSystemProperties().GetDeliveryAttempt() - 1}) {
-					s.sampled.Warn().Int("max", maxRenewHandles).Msg("receipt handles kept for renewal at the bound; not renewed")
-				}
-			}
-		}
+		s.keepForRenewal(rk, h.Topic, msgs)
 	}
 	if err := writeStatus(okStatus()); err != nil {
 		return err
 	}
 	for i, m := range msgs {
 		if err := stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Message{Message: m}}); err != nil {
-			// The client is gone: make the rest visible again soon
-			// (Apache's NACK_INVISIBLE_TIME, 1 s).
-			for _, left := range msgs[i:] {
-				raw := left.GetSystemProperties().GetReceiptHandle()
-				hd, perr := parseReceiptHandle(raw)
-				if kept, ok := s.renew.take(rk, raw); ok {
-					hd, perr = kept, nil
-				}
-				if perr == nil {
-					s.changeInvisible(context.Background(), hd, h.ConsumerGroup, topic.GetName(), 1000)
-				}
-			}
+			s.nackUnsent(rk, h.Topic, msgs[i:])
 			return err
 		}
 	}
 	return nil
+}
+
+// popRequest validates a receive and builds the pop it becomes: the
+// header, the broker's address, the group's max delivery attempts and
+// whether the proxy renews the handles; a non-nil status refuses it.
+func (s *Server) popRequest(ctx context.Context, req *v2.ReceiveMessageRequest) (h remoting.PopMessageRequestHeader,
+	addr string, maxAttempts int32, autoRenew bool, _ *v2.Status) {
+	fifo, maxAttempts := s.receiveOrder(ctx, req.GetGroup().GetName())
+	pollMs, st := s.pollMillis(ctx)
+	if st != nil {
+		return h, "", 0, false, st
+	}
+	topic := req.GetMessageQueue().GetTopic()
+	if err := validateTopic(topic); err != nil {
+		return h, "", 0, false, statusOf(err)
+	}
+	if err := validateGroup(req.GetGroup()); err != nil {
+		return h, "", 0, false, statusOf(err)
+	}
+	invisible, err := durationMillis(req.GetInvisibleDuration())
+	if err != nil {
+		return h, "", 0, false, statusOf(err)
+	}
+	autoRenew = s.cfg.EnableProxyAutoRenew && req.GetAutoRenew()
+	if autoRenew {
+		invisible = s.cfg.DefaultInvisibleTimeMills
+	} else if err := validateInvisible(invisible, minInvisibleMillisForRecv); err != nil {
+		return h, "", 0, false, statusOf(err)
+	}
+	expType, exp := "TAG", "*"
+	if fe := req.GetFilterExpression(); fe != nil {
+		if fe.GetType() == v2.FilterType_SQL {
+			expType = "SQL92"
+		}
+		if e := strings.TrimSpace(fe.GetExpression()); e != "" {
+			exp = e
+		}
+	}
+	brokerName, addr, st := s.readableBroker(ctx, topic.GetName(), req.GetMessageQueue().GetBroker().GetName())
+	if st != nil {
+		return h, "", 0, false, st
+	}
+	batch, err := receiveBatch(req.GetBatchSize())
+	if err != nil {
+		return h, "", 0, false, statusOf(err)
+	}
+	if batch != req.GetBatchSize() {
+		s.sampled.Warn().Int32("batchSize", req.GetBatchSize()).Int32("maxMsgNums", batch).Str("topic", topic.GetName()).
+			Str("group", req.GetGroup().GetName()).Msg("receive batch size lowered to the pop bound")
+	}
+	h = remoting.PopMessageRequestHeader{
+		ConsumerGroup: req.GetGroup().GetName(), Topic: topic.GetName(), QueueID: -1, MaxMsgNums: batch,
+		InvisibleTime: invisible, PollTime: pollMs, BornTime: time.Now().UnixMilli(), InitMode: 1, // ConsumeInitMode.MAX
+		ExpType: expType, Exp: exp, Order: fifo, BrokerName: brokerName,
+	}
+	return h, addr, maxAttempts, autoRenew, nil
+}
+
+// receiveOrder is whether group pops in order and how many times a
+// message is delivered before the DLQ. FIFO is the group's
+// (consumeMessageOrderly), as the settings the proxy answers say; read
+// from the group itself, so that a receive sent before the client's
+// settings reached this proxy pops in order too.
+func (s *Server) receiveOrder(ctx context.Context, group string) (fifo bool, maxAttempts int32) {
+	maxAttempts = 17
+	if g, err := s.groupConfig(ctx, group); err == nil && g != nil {
+		fifo = g.ConsumeMessageOrderly
+	}
+	if c := s.clients.lookup(metaOf(ctx).clientID); c != nil {
+		c.mu.Lock()
+		if st := c.settings; st != nil {
+			fifo = fifo || st.GetSubscription().GetFifo()
+			if n := st.GetBackoffPolicy().GetMaxAttempts(); n > 0 {
+				maxAttempts = n
+			}
+		}
+		c.mu.Unlock()
+	}
+	return fifo, maxAttempts
+}
+
+// pollMillis is the long-polling time: what the call's deadline leaves
+// after half the request timeout, clamped to Apache's [5 s, 20 s].
+func (s *Server) pollMillis(ctx context.Context) (int64, *v2.Status) {
+	pollMs := s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis
+	remaining := int64(-1)
+	if dl, ok := ctx.Deadline(); ok {
+		remaining = time.Until(dl).Milliseconds()
+		pollMs = remaining - 1500
+	}
+	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
+	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
+	if remaining >= 0 && pollMs > remaining {
+		if remaining < s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis {
+			return 0, &v2.Status{Code: v2.Code_BAD_REQUEST,
+				Message: "The deadline time remaining is not enough for polling, please check network condition"}
+		}
+		pollMs = remaining
+	}
+	return pollMs, nil
+}
+
+// readableBroker is the broker a receive pops from: the one it names if
+// it has a master, else (Apache's selector) any with a readable queue.
+func (s *Server) readableBroker(ctx context.Context, topic, brokerName string) (string, string, *v2.Status) {
+	r, err := s.cluster.serving(ctx, topic)
+	if err != nil {
+		return "", "", statusOf(err)
+	}
+	addr := r.master(brokerName)
+	if addr == "" {
+		for _, q := range r.Queues {
+			if q.Perm&permRead != 0 && r.master(q.BrokerName) != "" {
+				brokerName, addr = q.BrokerName, r.master(q.BrokerName)
+				break
+			}
+		}
+	}
+	if addr == "" {
+		return "", "", &v2.Status{Code: v2.Code_FORBIDDEN, Message: "no readable queue"}
+	}
+	return brokerName, addr, nil
+}
+
+// keepForRenewal records received messages' handles for auto-renewal.
+func (s *Server) keepForRenewal(rk renewKey, topic string, msgs []*v2.Message) {
+	now := time.Now()
+	for _, m := range msgs {
+		raw := m.GetSystemProperties().GetReceiptHandle()
+		if hd, err := parseReceiptHandle(raw); err == nil {
+			if !s.renew.add(rk, raw, &renewed{handle: hd, topic: topic, received: now,
+				reconsume: m.GetSystemProperties().GetDeliveryAttempt() - 1}) {
+				s.sampled.Warn().Int("max", maxRenewHandles).Msg("receipt handles kept for renewal at the bound; not renewed")
+			}
+		}
+	}
+}
+
+// nackUnsent makes messages the client never got visible again soon
+// (Apache's NACK_INVISIBLE_TIME, 1 s): the client is gone.
+func (s *Server) nackUnsent(rk renewKey, topic string, msgs []*v2.Message) {
+	for _, left := range msgs {
+		raw := left.GetSystemProperties().GetReceiptHandle()
+		hd, perr := parseReceiptHandle(raw)
+		if kept, ok := s.renew.take(rk, raw); ok {
+			hd, perr = kept, nil
+		}
+		if perr == nil {
+			s.changeInvisible(context.Background(), hd, rk.group, topic, 1000)
+		}
+	}
 }
 
 // popped decodes a pop answer's messages, gives each its receipt handle

@@ -192,46 +192,17 @@ func (s *Server) buildProperties(ctx context.Context, m *v2.Message, producerGro
 	if len(user) > cfg.UserPropertyMaxNum {
 		return "", refuse(v2.Code_MESSAGE_PROPERTIES_TOO_LARGE, "too many user properties, max is "+strconv.Itoa(cfg.UserPropertyMaxNum))
 	}
-	size := 0
 	props := make(map[string]string, len(user)+12)
-	for k, v := range user {
-		if reservedProperties[k] {
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "property is used by system: "+k)
-		}
-		if hasControl(k) {
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the key of property cannot contain control character")
-		}
-		if hasControl(v) {
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the value of property cannot contain control character")
-		}
-		if strings.ContainsAny(k, "\x01\x02") || strings.ContainsAny(v, "\x01\x02") {
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "property cannot contain the separators")
-		}
-		size += len(k) + len(v)
-		props[k] = v
-	}
-	sp := m.GetSystemProperties()
-	tag := sp.GetTag()
-	if err := validateTag(tag); err != nil {
+	size, err := putUserProperties(props, user)
+	if err != nil {
 		return "", err
 	}
-	if tag != "" {
-		props[message.PropTags] = tag
+	sp := m.GetSystemProperties()
+	n, err := putTagAndKeys(props, sp)
+	if err != nil {
+		return "", err
 	}
-	size += len(tag)
-	for _, k := range sp.GetKeys() {
-		if k != "" && strings.TrimSpace(k) == "" {
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_KEY, "key cannot be the char sequence of whitespace")
-		}
-		if hasControl(k) {
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_KEY, "key cannot contain control character")
-		}
-		size += len(k)
-	}
-	if len(sp.GetKeys()) > 0 {
-		props[message.PropKeys] = strings.Join(sp.GetKeys(), " ")
-	}
-	if size > cfg.MaxUserPropertySize {
+	if size+n > cfg.MaxUserPropertySize {
 		return "", refuse(v2.Code_MESSAGE_PROPERTIES_TOO_LARGE, "the total size of user property is too large, max is "+strconv.Itoa(cfg.MaxUserPropertySize))
 	}
 	id := sp.GetMessageId()
@@ -239,37 +210,13 @@ func (s *Server) buildProperties(ctx context.Context, m *v2.Message, producerGro
 		return "", refuse(v2.Code_ILLEGAL_MESSAGE_ID, "message id cannot be empty")
 	}
 	props[message.PropUniqClientMessageID] = id
-	if sp.GetMessageType() == v2.MessageType_TRANSACTION {
-		props[message.PropTransactionPrepared] = "true"
-		if d := sp.GetOrphanedTransactionRecoveryDuration(); d != nil {
-			sec := int64(d.AsDuration() / time.Second)
-			if cfg.MaxTransactionRecoverySecond > 0 && sec > cfg.MaxTransactionRecoverySecond {
-				return "", refuse(v2.Code_BAD_REQUEST, "the max transaction recovery time of message is too large, max is "+
-					strconv.FormatInt(cfg.MaxTransactionRecoverySecond, 10))
-			}
-			props[message.PropCheckImmunityTimeSeconds] = strconv.FormatInt(sec, 10)
-		}
-	}
-	if ts := sp.GetDeliveryTimestamp(); ts != nil {
-		ms := ts.AsTime().UnixMilli()
-		if cfg.MaxDelayTimeMills > 0 && ms-time.Now().UnixMilli() > cfg.MaxDelayTimeMills {
-			return "", refuse(v2.Code_ILLEGAL_DELIVERY_TIME, "the max delay time of message is too large, max is "+
-				strconv.FormatInt(cfg.MaxDelayTimeMills, 10))
-		}
-		props[message.PropTimerDeliverMs] = strconv.FormatInt(ms, 10)
+	if err := s.putTypeProperties(props, sp); err != nil {
+		return "", err
 	}
 	props[message.PropReconsumeTime] = strconv.Itoa(int(sp.GetDeliveryAttempt()))
 	props[message.PropProducerGroup] = producerGroup
-	if g := sp.GetMessageGroup(); g != "" {
-		switch {
-		case strings.TrimSpace(g) == "":
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_GROUP, "message group cannot be the char sequence of whitespace")
-		case cfg.MaxMessageGroupSize > 0 && len(g) >= cfg.MaxMessageGroupSize:
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_GROUP, "message group exceed the max size "+strconv.Itoa(cfg.MaxMessageGroupSize))
-		case hasControl(g):
-			return "", refuse(v2.Code_ILLEGAL_MESSAGE_GROUP, "message group cannot contain control character")
-		}
-		props[message.PropShardingKey] = g
+	if err := s.putMessageGroup(props, sp.GetMessageGroup()); err != nil {
+		return "", err
 	}
 	if tc := sp.GetTraceContext(); tc != "" {
 		props[message.PropTraceContext] = tc
@@ -285,4 +232,96 @@ func (s *Server) buildProperties(ctx context.Context, m *v2.Message, producerGro
 		props["BORN_TIMESTAMP"] = strconv.FormatInt(ts.AsTime().UnixMilli(), 10)
 	}
 	return string(message.AppendProperties(nil, props)), nil
+}
+
+// putUserProperties checks the user's properties and copies them to
+// props; it returns their size.
+func putUserProperties(props, user map[string]string) (int, error) {
+	size := 0
+	for k, v := range user {
+		if reservedProperties[k] {
+			return 0, refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "property is used by system: "+k)
+		}
+		if hasControl(k) {
+			return 0, refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the key of property cannot contain control character")
+		}
+		if hasControl(v) {
+			return 0, refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the value of property cannot contain control character")
+		}
+		if strings.ContainsAny(k, "\x01\x02") || strings.ContainsAny(v, "\x01\x02") {
+			return 0, refuse(v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "property cannot contain the separators")
+		}
+		size += len(k) + len(v)
+		props[k] = v
+	}
+	return size, nil
+}
+
+// putTagAndKeys checks the tag and keys and sets them in props; it
+// returns their size, which counts with the user properties'.
+func putTagAndKeys(props map[string]string, sp *v2.SystemProperties) (int, error) {
+	tag := sp.GetTag()
+	if err := validateTag(tag); err != nil {
+		return 0, err
+	}
+	if tag != "" {
+		props[message.PropTags] = tag
+	}
+	size := len(tag)
+	for _, k := range sp.GetKeys() {
+		if k != "" && strings.TrimSpace(k) == "" {
+			return 0, refuse(v2.Code_ILLEGAL_MESSAGE_KEY, "key cannot be the char sequence of whitespace")
+		}
+		if hasControl(k) {
+			return 0, refuse(v2.Code_ILLEGAL_MESSAGE_KEY, "key cannot contain control character")
+		}
+		size += len(k)
+	}
+	if len(sp.GetKeys()) > 0 {
+		props[message.PropKeys] = strings.Join(sp.GetKeys(), " ")
+	}
+	return size, nil
+}
+
+// putTypeProperties sets what a transactional or delayed message carries,
+// within the configured bounds.
+func (s *Server) putTypeProperties(props map[string]string, sp *v2.SystemProperties) error {
+	cfg := &s.cfg
+	if sp.GetMessageType() == v2.MessageType_TRANSACTION {
+		props[message.PropTransactionPrepared] = "true"
+		if d := sp.GetOrphanedTransactionRecoveryDuration(); d != nil {
+			sec := int64(d.AsDuration() / time.Second)
+			if cfg.MaxTransactionRecoverySecond > 0 && sec > cfg.MaxTransactionRecoverySecond {
+				return refuse(v2.Code_BAD_REQUEST, "the max transaction recovery time of message is too large, max is "+
+					strconv.FormatInt(cfg.MaxTransactionRecoverySecond, 10))
+			}
+			props[message.PropCheckImmunityTimeSeconds] = strconv.FormatInt(sec, 10)
+		}
+	}
+	if ts := sp.GetDeliveryTimestamp(); ts != nil {
+		ms := ts.AsTime().UnixMilli()
+		if cfg.MaxDelayTimeMills > 0 && ms-time.Now().UnixMilli() > cfg.MaxDelayTimeMills {
+			return refuse(v2.Code_ILLEGAL_DELIVERY_TIME, "the max delay time of message is too large, max is "+
+				strconv.FormatInt(cfg.MaxDelayTimeMills, 10))
+		}
+		props[message.PropTimerDeliverMs] = strconv.FormatInt(ms, 10)
+	}
+	return nil
+}
+
+// putMessageGroup checks a FIFO message's group and sets it in props.
+func (s *Server) putMessageGroup(props map[string]string, g string) error {
+	if g == "" {
+		return nil
+	}
+	switch {
+	case strings.TrimSpace(g) == "":
+		return refuse(v2.Code_ILLEGAL_MESSAGE_GROUP, "message group cannot be the char sequence of whitespace")
+	case s.cfg.MaxMessageGroupSize > 0 && len(g) >= s.cfg.MaxMessageGroupSize:
+		return refuse(v2.Code_ILLEGAL_MESSAGE_GROUP, "message group exceed the max size "+strconv.Itoa(s.cfg.MaxMessageGroupSize))
+	case hasControl(g):
+		return refuse(v2.Code_ILLEGAL_MESSAGE_GROUP, "message group cannot contain control character")
+	}
+	props[message.PropShardingKey] = g
+	return nil
 }

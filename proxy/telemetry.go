@@ -38,26 +38,7 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 		}
 		c.mu.Unlock()
 	}()
-	// Recv runs in a goroutine of its own so that Shutdown can end the
-	// stream (returning from the handler cancels the stream, which ends
-	// the blocked Recv).
-	cmds := make(chan *v2.TelemetryCommand)
-	recvErr := make(chan error, 1)
-	go func() {
-		for {
-			cmd, err := stream.Recv()
-			if err != nil {
-				recvErr <- err
-				return
-			}
-			select {
-			case cmds <- cmd:
-			case <-stream.Context().Done():
-				recvErr <- stream.Context().Err()
-				return
-			}
-		}
-	}()
+	cmds, recvErr := receiveCommands(stream)
 	limit := newTokenBucket(float64(s.cfg.GrpcTelemetryCommandsPerSecond), time.Now())
 	for {
 		var cmd *v2.TelemetryCommand
@@ -85,28 +66,57 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 			}
 			continue
 		}
-		if st := s.refusedBy(stream.Context(), cmd); st != nil {
-			// Apache answers the command with the status and keeps the stream.
-			if err := stream.Send(&v2.TelemetryCommand{Status: st}); err != nil {
-				return err
-			}
-			continue
-		}
-		switch cmd.GetCommand().(type) {
-		case *v2.TelemetryCommand_Settings:
-			if err := s.clientSettings(c, stream, out, cmd.GetSettings()); err != nil {
-				return err
-			}
-		case *v2.TelemetryCommand_ThreadStackTrace:
-			s.sampled.Info().Str("clientId", c.id).Str("nonce", clip(cmd.GetThreadStackTrace().GetNonce())).
-				Str("threadStackTrace", clip(cmd.GetThreadStackTrace().GetThreadStackTrace())).Msg("client thread stack trace")
-		case *v2.TelemetryCommand_VerifyMessageResult:
-			s.sampled.Info().Str("clientId", c.id).Str("nonce", clip(cmd.GetVerifyMessageResult().GetNonce())).
-				Str("code", cmd.GetStatus().GetCode().String()).Msg("client verify message result")
-		default:
-			// Apache ignores other commands on the stream.
+		if err := s.telemetryCommand(c, stream, out, cmd); err != nil {
+			return err
 		}
 	}
+}
+
+// receiveCommands runs the stream's Recv in a goroutine of its own, so
+// that Shutdown can end the stream (returning from the handler cancels
+// the stream, which ends the blocked Recv).
+func receiveCommands(stream v2.MessagingService_TelemetryServer) (<-chan *v2.TelemetryCommand, <-chan error) {
+	cmds := make(chan *v2.TelemetryCommand)
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			cmd, err := stream.Recv()
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case cmds <- cmd:
+			case <-stream.Context().Done():
+				recvErr <- stream.Context().Err()
+				return
+			}
+		}
+	}()
+	return cmds, recvErr
+}
+
+// telemetryCommand serves one command of c's stream; an error ends the
+// stream.
+func (s *Server) telemetryCommand(c *client, stream v2.MessagingService_TelemetryServer, out chan *v2.TelemetryCommand,
+	cmd *v2.TelemetryCommand) error {
+	if st := s.refusedBy(stream.Context(), cmd); st != nil {
+		// Apache answers the command with the status and keeps the stream.
+		return stream.Send(&v2.TelemetryCommand{Status: st})
+	}
+	switch cmd.GetCommand().(type) {
+	case *v2.TelemetryCommand_Settings:
+		return s.clientSettings(c, stream, out, cmd.GetSettings())
+	case *v2.TelemetryCommand_ThreadStackTrace:
+		s.sampled.Info().Str("clientId", c.id).Str("nonce", clip(cmd.GetThreadStackTrace().GetNonce())).
+			Str("threadStackTrace", clip(cmd.GetThreadStackTrace().GetThreadStackTrace())).Msg("client thread stack trace")
+	case *v2.TelemetryCommand_VerifyMessageResult:
+		s.sampled.Info().Str("clientId", c.id).Str("nonce", clip(cmd.GetVerifyMessageResult().GetNonce())).
+			Str("code", cmd.GetStatus().GetCode().String()).Msg("client verify message result")
+	default:
+		// Apache ignores other commands on the stream.
+	}
+	return nil
 }
 
 // maxLoggedText bounds what a client's text puts in one log line.
