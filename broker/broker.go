@@ -60,11 +60,9 @@ type Broker struct {
 	cfgDirty atomic.Bool
 	stats    *runtimeStats // GET_BROKER_RUNTIME_INFO's counters
 
-	log     zerolog.Logger // component=broker
-	sampled zerolog.Logger // log, sampled: what clients cause (bad names in heartbeats, ...)
-	// cleaning is set while a manual queue cleanup (306, 316) runs: a
-	// flood of requests starts one, not one goroutine each.
-	cleaning  atomic.Bool
+	log       zerolog.Logger // component=broker
+	sampled   zerolog.Logger // log, sampled: what clients cause (bad names in heartbeats, ...)
+	cleanups  cleanups       // manual queue cleanups (306, 316), one pass at a time
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server

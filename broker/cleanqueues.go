@@ -1,27 +1,58 @@
 package broker
 
-import "strings"
+import (
+	"strings"
+	"sync/atomic"
+)
 
 // lmqPrefix marks Apache's light message queues (MixAll.LMQ_PREFIX), whose
 // queues have no topic config and are never cleaned as unused.
 const lmqPrefix = "%LMQ%"
+
+// cleanups runs the manual queue cleanups (306, 316) one at a time on one
+// goroutine, so that a flood of requests starts one, not one each. A
+// request that comes while a pass runs asks for another pass of both
+// after it, so that no request is lost (the pass it found may have looked
+// at the store before what the request is about).
+type cleanups struct {
+	running       atomic.Bool
+	again         atomic.Bool
+	expired, used atomic.Bool // what the next pass does
+}
+
+// request asks for a pass (expired queues, unused topics, or both); start
+// runs fn on the broker's goroutine group when none runs.
+func (c *cleanups) request(expired, unused bool, start func(fn func()) bool, pass func(expired, unused bool)) {
+	if expired {
+		c.expired.Store(true)
+	}
+	if unused {
+		c.used.Store(true)
+	}
+	c.again.Store(true)
+	if !c.running.CompareAndSwap(false, true) {
+		return // the running pass sees again and goes once more
+	}
+	if !start(func() {
+		for {
+			c.again.Store(false)
+			pass(c.expired.Swap(false), c.used.Swap(false))
+			c.running.Store(false)
+			if !c.again.Load() || !c.running.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}) {
+		c.running.Store(false)
+	}
+}
 
 // CleanExpiredConsumeQueues is CLEAN_EXPIRED_CONSUMEQUEUE: the consume
 // queue files whose entries all point below the commit log's min offset
 // are deleted now, off the caller's goroutine. Apache answers SUCCESS at
 // once too (it cleans before answering).
 func (b *Broker) CleanExpiredConsumeQueues() {
-	if !b.cleaning.CompareAndSwap(false, true) {
-		return // one is running: it cleans what this request asked for
-	}
-	b.Go(func() {
-		defer b.cleaning.Store(false)
-		if err := b.Store.CleanExpiredQueues(); err != nil {
-			b.log.Error().Err(err).Msg("clean expired consume queues")
-			return
-		}
-		b.log.Info().Msg("expired consume queue files cleaned (manual)")
-	})
+	b.cleanups.request(true, false, b.Go, b.cleanPass)
 }
 
 // CleanUnusedTopics is CLEAN_UNUSED_TOPIC (DefaultMessageStore.cleanUnusedTopic):
@@ -29,6 +60,16 @@ func (b *Broker) CleanExpiredConsumeQueues() {
 // topic table, neither a system topic nor a light message queue, are
 // deleted, off the caller's goroutine. It returns the topics.
 func (b *Broker) CleanUnusedTopics() []string {
+	unused := b.unusedTopics()
+	if len(unused) > 0 {
+		b.log.Warn().Int("topics", len(unused)).Strs("first", unused[:min(len(unused), 10)]).
+			Msg("unused topics' consume queues to be deleted")
+		b.cleanups.request(false, true, b.Go, b.cleanPass)
+	}
+	return unused
+}
+
+func (b *Broker) unusedTopics() []string {
 	var unused []string
 	for t := range b.Store.Topics() {
 		if _, ok := b.Topics.Get(t); ok || b.Topics.IsSystem(t) || strings.HasPrefix(t, lmqPrefix) {
@@ -36,21 +77,24 @@ func (b *Broker) CleanUnusedTopics() []string {
 		}
 		unused = append(unused, t)
 	}
-	if len(unused) == 0 {
-		return nil
+	return unused
+}
+
+// cleanPass is one pass of the manual cleanups; the unused topics are
+// looked up again, as the table may have changed since the request.
+func (b *Broker) cleanPass(expired, unused bool) {
+	if expired {
+		if err := b.Store.CleanExpiredQueues(); err != nil {
+			b.log.Error().Err(err).Msg("clean expired consume queues")
+		} else {
+			b.log.Info().Msg("expired consume queue files cleaned (manual)")
+		}
 	}
-	if !b.cleaning.CompareAndSwap(false, true) {
-		return unused // one is running: the next request finds what is left
-	}
-	b.log.Warn().Int("topics", len(unused)).Strs("first", unused[:min(len(unused), 10)]).
-		Msg("unused topics' consume queues to be deleted")
-	b.Go(func() {
-		defer b.cleaning.Store(false)
-		for _, t := range unused {
+	if unused {
+		for _, t := range b.unusedTopics() {
 			if err := b.Store.DeleteTopic(t); err != nil {
 				b.log.Error().Err(err).Str("topic", t).Msg("delete unused topic's files")
 			}
 		}
-	})
-	return unused
+	}
 }
