@@ -74,13 +74,14 @@ func TestChallengeAnswer(t *testing.T) {
 	}{{"a", "a", true}, {"a", "b", false}} {
 		mc, sc := net.Pipe()
 		done := make(chan error, 1)
-		go func() { done <- Answer(sc, []byte(tc.slave)); sc.Close() }()
+		go func() { done <- Answer(sc, []byte(tc.slave)) }()
 		err := Challenge(mc, []byte(tc.master))
 		if err != nil {
 			mc.Close() // the slave waits for a proof that will not come
 		}
 		serr := <-done
 		mc.Close()
+		sc.Close()
 		if (err == nil) != tc.ok || (serr == nil) != tc.ok {
 			t.Fatalf("master %q slave %q: master %v, slave %v", tc.master, tc.slave, err, serr)
 		}
