@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
@@ -31,18 +32,16 @@ type Broker struct {
 	Groups  *tables.Groups
 	Offsets *tables.Offsets
 	Clients *tables.Clients
-	// Stats counts messages in per topic and out per group and topic
-	// (stats.go), for the metrics endpoint.
-	Stats Stats
-	// Tx counts transactional messages by topic (txstats.go), for the
-	// metrics endpoint.
-	Tx TxStats
-	// Timer is the timer service's figures (timerstats.go), for the
-	// metrics endpoint.
-	Timer TimerStats
-	// Revive counts the pop revive service's copies (popstats.go), for the
-	// metrics endpoint.
-	Revive  PopStats
+	// Stats counts messages in per topic and out per group and topic,
+	// for the metrics endpoint and the admin codes' figures.
+	Stats stats.Stats
+	// Tx counts transactional messages by topic, for the metrics endpoint.
+	Tx stats.TxStats
+	// Timer is the timer service's figures, for the metrics endpoint.
+	Timer stats.TimerStats
+	// Revive counts the pop revive service's copies, for the metrics
+	// endpoint.
+	Revive  stats.PopStats
 	Holds   *Holds
 	Locks   *tables.Locks
 	Filters tables.Filters
@@ -282,8 +281,8 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.stats.run(b.quit) })
-	b.goRun(func() { b.Stats.runRates(b.quit) })
-	b.goRun(func() { b.Stats.runItems(b.quit, func() string { return b.Config().BrokerClusterName }) })
+	b.goRun(func() { b.Stats.RunRates(b.quit) })
+	b.goRun(func() { b.Stats.RunItems(b.quit, func() string { return b.Config().BrokerClusterName }) })
 	if b.ctrl == nil { // in controller mode: once the role is known
 		b.registrar.launched.Store(true)
 		b.goRun(func() { b.registrar.run(b.quit) })

@@ -24,6 +24,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
@@ -218,7 +219,7 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 				// Apache counts a delivery out of SCHEDULE_TOPIC_XXXX to its
 				// schedule consumer group and into the real topic as delay.
 				d.b.Stats.Out(message.ScheduleConsumerGroup, message.ScheduleTopic, 1, int64(wrote))
-				d.b.Stats.In(topic, MessageDelay, 1, int64(wrote))
+				d.b.Stats.In(topic, stats.MessageDelay, 1, int64(wrote))
 			case transientDelivery(err):
 				at := retry.failed(now)
 				if !errors.Is(err, store.ErrClosed) {

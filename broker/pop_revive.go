@@ -191,10 +191,10 @@ func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
 	}
 	put := p.revivePut(ck, m, topic, 0, props)
 	if err := p.put(&put); err != nil {
-		b.Revive.retried(ck.key.group, ck.key.topic, putStatus(err))
+		b.Revive.Retried(ck.key.group, ck.key.topic, putStatus(err))
 		return err
 	}
-	b.Revive.retried(ck.key.group, ck.key.topic, "PUT_OK")
+	b.Revive.Retried(ck.key.group, ck.key.topic, "PUT_OK")
 	return nil
 }
 

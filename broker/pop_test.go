@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 )
@@ -72,9 +73,9 @@ func TestPopCheckpoints(t *testing.T) {
 	}
 	retry := message.PopRetryTopic("T", "G")
 	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(retry, 0) == 1 })
-	retried := map[PopRetryKey]int64{}
-	b.Revive.RangeRetries(func(k PopRetryKey, n int64) bool { retried[k] = n; return true })
-	if len(retried) != 1 || retried[PopRetryKey{"G", "T", "PUT_OK"}] != 1 {
+	retried := map[stats.PopRetryKey]int64{}
+	b.Revive.RangeRetries(func(k stats.PopRetryKey, n int64) bool { retried[k] = n; return true })
+	if len(retried) != 1 || retried[stats.PopRetryKey{Group: "G", Topic: "T", Status: "PUT_OK"}] != 1 {
 		t.Errorf("revive retries counted %v", retried)
 	}
 	var got PopResult

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -208,14 +209,14 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 	// SCHEDULE_CONSUMER, into Real as delay (b.put counted nothing).
 	var in, out int64
 	counted := func() bool { // the last count may follow the dispatch seen above
-		b.Stats.RangeIn(func(k TopicType, f *InFlow) bool {
-			if k == (TopicType{"Real", MessageDelay}) {
+		b.Stats.RangeIn(func(k stats.TopicType, f *stats.InFlow) bool {
+			if k == (stats.TopicType{Topic: "Real", Type: stats.MessageDelay}) {
 				in = f.Msgs.Load()
 			}
 			return true
 		})
-		b.Stats.RangeOut(func(k GroupTopic, f *Flow) bool {
-			if k == (GroupTopic{message.ScheduleConsumerGroup, message.ScheduleTopic}) {
+		b.Stats.RangeOut(func(k stats.GroupTopic, f *stats.Flow) bool {
+			if k == (stats.GroupTopic{Group: message.ScheduleConsumerGroup, Topic: message.ScheduleTopic}) {
 				out = f.Msgs.Load()
 			}
 			return true
@@ -296,10 +297,10 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 // wantTimer waits for topic Real's TimerStats (and the head's due time).
 func wantTimer(t *testing.T, b *Broker, enq, deq, timing, headDue int64) {
 	t.Helper()
-	var f *TimerFlow
+	var f *stats.TimerFlow
 	ok := waitFor(t, 3*time.Second, func() bool {
 		f = nil
-		b.Timer.RangeTopics(func(topic string, x *TimerFlow) bool {
+		b.Timer.RangeTopics(func(topic string, x *stats.TimerFlow) bool {
 			if topic == "Real" {
 				f = x
 			}

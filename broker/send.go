@@ -37,6 +37,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
@@ -295,14 +296,14 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	if err != nil {
 		return 0, b.storeRefusal(cfg, err)
 	}
-	typ := MessageNormal
+	typ := stats.MessageNormal
 	switch {
 	case prep:
-		typ = MessageTransaction
+		typ = stats.MessageTransaction
 	case hasShardingKey(r.Properties): // Apache's getMessageType: before delay
-		typ = MessageFIFO
+		typ = stats.MessageFIFO
 	case m.Topic == message.ScheduleTopic || m.Topic == message.TimerTopic: // the schedule hook moved it
-		typ = MessageDelay
+		typ = stats.MessageDelay
 	}
 	// Under the topic stored, as Apache (its hooks rename the message in
 	// place): a delay message's is SCHEDULE_TOPIC_XXXX, a half message's
@@ -439,12 +440,12 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	for _, pr := range results {
 		wrote += int64(pr.WroteBytes)
 	}
-	typ := MessageNormal // transactional batches are refused
+	typ := stats.MessageNormal // transactional batches are refused
 	switch {
 	case hasShardingKey(r.Properties):
-		typ = MessageFIFO
+		typ = stats.MessageFIFO
 	case m.Topic == message.ScheduleTopic || m.Topic == message.TimerTopic:
-		typ = MessageDelay
+		typ = stats.MessageDelay
 	}
 	b.Stats.In(m.Topic, typ, int64(len(results)), wrote)
 	at := len(text)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -356,9 +357,9 @@ func TestSendBack(t *testing.T) {
 	if recs := waitRecords(t, b, "%DLQ%G", 0, 1); string(recs[0].Body) != "body" {
 		t.Errorf("DLQ: %q", recs[0].Body)
 	}
-	dlq := map[GroupTopic]int64{}
-	b.Stats.RangeDLQ(func(k GroupTopic, n int64) bool { dlq[k] = n; return true })
-	if len(dlq) != 1 || dlq[GroupTopic{"G", "T"}] != 1 { // the retry was not counted, the DLQ move was
+	dlq := map[stats.GroupTopic]int64{}
+	b.Stats.RangeDLQ(func(k stats.GroupTopic, n int64) bool { dlq[k] = n; return true })
+	if len(dlq) != 1 || dlq[stats.GroupTopic{Group: "G", Topic: "T"}] != 1 { // the retry was not counted, the DLQ move was
 		t.Errorf("DLQ counts %v", dlq)
 	}
 

@@ -207,7 +207,7 @@ func (ts *timerService) enqueue() {
 			}
 			topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size, topic: topic})
-			ts.b.Timer.enqueued(topic)
+			ts.b.Timer.Enqueued(topic)
 			ts.waiting[e.QueueOffset] = struct{}{}
 			ts.fifo = append(ts.fifo, e.QueueOffset)
 		}
@@ -248,7 +248,7 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		heap.Pop(&ts.pending)
 		delete(ts.waiting, it.qoff)
-		ts.b.Timer.left(it.topic, err == nil && !recalled)
+		ts.b.Timer.Left(it.topic, err == nil && !recalled)
 	}
 	return now
 }

@@ -135,7 +135,7 @@ func (ts *timerService) reset(quit <-chan struct{}) bool {
 	c := ts.ckpt
 	ts.mu.Unlock()
 	for _, it := range ts.pending {
-		ts.b.Timer.left(it.topic, false)
+		ts.b.Timer.Left(it.topic, false)
 	}
 	ts.pending, ts.fifo, ts.retry = ts.pending[:0], nil, retryState{}
 	clear(ts.waiting)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -153,9 +154,9 @@ func TestEndTransactionCommitRollback(t *testing.T) {
 		t.Fatalf("T/1 holds %d messages after a commit and a rollback", n)
 	}
 	wantTx(t, b, "T", 0, 1, 1)
-	in := map[TopicType]int64{}
-	b.Stats.RangeIn(func(k TopicType, f *InFlow) bool { in[k] = f.Msgs.Load(); return true })
-	if in[TopicType{message.TransHalfTopic, MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, as Apache
+	in := map[stats.TopicType]int64{}
+	b.Stats.RangeIn(func(k stats.TopicType, f *stats.InFlow) bool { in[k] = f.Msgs.Load(); return true })
+	if in[stats.TopicType{Topic: message.TransHalfTopic, Type: stats.MessageTransaction}] != 2 || len(in) != 1 { // the prepared sends, as Apache
 		t.Errorf("in: %v", in)
 	}
 }
@@ -169,7 +170,7 @@ func wantTx(t *testing.T, b *Broker, topic string, half, commits, rollbacks int6
 	ok := waitFor(t, 5*time.Second, func() bool {
 		n, match := 0, false
 		got = ""
-		b.Tx.RangeTopics(func(tp string, f *TxFlow) bool {
+		b.Tx.RangeTopics(func(tp string, f *stats.TxFlow) bool {
 			n++
 			_, observed, _ := f.Finish.Read()
 			match = tp == topic && f.Half.Load() == half && f.Commits.Load() == commits &&

@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 )
@@ -18,7 +18,7 @@ import (
 // collector reads a broker's counters and tables at each scrape: nothing
 // of it runs on the request path.
 type collector struct {
-	b         *broker.Broker
+	b         Source
 	log       zerolog.Logger
 	descs     map[string]family
 	lagWarned atomic.Int64 // unix ns of the last truncated-scrape warning
@@ -80,7 +80,7 @@ var families = []struct {
 	{"rocketmq_storage_message_reserve_time_milliseconds", "Broker message reserve time", storageLabels, prometheus.GaugeValue},
 }
 
-func newCollector(b *broker.Broker, constLabels prometheus.Labels, log zerolog.Logger) *collector {
+func newCollector(b Source, constLabels prometheus.Labels, log zerolog.Logger) *collector {
 	c := &collector{b: b, log: log, descs: make(map[string]family, len(families))}
 	for _, f := range families {
 		c.descs[f.name] = family{prometheus.NewDesc(f.name, f.help, f.labels, constLabels), f.kind}
@@ -101,7 +101,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	b := c.b
 	size := c.descs["rocketmq_message_size"].desc
-	b.Stats.RangeIn(func(k broker.TopicType, f *broker.InFlow) bool {
+	b.Stats.RangeIn(func(k stats.TopicType, f *stats.InFlow) bool {
 		if isRetryOrDLQ(k.Topic) { // Apache counts neither (SendMessageProcessor)
 			return true
 		}
@@ -109,32 +109,31 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		emit("rocketmq_messages_in_total", float64(f.Msgs.Load()), k.Topic, k.Type.String(), sys)
 		emit("rocketmq_throughput_in_total", float64(f.Bytes.Load()), k.Topic, k.Type.String(), sys)
 		cum, n, sum := f.Sizes.Read()
-		ch <- constHistogram(size, broker.SizeBuckets[:], cum[:], n, sum, k.Topic, k.Type.String(), sys)
+		ch <- constHistogram(size, stats.SizeBuckets[:], cum[:], n, sum, k.Topic, k.Type.String(), sys)
 		return true
 	})
-	b.Stats.RangeOut(func(k broker.GroupTopic, f *broker.Flow) bool {
+	b.Stats.RangeOut(func(k stats.GroupTopic, f *stats.Flow) bool {
 		sys := strconv.FormatBool(isSystem(k.Topic, k.Group))
 		emit("rocketmq_messages_out_total", float64(f.Msgs.Load()), k.Topic, k.Group, sys)
 		emit("rocketmq_throughput_out_total", float64(f.Bytes.Load()), k.Topic, k.Group, sys)
 		return true
 	})
 	c.transactions(ch, emit)
-	b.Stats.RangeDLQ(func(k broker.GroupTopic, n int64) bool {
+	b.Stats.RangeDLQ(func(k stats.GroupTopic, n int64) bool {
 		emit("rocketmq_send_to_dlq_messages_total", float64(n), k.Group, k.Topic, strconv.FormatBool(isSystem(k.Topic, k.Group)))
 		return true
 	})
-	b.Revive.RangeRetries(func(k broker.PopRetryKey, n int64) bool {
+	b.Revive.RangeRetries(func(k stats.PopRetryKey, n int64) bool {
 		emit("rocketmq_pop_revive_retry_messages_total", float64(n), k.Group, k.Topic, k.Status)
 		return true
 	})
 	c.connections(emit)
 	c.consumerGauges(emit)
-	cfg := b.Config()
 	emit("rocketmq_topic_number", float64(b.Topics.Len()))
 	emit("rocketmq_consumer_group_number", float64(b.Groups.Len()))
-	emit("rocketmq_broker_permission", float64(cfg.BrokerPermission))
+	emit("rocketmq_broker_permission", float64(b.Permission()))
 	var fs unix.Statfs_t
-	if unix.Statfs(cfg.Store.StorePathRootDir, &fs) == nil { // Apache: the store's disk, total minus free
+	if unix.Statfs(b.StoreRoot, &fs) == nil { // Apache: the store's disk, total minus free
 		emit("rocketmq_storage_size_bytes", float64((fs.Blocks-fs.Bfree)*uint64(fs.Bsize)), "local", "disk")
 	}
 	end := b.Store.MaxPhyOffset()
@@ -143,7 +142,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	if ts, ok := b.Store.EarliestStoreTime(); ok && ts > 0 { // Apache: none while the store is empty
 		emit("rocketmq_storage_message_reserve_time_milliseconds", float64(time.Now().UnixMilli()-ts), "local", "disk")
 	}
-	if cfg.TimerWheelEnable { // Apache registers the timer metrics only then
+	if b.TimerWheel { // Apache registers the timer metrics only then
 		c.timer(emit)
 	}
 }
@@ -153,12 +152,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 // rollbacks and commit latencies (seconds, as Apache records them).
 func (c *collector) transactions(ch chan<- prometheus.Metric, emit func(string, float64, ...string)) {
 	finish := c.descs["rocketmq_finish_message_latency_milliseconds"].desc
-	c.b.Tx.RangeTopics(func(topic string, f *broker.TxFlow) bool {
+	c.b.Tx.RangeTopics(func(topic string, f *stats.TxFlow) bool {
 		emit("rocketmq_half_messages", float64(max(f.Half.Load(), 0)), topic)
 		if n := f.Commits.Load(); n > 0 {
 			emit("rocketmq_commit_messages_total", float64(n), topic)
 			cum, count, sum := f.Finish.Read()
-			ch <- constHistogram(finish, broker.FinishBuckets[:], cum[:], count, sum, topic)
+			ch <- constHistogram(finish, stats.FinishBuckets[:], cum[:], count, sum, topic)
 		}
 		if n := f.Rollbacks.Load(); n > 0 {
 			emit("rocketmq_rollback_messages_total", float64(n), topic)
@@ -172,7 +171,7 @@ func (c *collector) transactions(ch chan<- prometheus.Metric, emit func(string, 
 // rocketmq_timer_message_snapshot nor rocketmq_delay_message_latency).
 // The dequeue latency is how long the first message waiting is overdue.
 func (c *collector) timer(emit func(string, float64, ...string)) {
-	t := &c.b.Timer
+	t := c.b.Timer
 	emit("rocketmq_timer_enqueue_lag", float64(t.Behind.Load()), "local", "disk")
 	var late int64
 	if due := t.HeadDue.Load(); due > 0 {
@@ -182,7 +181,7 @@ func (c *collector) timer(emit func(string, float64, ...string)) {
 	for topic, n := range c.b.TimerTiming() { // a slave's: its master's at the last sync
 		emit("rocketmq_timing_messages", float64(max(n, 0)), topic, "local", "disk")
 	}
-	t.RangeTopics(func(topic string, f *broker.TimerFlow) bool {
+	t.RangeTopics(func(topic string, f *stats.TimerFlow) bool {
 		emit("rocketmq_timer_enqueue_total", float64(f.Enqueued.Load()), topic, "local", "disk")
 		emit("rocketmq_timer_dequeue_total", float64(f.Dequeued.Load()), topic, "local", "disk")
 		return true

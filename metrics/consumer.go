@@ -94,7 +94,7 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 		inflight = map[popQueue]int64{}
 		b.EachPopInFlight(func(group, topic string, q int32, n int64) { inflight[popQueue{group, topic, q}] += n })
 	}
-	perm := int32(b.Config().BrokerPermission)
+	perm := b.Permission()
 	budget := maxLagQueues
 	scan := int64(maxLagScan)
 	now := time.Now().UnixMilli()

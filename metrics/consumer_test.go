@@ -101,7 +101,7 @@ func TestConsumerGaugesTags(t *testing.T) {
 		consumerSub(b, uint64(i+1), g.name, "CONSUME_PASSIVELY", "F", g.expr)
 		b.Offsets.Commit(g.name, "F", 0, 0)
 	}
-	got := gauges(t, newCollector(b, nil, testutil.Logger()))
+	got := gauges(t, newCollector(sourceOf(b), nil, testutil.Logger()))
 	for k, want := range map[string]float64{"A/F/false": 5, "AB/F/false": 10, "C/F/false": 0} {
 		if got[k]["lag"] != want || got[k]["ready"] != want {
 			t.Errorf("%s: %v, want lag and ready %v", k, got[k], want)
@@ -145,7 +145,7 @@ func TestConsumerGauges(t *testing.T) {
 		t.Fatalf("pop: %v", err)
 	}
 
-	got := gauges(t, newCollector(b, nil, testutil.Logger()))
+	got := gauges(t, newCollector(sourceOf(b), nil, testutil.Logger()))
 	for _, w := range []struct {
 		key                         string
 		lag, inflight, ready        float64
@@ -182,7 +182,7 @@ func TestConsumerGauges(t *testing.T) {
 func TestReserveTime(t *testing.T) {
 	b := gaugeBroker(t)
 	v := -1.0
-	for _, m := range collect(t, newCollector(b, nil, testutil.Logger())) {
+	for _, m := range collect(t, newCollector(sourceOf(b), nil, testutil.Logger())) {
 		if descName(m.Desc()) == "rocketmq_storage_message_reserve_time_milliseconds" {
 			d, _ := sample(t, m)
 			v = d.GetGauge().GetValue()
@@ -273,11 +273,21 @@ func BenchmarkConsumerGauges(b *testing.B) {
 		consumerOn(br, uint64(i+1), g, "CONSUME_PASSIVELY")
 		br.Offsets.Commit(g, "T", 0, int64(i%10))
 	}
-	c := newCollector(br, nil, testutil.Logger())
+	c := newCollector(sourceOf(br), nil, testutil.Logger())
 	emit := func(string, float64, ...string) {}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c.consumerGauges(emit)
 	}
+}
+
+// sourceOf is what cmd/mqbroker hands New of b.
+func sourceOf(b *broker.Broker) Source {
+	cfg := b.Config()
+	return Source{Store: b.Store, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets, Clients: b.Clients,
+		Stats: &b.Stats, Tx: &b.Tx, Timer: &b.Timer, Revive: &b.Revive,
+		StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
+		Permission: func() int32 { return b.Config().BrokerPermission }, TimerTiming: b.TimerTiming,
+		EachPopInFlight: b.EachPopInFlight}
 }

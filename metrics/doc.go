@@ -5,18 +5,18 @@
 //
 // Owns: the registry, the HTTP listener (metricsPromExporterHost/Port), the
 // request-latency interceptor (which also times topic and group creation),
-// and a collector that reads the broker's counters and tables when scraped
-// (consumer.go computes the consumer gauges as Apache's
-// ConsumerLagCalculator).
+// and a collector that reads what it is handed (Source: the tables, the
+// store, the counters) when scraped (consumer.go computes the consumer
+// gauges as Apache's ConsumerLagCalculator). It links no broker service.
 //
-// Never: adds work to a send or a pull beyond what broker.Stats counts (a
+// Never: adds work to a send or a pull beyond what stats.Stats counts (a
 // map read and four atomic adds per pull answer; six per send, the size
 // histogram's two included, and a scan of its properties for the sharding
 // key) and one
 // histogram observation per request in the interceptor; holds a broker
 // lock across a store read at scrape (the consumer gauges read at most
 // maxLagQueues queues per scrape); keeps a label set a client can grow
-// without a bound (topics and groups come from broker.Stats, TxStats and
+// without a bound (topics and groups come from stats.Stats, TxStats and
 // TimerStats, which bound their keys; request codes from a fixed table plus
 // the codes seen, bounded).
 //

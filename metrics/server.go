@@ -15,8 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/broker"
 )
 
 // Server is a broker's Prometheus endpoint (metricsExporterType=PROM).
@@ -37,17 +35,17 @@ type Server struct {
 // above Prometheus' usual scrape intervals, so a scraper keeps its one.
 const idleTimeout = 90 * time.Second
 
-// New returns b's endpoint, or nil when metricsExporterType is not PROM.
-// Every metric carries Apache's labels cluster, node_type and node_id (the
-// broker name) and those of metricsLabel ("k:v,k:v").
-func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
-	cfg := b.Config()
-	if !strings.EqualFold(cfg.MetricsExporterType, "PROM") {
+// New returns the endpoint of the broker b reads, or nil when
+// metricsExporterType is not PROM. Every metric carries Apache's labels
+// cluster, node_type and node_id (the broker name) and those of
+// metricsLabel ("k:v,k:v").
+func New(cfg Config, b Source, log zerolog.Logger) (*Server, error) {
+	if !strings.EqualFold(cfg.ExporterType, "PROM") {
 		return nil, nil
 	}
-	labels := prometheus.Labels{"cluster": cfg.BrokerClusterName, "node_type": "broker", "node_id": cfg.BrokerName,
+	labels := prometheus.Labels{"cluster": cfg.Cluster, "node_type": "broker", "node_id": cfg.BrokerName,
 		"otel_scope_name": "broker-meter"} // Apache's exporter labels every sample with its meter
-	for _, kv := range strings.Split(cfg.MetricsLabel, ",") {
+	for _, kv := range strings.Split(cfg.Label, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), ":")
 		if !ok || k == "" {
 			continue
@@ -55,7 +53,7 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 		labels[k] = v
 	}
 	s := &Server{RPC: newRPC(labels), reg: prometheus.NewRegistry(), log: log.With().Str("component", "metrics").Logger(),
-		maxConns: cfg.MetricsPromExporterMaxConnections}
+		maxConns: cfg.MaxConnections}
 	for _, c := range []prometheus.Collector{s.RPC.hist, s.RPC.creates.topic, s.RPC.creates.group} {
 		if err := s.reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: %w", err)
@@ -64,14 +62,14 @@ func New(b *broker.Broker, log zerolog.Logger) (*Server, error) {
 	if err := s.reg.Register(newCollector(b, labels, s.log)); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	host := cfg.MetricsPromExporterHost
+	host := cfg.Host
 	if host == "" {
 		host = cfg.BrokerIP1 // Apache's default
 		// In a container brokerIP1 is often the host's address, which no
 		// interface inside has: then every interface, rather than none.
-		s.fallback = net.JoinHostPort("", strconv.Itoa(cfg.MetricsPromExporterPort))
+		s.fallback = net.JoinHostPort("", strconv.Itoa(cfg.Port))
 	}
-	s.addr = net.JoinHostPort(host, strconv.Itoa(cfg.MetricsPromExporterPort))
+	s.addr = net.JoinHostPort(host, strconv.Itoa(cfg.Port))
 	return s, nil
 }
 

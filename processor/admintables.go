@@ -17,6 +17,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -102,7 +103,7 @@ func (p *brokerProcs) viewBrokerStatsData(_ *remoting.Conn, req *remoting.Comman
 	body := make([]byte, 0, 160)
 	for i, w := range []struct {
 		name string
-		s    broker.StatsSnapshot
+		s    stats.StatsSnapshot
 	}{{"statsDay", d.Day}, {"statsHour", d.Hour}, {"statsMinute", d.Minute}} {
 		if i == 0 {
 			body = append(body, '{')

@@ -1,4 +1,4 @@
-package broker
+package stats
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 // Invariants: counting is one sync.Map read and four atomic adds (the key's
 // and the totals') per answer of a pull or pop, six per send (with the size
 // histogram's bucket and sum); a key allocates once, on its first use, and
-// the keys are bounded (maxStatKeys each way: a group name comes from the
+// the keys are bounded (MaxKeys each way: a group name comes from the
 // client): past the bound a new key's flow is counted only in the totals.
 type Stats struct {
 	in, out       sync.Map // TopicType -> *InFlow, GroupTopic -> *Flow
@@ -22,14 +22,14 @@ type Stats struct {
 	outKeys       atomic.Int64
 	totIn, totOut Flow
 	dlq           statMap[GroupTopic, atomic.Int64] // messages moved to a DLQ
-	items         statItems                         // VIEW_BROKER_STATS_DATA's windows (statsitems.go)
+	items         statItems                         // VIEW_BROKER_STATS_DATA's windows (items.go)
 }
 
 // Flow is messages and bytes through one key.
 type Flow struct {
 	Msgs, Bytes atomic.Int64
 	Calls       atomic.Int64 // sends or pulls counted (StatsItem's times)
-	marks       marks        // for the rates (statrates.go)
+	marks       marks        // for the rates (rates.go)
 }
 
 // InFlow is a topic's flow in, with the histogram of the sends' sizes:
@@ -76,8 +76,8 @@ func (t MessageType) String() string {
 	return "normal"
 }
 
-// maxStatKeys bounds the keys of each table.
-const maxStatKeys = 100_000
+// MaxKeys bounds the keys of each table.
+const MaxKeys = 100_000
 
 // In counts msgs of type stored on topic by one send, bytes in all as
 // stored (records).
@@ -86,7 +86,7 @@ func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
 	k := TopicType{topic, typ}
 	v, ok := s.in.Load(k)
 	if !ok {
-		if s.inKeys.Load() >= maxStatKeys {
+		if s.inKeys.Load() >= MaxKeys {
 			return
 		}
 		var loaded bool
@@ -111,7 +111,7 @@ func (s *Stats) Out(group, topic string, msgs, bytes int64) {
 		f.(*Flow).add(msgs, bytes)
 		return
 	}
-	if s.outKeys.Load() >= maxStatKeys {
+	if s.outKeys.Load() >= MaxKeys {
 		return
 	}
 	f, loaded := s.out.LoadOrStore(GroupTopic{strings.Clone(group), strings.Clone(topic)}, &Flow{})

@@ -1,4 +1,4 @@
-package broker
+package stats
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 )
 
 // TestStatsCounts: flows per key and in total, concurrent adds included;
-// past maxStatKeys a new key counts only in the totals.
+// past MaxKeys a new key counts only in the totals.
 func TestStatsCounts(t *testing.T) {
 	var s Stats
 	var wg sync.WaitGroup
@@ -34,7 +34,7 @@ func TestStatsCounts(t *testing.T) {
 		t.Fatalf("out bytes %d", out)
 	}
 
-	s.inKeys.Store(maxStatKeys)
+	s.inKeys.Store(MaxKeys)
 	s.In("other", MessageNormal, 7, 70)
 	n := 0
 	s.RangeIn(func(TopicType, *InFlow) bool { n++; return true })
@@ -93,24 +93,5 @@ func TestTxStatsFinish(t *testing.T) {
 	cum, n, sum := f.Finish.Read()
 	if cum != [len(FinishBuckets)]uint64{1, 1, 1, 1, 2, 2} || n != 2 || sum != 7204 || f.Half.Load() != -1 {
 		t.Fatalf("cumulative %v count %d sum %d half %d", cum, n, sum, f.Half.Load())
-	}
-}
-
-// BenchmarkEachPopInFlight is one scrape's pass over the checkpoint table
-// at its bound (popMaxCheckpoints), the time pops and acks wait for it.
-func BenchmarkEachPopInFlight(b *testing.B) {
-	p := &pops{cks: make(map[ckKey]*popCk, popMaxCheckpoints)}
-	for i := 0; i < popMaxCheckpoints; i++ {
-		k := ckKey{group: "G" + strconv.Itoa(i%100), topic: "T", queueID: int32(i % 8), startOffset: int64(i)}
-		p.cks[k] = &popCk{key: k, offsets: []int64{int64(i), int64(i) + 1}, acked: 1}
-	}
-	br := &Broker{pop: p}
-	n := int64(0)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		br.EachPopInFlight(func(_, _ string, _ int32, k int64) { n += k })
-	}
-	if n != int64(b.N)*popMaxCheckpoints {
-		b.Fatal(n)
 	}
 }

@@ -1,7 +1,7 @@
-package broker
+package stats
 
 // VIEW_BROKER_STATS_DATA's figures (mqadmin statsAll, the dashboard's
-// charts): Apache's StatsItem windows over the flow counters of stats.go.
+// charts): Apache's StatsItem windows over the flow counters of flows.go.
 // Every 10 s the sampler records each key's (time, calls, count) in its
 // minute window (7 samples kept), every 10 min in its hour window (7),
 // every hour in its day window (25), all three at the sampler's first
@@ -192,7 +192,7 @@ func (s *Stats) sampleItems(now time.Time, tick int64, cluster string) {
 
 // runItems samples every statsSecondTick until quit closes; cluster names
 // the broker-wide items.
-func (s *Stats) runItems(quit <-chan struct{}, cluster func() string) {
+func (s *Stats) RunItems(quit <-chan struct{}, cluster func() string) {
 	t := time.NewTicker(statsSecondTick)
 	defer t.Stop()
 	s.sampleItems(time.Now(), 0, cluster())

@@ -1,11 +1,11 @@
-package broker
+package stats
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// statMap is a sync.Map of at most maxStatKeys keys, each value made on its
+// statMap is a sync.Map of at most MaxKeys keys, each value made on its
 // key's first use: the tables of the counters off the send path (TxStats,
 // TimerStats, the DLQ counts), whose keys come from clients.
 type statMap[K comparable, V any] struct {
@@ -19,7 +19,7 @@ func (s *statMap[K, V]) get(key K, clone func(K) K) *V {
 	if v, ok := s.m.Load(key); ok {
 		return v.(*V)
 	}
-	if s.n.Load() >= maxStatKeys {
+	if s.n.Load() >= MaxKeys {
 		return nil
 	}
 	v, loaded := s.m.LoadOrStore(clone(key), new(V))

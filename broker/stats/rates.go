@@ -1,4 +1,4 @@
-package broker
+package stats
 
 // Per-key rates for the admin answers that report them (Apache's
 // StatsItem.getStatsDataInMinute): GET_TOPIC_STATS_INFO's topicPutTps and
@@ -69,7 +69,7 @@ func (s *Stats) ConsumeTps(group, topic string) float64 {
 	return f.marks.rate(f.Msgs.Load(), time.Now().UnixMilli())
 }
 
-func (s *Stats) runRates(quit <-chan struct{}) {
+func (s *Stats) RunRates(quit <-chan struct{}) {
 	t := time.NewTicker(rateTick)
 	defer t.Stop()
 	for {

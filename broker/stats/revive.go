@@ -1,4 +1,4 @@
-package broker
+package stats
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // endpoint: the messages it copied into a retry topic per group, popped
 // topic and put status (Apache's rocketmq_pop_revive_retry_messages_total).
 // Counted on the revive goroutine, off the request paths; keys bounded by
-// maxStatKeys.
+// MaxKeys.
 type PopStats struct {
 	retries statMap[PopRetryKey, atomic.Int64]
 }
@@ -18,7 +18,7 @@ type PopStats struct {
 // PutMessageStatus name of its copy (PUT_OK, or the failure's).
 type PopRetryKey struct{ Group, Topic, Status string }
 
-func (s *PopStats) retried(group, topic, status string) {
+func (s *PopStats) Retried(group, topic, status string) {
 	k := PopRetryKey{group, topic, status}
 	if n := s.retries.get(k, func(k PopRetryKey) PopRetryKey {
 		return PopRetryKey{strings.Clone(k.Group), strings.Clone(k.Topic), k.Status}

@@ -1,4 +1,4 @@
-package broker
+package stats
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // TransactionMetrics and the EndTransactionProcessor counters) for the
 // metrics endpoint. Counting is one sync.Map read and an atomic add or
 // three, off the plain send path (a prepare, an end, a discard); the keys
-// are bounded by maxStatKeys as Stats' are.
+// are bounded by MaxKeys as Stats' are.
 //
 // Half is the half messages neither committed, rolled back nor discarded
 // since start: Apache persists its count (config/transactionMetrics), this

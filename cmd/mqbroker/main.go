@@ -101,7 +101,8 @@ func run() int {
 		return 1
 	}
 	startPprof(log)
-	m, err := metrics.New(b, log)
+	mcfg, msrc := metricsOf(b)
+	m, err := metrics.New(mcfg, msrc, log)
 	if err != nil {
 		log.Error().Err(err).Msg("metrics")
 		return 1
@@ -247,4 +248,21 @@ func logStartup(log zerolog.Logger, b *broker.Broker, m *metrics.Server, px *pro
 		listen = append(listen, "grpc "+px.Addr().String())
 	}
 	log.Info().Strs("listen", listen).Dict("config", conf).Msg("effective configuration")
+}
+
+// metricsOf is what the metrics endpoint takes of b.
+func metricsOf(b *broker.Broker) (metrics.Config, metrics.Source) {
+	cfg := b.Config()
+	return metrics.Config{
+			ExporterType: cfg.MetricsExporterType, Label: cfg.MetricsLabel, Host: cfg.MetricsPromExporterHost,
+			Port: cfg.MetricsPromExporterPort, MaxConnections: cfg.MetricsPromExporterMaxConnections,
+			Cluster: cfg.BrokerClusterName, BrokerName: cfg.BrokerName, BrokerIP1: cfg.BrokerIP1,
+		}, metrics.Source{
+			Store: b.Store, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets, Clients: b.Clients,
+			Stats: &b.Stats, Tx: &b.Tx, Timer: &b.Timer, Revive: &b.Revive,
+			StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
+			Permission:      func() int32 { return b.Config().BrokerPermission },
+			TimerTiming:     b.TimerTiming,
+			EachPopInFlight: b.EachPopInFlight,
+		}
 }

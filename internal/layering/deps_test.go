@@ -13,12 +13,27 @@ const module = "github.com/rocketgo/rocketgo/"
 // store, HA, the broker's request handlers or its controller-mode client;
 // what they share with the broker lives in message, remoting, auth and acl.
 func TestServersLinkOnlyWhatTheyUse(t *testing.T) {
+	checkLinks(t, []string{"cmd/mqproxy", "cmd/mqcontroller", "cmd/mqnamesrv"},
+		[]string{"broker/...", "store/...", "ha/...", "processor/...", "replicas/..."})
+}
+
+// TestMetricsReadsWhatItIsHanded: the metrics endpoint reads the tables,
+// the store and the counters it is handed (metrics.Source), not the
+// broker's services: it links neither the broker package nor anything
+// that serves requests or replicates.
+func TestMetricsReadsWhatItIsHanded(t *testing.T) {
+	checkLinks(t, []string{"metrics"}, []string{"broker", "processor/...", "ha/...", "replicas/...", "proxy/..."})
+}
+
+// checkLinks fails for each package of pkgs that links one of forbidden:
+// a package path, or "p/..." for p and every package below it.
+func checkLinks(t *testing.T, pkgs, forbidden []string) {
+	t.Helper()
 	goCmd, err := exec.LookPath("go") // go test puts its own toolchain first in PATH
 	if err != nil {
 		t.Fatalf("no go command to list the servers' packages: %v", err)
 	}
-	forbidden := []string{"broker", "store", "ha", "processor", "replicas"}
-	for _, cmd := range []string{"cmd/mqproxy", "cmd/mqcontroller", "cmd/mqnamesrv"} {
+	for _, cmd := range pkgs {
 		out, err := exec.Command(goCmd, "list", "-deps", module+cmd).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", cmd, err, out)
@@ -34,7 +49,8 @@ func TestServersLinkOnlyWhatTheyUse(t *testing.T) {
 		}
 		for _, rel := range linked {
 			for _, no := range forbidden {
-				if rel == no || strings.HasPrefix(rel, no+"/") {
+				tree, below := strings.CutSuffix(no, "/...")
+				if rel == tree || (below && strings.HasPrefix(rel, tree+"/")) {
 					t.Errorf("%s links %s (all it links of rocketgo: %v)", cmd, rel, linked)
 				}
 			}
