@@ -12,7 +12,10 @@
 // controller), parses Remoting frames, blocks a caller of the store.
 //
 // Wire format: frame.go. Master side and what it does differently from
-// Apache on purpose: master.go; slave side: slave.go.
+// Apache on purpose: master.go; slave side: slave.go. What both HA
+// protocols share (ha/autoswitch uses it too): the listener's gate and
+// its authentication (gate.go, auth.go), the master's shipping loop and
+// frame writer (transfer.go).
 //
 // Memory per connection is bounded: a master's writer sends views of the
 // mapped commit log (held one frame at a time) and reads reports into 1

@@ -39,10 +39,10 @@ type slaveConn struct {
 	once sync.Once
 	done chan struct{} // closed by close
 
-	// The writer's scratch: header and writev list, reused per frame.
-	hdr  [headerSize]byte
-	iov  [2][]byte
-	bufs net.Buffers
+	// The writer's: the header of the frame being written, and the
+	// frame writer.
+	hdr [headerSize]byte
+	fw  FrameWriter
 }
 
 // admit registers a slave connection and starts its reader and writer.
@@ -51,7 +51,7 @@ type slaveConn struct {
 // one has reported, c is refused.
 func (s *Service) admit(c net.Conn) {
 	sc := &slaveConn{s: s, c: c, addr: c.RemoteAddr().String(), since: time.Now(),
-		first: make(chan struct{}), done: make(chan struct{})}
+		first: make(chan struct{}), done: make(chan struct{}), fw: FrameWriter{Conn: c, Idle: ms(s.cfg.HAHousekeepingInterval)}}
 	sc.ack.Store(-1)
 	for range 2 {
 		s.mu.Lock()
@@ -206,85 +206,32 @@ func (sc *slaveConn) writeLoop() {
 	case <-sc.done:
 		return
 	}
-	cursor := sc.start
-	wake := make(chan struct{}, 1) // signalled by the store's next append
-	beat := ms(s.cfg.HASendHeartbeatInterval)
-	timer := time.NewTimer(beat)
-	defer timer.Stop()
-	for {
-		sp, ok := s.st.ReadReplica(cursor, s.cfg.HATransferBatchSize)
-		if ok {
-			n := len(sp.Bytes)
-			sc.sent.Store(cursor + int64(n))
-			putHeader(&sc.hdr, cursor, n)
-			err := sc.write(sp.Bytes)
-			sp.Release()
-			if err != "" {
-				sc.close(err)
-				return
-			}
-			cursor += int64(n)
-			resetTimer(timer, beat)
-			continue
-		}
-		if cursor < s.st.MinPhyOffset() {
-			// The files under the cursor were deleted (a slave too slow
-			// for the retention). Not "below the end": a put between the
-			// read and that look would close a healthy slave.
+	t := Transfer{Store: s.st, Beat: ms(s.cfg.HASendHeartbeatInterval), Done: sc.done, Size: s.cfg.HATransferBatchSize,
+		Send: func(cursor int64, b []byte) (int, time.Duration, string) {
+			sc.sent.Store(cursor + int64(len(b)))
+			putHeader(&sc.hdr, cursor, len(b))
+			return len(b), 0, sc.write(b)
+		},
+		Heartbeat: func(cursor int64) string {
+			putHeader(&sc.hdr, cursor, 0)
+			return sc.write(nil)
+		},
+		Behind: func(cursor int64) string {
 			s.sampled.Warn().Str("remote", sc.addr).Int64("offset", cursor).Int64("masterMinOffset", s.st.MinPhyOffset()).
 				Msg("ha slave behind the master's first commit log file, closing")
-			sc.close("behind the master's commit log")
-			return
-		}
-		select {
-		case <-wake: // stale or not: look again
-		default:
-		}
-		if s.st.NotifyAppended(cursor, wake) {
-			continue
-		}
-		select {
-		case <-sc.done:
-			return
-		case <-wake:
-		case <-timer.C:
-			putHeader(&sc.hdr, cursor, 0)
-			if err := sc.write(nil); err != "" {
-				sc.close(err)
-				return
-			}
-			timer.Reset(beat)
-		}
+			return "behind the master's commit log"
+		},
+		Close: sc.close,
 	}
+	t.Run(sc.start)
 }
 
-// write writes sc.hdr and body (one writev) with a deadline of
-// haHousekeepingInterval; a non-empty answer is why the connection must
-// close.
+// write writes sc.hdr and body; a non-empty answer is why the connection
+// must close.
 func (sc *slaveConn) write(body []byte) string {
-	idle := ms(sc.s.cfg.HAHousekeepingInterval)
-	if err := sc.c.SetWriteDeadline(time.Now().Add(idle)); err != nil {
-		return "set write deadline: " + err.Error()
+	err := sc.fw.Write(sc.hdr[:], body)
+	if errors.Is(err, ErrBlocked) {
+		sc.s.sampled.Warn().Str("remote", sc.addr).Dur("blocked", sc.fw.Idle).Msg("ha slave stopped reading, closing")
 	}
-	sc.iov[0], sc.iov[1] = sc.hdr[:], body
-	sc.bufs = sc.iov[:1]
-	if len(body) > 0 {
-		sc.bufs = sc.iov[:2]
-	}
-	_, err := sc.bufs.WriteTo(sc.c)
-	sc.iov[1] = nil // the mapping is released after this
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			sc.s.sampled.Warn().Str("remote", sc.addr).Dur("blocked", idle).Msg("ha slave stopped reading, closing")
-			return "write blocked for haHousekeepingInterval"
-		}
-		return "write: " + err.Error()
-	}
-	return ""
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	t.Stop()
-	t.Reset(d)
+	return Why(err)
 }

@@ -48,8 +48,8 @@ type masterConn struct {
 
 	once sync.Once
 	done chan struct{}
-	hdr  []byte
-	bufs net.Buffers
+	hdr  []byte         // the writer's frame header
+	fw   ha.FrameWriter // the writer's
 }
 
 // admit registers a slave's connection with the current master term.
@@ -69,7 +69,7 @@ func (s *Service) admit(c net.Conn) {
 		}
 		if len(t.conns) < maxSlaves {
 			mc := &masterConn{s: s, t: t, c: c, addr: addr, since: time.Now(), hello: make(chan struct{}, 1),
-				first: make(chan struct{}), done: make(chan struct{})}
+				first: make(chan struct{}), done: make(chan struct{}), fw: ha.FrameWriter{Conn: c, Idle: s.cfg.HAHousekeepingInterval}}
 			mc.ack.Store(-1)
 			mc.slaveID.Store(-1)
 			t.conns[mc] = struct{}{}
@@ -242,7 +242,7 @@ func (mc *masterConn) writeLoop() {
 		return
 	}
 	mc.hdr = AppendMasterHandshake(mc.hdr[:0], s.st.MaxPhyOffset(), s.epochs.LastEpoch(), s.epochs.All())
-	if why := mc.write(mc.hdr, nil); why != "" {
+	if why := ha.Why(mc.fw.Write(mc.hdr, nil)); why != "" {
 		mc.close(why)
 		return
 	}
@@ -251,87 +251,46 @@ func (mc *masterConn) writeLoop() {
 	case <-mc.done:
 		return
 	}
-	cursor := mc.start
-	wake := make(chan struct{}, 1)
-	beat := s.cfg.HASendHeartbeatInterval
-	timer := time.NewTimer(beat)
-	defer timer.Stop()
 	var fc flowControl
-	for {
-		batch := s.cfg.HATransferBatchSize
-		if s.cfg.HAFlowControlEnable {
-			allowed, wait := fc.allowed(time.Now(), s.cfg.MaxHATransferByteInSecond)
-			if allowed <= 0 {
-				select {
-				case <-mc.done:
-					return
-				case <-time.After(wait):
-				}
-				continue
-			}
-			batch = int(min(int64(batch), allowed))
-		}
-		sp, ok := s.st.ReadReplica(cursor, batch)
-		if ok {
-			size, e, found := NextChunk(s.epochs, cursor, int64(len(sp.Bytes)), batch)
+	t := ha.Transfer{Store: s.st, Beat: s.cfg.HASendHeartbeatInterval, Done: mc.done, Size: s.cfg.HATransferBatchSize,
+		Send: func(cursor int64, b []byte) (int, time.Duration, string) {
+			size, e, found := NextChunk(s.epochs, cursor, int64(len(b)), len(b))
 			if !found || size == 0 {
-				sp.Release()
 				s.sampled.Error().Int64("offset", cursor).Msg("autoswitch: no epoch entry holds the offset to send, waiting")
-				select {
-				case <-mc.done:
-					return
-				case <-time.After(500 * time.Millisecond):
-				}
-				continue
+				return 0, 500 * time.Millisecond, ""
 			}
 			mc.lastMax.Store(s.st.MaxPhyOffset())
 			mc.lastSent.Store(time.Now().UnixMilli())
 			mc.sent.Store(cursor + int64(size))
 			mc.hdr = AppendMasterTransferHeader(mc.hdr[:0], size, cursor, e.Epoch, e.StartOffset, s.masterConfirm(mc.t))
-			why := mc.write(mc.hdr, sp.Bytes[:size])
-			sp.Release()
-			if why != "" {
-				mc.close(why)
-				return
-			}
-			cursor += int64(size)
 			fc.sent += int64(size + len(mc.hdr))
-			timer.Reset(beat)
-			continue
-		}
-		if cursor < s.st.MinPhyOffset() {
-			mc.close("behind the master's first commit log file")
-			return
-		}
-		// Nothing to send: the slave has all the master had (Apache
-		// updates its caught-up time here).
-		if mc.ack.Load() >= cursor {
-			mc.t.sync.CaughtUp(mc.slaveID.Load(), time.Now())
-		}
-		select {
-		case <-wake:
-		default:
-		}
-		if s.st.NotifyAppended(cursor, wake) {
-			continue
-		}
-		select {
-		case <-mc.done:
-			return
-		case <-wake:
-		case <-timer.C:
+			return size, 0, ha.Why(mc.fw.Write(mc.hdr, b[:size]))
+		},
+		Heartbeat: func(cursor int64) string {
 			e, ok := s.epochs.ByOffset(cursor)
 			if !ok {
 				e, _ = s.epochs.First()
 			}
 			mc.hdr = AppendMasterTransferHeader(mc.hdr[:0], 0, cursor, e.Epoch, e.StartOffset, s.masterConfirm(mc.t))
-			if why := mc.write(mc.hdr, nil); why != "" {
-				mc.close(why)
-				return
+			return ha.Why(mc.fw.Write(mc.hdr, nil))
+		},
+		// Nothing to send: the slave has all the master had (Apache
+		// updates its caught-up time here).
+		CaughtUp: func(cursor int64) {
+			if mc.ack.Load() >= cursor {
+				mc.t.sync.CaughtUp(mc.slaveID.Load(), time.Now())
 			}
-			timer.Reset(beat)
+		},
+		Behind: func(int64) string { return "behind the master's first commit log file" },
+		Close:  mc.close,
+	}
+	if s.cfg.HAFlowControlEnable {
+		t.Batch = func() (int, time.Duration) {
+			allowed, wait := fc.allowed(time.Now(), s.cfg.MaxHATransferByteInSecond)
+			return int(min(int64(s.cfg.HATransferBatchSize), max(allowed, 0))), wait
 		}
 	}
+	t.Run(mc.start)
 }
 
 // flowControl is Apache's FlowMonitor for one connection: bytes sent in
@@ -348,29 +307,6 @@ func (fc *flowControl) allowed(now time.Time, perSecond int64) (int64, time.Dura
 		fc.start, fc.sent = now, 0
 	}
 	return perSecond - fc.sent, fc.start.Add(time.Second).Sub(now)
-}
-
-// write writes header and body (one writev) with a deadline of
-// haHousekeepingInterval; a non-empty answer is why the connection must
-// close.
-func (mc *masterConn) write(hdr, body []byte) string {
-	if err := mc.c.SetWriteDeadline(time.Now().Add(mc.s.cfg.HAHousekeepingInterval)); err != nil {
-		return "set write deadline: " + err.Error()
-	}
-	mc.bufs = append(mc.bufs[:0], hdr)
-	if len(body) > 0 {
-		mc.bufs = append(mc.bufs, body)
-	}
-	_, err := mc.bufs.WriteTo(mc.c)
-	clear(mc.bufs[:cap(mc.bufs)]) // the mapping is released after this
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return "write blocked for haHousekeepingInterval"
-		}
-		return "write: " + err.Error()
-	}
-	return ""
 }
 
 // masterConfirm is the confirm offset a master sends (CommitLog.
