@@ -109,6 +109,12 @@ type Config struct {
 	// burst of ten times as many: past it a command is answered
 	// TOO_MANY_REQUESTS, as Apache answers a call its executor rejects.
 	GrpcTelemetryCommandsPerSecond int `json:"grpcTelemetryCommandsPerSecond"`
+	// GrpcMaxInFlightRequestBytes bounds the message bytes (bodies and
+	// user properties) all SendMessage calls together hold from their
+	// decode to the broker's answer (rocketgo's bound; Apache relies on its
+	// executors' queues): a call past it is answered TOO_MANY_REQUESTS at
+	// once, which the SDKs retry with backoff.
+	GrpcMaxInFlightRequestBytes int64 `json:"grpcMaxInFlightRequestBytes"`
 	// Receipt-handle auto-renew (renew.go): messages received with
 	// auto_renew are popped for DefaultInvisibleTimeMills and renewed
 	// before they become visible, RenewAheadTimeMillis ahead, scanning every
@@ -165,6 +171,7 @@ func DefaultConfig() Config {
 		GrpcClientIdleTimeMills:                       120_000,
 		GrpcMaxHeaderListSize:                         8 * 1024,
 		GrpcTelemetryCommandsPerSecond:                20,
+		GrpcMaxInFlightRequestBytes:                   256 * 1024 * 1024,
 		RemotingTimeoutMillis:                         3_000,
 		EnableProxyAutoRenew:                          true,
 		DefaultInvisibleTimeMills:                     60_000,
@@ -195,10 +202,11 @@ func (c *Config) Validate() error {
 	}
 	if c.GrpcMaxInboundMessageSize <= 0 || c.MaxClients <= 0 || c.RemotingTimeoutMillis <= 0 ||
 		c.GrpcMaxConcurrentStreams == 0 || c.GrpcMaxConnections <= 0 || c.GrpcHandshakeTimeoutMillis <= 0 ||
-		c.GrpcClientIdleTimeMills <= 0 || c.GrpcMaxHeaderListSize < 1024 || c.GrpcTelemetryCommandsPerSecond <= 0 {
+		c.GrpcClientIdleTimeMills <= 0 || c.GrpcMaxHeaderListSize < 1024 || c.GrpcTelemetryCommandsPerSecond <= 0 ||
+		c.GrpcMaxInFlightRequestBytes <= 0 {
 		return errors.New("proxy: grpcMaxInboundMessageSize, maxClients, remotingTimeoutMillis, " +
 			"grpcMaxConcurrentStreams, grpcMaxConnections, grpcHandshakeTimeoutMillis, grpcClientIdleTimeMills " +
-			"and grpcTelemetryCommandsPerSecond must be positive, grpcMaxHeaderListSize at least 1024")
+			"grpcTelemetryCommandsPerSecond and grpcMaxInFlightRequestBytes must be positive, grpcMaxHeaderListSize at least 1024")
 	}
 	return nil
 }

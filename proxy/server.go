@@ -34,16 +34,17 @@ type Server struct {
 	log     zerolog.Logger
 	sampled zerolog.Logger // per-client warnings, rate limited
 
-	rc      transport
-	local   *LocalBroker // local mode's broker; nil in cluster mode
-	guard   Guard        // ACL 2.0 (SetGuard); nil: every call is served
-	cluster *cluster
-	clients *clients
-	txs     *transactions
-	meta    metaCache
-	renew   *renewals
-	checks  chan brokerCheck // CHECK_TRANSACTION_STATE from brokers, for the relay worker
-	beat    chan struct{}    // asks the heartbeat loop for a round now
+	rc       transport
+	local    *LocalBroker // local mode's broker; nil in cluster mode
+	guard    Guard        // ACL 2.0 (SetGuard); nil: every call is served
+	cluster  *cluster
+	clients  *clients
+	txs      *transactions
+	inflight *budget // request bytes held by calls in flight
+	meta     metaCache
+	renew    *renewals
+	checks   chan brokerCheck // CHECK_TRANSACTION_STATE from brokers, for the relay worker
+	beat     chan struct{}    // asks the heartbeat loop for a round now
 
 	txGroupsMu sync.Mutex
 	txGroups   map[string]map[string]time.Time // broker addr -> producer group -> last half message
@@ -103,17 +104,18 @@ func newServer(cfg Config, log zerolog.Logger, rc transport, lb *LocalBroker) (*
 	}
 	log = log.With().Str("component", "proxy").Logger()
 	s := &Server{
-		cfg:     cfg,
-		log:     log,
-		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
-		rc:      rc,
-		local:   lb,
-		clients: newClients(cfg.MaxClients),
-		txs:     newTransactions(cfg),
-		renew:   newRenewals(),
-		checks:  make(chan brokerCheck, maxPendingChecks),
-		beat:    make(chan struct{}, 1),
-		quit:    make(chan struct{}),
+		cfg:      cfg,
+		log:      log,
+		sampled:  log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second}),
+		rc:       rc,
+		local:    lb,
+		clients:  newClients(cfg.MaxClients),
+		txs:      newTransactions(cfg),
+		inflight: &budget{max: cfg.GrpcMaxInFlightRequestBytes},
+		renew:    newRenewals(),
+		checks:   make(chan brokerCheck, maxPendingChecks),
+		beat:     make(chan struct{}, 1),
+		quit:     make(chan struct{}),
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.proxyID = "rocketgo-proxy@" + strconv.Itoa(os.Getpid())
@@ -280,6 +282,15 @@ func (s *Server) unaryGuard(ctx context.Context, req any, info *grpc.UnaryServer
 		if resp := refusedResponse(info.FullMethod, st); resp != nil {
 			return resp, nil
 		}
+	}
+	if n := requestBytes(req); n > 0 {
+		held, ok := s.inflight.take(n)
+		if !ok {
+			s.sampled.Warn().Str("remote", meta.remote).Str("method", info.FullMethod).Int64("bytes", n).
+				Int64("grpcMaxInFlightRequestBytes", s.cfg.GrpcMaxInFlightRequestBytes).Msg("grpc call refused: in-flight request bytes over budget")
+			return refusedResponse(info.FullMethod, &v2.Status{Code: v2.Code_TOO_MANY_REQUESTS, Message: "proxy busy: in-flight request bytes over budget"}), nil
+		}
+		defer s.inflight.give(held)
 	}
 	return h(ctx, req)
 }

@@ -1,0 +1,102 @@
+package proxy
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+func sendOf(bodies ...int) *v2.SendMessageRequest {
+	r := &v2.SendMessageRequest{}
+	for _, n := range bodies {
+		r.Messages = append(r.Messages, &v2.Message{Body: make([]byte, n)})
+	}
+	return r
+}
+
+// Concurrent takers never hold more than the budget together, and all of
+// it comes back.
+func TestBudgetNeverOver(t *testing.T) {
+	b := &budget{max: 1000}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var peak int64
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				if n, ok := b.take(300); ok {
+					mu.Lock()
+					peak = max(peak, b.used.Load())
+					mu.Unlock()
+					b.give(n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if peak > 1000 || b.used.Load() != 0 {
+		t.Fatalf("peak %d (max 1000), left %d (want 0)", peak, b.used.Load())
+	}
+	// A request larger than the whole budget is served alone.
+	n, ok := b.take(5000)
+	if !ok || n != 1000 {
+		t.Fatalf("oversized request: took %d, %v", n, ok)
+	}
+	if _, ok := b.take(1); ok {
+		t.Fatal("budget full but a byte was taken")
+	}
+	b.give(n)
+}
+
+// A SendMessage past the budget is answered TOO_MANY_REQUESTS while the
+// calls holding it are at the broker, and served once they answered.
+func TestSendOverBudgetRefused(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GrpcMaxInFlightRequestBytes = 10 << 20
+	s := &Server{cfg: cfg, sampled: zerologNop(), inflight: &budget{max: cfg.GrpcMaxInFlightRequestBytes}}
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-mq-client-id", "c1"))
+	info := &grpc.UnaryServerInfo{FullMethod: "/apache.rocketmq.v2.MessagingService/SendMessage"}
+	release := make(chan struct{})
+	held := make(chan struct{})
+	blocked := func(context.Context, any) (any, error) {
+		held <- struct{}{}
+		<-release
+		return &v2.SendMessageResponse{Status: &v2.Status{Code: v2.Code_OK}}, nil
+	}
+	var wg sync.WaitGroup
+	for range 2 { // 2 × 4 MB held at the broker
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = s.unaryGuard(ctx, sendOf(4<<20), info, blocked)
+		}()
+		<-held
+	}
+	served := func(context.Context, any) (any, error) {
+		return &v2.SendMessageResponse{Status: &v2.Status{Code: v2.Code_OK}}, nil
+	}
+	resp, err := s.unaryGuard(ctx, sendOf(1<<20, 2<<20), info, served)
+	if err != nil || resp.(*v2.SendMessageResponse).GetStatus().GetCode() != v2.Code_TOO_MANY_REQUESTS {
+		t.Fatalf("over budget: %v %v, want TOO_MANY_REQUESTS", resp, err)
+	}
+	// Calls without messages are not weighed.
+	qr := &grpc.UnaryServerInfo{FullMethod: "/apache.rocketmq.v2.MessagingService/QueryRoute"}
+	if _, err := s.unaryGuard(ctx, &v2.QueryRouteRequest{}, qr, served); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	wg.Wait()
+	resp, err = s.unaryGuard(ctx, sendOf(1<<20, 2<<20), info, served)
+	if err != nil || resp.(*v2.SendMessageResponse).GetStatus().GetCode() != v2.Code_OK {
+		t.Fatalf("after release: %v %v, want OK", resp, err)
+	}
+	if s.inflight.used.Load() != 0 {
+		t.Fatalf("budget leaked %d bytes", s.inflight.used.Load())
+	}
+}
