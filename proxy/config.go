@@ -109,11 +109,12 @@ type Config struct {
 	// burst of ten times as many: past it a command is answered
 	// TOO_MANY_REQUESTS, as Apache answers a call its executor rejects.
 	GrpcTelemetryCommandsPerSecond int `json:"grpcTelemetryCommandsPerSecond"`
-	// GrpcMaxInFlightRequestBytes bounds the message bytes (bodies and
-	// user properties) all SendMessage calls together hold from their
-	// decode to the broker's answer (rocketgo's bound; Apache relies on its
-	// executors' queues): a call past it is answered TOO_MANY_REQUESTS at
-	// once, which the SDKs retry with backoff.
+	// GrpcMaxInFlightRequestBytes bounds the message bytes all SendMessage
+	// calls together hold (rocketgo's bound; Apache relies on its
+	// executors' queues): each reserves maxMessageSize before its message
+	// is read, a batch the rest after decode; a call past it is refused at
+	// once (RESOURCE_EXHAUSTED before it is read, TOO_MANY_REQUESTS
+	// after), which the SDKs retry with backoff.
 	GrpcMaxInFlightRequestBytes int64 `json:"grpcMaxInFlightRequestBytes"`
 	// Receipt-handle auto-renew (renew.go): messages received with
 	// auto_renew are popped for DefaultInvisibleTimeMills and renewed

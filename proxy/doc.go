@@ -12,7 +12,8 @@
 // broker's answers, translated once in status.go); blocks a Remoting
 // connection's reader (broker requests are handed to a worker); keeps
 // anything a client can grow without a bound (clients, transaction data,
-// message sizes, streams, connections, telemetry commands all have one);
+// message sizes, the bytes of sends in flight, streams, connections,
+// telemetry commands all have one);
 // holds a lock across a write to a client's stream (a telemetry stream has
 // one writer, its handler, fed through a bounded queue); lets a connection
 // sit in its TLS handshake or HTTP/2 preface past grpcHandshakeTimeoutMillis.

@@ -168,6 +168,7 @@ func (s *Server) Start(addr string) error {
 		grpc.MaxHeaderListSize(s.cfg.GrpcMaxHeaderListSize),
 		grpc.UnaryInterceptor(s.unaryGuard),
 		grpc.StreamInterceptor(s.streamGuard),
+		grpc.InTapHandle(s.tapSend),
 		// Calls run on a pool of goroutines that keep their grown stacks,
 		// not a new goroutine each: stack growth was 9 % of the local
 		// proxy's CPU under grpc-produce. Past the pool grpc-go starts a
@@ -283,7 +284,7 @@ func (s *Server) unaryGuard(ctx context.Context, req any, info *grpc.UnaryServer
 			return resp, nil
 		}
 	}
-	if n := requestBytes(req); n > 0 {
+	if n := requestBytes(req) - reservedOf(ctx); n > 0 { // a batch over what tapSend reserved
 		held, ok := s.inflight.take(n)
 		if !ok {
 			s.sampled.Warn().Str("remote", meta.remote).Str("method", info.FullMethod).Int64("bytes", n).
