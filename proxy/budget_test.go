@@ -4,10 +4,14 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 )
 
 func sendOf(bodies ...int) *v2.SendMessageRequest {
@@ -98,5 +102,40 @@ func TestSendOverBudgetRefused(t *testing.T) {
 	}
 	if s.inflight.used.Load() != 0 {
 		t.Fatalf("budget leaked %d bytes", s.inflight.used.Load())
+	}
+}
+
+// A SendMessage stream reserves maxMessageSize before it is read, is
+// refused RESOURCE_EXHAUSTED when that does not fit, and gives the
+// reservation back when its context ends.
+func TestTapReservesUntilStreamEnds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GrpcMaxInFlightRequestBytes = int64(cfg.MaxMessageSize) * 2
+	s := &Server{cfg: cfg, sampled: zerologNop(), inflight: &budget{max: cfg.GrpcMaxInFlightRequestBytes}}
+	send := &tap.Info{FullMethodName: sendMethod}
+	var cancels []context.CancelFunc
+	for range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels = append(cancels, cancel)
+		got, err := s.tapSend(ctx, send)
+		if err != nil || reservedOf(got) != int64(cfg.MaxMessageSize) {
+			t.Fatalf("tap: %v, reserved %d", err, reservedOf(got))
+		}
+	}
+	if _, err := s.tapSend(context.Background(), send); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("tap over budget: %v, want RESOURCE_EXHAUSTED", err)
+	}
+	if _, err := s.tapSend(context.Background(), &tap.Info{FullMethodName: "/apache.rocketmq.v2.MessagingService/QueryRoute"}); err != nil {
+		t.Fatalf("other methods are not weighed: %v", err)
+	}
+	for _, c := range cancels {
+		c()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.inflight.used.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("reservations not returned: %d bytes held", s.inflight.used.Load())
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
