@@ -172,7 +172,7 @@ func DefaultConfig() Config {
 		GrpcClientIdleTimeMills:                       120_000,
 		GrpcMaxHeaderListSize:                         8 * 1024,
 		GrpcTelemetryCommandsPerSecond:                20,
-		GrpcMaxInFlightRequestBytes:                   256 * 1024 * 1024,
+		GrpcMaxInFlightRequestBytes:                   1 << 30,
 		RemotingTimeoutMillis:                         3_000,
 		EnableProxyAutoRenew:                          true,
 		DefaultInvisibleTimeMills:                     60_000,
