@@ -378,7 +378,11 @@ func TestReplicationNameServers(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("registration took %v", d)
 	}
-	if !strings.Contains(tailFile(filepath.Join(s.dir, "broker.log"), 200), "master address learned") {
+	// The slave learns its master from a registration answer: the one
+	// after the master's registration, up to registerNameServerPeriod on.
+	if !waitFor(t, 10*time.Second, func() bool {
+		return strings.Contains(tailFile(filepath.Join(s.dir, "broker.log"), 200), "master address learned")
+	}) {
 		t.Error("slave never learned its master through the live name server")
 	}
 }
