@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 // TestStoreEditsDiskFull: an edit that cannot be written (the file system
@@ -16,15 +17,7 @@ import (
 // same edit succeeds once there is room again. Needs root to mount a small
 // tmpfs; skipped elsewhere.
 func TestStoreEditsDiskFull(t *testing.T) {
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a 1 MiB tmpfs (%v: %s): skipping", err, bytes.TrimSpace(out))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
+	dir := testutil.MountTmpfs(t, 1)
 	s, err := OpenStore(dir)
 	must(t, err)
 	v := NewService(s)

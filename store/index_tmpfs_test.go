@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,15 +21,7 @@ import (
 // neither fault nor lose what they found before once space is back. Needs
 // a tmpfs mount (root); skipped where there is none.
 func TestSparseIndexOnFullTmpfs(t *testing.T) {
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v: %s)", err, bytes.TrimSpace(out))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", mnt, err, out)
-		}
-	})
+	mnt := testutil.MountTmpfs(t, 16)
 	cfg := testConfig(filepath.Join(mnt, "store"))
 	cfg.MappedFileSizeCommitLog = 1 << 20
 	cfg.MappedFileSizeConsumeQueue = 6000
