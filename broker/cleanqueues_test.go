@@ -6,7 +6,7 @@ import (
 )
 
 // A cleanup requested while another pass runs is done by a pass after it
-// (before, CLEAN_UNUSED_TOPIC during a CLEAN_EXPIRED_CONSUMEQUEUE pass was
+// (CLEAN_UNUSED_TOPIC during a CLEAN_EXPIRED_CONSUMEQUEUE pass is not
 // dropped), and a flood of requests meanwhile adds one pass, not one each.
 func TestCleanupsQueueBehindARunningPass(t *testing.T) {
 	var c cleanups
