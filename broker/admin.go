@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -479,3 +480,20 @@ func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, cou
 	}
 	return v, nil
 }
+
+// SystemTopics are the names of the broker's system topics.
+func (b *Broker) SystemTopics() []string { return b.Topics.SystemTopics() }
+
+// StatsData is one of Apache's BrokerStatsManager items (name, key) by day,
+// hour and minute; false when it does not exist.
+func (b *Broker) StatsData(name, key string) (stats.StatsData, bool) { return b.Stats.StatsData(name, key) }
+
+// TopicPutTps is the rate of messages stored on topic, all types together.
+func (b *Broker) TopicPutTps(topic string) float64 { return b.Stats.TopicPutTps(topic) }
+
+// ConsumeTps is the rate of messages group took from topic.
+func (b *Broker) ConsumeTps(group, topic string) float64 { return b.Stats.ConsumeTps(group, topic) }
+
+// DeleteExpiredCommitLog deletes expired commit-log files now rather than
+// at the next scheduled time.
+func (b *Broker) DeleteExpiredCommitLog() { b.Store.DeleteExpiredManually() }

@@ -83,3 +83,23 @@ func (b *Broker) ConsumerIDs(group string) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// ConsumerConn is the connection of group's consumer clientID, for the
+// codes the broker relays to a consumer.
+func (b *Broker) ConsumerConn(group, clientID string) (*remoting.Conn, bool) {
+	return b.Clients.ConsumerConn(group, clientID)
+}
+
+// ConsumerMembers are group's online consumers.
+func (b *Broker) ConsumerMembers(group string) []tables.ConsumerMember {
+	return b.Clients.ConsumerMembers(group)
+}
+
+// Subscription is group's subscription to topic as its members announced
+// it; groupKnown says whether any member is online.
+func (b *Broker) Subscription(group, topic string) (sub *tables.Subscription, groupKnown bool) {
+	return b.Clients.Subscription(group, topic)
+}
+
+// ProducerTable is every online producer by group.
+func (b *Broker) ProducerTable() map[string][]tables.ProducerInfo { return b.Clients.ProducerTable() }

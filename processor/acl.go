@@ -7,7 +7,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/acl"
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -35,17 +34,17 @@ type ACLAdmin interface {
 }
 
 type aclProcs struct {
-	b   *broker.Broker
-	a   ACLAdmin // nil: aclEnable=false
-	log zerolog.Logger
+	host Host
+	a    ACLAdmin // nil: aclEnable=false
+	log  zerolog.Logger
 }
 
 // RegisterACL serves the ACL 1.0 admin codes from a (nil without
 // aclEnable: they fail as Apache's do without a validator: 209, 210, 211
 // without a remark, and GET_BROKER_CLUSTER_ACL_INFO unanswered).
 // GET_BROKER_CLUSTER_ACL_CONFIG (54) is not served: 5.3.1 dropped it.
-func RegisterACL(t remoting.Table, a ACLAdmin, b *broker.Broker, log zerolog.Logger) {
-	p := &aclProcs{b: b, a: a, log: log.With().Str("component", "acl-admin").Logger()}
+func RegisterACL(t remoting.Table, a ACLAdmin, host Host, log zerolog.Logger) {
+	p := &aclProcs{host: host, a: a, log: log.With().Str("component", "acl-admin").Logger()}
 	t[remoting.UpdateAndCreateACLConfig] = p.updateAccount
 	t[remoting.DeleteACLConfig] = p.deleteAccount
 	t[remoting.UpdateGlobalWhiteAddrsConfig] = p.updateGlobalWhite
@@ -61,7 +60,7 @@ func (p *aclProcs) edit(c *remoting.Conn, req *remoting.Command, failed int32, f
 	// req is recycled when the handler returns: the answer is made from a
 	// copy of what it needs.
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	if !p.b.Go(func() {
+	if !p.host.Go(func() {
 		if err := fn(); err != nil {
 			c.Reply(remoting.NewResponse(head, failed, err.Error()))
 			return
@@ -147,7 +146,7 @@ func (p *aclProcs) version(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	if err != nil {
 		return errorResponse(&p.log, req, err)
 	}
-	cfg := p.b.Config()
+	cfg := p.host.Config()
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Set("version", string(v))
 	resp.Set("brokerName", cfg.BrokerName)

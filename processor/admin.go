@@ -59,7 +59,7 @@ func (p *brokerProcs) okJSON(req *remoting.Command, v any) *remoting.Command {
 func (p *brokerProcs) runtimeInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	return p.okJSON(req, struct {
 		Table map[string]string `json:"table"`
-	}{p.b.RuntimeInfo()})
+	}{p.admin.RuntimeInfo()})
 }
 
 // topicStats is GET_TOPIC_STATS_INFO: TopicStatsTable,
@@ -69,7 +69,7 @@ func (p *brokerProcs) topicStats(_ *remoting.Conn, req *remoting.Command) *remot
 	if err != nil {
 		return p.fail(req, err)
 	}
-	qs, err := p.b.TopicStats(topic)
+	qs, err := p.admin.TopicStats(topic)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -89,7 +89,7 @@ func (p *brokerProcs) topicStats(_ *remoting.Conn, req *remoting.Command) *remot
 		body = append(body, '}')
 	}
 	body = append(body, `},"topicPutTps":`...)
-	body = append(body, broker.JavaDouble(p.b.Stats.TopicPutTps(topic))...)
+	body = append(body, broker.JavaDouble(p.admin.TopicPutTps(topic))...)
 	body = append(body, '}')
 	return okBody(req, body)
 }
@@ -105,7 +105,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 	if list := req.Str("topicList"); list != "" {
 		r.Topics = strings.Split(list, ";")
 	}
-	qs := p.b.ConsumeStats(r)
+	qs := p.admin.ConsumeStats(r)
 	return okBody(req, p.appendConsumeStats(make([]byte, 0, 64+len(qs)*160), group, qs))
 }
 
@@ -115,7 +115,7 @@ func (p *brokerProcs) appendConsumeStats(body []byte, group string, qs []broker.
 	var tps float64
 	for i, q := range qs {
 		if i == 0 || q.Queue.Topic != qs[i-1].Queue.Topic {
-			tps += p.b.Stats.ConsumeTps(group, q.Queue.Topic)
+			tps += p.admin.ConsumeTps(group, q.Queue.Topic)
 		}
 	}
 	body = append(body, `{"consumeTps":`...)
@@ -170,7 +170,7 @@ func (p *brokerProcs) consumerConnections(_ *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	state, err := p.b.ConsumerConnections(group)
+	state, err := p.clients.ConsumerConnections(group)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -193,7 +193,7 @@ func (p *brokerProcs) producerConnections(_ *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	conns, err := p.b.ProducerConnections(group)
+	conns, err := p.clients.ProducerConnections(group)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -210,7 +210,7 @@ func (p *brokerProcs) topicConsumeByWho(_ *remoting.Conn, req *remoting.Command)
 	}
 	return p.okJSON(req, struct {
 		GroupList []string `json:"groupList"`
-	}{p.b.TopicConsumers(topic)})
+	}{p.clients.TopicConsumers(topic)})
 }
 
 // topicsByConsumer is QUERY_TOPICS_BY_CONSUMER: TopicList.
@@ -219,7 +219,7 @@ func (p *brokerProcs) topicsByConsumer(_ *remoting.Conn, req *remoting.Command) 
 	if err != nil {
 		return p.fail(req, err)
 	}
-	ct := p.b.ConsumerTopics(group)
+	ct := p.clients.ConsumerTopics(group)
 	return p.okJSON(req, struct {
 		BrokerAddr string   `json:"brokerAddr"`
 		TopicList  []string `json:"topicList"`
@@ -232,7 +232,7 @@ func (p *brokerProcs) topicConfig(_ *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	tc, err := p.b.TopicConfig(topic)
+	tc, err := p.admin.TopicConfig(topic)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -242,7 +242,7 @@ func (p *brokerProcs) topicConfig(_ *remoting.Conn, req *remoting.Command) *remo
 // brokerConfig is GET_BROKER_CONFIG: properties text, the data version in
 // the header.
 func (p *brokerProcs) brokerConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, version := p.b.ConfigProperties()
+	body, version := p.admin.ConfigProperties()
 	v, err := jsoniter.Marshal(version)
 	if err != nil {
 		return p.fail(req, err)
@@ -254,7 +254,7 @@ func (p *brokerProcs) brokerConfig(_ *remoting.Conn, req *remoting.Command) *rem
 
 // updateBrokerConfig is UPDATE_BROKER_CONFIG: properties text in the body.
 func (p *brokerProcs) updateBrokerConfig(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	ch, err := p.b.UpdateConfig(req.Body)
+	ch, err := p.admin.UpdateConfig(req.Body)
 	if err != nil {
 		return p.refuse(c, req, err)
 	}
@@ -288,7 +288,7 @@ func (p *brokerProcs) resetOffset(_ *remoting.Conn, req *remoting.Command) *remo
 		}
 		r.HasOffset = true
 	}
-	res, err := p.b.ResetOffset(r)
+	res, err := p.offsets.ResetOffset(r)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -302,7 +302,7 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	rec, err := p.b.ViewMessage(off)
+	rec, err := p.pulls.ViewMessage(off)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -313,21 +313,21 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 // deleteExpiredCommitLog): expired commit log files go at the next cleanup
 // rounds whatever the hour; SUCCESS at once, as Apache.
 func (p *brokerProcs) deleteExpiredCommitLog(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	p.b.Store.DeleteExpiredManually()
+	p.admin.DeleteExpiredCommitLog()
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 // cleanExpiredConsumeQueue is CLEAN_EXPIRED_CONSUMEQUEUE (mqadmin
 // cleanExpiredCQ): SUCCESS, the cleaning done off the handler.
 func (p *brokerProcs) cleanExpiredConsumeQueue(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	p.b.CleanExpiredConsumeQueues()
+	p.admin.CleanExpiredConsumeQueues()
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 // cleanUnusedTopic is CLEAN_UNUSED_TOPIC (mqadmin cleanUnusedTopic):
 // SUCCESS, the queues of topics no longer configured deleted off the handler.
 func (p *brokerProcs) cleanUnusedTopic(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if unused := p.b.CleanUnusedTopics(); len(unused) > 0 {
+	if unused := p.admin.CleanUnusedTopics(); len(unused) > 0 {
 		p.log.Warn().Str("remote", c.Remote).Int("topics", len(unused)).Msg("clean unused topics")
 	}
 	return remoting.NewResponse(req, remoting.Success, "")

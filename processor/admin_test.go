@@ -317,8 +317,8 @@ func TestAdminServices(t *testing.T) {
 // is answered SYSTEM_ERROR naming the field (Apache's header decoder), before
 // any service runs; a heartbeat body that is not JSON is SYSTEM_ERROR too.
 func TestAdminBadHeaders(t *testing.T) {
-	p := newBrokerProcs(t)
-	tbl := BrokerTable(p.b, testutil.Logger())
+	_, br := newBrokerProcs(t)
+	tbl := BrokerTable(br, testutil.Logger())
 	tests := []struct {
 		code  int32
 		ext   map[string]string
@@ -348,7 +348,7 @@ func TestAdminBadHeaders(t *testing.T) {
 			t.Errorf("code %d %v: %d %q, want SYSTEM_ERROR naming %s", tc.code, tc.ext, resp.Code, resp.Remark, tc.field)
 		}
 	}
-	if _, err := p.b.TopicConfig("T"); err == nil {
+	if _, err := br.TopicConfig("T"); err == nil {
 		t.Error("a refused UPDATE_AND_CREATE_TOPIC created the topic")
 	}
 	for _, body := range []string{"{", "[1,2]"} {

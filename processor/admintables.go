@@ -65,7 +65,7 @@ func (p *brokerProcs) updateAndCreateTopicList(c *remoting.Conn, req *remoting.C
 		if tc.Attributes, err = parseTopicAttributes(strings.Join(attrs, ",")); err != nil {
 			return p.refuse(c, req, err)
 		}
-		if err := p.b.UpdateTopic(tc); err != nil {
+		if err := p.admin.UpdateTopic(tc); err != nil {
 			return p.refuse(c, req, err)
 		}
 		names = append(names, tc.TopicName)
@@ -96,7 +96,7 @@ func (p *brokerProcs) viewBrokerStatsData(_ *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	d, ok := p.b.Stats.StatsData(name, key)
+	d, ok := p.admin.StatsData(name, key)
 	if !ok {
 		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("The stats <%s> <%s> not exist", name, key))
 	}
@@ -126,9 +126,9 @@ func (p *brokerProcs) viewBrokerStatsData(_ *remoting.Conn, req *remoting.Comman
 // isOrder): ConsumeStatsList, {"brokerAddr":..,"consumeStatsList":[{"<group>":
 // [ConsumeStats,...]},...],"totalDiff":..,"totalInflightDiff":..}.
 func (p *brokerProcs) brokerConsumeStats(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	all := p.b.BrokerConsumeStats(req.Bool("isOrder"))
+	all := p.admin.BrokerConsumeStats(req.Bool("isOrder"))
 	body := append(make([]byte, 0, 256), `{"brokerAddr":`...)
-	body = remoting.AppendJSONString(body, p.b.Config().Addr())
+	body = remoting.AppendJSONString(body, p.host.Config().Addr())
 	body = append(body, `,"consumeStatsList":[`...)
 	var diff int64
 	for i, g := range all {
@@ -175,7 +175,7 @@ func (p *brokerProcs) updateSubscriptionGroupList(c *remoting.Conn, req *remotin
 		if err != nil {
 			return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
 		}
-		if err := p.b.UpdateGroup(gc); err != nil {
+		if err := p.admin.UpdateGroup(gc); err != nil {
 			return p.refuse(c, req, err)
 		}
 		names = append(names, gc.GroupName)
@@ -188,7 +188,7 @@ func (p *brokerProcs) updateSubscriptionGroupList(c *remoting.Conn, req *remotin
 func (p *brokerProcs) systemTopicList(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	return p.okJSON(req, struct {
 		TopicList []string `json:"topicList"`
-	}{p.b.Topics.SystemTopics()})
+	}{p.admin.SystemTopics()})
 }
 
 // correctionOffset is QueryCorrectionOffsetBody: {"correctionOffsets":{0:5,...}}
@@ -203,7 +203,7 @@ func (p *brokerProcs) correctionOffset(_ *remoting.Conn, req *remoting.Command) 
 	if err != nil {
 		return p.fail(req, err)
 	}
-	offs, err := p.b.CorrectionOffsets(topic, compare, req.Str("filterGroups"))
+	offs, err := p.offsets.CorrectionOffsets(topic, compare, req.Str("filterGroups"))
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -233,7 +233,7 @@ func (p *brokerProcs) cloneGroupOffset(c *remoting.Conn, req *remoting.Command) 
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.CloneGroupOffset(src, dst, req.Str("topic"), req.Bool("offline")); err != nil {
+	if err := p.offsets.CloneGroupOffset(src, dst, req.Str("topic"), req.Bool("offline")); err != nil {
 		return p.fail(req, err)
 	}
 	p.log.Info().Str("remote", c.Remote).Str("srcGroup", src).Str("destGroup", dst).Str("topic", req.Str("topic")).
@@ -244,7 +244,7 @@ func (p *brokerProcs) cloneGroupOffset(c *remoting.Conn, req *remoting.Command) 
 // allProducerInfo is ProducerTableInfo: {"data":{"<group>":[ProducerInfo,...]}},
 // the groups in HashMap order.
 func (p *brokerProcs) allProducerInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	table := p.b.Clients.ProducerTable()
+	table := p.clients.ProducerTable()
 	groups := make([]string, 0, len(table))
 	for g := range table {
 		groups = append(groups, g)
@@ -279,7 +279,7 @@ func (p *brokerProcs) subscriptionByConsumer(_ *remoting.Conn, req *remoting.Com
 		return p.fail(req, err)
 	}
 	var data *subscriptionData
-	if sub, _ := p.b.Clients.Subscription(group, topic); sub != nil {
+	if sub, _ := p.clients.Subscription(group, topic); sub != nil {
 		d := toSubscriptionData(sub)
 		data = &d
 	}

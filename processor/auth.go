@@ -5,7 +5,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/auth"
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -47,17 +46,17 @@ const (
 )
 
 type authProcs struct {
-	b   *broker.Broker
-	a   AuthAdmin // nil: neither authenticationEnabled nor authorizationEnabled
-	log zerolog.Logger
+	host Host
+	a    AuthAdmin // nil: neither authenticationEnabled nor authorizationEnabled
+	log  zerolog.Logger
 }
 
 // RegisterAuth serves 3001–3010 from a. Apache serves them whatever the
 // keys (its metadata managers always exist); rocketgo opens the store
 // only when ACL 2.0 is on, and without it answers SYSTEM_ERROR
 // "auth is not enabled".
-func RegisterAuth(t remoting.Table, a AuthAdmin, b *broker.Broker, log zerolog.Logger) {
-	p := &authProcs{b: b, a: a, log: log.With().Str("component", "auth-admin").Logger()}
+func RegisterAuth(t remoting.Table, a AuthAdmin, host Host, log zerolog.Logger) {
+	p := &authProcs{host: host, a: a, log: log.With().Str("component", "auth-admin").Logger()}
 	t[AuthCreateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.CreateUser(caller, u) })
 	t[AuthUpdateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.UpdateUser(caller, u) })
 	t[AuthDeleteUser] = p.deleteUser
@@ -79,7 +78,7 @@ func (p *authProcs) run(c *remoting.Conn, req *remoting.Command, fn func() ([]by
 	// req is recycled when the handler returns: the answer is made from a
 	// copy of what it needs.
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	if !p.b.Go(func() {
+	if !p.host.Go(func() {
 		body, err := fn()
 		if err != nil {
 			c.Reply(errorResponse(&p.log, head, err))

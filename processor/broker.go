@@ -6,14 +6,23 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// brokerProcs serves a broker's request codes.
+// brokerProcs serves a broker's request codes. Each family's handlers use
+// only their own service.
 type brokerProcs struct {
-	b   *broker.Broker
-	log zerolog.Logger
+	sends   Sender
+	pulls   Puller
+	pops    Popper
+	txs     Transactions
+	offsets Offsets
+	clients Clients
+	admin   Admin
+	repl    Replication
+	roles   Roles
+	host    Host
+	log     zerolog.Logger
 	// refused logs what a client sent that was dropped or refused (a bad
 	// name in a heartbeat, ...): sampled, so a client cannot flood the log.
 	refused zerolog.Logger
@@ -24,9 +33,8 @@ type brokerProcs struct {
 
 // BrokerTable returns the broker's request table. Each request family
 // registers its codes from its own file.
-func BrokerTable(b *broker.Broker, log zerolog.Logger) remoting.Table {
-	plog := log.With().Str("component", "processor").Logger()
-	p := &brokerProcs{b: b, log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
+func BrokerTable(b Broker, log zerolog.Logger) remoting.Table {
+	p := procsOf(b, log)
 	t := remoting.Table{}
 	p.registerSend(t)
 	p.registerPull(t)
@@ -48,4 +56,10 @@ func BrokerTable(b *broker.Broker, log zerolog.Logger) remoting.Table {
 
 func (p *brokerProcs) fail(req *remoting.Command, err error) *remoting.Command {
 	return errorResponse(&p.log, req, err)
+}
+
+func procsOf(b Broker, log zerolog.Logger) *brokerProcs {
+	plog := log.With().Str("component", "processor").Logger()
+	return &brokerProcs{sends: b, pulls: b, pops: b, txs: b, offsets: b, clients: b, admin: b, repl: b, roles: b, host: b,
+		log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 }

@@ -35,18 +35,18 @@ func (p *brokerProcs) consumeMessageDirectly(c *remoting.Conn, req *remoting.Com
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("bad msgId %s: %v", id, err))
 	}
-	rec, err := p.b.ViewMessage(off)
+	rec, err := p.pulls.ViewMessage(off)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	extra := []remoting.Field{{Key: "brokerName", Value: p.b.Config().BrokerName}}
+	extra := []remoting.Field{{Key: "brokerName", Value: p.host.Config().BrokerName}}
 	if topic := req.Str("topic"); topic != "" {
-		if tc, ok := p.b.Topics.Get(topic); ok {
+		if tc, err := p.admin.TopicConfig(topic); err == nil {
 			extra = append(extra, remoting.Field{Key: "topicSysFlag", Value: strconv.Itoa(int(tc.TopicSysFlag))})
 		}
 	}
 	if group := req.Str("consumerGroup"); group != "" {
-		if _, err := p.b.GroupConfig(group); err == nil {
+		if _, err := p.admin.GroupConfig(group); err == nil {
 			extra = append(extra, remoting.Field{Key: "groupSysFlag", Value: "0"})
 		}
 	}
@@ -57,7 +57,7 @@ func (p *brokerProcs) consumeMessageDirectly(c *remoting.Conn, req *remoting.Com
 // names and answers c with the consumer's answer, or Apache's refusal.
 func (p *brokerProcs) callConsumer(c *remoting.Conn, req *remoting.Command, body []byte, extra ...remoting.Field) *remoting.Command {
 	group, clientID := req.Str("consumerGroup"), req.Str("clientId")
-	to, ok := p.b.Clients.ConsumerConn(group, clientID)
+	to, ok := p.clients.ConsumerConn(group, clientID)
 	if !ok {
 		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("The Consumer <%s> <%s> not online", group, clientID))
 	}

@@ -90,7 +90,7 @@ func (p *brokerProcs) heartbeat(c *remoting.Conn, req *remoting.Command) *remoti
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode heartbeat body: "+err.Error())
 	}
-	res := p.b.Heartbeat(c, hb)
+	res := p.clients.Heartbeat(c, hb)
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Set("IS_SUPPORT_HEART_BEAT_V2", "true")
 	resp.Set("IS_SUB_CHANGE", strconv.FormatBool(res.SubChange))
@@ -99,7 +99,7 @@ func (p *brokerProcs) heartbeat(c *remoting.Conn, req *remoting.Command) *remoti
 
 // unregisterClient is UNREGISTER_CLIENT.
 func (p *brokerProcs) unregisterClient(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	p.b.UnregisterClient(c, req.Str("producerGroup"), req.Str("consumerGroup"))
+	p.clients.UnregisterClient(c, req.Str("producerGroup"), req.Str("consumerGroup"))
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
@@ -109,7 +109,7 @@ func (p *brokerProcs) consumerList(_ *remoting.Conn, req *remoting.Command) *rem
 	if err != nil {
 		return p.fail(req, err)
 	}
-	ids, err := p.b.ConsumerIDs(group)
+	ids, err := p.clients.ConsumerIDs(group)
 	if err != nil {
 		return p.fail(req, err)
 	}

@@ -39,7 +39,7 @@ func (p *brokerProcs) consumerStatus(c *remoting.Conn, req *remoting.Command) *r
 	if err != nil {
 		return p.fail(req, err)
 	}
-	members := p.b.Clients.ConsumerMembers(group)
+	members := p.clients.ConsumerMembers(group)
 	if len(members) == 0 {
 		return remoting.NewResponse(req, remoting.SystemError,
 			fmt.Sprintf("No Any Consumer online in the consumer group: [%s]", group))

@@ -21,7 +21,7 @@ func (p *brokerProcs) registerControllerMode(t remoting.Table) {
 // brokerEpochCache is GET_BROKER_EPOCH_CACHE: Apache's EpochEntryCache;
 // outside controller mode SYSTEM_ERROR with Apache's remark.
 func (p *brokerProcs) brokerEpochCache(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.b.EpochCacheBody()
+	body, err := p.roles.EpochCacheBody()
 	if errors.Is(err, broker.ErrNotControllerMode) {
 		return remoting.NewResponse(req, remoting.SystemError, "this request only for controllerMode ")
 	}
@@ -41,7 +41,7 @@ func (p *brokerProcs) brokerEpochCache(_ *remoting.Conn, req *remoting.Command) 
 // changeBrokerRole; a push the controller does not confirm, or a failed
 // change, is SYSTEM_ERROR with its text.
 func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !p.b.RoleChangeAllowed(c.RemoteAddr.Addr()) {
+	if !p.roles.RoleChangeAllowed(c.RemoteAddr.Addr()) {
 		p.refused.Warn().Stringer("remote", c.RemoteAddr).Str("masterAddress", logName(req.Str("masterAddress"))).
 			Str("masterEpoch", logName(req.Str("masterEpoch"))).Msg("NOTIFY_BROKER_ROLE_CHANGED refused: not from a controller host")
 		return remoting.NewResponse(req, remoting.NoPermission, "NOTIFY_BROKER_ROLE_CHANGED is accepted from the controllers only")
@@ -63,9 +63,9 @@ func (p *brokerProcs) roleChanged(c *remoting.Conn, req *remoting.Command) *remo
 		p.refused.Warn().Stringer("remote", c.RemoteAddr).Msg("NOTIFY_BROKER_ROLE_CHANGED refused: too many pending")
 		return remoting.NewResponse(req, remoting.SystemError, "too many role changes pending")
 	}
-	if !p.b.Go(func() {
+	if !p.host.Go(func() {
 		defer p.rolePending.Add(-1)
-		err := p.b.RoleChanged(st)
+		err := p.roles.RoleChanged(st)
 		switch {
 		case errors.Is(err, replicas.ErrNotConfirmed):
 			p.refused.Warn().Err(err).Stringer("remote", c.RemoteAddr).Msg("NOTIFY_BROKER_ROLE_CHANGED refused")

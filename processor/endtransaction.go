@@ -41,7 +41,7 @@ func (p *brokerProcs) endTransaction(c *remoting.Conn, req *remoting.Command) *r
 		}
 	}
 	// Queued: answered by done; the pending state: never answered.
-	if _, err := p.b.EndTransaction(&r, done); err != nil {
+	if _, err := p.txs.EndTransaction(&r, done); err != nil {
 		return p.fail(req, err)
 	}
 	return nil

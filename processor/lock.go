@@ -37,7 +37,7 @@ func (p *brokerProcs) lockBatch(c *remoting.Conn, req *remoting.Command) *remoti
 	if resp != nil {
 		return resp
 	}
-	locked := p.b.LockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, ConnID: c.ID,
+	locked := p.clients.LockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, ConnID: c.ID,
 		Queues: b.MQSet, Now: time.Now()})
 	body, err := jsoniter.Marshal(struct {
 		LockOKMQSet []tables.MessageQueue `json:"lockOKMQSet"`
@@ -56,6 +56,6 @@ func (p *brokerProcs) unlockBatch(_ *remoting.Conn, req *remoting.Command) *remo
 	if resp != nil {
 		return resp
 	}
-	p.b.UnlockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, Queues: b.MQSet})
+	p.clients.UnlockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, Queues: b.MQSet})
 	return remoting.NewResponse(req, remoting.Success, "")
 }

@@ -82,7 +82,7 @@ func FuzzSubscriptionGroupBody(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	p := newBrokerProcs(f)
+	p, br := newBrokerProcs(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		resp := p.updateSubscriptionGroup(nil, remoting.NewRequest(remoting.UpdateAndCreateSubscription, nil, body))
 		var gc struct {
@@ -93,12 +93,12 @@ func FuzzSubscriptionGroupBody(f *testing.F) {
 			return
 		}
 		bad := message.ValidGroupName(gc.GroupName) != nil
-		if bad && p.b.Groups.Contains(gc.GroupName) {
+		if bad && br.Groups.Contains(gc.GroupName) {
 			t.Fatalf("group %q entered the table (answer %d %q)", gc.GroupName, resp.Code, resp.Remark)
 		}
 		if resp.Code == remoting.Success {
-			got, _ := p.b.Groups.Get(gc.GroupName)
-			if bad || got == nil || got.RetryQueueNums < 0 || got.RetryQueueNums > p.b.Config().MaxTopicQueueNums {
+			got, _ := br.Groups.Get(gc.GroupName)
+			if bad || got == nil || got.RetryQueueNums < 0 || got.RetryQueueNums > br.Config().MaxTopicQueueNums {
 				t.Fatalf("accepted %q: %+v", gc.GroupName, got)
 			}
 		}

@@ -13,7 +13,7 @@ import (
 // Apache's codes and remarks (5.3.3, or upstream's for groups), and nothing
 // refused reaches a table.
 func TestNameRefusals(t *testing.T) {
-	p := newBrokerProcs(t)
+	p, br := newBrokerProcs(t)
 	c := &remoting.Conn{Remote: "127.0.0.1:1"}
 	create := func(topic, read, write string) *remoting.Command {
 		return remoting.NewRequest(remoting.UpdateAndCreateTopic, map[string]string{"topic": topic,
@@ -65,15 +65,15 @@ func TestNameRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range p.b.Topics.Names() {
+	for _, name := range br.Topics.Names() {
 		if message.ValidTopicName(name) != nil {
 			t.Errorf("topic %q in the table", name)
 		}
 	}
-	if tc, _ := p.b.Topics.Get("SCHEDULE_TOPIC_XXXX"); tc.ReadQueueNums != 18 {
+	if tc, _ := br.Topics.Get("SCHEDULE_TOPIC_XXXX"); tc.ReadQueueNums != 18 {
 		t.Errorf("SCHEDULE_TOPIC_XXXX changed: %+v", tc)
 	}
-	if p.b.Groups.Contains("../g") {
+	if br.Groups.Contains("../g") {
 		t.Error("group ../g in the table")
 	}
 }
@@ -81,11 +81,11 @@ func TestNameRefusals(t *testing.T) {
 // A heartbeat keeps its valid parts: a bad consumer group gets no retry
 // topic and no registration, a bad subscription topic is dropped.
 func TestHeartbeatDropsBadNames(t *testing.T) {
-	p := newBrokerProcs(t)
+	p, br := newBrokerProcs(t)
 	c := &remoting.Conn{Remote: "127.0.0.1:1"} // not connected: nothing may be sent to it
 	gc := tables.DefaultGroupConfig("CG")
 	gc.NotifyConsumerIdsChangedEnable = false
-	if err := p.b.Groups.Put(gc); err != nil {
+	if err := br.Groups.Put(gc); err != nil {
 		t.Fatal(err)
 	}
 	body := `{"clientID":"c1","producerDataSet":[{"groupName":"PG"},{"groupName":"P/G"}],"consumerDataSet":[` +
@@ -95,17 +95,17 @@ func TestHeartbeatDropsBadNames(t *testing.T) {
 	if resp.Code != remoting.Success {
 		t.Fatalf("heartbeat: %d %q", resp.Code, resp.Remark)
 	}
-	if _, ok := p.b.Topics.Get("%RETRY%../../x"); ok || p.b.Groups.Contains("../../x") {
+	if _, ok := br.Topics.Get("%RETRY%../../x"); ok || br.Groups.Contains("../../x") {
 		t.Fatal("the bad group was created")
 	}
-	if _, ok := p.b.Topics.Get("%RETRY%CG"); !ok {
+	if _, ok := br.Topics.Get("%RETRY%CG"); !ok {
 		t.Fatal("the good group's retry topic is missing")
 	}
-	st, ok := p.b.Clients.ConsumerGroup("CG")
+	st, ok := br.Clients.ConsumerGroup("CG")
 	if !ok || len(st.Subscriptions) != 1 || st.Subscriptions["T"] == nil {
 		t.Fatalf("CG registered with %+v", st.Subscriptions)
 	}
-	if len(p.b.Clients.ProducerConnections("P/G")) != 0 || len(p.b.Clients.ProducerConnections("PG")) != 1 {
+	if len(br.Clients.ProducerConnections("P/G")) != 0 || len(br.Clients.ProducerConnections("PG")) != 1 {
 		t.Fatal("producer groups")
 	}
 }

@@ -57,7 +57,7 @@ func (p *brokerProcs) queryConsumerOffset(_ *remoting.Conn, req *remoting.Comman
 		zero := v == "true" // Boolean.parseBoolean
 		r.SetZeroIfNotFound = &zero
 	}
-	off, err := p.b.QueryConsumerOffset(r)
+	off, err := p.offsets.QueryConsumerOffset(r)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -74,7 +74,7 @@ func (p *brokerProcs) updateConsumerOffset(_ *remoting.Conn, req *remoting.Comma
 	if r.Offset, err = req.Int64("commitOffset"); err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.CommitOffset(r); err != nil {
+	if err := p.offsets.CommitOffset(r); err != nil {
 		return oneWayForGo(req, p.fail(req, err))
 	}
 	return oneWayForGo(req, remoting.NewResponse(req, remoting.Success, ""))
@@ -97,7 +97,7 @@ func (p *brokerProcs) maxOffset(_ *remoting.Conn, req *remoting.Command) *remoti
 	if err != nil {
 		return p.fail(req, err)
 	}
-	return offsetResponse(req, p.b.QueueMaxOffset(h.topic, h.queueID))
+	return offsetResponse(req, p.offsets.QueueMaxOffset(h.topic, h.queueID))
 }
 
 func (p *brokerProcs) minOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -105,7 +105,7 @@ func (p *brokerProcs) minOffset(_ *remoting.Conn, req *remoting.Command) *remoti
 	if err != nil {
 		return p.fail(req, err)
 	}
-	return offsetResponse(req, p.b.QueueMinOffset(h.topic, h.queueID))
+	return offsetResponse(req, p.offsets.QueueMinOffset(h.topic, h.queueID))
 }
 
 func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -119,7 +119,7 @@ func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *rem
 	}
 	// BoundaryType.getType: UPPER in any case, else LOWER.
 	upper := strings.EqualFold(req.Str("boundaryType"), "UPPER")
-	return offsetResponse(req, p.b.SearchOffset(h.topic, h.queueID, ts, upper))
+	return offsetResponse(req, p.offsets.SearchOffset(h.topic, h.queueID, ts, upper))
 }
 
 func (p *brokerProcs) earliestMsgStoreTime(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -128,6 +128,6 @@ func (p *brokerProcs) earliestMsgStoreTime(_ *remoting.Conn, req *remoting.Comma
 		return p.fail(req, err)
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.SetInt64("timestamp", p.b.EarliestMsgStoreTime(h.topic, h.queueID))
+	resp.SetInt64("timestamp", p.offsets.EarliestMsgStoreTime(h.topic, h.queueID))
 	return resp
 }

@@ -42,7 +42,7 @@ func (p *brokerProcs) groupForbidden(c *remoting.Conn, req *remoting.Command) *r
 		v := req.Bool("readable")
 		readable = &v
 	}
-	gf, err := p.b.UpdateGroupForbidden(group, topic, readable)
+	gf, err := p.admin.UpdateGroupForbidden(group, topic, readable)
 	if err != nil {
 		return p.refuse(c, req, err)
 	}
@@ -59,7 +59,7 @@ func (p *brokerProcs) groupForbidden(c *remoting.Conn, req *remoting.Command) *r
 // HA connection and keeps no separate master flush offset, so it logs the
 // value and ignores it too.
 func (p *brokerProcs) resetMasterFlushOffset(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if p.b.IsSlave() && req.Str("masterFlushOffset") != "" {
+	if p.repl.IsSlave() && req.Str("masterFlushOffset") != "" {
 		p.log.Info().Str("remote", connRemote(c)).Str("masterFlushOffset", req.Str("masterFlushOffset")).
 			Msg("reset master flush offset: not kept by a rocketgo slave")
 	}
@@ -74,7 +74,7 @@ func (p *brokerProcs) resetMasterFlushOffset(c *remoting.Conn, req *remoting.Com
 func (p *brokerProcs) recallMessage(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	// Fields missing are the service's to judge: 5.3.3 answers a recall
 	// while disabled NO_PERMISSION whatever the header holds.
-	r, msgID, err := p.b.Recall(broker.RecallRequest{ProducerGroup: req.Str("producerGroup"),
+	r, msgID, err := p.sends.Recall(broker.RecallRequest{ProducerGroup: req.Str("producerGroup"),
 		Topic: req.Str("topic"), Handle: req.Str("recallHandle")})
 	if err != nil {
 		return p.fail(req, err)
@@ -93,7 +93,7 @@ func (p *brokerProcs) recallMessage(c *remoting.Conn, req *remoting.Command) *re
 		}
 	}
 	var res broker.SendResult
-	if err := p.b.Send(&r, &res, later); err != nil {
+	if err := p.sends.Send(&r, &res, later); err != nil {
 		return p.fail(req, err)
 	}
 	if res.Parked {
@@ -122,19 +122,19 @@ func (p *brokerProcs) updateAndCreateStaticTopic(c *remoting.Conn, req *remoting
 var errStaticTopic = errors.New("static topics (logic queue mappings) are not supported by rocketgo")
 
 func (p *brokerProcs) updateColdDataFlowCtr(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.b.UpdateColdDataFlowCtr(req.Body, p.log); err != nil {
+	if err := p.admin.UpdateColdDataFlowCtr(req.Body, p.log); err != nil {
 		return p.refuse(c, req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 func (p *brokerProcs) removeColdDataFlowCtr(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	p.b.RemoveColdDataFlowCtr(req.Body)
+	p.admin.RemoveColdDataFlowCtr(req.Body)
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 func (p *brokerProcs) coldDataFlowCtrInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	return okBody(req, p.b.ColdDataFlowCtrInfo())
+	return okBody(req, p.admin.ColdDataFlowCtrInfo())
 }
 
 func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -142,7 +142,7 @@ func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Comma
 	if req.Str("READ_AHEAD_MODE") != "" || len(req.ExtFields) > 0 {
 		fields = map[string]string{"READ_AHEAD_MODE": req.Str("READ_AHEAD_MODE")}
 	}
-	remark, err := p.b.SetCommitLogReadMode(fields)
+	remark, err := p.admin.SetCommitLogReadMode(fields)
 	if err != nil {
 		return p.refuse(c, req, err)
 	}
@@ -150,7 +150,7 @@ func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Comma
 }
 
 func (p *brokerProcs) resumeCheckHalfMessage(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.b.ResumeCheckHalfMessage(req.Str("msgId")); err != nil {
+	if err := p.txs.ResumeCheckHalfMessage(req.Str("msgId")); err != nil {
 		return p.refuse(c, req, err)
 	}
 	p.log.Info().Str("remote", connRemote(c)).Str("msgId", req.Str("msgId")).Msg("half message put back for checks")

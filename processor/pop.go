@@ -29,7 +29,7 @@ func (p *brokerProcs) registerPop(t remoting.Table) {
 
 // queryAssignment serves QUERY_ASSIGNMENT (body QueryAssignmentRequestBody).
 func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.b.QueryAssignment(req.Body)
+	body, err := p.pops.QueryAssignment(req.Body)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -40,7 +40,7 @@ func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *
 
 // setMessageRequestMode serves SET_MESSAGE_REQUEST_MODE (mqadmin setConsumeMode).
 func (p *brokerProcs) setMessageRequestMode(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.b.SetMessageRequestMode(req.Body); err != nil {
+	if err := p.pops.SetMessageRequestMode(req.Body); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -64,7 +64,7 @@ func (p *brokerProcs) popMessage(c *remoting.Conn, req *remoting.Command) *remot
 		r.Remote = c.Remote
 	}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	_, err := p.b.Pop(&r, func() broker.PopCompletion {
+	_, err := p.pops.Pop(&r, func() broker.PopCompletion {
 		return broker.PopCompletion{
 			Done: func(res broker.PopResult, err error) { c.Reply(p.popResponse(head, res, err)) },
 			Gone: c.Closed,
@@ -120,7 +120,7 @@ func (p *brokerProcs) ackMessage(c *remoting.Conn, req *remoting.Command) *remot
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.Ack(&r); err != nil {
+	if err := p.pops.Ack(&r); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -137,7 +137,7 @@ func (p *brokerProcs) changeInvisibleTime(c *remoting.Conn, req *remoting.Comman
 	if c != nil {
 		r.Remote = c.Remote
 	}
-	res, err := p.b.ChangeInvisibleTime(&r)
+	res, err := p.pops.ChangeInvisibleTime(&r)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -234,7 +234,7 @@ func (p *brokerProcs) batchAckMessage(_ *remoting.Conn, req *remoting.Command) *
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.BatchAckMessages(acks); err != nil {
+	if err := p.pops.BatchAckMessages(acks); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -248,7 +248,7 @@ func (p *brokerProcs) peekMessage(c *remoting.Conn, req *remoting.Command) *remo
 		return p.fail(req, err)
 	}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	err := p.b.Peek(strings.Clone(h.ConsumerGroup), strings.Clone(h.Topic), h.QueueID, h.MaxMsgNums, c.Remote,
+	err := p.pops.Peek(strings.Clone(h.ConsumerGroup), strings.Clone(h.Topic), h.QueueID, h.MaxMsgNums, c.Remote,
 		func(res broker.PopResult) {
 			if c.Closed() {
 				if res.Release != nil {
@@ -293,7 +293,7 @@ func (p *brokerProcs) notification(c *remoting.Conn, req *remoting.Command) *rem
 		rh.Encode(out)
 		return out
 	}
-	res, later, err := p.b.Notification(&r, func(res broker.NotificationResult) {
+	res, later, err := p.pops.Notification(&r, func(res broker.NotificationResult) {
 		if !c.Closed() {
 			c.Reply(answer(head, res))
 		}
@@ -313,7 +313,7 @@ func (p *brokerProcs) pollingInfo(c *remoting.Conn, req *remoting.Command) *remo
 	if err := h.Decode(req); err != nil {
 		return p.fail(req, err)
 	}
-	n, err := p.b.PollingInfo(h.ConsumerGroup, h.Topic, h.QueueID, c.Remote)
+	n, err := p.pops.PollingInfo(h.ConsumerGroup, h.Topic, h.QueueID, c.Remote)
 	if err != nil {
 		return p.fail(req, err)
 	}

@@ -61,7 +61,7 @@ func (p *brokerProcs) pull(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	if err != nil {
 		return p.fail(req, err)
 	}
-	res, err := p.b.Pull(&r, func() broker.PullCompletion { return p.pullLater(c, req) })
+	res, err := p.pulls.Pull(&r, func() broker.PullCompletion { return p.pullLater(c, req) })
 	if err == nil && res.Status == broker.PullLater {
 		return nil
 	}

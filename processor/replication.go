@@ -29,10 +29,10 @@ func (p *brokerProcs) registerReplication(t remoting.Table) {
 	t[remoting.GetTimerMetrics] = p.timerMetrics
 	for _, code := range []int32{remoting.SendMessage, remoting.SendMessageV2, remoting.SendBatchMessage,
 		remoting.ConsumerSendMsgBack} {
-		t[code] = rejectWhen(p.b.RejectsSends, t[code])
+		t[code] = rejectWhen(p.repl.RejectsSends, t[code])
 	}
 	for _, code := range []int32{remoting.PullMessage, remoting.LitePullMessage} {
-		t[code] = rejectWhen(p.b.RejectsPulls, t[code])
+		t[code] = rejectWhen(p.repl.RejectsPulls, t[code])
 	}
 }
 
@@ -52,7 +52,7 @@ func rejectWhen(reject func() bool, h remoting.HandlerFunc) remoting.HandlerFunc
 // as consumerOffset.json holds it, plus a data version.
 func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = p.b.AllConsumerOffsets()
+	resp.Body = p.repl.AllConsumerOffsets()
 	return resp
 }
 
@@ -61,10 +61,10 @@ func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command
 // (broker/timer_sync.go); SYSTEM_ERROR with Apache's remark when the timer
 // is off (timerWheelEnable=false: Apache has no checkpoint then).
 func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !p.b.Config().TimerWheelEnable {
+	if !p.host.Config().TimerWheelEnable {
 		return remoting.NewResponse(req, remoting.SystemError, "The checkpoint is null")
 	}
-	body, low := p.b.TimerCheckpoint()
+	body, low := p.repl.TimerCheckpoint()
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Set(broker.TimerLowOffsetField, strconv.FormatInt(low, 10))
 	resp.Body = body
@@ -74,11 +74,11 @@ func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *
 // timerMetrics is GET_TIMER_METRICS: the messages waiting in the timer per
 // topic, as Apache's TimerMetrics JSON.
 func (p *brokerProcs) timerMetrics(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !p.b.Config().TimerWheelEnable {
+	if !p.host.Config().TimerWheelEnable {
 		return remoting.NewResponse(req, remoting.SystemError, "The timer message store is null")
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = p.b.TimerMetrics()
+	resp.Body = p.repl.TimerMetrics()
 	return resp
 }
 
@@ -86,13 +86,13 @@ func (p *brokerProcs) timerMetrics(_ *remoting.Conn, req *remoting.Command) *rem
 // delayOffset.json holds them, plus a data version.
 func (p *brokerProcs) allDelayOffsets(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = p.b.AllDelayOffsets()
+	resp.Body = p.repl.AllDelayOffsets()
 	return resp
 }
 
 // haStatus is GET_BROKER_HA_STATUS: Apache 5.x's HARuntimeInfo.
 func (p *brokerProcs) haStatus(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.b.HARuntimeInfo()
+	body, err := p.repl.HARuntimeInfo()
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -105,6 +105,6 @@ func (p *brokerProcs) haStatus(_ *remoting.Conn, req *remoting.Command) *remotin
 // sync): none.
 func (p *brokerProcs) allMessageRequestModes(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = p.b.AllMessageRequestModes()
+	resp.Body = p.repl.AllMessageRequestModes()
 	return resp
 }

@@ -92,7 +92,7 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 			}
 		}
 	}
-	err := p.b.Send(&r, &res, later)
+	err := p.sends.Send(&r, &res, later)
 	if err != nil {
 		// Apache's preSend puts MSG_REGION and TRACE_ON on every answer to
 		// a send whose header decoded, refusals included (TestReference).

@@ -15,7 +15,7 @@ import (
 
 // newBrokerProcs opens a broker (store and tables, no server) for handler
 // benchmarks and tests that call handler methods directly.
-func newBrokerProcs(tb testing.TB) *brokerProcs {
+func newBrokerProcs(tb testing.TB) (*brokerProcs, *broker.Broker) {
 	tb.Helper()
 	cfg := broker.DefaultConfig()
 	cfg.BrokerName = "b"
@@ -28,15 +28,15 @@ func newBrokerProcs(tb testing.TB) *brokerProcs {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = b.Shutdown(context.Background()) })
-	return &brokerProcs{b: b, log: testutil.Logger()}
+	return procsOf(b, testutil.Logger()), b
 }
 
 // GET_TOPIC_STATS_INFO of a topic with the most queues a request can give it
 // (maxTopicQueueNums): the bound on what one stats request costs.
 func BenchmarkTopicStatsMaxQueues(b *testing.B) {
-	p := newBrokerProcs(b)
-	n := p.b.Config().MaxTopicQueueNums
-	if err := p.b.Topics.Put(tables.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
+	p, br := newBrokerProcs(b)
+	n := br.Config().MaxTopicQueueNums
+	if err := br.Topics.Put(tables.TopicConfig{TopicName: "Wide", ReadQueueNums: n, WriteQueueNums: n,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		b.Fatal(err)
 	}

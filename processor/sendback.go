@@ -31,7 +31,7 @@ func (p *brokerProcs) sendBack(_ *remoting.Conn, req *remoting.Command) *remotin
 		r.HasMax = true
 	}
 	r.UnitMode = req.Bool("unitMode")
-	if err := p.b.SendBack(r); err != nil {
+	if err := p.sends.SendBack(r); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")

@@ -37,7 +37,7 @@ func (p *brokerProcs) consumeTimeSpan(_ *remoting.Conn, req *remoting.Command) *
 	if err != nil {
 		return p.fail(req, err)
 	}
-	spans, err := p.b.ConsumeTimeSpan(topic, group)
+	spans, err := p.pulls.ConsumeTimeSpan(topic, group)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -77,7 +77,7 @@ func (p *brokerProcs) queryConsumeQueue(_ *remoting.Conn, req *remoting.Command)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	v, err := p.b.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), broker.MaxQueryCQEntries)))
+	v, err := p.pulls.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), broker.MaxQueryCQEntries)))
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -96,7 +96,7 @@ func (p *brokerProcs) queryConsumeQueue(_ *remoting.Conn, req *remoting.Command)
 	}
 	if group, ok := req.Lookup("consumerGroup"); ok {
 		filter := group + "@" + h.topic + " is not online!"
-		if s, _ := p.b.Clients.Subscription(group, h.topic); s != nil {
+		if s, _ := p.clients.Subscription(group, h.topic); s != nil {
 			sd := toSubscriptionData(s)
 			body.SubscriptionData, filter = &sd, "null" // a tag filter has no ConsumerFilterData
 		}

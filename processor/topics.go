@@ -52,7 +52,7 @@ func (p *brokerProcs) updateAndCreateTopic(c *remoting.Conn, req *remoting.Comma
 	if tc.Attributes, err = parseTopicAttributes(req.Str("attributes")); err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.UpdateTopic(tc); err != nil {
+	if err := p.admin.UpdateTopic(tc); err != nil {
 		return p.refuse(c, req, err)
 	}
 	p.log.Info().Str("topic", topic).Int32("readQueueNums", tc.ReadQueueNums).
@@ -85,7 +85,7 @@ func (p *brokerProcs) deleteTopic(c *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.DeleteTopic(topic); err != nil {
+	if err := p.admin.DeleteTopic(topic); err != nil {
 		return p.refuse(c, req, err)
 	}
 	p.log.Info().Str("topic", topic).Str("remote", c.Remote).Msg("topic deleted")
@@ -96,7 +96,7 @@ func (p *brokerProcs) deleteTopic(c *remoting.Conn, req *remoting.Command) *remo
 // TopicConfigAndMappingSerializeWrapper; rocketgo has no static topics, so
 // the mapping tables are empty.
 func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	t := p.b.AllTopicConfig()
+	t := p.admin.AllTopicConfig()
 	return p.okJSON(req, struct {
 		DataVersion                remoting.DataVersion           `json:"dataVersion"`
 		TopicConfigTable           map[string]*tables.TopicConfig `json:"topicConfigTable"`
@@ -109,7 +109,7 @@ func (p *brokerProcs) allTopicConfig(_ *remoting.Conn, req *remoting.Command) *r
 // allSubscriptionGroups is GET_ALL_SUBSCRIPTIONGROUP_CONFIG:
 // SubscriptionGroupWrapper.
 func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	t := p.b.AllGroupConfig()
+	t := p.admin.AllGroupConfig()
 	return p.okJSON(req, struct {
 		DataVersion            remoting.DataVersion           `json:"dataVersion"`
 		SubscriptionGroupTable map[string]*tables.GroupConfig `json:"subscriptionGroupTable"`
@@ -131,7 +131,7 @@ func (p *brokerProcs) updateSubscriptionGroup(c *remoting.Conn, req *remoting.Co
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group config: "+err.Error())
 	}
-	if err := p.b.UpdateGroup(gc); err != nil {
+	if err := p.admin.UpdateGroup(gc); err != nil {
 		return p.refuse(c, req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -144,7 +144,7 @@ func (p *brokerProcs) deleteSubscriptionGroup(_ *remoting.Conn, req *remoting.Co
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.b.DeleteGroup(group, req.Bool("cleanOffset")); err != nil {
+	if err := p.admin.DeleteGroup(group, req.Bool("cleanOffset")); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -157,7 +157,7 @@ func (p *brokerProcs) subscriptionGroup(_ *remoting.Conn, req *remoting.Command)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	gc, err := p.b.GroupConfig(group)
+	gc, err := p.admin.GroupConfig(group)
 	if err != nil {
 		return p.fail(req, err)
 	}

@@ -1,0 +1,163 @@
+package processor
+
+import (
+	"net/netip"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/stats"
+	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/replicas"
+)
+
+// The handlers reach the broker only through these interfaces, one per
+// request family: a handler can be tested with a fake of the one it uses,
+// and a service can move without its callers changing. They are declared
+// here, by their consumer, and list only what the handlers call.
+
+// Sender stores messages: sends, consumers' send-backs, timer recalls.
+type Sender interface {
+	Send(r *broker.SendRequest, res *broker.SendResult, later func() func(broker.SendStatus)) error
+	SendBack(r broker.SendBack) error
+	Recall(r broker.RecallRequest) (broker.SendRequest, string, error)
+}
+
+// Puller reads stored messages: pulls and the query and view codes.
+type Puller interface {
+	Pull(r *broker.PullRequest, later func() broker.PullCompletion) (broker.PullResult, error)
+	QueryMessage(r broker.QueryMessageRequest) (broker.QueryMessageResult, error)
+	ViewMessage(offset int64) ([]byte, error)
+	QueryConsumeQueue(topic string, queueID int32, index int64, count int) (broker.ConsumeQueueView, error)
+	ConsumeTimeSpan(topic, group string) ([]broker.QueueTimeSpan, error)
+}
+
+// Popper is pop consumption: pops, peeks, acks, invisibility changes,
+// notifications and the request-mode and assignment codes.
+type Popper interface {
+	Pop(r *broker.PopRequest, later func() broker.PopCompletion) (broker.PopResult, error)
+	Peek(group, topic string, queueID, maxMsgNums int32, remote string, done func(broker.PopResult)) error
+	Ack(r *broker.AckRequest) error
+	BatchAckMessages(acks []broker.BatchAck) error
+	ChangeInvisibleTime(r *broker.AckRequest) (broker.ChangeInvisibleResult, error)
+	Notification(r *broker.NotificationRequest, done func(broker.NotificationResult)) (broker.NotificationResult, bool, error)
+	PollingInfo(group, topic string, queueID int32, remote string) (int32, error)
+	QueryAssignment(body []byte) ([]byte, error)
+	SetMessageRequestMode(body []byte) error
+}
+
+// Transactions ends half messages and resumes their checks.
+type Transactions interface {
+	EndTransaction(r *broker.EndTransactionRequest, done func(error)) (queued bool, err error)
+	ResumeCheckHalfMessage(msgID string) error
+}
+
+// Offsets are the queues' offsets and the groups' consume offsets.
+type Offsets interface {
+	CommitOffset(r tables.QueueOffsetRequest) error
+	QueryConsumerOffset(r tables.QueueOffsetRequest) (int64, error)
+	QueueMinOffset(topic string, queueID int32) int64
+	QueueMaxOffset(topic string, queueID int32) int64
+	SearchOffset(topic string, queueID int32, ts int64, upper bool) int64
+	EarliestMsgStoreTime(topic string, queueID int32) int64
+	ResetOffset(r broker.ResetOffsetRequest) (broker.ResetOffsetResult, error)
+	CloneGroupOffset(src, dst, topic string, offline bool) error
+	CorrectionOffsets(topic, compareGroup, filterGroups string) (map[int32]int64, error)
+}
+
+// Clients are the connected producers and consumers, their filters and
+// the queue locks they hold.
+type Clients interface {
+	Heartbeat(c *remoting.Conn, hb tables.Heartbeat) tables.HeartbeatResult
+	UnregisterClient(c *remoting.Conn, producerGroup, consumerGroup string)
+	CheckFilter(expressionType, expression string) error
+	LockBatch(r tables.LockBatchRequest) []tables.MessageQueue
+	UnlockBatch(r tables.LockBatchRequest)
+	ConsumerIDs(group string) ([]string, error)
+	ConsumerConn(group, clientID string) (*remoting.Conn, bool)
+	ConsumerMembers(group string) []tables.ConsumerMember
+	Subscription(group, topic string) (*tables.Subscription, bool)
+	ConsumerConnections(group string) (tables.ConsumerGroupState, error)
+	ProducerConnections(group string) ([]tables.Connection, error)
+	ProducerTable() map[string][]tables.ProducerInfo
+	ConsumerTopics(group string) broker.ConsumerTopics
+	TopicConsumers(topic string) []string
+}
+
+// Admin is topics, groups, the broker's configuration, its figures and its
+// maintenance switches.
+type Admin interface {
+	TopicConfig(topic string) (*tables.TopicConfig, error)
+	UpdateTopic(tc tables.TopicConfig) error
+	DeleteTopic(topic string) error
+	AllTopicConfig() tables.TopicTable
+	SystemTopics() []string
+	GroupConfig(group string) (*tables.GroupConfig, error)
+	UpdateGroup(gc tables.GroupConfig) error
+	DeleteGroup(group string, cleanOffset bool) error
+	AllGroupConfig() tables.GroupTable
+	UpdateGroupForbidden(group, topic string, readable *bool) (tables.GroupForbidden, error)
+
+	UpdateConfig(body []byte) (broker.ConfigChange, error)
+	ConfigProperties() ([]byte, remoting.DataVersion)
+	RuntimeInfo() map[string]string
+	TopicStats(topic string) ([]broker.QueueStats, error)
+	ConsumeStats(r broker.ConsumeStatsRequest) []broker.QueueConsumeStats
+	BrokerConsumeStats(orderOnly bool) []broker.GroupConsumeStats
+	StatsData(name, key string) (stats.StatsData, bool)
+	TopicPutTps(topic string) float64
+	ConsumeTps(group, topic string) float64
+
+	DeleteExpiredCommitLog()
+	CleanExpiredConsumeQueues()
+	CleanUnusedTopics() []string
+	ColdDataFlowCtrInfo() []byte
+	UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error
+	RemoveColdDataFlowCtr(body []byte)
+	SetCommitLogReadMode(fields map[string]string) (string, error)
+}
+
+// Replication is what a slave asks its master for, and whether this broker
+// takes sends and pulls in its role.
+type Replication interface {
+	AllConsumerOffsets() []byte
+	AllDelayOffsets() []byte
+	AllMessageRequestModes() []byte
+	TimerCheckpoint() (body []byte, lowOffset int64)
+	TimerMetrics() []byte
+	HARuntimeInfo() ([]byte, error)
+	RejectsSends() bool
+	RejectsPulls() bool
+	IsSlave() bool
+}
+
+// Roles are the controller's pushes: role changes and the epoch cache.
+type Roles interface {
+	RoleChangeAllowed(ip netip.Addr) bool
+	RoleChanged(pushed replicas.ReplicaState) error
+	EpochCacheBody() ([]byte, error)
+}
+
+// Host is what every family's handlers share: the configuration in force
+// (a snapshot a runtime change replaces whole) and a place to run work
+// off the event loop, which refuses once the broker stops.
+type Host interface {
+	Config() *broker.Config
+	Go(fn func()) bool
+}
+
+// Broker is every service the broker's handlers call. BrokerTable hands
+// each request family only its own part of it.
+type Broker interface {
+	Sender
+	Puller
+	Popper
+	Transactions
+	Offsets
+	Clients
+	Admin
+	Replication
+	Roles
+	Host
+}
