@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -78,7 +76,7 @@ func needsOf(req *remoting.Command, dst []need) ([]need, error) {
 		field("topic", Sub)
 	case remoting.HeartBeat:
 		var hb heartbeatGroups
-		if err := jsoniter.Unmarshal(req.Body, &hb); err != nil {
+		if err := json.Unmarshal(req.Body, &hb); err != nil {
 			return dst, errors.New("heartbeat body: " + err.Error())
 		}
 		for _, c := range hb.ConsumerDataSet {

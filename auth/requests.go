@@ -3,8 +3,6 @@ package auth
 import (
 	"strings"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -74,7 +72,7 @@ func bodyRequests(req *remoting.Command, dst []Request) (_ []Request, ok bool, e
 		var g struct {
 			GroupName string `json:"groupName"`
 		}
-		if jsoniter.Unmarshal(req.Body, &g) != nil {
+		if json.Unmarshal(req.Body, &g) != nil {
 			return dst, true, errParse
 		}
 		return append(dst, Request{Resource: OfGroup(g.GroupName), Actions: actUpdate}), true, nil
@@ -84,7 +82,7 @@ func bodyRequests(req *remoting.Command, dst []Request) (_ []Request, ok bool, e
 				GroupName string `json:"groupName"`
 			} `json:"groupConfigList"`
 		}
-		if jsoniter.Unmarshal(req.Body, &l) != nil {
+		if json.Unmarshal(req.Body, &l) != nil {
 			return dst, true, errParse
 		}
 		for _, g := range l.GroupConfigList {
@@ -97,7 +95,7 @@ func bodyRequests(req *remoting.Command, dst []Request) (_ []Request, ok bool, e
 				TopicName string `json:"topicName"`
 			} `json:"topicConfigList"`
 		}
-		if jsoniter.Unmarshal(req.Body, &l) != nil {
+		if json.Unmarshal(req.Body, &l) != nil {
 			return dst, true, errParse
 		}
 		for _, t := range l.TopicConfigList {
@@ -176,7 +174,7 @@ func requests(req *remoting.Command, cluster string, dst []Request) ([]Request, 
 		add(OfTopic(f("topic")), actSubGet...)
 	case codeHeartBeat:
 		var hb heartbeat
-		if err := jsoniter.Unmarshal(req.Body, &hb); err != nil {
+		if err := json.Unmarshal(req.Body, &hb); err != nil {
 			return dst, errParse
 		}
 		for _, c := range hb.ConsumerDataSet {
@@ -217,7 +215,7 @@ func requests(req *remoting.Command, cluster string, dst []Request) ([]Request, 
 		add(OfGroup(f("consumerGroup")), actSubUpdate...)
 	case codeLockBatchMQ, codeUnlockBatchMQ:
 		var b lockBody
-		if err := jsoniter.Unmarshal(req.Body, &b); err != nil {
+		if err := json.Unmarshal(req.Body, &b); err != nil {
 			return dst, errParse
 		}
 		add(OfGroup(b.ConsumerGroup), actSub...)

@@ -486,7 +486,9 @@ func (b *Broker) SystemTopics() []string { return b.Topics.SystemTopics() }
 
 // StatsData is one of Apache's BrokerStatsManager items (name, key) by day,
 // hour and minute; false when it does not exist.
-func (b *Broker) StatsData(name, key string) (stats.StatsData, bool) { return b.Stats.StatsData(name, key) }
+func (b *Broker) StatsData(name, key string) (stats.StatsData, bool) {
+	return b.Stats.StatsData(name, key)
+}
 
 // TopicPutTps is the rate of messages stored on topic, all types together.
 func (b *Broker) TopicPutTps(topic string) float64 { return b.Stats.TopicPutTps(topic) }

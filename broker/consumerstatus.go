@@ -13,7 +13,6 @@ package broker
 // are written in HashMap order: tools print them as they come.
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 

@@ -42,7 +42,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/remoting"
@@ -376,7 +375,7 @@ func (b *Broker) EpochCacheBody() ([]byte, error) {
 	for i, e := range all {
 		out.EpochList[i] = epochEntry{EndOffset: e.EndOffset, Epoch: e.Epoch, StartOffset: e.StartOffset}
 	}
-	return jsoniter.Marshal(out)
+	return json.Marshal(out)
 }
 
 // sleepCtx waits d; false when ctx ended first.

@@ -21,7 +21,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/stats"
@@ -62,7 +61,7 @@ func (d *delayService) load() error {
 	}
 	var f delayOffsetFile
 	if b != nil {
-		if err := jsoniter.Unmarshal(b, &f); err != nil {
+		if err := json.Unmarshal(b, &f); err != nil {
 			return fmt.Errorf("decode %s: %w", d.path, err)
 		}
 	}

@@ -18,7 +18,6 @@ package broker
 // everything still live (and acks written after it), and nothing older.
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 

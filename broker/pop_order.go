@@ -15,7 +15,6 @@ package broker
 // so that a restart keeps a popped queue locked until its invisible time.
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"

@@ -44,7 +44,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/tables"
@@ -413,7 +412,7 @@ func (r *registrar) encode(topics []*tables.TopicConfig, version remoting.DataVe
 	for _, tc := range topics {
 		m[tc.TopicName] = tc
 	}
-	return jsoniter.Marshal(registerBody{FilterServerList: []string{},
+	return json.Marshal(registerBody{FilterServerList: []string{},
 		TopicConfigSerializeWrapper: tables.TopicsFile{DataVersion: version, TopicConfigTable: m}})
 }
 
@@ -438,14 +437,14 @@ func encodeCompressedBody(topics []*tables.TopicConfig, version remoting.DataVer
 		binary.BigEndian.PutUint32(b[:], uint32(n))
 		_, _ = zw.Write(b[:])
 	}
-	dv, err := jsoniter.Marshal(version)
+	dv, err := json.Marshal(version)
 	if err != nil {
 		return nil, err
 	}
 	field(dv)
 	count(len(topics))
 	for _, tc := range topics {
-		attrs, err := jsoniter.Marshal(tc.Attributes)
+		attrs, err := json.Marshal(tc.Attributes)
 		if err != nil {
 			return nil, err
 		}

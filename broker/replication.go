@@ -29,7 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
@@ -333,7 +332,7 @@ func (b *Broker) takeOffsets(body []byte) error {
 // (Apache writes the master's delayOffset.json as is and reloads it).
 func (b *Broker) takeDelayOffsets(body []byte) error {
 	var f delayOffsetFile
-	if err := jsoniter.Unmarshal(config.QuoteBareKeys(body), &f); err != nil {
+	if err := json.Unmarshal(config.QuoteBareKeys(body), &f); err != nil {
 		return err
 	}
 	offsets := make(map[int]int64, len(f.OffsetTable))
@@ -365,7 +364,7 @@ func (b *Broker) AllDelayOffsets() []byte {
 
 // withDataVersion adds "dataVersion" to a JSON object ending in '}'.
 func withDataVersion(obj []byte) []byte {
-	v, _ := jsoniter.Marshal(remoting.DataVersion{Timestamp: time.Now().UnixMilli()}) // a struct of ints: cannot fail
+	v, _ := json.Marshal(remoting.DataVersion{Timestamp: time.Now().UnixMilli()}) // a struct of ints: cannot fail
 	obj = append(obj[:len(obj)-1], `,"dataVersion":`...)
 	obj = append(obj, v...)
 	return append(obj, '}')
@@ -424,5 +423,5 @@ func (b *Broker) HARuntimeInfo() ([]byte, error) {
 			info.HAConnectionInfo = append(info.HAConnectionInfo, c)
 		}
 	}
-	return jsoniter.Marshal(info)
+	return json.Marshal(info)
 }

@@ -18,7 +18,6 @@ package broker
 // does not know.
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"

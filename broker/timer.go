@@ -38,7 +38,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
@@ -110,7 +109,7 @@ func (ts *timerService) load() error {
 		return err
 	}
 	var c timerCheckpoint
-	if err := jsoniter.Unmarshal(raw, &c); err != nil {
+	if err := json.Unmarshal(raw, &c); err != nil {
 		return fmt.Errorf("decode %s: %w", ts.path, err)
 	}
 	ts.ckpt = c // a run starts from it (reset)
@@ -122,7 +121,7 @@ func (ts *timerService) persistIfDirty() error {
 		ts.mu.Lock()
 		c := ts.ckpt
 		ts.mu.Unlock()
-		return jsoniter.Marshal(c)
+		return json.Marshal(c)
 	})
 }
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/message"
@@ -239,7 +238,7 @@ func TestSlaveTakesTimerMetrics(t *testing.T) {
 			t.Fatalf("slave after the sync: %v", got)
 		}
 		var answer timerMetricsBody
-		if err := jsoniter.Unmarshal(s.TimerMetrics(), &answer); err != nil || answer.TimingCount["Real"].Count != 2 {
+		if err := json.Unmarshal(s.TimerMetrics(), &answer); err != nil || answer.TimingCount["Real"].Count != 2 {
 			t.Fatalf("the slave's GET_TIMER_METRICS: %+v %v", answer, err)
 		}
 		for _, bad := range []string{`{"timingCount":`, `[1]`} {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
@@ -50,7 +48,7 @@ func (b *Broker) TimerMetrics() []byte {
 	for topic, n := range b.TimerTiming() {
 		counts[topic] = timerMetric{Count: n, TimeStamp: now}
 	}
-	out, _ := jsoniter.Marshal(timerMetricsBody{counts, remoting.DataVersion{Timestamp: now}}) // strings and ints: cannot fail
+	out, _ := json.Marshal(timerMetricsBody{counts, remoting.DataVersion{Timestamp: now}}) // strings and ints: cannot fail
 	return out
 }
 
@@ -60,7 +58,7 @@ func (b *Broker) TimerMetrics() []byte {
 // stats.MaxKeys are left out.
 func (b *Broker) takeTimerMetrics(body []byte) error {
 	var m timerMetricsBody
-	if err := jsoniter.Unmarshal(config.QuoteBareKeys(body), &m); err != nil {
+	if err := json.Unmarshal(config.QuoteBareKeys(body), &m); err != nil {
 		return fmt.Errorf("timer metrics: %w", err)
 	}
 	counts := make(map[string]int64, min(len(m.TimingCount), stats.MaxKeys))

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/rocketgo/rocketgo/auth"

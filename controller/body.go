@@ -10,7 +10,6 @@ package controller
 //	                        "masterAddress":"a","masterBrokerId":1,"masterEpoch":1,"notInSyncReplicas":[],"syncStateSetEpoch":1}}}
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"

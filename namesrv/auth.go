@@ -17,7 +17,6 @@ package namesrv
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"

@@ -17,8 +17,6 @@ package namesrv
 import (
 	"fmt"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/config"
 )
 
@@ -48,8 +46,6 @@ type RegisterBody struct {
 	TopicConfigSerializeWrapper TopicConfigWrapper `json:"topicConfigSerializeWrapper"`
 }
 
-var lenient = jsoniter.Config{}.Froze() // case-insensitive fields, unknown ones ignored
-
 // DecodeRegisterBody decodes a REGISTER_BROKER body sent by a broker of the
 // given request version. An empty body yields an empty wrapper with a zero
 // DataVersion, as Apache does.
@@ -62,9 +58,9 @@ func DecodeRegisterBody(body []byte, version int32) (RegisterBody, error) {
 	if version < versionV3_0_11 {
 		dst = &rb.TopicConfigSerializeWrapper
 	}
-	if err := lenient.Unmarshal(body, dst); err != nil {
+	if err := json.Unmarshal(body, dst); err != nil {
 		rb = RegisterBody{}
-		if err2 := lenient.Unmarshal(config.QuoteBareKeys(body), dst); err2 != nil {
+		if err2 := json.Unmarshal(config.QuoteBareKeys(body), dst); err2 != nil {
 			return RegisterBody{}, fmt.Errorf("%w: register broker: %v", ErrBadBody, err)
 		}
 	}
@@ -74,7 +70,7 @@ func DecodeRegisterBody(body []byte, version int32) (RegisterBody, error) {
 // DecodeDataVersion decodes a DataVersion body (QUERY_DATA_VERSION).
 func DecodeDataVersion(body []byte) (DataVersion, error) {
 	var v DataVersion
-	if err := lenient.Unmarshal(body, &v); err != nil {
+	if err := json.Unmarshal(body, &v); err != nil {
 		return DataVersion{}, fmt.Errorf("%w: data version: %v", ErrBadBody, err)
 	}
 	return v, nil
@@ -95,8 +91,8 @@ func DecodeRouteQueueDatas(body []byte) ([]QueueData, error) {
 	if len(body) == 0 {
 		return nil, nil
 	}
-	if err := lenient.Unmarshal(body, &rd); err != nil {
-		if err2 := lenient.Unmarshal(config.QuoteBareKeys(body), &rd); err2 != nil {
+	if err := json.Unmarshal(body, &rd); err != nil {
+		if err2 := json.Unmarshal(config.QuoteBareKeys(body), &rd); err2 != nil {
 			return nil, fmt.Errorf("%w: topic route data: %v", ErrBadBody, err)
 		}
 	}

@@ -87,7 +87,7 @@ func DecodeCompressedRegisterBody(body []byte, maxInflated int64) (RegisterBody,
 	if err != nil {
 		return RegisterBody{}, err
 	}
-	if err := lenient.Unmarshal(b, &rb.TopicConfigSerializeWrapper.DataVersion); err != nil {
+	if err := json.Unmarshal(b, &rb.TopicConfigSerializeWrapper.DataVersion); err != nil {
 		return RegisterBody{}, fmt.Errorf("%w: register broker: data version: %v", ErrBadBody, err)
 	}
 	topics, err := in.int32("topic count")
@@ -119,7 +119,7 @@ func DecodeCompressedRegisterBody(body []byte, maxInflated int64) (RegisterBody,
 		return RegisterBody{}, err
 	}
 	// Apache logs an undecodable list and goes on with an empty one.
-	if lenient.Unmarshal(b, &rb.FilterServerList) != nil || rb.FilterServerList == nil {
+	if json.Unmarshal(b, &rb.FilterServerList) != nil || rb.FilterServerList == nil {
 		rb.FilterServerList = []string{}
 	}
 	return rb, nil

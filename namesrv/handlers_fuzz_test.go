@@ -1,7 +1,6 @@
 package namesrv
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"

@@ -5,7 +5,6 @@ package namesrv
 //	{"configTable":{"ORDER_TOPIC_CONFIG":{"TopicA":"broker-a:4;broker-b:4"}}}
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -47,7 +46,7 @@ func (kv *KV) Load() error {
 		return nil
 	}
 	var f kvFile
-	if err := lenient.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("load kv config %s: %w", kv.path, err)
 	}
 	kv.mu.Lock()

@@ -3,7 +3,6 @@ package processor
 import (
 	"strings"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/acl"
@@ -138,11 +137,11 @@ func (p *aclProcs) version(_ *remoting.Conn, req *remoting.Command) *remoting.Co
 	if p.a == nil {
 		return nil // Apache: a NullPointerException, logged, and no answer
 	}
-	v, err := jsoniter.Marshal(p.a.Version())
+	v, err := json.Marshal(p.a.Version())
 	if err != nil {
 		return errorResponse(&p.log, req, err)
 	}
-	all, err := jsoniter.Marshal(p.a.Versions())
+	all, err := json.Marshal(p.a.Versions())
 	if err != nil {
 		return errorResponse(&p.log, req, err)
 	}

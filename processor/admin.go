@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -49,7 +47,7 @@ func okBody(req *remoting.Command, body []byte) *remoting.Command {
 
 // okJSON answers v as JSON.
 func (p *brokerProcs) okJSON(req *remoting.Command, v any) *remoting.Command {
-	body, err := jsoniter.Marshal(v)
+	body, err := json.Marshal(v)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -243,7 +241,7 @@ func (p *brokerProcs) topicConfig(_ *remoting.Conn, req *remoting.Command) *remo
 // the header.
 func (p *brokerProcs) brokerConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	body, version := p.admin.ConfigProperties()
-	v, err := jsoniter.Marshal(version)
+	v, err := json.Marshal(version)
 	if err != nil {
 		return p.fail(req, err)
 	}

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -44,13 +42,13 @@ func (f *adminFixture) refused(what string, resp *remoting.Command, code int32, 
 
 func (f *adminFixture) decode(what string, resp *remoting.Command, v any) {
 	f.t.Helper()
-	if err := jsoniter.Unmarshal(f.ok(what, resp), v); err != nil {
+	if err := json.Unmarshal(f.ok(what, resp), v); err != nil {
 		f.t.Fatalf("%s: %v: %s", what, err, resp.Body)
 	}
 }
 
 func heartbeatBody(client, consumerGroup, producerGroup, topic string) []byte {
-	body, _ := jsoniter.Marshal(map[string]any{
+	body, _ := json.Marshal(map[string]any{
 		"clientID":        client,
 		"producerDataSet": []map[string]any{{"groupName": producerGroup}, {"groupName": "bad/group"}},
 		"consumerDataSet": []map[string]any{{"groupName": consumerGroup, "consumeType": "CONSUME_PASSIVELY",

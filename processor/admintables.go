@@ -50,7 +50,7 @@ func (p *brokerProcs) updateAndCreateTopicList(c *remoting.Conn, req *remoting.C
 			Attributes map[string]string `json:"attributes"`
 		} `json:"topicConfigList"`
 	}
-	if err := jsoniter.Unmarshal(req.Body, &list); err != nil {
+	if err := json.Unmarshal(req.Body, &list); err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode topic config list: "+err.Error())
 	}
 	names := make([]string, 0, len(list.TopicConfigList))
@@ -166,7 +166,7 @@ func (p *brokerProcs) updateSubscriptionGroupList(c *remoting.Conn, req *remotin
 	var list struct {
 		GroupConfigList []jsoniter.RawMessage `json:"groupConfigList"`
 	}
-	if err := jsoniter.Unmarshal(req.Body, &list); err != nil {
+	if err := json.Unmarshal(req.Body, &list); err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode subscription group list: "+err.Error())
 	}
 	names := make([]string, 0, len(list.GroupConfigList))
@@ -258,7 +258,7 @@ func (p *brokerProcs) allProducerInfo(_ *remoting.Conn, req *remoting.Command) *
 		}
 		body = remoting.AppendJSONString(body, g)
 		body = append(body, ':')
-		list, err := jsoniter.Marshal(table[g])
+		list, err := json.Marshal(table[g])
 		if err != nil {
 			return p.fail(req, err)
 		}

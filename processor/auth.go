@@ -1,7 +1,6 @@
 package processor
 
 import (
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/auth"
@@ -219,14 +218,14 @@ func decodeAuthBody(req *remoting.Command, v any) error {
 	if len(req.Body) == 0 {
 		return &remoting.Refusal{Code: remoting.SystemError, Remark: "java.lang.NullPointerException"}
 	}
-	if err := jsoniter.Unmarshal(req.Body, v); err != nil {
+	if err := json.Unmarshal(req.Body, v); err != nil {
 		return &remoting.Refusal{Code: remoting.SystemError, Remark: "com.alibaba.fastjson2.JSONException: " + err.Error(), Err: err}
 	}
 	return nil
 }
 
 func jsonBody(v any) ([]byte, error) {
-	b, err := jsoniter.Marshal(v)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package processor
 import (
 	"strconv"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -50,7 +48,7 @@ type subscriptionItem struct {
 // the name rules are the broker's (Heartbeat.DropInvalid).
 func decodeHeartbeat(req *remoting.Command) (tables.Heartbeat, error) {
 	var d heartbeatData
-	if err := jsoniter.Unmarshal(req.Body, &d); err != nil {
+	if err := json.Unmarshal(req.Body, &d); err != nil {
 		return tables.Heartbeat{}, err
 	}
 	hb := tables.Heartbeat{ClientID: d.ClientID, Language: req.Language, Version: req.Version,

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -91,7 +89,7 @@ func preparedSend(group string) *remoting.Command {
 func TestCheckTransactionStateRoundTrip(t *testing.T) {
 	b := txBrokerServed(t)
 	c := dialTx(t, b)
-	hb, _ := jsoniter.Marshal(map[string]any{"clientID": "p@1", "producerDataSet": []any{map[string]any{"groupName": "PG"}}})
+	hb, _ := json.Marshal(map[string]any{"clientID": "p@1", "producerDataSet": []any{map[string]any{"groupName": "PG"}}})
 	expectCode(t, c.call(remoting.NewRequest(remoting.HeartBeat, nil, hb)), remoting.Success)
 	sent := c.call(preparedSend("PG"))
 	expectCode(t, sent, remoting.Success)

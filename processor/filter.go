@@ -1,8 +1,6 @@
 package processor
 
 import (
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -25,7 +23,7 @@ type checkClientBody struct {
 // non-TAG subscription ask before starting whether the broker can filter it.
 func (p *brokerProcs) checkClientConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	var b checkClientBody
-	if err := jsoniter.Unmarshal(req.Body, &b); err != nil {
+	if err := json.Unmarshal(req.Body, &b); err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, "decode check client body: "+err.Error())
 	}
 	if sd := b.SubscriptionData; sd != nil {

@@ -3,8 +3,6 @@ package processor
 import (
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -24,7 +22,7 @@ type lockBatchBody struct {
 
 func decodeLockBody(req *remoting.Command) (lockBatchBody, *remoting.Command) {
 	var b lockBatchBody
-	if err := jsoniter.Unmarshal(req.Body, &b); err != nil {
+	if err := json.Unmarshal(req.Body, &b); err != nil {
 		return b, remoting.NewResponse(req, remoting.SystemError, "decode lock batch body: "+err.Error())
 	}
 	return b, nil
@@ -39,7 +37,7 @@ func (p *brokerProcs) lockBatch(c *remoting.Conn, req *remoting.Command) *remoti
 	}
 	locked := p.clients.LockBatch(tables.LockBatchRequest{Group: b.ConsumerGroup, ClientID: b.ClientID, ConnID: c.ID,
 		Queues: b.MQSet, Now: time.Now()})
-	body, err := jsoniter.Marshal(struct {
+	body, err := json.Marshal(struct {
 		LockOKMQSet []tables.MessageQueue `json:"lockOKMQSet"`
 	}{locked})
 	if err != nil {

@@ -3,8 +3,6 @@ package processor
 import (
 	"testing"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -89,7 +87,7 @@ func FuzzSubscriptionGroupBody(f *testing.F) {
 			GroupName      string `json:"groupName"`
 			RetryQueueNums *int64 `json:"retryQueueNums"`
 		}
-		if jsoniter.Unmarshal(body, &gc) != nil {
+		if json.Unmarshal(body, &gc) != nil {
 			return
 		}
 		bad := message.ValidGroupName(gc.GroupName) != nil

@@ -7,9 +7,10 @@ package processor
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -151,8 +152,8 @@ func (p *brokerProcs) changeInvisibleTime(c *remoting.Conn, req *remoting.Comman
 // and a long name (fastjson alternateNames), the bitSet is Java's
 // BitSet.toByteArray in base64.
 type batchAckBody struct {
-	BrokerName string            `json:"brokerName"`
-	Acks       []json.RawMessage `json:"acks"`
+	BrokerName string                `json:"brokerName"`
+	Acks       []jsoniter.RawMessage `json:"acks"`
 }
 
 type batchAckJSON struct {

@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
@@ -214,7 +213,7 @@ func TestSlaveRuntimeInfo(t *testing.T) {
 		var kv struct {
 			Table map[string]string `json:"table"`
 		}
-		if err := jsoniter.Unmarshal(resp.Body, &kv); err != nil {
+		if err := json.Unmarshal(resp.Body, &kv); err != nil {
 			t.Fatal(err)
 		}
 		if got := kv.Table["brokerActive"]; got != strconv.FormatBool(!slave) {
@@ -222,13 +221,13 @@ func TestSlaveRuntimeInfo(t *testing.T) {
 		}
 		resp = invoke(t, cl, b, remoting.NewRequest(remoting.GetBrokerHAStatus, nil, nil))
 		var info struct {
-			Master           bool              `json:"master"`
-			HAConnectionInfo []json.RawMessage `json:"haConnectionInfo"`
+			Master           bool                  `json:"master"`
+			HAConnectionInfo []jsoniter.RawMessage `json:"haConnectionInfo"`
 			Client           struct {
 				MasterAddr *string `json:"masterAddr"`
 			} `json:"haClientRuntimeInfo"`
 		}
-		if resp.Code != remoting.Success || jsoniter.Unmarshal(resp.Body, &info) != nil || info.Master == slave ||
+		if resp.Code != remoting.Success || json.Unmarshal(resp.Body, &info) != nil || info.Master == slave ||
 			info.Client.MasterAddr == nil {
 			t.Errorf("slave %t: GET_BROKER_HA_STATUS %d %s", slave, resp.Code, resp.Body)
 		}

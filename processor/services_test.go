@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -232,7 +230,7 @@ func TestLockRequests(t *testing.T) {
 	mqs := []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1},
 		{Topic: "bad topic!", BrokerName: "b", QueueID: 0}}
 	body := func(client string, mqs []tables.MessageQueue) []byte {
-		b, err := jsoniter.Marshal(map[string]any{"consumerGroup": "G", "clientId": client, "mqSet": mqs})
+		b, err := json.Marshal(map[string]any{"consumerGroup": "G", "clientId": client, "mqSet": mqs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +243,7 @@ func TestLockRequests(t *testing.T) {
 		var out struct {
 			LockOKMQSet []tables.MessageQueue `json:"lockOKMQSet"`
 		}
-		if err := jsoniter.Unmarshal(resp.Body, &out); err != nil {
+		if err := json.Unmarshal(resp.Body, &out); err != nil {
 			t.Fatal(err)
 		}
 		return out.LockOKMQSet

@@ -3,8 +3,6 @@ package processor
 import (
 	"strings"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -121,7 +119,7 @@ func (p *brokerProcs) allSubscriptionGroups(_ *remoting.Conn, req *remoting.Comm
 // defaults).
 func decodeGroupConfig(body []byte) (tables.GroupConfig, error) {
 	var gc tables.GroupConfig
-	err := jsoniter.Unmarshal(body, &gc)
+	err := json.Unmarshal(body, &gc)
 	return gc, err
 }
 

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/json"
 	"testing"
 
 	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"

@@ -1,12 +1,13 @@
 package proxy
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rs/zerolog"
 
@@ -222,7 +223,7 @@ func LoadConfigFile(path string, cfg *Config, log zerolog.Logger) error {
 	if err := json.Unmarshal(b, cfg); err != nil {
 		return fmt.Errorf("parse proxy config %s: %w", path, err)
 	}
-	var raw map[string]json.RawMessage
+	var raw map[string]jsoniter.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return fmt.Errorf("parse proxy config %s: %w", path, err)
 	}
@@ -236,7 +237,7 @@ func LoadConfigFile(path string, cfg *Config, log zerolog.Logger) error {
 }
 
 func knownKeys() map[string]bool {
-	var m map[string]json.RawMessage
+	var m map[string]jsoniter.RawMessage
 	b, _ := json.Marshal(DefaultConfig()) // a struct of plain fields: cannot fail
 	_ = json.Unmarshal(b, &m)
 	out := make(map[string]bool, len(m))

@@ -8,7 +8,6 @@ package replicas
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"

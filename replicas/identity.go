@@ -14,11 +14,12 @@ package replicas
 import (
 	"errors"
 	"fmt"
-	"github.com/rocketgo/rocketgo/config"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rocketgo/rocketgo/config"
 )
 
 // File names under the store root (storePathBrokerIdentity and its temp).

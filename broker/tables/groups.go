@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
@@ -45,7 +44,7 @@ type GroupConfig struct {
 func (gc *GroupConfig) UnmarshalJSON(b []byte) error {
 	type fields GroupConfig // no UnmarshalJSON: no recursion
 	f := fields(DefaultGroupConfig(""))
-	if err := jsoniter.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return err
 	}
 	if f.Attributes == nil {
@@ -308,7 +307,7 @@ func (g *Groups) replace(table map[string]*GroupConfig, v remoting.DataVersion) 
 // MarshalWrapper encodes subscriptionGroup.json.
 func (g *Groups) MarshalWrapper() ([]byte, error) {
 	t := g.Snapshot()
-	return jsoniter.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups,
+	return json.Marshal(groupsFile{DataVersion: t.DataVersion, SubscriptionGroupTable: t.Groups,
 		ForbiddenTable: g.ForbiddenCopy()})
 }
 
@@ -338,7 +337,7 @@ func (g *Groups) Load(log zerolog.Logger) error {
 // table's invariant.
 func decodeGroupsFile(b []byte, maxQueueNums int32) (groupsFile, []loadIssue, error) {
 	var f groupsFile
-	if err := jsoniter.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return f, nil, err
 	}
 	var issues []loadIssue

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -36,7 +34,7 @@ func TestGroupConfigApacheFields(t *testing.T) {
 	if !ok || !fifo.ConsumeMessageOrderly {
 		t.Fatalf("fifoG: %+v %v", fifo, ok)
 	}
-	if got, _ := jsoniter.MarshalToString(fifo); got != apacheFIFOGroup {
+	if got, _ := json.MarshalToString(fifo); got != apacheFIFOGroup {
 		t.Errorf("fifoG written back:\n got  %s\n want %s", got, apacheFIFOGroup)
 	}
 	bare, _ := g.Get("bare")
@@ -44,7 +42,7 @@ func TestGroupConfigApacheFields(t *testing.T) {
 		`"consumeFromMinEnable":true,"consumeMessageOrderly":false,"consumeTimeoutMinute":15,"groupName":"bare",` +
 		`"groupRetryPolicy":{"type":"CUSTOMIZED"},"groupSysFlag":0,"notifyConsumerIdsChangedEnable":true,` +
 		`"retryMaxTimes":16,"retryQueueNums":1,"whichBrokerWhenConsumeSlowly":1}`
-	if got, _ := jsoniter.MarshalToString(bare); got != want {
+	if got, _ := json.MarshalToString(bare); got != want {
 		t.Errorf("bare group:\n got  %s\n want %s", got, want)
 	}
 }
@@ -66,7 +64,7 @@ func TestGroupConfigRefusals(t *testing.T) {
 	} {
 		name, body := c.name, c.body
 		var gc GroupConfig
-		if err := jsoniter.UnmarshalFromString(body, &gc); err != nil {
+		if err := json.UnmarshalFromString(body, &gc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		err := g.Put(gc)

@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
@@ -208,7 +207,7 @@ func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64
 	var f struct {
 		OffsetTable map[string]map[string]int64 `json:"offsetTable"`
 	}
-	if err := jsoniter.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, nil, err
 	}
 	var issues []loadIssue

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	jsoniter "github.com/json-iterator/go"
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/config"
@@ -131,7 +130,7 @@ func logIssues(log zerolog.Logger, path, kind string, issues []loadIssue) {
 // topics the broker itself created, which keep their config-derived names.
 func decodeTopicsFile(b []byte, maxQueueNums int32, isSystem func(string) bool) (TopicsFile, []loadIssue, error) {
 	var f TopicsFile
-	if err := jsoniter.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(b, &f); err != nil {
 		return f, nil, err
 	}
 	var issues []loadIssue
@@ -374,7 +373,7 @@ func (t *Topics) Names() []string {
 // GET_ALL_TOPIC_CONFIG, the registration body).
 func (t *Topics) MarshalWrapper() ([]byte, error) {
 	m, v := t.Snapshot()
-	return jsoniter.Marshal(TopicsFile{DataVersion: v, TopicConfigTable: m})
+	return json.Marshal(TopicsFile{DataVersion: v, TopicConfigTable: m})
 }
 
 func (t *Topics) PersistIfDirty() error {

@@ -1,7 +1,6 @@
 package adminclient
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"

@@ -1,7 +1,6 @@
 package adminclient
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/rocketgo/rocketgo/internal/fastjson"

@@ -8,7 +8,6 @@
 package fastjson
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 )

@@ -57,3 +57,34 @@ func checkLinks(t *testing.T, pkgs, forbidden []string) {
 		}
 	}
 }
+
+// TestOneJSONLibrary: the servers and tools read and write JSON with one
+// library (json-iterator, each package's json variable), so a body or a
+// file is never encoded two ways. Tests may use encoding/json to check
+// what the library wrote.
+func TestOneJSONLibrary(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to list the packages: %v", err)
+	}
+	out, err := exec.Command(goCmd, "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var listed, jsoniter int
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		listed++
+		for _, imp := range f[1:] {
+			switch imp {
+			case "encoding/json":
+				t.Errorf("%s imports encoding/json", f[0])
+			case "github.com/json-iterator/go":
+				jsoniter++
+			}
+		}
+	}
+	if listed < 20 || jsoniter < 10 {
+		t.Fatalf("go list named %d packages, %d importing json-iterator: the check would prove nothing", listed, jsoniter)
+	}
+}
