@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/broker/timer"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -68,8 +69,8 @@ type Broker struct {
 	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
 	handler   remoting.Handler // what Start serves with; local connections use it too
 	localIDs  atomic.Uint64    // IDs of in-process connections (Local)
-	delay     *delayService
-	timer     *timerService
+	delays    *timer.Delays
+	timers    *timer.Timers
 	pop       *pops // pop consumption (pop.go)
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
 	requestModes *RequestModes
@@ -173,15 +174,15 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.endTx = newEndTxs(cfg.EndTransactionThreadPoolNums, cfg.EndTransactionPoolQueueCapacity, txLog)
 	b.txCheck = newTxChecker(b, txLog)
 	b.Filters.SetLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
-	b.delay = newDelayService(b, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
+	b.delays = timer.NewDelays(st, b.reputReal, &b.Stats, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
-	if err := b.delay.load(); err != nil {
+	if err := b.delays.Load(); err != nil {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load delay offsets: %w", err)
 	}
-	b.timer = newTimerService(b, filepath.Join(dir, "config", "timerProgress.json"),
+	b.timers = timer.NewTimers(st, b.reputReal, &b.Timer, filepath.Join(dir, "config", "timerProgress.json"),
 		root.With().Str("component", "timer").Logger())
-	if err := b.timer.load(); err != nil {
+	if err := b.timers.Load(); err != nil {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load timer progress: %w", err)
 	}
@@ -195,9 +196,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		b.pop.arrived(topic)
 		switch topic {
 		case message.ScheduleTopic:
-			b.delay.poke()
+			b.delays.Poke()
 		case message.TimerTopic:
-			b.timer.poke()
+			b.timers.Poke()
 		}
 	})
 	host := cfg.StoreHost()
@@ -229,7 +230,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
 		}
 	}
-	b.timer.fenceAt(b.Store.MaxPhyOffset()) // before the broker takes sends
+	b.timers.FenceAt(b.Store.MaxPhyOffset()) // before the broker takes sends
 	b.handler = h
 	b.server = remoting.NewServer(remoting.ServerConfig{
 		Addr:         net.JoinHostPort(b.Config().BindAddress, strconv.Itoa(b.Config().ListenPort)),
@@ -416,7 +417,7 @@ func (b *Broker) persistLoop() {
 			c := b.Config()
 			b.logPersist(b.Topics.PersistIfDirty())
 			b.logPersist(b.Groups.PersistIfDirty())
-			b.logPersist(b.timer.persistIfDirty())
+			b.logPersist(b.timers.PersistIfDirty())
 			b.logPersist(b.pop.orders.persistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
 			if now.Sub(lastOffsets) >= time.Duration(c.FlushConsumerOffsetInterval)*time.Millisecond {
@@ -425,7 +426,7 @@ func (b *Broker) persistLoop() {
 			}
 			if now.Sub(lastDelay) >= time.Duration(c.FlushDelayOffsetInterval)*time.Millisecond {
 				lastDelay = now
-				b.logPersist(b.delay.persistIfDirty())
+				b.logPersist(b.delays.PersistIfDirty())
 			}
 		}
 	}
@@ -433,7 +434,7 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.PersistIfDirty(), b.Groups.PersistIfDirty(), b.Offsets.PersistIfDirty(),
-		b.delay.persistIfDirty(), b.timer.persistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
+		b.delays.PersistIfDirty(), b.timers.PersistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
 		b.pop.orders.persistIfDirty())
 }
 
@@ -458,7 +459,7 @@ func (b *Broker) expireLoop() {
 
 // schedulers are the delivery loops of delayed and timer messages.
 func (b *Broker) schedulers() []func(quit <-chan struct{}) {
-	return []func(<-chan struct{}){b.delay.run, b.timer.run}
+	return []func(<-chan struct{}){b.delays.Run, b.timers.Run}
 }
 
 // connClosed drops the connection's client registrations and orderly locks.

@@ -10,7 +10,7 @@ package broker
 // body "0", tag _RECALL_TAG_, with TIMER_DELIVER_MS the handle's time,
 // UNIQ_KEY the handle's id and TIMER_DEL_UNIQKEY "<topic>+<id>". The marker
 // goes through the timer like any timer message; the timer, reading it
-// (timer.go), skips the message of that topic and key, and never delivers
+// (broker/timer), skips the message of that topic and key, and never delivers
 // the marker itself. A client's own send carrying TIMER_DEL_UNIQKEY deletes
 // the same way, as with Apache.
 //

@@ -14,7 +14,7 @@ package broker
 //     (GET_ALL_DELAY_OFFSET 45, replaced) and subscription groups
 //     (GET_ALL_SUBSCRIPTIONGROUP_CONFIG 201, replaced when the data version
 //     differs) and the timer's progress (GET_TIMER_CHECK_POINT 60,
-//     timer_sync.go), from the master's remoting address (masterAddr of the
+//     broker/timer), from the master's remoting address (masterAddr of the
 //     registration answer).
 //   - A slave refuses writes and runs none of the master's special services
 //     (delay and timer delivery, transaction checks): Apache's
@@ -282,12 +282,12 @@ func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) erro
 		parts = []syncPart{
 			{"topics", remoting.GetAllTopicConfig, body(b.takeTopics)},
 			{"consumer offsets", remoting.GetAllConsumerOffset, body(b.takeOffsets)},
-			{"delay offsets", remoting.GetAllDelayOffset, body(b.takeDelayOffsets)},
+			{"delay offsets", remoting.GetAllDelayOffset, body(b.delays.Take)},
 			{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(b.takeGroups)},
 		}
 	}
 	if b.Config().TimerWheelEnable { // as Apache's slave asks only then
-		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.takeTimerCheckpoint},
+		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.timers.TakeCheckpoint},
 			syncPart{"timer metrics", remoting.GetTimerMetrics, body(b.takeTimerMetrics)})
 	}
 	for _, part := range parts {
@@ -328,24 +328,9 @@ func (b *Broker) takeOffsets(body []byte) error {
 	return b.Offsets.MergeWith(config.QuoteBareKeys(body), b.sampled)
 }
 
-// takeDelayOffsets replaces the delay levels' offsets with the master's
-// (Apache writes the master's delayOffset.json as is and reloads it).
-func (b *Broker) takeDelayOffsets(body []byte) error {
-	var f delayOffsetFile
-	if err := json.Unmarshal(config.QuoteBareKeys(body), &f); err != nil {
-		return err
-	}
-	offsets := make(map[int]int64, len(f.OffsetTable))
-	for k, v := range f.OffsetTable {
-		lvl, err := strconv.Atoi(k)
-		if err != nil || lvl <= 0 || lvl > 1000 {
-			return fmt.Errorf("bad delay level %.64q", k)
-		}
-		offsets[lvl] = v
-	}
-	b.delay.replace(offsets)
-	return nil
-}
+// TimerCheckpoint answers GET_TIMER_CHECK_POINT: the timer's checkpoint in
+// Apache's encoding, and the lowOffset to send along.
+func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64) { return b.timers.Checkpoint() }
 
 // AllConsumerOffsets is GET_ALL_CONSUMER_OFFSET's body: Apache's
 // ConsumerOffsetManager.encode, the offset table with a data version (a
@@ -359,7 +344,7 @@ func (b *Broker) AllConsumerOffsets() []byte {
 // ScheduleMessageService.encode, the delay levels' offsets with a data
 // version.
 func (b *Broker) AllDelayOffsets() []byte {
-	return withDataVersion(b.delay.marshal())
+	return withDataVersion(b.delays.Marshal())
 }
 
 // withDataVersion adds "dataVersion" to a JSON object ending in '}'.

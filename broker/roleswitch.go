@@ -55,7 +55,7 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 				return err
 			}
 		}
-		b.timer.fenceAt(b.Store.MaxPhyOffset()) // before the broker takes sends
+		b.timers.FenceAt(b.Store.MaxPhyOffset()) // before the broker takes sends
 		role := c.masterRole()
 		b.updateConfig(func(cfg *Config) {
 			cfg.BrokerID = MasterID

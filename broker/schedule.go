@@ -74,7 +74,7 @@ func hasTimerProps(props string) bool {
 }
 
 func (b *Broker) toDelayLevel(m *store.PutMessage, level int) {
-	levels := b.delay.levels
+	levels := b.delays.Levels()
 	if len(levels) == 0 {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/broker/timer"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
@@ -95,7 +96,7 @@ func testBrokerLog(t *testing.T, dir string, edit func(*Config), log zerolog.Log
 	if err := b.Store.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b.timer.fenceAt(b.Store.MaxPhyOffset())
+	b.timers.FenceAt(b.Store.MaxPhyOffset())
 	for _, fn := range b.schedulers() {
 		wg.Add(1)
 		go func() { defer wg.Done(); fn(quit) }()
@@ -385,7 +386,7 @@ func TestRetrySendRules(t *testing.T) {
 
 func BenchmarkScheduleHookPlainSend(b *testing.B) {
 	br := brokerWith(DefaultConfig())
-	br.delay = &delayService{levels: []int64{1000}}
+	br.delays = timer.NewDelays(nil, nil, nil, "", []int64{1000}, zerolog.Nop())
 	m := testMsg("T", props("KEYS", "k1", "TAGS", "TagA", "UNIQ_KEY", "7F0000010001000000000000000000AA", "WAIT", "true"))
 	b.ReportAllocs()
 	for b.Loop() {

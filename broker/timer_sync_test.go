@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/timer"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -65,7 +66,7 @@ func checkpointAnswer(b *Broker, withLow bool) *remoting.Command {
 	body, low := b.TimerCheckpoint()
 	resp := &remoting.Command{Body: body}
 	if withLow {
-		resp.Set(TimerLowOffsetField, strconv.FormatInt(low, 10))
+		resp.Set(timer.LowOffsetField, strconv.FormatInt(low, 10))
 	}
 	return resp
 }
@@ -111,7 +112,7 @@ func TestSlaveTakesTimerProgress(t *testing.T) {
 			}
 			if tc.resp != nil {
 				asSlave(t, dir, func(s *Broker) {
-					if err := s.takeTimerCheckpoint(tc.resp); err != nil {
+					if err := s.timers.TakeCheckpoint(tc.resp); err != nil {
 						t.Fatal(err)
 					}
 				})
@@ -136,10 +137,10 @@ func TestSlaveTakesTimerProgress(t *testing.T) {
 func TestTimerCheckpointClampedToQueue(t *testing.T) {
 	dir := t.TempDir()
 	asSlave(t, dir, func(s *Broker) {
-		c := make([]byte, apacheTimerCheckpointLen)
+		c := make([]byte, timer.CheckpointLen)
 		binary.BigEndian.PutUint64(c[0:], uint64(time.Now().Add(time.Hour).UnixMilli()))
 		binary.BigEndian.PutUint64(c[24:], 50)
-		if err := s.takeTimerCheckpoint(&remoting.Command{Body: c}); err != nil {
+		if err := s.timers.TakeCheckpoint(&remoting.Command{Body: c}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -155,14 +156,14 @@ func TestTimerCheckpointClampedToQueue(t *testing.T) {
 func TestTakeTimerCheckpointRefuses(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
 	body := func(read, enq int64) []byte {
-		c := make([]byte, apacheTimerCheckpointLen)
+		c := make([]byte, timer.CheckpointLen)
 		binary.BigEndian.PutUint64(c[0:], uint64(read))
 		binary.BigEndian.PutUint64(c[24:], uint64(enq))
 		return c
 	}
 	withLow := func(c []byte, low string) *remoting.Command {
 		r := &remoting.Command{Body: c}
-		r.Set(TimerLowOffsetField, low)
+		r.Set(timer.LowOffsetField, low)
 		return r
 	}
 	for name, resp := range map[string]*remoting.Command{
@@ -173,12 +174,12 @@ func TestTakeTimerCheckpointRefuses(t *testing.T) {
 		"low negative":    withLow(body(1, 3), "-1"),
 		"low not number":  withLow(body(1, 3), "x"),
 	} {
-		if err := b.takeTimerCheckpoint(resp); err == nil || err == errTimerRunning {
+		if err := b.timers.TakeCheckpoint(resp); err == nil || err == timer.ErrRunning {
 			t.Errorf("%s: %v, want a refusal of the answer", name, err)
 		}
 	}
-	waitFor(t, time.Second, b.timer.running.Load)
-	if err := b.takeTimerCheckpoint(&remoting.Command{Body: body(1, 0)}); err != errTimerRunning {
+	waitFor(t, time.Second, b.timers.Running)
+	if err := b.timers.TakeCheckpoint(&remoting.Command{Body: body(1, 0)}); err != timer.ErrRunning {
 		t.Errorf("taken while the timer runs here: %v", err)
 	}
 }

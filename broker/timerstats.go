@@ -15,7 +15,7 @@ import (
 // master's), else what its master had at the last sync, as an Apache
 // slave's TimerMetrics holds its master's timingCount.
 func (b *Broker) TimerTiming() map[string]int64 {
-	if m := b.Timer.Mirror(); m != nil && !b.timer.running.Load() {
+	if m := b.Timer.Mirror(); m != nil && !b.timers.Running() {
 		return m
 	}
 	counts := map[string]int64{}

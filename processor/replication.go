@@ -3,7 +3,7 @@ package processor
 import (
 	"strconv"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/timer"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -58,7 +58,7 @@ func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command
 
 // timerCheckpoint is GET_TIMER_CHECK_POINT: the timer's progress in
 // Apache's TimerCheckpoint encoding, its lowOffset in an extField
-// (broker/timer_sync.go); SYSTEM_ERROR with Apache's remark when the timer
+// (broker/timer, sync.go); SYSTEM_ERROR with Apache's remark when the timer
 // is off (timerWheelEnable=false: Apache has no checkpoint then).
 func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	if !p.host.Config().TimerWheelEnable {
@@ -66,7 +66,7 @@ func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *
 	}
 	body, low := p.repl.TimerCheckpoint()
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Set(broker.TimerLowOffsetField, strconv.FormatInt(low, 10))
+	resp.Set(timer.LowOffsetField, strconv.FormatInt(low, 10))
 	resp.Body = body
 	return resp
 }

@@ -1,7 +1,7 @@
-package broker
+package timer
 
 // Delay levels (Apache ScheduleMessageService). A message with DELAY=n is
-// stored in SCHEDULE_TOPIC_XXXX queue n-1 (see schedule.go); the store's
+// stored in SCHEDULE_TOPIC_XXXX queue n-1 (the broker stages it there); the store's
 // dispatcher writes its delivery time (store time + level delay) into the
 // consume queue's tags slot. Every entry of one level queue has the same
 // delay, so delivery times rise along the queue: the delivery goroutine only
@@ -29,8 +29,11 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-type delayService struct {
-	b       *Broker
+// Delays delivers the messages of the delay levels when they are due.
+type Delays struct {
+	st      Store
+	reput   Reput
+	stats   *stats.Stats
 	levels  []int64 // ms per level; index 0 = level 1
 	path    string
 	log     zerolog.Logger
@@ -43,18 +46,24 @@ type delayService struct {
 	dirty   atomic.Bool
 }
 
-func newDelayService(b *Broker, path string, levels []int64, log zerolog.Logger) *delayService {
-	return &delayService{b: b, levels: levels, path: path, log: log, sampled: sampledLog(log),
+// NewDelays makes the delivery of the delay levels (ms each, level 1
+// first) from st, through reput, counted in counts; its progress is the
+// file at path (Load reads it).
+func NewDelays(st Store, reput Reput, counts *stats.Stats, path string, levels []int64, log zerolog.Logger) *Delays {
+	return &Delays{st: st, reput: reput, stats: counts, levels: levels, path: path, log: log, sampled: sampledLog(log),
 		wake: make(chan struct{}, 1), retry: make([]retryState, len(levels)), offsets: make(map[int]int64)}
 }
+
+// Levels are the delay levels' delays in ms, level 1 first.
+func (d *Delays) Levels() []int64 { return d.levels }
 
 type delayOffsetFile struct {
 	OffsetTable map[string]int64 `json:"offsetTable"`
 }
 
-// load reads delayOffset.json and clamps each offset into its queue's
+// Load reads delayOffset.json and clamps each offset into its queue's
 // [min, max] (as 5.x does).
-func (d *delayService) load() error {
+func (d *Delays) Load() error {
 	b, err := config.ReadFile(d.path)
 	if err != nil {
 		return err
@@ -76,8 +85,8 @@ func (d *delayService) load() error {
 	dirty := false
 	for lvl := 1; lvl <= len(d.levels); lvl++ {
 		q := int32(lvl - 1)
-		off := max(offsets[lvl], d.b.Store.MinOffset(message.ScheduleTopic, q))
-		off = min(off, d.b.Store.MaxOffset(message.ScheduleTopic, q))
+		off := max(offsets[lvl], d.st.MinOffset(message.ScheduleTopic, q))
+		off = min(off, d.st.MaxOffset(message.ScheduleTopic, q))
 		if off != offsets[lvl] {
 			offsets[lvl] = off
 			dirty = true
@@ -90,17 +99,32 @@ func (d *delayService) load() error {
 	return nil
 }
 
-// replace takes a master's offsets (a slave's metadata sync; a slave
-// delivers nothing, so no delivery loop reads them meanwhile).
-func (d *delayService) replace(offsets map[int]int64) {
+// Take replaces the offsets with a master's, GET_ALL_DELAY_OFFSET's body
+// (a slave's metadata sync; a slave delivers nothing, so no delivery loop
+// reads them meanwhile). Apache writes the master's delayOffset.json as is
+// and reloads it.
+func (d *Delays) Take(body []byte) error {
+	var f delayOffsetFile
+	if err := json.Unmarshal(config.QuoteBareKeys(body), &f); err != nil {
+		return err
+	}
+	offsets := make(map[int]int64, len(f.OffsetTable))
+	for k, v := range f.OffsetTable {
+		lvl, err := strconv.Atoi(k)
+		if err != nil || lvl <= 0 || lvl > 1000 {
+			return fmt.Errorf("bad delay level %.64q", k)
+		}
+		offsets[lvl] = v
+	}
 	d.mu.Lock()
 	d.offsets = offsets
 	d.mu.Unlock()
 	d.dirty.Store(true)
+	return nil
 }
 
-// marshal writes {"offsetTable":{1:17,...}} with fastjson's bare keys.
-func (d *delayService) marshal() []byte {
+// Marshal writes {"offsetTable":{1:17,...}} with fastjson's bare keys.
+func (d *Delays) Marshal() []byte {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	lvls := make([]int, 0, len(d.offsets))
@@ -120,19 +144,22 @@ func (d *delayService) marshal() []byte {
 	return append(out, "}}"...)
 }
 
-func (d *delayService) persistIfDirty() error {
-	return config.PersistIfDirty(d.path, &d.dirty, func() ([]byte, error) { return d.marshal(), nil })
+// PersistIfDirty writes the file when the offsets changed since it was
+// last written.
+func (d *Delays) PersistIfDirty() error {
+	return config.PersistIfDirty(d.path, &d.dirty, func() ([]byte, error) { return d.Marshal(), nil })
 }
 
-// poke wakes the delivery loop (a SCHEDULE_TOPIC_XXXX entry was dispatched).
-func (d *delayService) poke() {
+// Poke wakes the delivery loop (a SCHEDULE_TOPIC_XXXX entry was dispatched).
+func (d *Delays) Poke() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (d *delayService) run(quit <-chan struct{}) {
+// Run delivers until quit closes.
+func (d *Delays) Run(quit <-chan struct{}) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
@@ -153,7 +180,7 @@ func (d *delayService) run(quit <-chan struct{}) {
 
 // deliverDue re-publishes every due message of every level and returns the
 // earliest delivery time still pending (0: none).
-func (d *delayService) deliverDue(now int64, quit <-chan struct{}) int64 {
+func (d *Delays) deliverDue(now int64, quit <-chan struct{}) int64 {
 	var next int64
 	soonest := func(t int64) {
 		if next == 0 || t < next {
@@ -176,7 +203,7 @@ func (d *delayService) deliverDue(now int64, quit <-chan struct{}) int64 {
 // deliverLevel delivers the due head of one level queue; it returns when
 // the head is not due yet (its time), when a transient failure asks for a
 // pause (the retry time) or when the queue is drained (0).
-func (d *delayService) deliverLevel(lvl int, now int64) int64 {
+func (d *Delays) deliverLevel(lvl int, now int64) int64 {
 	q := int32(lvl - 1)
 	retry := &d.retry[lvl-1]
 	if now < retry.at {
@@ -188,8 +215,8 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 	for budget := 0; budget < 4096; {
 		// The end first: an entry dispatched after an empty read is not
 		// an unreadable slot.
-		end := d.b.Store.MaxOffset(message.ScheduleTopic, q)
-		es := d.b.Store.ReadQueue(message.ScheduleTopic, q, off, 64)
+		end := d.st.MaxOffset(message.ScheduleTopic, q)
+		es := d.st.ReadQueue(message.ScheduleTopic, q, off, 64)
 		if len(es) == 0 {
 			if off < end {
 				d.advance(lvl, off+1) // unreadable slot (deleted file)
@@ -206,19 +233,19 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 			if due > now {
 				return due
 			}
-			rec, err := d.b.Store.RecordAt(e.PhyOffset, e.Size)
+			rec, err := d.st.RecordAt(e.PhyOffset, e.Size)
 			var topic string
 			var wrote int32
 			if err == nil {
-				topic, wrote, err = d.b.reputReal(rec)
+				topic, wrote, err = d.reput(rec)
 			}
 			switch {
 			case err == nil:
 				retry.ok()
 				// Apache counts a delivery out of SCHEDULE_TOPIC_XXXX to its
 				// schedule consumer group and into the real topic as delay.
-				d.b.Stats.Out(message.ScheduleConsumerGroup, message.ScheduleTopic, 1, int64(wrote))
-				d.b.Stats.In(topic, stats.MessageDelay, 1, int64(wrote))
+				d.stats.Out(message.ScheduleConsumerGroup, message.ScheduleTopic, 1, int64(wrote))
+				d.stats.In(topic, stats.MessageDelay, 1, int64(wrote))
 			case transientDelivery(err):
 				at := retry.failed(now)
 				if !errors.Is(err, store.ErrClosed) {
@@ -239,7 +266,7 @@ func (d *delayService) deliverLevel(lvl int, now int64) int64 {
 	return now // budget spent: come back at once
 }
 
-func (d *delayService) advance(lvl int, off int64) {
+func (d *Delays) advance(lvl int, off int64) {
 	d.mu.Lock()
 	d.offsets[lvl] = off
 	d.dirty.Store(true)

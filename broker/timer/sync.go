@@ -1,4 +1,4 @@
-package broker
+package timer
 
 // The timer's progress as a slave copies it from its master
 // (GET_TIMER_CHECK_POINT 60, Apache's SlaveSynchronize.syncTimerCheckPoint),
@@ -10,7 +10,7 @@ package broker
 // Apache's TimerCheckpoint is 56 bytes, big-endian: lastReadTimeMs,
 // lastTimerLogFlushPos, lastTimerQueueOffset, masterTimerQueueOffset and a
 // data version (stateVersion, timestamp, counter). rocketgo's checkpoint
-// (timer.go) maps onto it as readTimeMs → lastReadTimeMs and enqueueOffset →
+// (Timers) maps onto it as readTimeMs → lastReadTimeMs and enqueueOffset →
 // lastTimerQueueOffset and masterTimerQueueOffset; an Apache slave takes
 // lastReadTimeMs, masterTimerQueueOffset and the version, with the same
 // meaning: below masterTimerQueueOffset, what was due by lastReadTimeMs was
@@ -31,22 +31,21 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// TimerLowOffsetField carries the checkpoint's lowOffset in the answer.
-const TimerLowOffsetField = "timerLowOffset"
+// LowOffsetField carries the checkpoint's lowOffset in the answer.
+const LowOffsetField = "timerLowOffset"
 
-// apacheTimerCheckpointLen is TimerCheckpoint.encode's size; 32 bytes
+// CheckpointLen is TimerCheckpoint.encode's size; 32 bytes
 // (without the data version) is what 4.x-era brokers wrote, and decode
 // accepts both, as Apache's does.
-const apacheTimerCheckpointLen = 56
+const CheckpointLen = 56
 
-// TimerCheckpoint answers GET_TIMER_CHECK_POINT: the checkpoint in Apache's
+// Checkpoint answers GET_TIMER_CHECK_POINT: the checkpoint in Apache's
 // encoding, and the lowOffset to send along.
-func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64) {
-	ts := b.timer
+func (ts *Timers) Checkpoint() (body []byte, lowOffset int64) {
 	ts.mu.Lock()
 	c, version := ts.ckpt, ts.version
 	ts.mu.Unlock()
-	body = make([]byte, apacheTimerCheckpointLen)
+	body = make([]byte, CheckpointLen)
 	for i, v := range []int64{c.ReadTimeMs, 0, c.EnqueueOffset, c.EnqueueOffset,
 		version.StateVersion, version.Timestamp, version.Counter} {
 		binary.BigEndian.PutUint64(body[i*8:], uint64(v))
@@ -54,10 +53,11 @@ func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64) {
 	return body, c.LowOffset
 }
 
-// takeTimerCheckpoint is the slave's half: the master's checkpoint becomes
-// this broker's, persisted with the rest, read when a master's timer run
-// starts here (timerService.reset).
-func (b *Broker) takeTimerCheckpoint(resp *remoting.Command) error {
+// TakeCheckpoint is the slave's half: the master's checkpoint (its answer
+// to GET_TIMER_CHECK_POINT) becomes this broker's, persisted with the rest,
+// read when a master's timer run starts here (reset). It refuses an answer
+// that is not one, and any while a run delivers here (ErrRunning).
+func (ts *Timers) TakeCheckpoint(resp *remoting.Command) error {
 	body := resp.Body
 	if len(body) < 32 {
 		return fmt.Errorf("timer checkpoint of %d bytes", len(body))
@@ -68,29 +68,29 @@ func (b *Broker) takeTimerCheckpoint(resp *remoting.Command) error {
 		return fmt.Errorf("bad timer checkpoint: lastReadTimeMs %d, masterTimerQueueOffset %d", read, enq)
 	}
 	low := int64(-1) // unknown: from the timer queue's oldest entry
-	if v, ok := resp.Lookup(TimerLowOffsetField); ok {
+	if v, ok := resp.Lookup(LowOffsetField); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 || n > enq {
-			return fmt.Errorf("bad %s %q", TimerLowOffsetField, logging.Cut(v))
+			return fmt.Errorf("bad %s %q", LowOffsetField, logging.Cut(v))
 		}
 		low = n
 	}
 	var version remoting.DataVersion
-	if len(body) >= apacheTimerCheckpointLen {
+	if len(body) >= CheckpointLen {
 		version = remoting.DataVersion{StateVersion: int64(binary.BigEndian.Uint64(body[32:])),
 			Timestamp: int64(binary.BigEndian.Uint64(body[40:])), Counter: int64(binary.BigEndian.Uint64(body[48:]))}
 	}
-	return b.timer.take(timerCheckpoint{EnqueueOffset: enq, LowOffset: low, ReadTimeMs: read}, version)
+	return ts.take(timerCheckpoint{EnqueueOffset: enq, LowOffset: low, ReadTimeMs: read}, version)
 }
 
-// errTimerRunning: a checkpoint offered while this broker delivers timer
+// ErrRunning: a checkpoint offered while this broker delivers timer
 // messages itself (a master does not take another's progress).
-var errTimerRunning = errors.New("timer delivery runs here")
+var ErrRunning = errors.New("timer delivery runs here")
 
 // take replaces the checkpoint with a master's.
-func (ts *timerService) take(c timerCheckpoint, version remoting.DataVersion) error {
+func (ts *Timers) take(c timerCheckpoint, version remoting.DataVersion) error {
 	if ts.running.Load() {
-		return errTimerRunning
+		return ErrRunning
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -102,12 +102,15 @@ func (ts *timerService) take(c timerCheckpoint, version remoting.DataVersion) er
 	return nil
 }
 
-// fenceAt records the commit log's end before the broker takes sends in a
+// FenceAt records the commit log's end before the broker takes sends in a
 // master's term: a timer entry at or past it was written in this term and
 // read by no earlier run, whatever the checkpoint says. Without it, a
 // message sent in the moment before reset reads the queue's end would fall
 // inside the range re-read against the checkpoint's read time.
-func (ts *timerService) fenceAt(phy int64) { ts.fence.Store(phy) }
+func (ts *Timers) FenceAt(phy int64) { ts.fence.Store(phy) }
+
+// Running reports whether a run delivers here.
+func (ts *Timers) Running() bool { return ts.running.Load() }
 
 // dispatchWait bounds how long a timer run starting on a new master waits
 // for the consume queues to reach the fence (reset).
@@ -121,8 +124,8 @@ const dispatchWait = 5 * time.Second
 // began, fenceAt). So that a queue still being dispatched is not mistaken
 // for a short one, it first waits (bounded) for dispatch to reach the
 // fence. It reports false when quit closed first.
-func (ts *timerService) reset(quit <-chan struct{}) bool {
-	st := ts.b.Store
+func (ts *Timers) reset(quit <-chan struct{}) bool {
+	st := ts.st
 	deadline := time.Now().Add(dispatchWait)
 	for st.DispatchedPhyOffset() < ts.fence.Load() && time.Now().Before(deadline) {
 		select {
@@ -135,7 +138,7 @@ func (ts *timerService) reset(quit <-chan struct{}) bool {
 	c := ts.ckpt
 	ts.mu.Unlock()
 	for _, it := range ts.pending {
-		ts.b.Timer.Left(it.topic, false)
+		ts.stats.Left(it.topic, false)
 	}
 	ts.pending, ts.fifo, ts.retry = ts.pending[:0], nil, retryState{}
 	clear(ts.waiting)

@@ -1,9 +1,9 @@
-package broker
+package timer
 
 // Timer messages (5.x TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS).
 //
 // A timer message is stored in rmq_sys_wheel_timer queue 0 with TIMER_OUT_MS
-// (the delivery time), REAL_TOPIC and REAL_QID (see schedule.go), as Apache
+// (the delivery time), REAL_TOPIC and REAL_QID (the broker stages it there), as Apache
 // does. Instead of Apache's timerlog + timer wheel files, one goroutine keeps
 // the pending messages in a min-heap keyed by delivery time (a pointer to
 // the record, 40 bytes each, no body), fed from the timer queue behind the
@@ -23,7 +23,7 @@ package broker
 // of queue offsets in read order; -1 when not known (a checkpoint copied from
 // an Apache master: the queue is re-read from its oldest entry). A slave
 // copies its master's checkpoint, so that it starts from there if it becomes
-// master (timer_sync.go). A crash between a delivery and the next
+// master (sync.go). A crash between a delivery and the next
 // checkpoint (written every second) delivers those messages again. A message
 // that cannot be delivered is retried with a pause or set aside (deliver.go);
 // one set aside counts as delivered for the checkpoint, so it stays aside
@@ -40,6 +40,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -73,8 +74,11 @@ type timerCheckpoint struct {
 	ReadTimeMs    int64 `json:"readTimeMs"`
 }
 
-type timerService struct {
-	b       *Broker
+// Timers delivers timer messages when they are due.
+type Timers struct {
+	st      Store
+	reput   Reput
+	stats   *stats.TimerStats
 	path    string
 	log     zerolog.Logger
 	sampled zerolog.Logger // per-message lines (deliver.go)
@@ -84,7 +88,7 @@ type timerService struct {
 	enq       int64 // next timer queue offset to read
 	rescanEnd int64 // below this, entries due ≤ rescanTime were delivered before a restart
 	rescanT   int64
-	fence     atomic.Int64 // the commit log's end when this run's term began (timer_sync.go)
+	fence     atomic.Int64 // the commit log's end when this run's term began (sync.go)
 	pending   timerHeap
 	waiting   map[int64]struct{} // queue offsets in pending
 	fifo      []int64            // queue offsets in read order, front may be delivered
@@ -93,17 +97,20 @@ type timerService struct {
 
 	mu      sync.Mutex
 	ckpt    timerCheckpoint      // guarded by mu
-	version remoting.DataVersion // of ckpt, guarded by mu: for an Apache slave (timer_sync.go)
+	version remoting.DataVersion // of ckpt, guarded by mu: for an Apache slave (sync.go)
 	dirty   atomic.Bool
 	running atomic.Bool // a run delivers: the checkpoint is this broker's own
 }
 
-func newTimerService(b *Broker, path string, log zerolog.Logger) *timerService {
-	return &timerService{b: b, path: path, log: log, sampled: sampledLog(log), wake: make(chan struct{}, 1),
-		waiting: map[int64]struct{}{}, deletes: map[string]int{}}
+// NewTimers makes the delivery of timer messages from st, through reput,
+// counted in counts; its checkpoint is the file at path (Load reads it).
+func NewTimers(st Store, reput Reput, counts *stats.TimerStats, path string, log zerolog.Logger) *Timers {
+	return &Timers{st: st, reput: reput, stats: counts, path: path, log: log, sampled: sampledLog(log),
+		wake: make(chan struct{}, 1), waiting: map[int64]struct{}{}, deletes: map[string]int{}}
 }
 
-func (ts *timerService) load() error {
+// Load reads the checkpoint file; a run starts from it.
+func (ts *Timers) Load() error {
 	raw, err := config.ReadFile(ts.path)
 	if err != nil || raw == nil {
 		return err
@@ -116,7 +123,9 @@ func (ts *timerService) load() error {
 	return nil
 }
 
-func (ts *timerService) persistIfDirty() error {
+// PersistIfDirty writes the checkpoint file when the checkpoint changed
+// since it was last written.
+func (ts *Timers) PersistIfDirty() error {
 	return config.PersistIfDirty(ts.path, &ts.dirty, func() ([]byte, error) {
 		ts.mu.Lock()
 		c := ts.ckpt
@@ -125,14 +134,17 @@ func (ts *timerService) persistIfDirty() error {
 	})
 }
 
-func (ts *timerService) poke() {
+// Poke wakes the delivery loop (a timer queue entry was dispatched).
+func (ts *Timers) Poke() {
 	select {
 	case ts.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (ts *timerService) run(quit <-chan struct{}) {
+// Run delivers until quit closes. A broker runs it only as a master: the
+// checkpoint is then its own, and a master's is not taken (Take).
+func (ts *Timers) Run(quit <-chan struct{}) {
 	ts.running.Store(true)
 	defer ts.running.Store(false)
 	if !ts.reset(quit) {
@@ -149,8 +161,8 @@ func (ts *timerService) run(quit <-chan struct{}) {
 		if len(ts.pending) > 0 {
 			next = ts.pending[0].due
 		}
-		ts.b.Timer.HeadDue.Store(max(next, 0))
-		ts.b.Timer.Behind.Store(max(ts.b.Store.MaxOffset(message.TimerTopic, 0)-ts.enq, 0))
+		ts.stats.HeadDue.Store(max(next, 0))
+		ts.stats.Behind.Store(max(ts.st.MaxOffset(message.TimerTopic, 0)-ts.enq, 0))
 		if readTime < now { // a transient failure: not before the retry time
 			next = max(next, ts.retry.at)
 		}
@@ -169,12 +181,12 @@ func (ts *timerService) run(quit <-chan struct{}) {
 }
 
 // enqueue reads new timer queue entries into the heap.
-func (ts *timerService) enqueue() {
+func (ts *Timers) enqueue() {
 	for {
 		// The end first: an entry dispatched after an empty read is not
 		// an unreadable slot.
-		end := ts.b.Store.MaxOffset(message.TimerTopic, 0)
-		es := ts.b.Store.ReadQueue(message.TimerTopic, 0, ts.enq, 256)
+		end := ts.st.MaxOffset(message.TimerTopic, 0)
+		es := ts.st.ReadQueue(message.TimerTopic, 0, ts.enq, 256)
 		if len(es) == 0 {
 			if ts.enq < end {
 				ts.enq++ // unreadable slot
@@ -184,7 +196,7 @@ func (ts *timerService) enqueue() {
 		}
 		for _, e := range es {
 			ts.enq = e.QueueOffset + 1
-			rec, err := ts.b.Store.RecordAt(e.PhyOffset, e.Size)
+			rec, err := ts.st.RecordAt(e.PhyOffset, e.Size)
 			var v message.RecordView
 			if err == nil {
 				v, _, err = message.DecodeRecordView(rec)
@@ -206,7 +218,7 @@ func (ts *timerService) enqueue() {
 			}
 			topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 			heap.Push(&ts.pending, timerItem{due: due, qoff: e.QueueOffset, phy: e.PhyOffset, size: e.Size, topic: topic})
-			ts.b.Timer.Enqueued(topic)
+			ts.stats.Enqueued(topic)
 			ts.waiting[e.QueueOffset] = struct{}{}
 			ts.fifo = append(ts.fifo, e.QueueOffset)
 		}
@@ -217,16 +229,16 @@ func (ts *timerService) enqueue() {
 // everything due was delivered or set aside (now, or just before a message
 // whose delivery failed transiently: it and the messages behind it are
 // retried at ts.retry.at).
-func (ts *timerService) deliver(now int64) int64 {
+func (ts *Timers) deliver(now int64) int64 {
 	for len(ts.pending) > 0 && ts.pending[0].due <= now {
 		it := ts.pending[0]
 		if now < ts.retry.at {
 			return it.due - 1
 		}
-		rec, err := ts.b.Store.RecordAt(it.phy, it.size)
+		rec, err := ts.st.RecordAt(it.phy, it.size)
 		recalled := err == nil && ts.recalled(rec)
 		if err == nil && !recalled {
-			_, _, err = ts.b.reputReal(rec, message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
+			_, _, err = ts.reput(rec, message.PropTimerEnqueueMs, strconv.FormatInt(recordStoreTime(rec), 10),
 				message.PropTimerDequeueMs, strconv.FormatInt(now, 10))
 		}
 		switch {
@@ -247,7 +259,7 @@ func (ts *timerService) deliver(now int64) int64 {
 		}
 		heap.Pop(&ts.pending)
 		delete(ts.waiting, it.qoff)
-		ts.b.Timer.Left(it.topic, err == nil && !recalled)
+		ts.stats.Left(it.topic, err == nil && !recalled)
 	}
 	return now
 }
@@ -255,7 +267,7 @@ func (ts *timerService) deliver(now int64) int64 {
 // recalled reports whether rec is not to be delivered: a delete marker,
 // whose key it forgets (what it deletes is due before it), or a message a
 // marker in force deletes.
-func (ts *timerService) recalled(rec []byte) bool {
+func (ts *Timers) recalled(rec []byte) bool {
 	v, _, err := message.DecodeRecordView(rec)
 	if err != nil {
 		return false // reputReal reports it
@@ -284,7 +296,7 @@ func recordStoreTime(rec []byte) int64 {
 	return v.StoreTimestamp
 }
 
-func (ts *timerService) checkpoint(readTime int64) {
+func (ts *Timers) checkpoint(readTime int64) {
 	for len(ts.fifo) > 0 {
 		if _, ok := ts.waiting[ts.fifo[0]]; ok {
 			break

@@ -1,4 +1,4 @@
-package broker
+package timer
 
 // Delivery failures of staged messages (delay levels and timer messages).
 //
