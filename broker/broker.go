@@ -18,6 +18,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/timer"
+	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -74,10 +75,9 @@ type Broker struct {
 	pop       *pops // pop consumption (pop.go)
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
 	requestModes *RequestModes
-	cold         *coldPulls // pulls whose pages are not in memory (pull.go)
-	coldCtr      coldData   // the cold-data flow-control table (opsadmin.go)
-	endTx        *endTxs    // END_TRANSACTION workers (transaction_end.go)
-	txCheck      *txChecker // transaction check service (transaction_check.go)
+	cold         *coldPulls  // pulls whose pages are not in memory (pull.go)
+	coldCtr      coldData    // the cold-data flow-control table (opsadmin.go)
+	tx           *tx.Service // END_TRANSACTION and the transaction check
 	repl         replication
 	ctrl         *controlled // controller mode (controllermode.go); nil outside it
 	// newHA makes the replication service in Start (ha.New); tests replace
@@ -167,12 +167,15 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	}
 	b.Store = st
 	b.wait = st.Wait
+	b.StoreHost = cfg.StoreHost()
 	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
 	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
 	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
 	txLog := root.With().Str("component", "transaction").Logger()
-	b.endTx = newEndTxs(cfg.EndTransactionThreadPoolNums, cfg.EndTransactionPoolQueueCapacity, txLog)
-	b.txCheck = newTxChecker(b, txLog)
+	b.tx = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
+		Commit: b.put, CheckRealTopic: b.checkRealTopic,
+		Wait:   func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) },
+		Counts: &b.Tx, StoreHost: b.StoreHost, QueueCapacity: cfg.EndTransactionPoolQueueCapacity, Quit: b.quit}, txLog)
 	b.Filters.SetLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
 	b.delays = timer.NewDelays(st, b.reputReal, &b.Stats, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
@@ -201,9 +204,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 			b.timers.Poke()
 		}
 	})
-	host := cfg.StoreHost()
-	b.StoreHost = host
-	b.UniqIDs = message.NewUniqIDGen(host.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
+	b.UniqIDs = message.NewUniqIDGen(b.StoreHost.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	return b, nil
 }
 
@@ -262,7 +263,9 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(func() { b.Holds.run(b.quit) })
 	b.startColdPulls()
-	b.startEndTxs()
+	for range b.Config().EndTransactionThreadPoolNums {
+		b.goRun(b.tx.Work)
+	}
 	b.goRun(b.persistLoop)
 	switch {
 	case b.ctrl != nil:
@@ -274,7 +277,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		// (Apache's changeSpecialServiceStatus(brokerId == 0)).
 		b.goRun(func() { b.slaveSyncLoop(b.quit) })
 	default:
-		b.goRun(func() { b.txCheck.run(b.quit) })
+		b.goRun(func() { b.tx.RunChecks(b.quit) })
 		b.goRun(func() { b.pop.reviveLoop(b.quit) })
 		for _, run := range b.schedulers() {
 			b.goRun(func() { run(b.quit) })

@@ -151,7 +151,7 @@ type Config struct {
 	// two runs of the check service. TransactionOpMsgMaxSize and
 	// TransactionOpBatchInterval are accepted for Apache's config files but
 	// unused: rocketgo writes one op record per END_TRANSACTION, at once
-	// (transaction_op.go says why). RejectTransactionMessage refuses
+	// (broker/tx, op.go, says why). RejectTransactionMessage refuses
 	// prepared sends. EndTransactionThreadPoolNums goroutines serve
 	// END_TRANSACTION off the event loops (it reads the half message, which
 	// may fault) behind a queue of EndTransactionPoolQueueCapacity requests;

@@ -155,7 +155,7 @@ func (b *Broker) ResumeCheckHalfMessage(msgID string) error {
 	}
 	m := store.PutMessage{
 		Topic: message.TransHalfTopic, QueueID: 0, Flag: v.Flag, Body: v.Body,
-		Properties: propsSet(string(v.Properties), message.PropTransactionCheckTimes, "0"),
+		Properties: message.SetProperties(string(v.Properties), message.PropTransactionCheckTimes, "0"),
 		SysFlag:    v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreHost: v.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes,
 	}

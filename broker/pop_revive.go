@@ -186,7 +186,7 @@ func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
 	}
 	props := m.Properties
 	if m.ReconsumeTimes == 0 || message.Property(props, message.PropFirstPopTime) == "" {
-		props = propsSet(props, message.PropFirstPopTime, strconv.FormatInt(ck.key.popTime, 10))
+		props = message.SetProperties(props, message.PropFirstPopTime, strconv.FormatInt(ck.key.popTime, 10))
 	}
 	put := p.revivePut(ck, m, topic, 0, props)
 	if err := p.put(&put); err != nil {
@@ -208,7 +208,7 @@ func (p *pops) reviveDLQ(ck *popCk, m *message.Record, cause error) error {
 	origin := message.Property(props, message.PropRetryTopic)
 	if origin == "" {
 		origin = ck.key.topic
-		props = propsSet(props, message.PropRetryTopic, origin)
+		props = message.SetProperties(props, message.PropRetryTopic, origin)
 	}
 	put := p.revivePut(ck, m, topic, rand.Int32N(dlqQueueNums), props)
 	if err := p.put(&put); err != nil {

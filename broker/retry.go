@@ -115,7 +115,7 @@ func (b *Broker) SendBack(r SendBack) error {
 		QueueID:        queueID,
 		Flag:           v.Flag,
 		Body:           v.Body,
-		Properties:     propsSet(props, kv...),
+		Properties:     message.SetProperties(props, kv...),
 		SysFlag:        v.SysFlag,
 		BornTimestamp:  v.BornTimestamp,
 		BornHost:       v.BornHost,
@@ -214,7 +214,7 @@ func (b *Broker) retrySend(m *store.PutMessage, producerGroup string, maxReconsu
 		if err := b.createDLQ(m.Topic); err != nil {
 			return err
 		}
-		m.Properties = propsSet(m.Properties, message.PropDelayTimeLevel, "-1")
+		m.Properties = message.SetProperties(m.Properties, message.PropDelayTimeLevel, "-1")
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 			}
 			c.popRecovered = true
 		}
-		run(b.txCheck.run)
+		run(b.tx.RunChecks)
 		run(b.pop.reviveLoop)
 		for _, s := range b.schedulers() {
 			run(s)

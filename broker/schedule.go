@@ -44,7 +44,7 @@ func (b *Broker) schedule(m *store.PutMessage, now int64) error {
 	if level > 0 {
 		// A level wins over timer properties, which are dropped.
 		if hasTimerProps(m.Properties) {
-			m.Properties = propsDel(m.Properties, message.PropTimerDeliverMs, message.PropTimerDelaySec, message.PropTimerDelayMs)
+			m.Properties = message.DeleteProperties(m.Properties, message.PropTimerDeliverMs, message.PropTimerDelaySec, message.PropTimerDelayMs)
 		}
 		b.toDelayLevel(m, level)
 		return nil
@@ -83,7 +83,7 @@ func (b *Broker) toDelayLevel(m *store.PutMessage, level int) {
 		level = len(levels)
 		kv = append(kv, message.PropDelayTimeLevel, strconv.Itoa(level))
 	}
-	m.Properties = propsSet(m.Properties, kv...)
+	m.Properties = message.SetProperties(m.Properties, kv...)
 	m.Topic = message.ScheduleTopic
 	m.QueueID = int32(level - 1)
 }
@@ -117,7 +117,7 @@ func (b *Broker) toTimer(m *store.PutMessage, now int64) error {
 	if deliver-now > b.Config().TimerMaxDelaySec*1000 {
 		return b.timerIllegal(fmt.Errorf("put %s: delay %d ms", m.Topic, deliver-now))
 	}
-	m.Properties = propsSet(m.Properties, message.PropTimerOutMs, strconv.FormatInt(deliver, 10),
+	m.Properties = message.SetProperties(m.Properties, message.PropTimerOutMs, strconv.FormatInt(deliver, 10),
 		message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))
 	m.Topic = message.TimerTopic
 	m.QueueID = 0
@@ -170,7 +170,7 @@ func (b *Broker) reputReal(rec []byte, add ...string) (string, int32, error) {
 	}
 	props := string(v.Properties)
 	if len(add) > 0 {
-		props = propsSet(props, add...)
+		props = message.SetProperties(props, add...)
 	}
 	m := store.PutMessage{
 		Topic:                     topic,

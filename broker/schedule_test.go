@@ -119,19 +119,6 @@ func props(kv ...string) string {
 	return string(b)
 }
 
-func TestPropsEdit(t *testing.T) {
-	p := props("A", "1", "B", "2", "C", "3")
-	if got := propsDel(p, "B"); got != props("A", "1", "C", "3") {
-		t.Errorf("propsDel = %q", got)
-	}
-	if got := propsSet(p, "A", "9", "D", "4"); got != props("B", "2", "C", "3", "A", "9", "D", "4") {
-		t.Errorf("propsSet = %q", got)
-	}
-	if got := propsDel("A\x01x", "B"); got != props("A", "x") {
-		t.Errorf("unterminated last pair: %q", got)
-	}
-}
-
 func TestScheduleTransforms(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
 	now := time.Now().UnixMilli()

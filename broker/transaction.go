@@ -1,39 +1,20 @@
 package broker
 
-// Transactional messages, as Apache 5.3.3's broker/transaction
-// package does them. Four pieces, one file each:
-//
-//	transaction.go        the prepared send: a send with TRAN_MSG=true (and
-//	                      the PREPARED sysFlag) is stored as a half message
-//	                      in RMQ_SYS_TRANS_HALF_TOPIC queue 0
-//	                      (TransactionalMessageBridge.parseHalfMessageInner)
-//	transaction_end.go    END_TRANSACTION: commit re-publishes the half
-//	                      message to its REAL_TOPIC/REAL_QID, rollback does
-//	                      not; both write an op record (EndTransactionProcessor)
-//	transaction_op.go     op records in RMQ_SYS_TRANS_OP_HALF_TOPIC: tags "d",
-//	                      body = half queue offsets
-//	transaction_check.go  the check service: half messages without an op
-//	                      record are re-appended and their producer asked
-//	                      (CHECK_TRANSACTION_STATE) every
-//	                      transactionCheckInterval
-//	                      (TransactionalMessageServiceImpl.check)
-//
-// State lives in the commit log and in consumerOffset.json only: the half
-// and op queues, and the check progress as offsets of group
-// CID_RMQ_SYS_TRANS on both topics (Apache's layout, so either broker opens
-// the other's store). Nothing is kept in memory across a restart.
+// Transactional messages: the prepared send, which stores a half message
+// in RMQ_SYS_TRANS_HALF_TOPIC queue 0 as Apache's
+// TransactionalMessageBridge.parseHalfMessageInner does, is the send
+// path's; ending and checking transactions is package broker/tx's.
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
-
-// transRemoveTag is the tags of an op record (TransactionalMessageUtil.REMOVE_TAG).
-const transRemoveTag = "d"
 
 // transTopics are the half and op topics, created at start as Apache 5.x's
 // TopicConfigManager does: one queue each, read and write.
@@ -76,9 +57,9 @@ func (b *Broker) toHalf(cfg *Config, m *store.PutMessage, uniq string) (bool, er
 	}
 	kv = append(kv, message.PropRealTopic, m.Topic, message.PropRealQueueID, strconv.Itoa(int(m.QueueID)))
 	// TRAN_PREPARED_QUEUE_OFFSET is the check service's own (the offset an
-	// immunity copy's original was stored at, transaction_check.go): a
+	// immunity copy's original was stored at, broker/tx): a
 	// producer does not choose which op record resolves its message.
-	m.Properties = propsSet(propsDel(m.Properties, message.PropTranPreparedQueueOffset), kv...)
+	m.Properties = message.SetProperties(message.DeleteProperties(m.Properties, message.PropTranPreparedQueueOffset), kv...)
 	m.SysFlag = m.SysFlag&^message.TransactionMask | message.TransactionNot
 	m.Topic = message.TransHalfTopic
 	m.QueueID = 0
@@ -105,4 +86,23 @@ func (b *Broker) putPrepared(cfg *Config, m *store.PutMessage, uniq string) (sto
 		return pr, err
 	}
 	return b.put(m)
+}
+
+// EndTransaction takes an END_TRANSACTION (tx.Service.End). A slave
+// refuses it with SLAVE_NOT_AVAILABLE and no remark, as Apache's: the
+// master ends it.
+func (b *Broker) EndTransaction(r *tx.EndRequest, done func(error)) (queued bool, err error) {
+	if b.Config().IsSlave() {
+		return false, remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "")
+	}
+	return b.tx.End(r, done)
+}
+
+// txConfig is what the transaction service reads of the configuration in
+// force.
+func (b *Broker) txConfig() tx.Config {
+	c := b.Config()
+	return tx.Config{BrokerName: c.BrokerName, TimeOut: c.TransactionTimeOut, CheckMax: c.TransactionCheckMax,
+		CheckInterval: time.Duration(c.TransactionCheckInterval) * time.Millisecond, FileReservedTime: c.Store.FileReservedTime,
+		MaxMessageSize: c.Store.MaxMessageSize, Durability: c.durability()}
 }

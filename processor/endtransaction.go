@@ -3,7 +3,7 @@ package processor
 import (
 	"strings"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -50,7 +50,7 @@ func (p *brokerProcs) endTransaction(c *remoting.Conn, req *remoting.Command) *r
 // decodeEndTransaction reads the header as Apache's decoder and checkFields
 // do; the strings are copied, the request being recycled before a worker
 // serves it.
-func decodeEndTransaction(req *remoting.Command) (r broker.EndTransactionRequest, err error) {
+func decodeEndTransaction(req *remoting.Command) (r tx.EndRequest, err error) {
 	// Apache 5.3.3 does not enforce its @CFNotNull on the strings: a
 	// missing msgId is served (it is only logged), a missing producerGroup
 	// is "The producer group wrong". The numbers it cannot do without.

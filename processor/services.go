@@ -8,6 +8,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/replicas"
 )
@@ -49,7 +50,7 @@ type Popper interface {
 
 // Transactions ends half messages and resumes their checks.
 type Transactions interface {
-	EndTransaction(r *broker.EndTransactionRequest, done func(error)) (queued bool, err error)
+	EndTransaction(r *tx.EndRequest, done func(error)) (queued bool, err error)
 	ResumeCheckHalfMessage(msgID string) error
 }
 

@@ -25,6 +25,14 @@ func TestMetricsReadsWhatItIsHanded(t *testing.T) {
 	checkLinks(t, []string{"metrics"}, []string{"broker", "processor/...", "ha/...", "replicas/...", "proxy/..."})
 }
 
+// TestServicesStandAlone: a broker service in its own package is built
+// from the store, the tables and the small interfaces it declares; it links
+// neither the broker that wires it, nor a front end, nor replication.
+func TestServicesStandAlone(t *testing.T) {
+	checkLinks(t, []string{"broker/timer", "broker/tx"},
+		[]string{"broker", "processor/...", "proxy/...", "ha/...", "replicas/..."})
+}
+
 // checkLinks fails for each package of pkgs that links one of forbidden:
 // a package path, or "p/..." for p and every package below it.
 func checkLinks(t *testing.T, pkgs, forbidden []string) {

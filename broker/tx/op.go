@@ -1,4 +1,4 @@
-package broker
+package tx
 
 // Op records: a half message is resolved (committed, rolled back) once an
 // op record names its half queue offset. Layout, as Apache writes them:
@@ -35,23 +35,26 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
+// transRemoveTag is the tags of an op record (TransactionalMessageUtil.REMOVE_TAG).
+const transRemoveTag = "d"
+
 // opProperties are the stored properties of an op record.
 var opProperties = string(message.AppendProperty(message.AppendProperty(nil, message.PropTags, transRemoveTag),
 	message.PropWaitStoreMsgOK, "true"))
 
 // putOp appends the op record resolving the half message at halfOffset of
 // half queue queueID.
-func (b *Broker) putOp(queueID int32, halfOffset int64) (store.PutResult, error) {
+func (s *Service) putOp(queueID int32, halfOffset int64) (store.PutResult, error) {
 	m := store.PutMessage{
 		Topic:         message.TransOpHalfTopic,
 		QueueID:       queueID,
 		Body:          strconv.AppendInt(nil, halfOffset, 10),
 		Properties:    opProperties,
 		BornTimestamp: time.Now().UnixMilli(),
-		BornHost:      b.StoreHost,
-		StoreHost:     b.StoreHost,
+		BornHost:      s.d.StoreHost,
+		StoreHost:     s.d.StoreHost,
 	}
-	return b.Store.Put(&m)
+	return s.d.Store.Put(&m)
 }
 
 // opOffsets calls fn for every half queue offset an op record's body names,

@@ -1,4 +1,4 @@
-package broker
+package tx
 
 // The transaction check service (Apache's TransactionalMessageCheckService,
 // TransactionalMessageServiceImpl.check and
@@ -6,7 +6,7 @@ package broker
 // transactionCheckInterval, for each half queue:
 //
 //  1. the op set: op records from the op progress offset to the op queue's
-//     end, each naming half offsets that are resolved (transaction_op.go);
+//     end, each naming half offsets that are resolved (op.go);
 //  2. the walk from the half progress offset to the queue's end as the run
 //     began, over the half messages:
 //     - resolved (in the op set), or a copy of a transaction an op record
@@ -70,9 +70,9 @@ const (
 	txCheckMaxTimeQueueNums = 1
 )
 
-// txChecker is the check service's state, owned by its goroutine.
-type txChecker struct {
-	b   *Broker
+// checker is the check service's state, owned by its goroutine.
+type checker struct {
+	s   *Service
 	log zerolog.Logger
 	// sampled is for the lines about one message (Apache logs each): a
 	// producer decides how many there are.
@@ -84,18 +84,20 @@ type txChecker struct {
 	maxPerRun int
 }
 
-func newTxChecker(b *Broker, log zerolog.Logger) *txChecker {
-	return &txChecker{b: b, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
+func newChecker(s *Service, log zerolog.Logger) *checker {
+	return &checker{s: s, log: log, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute}),
 		now: time.Now, maxPerRun: txCheckMaxPerRun}
 }
 
-// run checks every transactionCheckInterval (read at each turn, so that
-// UPDATE_BROKER_CONFIG changes it) until quit closes.
-func (tc *txChecker) run(quit <-chan struct{}) {
+// RunChecks checks every transactionCheckInterval (read at each turn, so
+// that UPDATE_BROKER_CONFIG changes it) until quit closes. A broker runs it
+// only as a master.
+func (s *Service) RunChecks(quit <-chan struct{}) {
+	tc := s.check
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
-		t.Reset(time.Duration(tc.b.Config().TransactionCheckInterval) * time.Millisecond)
+		t.Reset(s.d.Config().CheckInterval)
 		select {
 		case <-quit:
 			return
@@ -106,8 +108,8 @@ func (tc *txChecker) run(quit <-chan struct{}) {
 }
 
 // checkAll is one run over every half queue.
-func (tc *txChecker) checkAll(quit <-chan struct{}) {
-	topic, ok := tc.b.Topics.Get(message.TransHalfTopic)
+func (tc *checker) checkAll(quit <-chan struct{}) {
+	topic, ok := tc.s.d.Topics.Get(message.TransHalfTopic)
 	if !ok {
 		return
 	}
@@ -122,9 +124,9 @@ func (tc *txChecker) checkAll(quit <-chan struct{}) {
 }
 
 // progress is CID_RMQ_SYS_TRANS's offset of a queue, within the queue.
-func (tc *txChecker) progress(topic string, q int32) int64 {
-	st := tc.b.Store
-	off, ok := tc.b.Offsets.Query(message.TransGroup, topic, q)
+func (tc *checker) progress(topic string, q int32) int64 {
+	st := tc.s.d.Store
+	off, ok := tc.s.d.Offsets.Query(message.TransGroup, topic, q)
 	if !ok || off < st.MinOffset(topic, q) {
 		off = st.MinOffset(topic, q)
 	}
@@ -160,8 +162,8 @@ func (s *opSet) release(opOff int64) {
 }
 
 // readOps builds the op set of half queue q from op queue offset opOff.
-func (tc *txChecker) readOps(q int32, opOff, halfOff int64) *opSet {
-	st := tc.b.Store
+func (tc *checker) readOps(q int32, opOff, halfOff int64) *opSet {
+	st := tc.s.d.Store
 	s := &opSet{removed: map[int64]int64{}, pending: map[int64]int{}, resolved: map[uint64]struct{}{}}
 	end := st.MaxOffset(message.TransOpHalfTopic, q)
 	for o := opOff; o < end; {
@@ -247,11 +249,11 @@ func txID(v *message.RecordView) uint64 {
 
 // noteResolved records the transaction of the half message at offset h,
 // which an op record names.
-func (tc *txChecker) noteResolved(s *opSet, q int32, h int64) {
+func (tc *checker) noteResolved(s *opSet, q int32, h int64) {
 	if len(s.resolved) >= txResolvedMax {
 		return
 	}
-	st := tc.b.Store
+	st := tc.s.d.Store
 	es := st.ReadQueue(message.TransHalfTopic, q, h, 1)
 	if len(es) == 0 || es[0].QueueOffset != h {
 		return
@@ -288,15 +290,15 @@ func opProgress(done []int64, old int64) int64 {
 }
 
 // checkQueue is one run over half queue q (steps 1 to 3 at the top).
-func (tc *txChecker) checkQueue(q int32, quit <-chan struct{}) {
-	b := tc.b
-	cfg := b.Config()
+func (tc *checker) checkQueue(q int32, quit <-chan struct{}) {
+	d := &tc.s.d
+	cfg := d.Config()
 	start := tc.now()
 	startMs := start.UnixMilli()
 	halfOff := tc.progress(message.TransHalfTopic, q)
 	opOff := tc.progress(message.TransOpHalfTopic, q)
 	ops := tc.readOps(q, opOff, halfOff)
-	end := b.Store.MaxOffset(message.TransHalfTopic, q)
+	end := d.Store.MaxOffset(message.TransHalfTopic, q)
 	i, sent := halfOff, 0
 	renewed := map[uint64]struct{}{} // transactions re-appended by this run
 walk:
@@ -314,9 +316,9 @@ walk:
 			i++
 			continue
 		}
-		es := b.Store.ReadQueue(message.TransHalfTopic, q, i, 1)
+		es := d.Store.ReadQueue(message.TransHalfTopic, q, i, 1)
 		if len(es) == 0 {
-			if m := b.Store.MinOffset(message.TransHalfTopic, q); i < m {
+			if m := d.Store.MinOffset(message.TransHalfTopic, q); i < m {
 				i = m // cleaned up under the walk
 				continue
 			}
@@ -326,7 +328,7 @@ walk:
 			i = es[0].QueueOffset // filler entries skipped
 			continue
 		}
-		rec, err := b.Store.RecordAt(es[0].PhyOffset, es[0].Size)
+		rec, err := d.Store.RecordAt(es[0].PhyOffset, es[0].Size)
 		var v message.RecordView
 		if err == nil {
 			v, _, err = message.DecodeRecordView(rec)
@@ -349,8 +351,8 @@ walk:
 			continue
 		}
 		now := tc.now().UnixMilli()
-		times, discard := checkTimes(v.Properties, cfg.TransactionCheckMax)
-		if !discard && now-v.BornTimestamp > int64(cfg.Store.FileReservedTime)*3600*1000 {
+		times, discard := checkTimes(v.Properties, cfg.CheckMax)
+		if !discard && now-v.BornTimestamp > int64(cfg.FileReservedTime)*3600*1000 {
 			tc.sampled.Info().Int64("queueOffset", i).Int64("bornTimestamp", v.BornTimestamp).
 				Msg("half message exceed file reserved time, so skip it")
 			discard = true
@@ -364,9 +366,9 @@ walk:
 			break // stored during this run: next run
 		}
 		age := now - v.BornTimestamp
-		immunity := cfg.TransactionTimeOut
+		immunity := cfg.TimeOut
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
-			immunity = immunityTime(string(s), cfg.TransactionTimeOut)
+			immunity = immunityTime(string(s), cfg.TimeOut)
 			if age < immunity {
 				resolved, ok := tc.immune(&v, ops, times)
 				if !ok {
@@ -385,7 +387,7 @@ walk:
 		if !(age > immunity || age <= -1) {
 			break
 		}
-		if !tc.checkOne(cfg, &v, times) {
+		if !tc.checkOne(&cfg, &v, times) {
 			break
 		}
 		renewed[id] = struct{}{}
@@ -393,10 +395,10 @@ walk:
 		i++
 	}
 	if i != halfOff {
-		b.Offsets.Commit(message.TransGroup, message.TransHalfTopic, q, i)
+		d.Offsets.Commit(message.TransGroup, message.TransHalfTopic, q, i)
 	}
 	if newOp := opProgress(ops.done, opOff); newOp != opOff {
-		b.Offsets.Commit(message.TransGroup, message.TransOpHalfTopic, q, newOp)
+		d.Offsets.Commit(message.TransGroup, message.TransOpHalfTopic, q, newOp)
 	}
 	if i != halfOff || sent > 0 {
 		tc.log.Debug().Int32("queueId", q).Int64("halfOffset", i).Int64("halfMaxOffset", end).Int("checks", sent).
@@ -431,7 +433,7 @@ func checkTimes(props []byte, max int) (int, bool) {
 // serialises the properties after renewHalfMessageInner set WAIT=false, so
 // both are in the copy. Waiting out an immunity thus spends
 // transactionCheckMax, in either broker.
-func (tc *txChecker) immune(v *message.RecordView, ops *opSet, times int) (resolved, ok bool) {
+func (tc *checker) immune(v *message.RecordView, ops *opSet, times int) (resolved, ok bool) {
 	s := message.PropertyBytes(v.Properties, message.PropTranPreparedQueueOffset)
 	if len(s) > 0 {
 		first, err := strconv.ParseInt(string(s), 10, 64)
@@ -457,27 +459,27 @@ func (tc *txChecker) immune(v *message.RecordView, ops *opSet, times int) (resol
 // renew re-appends a half message to its half queue with properties set
 // (renewHalfMessageInner). Unlike Apache, the copy keeps the message's flag
 // and reconsume times, which the committed message is made from.
-func (tc *txChecker) renew(v *message.RecordView, kv ...string) (store.PutResult, string, error) {
+func (tc *checker) renew(v *message.RecordView, kv ...string) (store.PutResult, string, error) {
 	m := store.PutMessage{
 		Topic:          message.TransHalfTopic,
 		QueueID:        v.QueueID,
 		Flag:           v.Flag,
 		Body:           v.Body,
-		Properties:     propsSet(string(v.Properties), kv...),
+		Properties:     message.SetProperties(string(v.Properties), kv...),
 		SysFlag:        v.SysFlag,
 		BornTimestamp:  v.BornTimestamp,
 		BornHost:       v.BornHost,
 		StoreHost:      v.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes,
 	}
-	pr, err := tc.b.Store.Put(&m)
+	pr, err := tc.s.d.Store.Put(&m)
 	return pr, m.Properties, err
 }
 
 // checkOne re-appends a half message with TRANSACTION_CHECK_TIMES = times
 // and sends CHECK_TRANSACTION_STATE about the copy to a producer of its
 // group. It reports false when the copy could not be appended.
-func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) bool {
+func (tc *checker) checkOne(cfg *Config, v *message.RecordView, times int) bool {
 	pr, props, err := tc.renew(v, message.PropTransactionCheckTimes, strconv.Itoa(times))
 	if err != nil {
 		tc.sampled.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("re-append half message for check")
@@ -497,7 +499,7 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 	// The body is the copy as a stored message with its real topic and
 	// queue (Apache's MessageDecoder.encode of the re-appended MessageExt,
 	// whose properties renewHalfMessageInner set WAIT=false in).
-	props = propsSet(props, message.PropWaitStoreMsgOK, "false")
+	props = message.SetProperties(props, message.PropWaitStoreMsgOK, "false")
 	body, err := message.AppendRecord(nil, &message.Record{
 		QueueID: int32(realQID), Flag: v.Flag, QueueOffset: pr.QueueOffset, PhysicalOffset: pr.PhysicalOffset,
 		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreTimestamp: v.StoreTimestamp,
@@ -512,7 +514,7 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 		{Key: "topic", Value: message.TransHalfTopic},
 		{Key: "tranStateTableOffset", Value: strconv.FormatInt(pr.QueueOffset, 10)},
 		{Key: "commitLogOffset", Value: strconv.FormatInt(pr.PhysicalOffset, 10)},
-		{Key: "offsetMsgId", Value: message.OffsetMsgID(tc.b.StoreHost, pr.PhysicalOffset)},
+		{Key: "offsetMsgId", Value: message.OffsetMsgID(tc.s.d.StoreHost, pr.PhysicalOffset)},
 		{Key: "bname", Value: cfg.BrokerName},
 	}
 	if uniq != "" {
@@ -529,8 +531,8 @@ func (tc *txChecker) checkOne(cfg *Config, v *message.RecordView, times int) boo
 // producerConn is ProducerManager.getAvailableChannel: a live connection of
 // the group, round robin over its members, so that a producer that went
 // away is replaced by another member; nil when none is connected.
-func (tc *txChecker) producerConn(group string) *remoting.Conn {
-	conns := tc.b.Clients.ProducerConns(group)
+func (tc *checker) producerConn(group string) *remoting.Conn {
+	conns := tc.s.d.Producers.ProducerConns(group)
 	if len(conns) == 0 {
 		return nil
 	}
@@ -546,11 +548,11 @@ func (tc *txChecker) producerConn(group string) *remoting.Conn {
 // discard moves a half message checked too often (or too old) to
 // TRANS_CHECK_MAX_TIME_TOPIC, created on demand with one queue
 // (DefaultTransactionalMessageCheckListener.resolveDiscardMsg).
-func (tc *txChecker) discard(v *message.RecordView) {
+func (tc *checker) discard(v *message.RecordView) {
 	tc.sampled.Error().Int64("queueOffset", v.QueueOffset).Int64("commitLogOffset", v.PhysicalOffset).
 		Str("uniqKey", string(message.PropertyBytes(v.Properties, message.PropUniqClientMessageID))).
 		Msg("half message has been checked too many times, so discard it by moving it to system topic TRANS_CHECK_MAX_TIME_TOPIC")
-	if _, _, err := tc.b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: message.TransCheckMaxTimeTopic,
+	if _, _, err := tc.s.d.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: message.TransCheckMaxTimeTopic,
 		ReadQueueNums: txCheckMaxTimeQueueNums, WriteQueueNums: txCheckMaxTimeQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
 		tc.log.Error().Err(err).Msg("create TRANS_CHECK_MAX_TIME_TOPIC")
 		return
@@ -560,10 +562,10 @@ func (tc *txChecker) discard(v *message.RecordView) {
 		SysFlag: v.SysFlag, BornTimestamp: v.BornTimestamp, BornHost: v.BornHost, StoreHost: v.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes,
 	}
-	if _, err := tc.b.Store.Put(&m); err != nil {
+	if _, err := tc.s.d.Store.Put(&m); err != nil {
 		tc.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).
 			Msg("put checked-too-many-time half message to TRANS_CHECK_MAX_TIME_TOPIC failed")
 		return
 	}
-	tc.b.Tx.Discarded(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
+	tc.s.d.Counts.Discarded(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
 }

@@ -1,4 +1,4 @@
-package broker
+package tx
 
 // END_TRANSACTION (Apache's EndTransactionProcessor, 5.3.3).
 //
@@ -25,8 +25,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
@@ -34,16 +32,20 @@ import (
 
 var (
 	// ErrHalfNotFound: END_TRANSACTION names no half message.
-	ErrHalfNotFound = errors.New("broker: prepared transaction message not found")
+	ErrHalfNotFound = errors.New("tx: prepared transaction message not found")
 	// ErrHalfMismatch: the half message's group or offsets differ from the request's.
-	ErrHalfMismatch = errors.New("broker: prepared transaction message mismatch")
+	ErrHalfMismatch = errors.New("tx: prepared transaction message mismatch")
 	// ErrCheckImmunity: a producer's own END_TRANSACTION after its
 	// CHECK_IMMUNITY_TIME_IN_SECONDS passed (5.x ILLEGAL_OPERATION).
-	ErrCheckImmunity = errors.New("broker: transaction past check immunity time")
+	ErrCheckImmunity = errors.New("tx: transaction past check immunity time")
+	// ErrBusy: the END_TRANSACTION queue is full.
+	ErrBusy = errors.New("tx: end transaction queue full")
+	// errNoRealTopic: a half message without REAL_TOPIC or REAL_QID.
+	errNoRealTopic = errors.New("tx: half message without REAL_TOPIC")
 )
 
-// EndTransactionRequest is END_TRANSACTION (EndTransactionRequestHeader).
-type EndTransactionRequest struct {
+// EndRequest is END_TRANSACTION (EndTransactionRequestHeader).
+type EndRequest struct {
 	ProducerGroup        string
 	TranStateTableOffset int64 // half queue offset
 	CommitLogOffset      int64 // half message's commit log offset
@@ -59,42 +61,23 @@ type EndTransactionRequest struct {
 // index a half message appended just before its END_TRANSACTION arrived.
 const endTxDispatchWait = 3 * time.Second
 
-type endTxJob struct {
-	r    EndTransactionRequest
+type endJob struct {
+	r    EndRequest
 	done func(error)
 }
 
-// endTxs are the END_TRANSACTION workers' queue.
-type endTxs struct {
-	threads  int
-	jobs     chan *endTxJob
-	resolved resolvedTxs
-	log      zerolog.Logger // component=transaction
-	sampled  zerolog.Logger // what producers cause
-}
-
-func newEndTxs(threads, capacity int, log zerolog.Logger) *endTxs {
-	return &endTxs{threads: threads, jobs: make(chan *endTxJob, capacity), log: log,
-		resolved: resolvedTxs{set: make(map[uint64]bool)},
-		sampled:  log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Minute})}
-}
-
-// EndTransaction takes an END_TRANSACTION. A state that is neither commit
-// nor rollback is only logged and never answered (Apache returns no
-// response): queued is false and err nil. Otherwise the request is queued
-// (queued true) and done is called once, later, from a worker: nil for
+// End takes an END_TRANSACTION. A state that is neither commit nor
+// rollback is only logged and never answered (Apache returns no response):
+// queued is false and err nil. Otherwise the request is queued (queued
+// true) and done is called once, later, from a worker (Work): nil for
 // SUCCESS, else a *Refusal (Apache's code and remark). A full queue is
 // refused at once with SYSTEM_BUSY. done may be nil (a one-way request).
 // r's strings must not be views into memory the caller reuses.
-func (b *Broker) EndTransaction(r *EndTransactionRequest, done func(error)) (queued bool, err error) {
-	if b.Config().IsSlave() {
-		// Apache: SLAVE_NOT_AVAILABLE, no remark; the master ends it.
-		return false, remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "")
-	}
+func (s *Service) End(r *EndRequest, done func(error)) (queued bool, err error) {
 	switch r.CommitOrRollback {
 	case message.TransactionCommit, message.TransactionRollbk:
 	default:
-		b.endTx.sampled.Warn().Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).Str("msgId", r.MsgID).
+		s.sampled.Warn().Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).Str("msgId", r.MsgID).
 			Bool("fromTransactionCheck", r.FromTransactionCheck).Int32("commitOrRollback", r.CommitOrRollback).
 			Msg("end transaction in pending state")
 		return false, nil
@@ -103,113 +86,111 @@ func (b *Broker) EndTransaction(r *EndTransactionRequest, done func(error)) (que
 		done = func(error) {}
 	}
 	select {
-	case b.endTx.jobs <- &endTxJob{r: *r, done: done}:
+	case s.jobs <- &endJob{r: *r, done: done}:
 		return true, nil
 	default:
-		b.endTx.sampled.Warn().Int("endTransactionPoolQueueCapacity", cap(b.endTx.jobs)).Str("remote", r.Remote).
+		s.sampled.Warn().Int("endTransactionPoolQueueCapacity", cap(s.jobs)).Str("remote", r.Remote).
 			Msg("end transaction queue full; refused")
-		return false, remoting.Refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+		return false, remoting.Refuse(remoting.SystemBusy, ErrBusy, "[OVERLOAD]system busy, start flow control for a while")
 	}
 }
 
-// startEndTxs starts the END_TRANSACTION workers; they stop with quit. A
-// request still queued then is dropped unanswered: its connection is closed.
-func (b *Broker) startEndTxs() {
-	for range b.endTx.threads {
-		b.goRun(func() {
-			for {
-				select {
-				case <-b.quit:
-					return
-				case j := <-b.endTx.jobs:
-					b.endTransaction(j)
-				}
-			}
-		})
+// Work is one END_TRANSACTION worker (the broker runs
+// endTransactionThreadPoolNums of them); it returns when Deps.Quit closes.
+// A request still queued then is dropped unanswered: its connection is
+// closed.
+func (s *Service) Work() {
+	for {
+		select {
+		case <-s.d.Quit:
+			return
+		case j := <-s.jobs:
+			s.Serve(&j.r, j.done)
+		}
 	}
 }
 
-// endTransaction serves one queued END_TRANSACTION on a worker.
-func (b *Broker) endTransaction(j *endTxJob) {
-	r := &j.r
-	cfg := b.Config()
-	v, err := b.halfMessage(r.CommitLogOffset)
+// Serve ends one transaction on the calling goroutine and calls done with
+// the answer, as a worker does with a queued request.
+func (s *Service) Serve(r *EndRequest, done func(error)) {
+	cfg := s.d.Config()
+	v, err := s.halfMessage(r.CommitLogOffset)
 	if err != nil {
-		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
+		s.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
-		j.done(remoting.Refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
+		done(remoting.Refuse(remoting.SystemError, ErrHalfNotFound, "Find prepared transaction message failed"))
 		return
 	}
-	if err := b.checkHalf(cfg, r, &v); err != nil {
-		b.endTx.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
+	if err := checkHalf(&cfg, r, &v); err != nil {
+		s.sampled.Warn().Err(err).Str("remote", r.Remote).Str("producerGroup", r.ProducerGroup).
 			Int64("commitLogOffset", r.CommitLogOffset).Msg("end transaction refused")
-		j.done(err)
+		done(err)
 		return
 	}
 	key := txID(&v)
-	first, ended := b.endTx.resolved.claim(key)
+	first, ended := s.resolved.claim(key)
 	if !first {
 		// Ended, or being ended by another worker. Only once it has ended
 		// may this half message's op record follow: an op record must never
 		// reach the log before the commit it stands for.
-		b.endTx.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).Bool("ended", ended).
+		s.sampled.Info().Str("remote", r.Remote).Int64("queueOffset", v.QueueOffset).Bool("ended", ended).
 			Msg("end transaction of a transaction already ended: op record only")
 		if ended {
-			if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
-				b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+			if _, err := s.putOp(v.QueueID, v.QueueOffset); err != nil {
+				s.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
 			}
 		}
-		j.done(nil)
+		done(nil)
 		return
 	}
 	if r.CommitOrRollback == message.TransactionRollbk {
-		if _, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
+		if _, err := s.putOp(v.QueueID, v.QueueOffset); err != nil {
 			// Apache answers SUCCESS too; the half message is checked again.
-			b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
-			b.endTx.resolved.release(key)
+			s.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+			s.resolved.release(key)
 		} else {
-			b.endTx.resolved.ended(key)
-			b.Tx.RolledBack(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
+			s.resolved.ended(key)
+			s.d.Counts.RolledBack(string(message.PropertyBytes(v.Properties, message.PropRealTopic)))
 		}
-		j.done(nil)
+		done(nil)
 		return
 	}
-	end, err := b.commitHalf(cfg, &v)
+	end, err := s.commitHalf(&cfg, &v)
 	if err != nil {
-		b.endTx.resolved.release(key)
-		j.done(err)
+		s.resolved.release(key)
+		done(err)
 		return
 	}
-	b.Tx.Committed(string(message.PropertyBytes(v.Properties, message.PropRealTopic)), v.BornTimestamp, time.Now().UnixMilli())
-	if op, err := b.putOp(v.QueueID, v.QueueOffset); err != nil {
+	s.d.Counts.Committed(string(message.PropertyBytes(v.Properties, message.PropRealTopic)), v.BornTimestamp, time.Now().UnixMilli())
+	if op, err := s.putOp(v.QueueID, v.QueueOffset); err != nil {
 		// The commit is stored: answer SUCCESS as Apache does; the half
 		// message will be checked, and its commit not stored again while
 		// this broker remembers it (it stays claimed, not ended).
-		b.endTx.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
+		s.log.Error().Err(err).Int64("queueOffset", v.QueueOffset).Msg("write transaction op record")
 	} else {
-		b.endTx.resolved.ended(key)
+		s.resolved.ended(key)
 		end = op.PhysicalOffset + int64(op.WroteBytes)
 	}
-	need := cfg.durability()
+	need := cfg.Durability
 	if need == 0 || string(message.PropertyBytes(v.Properties, message.PropWaitStoreMsgOK)) == "false" {
-		j.done(nil)
+		done(nil)
 		return
 	}
 	// Apache answers FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT and
 	// SLAVE_NOT_AVAILABLE of the committed message SUCCESS
 	// (sendFinalMessage): so does every outcome of the wait.
-	b.wait(end, need, func(error) { j.done(nil) })
+	s.d.Wait(end, need, func(error) { done(nil) })
 }
 
 // halfMessage reads and decodes the half message at a commit log offset,
 // or fails when there is none (see the top of the file). The view's slices
 // point into a copy of the record.
-func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
-	if off < b.Store.MinPhyOffset() || off >= b.Store.MaxPhyOffset() {
+func (s *Service) halfMessage(off int64) (message.RecordView, error) {
+	if off < s.d.Store.MinPhyOffset() || off >= s.d.Store.MaxPhyOffset() {
 		return message.RecordView{}, fmt.Errorf("half message at %d: outside the commit log [%d, %d)",
-			off, b.Store.MinPhyOffset(), b.Store.MaxPhyOffset())
+			off, s.d.Store.MinPhyOffset(), s.d.Store.MaxPhyOffset())
 	}
-	rec, err := b.Store.MessageAt(off)
+	rec, err := s.d.Store.MessageAt(off)
 	if err != nil {
 		return message.RecordView{}, fmt.Errorf("half message: %w", err)
 	}
@@ -224,7 +205,7 @@ func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
 	// record-like run of bytes inside a body is not.
 	deadline := time.Now().Add(endTxDispatchWait)
 	for {
-		if es := b.Store.ReadQueue(message.TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
+		if es := s.d.Store.ReadQueue(message.TransHalfTopic, v.QueueID, v.QueueOffset, 1); len(es) > 0 {
 			if es[0].QueueOffset != v.QueueOffset || es[0].PhyOffset != off || es[0].Size != int32(len(rec)) {
 				return message.RecordView{}, fmt.Errorf("half message at %d: not the record of queue offset %d",
 					off, v.QueueOffset)
@@ -233,12 +214,12 @@ func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
 		}
 		// Not indexed yet: wait for the dispatcher only if it has not
 		// passed that offset (then it never will index it).
-		if b.Store.DispatchedPhyOffset() > off || time.Now().After(deadline) {
+		if s.d.Store.DispatchedPhyOffset() > off || time.Now().After(deadline) {
 			return message.RecordView{}, fmt.Errorf("half message at %d: no consume queue entry at %d",
 				off, v.QueueOffset)
 		}
 		select {
-		case <-b.quit:
+		case <-s.d.Quit:
 			return message.RecordView{}, fmt.Errorf("half message at %d: %w", off, store.ErrClosed)
 		case <-time.After(time.Millisecond): // the dispatcher runs behind the append by about that
 		}
@@ -246,10 +227,10 @@ func (b *Broker) halfMessage(off int64) (message.RecordView, error) {
 }
 
 // checkHalf is Apache's rejectCommitOrRollback and checkPrepareMessage.
-func (b *Broker) checkHalf(cfg *Config, r *EndTransactionRequest, v *message.RecordView) error {
+func checkHalf(cfg *Config, r *EndRequest, v *message.RecordView) error {
 	if !r.FromTransactionCheck {
 		if s := message.PropertyBytes(v.Properties, message.PropCheckImmunityTimeSeconds); len(s) > 0 {
-			if age := time.Now().UnixMilli() - v.BornTimestamp; age > immunityTime(string(s), cfg.TransactionTimeOut) {
+			if age := time.Now().UnixMilli() - v.BornTimestamp; age > immunityTime(string(s), cfg.TimeOut) {
 				return &remoting.Refusal{Code: remoting.IllegalOperation, Err: ErrCheckImmunity}
 			}
 		}
@@ -287,13 +268,13 @@ func immunityTime(s string, transactionTimeOut int64) int64 {
 // the map, which the commit log never reads again: its committed records
 // carry all of them (consumers see TRAN_MSG=true, PGROUP, REAL_TOPIC...).
 // rocketgo stores the same set, the half message's properties as they are.
-func (b *Broker) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
+func (s *Service) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
 	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
 	if topic == "" || err != nil {
 		return 0, remoting.Refuse(remoting.SystemError, errNoRealTopic, "Find prepared transaction message failed")
 	}
-	if err := b.checkRealTopic(topic, qid); err != nil {
+	if err := s.d.CheckRealTopic(topic, qid); err != nil {
 		return 0, fmt.Errorf("%w: %w", remoting.Refuse(remoting.MessageIllegal, message.ErrTopicInvalid, "%s", endTxIllegalRemark(cfg)), err)
 	}
 	m := store.PutMessage{
@@ -309,9 +290,9 @@ func (b *Broker) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
 		ReconsumeTimes:            v.ReconsumeTimes,
 		PreparedTransactionOffset: v.PhysicalOffset,
 	}
-	pr, err := b.put(&m)
+	pr, err := s.d.Commit(&m)
 	if err != nil {
-		b.endTx.sampled.Error().Err(err).Str("topic", topic).Int("queueId", qid).Msg("store committed message")
+		s.sampled.Error().Err(err).Str("topic", topic).Int("queueId", qid).Msg("store committed message")
 		return 0, endTxPutRefusal(cfg, err)
 	}
 	return pr.PhysicalOffset + int64(pr.WroteBytes), nil
@@ -319,7 +300,7 @@ func (b *Broker) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
 
 func endTxIllegalRemark(cfg *Config) string {
 	return fmt.Sprintf("The message is illegal, maybe msg body or properties length not matched. msg body length "+
-		"limit %dB, msg properties length limit 32KB.", cfg.Store.MaxMessageSize)
+		"limit %dB, msg properties length limit 32KB.", cfg.MaxMessageSize)
 }
 
 // endTxPutRefusal is EndTransactionProcessor.sendFinalMessage's answer to a
@@ -354,7 +335,7 @@ const resolvedTxsMax = 1 << 16
 // checks) but stores no second commit, nor a commit after a rollback.
 // Apache stores a commit for each. A set bounded by a ring of the last
 // resolvedTxsMax; past a restart or the ring, the check service's op set
-// (transaction_check.go) keeps a transaction from being asked
+// (check.go) keeps a transaction from being asked
 // about again.
 type resolvedTxs struct {
 	mu   sync.Mutex
