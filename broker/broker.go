@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/timer"
@@ -43,7 +44,9 @@ type Broker struct {
 	Timer stats.TimerStats
 	// Revive counts the pop revive service's copies, for the metrics
 	// endpoint.
-	Revive  stats.PopStats
+	Revive stats.PopStats
+	// Pops is pop consumption; the broker runs its revive as a master.
+	Pops    *pop.Service
 	Holds   *Holds
 	Locks   *tables.Locks
 	Filters tables.Filters
@@ -72,7 +75,6 @@ type Broker struct {
 	localIDs  atomic.Uint64    // IDs of in-process connections (Local)
 	delays    *timer.Delays
 	timers    *timer.Timers
-	pop       *pops // pop consumption (pop.go)
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
 	requestModes *RequestModes
 	cold         *coldPulls  // pulls whose pages are not in memory (pull.go)
@@ -149,8 +151,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		b.Topics.PutSystem(tc)
 	}
 	// The revive log of pop consumption, created at start as Apache 5.x does.
-	b.Topics.PutSystem(tables.TopicConfig{TopicName: ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: reviveQueueNums,
-		WriteQueueNums: reviveQueueNums, Perm: message.PermRead | message.PermWrite})
+	b.Topics.PutSystem(tables.TopicConfig{TopicName: pop.ReviveTopic(cfg.BrokerClusterName), ReadQueueNums: pop.ReviveQueueNums,
+		WriteQueueNums: pop.ReviveQueueNums, Perm: message.PermRead | message.PermWrite})
 	if cfg.TimerWheelEnable {
 		b.Topics.PutSystem(tables.TopicConfig{TopicName: message.TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 	}
@@ -189,14 +191,14 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load timer progress: %w", err)
 	}
-	b.pop = newPops(b, root.With().Str("component", "pop").Logger(), filepath.Join(dir, "config", "consumerOrderInfo.json"))
-	if err := b.pop.orders.load(); err != nil {
+	b.Pops = pop.New(b.popDeps(filepath.Join(dir, "config", "consumerOrderInfo.json")), root.With().Str("component", "pop").Logger())
+	if err := b.Pops.Load(); err != nil {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load consumer order info: %w", err)
 	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
 		b.Holds.Arrived(topic, queueID)
-		b.pop.arrived(topic)
+		b.Pops.Arrived(topic)
 		switch topic {
 		case message.ScheduleTopic:
 			b.delays.Poke()
@@ -225,7 +227,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		return err
 	}
 	if !b.IsSlave() && b.ctrl == nil {
-		if err := b.pop.recover(context.Background()); err != nil {
+		if err := b.Pops.Recover(context.Background()); err != nil {
 			_ = b.shutdownHA(context.Background())
 			_ = b.Store.Shutdown(context.Background())
 			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
@@ -278,7 +280,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		b.goRun(func() { b.slaveSyncLoop(b.quit) })
 	default:
 		b.goRun(func() { b.tx.RunChecks(b.quit) })
-		b.goRun(func() { b.pop.reviveLoop(b.quit) })
+		b.goRun(func() { b.Pops.RunRevive(b.quit) })
 		for _, run := range b.schedulers() {
 			b.goRun(func() { run(b.quit) })
 		}
@@ -421,7 +423,7 @@ func (b *Broker) persistLoop() {
 			b.logPersist(b.Topics.PersistIfDirty())
 			b.logPersist(b.Groups.PersistIfDirty())
 			b.logPersist(b.timers.PersistIfDirty())
-			b.logPersist(b.pop.orders.persistIfDirty())
+			b.logPersist(b.Pops.PersistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
 			if now.Sub(lastOffsets) >= time.Duration(c.FlushConsumerOffsetInterval)*time.Millisecond {
 				lastOffsets = now
@@ -438,7 +440,7 @@ func (b *Broker) persistLoop() {
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.PersistIfDirty(), b.Groups.PersistIfDirty(), b.Offsets.PersistIfDirty(),
 		b.delays.PersistIfDirty(), b.timers.PersistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
-		b.pop.orders.persistIfDirty())
+		b.Pops.PersistIfDirty())
 }
 
 func (b *Broker) logPersist(err error) {

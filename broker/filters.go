@@ -3,6 +3,7 @@ package broker
 import (
 	"strings"
 
+	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -12,7 +13,7 @@ import (
 // and remark (SYSTEM_ERROR when enablePropertyFilter is off,
 // SUBSCRIPTION_PARSE_FAILED with the parse error otherwise).
 func (b *Broker) CheckFilter(expressionType, expression string) error {
-	if IsTagType(expressionType) {
+	if tables.IsTagType(expressionType) {
 		return nil
 	}
 	if !strings.EqualFold(expressionType, "SQL92") || !b.Config().EnablePropertyFilter {

@@ -37,7 +37,7 @@ func (b *Broker) DeleteGroup(group string, cleanOffset bool) error {
 func (b *Broker) GroupConfig(group string) (*tables.GroupConfig, error) {
 	gc, ok := b.Groups.Get(group)
 	if !ok {
-		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "No group in this broker")
+		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "No group in this broker")
 	}
 	return gc, nil
 }

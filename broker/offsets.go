@@ -32,7 +32,7 @@ func (b *Broker) QueryConsumerOffset(r tables.QueueOffsetRequest) (int64, error)
 // whatever id it is sent).
 func (b *Broker) CommitOffset(r tables.QueueOffsetRequest) error {
 	if !b.Groups.Contains(r.Group) {
-		return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s not exist!", r.Group)
+		return remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "Group %s not exist!", r.Group)
 	}
 	if _, ok := b.Topics.Get(r.Topic); !ok {
 		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "Topic %s not exist!", r.Topic)

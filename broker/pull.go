@@ -161,7 +161,7 @@ func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) 
 	if r.MaxMsgBytes > 0 && r.MaxMsgBytes < int64(maxBytes) {
 		maxBytes = int(r.MaxMsgBytes)
 	}
-	match := recordMatcher(sub, expr)
+	match := tables.RecordMatcher(sub, expr)
 	pages := store.AnyPages
 	switch {
 	case run == pullCold:
@@ -352,7 +352,7 @@ func (b *Broker) runColdPulls(quit <-chan struct{}) {
 // filter with and, for SQL92, its compiled expression.
 func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*tables.Subscription, *filter.Expr, error) {
 	sub, err := b.checkPullSub(cfg, r)
-	if err != nil || IsTagType(sub.ExpressionType) {
+	if err != nil || tables.IsTagType(sub.ExpressionType) {
 		return sub, nil, err
 	}
 	if !strings.EqualFold(sub.ExpressionType, "SQL92") || !cfg.EnablePropertyFilter {
@@ -374,8 +374,8 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 	if !ok {
 		// An invalid name is never created (Groups.Get), as Apache's
 		// findSubscriptionGroupConfig: the same answer as for a missing group.
-		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist,
-			"subscription group [%s] does not exist, %s", r.Group, FAQGroupNotExist)
+		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist,
+			"subscription group [%s] does not exist, %s", r.Group, remoting.FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
@@ -383,7 +383,7 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 	tc, ok := b.Topics.Get(r.Topic)
 	if !ok {
 		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
-			r.Topic, FAQGroupNotExist)
+			r.Topic, remoting.FAQGroupNotExist)
 	}
 	if !tc.Readable() {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] pulling message is forbidden", r.Topic)
@@ -394,7 +394,7 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 			r.QueueID, r.Topic, tc.ReadQueueNums, r.Remote)
 	}
 	if r.SysFlag&PullFlagSubscription != 0 {
-		if !IsTagType(r.ExpressionType) {
+		if !tables.IsTagType(r.ExpressionType) {
 			return &tables.Subscription{Topic: r.Topic, SubString: r.Subscription, ExpressionType: r.ExpressionType,
 				SubVersion: r.SubVersion}, nil
 		}
@@ -406,7 +406,7 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 	}
 	s, known := b.Clients.Subscription(r.Group, r.Topic)
 	if !known {
-		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's group info not exist%s", FAQGroupNotExist)
+		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's group info not exist%s", remoting.FAQGroupNotExist)
 	}
 	// Apache checks the message model only of a pull without its
 	// subscription (the Java client's, which registers it by heartbeat).
@@ -421,7 +421,7 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 			"the consumer group[%s] is forbidden for topic[%s]", r.Group, r.Topic)
 	}
 	if s == nil {
-		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", FAQGroupNotExist)
+		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", remoting.FAQGroupNotExist)
 	}
 	if s.SubVersion < r.SubVersion {
 		b.Clients.MarkSubscriptionStale(r.Group, r.ConnID)
@@ -432,9 +432,6 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 	}
 	return s, nil
 }
-
-// IsTagType is ExpressionType.isTagType (case aside: clients send "TAG").
-func IsTagType(t string) bool { return t == "" || strings.EqualFold(t, "TAG") }
 
 // filterUnsupported is Apache's answer to a non-TAG subscription the broker
 // cannot filter (enablePropertyFilter off, or an unknown type).

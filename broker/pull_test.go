@@ -94,7 +94,7 @@ func TestPullRefusals(t *testing.T) {
 	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "S", MessageModel: "CLUSTERING",
 		Subscriptions: []*tables.Subscription{tables.NewTagSubscription("T", "*", 5)}}, false)
 
-	faq := FAQGroupNotExist
+	faq := remoting.FAQGroupNotExist
 	cases := []struct {
 		name   string
 		edit   func(*PullRequest)

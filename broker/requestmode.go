@@ -105,7 +105,7 @@ func (b *Broker) SetMessageRequestMode(body []byte) error {
 		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist", r.Topic)
 	}
 	if _, ok := b.Groups.Get(r.ConsumerGroup); !ok {
-		return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group does not exist")
+		return remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "subscription group does not exist")
 	}
 	m := b.requestModes
 	m.mu.Lock()

@@ -27,7 +27,7 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "Topic %s does not exist", r.Topic)
 	}
 	if !b.Groups.Contains(r.Group) {
-		return ResetOffsetResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "Group %s does not exist", r.Group)
+		return ResetOffsetResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "Group %s does not exist", r.Group)
 	}
 	st, name := b.Store, b.Config().BrokerName
 	at := func(q int32) int64 {

@@ -17,8 +17,6 @@ import (
 )
 
 var (
-	// ErrGroupNotExist: no subscription group of that name.
-	ErrGroupNotExist = errors.New("broker: subscription group not exist")
 	// ErrLookupFailed: no message at the commit log offset a send-back names.
 	ErrLookupFailed = errors.New("broker: look message by offset failed")
 	// ErrSendBackFailed: the copy a send-back makes was not stored.
@@ -140,18 +138,11 @@ func (b *Broker) createDLQ(topic string) error {
 	return nil
 }
 
-// FAQSuggestTodo is FAQUrl.suggestTodo of Apache's FAQ page, which Apache
-// appends to its remarks about a missing topic or group.
-const FAQSuggestTodo = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
-
-// FAQGroupNotExist is FAQUrl.suggestTodo(SUBSCRIPTION_GROUP_NOT_EXIST).
-const FAQGroupNotExist = FAQSuggestTodo
-
 // groupNotExist is Apache's "subscription group not exist" refusal of a send
 // back or a send into a retry topic.
 func groupNotExist(group string) error {
-	return remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group not exist, %s %s",
-		group, FAQGroupNotExist)
+	return remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "subscription group not exist, %s %s",
+		group, remoting.FAQGroupNotExist)
 }
 
 // topicNotCreated is Apache's answer when a retry or DLQ topic cannot be

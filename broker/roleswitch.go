@@ -63,7 +63,7 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 		})
 		b.repl.masterAddr.Store(nil)
 		if !c.popRecovered {
-			if err := b.pop.recover(context.Background()); err != nil {
+			if err := b.Pops.Recover(context.Background()); err != nil {
 				// Not fatal: the revive log is read again from the revive
 				// offset by the revive loop; what recover rebuilds is the
 				// in-flight order state.
@@ -72,7 +72,7 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 			c.popRecovered = true
 		}
 		run(b.tx.RunChecks)
-		run(b.pop.reviveLoop)
+		run(b.Pops.RunRevive)
 		for _, s := range b.schedulers() {
 			run(s)
 		}

@@ -502,7 +502,7 @@ func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*tables.TopicConfig, er
 		}
 		if err != nil {
 			return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
-				r.Topic, FAQSuggestTodo)
+				r.Topic, remoting.FAQSuggestTodo)
 		}
 		b.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
 			Msg("topic auto-created on send")

@@ -141,7 +141,7 @@ func TestSendRefusals(t *testing.T) {
 			"259200000ms; or if set del msg, the delay time should be bigger than the current time", ErrTimerIllegal},
 		{"retry group not exist", func(c *Config) { c.AutoCreateSubscriptionGroup = false },
 			func(*testing.T) *SendRequest { return sendReq("%RETRY%Nobody", "", "x") },
-			remoting.SubscriptionGroupNotExist, "subscription group not exist, Nobody " + faq, ErrGroupNotExist},
+			remoting.SubscriptionGroupNotExist, "subscription group not exist, Nobody " + faq, tables.ErrGroupNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := testBroker(t, t.TempDir(), func(c *Config) {
@@ -372,7 +372,7 @@ func TestSendBack(t *testing.T) {
 	}{
 		// A name no group may have is never auto-created.
 		{"group not exist", nil, SendBack{Group: "no group", Offset: off},
-			remoting.SubscriptionGroupNotExist, "subscription group not exist, no group " + FAQGroupNotExist},
+			remoting.SubscriptionGroupNotExist, "subscription group not exist, no group " + remoting.FAQGroupNotExist},
 		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead }, SendBack{Group: "G", Offset: off},
 			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden"},
 		{"no message there", nil, SendBack{Group: "G", Offset: 1 << 40},

@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -127,9 +128,9 @@ func TestConsumerGauges(t *testing.T) {
 	b.Offsets.Commit("Pop", "T", 0, 5)
 	b.Offsets.Commit("Pop", "T", 1, 0)
 	popped := make(chan error, 1)
-	if _, err := b.Pop(&broker.PopRequest{Group: "Pop", Topic: "T", QueueID: 0, MaxMsgNums: 3, InvisibleTime: 60_000},
-		func() broker.PopCompletion {
-			return broker.PopCompletion{Done: func(res broker.PopResult, err error) {
+	if _, err := b.Pops.Pop(&pop.Request{Group: "Pop", Topic: "T", QueueID: 0, MaxMsgNums: 3, InvisibleTime: 60_000},
+		func() pop.Completion {
+			return pop.Completion{Done: func(res pop.Result, err error) {
 				if err == nil && res.Count != 3 {
 					err = context.DeadlineExceeded
 				}
@@ -289,5 +290,5 @@ func sourceOf(b *broker.Broker) Source {
 		Stats: &b.Stats, Tx: &b.Tx, Timer: &b.Timer, Revive: &b.Revive,
 		StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
 		Permission: func() int32 { return b.Config().BrokerPermission }, TimerTiming: b.TimerTiming,
-		EachPopInFlight: b.EachPopInFlight}
+		EachPopInFlight: b.Pops.EachInFlight}
 }

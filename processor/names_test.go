@@ -3,7 +3,6 @@ package processor
 import (
 	"testing"
 
-	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -55,7 +54,7 @@ func TestNameRefusals(t *testing.T) {
 		{"send to the retry topic of ../g", p.send, send("%RETRY%../g"), remoting.InvalidParameter, illegal},
 		{"send back of ../g", p.sendBack, remoting.NewRequest(remoting.ConsumerSendMsgBack, map[string]string{"group": "../g",
 			"offset": "0", "delayLevel": "-1"}, nil), remoting.SubscriptionGroupNotExist,
-			"subscription group not exist, ../g " + broker.FAQGroupNotExist},
+			"subscription group not exist, ../g " + remoting.FAQGroupNotExist},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -30,7 +30,7 @@ func (p *brokerProcs) registerPop(t remoting.Table) {
 
 // queryAssignment serves QUERY_ASSIGNMENT (body QueryAssignmentRequestBody).
 func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.pops.QueryAssignment(req.Body)
+	body, err := p.admin.QueryAssignment(req.Body)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -41,7 +41,7 @@ func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *
 
 // setMessageRequestMode serves SET_MESSAGE_REQUEST_MODE (mqadmin setConsumeMode).
 func (p *brokerProcs) setMessageRequestMode(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.pops.SetMessageRequestMode(req.Body); err != nil {
+	if err := p.admin.SetMessageRequestMode(req.Body); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
@@ -57,7 +57,7 @@ func (p *brokerProcs) popMessage(c *remoting.Conn, req *remoting.Command) *remot
 	if err := h.Decode(req); err != nil {
 		return p.fail(req, err)
 	}
-	r := broker.PopRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
+	r := pop.Request{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
 		MaxMsgNums: h.MaxMsgNums, InvisibleTime: h.InvisibleTime, PollTime: h.PollTime, BornTime: h.BornTime,
 		InitMode: h.InitMode, ExpType: strings.Clone(h.ExpType), Exp: strings.Clone(h.Exp), Order: h.Order,
 		AttemptID: strings.Clone(h.AttemptID)}
@@ -65,9 +65,9 @@ func (p *brokerProcs) popMessage(c *remoting.Conn, req *remoting.Command) *remot
 		r.Remote = c.Remote
 	}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	_, err := p.pops.Pop(&r, func() broker.PopCompletion {
-		return broker.PopCompletion{
-			Done: func(res broker.PopResult, err error) { c.Reply(p.popResponse(head, res, err)) },
+	_, err := p.pops.Pop(&r, func() pop.Completion {
+		return pop.Completion{
+			Done: func(res pop.Result, err error) { c.Reply(p.popResponse(head, res, err)) },
 			Gone: c.Closed,
 		}
 	})
@@ -79,15 +79,15 @@ func (p *brokerProcs) popMessage(c *remoting.Conn, req *remoting.Command) *remot
 
 // popResponse encodes a pop's answer: PopMessageResponseHeader, remark the
 // GetMessageStatus name Apache writes, and the records.
-func (p *brokerProcs) popResponse(req *remoting.Command, res broker.PopResult, err error) *remoting.Command {
+func (p *brokerProcs) popResponse(req *remoting.Command, res pop.Result, err error) *remoting.Command {
 	if err != nil {
 		return p.fail(req, err)
 	}
 	code, remark := remoting.PollingTimeout, "NO_MESSAGE_IN_QUEUE"
 	switch res.Status {
-	case broker.PopFound:
+	case pop.Found:
 		code, remark = remoting.Success, "FOUND"
-	case broker.PopPollingFull:
+	case pop.PollingFull:
 		code = remoting.PollingFull
 	}
 	out := remoting.NewResponse(req, code, remark)
@@ -95,19 +95,19 @@ func (p *brokerProcs) popResponse(req *remoting.Command, res broker.PopResult, e
 		ReviveQid: res.ReviveQid, RestNum: res.RestNum, StartOffsetInfo: res.StartOffsetInfo,
 		MsgOffsetInfo: res.MsgOffsetInfo, OrderCountInfo: res.OrderCountInfo}
 	h.Encode(out)
-	if res.Status == broker.PopFound {
+	if res.Status == pop.Found {
 		out.BodyVec = res.Vec
 		out.ReleaseBody = res.Release
 	}
 	return out
 }
 
-func decodeAck(c *remoting.Conn, req *remoting.Command) (broker.AckRequest, error) {
+func decodeAck(c *remoting.Conn, req *remoting.Command) (pop.AckRequest, error) {
 	var h remoting.AckMessageRequestHeader
 	if err := h.Decode(req); err != nil {
-		return broker.AckRequest{}, err
+		return pop.AckRequest{}, err
 	}
-	r := broker.AckRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
+	r := pop.AckRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
 		ExtraInfo: strings.Clone(h.ExtraInfo), Offset: h.Offset}
 	if c != nil {
 		r.Remote = c.Remote
@@ -133,7 +133,7 @@ func (p *brokerProcs) changeInvisibleTime(c *remoting.Conn, req *remoting.Comman
 	if err := h.Decode(req); err != nil {
 		return p.fail(req, err)
 	}
-	r := broker.AckRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
+	r := pop.AckRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
 		ExtraInfo: strings.Clone(h.ExtraInfo), Offset: h.Offset, InvisibleTime: h.InvisibleTime}
 	if c != nil {
 		r.Remote = c.Remote
@@ -193,7 +193,7 @@ func pick[T any](a, b *T) T {
 // hostile bitSet must not make the broker allocate without limit).
 const maxBatchAckBits = 1 << 16
 
-func decodeBatchAck(body []byte) ([]broker.BatchAck, error) {
+func decodeBatchAck(body []byte) ([]pop.BatchAck, error) {
 	if len(body) == 0 {
 		return nil, nil
 	}
@@ -201,13 +201,13 @@ func decodeBatchAck(body []byte) ([]broker.BatchAck, error) {
 	if err := json.Unmarshal(body, &b); err != nil {
 		return nil, fmt.Errorf("%w: batch ack body: %w", remoting.ErrBadField, err)
 	}
-	out := make([]broker.BatchAck, 0, len(b.Acks))
+	out := make([]pop.BatchAck, 0, len(b.Acks))
 	for _, raw := range b.Acks {
 		var j batchAckJSON
 		if err := json.Unmarshal(raw, &j); err != nil {
 			return nil, fmt.Errorf("%w: batch ack: %w", remoting.ErrBadField, err)
 		}
-		a := broker.BatchAck{Group: pick(j.C, j.ConsumerGroup), Topic: pick(j.T, j.Topic), Retry: pick(j.R, j.Retry),
+		a := pop.BatchAck{Group: pick(j.C, j.ConsumerGroup), Topic: pick(j.T, j.Topic), Retry: pick(j.R, j.Retry),
 			StartOffset: pick(j.SO, j.StartOffset), QueueID: pick(j.Q, j.QueueID), ReviveQueueID: pick(j.RQ, j.ReviveQueueID),
 			PopTime: pick(j.PT, j.PopTime), InvisibleTime: pick(j.IT, j.InvisibleTime)}
 		bits, err := base64.StdEncoding.DecodeString(pick(j.B, j.BitSet))
@@ -250,7 +250,7 @@ func (p *brokerProcs) peekMessage(c *remoting.Conn, req *remoting.Command) *remo
 	}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
 	err := p.pops.Peek(strings.Clone(h.ConsumerGroup), strings.Clone(h.Topic), h.QueueID, h.MaxMsgNums, c.Remote,
-		func(res broker.PopResult) {
+		func(res pop.Result) {
 			if c.Closed() {
 				if res.Release != nil {
 					res.Release()
@@ -258,13 +258,13 @@ func (p *brokerProcs) peekMessage(c *remoting.Conn, req *remoting.Command) *remo
 				return
 			}
 			code, remark := remoting.PullNotFound, "NO_MESSAGE_IN_QUEUE"
-			if res.Status == broker.PopFound {
+			if res.Status == pop.Found {
 				code, remark = remoting.Success, "FOUND"
 			}
 			out := remoting.NewResponse(head, code, remark)
 			rh := remoting.PopMessageResponseHeader{RestNum: res.RestNum}
 			rh.Encode(out)
-			if res.Status == broker.PopFound {
+			if res.Status == pop.Found {
 				out.BodyVec, out.ReleaseBody = res.Vec, res.Release
 			}
 			c.Reply(out)
@@ -285,16 +285,16 @@ func (p *brokerProcs) notification(c *remoting.Conn, req *remoting.Command) *rem
 	if err := h.Decode(req); err != nil {
 		return p.fail(req, err)
 	}
-	r := broker.NotificationRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
+	r := pop.NotificationRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
 		PollTime: h.PollTime, BornTime: h.BornTime, Order: h.Order, Remote: c.Remote}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	answer := func(req *remoting.Command, res broker.NotificationResult) *remoting.Command {
+	answer := func(req *remoting.Command, res pop.NotificationResult) *remoting.Command {
 		out := remoting.NewResponse(req, remoting.Success, "")
 		rh := remoting.NotificationResponseHeader{HasMsg: res.HasMsg, PollingFull: res.PollingFull}
 		rh.Encode(out)
 		return out
 	}
-	res, later, err := p.pops.Notification(&r, func(res broker.NotificationResult) {
+	res, later, err := p.pops.Notification(&r, func(res pop.NotificationResult) {
 		if !c.Closed() {
 			c.Reply(answer(head, res))
 		}

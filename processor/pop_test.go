@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -254,7 +255,7 @@ func TestPopRestart(t *testing.T) {
 	for q := int32(0); q < 2; q++ {
 		b.Offsets.Commit("G", "T", q, 0)
 	}
-	b.Offsets.Commit(broker.ReviveGroup, broker.ReviveTopic(b.Config().BrokerClusterName), 0, 0)
+	b.Offsets.Commit(pop.ReviveGroup, pop.ReviveTopic(b.Config().BrokerClusterName), 0, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := b.Shutdown(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/tx"
@@ -34,18 +35,16 @@ type Puller interface {
 	ConsumeTimeSpan(topic, group string) ([]broker.QueueTimeSpan, error)
 }
 
-// Popper is pop consumption: pops, peeks, acks, invisibility changes,
-// notifications and the request-mode and assignment codes.
+// Popper is pop consumption: pops, peeks, acks, invisibility changes and
+// notifications.
 type Popper interface {
-	Pop(r *broker.PopRequest, later func() broker.PopCompletion) (broker.PopResult, error)
-	Peek(group, topic string, queueID, maxMsgNums int32, remote string, done func(broker.PopResult)) error
-	Ack(r *broker.AckRequest) error
-	BatchAckMessages(acks []broker.BatchAck) error
-	ChangeInvisibleTime(r *broker.AckRequest) (broker.ChangeInvisibleResult, error)
-	Notification(r *broker.NotificationRequest, done func(broker.NotificationResult)) (broker.NotificationResult, bool, error)
+	Pop(r *pop.Request, later func() pop.Completion) (pop.Result, error)
+	Peek(group, topic string, queueID, maxMsgNums int32, remote string, done func(pop.Result)) error
+	Ack(r *pop.AckRequest) error
+	BatchAckMessages(acks []pop.BatchAck) error
+	ChangeInvisibleTime(r *pop.AckRequest) (pop.ChangeInvisibleResult, error)
+	Notification(r *pop.NotificationRequest, done func(pop.NotificationResult)) (pop.NotificationResult, bool, error)
 	PollingInfo(group, topic string, queueID int32, remote string) (int32, error)
-	QueryAssignment(body []byte) ([]byte, error)
-	SetMessageRequestMode(body []byte) error
 }
 
 // Transactions ends half messages and resumes their checks.
@@ -99,6 +98,8 @@ type Admin interface {
 	DeleteGroup(group string, cleanOffset bool) error
 	AllGroupConfig() tables.GroupTable
 	UpdateGroupForbidden(group, topic string, readable *bool) (tables.GroupForbidden, error)
+	SetMessageRequestMode(body []byte) error
+	QueryAssignment(body []byte) ([]byte, error)
 
 	UpdateConfig(body []byte) (broker.ConfigChange, error)
 	ConfigProperties() ([]byte, remoting.DataVersion)
@@ -148,12 +149,12 @@ type Host interface {
 	Go(fn func()) bool
 }
 
-// Broker is every service the broker's handlers call. BrokerTable hands
-// each request family only its own part of it.
+// Broker is every service the broker's handlers call that is still a
+// method of the broker. BrokerTable hands each request family only its
+// own part of it.
 type Broker interface {
 	Sender
 	Puller
-	Popper
 	Transactions
 	Offsets
 	Clients

@@ -81,7 +81,7 @@ func TestPullHandlerAnswers(t *testing.T) {
 	}
 	req := pullReq("Nope", 0, pullSubscription, "*")
 	resp = svcCall(t, b, cl, req.Code, req.FieldMap(), nil)
-	expectAnswer(t, resp, remoting.TopicNotExist, "topic[Nope] not exist, apply first please! "+broker.FAQGroupNotExist)
+	expectAnswer(t, resp, remoting.TopicNotExist, "topic[Nope] not exist, apply first please! "+remoting.FAQGroupNotExist)
 
 	req = pullReq("T", 1, pullSubscription|pullCommitOffset, "*")
 	req.Set("commitOffset", "1")

@@ -22,3 +22,10 @@ func (r *Refusal) Unwrap() error { return r.Err }
 func Refuse(code int32, sentinel error, format string, args ...any) *Refusal {
 	return &Refusal{Code: code, Remark: fmt.Sprintf(format, args...), Err: sentinel}
 }
+
+// FAQSuggestTodo is FAQUrl.suggestTodo of Apache's FAQ page, which Apache
+// appends to its remarks about a missing topic or group.
+const FAQSuggestTodo = "\nSee https://rocketmq.apache.org/docs/bestPractice/06FAQ for further details."
+
+// FAQGroupNotExist is FAQUrl.suggestTodo(SUBSCRIPTION_GROUP_NOT_EXIST).
+const FAQGroupNotExist = FAQSuggestTodo

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rocketgo/rocketgo/filter"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // ErrExpressionTooLong: a subscription expression longer than
@@ -161,4 +162,31 @@ func (f *Filters) CacheBytes() int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	return f.sqlBytes + f.tagBytes
+}
+
+// IsTagType is ExpressionType.isTagType (case aside: clients send "TAG").
+func IsTagType(t string) bool { return t == "" || strings.EqualFold(t, "TAG") }
+
+// RecordMatcher matches records against a tag subscription or a compiled
+// SQL92 expression; nil matches every record.
+func RecordMatcher(sub *Subscription, expr *filter.Expr) func(int64, []byte) bool {
+	if expr != nil {
+		return func(_ int64, record []byte) bool {
+			v, _, err := message.DecodeRecordView(record)
+			return err == nil && expr.Match(func(name string) (string, bool) {
+				b := message.PropertyBytes(v.Properties, name)
+				return string(b), len(b) > 0
+			})
+		}
+	}
+	if sub == nil || sub.All() {
+		return nil
+	}
+	return func(code int64, record []byte) bool {
+		if !sub.MatchTagsCode(code) {
+			return false
+		}
+		v, _, err := message.DecodeRecordView(record)
+		return err == nil && sub.MatchTag(message.PropertyBytes(v.Properties, message.PropTags))
+	}
 }

@@ -19,6 +19,8 @@ import (
 var (
 	ErrTopicNotExist = errors.New("broker: topic not exist")
 	ErrNoPermission  = errors.New("broker: no permission")
+	// ErrGroupNotExist: no subscription group of that name.
+	ErrGroupNotExist = errors.New("broker: subscription group not exist")
 )
 
 // TopicConfig is Apache's TopicConfig; fields in fastjson's (alphabetical) order.

@@ -107,7 +107,7 @@ func run() int {
 		log.Error().Err(err).Msg("metrics")
 		return 1
 	}
-	t := processor.BrokerTable(b, log)
+	t := processor.BrokerTable(b, b.Pops, log)
 	// Metrics outside ACL: a refused request is measured too.
 	var is []remoting.Interceptor
 	if m != nil {
@@ -263,6 +263,6 @@ func metricsOf(b *broker.Broker) (metrics.Config, metrics.Source) {
 			StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
 			Permission:      func() int32 { return b.Config().BrokerPermission },
 			TimerTiming:     b.TimerTiming,
-			EachPopInFlight: b.EachPopInFlight,
+			EachPopInFlight: b.Pops.EachInFlight,
 		}
 }

@@ -1,4 +1,4 @@
-package broker
+package pop
 
 // PEEK_MESSAGE (Apache 5.x PeekMessageProcessor): the messages a pop would
 // return next, from the topic and the group's pop retry topic, without a
@@ -14,24 +14,24 @@ import (
 
 // Peek reads up to maxMsgNums messages for group and answers through done
 // (later, from a broker goroutine); a refusal is returned at once.
-func (b *Broker) Peek(group, topic string, queueID, maxMsgNums int32, remote string, done func(PopResult)) error {
-	tc, err := b.checkPeek(group, topic, queueID, remote)
+func (p *Service) Peek(group, topic string, queueID, maxMsgNums int32, remote string, done func(Result)) error {
+	tc, err := p.checkPeek(group, topic, queueID, remote)
 	if err != nil {
 		return err
 	}
-	cfg := b.Config()
-	r := &PopRequest{Group: group, Topic: topic, QueueID: queueID, MaxMsgNums: min(maxMsgNums, int32(cfg.MaxTransferCountOnMessageInMemory))}
+	cfg := p.d.Config()
+	r := &Request{Group: group, Topic: topic, QueueID: queueID, MaxMsgNums: min(maxMsgNums, int32(cfg.MaxTransferCount))}
 	readQueues := tc.ReadQueueNums
-	if !b.Go(func() { done(b.pop.peek(r, readQueues)) }) {
+	if !p.d.Go(func() { done(p.peek(r, readQueues)) }) {
 		return remoting.Refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
 	}
 	return nil
 }
 
-func (p *pops) peek(r *PopRequest, readQueues int32) PopResult {
-	cfg := p.b.Config()
+func (p *Service) peek(r *Request, readQueues int32) Result {
+	cfg := p.d.Config()
 	st := popState{r: r, peek: true, popTime: time.Now().UnixMilli(), brokerName: cfg.BrokerName,
-		maxBytes: cfg.MaxTransferBytesOnMessageInMemory}
+		maxBytes: cfg.MaxTransferBytes}
 	randomQ := rand.IntN(100)
 	needRetry := randomQ < popFromRetryProbability
 	retryTopic := message.PopRetryTopic(r.Topic, r.Group)
@@ -48,10 +48,10 @@ func (p *pops) peek(r *PopRequest, readQueues int32) PopResult {
 	if !needRetry && st.count < int(r.MaxMsgNums) {
 		p.popTopic(&st, retryTopic, true, nil, randomQ)
 	}
-	res := PopResult{Status: PopNotFound, RestNum: st.rest}
+	res := Result{Status: NotFound, RestNum: st.rest}
 	if st.count > 0 {
 		rels := st.releases
-		res.Status, res.Vec, res.Count = PopFound, st.vec, st.count
+		res.Status, res.Vec, res.Count = Found, st.vec, st.count
 		res.Release = func() {
 			for _, f := range rels {
 				f()

@@ -1,4 +1,4 @@
-package broker
+package pop
 
 // Parked pops (Apache's PopLongPollingService): a pop that found nothing
 // waits, at most until bornTime + pollTime, for a message dispatched to its
@@ -46,7 +46,7 @@ type popWait struct {
 func (w *popWaits) init() { w.byTopic = make(map[string][]*popWait) }
 
 // park parks a pop (or notification) that found nothing, until bornTime+pollTime.
-func (p *pops) park(topic, group string, queueID int32, bornTime, pollTime int64, rerun func(mayPark bool)) parkResult {
+func (p *Service) park(topic, group string, queueID int32, bornTime, pollTime int64, rerun func(mayPark bool)) parkResult {
 	now := time.Now().UnixMilli()
 	deadline := satAdd(bornTime, pollTime)
 	if deadline <= now {
@@ -69,8 +69,8 @@ func (p *pops) park(topic, group string, queueID int32, bornTime, pollTime int64
 	return parked
 }
 
-// arrived wakes the pops parked on topic (the dispatch hook: one atomic load when none waits).
-func (p *pops) arrived(topic string) {
+// Arrived wakes the pops parked on topic (the dispatch hook: one atomic load when none waits).
+func (p *Service) Arrived(topic string) {
 	ws := &p.waits
 	if ws.any.Load() == 0 {
 		return
@@ -85,7 +85,7 @@ func (p *pops) arrived(topic string) {
 
 // wake runs a parked pop again, once: early (a message arrived; it may
 // park again) or at its deadline (it answers whatever it finds).
-func (p *pops) wake(w *popWait, early bool) {
+func (p *Service) wake(w *popWait, early bool) {
 	if !w.fired.CompareAndSwap(false, true) {
 		return
 	}
@@ -94,12 +94,12 @@ func (p *pops) wake(w *popWait, early bool) {
 	}
 	p.unlist(w)
 	mayPark := early && time.Now().UnixMilli() < w.deadline
-	if !p.b.Go(func() { w.rerun(mayPark) }) {
+	if !p.d.Go(func() { w.rerun(mayPark) }) {
 		return // shutting down: the connection goes with the broker
 	}
 }
 
-func (p *pops) unlist(w *popWait) {
+func (p *Service) unlist(w *popWait) {
 	ws := &p.waits
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -122,7 +122,7 @@ func (p *pops) unlist(w *popWait) {
 }
 
 // pollingNum is how many pops of group wait on topic/queueID (POLLING_INFO).
-func (p *pops) pollingNum(topic, group string, queueID int32) int32 {
+func (p *Service) pollingNum(topic, group string, queueID int32) int32 {
 	ws := &p.waits
 	ws.mu.Lock()
 	defer ws.mu.Unlock()

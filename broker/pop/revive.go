@@ -1,4 +1,4 @@
-package broker
+package pop
 
 // Revive: a checkpoint whose invisible time is over gives its messages not
 // acknowledged back to the group, as copies in the pop retry topic
@@ -34,15 +34,15 @@ import (
 const reviveInterval = 200 * time.Millisecond
 
 // wakeRevive asks the revive loop for a pass now (a checkpoint due soon was added).
-func (p *pops) wakeRevive() {
+func (p *Service) wakeRevive() {
 	select {
 	case p.poke <- struct{}{}:
 	default:
 	}
 }
 
-// reviveLoop revives due checkpoints until quit.
-func (p *pops) reviveLoop(quit <-chan struct{}) {
+// RunRevive revives due checkpoints until quit closes (a master runs it).
+func (p *Service) RunRevive(quit <-chan struct{}) {
 	t := time.NewTicker(reviveInterval)
 	defer t.Stop()
 	for {
@@ -58,7 +58,7 @@ func (p *pops) reviveLoop(quit <-chan struct{}) {
 
 // revivePass revives every checkpoint due at now (and not backing off)
 // and commits the revive offset.
-func (p *pops) revivePass(now int64) {
+func (p *Service) revivePass(now int64) {
 	p.mu.Lock()
 	var due []*popCk
 	for _, ck := range p.cks {
@@ -102,7 +102,7 @@ func reviveBackoff(fails int32) time.Duration {
 // topic (or the DLQ, see above), records that, and drops the checkpoint.
 // False: a write failed; what was copied is recorded and the checkpoint
 // stays, due again after its backoff.
-func (p *pops) revive(ck *popCk, now int64) bool {
+func (p *Service) revive(ck *popCk, now int64) bool {
 	p.mu.Lock()
 	acked, fails := ck.acked, ck.reviveFails
 	p.mu.Unlock()
@@ -132,8 +132,8 @@ func (p *pops) revive(ck *popCk, now int64) bool {
 	}
 	if len(copied) > 0 {
 		rec := ackRecord{AckOffset: -1, AckOffsets: copied, StartOffset: ck.key.startOffset, Group: ck.key.group,
-			Topic: ck.key.topic, QueueID: ck.key.queueID, PopTime: ck.key.popTime, BrokerName: p.b.Config().BrokerName}
-		if _, err := p.b.putRevive(batchAckTag, rec); err != nil {
+			Topic: ck.key.topic, QueueID: ck.key.queueID, PopTime: ck.key.popTime, BrokerName: p.d.Config().BrokerName}
+		if _, err := p.putRevive(batchAckTag, rec); err != nil {
 			p.reviveLog.Error().Err(err).Msg("pop revive: done record not written")
 		}
 	}
@@ -156,13 +156,12 @@ func (p *pops) revive(ck *popCk, now int64) bool {
 var errReviveTopic = errors.New("broker: pop retry topic cannot be created")
 
 // reviveRead reads the popped message at off; false if it is gone from its queue.
-func (p *pops) reviveRead(ck *popCk, off int64) (*message.Record, bool) {
-	b := p.b
-	es := b.Store.ReadQueue(ck.key.topic, ck.key.queueID, off, 1)
+func (p *Service) reviveRead(ck *popCk, off int64) (*message.Record, bool) {
+	es := p.d.Store.ReadQueue(ck.key.topic, ck.key.queueID, off, 1)
 	if len(es) == 0 || es[0].QueueOffset != off {
 		return nil, false
 	}
-	rec, err := b.Store.RecordAt(es[0].PhyOffset, es[0].Size)
+	rec, err := p.d.Store.RecordAt(es[0].PhyOffset, es[0].Size)
 	if err != nil {
 		return nil, false
 	}
@@ -174,13 +173,12 @@ func (p *pops) reviveRead(ck *popCk, off int64) (*message.Record, bool) {
 }
 
 // reviveRetry copies m into the pop retry topic.
-func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
-	b := p.b
+func (p *Service) reviveRetry(ck *popCk, m *message.Record) error {
 	topic := ck.key.topic
 	if !message.IsRetryTopic(topic) {
 		topic = message.PopRetryTopic(topic, ck.key.group)
 	}
-	if _, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,
+	if _, _, err := p.d.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		return fmt.Errorf("%w: %s: %w", errReviveTopic, cutName(topic), err)
 	}
@@ -190,18 +188,18 @@ func (p *pops) reviveRetry(ck *popCk, m *message.Record) error {
 	}
 	put := p.revivePut(ck, m, topic, 0, props)
 	if err := p.put(&put); err != nil {
-		b.Revive.Retried(ck.key.group, ck.key.topic, putStatus(err))
+		p.d.Revive.Retried(ck.key.group, ck.key.topic, p.d.PutStatus(err))
 		return err
 	}
-	b.Revive.Retried(ck.key.group, ck.key.topic, "PUT_OK")
+	p.d.Revive.Retried(ck.key.group, ck.key.topic, "PUT_OK")
 	return nil
 }
 
 // reviveDLQ moves m to %DLQ%<group> because cause kept it from its retry topic.
-func (p *pops) reviveDLQ(ck *popCk, m *message.Record, cause error) error {
-	b := p.b
+func (p *Service) reviveDLQ(ck *popCk, m *message.Record, cause error) error {
 	topic := message.DLQGroupPrefix + ck.key.group
-	if err := b.createDLQ(topic); err != nil {
+	queues, err := p.d.CreateDLQ(topic)
+	if err != nil {
 		return fmt.Errorf("%w (to the DLQ after: %w)", err, cause)
 	}
 	props := m.Properties
@@ -210,18 +208,17 @@ func (p *pops) reviveDLQ(ck *popCk, m *message.Record, cause error) error {
 		origin = ck.key.topic
 		props = message.SetProperties(props, message.PropRetryTopic, origin)
 	}
-	put := p.revivePut(ck, m, topic, rand.Int32N(dlqQueueNums), props)
+	put := p.revivePut(ck, m, topic, rand.Int32N(max(queues, 1)), props)
 	if err := p.put(&put); err != nil {
 		return fmt.Errorf("%w (to the DLQ after: %w)", err, cause)
 	}
-	b.Stats.ToDLQ(ck.key.group, origin)
+	p.d.Counts.ToDLQ(ck.key.group, origin)
 	p.reviveLog.Warn().Err(cause).Str("group", ck.key.group).Str("topic", ck.key.topic).
 		Int32("queueId", ck.key.queueID).Str("dlq", topic).Msg("pop revive: message moved to the DLQ")
 	return nil
 }
 
-func (p *pops) revivePut(ck *popCk, m *message.Record, topic string, queueID int32, props string) store.PutMessage {
-	b := p.b
+func (p *Service) revivePut(ck *popCk, m *message.Record, topic string, queueID int32, props string) store.PutMessage {
 	return store.PutMessage{
 		Topic:          topic,
 		QueueID:        queueID,
@@ -230,20 +227,20 @@ func (p *pops) revivePut(ck *popCk, m *message.Record, topic string, queueID int
 		Properties:     props,
 		SysFlag:        m.SysFlag,
 		BornTimestamp:  m.BornTimestamp,
-		BornHost:       b.StoreHost,
-		StoreHost:      b.StoreHost,
+		BornHost:       p.d.StoreHost,
+		StoreHost:      p.d.StoreHost,
 		ReconsumeTimes: m.ReconsumeTimes + 1,
 	}
 }
 
 // put writes a revived message: the store's Put, or the test's fault.
-func (p *pops) put(m *store.PutMessage) error {
+func (p *Service) put(m *store.PutMessage) error {
 	if p.putFault != nil {
 		if err := p.putFault(m); err != nil {
 			return err
 		}
 	}
-	_, err := p.b.Store.Put(m)
+	_, err := p.d.Store.Put(m)
 	return err
 }
 
@@ -257,29 +254,28 @@ func cutName(s string) string {
 
 // commitReviveOffset moves the revive offset to the oldest live checkpoint
 // (or the end of the revive queue when none is live).
-func (p *pops) commitReviveOffset() {
-	topic := ReviveTopic(p.b.Config().BrokerClusterName)
-	end := p.b.Store.MaxOffset(topic, 0)
+func (p *Service) commitReviveOffset() {
+	topic := ReviveTopic(p.d.Config().ClusterName)
+	end := p.d.Store.MaxOffset(topic, 0)
 	p.mu.Lock()
 	oldest := int64(math.MaxInt64)
 	for _, ck := range p.cks {
 		oldest = min(oldest, ck.reviveOffset)
 	}
 	p.mu.Unlock()
-	p.b.Offsets.Commit(ReviveGroup, topic, 0, min(oldest, end))
+	p.d.Offsets.Commit(ReviveGroup, topic, 0, min(oldest, end))
 }
 
-// recover rebuilds the live checkpoints from the revive log, from the
+// Recover rebuilds the live checkpoints from the revive log, from the
 // revive offset on, and moves each group's offset past what the checkpoints
 // read there name (the offset table may be older than the log after a crash).
-func (p *pops) recover(ctx context.Context) error {
-	b := p.b
-	topic := ReviveTopic(b.Config().BrokerClusterName)
-	from, ok := b.Offsets.Query(ReviveGroup, topic, 0)
+func (p *Service) Recover(ctx context.Context) error {
+	topic := ReviveTopic(p.d.Config().ClusterName)
+	from, ok := p.d.Offsets.Query(ReviveGroup, topic, 0)
 	if !ok || from < 0 {
-		from = b.Store.MinOffset(topic, 0)
+		from = p.d.Store.MinOffset(topic, 0)
 	}
-	end := b.Store.MaxOffset(topic, 0)
+	end := p.d.Store.MaxOffset(topic, 0)
 	var cks, acks int
 	// past: per group queue, the offset after the last message any
 	// checkpoint read names, acked or not: the offsets file is flushed every
@@ -290,13 +286,13 @@ func (p *pops) recover(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		es := b.Store.ReadQueue(topic, 0, off, 256)
+		es := p.d.Store.ReadQueue(topic, 0, off, 256)
 		if len(es) == 0 {
 			off++
 			continue
 		}
 		for _, e := range es {
-			rec, err := b.Store.RecordAt(e.PhyOffset, e.Size)
+			rec, err := p.d.Store.RecordAt(e.PhyOffset, e.Size)
 			if err != nil {
 				continue
 			}
@@ -336,8 +332,8 @@ func (p *pops) recover(ctx context.Context) error {
 		}
 	}
 	for k, next := range past {
-		if cur, ok := b.Offsets.Query(k.group, k.topic, k.queueID); !ok || cur < next {
-			b.Offsets.Commit(k.group, k.topic, k.queueID, next)
+		if cur, ok := p.d.Offsets.Query(k.group, k.topic, k.queueID); !ok || cur < next {
+			p.d.Offsets.Commit(k.group, k.topic, k.queueID, next)
 		}
 	}
 	live := p.live()

@@ -1,9 +1,9 @@
-package broker
+package pop
 
 // Pop checkpoints: what was popped and not yet acknowledged. Each pop of a
 // queue makes one checkpoint (the queue, the pop time, the invisible time
 // and the popped offsets); ACK_MESSAGE marks offsets of it; once its
-// invisible time is over, the revive loop (pop_revive.go) copies the
+// invisible time is over, the revive loop (revive.go) copies the
 // offsets not acknowledged into the pop retry topic and drops it.
 //
 // Checkpoints and acks are written, as Apache 5.x writes them, as records
@@ -29,7 +29,7 @@ import (
 const (
 	ReviveTopicPrefix = "rmq_sys_REVIVE_LOG_"
 	ReviveGroup       = "CID_RMQ_SYS_REVIVE_GROUP"
-	reviveQueueNums   = 8 // reviveQueueNum: the topic's queues; rocketgo writes queue 0
+	ReviveQueueNums   = 8 // reviveQueueNum: the topic's queues; rocketgo writes queue 0
 	ckTag             = "ck"
 	ackTag            = "ack"
 	batchAckTag       = "bAck"
@@ -133,21 +133,21 @@ func (r *ckRecord) ck() *popCk {
 }
 
 // putRevive appends a record to the revive log and returns its revive queue offset.
-func (b *Broker) putRevive(tag string, body any) (int64, error) {
+func (p *Service) putRevive(tag string, body any) (int64, error) {
 	js, err := json.Marshal(body)
 	if err != nil {
 		return 0, fmt.Errorf("pop: encode %s record: %w", tag, err)
 	}
 	m := store.PutMessage{
-		Topic:         ReviveTopic(b.Config().BrokerClusterName),
+		Topic:         ReviveTopic(p.d.Config().ClusterName),
 		QueueID:       0,
 		Body:          js,
 		Properties:    string(message.AppendProperty(nil, message.PropTags, tag)),
 		BornTimestamp: time.Now().UnixMilli(),
-		BornHost:      b.StoreHost,
-		StoreHost:     b.StoreHost,
+		BornHost:      p.d.StoreHost,
+		StoreHost:     p.d.StoreHost,
 	}
-	res, err := b.Store.Put(&m)
+	res, err := p.d.Store.Put(&m)
 	if err != nil {
 		return 0, fmt.Errorf("pop: write %s record: %w", tag, err)
 	}

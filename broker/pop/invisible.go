@@ -1,4 +1,4 @@
-package broker
+package pop
 
 import "github.com/rocketgo/rocketgo/remoting"
 

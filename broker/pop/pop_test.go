@@ -1,4 +1,4 @@
-package broker
+package pop
 
 import (
 	"strings"
@@ -11,12 +11,12 @@ import (
 )
 
 // popNow runs one pop through the service and waits for its answer.
-func popNow(t *testing.T, b *Broker, r PopRequest) PopResult {
+func popNow(t *testing.T, h *harness, r Request) Result {
 	t.Helper()
-	done := make(chan PopResult, 1)
+	done := make(chan Result, 1)
 	errs := make(chan error, 1)
-	_, err := b.Pop(&r, func() PopCompletion {
-		return PopCompletion{Done: func(res PopResult, err error) {
+	_, err := h.Pop(&r, func() Completion {
+		return Completion{Done: func(res Result, err error) {
 			if err != nil {
 				errs <- err
 				return
@@ -35,7 +35,7 @@ func popNow(t *testing.T, b *Broker, r PopRequest) PopResult {
 	case <-time.After(10 * time.Second):
 		t.Fatal("pop not answered")
 	}
-	return PopResult{}
+	return Result{}
 }
 
 // The checkpoint bookkeeping: an ack of a normal message and one of a
@@ -43,48 +43,48 @@ func popNow(t *testing.T, b *Broker, r PopRequest) PopResult {
 // their checkpoint, which goes once all is acked; a revived checkpoint goes
 // too; the revive offset follows the oldest live checkpoint.
 func TestPopCheckpoints(t *testing.T) {
-	b := pullBroker(t, nil)
-	putT(t, b, "A", "B")
-	req := PopRequest{Group: "G", Topic: "T", QueueID: 0, MaxMsgNums: 32, InvisibleTime: 60_000, InitMode: 1}
-	res := popNow(t, b, req)
-	if res.Status != PopFound || res.Count != 2 || res.StartOffsetInfo != "0 0 0" || res.MsgOffsetInfo != "0 0 0,1" {
+	h := newHarness(t)
+	putT(t, h, "A", "B")
+	req := Request{Group: "G", Topic: "T", QueueID: 0, MaxMsgNums: 32, InvisibleTime: 60_000, InitMode: 1}
+	res := popNow(t, h, req)
+	if res.Status != Found || res.Count != 2 || res.StartOffsetInfo != "0 0 0" || res.MsgOffsetInfo != "0 0 0,1" {
 		t.Fatalf("pop %+v", res)
 	}
 	res.Release()
-	if b.pop.live() != 1 {
-		t.Fatalf("live checkpoints %d", b.pop.live())
+	if h.live() != 1 {
+		t.Fatalf("live checkpoints %d", h.live())
 	}
-	h := string(message.AppendExtraInfo(nil, 0, res.PopTime, 60_000, 0, "T", "b", 0, 0))
-	if err := b.Ack(&AckRequest{Group: "G", Topic: "T", QueueID: 0, ExtraInfo: h, Offset: 0}); err != nil {
+	first := string(message.AppendExtraInfo(nil, 0, res.PopTime, 60_000, 0, "T", "b", 0, 0))
+	if err := h.Ack(&AckRequest{Group: "G", Topic: "T", QueueID: 0, ExtraInfo: first, Offset: 0}); err != nil {
 		t.Fatal(err)
 	}
-	if b.pop.live() != 1 {
+	if h.live() != 1 {
 		t.Fatal("checkpoint gone with one offset of two acked")
 	}
 	// Offset 1 revives (its invisible time made past), into %RETRY%G_T.
-	b.pop.mu.Lock()
-	for _, ck := range b.pop.cks {
+	h.mu.Lock()
+	for _, ck := range h.cks {
 		ck.invisibleTime = -60_000
 	}
-	b.pop.mu.Unlock()
-	b.pop.revivePass(time.Now().UnixMilli())
-	if b.pop.live() != 0 {
-		t.Fatalf("live checkpoints after the revive %d", b.pop.live())
+	h.mu.Unlock()
+	h.revivePass(time.Now().UnixMilli())
+	if h.live() != 0 {
+		t.Fatalf("live checkpoints after the revive %d", h.live())
 	}
 	retry := message.PopRetryTopic("T", "G")
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(retry, 0) == 1 })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return h.st.MaxOffset(retry, 0) == 1 })
 	retried := map[stats.PopRetryKey]int64{}
-	b.Revive.RangeRetries(func(k stats.PopRetryKey, n int64) bool { retried[k] = n; return true })
+	h.revive.RangeRetries(func(k stats.PopRetryKey, n int64) bool { retried[k] = n; return true })
 	if len(retried) != 1 || retried[stats.PopRetryKey{Group: "G", Topic: "T", Status: "PUT_OK"}] != 1 {
 		t.Errorf("revive retries counted %v", retried)
 	}
-	var got PopResult
+	var got Result
 	for range 100 { // the retry topic is read first in 20 % of pops, after the topic otherwise
-		if got = popNow(t, b, req); got.Status == PopFound {
+		if got = popNow(t, h, req); got.Status == Found {
 			break
 		}
 	}
-	if got.Status != PopFound || got.Count != 1 {
+	if got.Status != Found || got.Count != 1 {
 		t.Fatalf("pop of the retry topic %+v", got)
 	}
 	v, _, err := message.DecodeRecordView(got.Vec[0])
@@ -100,19 +100,19 @@ func TestPopCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Ack(&AckRequest{Group: "G", Topic: e.RealTopic("T", "G"), QueueID: e.QueueID, ExtraInfo: handle,
+	if err := h.Ack(&AckRequest{Group: "G", Topic: e.RealTopic("T", "G"), QueueID: e.QueueID, ExtraInfo: handle,
 		Offset: e.MsgQueueOffset}); err != nil {
 		t.Fatal(err)
 	}
-	if b.pop.live() != 0 {
+	if h.live() != 0 {
 		t.Fatal("the retried message's checkpoint outlived its ack")
 	}
 	// The ack's record must be in the revive queue before the offset is
 	// committed past it: dispatch is asynchronous.
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.DispatchedPhyOffset() == b.Store.MaxPhyOffset() })
-	b.pop.commitReviveOffset()
-	topic := ReviveTopic(b.Config().BrokerClusterName)
-	if off, _ := b.Offsets.Query(ReviveGroup, topic, 0); off != b.Store.MaxOffset(topic, 0) {
-		t.Fatalf("revive offset %d, revive log end %d", off, b.Store.MaxOffset(topic, 0))
+	testutil.WaitFor(t, 10*time.Second, func() bool { return h.st.DispatchedPhyOffset() == h.st.MaxPhyOffset() })
+	h.commitReviveOffset()
+	topic := ReviveTopic("c")
+	if off, _ := h.offsets.Query(ReviveGroup, topic, 0); off != h.st.MaxOffset(topic, 0) {
+		t.Fatalf("revive offset %d, revive log end %d", off, h.st.MaxOffset(topic, 0))
 	}
 }

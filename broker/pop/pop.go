@@ -1,11 +1,11 @@
-package broker
+package pop
 
 // The pop service: POP_MESSAGE (Apache 5.x PopMessageProcessor, its
 // non-orderly path). A pop reads up to maxMsgNums messages of one queue or,
 // with queueId -1, of every readable queue of the topic, and of the group's
 // pop retry topic %RETRY%<group>_<topic> (first with probability
 // popFromRetryProbability, else after the topic when the answer is not
-// full), writes a checkpoint per queue read (pop_ck.go), advances the
+// full), writes a checkpoint per queue read (ck.go), advances the
 // group's offset past what it read, and answers the messages as stored.
 // Messages read from the retry topic are answered re-encoded, as Apache
 // does: under the original topic and with their POP_CK handle set, since
@@ -13,7 +13,7 @@ package broker
 //
 // A pop runs on a broker goroutine (never on an event loop: it may read
 // the disk and it writes the revive log) and answers through its completion.
-// A pop that finds nothing with pollTime > 0 is parked (pop_wait.go) until
+// A pop that finds nothing with pollTime > 0 is parked (wait.go) until
 // a message is dispatched to the topic or its retry topic, or its poll time
 // ends (POLLING_TIMEOUT, as Apache answers then).
 //
@@ -22,6 +22,7 @@ package broker
 // send or pull ever takes it.
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -30,11 +31,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/tables"
-	"github.com/rocketgo/rocketgo/filter"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
+
+// ErrBusy: too many popped messages are not acknowledged.
+var ErrBusy = errors.New("pop: too many messages popped and not acknowledged")
 
 // Pop tuning, Apache BrokerConfig defaults.
 const (
@@ -46,8 +49,8 @@ const (
 	popTimeoutTooMuch       = 500    // ms past bornTime+pollTime a pop is refused POLLING_TIMEOUT
 )
 
-// PopRequest is POP_MESSAGE's request (PopMessageRequestHeader).
-type PopRequest struct {
+// Request is POP_MESSAGE's request (PopMessageRequestHeader).
+type Request struct {
 	Group         string
 	Topic         string
 	QueueID       int32 // -1: every readable queue
@@ -63,19 +66,19 @@ type PopRequest struct {
 	Remote        string // names the requester in log lines and remarks
 }
 
-// PopStatus is how a pop ended.
-type PopStatus uint8
+// Status is how a pop ended.
+type Status uint8
 
 const (
-	PopFound       PopStatus = iota // SUCCESS, messages in Vec
-	PopNotFound                     // POLLING_TIMEOUT: nothing, and no (more) polling
-	PopPollingFull                  // POLLING_FULL: too many parked pops
-	PopLater                        // parked: the completion answers
+	Found       Status = iota // SUCCESS, messages in Vec
+	NotFound                  // POLLING_TIMEOUT: nothing, and no (more) polling
+	PollingFull               // POLLING_FULL: too many parked pops
+	Later                     // parked: the completion answers
 )
 
-// PopResult is the answer to a pop (PopMessageResponseHeader and body).
-type PopResult struct {
-	Status          PopStatus
+// Result is the answer to a pop (PopMessageResponseHeader and body).
+type Result struct {
+	Status          Status
 	PopTime         int64
 	InvisibleTime   int64
 	ReviveQid       int32
@@ -90,15 +93,16 @@ type PopResult struct {
 	Release func()
 }
 
-// PopCompletion answers a pop later, from a broker goroutine.
-type PopCompletion struct {
-	Done func(res PopResult, err error)
+// Completion answers a pop later, from a broker goroutine.
+type Completion struct {
+	Done func(res Result, err error)
 	Gone func() bool // the requester went away: drop the answer (nil: never)
 }
 
-// pops is the broker's pop state.
-type pops struct {
-	b   *Broker
+// Service is pop consumption: pops, peeks, acks, invisibility changes,
+// notifications, the live checkpoints and their revive.
+type Service struct {
+	d   Deps
 	log zerolog.Logger
 
 	popMu sync.Mutex // serialises pops (read offset → read → checkpoint → commit)
@@ -108,136 +112,123 @@ type pops struct {
 
 	waits  popWaits
 	poke   chan struct{} // wakes the revive loop
-	orders *orders       // orderly pop (pop_order.go)
+	orders *orders       // orderly pop (order.go)
 
 	reviveLog zerolog.Logger                // sampled: one line per reviveLogPeriod
 	putFault  func(*store.PutMessage) error // tests: a revive write fails when it errs
 }
 
-func newPops(b *Broker, log zerolog.Logger, ordersPath string) *pops {
-	p := &pops{b: b, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1), orders: newOrders(ordersPath)}
+// New makes the service; Load reads the orderly pops' state, and a master
+// runs Recover once, then RunRevive.
+func New(d Deps, log zerolog.Logger) *Service {
+	p := &Service{d: d, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1), orders: newOrders(d.OrdersPath)}
 	p.reviveLog = log.Sample(&zerolog.BurstSampler{Burst: 1, Period: reviveLogPeriod})
 	p.waits.init()
 	return p
 }
 
+// Load reads consumerOrderInfo.json.
+func (p *Service) Load() error { return p.orders.load() }
+
+// PersistIfDirty writes consumerOrderInfo.json when it changed.
+func (p *Service) PersistIfDirty() error { return p.orders.persistIfDirty() }
+
 // Pop checks a pop (Apache's order, codes and remarks) and runs it on a
 // broker goroutine, answering through the completion later returns. It
-// returns a refusal, or PopLater.
-func (b *Broker) Pop(r *PopRequest, later func() PopCompletion) (PopResult, error) {
+// returns a refusal, or Later.
+func (p *Service) Pop(r *Request, later func() Completion) (Result, error) {
 	now := time.Now().UnixMilli()
 	if r.BornTime == 0 {
 		r.BornTime = now
 	}
-	cfg := b.Config()
+	cfg := p.d.Config()
 	if now-r.BornTime-r.PollTime > popTimeoutTooMuch {
-		return PopResult{}, remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
+		return Result{}, remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
 	}
-	if cfg.BrokerPermission&message.PermRead == 0 {
-		return PopResult{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
+	if cfg.Permission&message.PermRead == 0 {
+		return Result{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
 	}
 	if r.MaxMsgNums > popMaxMsgNums {
-		return PopResult{}, remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
+		return Result{}, remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
 	}
 	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
-		return PopResult{}, err
+		return Result{}, err
 	}
 	if !cfg.TimerWheelEnable {
-		return PopResult{}, remoting.Refuse(remoting.SystemError, nil,
+		return Result{}, remoting.Refuse(remoting.SystemError, nil,
 			"the broker[%s] pop message is forbidden because timerWheelEnable is false", cfg.BrokerIP1)
 	}
-	if cfg.IsSlave() {
-		return PopResult{}, b.slaveRefusal(cfg)
+	if refuse := p.d.SlaveRefusal; refuse != nil {
+		if err := refuse(); err != nil {
+			return Result{}, err
+		}
 	}
-	tc, ok := b.Topics.Get(r.Topic)
+	tc, ok := p.d.Topics.Get(r.Topic)
 	if !ok {
-		return PopResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
-			r.Topic, FAQSuggestTodo)
+		return Result{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
+			r.Topic, remoting.FAQSuggestTodo)
 	}
 	if !tc.Readable() {
-		return PopResult{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] peeking message is forbidden", r.Topic)
+		return Result{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] peeking message is forbidden", r.Topic)
 	}
 	if r.QueueID >= tc.ReadQueueNums {
-		return PopResult{}, remoting.Refuse(remoting.InvalidParameter, nil,
+		return Result{}, remoting.Refuse(remoting.InvalidParameter, nil,
 			"queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
 			r.QueueID, r.Topic, tc.ReadQueueNums, r.Remote)
 	}
-	gc, ok := b.Groups.Get(r.Group)
+	gc, ok := p.d.Groups.Get(r.Group)
 	if !ok {
-		return PopResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist,
-			"subscription group [%s] does not exist, %s", r.Group, FAQGroupNotExist)
+		return Result{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist,
+			"subscription group [%s] does not exist, %s", r.Group, remoting.FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
-		return PopResult{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
+		return Result{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
-	match, err := b.popMatcher(cfg, r)
+	match, err := p.popMatcher(&cfg, r)
 	if err != nil {
-		return PopResult{}, err
+		return Result{}, err
 	}
-	if b.pop.live() >= popMaxCheckpoints {
-		return PopResult{}, remoting.Refuse(remoting.SystemBusy, ErrSystemBusy, "too many messages popped and not acknowledged, try later")
+	if p.live() >= popMaxCheckpoints {
+		return Result{}, remoting.Refuse(remoting.SystemBusy, ErrBusy, "too many messages popped and not acknowledged, try later")
 	}
 	done := later()
 	rq := *r
-	if !b.Go(func() { b.pop.run(&rq, tc.ReadQueueNums, match, done, true) }) {
-		return PopResult{}, remoting.Refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
+	if !p.d.Go(func() { p.run(&rq, tc.ReadQueueNums, match, done, true) }) {
+		return Result{}, remoting.Refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
 	}
-	return PopResult{Status: PopLater}, nil
+	return Result{Status: Later}, nil
 }
 
 // popMatcher compiles the pop's filter (exp / expType) into a record matcher; nil matches all.
-func (b *Broker) popMatcher(cfg *Config, r *PopRequest) (func(int64, []byte) bool, error) {
-	if r.Exp == "" || (IsTagType(r.ExpType) && strings.TrimSpace(r.Exp) == "*") {
+func (p *Service) popMatcher(cfg *Config, r *Request) (func(int64, []byte) bool, error) {
+	if r.Exp == "" || (tables.IsTagType(r.ExpType) && strings.TrimSpace(r.Exp) == "*") {
 		return nil, nil
 	}
-	if IsTagType(r.ExpType) {
-		sub, err := b.Filters.Tags(r.Exp)
+	if tables.IsTagType(r.ExpType) {
+		sub, err := p.d.Filters.Tags(r.Exp)
 		if err != nil {
 			return nil, remoting.Refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
 		}
-		return recordMatcher(sub, nil), nil
+		return tables.RecordMatcher(sub, nil), nil
 	}
 	if !strings.EqualFold(r.ExpType, "SQL92") || !cfg.EnablePropertyFilter {
 		return nil, remoting.Refuse(remoting.SubscriptionParseFailed, nil, "parse the consumer's subscription failed")
 	}
-	expr, err := b.Filters.Compile(r.Exp)
+	expr, err := p.d.Filters.Compile(r.Exp)
 	if err != nil {
 		return nil, remoting.Refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
 	}
-	return recordMatcher(nil, expr), nil
-}
-
-// recordMatcher matches records against a tag subscription or a compiled SQL92 expression.
-func recordMatcher(sub *tables.Subscription, expr *filter.Expr) func(int64, []byte) bool {
-	if expr != nil {
-		return func(_ int64, record []byte) bool {
-			v, _, err := message.DecodeRecordView(record)
-			return err == nil && expr.Match(func(name string) (string, bool) {
-				b := message.PropertyBytes(v.Properties, name)
-				return string(b), len(b) > 0
-			})
-		}
-	}
-	if sub == nil || sub.All() {
-		return nil
-	}
-	return func(code int64, record []byte) bool {
-		if !sub.MatchTagsCode(code) {
-			return false
-		}
-		v, _, err := message.DecodeRecordView(record)
-		return err == nil && sub.MatchTag(message.PropertyBytes(v.Properties, message.PropTags))
-	}
+	return tables.RecordMatcher(nil, expr), nil
 }
 
 // run pops once and answers, or parks the pop when it found nothing and
 // may still wait (mayPark: the first run, or a woken one before its end).
-func (p *pops) run(r *PopRequest, readQueues int32, match func(int64, []byte) bool, done PopCompletion, mayPark bool) {
+func (p *Service) run(r *Request, readQueues int32, match func(int64, []byte) bool, done Completion, mayPark bool) {
 	if done.Gone != nil && done.Gone() {
 		return
 	}
 	res, err := p.popOnce(r, readQueues, match)
-	if err != nil || res.Status == PopFound {
+	if err != nil || res.Status == Found {
 		done.Done(res, err)
 		return
 	}
@@ -247,7 +238,7 @@ func (p *pops) run(r *PopRequest, readQueues int32, match func(int64, []byte) bo
 		case parked:
 			return
 		case parkFull:
-			res.Status = PopPollingFull
+			res.Status = PollingFull
 		}
 	}
 	done.Done(res, nil)
@@ -255,13 +246,12 @@ func (p *pops) run(r *PopRequest, readQueues int32, match func(int64, []byte) bo
 
 // popOnce reads the topic's queues and the retry topic (Apache's order),
 // under popMu.
-func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte) bool) (PopResult, error) {
+func (p *Service) popOnce(r *Request, readQueues int32, match func(int64, []byte) bool) (Result, error) {
 	p.popMu.Lock()
 	defer p.popMu.Unlock()
-	b := p.b
-	cfg := b.Config()
+	cfg := p.d.Config()
 	popTime := time.Now().UnixMilli()
-	st := popState{r: r, popTime: popTime, brokerName: cfg.BrokerName, maxBytes: cfg.MaxTransferBytesOnMessageInMemory}
+	st := popState{r: r, popTime: popTime, brokerName: cfg.BrokerName, maxBytes: cfg.MaxTransferBytes}
 	if r.Order {
 		st.reviveQid = message.PopOrderReviveQueue
 	}
@@ -281,13 +271,13 @@ func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte
 	if !needRetry && !r.Order && st.count < int(r.MaxMsgNums) {
 		p.popTopic(&st, retryTopic, true, nil, randomQ)
 	}
-	res := PopResult{Status: PopNotFound, PopTime: popTime, InvisibleTime: r.InvisibleTime, RestNum: st.rest,
+	res := Result{Status: NotFound, PopTime: popTime, InvisibleTime: r.InvisibleTime, RestNum: st.rest,
 		ReviveQid: st.reviveQid, StartOffsetInfo: string(st.startInfo), MsgOffsetInfo: string(st.msgInfo),
 		OrderCountInfo: string(st.orderInfo)}
 	if st.count > 0 {
-		res.Status, res.Vec, res.Count = PopFound, st.vec, st.count
-		p.b.Stats.Out(r.Group, r.Topic, int64(st.count), vecLen(st.vec))
-		p.b.stats.got(true, st.count)
+		res.Status, res.Vec, res.Count = Found, st.vec, st.count
+		p.d.Counts.Out(r.Group, r.Topic, int64(st.count), int64(st.bytes))
+		p.d.Got(true, st.count)
 		rels := st.releases
 		res.Release = func() {
 			for _, f := range rels {
@@ -300,7 +290,7 @@ func (p *pops) popOnce(r *PopRequest, readQueues int32, match func(int64, []byte
 
 // popState gathers one pop's answer across queues.
 type popState struct {
-	r          *PopRequest
+	r          *Request
 	peek       bool // PEEK_MESSAGE: read only, no checkpoint, no offset moved
 	popTime    int64
 	brokerName string
@@ -327,8 +317,8 @@ func (st *popState) add(vec [][]byte, release func()) {
 	}
 }
 
-func (p *pops) popTopic(st *popState, topic string, isRetry bool, match func(int64, []byte) bool, randomQ int) {
-	tc, ok := p.b.Topics.Get(topic)
+func (p *Service) popTopic(st *popState, topic string, isRetry bool, match func(int64, []byte) bool, randomQ int) {
+	tc, ok := p.d.Topics.Get(topic)
 	if !ok || tc.ReadQueueNums <= 0 {
 		return
 	}
@@ -338,8 +328,8 @@ func (p *pops) popTopic(st *popState, topic string, isRetry bool, match func(int
 }
 
 // popQueue pops from one queue into st: Apache's popMsgFromQueue.
-func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool, match func(int64, []byte) bool) {
-	b, r := p.b, st.r
+func (p *Service) popQueue(st *popState, topic string, queueID int32, isRetry bool, match func(int64, []byte) bool) {
+	r := st.r
 	if r.Order && !st.peek && p.orders.blocked(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID, r.InvisibleTime) {
 		return // the group's messages of this queue are out and invisible: its lock is held
 	}
@@ -351,10 +341,10 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 	}
 	want := int(r.MaxMsgNums) - st.count
 	if want <= 0 || st.bytes >= st.maxBytes {
-		st.rest += max(0, b.Store.MaxOffset(topic, queueID)-offset)
+		st.rest += max(0, p.d.Store.MaxOffset(topic, queueID)-offset)
 		return
 	}
-	res := b.Store.GetMessageViews(topic, queueID, offset, want, st.maxBytes-st.bytes, match, store.PopulatePages)
+	res := p.d.Store.GetMessageViews(topic, queueID, offset, want, st.maxBytes-st.bytes, match, store.PopulatePages)
 	switch res.Status {
 	case store.OffsetTooSmall, store.OffsetOverflowBadly, store.OffsetFoundNull:
 		// The stored offset is outside the queue: start over where the store says.
@@ -363,15 +353,15 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 		}
 		offset = res.NextBeginOffset
 		if !st.peek {
-			b.Offsets.Commit(r.Group, topic, queueID, offset)
+			p.d.Offsets.Commit(r.Group, topic, queueID, offset)
 		}
-		res = b.Store.GetMessageViews(topic, queueID, offset, want, st.maxBytes-st.bytes, match, store.PopulatePages)
+		res = p.d.Store.GetMessageViews(topic, queueID, offset, want, st.maxBytes-st.bytes, match, store.PopulatePages)
 	}
 	if res.Count == 0 {
 		if res.NextBeginOffset > offset && !st.peek {
 			// Filtered out or removed: nothing to acknowledge, move on
 			// (Apache's checkpoint mock does the same).
-			b.Offsets.Commit(r.Group, topic, queueID, res.NextBeginOffset)
+			p.d.Offsets.Commit(r.Group, topic, queueID, res.NextBeginOffset)
 		}
 		st.rest += max(0, res.MaxOffset-max(res.NextBeginOffset, offset))
 		return
@@ -406,14 +396,14 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 		// No checkpoint: the offset stays at the first message not acked.
 		st.orderInfo = p.orders.update(orderKey{topic: topic, group: r.Group, queueID: queueID}, r.AttemptID,
 			message.PopRetryMark(topic), st.popTime, r.InvisibleTime, ck.offsets, st.orderInfo,
-			func() { b.Offsets.Commit(r.Group, topic, queueID, offset) })
+			func() { p.d.Offsets.Commit(r.Group, topic, queueID, offset) })
 		st.add(res.Vec, res.Release)
 		st.count += len(ck.offsets)
 		st.startInfo = message.AppendOffsetInfo(st.startInfo, topic, queueID, offset)
 		st.msgInfo = message.AppendOffsetInfo(st.msgInfo, topic, queueID, ck.offsets...)
 		return
 	}
-	ro, err := b.putRevive(ckTag, ck.record(st.brokerName))
+	ro, err := p.putRevive(ckTag, ck.record(st.brokerName))
 	if err != nil {
 		// Not recorded: not handed out either; the offset stays.
 		p.log.Error().Err(err).Str("topic", topic).Int32("queueId", queueID).Msg("pop checkpoint not written")
@@ -423,7 +413,7 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 	}
 	ck.reviveOffset = ro
 	p.add(ck)
-	b.Offsets.Commit(r.Group, topic, queueID, res.NextBeginOffset)
+	p.d.Offsets.Commit(r.Group, topic, queueID, res.NextBeginOffset)
 	if isRetry {
 		res.Release()
 		st.add(vec, nil)
@@ -438,7 +428,7 @@ func (p *pops) popQueue(st *popState, topic string, queueID int32, isRetry bool,
 
 // reencodeRetry is a record of the retry topic as Apache answers it: under
 // the original topic, with its POP_CK handle (popResponseReturnActualRetryTopic false).
-func (p *pops) reencodeRetry(rec []byte, st *popState, ckOffset int64) []byte {
+func (p *Service) reencodeRetry(rec []byte, st *popState, ckOffset int64) []byte {
 	m, _, err := message.DecodeRecord(rec)
 	if err != nil {
 		return nil
@@ -475,9 +465,9 @@ func eachRecord(vec [][]byte, fn func(rec []byte)) {
 // retry topic or initMode MIN, else the last message (the first one of a
 // queue that still starts at 0, Apache's initPopOffsetByCheckMsgInMem),
 // committed at once.
-func (p *pops) popOffset(group, topic string, queueID int32, initMode int32, isRetry bool) int64 {
-	st := p.b.Store
-	if off, ok := p.b.Offsets.Query(group, topic, queueID); ok && off >= 0 {
+func (p *Service) popOffset(group, topic string, queueID int32, initMode int32, isRetry bool) int64 {
+	st := p.d.Store
+	if off, ok := p.d.Offsets.Query(group, topic, queueID); ok && off >= 0 {
 		return off
 	}
 	var off int64
@@ -489,27 +479,27 @@ func (p *pops) popOffset(group, topic string, queueID int32, initMode int32, isR
 	default:
 		off = max(0, st.MaxOffset(topic, queueID)-1)
 	}
-	p.b.Offsets.Commit(group, topic, queueID, off)
+	p.d.Offsets.Commit(group, topic, queueID, off)
 	return off
 }
 
 // peekOffset is where the group would pop next, nothing committed (PeekMessageProcessor).
-func (p *pops) peekOffset(group, topic string, queueID int32) int64 {
-	if off, ok := p.b.Offsets.Query(group, topic, queueID); ok && off >= 0 {
+func (p *Service) peekOffset(group, topic string, queueID int32) int64 {
+	if off, ok := p.d.Offsets.Query(group, topic, queueID); ok && off >= 0 {
 		return off
 	}
-	return p.b.Store.MinOffset(topic, queueID)
+	return p.d.Store.MinOffset(topic, queueID)
 }
 
 // add records a live checkpoint.
-func (p *pops) add(ck *popCk) {
+func (p *Service) add(ck *popCk) {
 	p.mu.Lock()
 	p.cks[ck.key] = ck
 	p.mu.Unlock()
 }
 
 // live is the number of live checkpoints.
-func (p *pops) live() int {
+func (p *Service) live() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.cks)

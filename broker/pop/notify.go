@@ -1,4 +1,4 @@
-package broker
+package pop
 
 // NOTIFICATION and POLLING_INFO (Apache 5.x NotificationProcessor,
 // PollingInfoProcessor): "is there a message for the group" without
@@ -31,14 +31,14 @@ type NotificationResult struct {
 }
 
 // checkPeek is the check NOTIFICATION and POLLING_INFO start with (Apache's order, codes and remarks).
-func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*tables.TopicConfig, error) {
-	cfg := b.Config()
-	if cfg.BrokerPermission&message.PermRead == 0 {
+func (p *Service) checkPeek(group, topic string, queueID int32, remote string) (*tables.TopicConfig, error) {
+	cfg := p.d.Config()
+	if cfg.Permission&message.PermRead == 0 {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] peeking message is forbidden", cfg.BrokerIP1)
 	}
-	tc, ok := b.Topics.Get(topic)
+	tc, ok := p.d.Topics.Get(topic)
 	if !ok {
-		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, remoting.FAQSuggestTodo)
 	}
 	if !tc.Readable() {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] peeking message is forbidden", topic)
@@ -47,10 +47,10 @@ func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*
 		return nil, remoting.Refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
 			queueID, topic, tc.ReadQueueNums, remote)
 	}
-	gc, ok := b.Groups.Get(group)
+	gc, ok := p.d.Groups.Get(group)
 	if !ok {
-		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, ErrGroupNotExist, "subscription group [%s] does not exist, %s",
-			group, FAQGroupNotExist)
+		return nil, remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "subscription group [%s] does not exist, %s",
+			group, remoting.FAQGroupNotExist)
 	}
 	if !gc.ConsumeEnable {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", group)
@@ -59,40 +59,40 @@ func (b *Broker) checkPeek(group, topic string, queueID int32, remote string) (*
 }
 
 // PollingInfo is POLLING_INFO: the pops of group parked on topic/queueID.
-func (b *Broker) PollingInfo(group, topic string, queueID int32, remote string) (int32, error) {
-	if _, err := b.checkPeek(group, topic, queueID, remote); err != nil {
+func (p *Service) PollingInfo(group, topic string, queueID int32, remote string) (int32, error) {
+	if _, err := p.checkPeek(group, topic, queueID, remote); err != nil {
 		return 0, err
 	}
-	return b.pop.pollingNum(topic, group, queueID), nil
+	return p.pollingNum(topic, group, queueID), nil
 }
 
 // Notification answers now (done not called) or parks and answers through
 // done; later reports which.
-func (b *Broker) Notification(r *NotificationRequest, done func(NotificationResult)) (res NotificationResult, later bool, err error) {
+func (p *Service) Notification(r *NotificationRequest, done func(NotificationResult)) (res NotificationResult, later bool, err error) {
 	if r.BornTime == 0 {
 		r.BornTime = time.Now().UnixMilli()
 	}
-	tc, err := b.checkPeek(r.Group, r.Topic, r.QueueID, r.Remote)
+	tc, err := p.checkPeek(r.Group, r.Topic, r.QueueID, r.Remote)
 	if err != nil {
 		return res, false, err
 	}
 	rq := *r
 	readQueues := tc.ReadQueueNums
-	if b.pop.hasMsg(&rq, readQueues) {
+	if p.hasMsg(&rq, readQueues) {
 		return NotificationResult{HasMsg: true}, false, nil
 	}
 	var rerun func(mayPark bool)
 	rerun = func(mayPark bool) {
-		if b.pop.hasMsg(&rq, readQueues) {
+		if p.hasMsg(&rq, readQueues) {
 			done(NotificationResult{HasMsg: true})
 			return
 		}
-		if mayPark && b.pop.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) == parked {
+		if mayPark && p.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) == parked {
 			return
 		}
 		done(NotificationResult{})
 	}
-	switch b.pop.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) {
+	switch p.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) {
 	case parked:
 		return res, true, nil
 	case parkFull:
@@ -103,10 +103,10 @@ func (b *Broker) Notification(r *NotificationRequest, done func(NotificationResu
 
 // hasMsg: a queue of the topic, or of its pop retry topic, holds a message
 // past the group's pop offset (no offset is committed here).
-func (p *pops) hasMsg(r *NotificationRequest, readQueues int32) bool {
-	st := p.b.Store
+func (p *Service) hasMsg(r *NotificationRequest, readQueues int32) bool {
+	st := p.d.Store
 	has := func(topic string, q int32, retry bool) bool {
-		off, ok := p.b.Offsets.Query(r.Group, topic, q)
+		off, ok := p.d.Offsets.Query(r.Group, topic, q)
 		if !ok || off < 0 {
 			off = st.MinOffset(topic, q)
 			if !retry {
@@ -117,7 +117,7 @@ func (p *pops) hasMsg(r *NotificationRequest, readQueues int32) bool {
 	}
 	if !r.Order {
 		retry := message.PopRetryTopic(r.Topic, r.Group)
-		if tc, ok := p.b.Topics.Get(retry); ok {
+		if tc, ok := p.d.Topics.Get(retry); ok {
 			for q := int32(0); q < tc.ReadQueueNums; q++ {
 				if has(retry, q, true) {
 					return true

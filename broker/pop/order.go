@@ -1,4 +1,4 @@
-package broker
+package pop
 
 // Orderly pop (FIFO groups; Apache 5.x ConsumerOrderInfoManager): a pop with
 // order=true reads a queue only when the group holds nothing un-acked and
@@ -259,17 +259,17 @@ func (t *orders) changeInvisible(k orderKey, offset, popTime, nextVisible int64)
 }
 
 // ackOrderly is ACK_MESSAGE of a handle with reviveQid 999 (AckMessageProcessor.ackOrderly).
-func (b *Broker) ackOrderly(r *AckRequest, e *message.ExtraInfo) error {
+func (p *Service) ackOrderly(r *AckRequest, e *message.ExtraInfo) error {
 	k := orderKey{topic: r.Topic, group: r.Group, queueID: r.QueueID}
-	old, _ := b.Offsets.Query(r.Group, r.Topic, r.QueueID)
+	old, _ := p.d.Offsets.Query(r.Group, r.Topic, r.QueueID)
 	if r.Offset < old {
 		return nil
 	}
-	next := b.pop.orders.ack(k, r.Offset, e.PopTime, func(next int64) { b.Offsets.Commit(r.Group, r.Topic, r.QueueID, next) })
+	next := p.orders.ack(k, r.Offset, e.PopTime, func(next int64) { p.d.Offsets.Commit(r.Group, r.Topic, r.QueueID, next) })
 	switch {
 	case next > -1:
-		if !b.pop.orders.blocked(k, "", e.InvisibleTime) {
-			b.pop.arrived(r.Topic)
+		if !p.orders.blocked(k, "", e.InvisibleTime) {
+			p.Arrived(r.Topic)
 		}
 	case next == -1:
 		return remoting.Refuse(remoting.MessageIllegal, nil, "offset is illegal, key:%s@%s@%d, old:%d, commit:%d, next:%d, %s",
@@ -279,13 +279,13 @@ func (b *Broker) ackOrderly(r *AckRequest, e *message.ExtraInfo) error {
 }
 
 // changeInvisibleOrderly is CHANGE_MESSAGE_INVISIBLETIME of an orderly handle.
-func (b *Broker) changeInvisibleOrderly(r *AckRequest, e *message.ExtraInfo) ChangeInvisibleResult {
+func (p *Service) changeInvisibleOrderly(r *AckRequest, e *message.ExtraInfo) ChangeInvisibleResult {
 	res := ChangeInvisibleResult{PopTime: e.PopTime, InvisibleTime: e.InvisibleTime, ReviveQid: e.ReviveQid}
-	if old, _ := b.Offsets.Query(r.Group, r.Topic, r.QueueID); r.Offset < old {
+	if old, _ := p.d.Offsets.Query(r.Group, r.Topic, r.QueueID); r.Offset < old {
 		return res
 	}
 	next := satAdd(time.Now().UnixMilli(), r.InvisibleTime)
-	b.pop.orders.changeInvisible(orderKey{topic: r.Topic, group: r.Group, queueID: r.QueueID}, r.Offset, e.PopTime, next)
+	p.orders.changeInvisible(orderKey{topic: r.Topic, group: r.Group, queueID: r.QueueID}, r.Offset, e.PopTime, next)
 	res.InvisibleTime = next - e.PopTime
 	return res
 }

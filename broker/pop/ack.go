@@ -1,4 +1,4 @@
-package broker
+package pop
 
 // ACK_MESSAGE, BATCH_ACK_MESSAGE and CHANGE_MESSAGE_INVISIBLETIME (Apache
 // 5.x AckMessageProcessor, ChangeInvisibleTimeProcessor). An ack marks the
@@ -49,10 +49,10 @@ type ChangeInvisibleResult struct {
 }
 
 // checkAckQueue is the topic and queue check both processors start with.
-func (b *Broker) checkAckQueue(topic string, queueID int32, remote string) error {
-	tc, ok := b.Topics.Get(topic)
+func (p *Service) checkAckQueue(topic string, queueID int32, remote string) error {
+	tc, ok := p.d.Topics.Get(topic)
 	if !ok {
-		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, FAQSuggestTodo)
+		return remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s", topic, remoting.FAQSuggestTodo)
 	}
 	if queueID >= tc.ReadQueueNums || queueID < 0 {
 		return remoting.Refuse(remoting.MessageIllegal, nil, "queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[%s]",
@@ -62,11 +62,11 @@ func (b *Broker) checkAckQueue(topic string, queueID int32, remote string) error
 }
 
 // Ack acknowledges one popped message.
-func (b *Broker) Ack(r *AckRequest) error {
-	if err := b.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
+func (p *Service) Ack(r *AckRequest) error {
+	if err := p.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
 		return err
 	}
-	minOff, maxOff := b.Store.MinOffset(r.Topic, r.QueueID), b.Store.MaxOffset(r.Topic, r.QueueID)
+	minOff, maxOff := p.d.Store.MinOffset(r.Topic, r.QueueID), p.d.Store.MaxOffset(r.Topic, r.QueueID)
 	if r.Offset < minOff || r.Offset > maxOff {
 		return remoting.Refuse(remoting.NoMessage, nil, "offset is illegal, key:%s@%d, commit:%d, store:%d~%d",
 			r.Topic, r.QueueID, r.Offset, minOff, maxOff)
@@ -76,15 +76,15 @@ func (b *Broker) Ack(r *AckRequest) error {
 		return remoting.Refuse(remoting.SystemError, err, "%s", err.Error())
 	}
 	if e.ReviveQid == message.PopOrderReviveQueue {
-		return b.ackOrderly(r, &e)
+		return p.ackOrderly(r, &e)
 	}
-	return b.pop.ack(ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: e.CkQueueOffset,
+	return p.ack(ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: e.CkQueueOffset,
 		popTime: e.PopTime}, []int64{r.Offset})
 }
 
 // BatchAckMessages acknowledges the entries of a BATCH_ACK_MESSAGE body;
 // none is NO_MESSAGE, as Apache answers. Offsets outside the queue are skipped.
-func (b *Broker) BatchAckMessages(acks []BatchAck) error {
+func (p *Service) BatchAckMessages(acks []BatchAck) error {
 	if len(acks) == 0 {
 		return remoting.Refuse(remoting.NoMessage, nil, "")
 	}
@@ -94,7 +94,7 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 			return remoting.Refuse(remoting.SystemError, message.ErrBadExtraInfo, "getRetry fail, format is wrong")
 		}
 		topic := e.RealTopic(a.Topic, a.Group)
-		minOff, maxOff := b.Store.MinOffset(topic, a.QueueID), b.Store.MaxOffset(topic, a.QueueID)
+		minOff, maxOff := p.d.Store.MinOffset(topic, a.QueueID), p.d.Store.MaxOffset(topic, a.QueueID)
 		offs := make([]int64, 0, len(a.Offsets))
 		for _, o := range a.Offsets {
 			if o >= minOff && o <= maxOff {
@@ -106,13 +106,13 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 		}
 		if a.ReviveQueueID == message.PopOrderReviveQueue {
 			for _, o := range offs {
-				if err := b.ackOrderly(&AckRequest{Group: a.Group, Topic: topic, QueueID: a.QueueID, Offset: o}, &e); err != nil {
+				if err := p.ackOrderly(&AckRequest{Group: a.Group, Topic: topic, QueueID: a.QueueID, Offset: o}, &e); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		if err := b.pop.ack(ckKey{group: a.Group, topic: topic, queueID: a.QueueID, startOffset: a.StartOffset,
+		if err := p.ack(ckKey{group: a.Group, topic: topic, queueID: a.QueueID, startOffset: a.StartOffset,
 			popTime: a.PopTime}, offs); err != nil {
 			return err
 		}
@@ -122,14 +122,14 @@ func (b *Broker) BatchAckMessages(acks []BatchAck) error {
 
 // ChangeInvisibleTime makes a popped message invisible for r.InvisibleTime
 // from now: a new checkpoint for it alone, then an ack of the old one.
-func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, error) {
+func (p *Service) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, error) {
 	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
 		return ChangeInvisibleResult{}, err
 	}
-	if err := b.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
+	if err := p.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
 		return ChangeInvisibleResult{}, err
 	}
-	minOff, maxOff := b.Store.MinOffset(r.Topic, r.QueueID), b.Store.MaxOffset(r.Topic, r.QueueID)
+	minOff, maxOff := p.d.Store.MinOffset(r.Topic, r.QueueID), p.d.Store.MaxOffset(r.Topic, r.QueueID)
 	if r.Offset < minOff || r.Offset >= maxOff {
 		return ChangeInvisibleResult{}, remoting.Refuse(remoting.NoMessage, nil, "")
 	}
@@ -138,19 +138,19 @@ func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, erro
 		return ChangeInvisibleResult{}, remoting.Refuse(remoting.SystemError, err, "%s", err.Error())
 	}
 	if e.ReviveQid == message.PopOrderReviveQueue {
-		return b.changeInvisibleOrderly(r, &e), nil
+		return p.changeInvisibleOrderly(r, &e), nil
 	}
 	now := time.Now().UnixMilli()
 	ck := &popCk{key: ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: r.Offset, popTime: now},
 		invisibleTime: r.InvisibleTime, offsets: []int64{r.Offset}}
-	ro, err := b.putRevive(ckTag, ck.record(b.Config().BrokerName))
+	ro, err := p.putRevive(ckTag, ck.record(p.d.Config().BrokerName))
 	if err != nil {
 		return ChangeInvisibleResult{}, fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, nil, "append checkpoint failed"), err)
 	}
 	ck.reviveOffset = ro
-	b.pop.add(ck)
-	b.pop.wakeRevive()
-	if err := b.pop.ack(ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: e.CkQueueOffset,
+	p.add(ck)
+	p.wakeRevive()
+	if err := p.ack(ckKey{group: r.Group, topic: r.Topic, queueID: r.QueueID, startOffset: e.CkQueueOffset,
 		popTime: e.PopTime}, []int64{r.Offset}); err != nil {
 		return ChangeInvisibleResult{}, err
 	}
@@ -158,16 +158,16 @@ func (b *Broker) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, erro
 }
 
 // ack writes the ack record and marks the checkpoint (dropping it when all is acknowledged).
-func (p *pops) ack(k ckKey, offsets []int64) error {
+func (p *Service) ack(k ckKey, offsets []int64) error {
 	rec := ackRecord{StartOffset: k.startOffset, Group: k.group, Topic: k.topic, QueueID: k.queueID, PopTime: k.popTime,
-		BrokerName: p.b.Config().BrokerName}
+		BrokerName: p.d.Config().BrokerName}
 	tag := ackTag
 	if len(offsets) == 1 {
 		rec.AckOffset = offsets[0]
 	} else {
 		tag, rec.AckOffset, rec.AckOffsets = batchAckTag, -1, offsets
 	}
-	if _, err := p.b.putRevive(tag, rec); err != nil {
+	if _, err := p.putRevive(tag, rec); err != nil {
 		return fmt.Errorf("%w: %w", remoting.Refuse(remoting.SystemError, nil, "append ack failed"), err)
 	}
 	p.mark(k, offsets)
@@ -175,7 +175,7 @@ func (p *pops) ack(k ckKey, offsets []int64) error {
 }
 
 // mark applies acks to a live checkpoint.
-func (p *pops) mark(k ckKey, offsets []int64) {
+func (p *Service) mark(k ckKey, offsets []int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ck := p.cks[k]

@@ -1,0 +1,13 @@
+// Package pop is pop consumption (Apache 5.x's POP_MESSAGE, PEEK_MESSAGE,
+// ACK_MESSAGE, BATCH_ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME and
+// NOTIFICATION): pops read a queue and write a checkpoint to the revive
+// log; acks mark it; the revive loop gives what was not acknowledged in
+// time back to the group through its pop retry topic; orderly pops keep
+// their own state (consumerOrderInfo.json) instead of checkpoints.
+//
+// Owns: the live checkpoints and their revive, the parked pops and
+// notifications, the orderly pops' table and file. Never: reads the
+// broker's configuration beyond Config, decides the broker's role (it is
+// handed SlaveRefusal), or runs on an event loop (pops run through
+// Deps.Go).
+package pop

@@ -1,0 +1,27 @@
+package broker
+
+import "github.com/rocketgo/rocketgo/broker/pop"
+
+// popDeps are what pop consumption is built from: the broker's store,
+// tables and counters, its role, and the DLQ rule of the send-back path.
+func (b *Broker) popDeps(ordersPath string) pop.Deps {
+	return pop.Deps{Config: b.popConfig, Store: b.Store, Offsets: b.Offsets, Topics: b.Topics, Groups: b.Groups,
+		Filters: &b.Filters,
+		SlaveRefusal: func() error {
+			if cfg := b.Config(); cfg.IsSlave() {
+				return b.slaveRefusal(cfg)
+			}
+			return nil
+		},
+		CreateDLQ: func(topic string) (int32, error) { return dlqQueueNums, b.createDLQ(topic) },
+		PutStatus: putStatus, Go: b.Go, Counts: &b.Stats, Revive: &b.Revive, Got: b.stats.got,
+		StoreHost: b.StoreHost, OrdersPath: ordersPath}
+}
+
+// popConfig is what pop consumption reads of the configuration in force.
+func (b *Broker) popConfig() pop.Config {
+	c := b.Config()
+	return pop.Config{BrokerName: c.BrokerName, BrokerIP1: c.BrokerIP1, ClusterName: c.BrokerClusterName,
+		Permission: c.BrokerPermission, TimerWheelEnable: c.TimerWheelEnable, EnablePropertyFilter: c.EnablePropertyFilter,
+		MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory, MaxTransferCount: c.MaxTransferCountOnMessageInMemory}
+}
