@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"sync"
+
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -52,7 +54,7 @@ func parsePullHeader(c *remoting.Conn, req *remoting.Command) (r broker.PullRequ
 	return r, nil
 }
 
-// pull serves PULL_MESSAGE / LITE_PULL_MESSAGE: decode, broker.Pull,
+// pull serves PULL_MESSAGE / LITE_PULL_MESSAGE: decode, Puller.Pull,
 // encode. A pull the broker answers later (parked, or read by a cold-pull
 // worker) is answered on the connection by Reply, from the broker's
 // goroutine; the handler answers nothing now.
@@ -61,12 +63,35 @@ func (p *brokerProcs) pull(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	if err != nil {
 		return p.fail(req, err)
 	}
-	res, err := p.pulls.Pull(&r, func() broker.PullCompletion { return p.pullLater(c, req) })
+	pc := pullCalls.Get().(*pullCall)
+	pc.r, pc.p, pc.c, pc.req = r, p, c, req
+	res, err := p.pulls.Pull(&pc.r, pc.later)
+	pc.r, pc.p, pc.c, pc.req = broker.PullRequest{}, nil, nil, nil
+	pullCalls.Put(pc)
 	if err == nil && res.Status == broker.PullLater {
 		return nil
 	}
 	return p.pullResponse(req, res, err)
 }
+
+// pullCall is what one pull hands its Puller. Through an interface it
+// escapes to the heap; pooled, a pull allocates nothing for it. The Puller
+// keeps none of it once Pull returns: it calls later, if at all, before.
+type pullCall struct {
+	r     broker.PullRequest
+	p     *brokerProcs
+	c     *remoting.Conn
+	req   *remoting.Command
+	later func() broker.PullCompletion // pc.complete, bound once per pullCall
+}
+
+var pullCalls = sync.Pool{New: func() any {
+	pc := new(pullCall)
+	pc.later = pc.complete
+	return pc
+}}
+
+func (pc *pullCall) complete() broker.PullCompletion { return pc.p.pullLater(pc.c, pc.req) }
 
 // pullLater is the completion of a pull answered later: what it needs of
 // the request (which is recycled when the handler returns) is copied,

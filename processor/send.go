@@ -2,6 +2,7 @@ package processor
 
 import (
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/rocketgo/rocketgo/broker"
@@ -68,42 +69,72 @@ func decodeSend(req *remoting.Command, r *broker.SendRequest) (err error) {
 
 // send serves SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE
 // (320), SEND_REPLY_MESSAGE (324) and SEND_REPLY_MESSAGE_V2 (325): decode,
-// broker.Send, encode. With SYNC_FLUSH the answer is written later, by the
-// completion made in later, from the flush goroutine.
+// Sender.Send, encode. With SYNC_FLUSH the answer is written later, by the
+// completion the call's park makes, from the flush goroutine.
 func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	var r broker.SendRequest
-	if err := decodeSend(req, &r); err != nil {
+	sc := sendCalls.Get().(*sendCall)
+	defer sc.release()
+	r, res := &sc.r, &sc.res
+	if err := decodeSend(req, r); err != nil {
 		// A header Apache's decoder refuses gets a bare SYSTEM_ERROR: no
 		// MSG_REGION, no TRACE_ON.
 		return p.fail(req, err)
 	}
 	r.BornHost, r.Producer = c.RemoteAddr, c.Remote
 	r.Scratch = req.Scratch(r.ScratchHint())
-	var res broker.SendResult
 	// A one-way send has nobody to answer: no completion, no wait.
 	var later func() func(broker.SendStatus)
 	if !req.IsOneway() {
-		later = func() func(broker.SendStatus) {
-			resp := sendResponse(req, &res) // ours until replied; req is recycled when the handler returns
-			return func(st broker.SendStatus) {
-				// Apache answers FLUSH_DISK_TIMEOUT with the whole header and no remark.
-				resp.Code = st.Code()
-				c.Reply(resp)
-			}
-		}
+		sc.c, sc.req = c, req
+		later = sc.later
 	}
-	err := p.sends.Send(&r, &res, later)
+	err := p.sends.Send(r, res, later)
 	if err != nil {
 		// Apache's preSend puts MSG_REGION and TRACE_ON on every answer to
 		// a send whose header decoded, refusals included (TestReference).
 		resp := p.fail(req, err)
-		setSendExtras(resp, &res)
+		setSendExtras(resp, res)
 		return resp
 	}
 	if res.Parked {
 		return nil
 	}
-	return sendResponse(req, &res)
+	return sendResponse(req, res)
+}
+
+// sendCall is what one send hands its Sender. Through an interface all of
+// it escapes to the heap; pooled, a send allocates nothing. The Sender
+// keeps none of it once Send returns: it calls later, if at all, before.
+type sendCall struct {
+	r     broker.SendRequest
+	res   broker.SendResult
+	c     *remoting.Conn
+	req   *remoting.Command
+	later func() func(broker.SendStatus) // sc.park, bound once per sendCall
+}
+
+var sendCalls = sync.Pool{New: func() any {
+	sc := new(sendCall)
+	sc.later = sc.park
+	return sc
+}}
+
+// park is the completion of a send that waits for the flush: its answer,
+// made now (req is recycled when the handler returns), written later.
+func (sc *sendCall) park() func(broker.SendStatus) {
+	resp := sendResponse(sc.req, &sc.res)
+	c := sc.c
+	return func(st broker.SendStatus) {
+		// Apache answers FLUSH_DISK_TIMEOUT with the whole header and no remark.
+		resp.Code = st.Code()
+		c.Reply(resp)
+	}
+}
+
+// release forgets the request (its body and texts) and pools sc.
+func (sc *sendCall) release() {
+	sc.r, sc.res, sc.c, sc.req = broker.SendRequest{}, broker.SendResult{}, nil, nil
+	sendCalls.Put(sc)
 }
 
 // sendResponse encodes a send's result: SendMessageResponseHeader (msgId,
