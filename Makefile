@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 40000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz test-java-lane java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
+.PHONY: build run test test-compat-fuzz test-java-lane java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache cover-proxy reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -256,6 +256,20 @@ test-proxy-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=apache ROCKETGO_PROXY_TARGETS=rocketgo,apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
 
+# What of the proxy runs: its unit tests, and the compat tests that drive it
+# with the official SDKs (Go, Java; cluster and local mode, TLS, ACL 2.0)
+# through binaries built with -cover, merged by go tool covdata. The main
+# packages are in -coverpkg: without them the binaries write no counters.
+COVDIR := $(CURDIR)/.cover
+COVER_PROXY_TESTS := TestProxy|TestJavaGRPC|TestAuth2LocalProxy|TestAuth2ClusterProxy|TestTLSProxy
+cover-proxy:
+	rm -rf $(COVDIR) && mkdir -p $(COVDIR)/unit $(COVDIR)/compat $(COVDIR)/bin
+	$(GO) test -count=1 -cover -coverpkg=./proxy/... ./proxy/... -args -test.gocoverdir=$(COVDIR)/unit
+	$(GO) build -cover -coverpkg=./proxy/...,./cmd/... -o $(COVDIR)/bin/ ./cmd/...
+	cd compat-tests && GOCOVERDIR=$(COVDIR)/compat ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo \
+		ROCKETGO_BIN_DIR=$(COVDIR)/bin $(GO) test -count=1 -timeout 25m -run '$(COVER_PROXY_TESTS)' ./...
+	$(GO) tool covdata percent -i=$(COVDIR)/unit,$(COVDIR)/compat -pkg=github.com/rocketgo/rocketgo/proxy/...
+
 # The Apache RocketMQ name server and broker (version pinned in
 # compat-tests/reference/pom.xml) on 127.0.0.1:9886 / 10921, in the foreground; Ctrl-C stops.
 reference:
@@ -317,4 +331,4 @@ tidy:
 	cd compat-tests && $(GO) mod tidy && git diff --exit-code go.mod go.sum
 
 clean:
-	rm -rf $(BIN) data
+	rm -rf $(BIN) data $(COVDIR)

@@ -15,7 +15,6 @@ import (
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -199,12 +198,4 @@ func mustRecord(t *testing.T, h *harness, off int64) []byte {
 		t.Fatal(err)
 	}
 	return rec
-}
-
-func wantRefusal(t *testing.T, err error, code int32, remark string) {
-	t.Helper()
-	r, ok := err.(*remoting.Refusal)
-	if !ok || r.Code != code || r.Remark != remark {
-		t.Fatalf("err %v, want refusal %d %q", err, code, remark)
-	}
 }
