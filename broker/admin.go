@@ -311,7 +311,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 			}
 		}
 	}
-	pullQueued, pullCapacity := b.PullQueue()
+	pullQueued, pullCapacity := b.Pulls.Queue()
 	_, cqRatio, _ := st.DiskUsedRatios()
 	info := map[string]string{
 		"brokerActive":                    strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/pop"
+	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/timer"
@@ -46,8 +47,9 @@ type Broker struct {
 	// endpoint.
 	Revive stats.PopStats
 	// Pops is pop consumption; the broker runs its revive as a master.
-	Pops    *pop.Service
-	Holds   *Holds
+	Pops *pop.Service
+	// Pulls serves pulls, their long polling and cold reads.
+	Pulls   *pull.Service
 	Locks   *tables.Locks
 	Filters tables.Filters
 	UniqIDs *message.UniqIDGen
@@ -77,7 +79,6 @@ type Broker struct {
 	timers    *timer.Timers
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
 	requestModes *RequestModes
-	cold         *coldPulls  // pulls whose pages are not in memory (pull.go)
 	coldCtr      coldData    // the cold-data flow-control table (opsadmin.go)
 	tx           *tx.Service // END_TRANSACTION and the transaction check
 	repl         replication
@@ -171,8 +172,10 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.wait = st.Wait
 	b.StoreHost = cfg.StoreHost()
 	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
-	b.Holds = newHolds(st.MaxOffset, cfg.MaxParkedPulls, root.With().Str("component", "holds").Logger())
-	b.cold = newColdPulls(cfg.PullMessageThreadPoolNums, cfg.PullThreadPoolQueueCapacity, root.With().Str("component", "pull").Logger())
+	b.Pulls = pull.New(pull.Deps{Config: b.pullConfig, Store: st, Offsets: b.Offsets, Groups: b.Groups, Topics: b.Topics,
+		Filters: &b.Filters, Clients: b.Clients, Counts: &b.Stats, Got: b.stats.got, StoreGot: b.stats.store.got,
+		MaxParked: cfg.MaxParkedPulls, ColdThreads: cfg.PullMessageThreadPoolNums, ColdCapacity: cfg.PullThreadPoolQueueCapacity},
+		root.With().Str("component", "pull").Logger())
 	txLog := root.With().Str("component", "transaction").Logger()
 	b.tx = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
 		Commit: b.put, CheckRealTopic: b.checkRealTopic,
@@ -197,7 +200,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: load consumer order info: %w", err)
 	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
-		b.Holds.Arrived(topic, queueID)
+		b.Pulls.Arrived(topic, queueID)
 		b.Pops.Arrived(topic)
 		switch topic {
 		case message.ScheduleTopic:
@@ -263,8 +266,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 			return fmt.Errorf("broker: vip channel: %w", err)
 		}
 	}
-	b.goRun(func() { b.Holds.run(b.quit) })
-	b.startColdPulls()
+	b.goRun(func() { b.Pulls.Run(b.quit) })
 	for range b.Config().EndTransactionThreadPoolNums {
 		b.goRun(b.tx.Work)
 	}

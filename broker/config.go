@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
@@ -115,12 +116,12 @@ type Config struct {
 	EnableSplitRegistration bool `key:"enableSplitRegistration"`
 	SplitRegistrationSize   int  `key:"splitRegistrationSize"`
 	// FilterCacheMaxBytes bounds the compiled TAG and SQL92 expressions kept
-	// (filters.go), counted by expression length.
+	// (broker/tables), counted by expression length.
 	FilterCacheMaxBytes int64 `key:"filterCacheMaxBytes"`
 	// FilterExpressionMaxLength is the longest subscription expression the
 	// broker compiles; a longer one is refused as unparsable.
 	FilterExpressionMaxLength int `key:"filterExpressionMaxLength"`
-	// MaxParkedPulls bounds the long-polling pulls parked at once (holds.go);
+	// MaxParkedPulls bounds the long-polling pulls parked at once (broker/pull);
 	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
 	MaxParkedPulls int `key:"maxParkedPulls"`
 	// Names and paths: UPDATE_AND_CREATE_TOPIC and
@@ -270,7 +271,7 @@ func DefaultConfig() Config {
 		SplitRegistrationSize:     800,
 		FilterCacheMaxBytes:       tables.DefaultFilterCacheMaxBytes,
 		FilterExpressionMaxLength: tables.DefaultFilterExpressionMaxLength,
-		MaxParkedPulls:            100_000,
+		MaxParkedPulls:            pull.DefaultMaxParked,
 		Store:                     sc,
 		// ACL 2.0: AuthConfig's cache defaults
 		UserCacheMaxNum: 1000, UserCacheExpiredSecond: 600, UserCacheRefreshSecond: 60,
@@ -394,7 +395,7 @@ func (c *Config) validateHA() error {
 	case c.Controller.EnableControllerMode:
 	case c.HA.BrokerRole == ha.Slave && c.BrokerID <= 0:
 		return fmt.Errorf("broker: brokerRole SLAVE needs a brokerId > 0, not %d", c.BrokerID)
-	case c.HA.BrokerRole != ha.Slave && c.BrokerID != MasterID:
+	case c.HA.BrokerRole != ha.Slave && c.BrokerID != message.MasterID:
 		return fmt.Errorf("broker: brokerRole %v needs brokerId 0, not %d", c.HA.BrokerRole, c.BrokerID)
 	}
 	if c.BrokerIP2 == "" {

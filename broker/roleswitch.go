@@ -21,6 +21,7 @@ import (
 	"context"
 
 	"github.com/rocketgo/rocketgo/ha"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/replicas"
 )
 
@@ -58,7 +59,7 @@ func (b *Broker) takeRole(c *controlled, r replicas.Role) error {
 		b.timers.FenceAt(b.Store.MaxPhyOffset()) // before the broker takes sends
 		role := c.masterRole()
 		b.updateConfig(func(cfg *Config) {
-			cfg.BrokerID = MasterID
+			cfg.BrokerID = message.MasterID
 			cfg.HA.BrokerRole = role
 		})
 		b.repl.masterAddr.Store(nil)

@@ -189,20 +189,20 @@ func TestQueryMessageService(t *testing.T) {
 // expression that compiles; any other type never.
 func TestCheckFilter(t *testing.T) {
 	b := pullBroker(t, nil)
-	if err := b.CheckFilter("TAG", "a || b"); err != nil {
+	if err := b.Pulls.CheckFilter("TAG", "a || b"); err != nil {
 		t.Fatal(err)
 	}
-	wantRefusal(t, b.CheckFilter("SQL92", "a > 1"), remoting.SystemError,
+	wantRefusal(t, b.Pulls.CheckFilter("SQL92", "a > 1"), remoting.SystemError,
 		"The broker does not support consumer to filter message by SQL92")
 	b.updateConfig(func(c *Config) { c.EnablePropertyFilter = true })
-	if err := b.CheckFilter("SQL92", "a > 1"); err != nil {
+	if err := b.Pulls.CheckFilter("SQL92", "a > 1"); err != nil {
 		t.Fatal(err)
 	}
 	var r *remoting.Refusal
-	if err := b.CheckFilter("SQL92", "a >"); !errors.As(err, &r) || r.Code != remoting.SubscriptionParseFailed || r.Remark == "" {
+	if err := b.Pulls.CheckFilter("SQL92", "a >"); !errors.As(err, &r) || r.Code != remoting.SubscriptionParseFailed || r.Remark == "" {
 		t.Fatalf("bad SQL92: %v", err)
 	}
-	wantRefusal(t, b.CheckFilter("CLASS", "x"), remoting.SystemError,
+	wantRefusal(t, b.Pulls.CheckFilter("CLASS", "x"), remoting.SystemError,
 		"The broker does not support consumer to filter message by CLASS")
 }
 

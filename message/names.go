@@ -202,6 +202,10 @@ const (
 	TransGroup = "CID_RMQ_SYS_TRANS"
 )
 
+// MasterID is MixAll.MASTER_ID: a master's brokerId, and the broker a pull
+// answer suggests pulling from next unless it names a slave.
+const MasterID = 0
+
 // TimerTopic stages 5.x timer messages (Apache TimerMessageStore.TIMER_TOPIC).
 const TimerTopic = "rmq_sys_wheel_timer"
 

@@ -300,7 +300,7 @@ func (p *brokerProcs) viewMessage(_ *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	rec, err := p.pulls.ViewMessage(off)
+	rec, err := p.reads.ViewMessage(off)
 	if err != nil {
 		return p.fail(req, err)
 	}

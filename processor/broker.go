@@ -14,6 +14,7 @@ import (
 type brokerProcs struct {
 	sends   Sender
 	pulls   Puller
+	reads   Reader
 	pops    Popper
 	txs     Transactions
 	offsets Offsets
@@ -33,8 +34,8 @@ type brokerProcs struct {
 
 // BrokerTable returns the broker's request table. Each request family
 // registers its codes from its own file.
-func BrokerTable(b Broker, pops Popper, log zerolog.Logger) remoting.Table {
-	p := procsOf(b, pops, log)
+func BrokerTable(b Broker, pulls Puller, pops Popper, log zerolog.Logger) remoting.Table {
+	p := procsOf(b, pulls, pops, log)
 	t := remoting.Table{}
 	p.registerSend(t)
 	p.registerPull(t)
@@ -58,8 +59,8 @@ func (p *brokerProcs) fail(req *remoting.Command, err error) *remoting.Command {
 	return errorResponse(&p.log, req, err)
 }
 
-func procsOf(b Broker, pops Popper, log zerolog.Logger) *brokerProcs {
+func procsOf(b Broker, pulls Puller, pops Popper, log zerolog.Logger) *brokerProcs {
 	plog := log.With().Str("component", "processor").Logger()
-	return &brokerProcs{sends: b, pulls: b, pops: pops, txs: b, offsets: b, clients: b, admin: b, repl: b, roles: b, host: b,
+	return &brokerProcs{sends: b, pulls: pulls, reads: b, pops: pops, txs: b, offsets: b, clients: b, admin: b, repl: b, roles: b, host: b,
 		log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 }

@@ -35,7 +35,7 @@ func (p *brokerProcs) consumeMessageDirectly(c *remoting.Conn, req *remoting.Com
 	if err != nil {
 		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("bad msgId %s: %v", id, err))
 	}
-	rec, err := p.pulls.ViewMessage(off)
+	rec, err := p.reads.ViewMessage(off)
 	if err != nil {
 		return p.fail(req, err)
 	}

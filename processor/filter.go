@@ -27,7 +27,7 @@ func (p *brokerProcs) checkClientConfig(_ *remoting.Conn, req *remoting.Command)
 		return remoting.NewResponse(req, remoting.SystemError, "decode check client body: "+err.Error())
 	}
 	if sd := b.SubscriptionData; sd != nil {
-		if err := p.clients.CheckFilter(sd.ExpressionType, sd.SubString); err != nil {
+		if err := p.pulls.CheckFilter(sd.ExpressionType, sd.SubString); err != nil {
 			return p.fail(req, err)
 		}
 	}

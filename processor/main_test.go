@@ -62,9 +62,9 @@ func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(remoting.Tabl
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var h remoting.Handler = BrokerTable(b, b.Pops, log)
+	var h remoting.Handler = BrokerTable(b, b.Pulls, b.Pops, log)
 	if wrap != nil {
-		h = wrap(BrokerTable(b, b.Pops, log))
+		h = wrap(BrokerTable(b, b.Pulls, b.Pops, log))
 	}
 	if err := b.Start(h); err != nil {
 		tb.Fatal(err)

@@ -3,7 +3,7 @@ package processor
 import (
 	"sync"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -14,16 +14,16 @@ func (p *brokerProcs) registerPull(t remoting.Table) {
 
 // Pull sysFlag bits (PullSysFlag), for the tests' requests.
 const (
-	pullCommitOffset = broker.PullFlagCommitOffset
-	pullSuspend      = broker.PullFlagSuspend
-	pullSubscription = broker.PullFlagSubscription
+	pullCommitOffset = pull.FlagCommitOffset
+	pullSuspend      = pull.FlagSuspend
+	pullSubscription = pull.FlagSubscription
 )
 
 // parsePullHeader decodes PullMessageRequestHeader: consumerGroup*, topic*,
 // queueId*, queueOffset*, maxMsgNums*, sysFlag*, commitOffset,
 // suspendTimeoutMillis, subscription, subVersion, expressionType,
 // maxMsgBytes.
-func parsePullHeader(c *remoting.Conn, req *remoting.Command) (r broker.PullRequest, err error) {
+func parsePullHeader(c *remoting.Conn, req *remoting.Command) (r pull.Request, err error) {
 	if r.Group, err = req.RequireStr("consumerGroup"); err != nil {
 		return
 	}
@@ -66,9 +66,9 @@ func (p *brokerProcs) pull(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	pc := pullCalls.Get().(*pullCall)
 	pc.r, pc.p, pc.c, pc.req = r, p, c, req
 	res, err := p.pulls.Pull(&pc.r, pc.later)
-	pc.r, pc.p, pc.c, pc.req = broker.PullRequest{}, nil, nil, nil
+	pc.r, pc.p, pc.c, pc.req = pull.Request{}, nil, nil, nil
 	pullCalls.Put(pc)
-	if err == nil && res.Status == broker.PullLater {
+	if err == nil && res.Status == pull.Later {
 		return nil
 	}
 	return p.pullResponse(req, res, err)
@@ -78,11 +78,11 @@ func (p *brokerProcs) pull(c *remoting.Conn, req *remoting.Command) *remoting.Co
 // escapes to the heap; pooled, a pull allocates nothing for it. The Puller
 // keeps none of it once Pull returns: it calls later, if at all, before.
 type pullCall struct {
-	r     broker.PullRequest
+	r     pull.Request
 	p     *brokerProcs
 	c     *remoting.Conn
 	req   *remoting.Command
-	later func() broker.PullCompletion // pc.complete, bound once per pullCall
+	later func() pull.Completion // pc.complete, bound once per pullCall
 }
 
 var pullCalls = sync.Pool{New: func() any {
@@ -91,15 +91,15 @@ var pullCalls = sync.Pool{New: func() any {
 	return pc
 }}
 
-func (pc *pullCall) complete() broker.PullCompletion { return pc.p.pullLater(pc.c, pc.req) }
+func (pc *pullCall) complete() pull.Completion { return pc.p.pullLater(pc.c, pc.req) }
 
 // pullLater is the completion of a pull answered later: what it needs of
 // the request (which is recycled when the handler returns) is copied,
 // Began included so that interceptors see the late answer.
-func (p *brokerProcs) pullLater(c *remoting.Conn, req *remoting.Command) broker.PullCompletion {
+func (p *brokerProcs) pullLater(c *remoting.Conn, req *remoting.Command) pull.Completion {
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	return broker.PullCompletion{
-		Done: func(res broker.PullResult, err error) { c.Reply(p.pullResponse(head, res, err)) },
+	return pull.Completion{
+		Done: func(res pull.Result, err error) { c.Reply(p.pullResponse(head, res, err)) },
 		Gone: c.Closed,
 	}
 }
@@ -107,16 +107,16 @@ func (p *brokerProcs) pullLater(c *remoting.Conn, req *remoting.Command) broker.
 // pullCodes are the response codes of the pull statuses
 // (DefaultPullMessageResultHandler; remoting.md §6.5).
 var pullCodes = [...]int32{
-	broker.PullFound:         remoting.Success,
-	broker.PullNoNewMsg:      remoting.PullNotFound,
-	broker.PullNoMatchedMsg:  remoting.PullRetryImmediately,
-	broker.PullOffsetIllegal: remoting.PullOffsetMoved,
+	pull.Found:         remoting.Success,
+	pull.NoNewMsg:      remoting.PullNotFound,
+	pull.NoMatchedMsg:  remoting.PullRetryImmediately,
+	pull.OffsetIllegal: remoting.PullOffsetMoved,
 }
 
 // pullResponse encodes a pull's result: PullMessageResponseHeader and, when
 // found, the records as stored, written straight from the mapped commit log
 // (released once written).
-func (p *brokerProcs) pullResponse(req *remoting.Command, res broker.PullResult, err error) *remoting.Command {
+func (p *brokerProcs) pullResponse(req *remoting.Command, res pull.Result, err error) *remoting.Command {
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -125,7 +125,7 @@ func (p *brokerProcs) pullResponse(req *remoting.Command, res broker.PullResult,
 	out.SetInt64("minOffset", res.MinOffset)
 	out.SetInt64("maxOffset", res.MaxOffset)
 	out.SetInt64("suggestWhichBrokerId", res.SuggestWhichBrokerID)
-	if res.Status == broker.PullFound {
+	if res.Status == pull.Found {
 		out.BodyVec = res.Vec
 		out.ReleaseBody = res.Release
 	}

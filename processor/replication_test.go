@@ -11,6 +11,7 @@ import (
 	jsoniter "github.com/json-iterator/go"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -51,7 +52,7 @@ func TestSlaveRefusesWrites(t *testing.T) {
 	back := remoting.NewRequest(remoting.ConsumerSendMsgBack, map[string]string{"group": "G", "offset": "0",
 		"delayLevel": "0", "originMsgId": "X", "originTopic": "T"}, nil)
 	expectAnswer(t, invoke(t, cl, b, back), remoting.SystemBusy, rejectRemark)
-	expectAnswer(t, invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*")), remoting.SystemBusy, rejectRemark)
+	expectAnswer(t, invoke(t, cl, b, pullReq("T", 0, pull.FlagSubscription, "*")), remoting.SystemBusy, rejectRemark)
 
 	reply := sendV2("T", []byte("x"))
 	reply.Code = remoting.SendReplyMessageV2
@@ -91,7 +92,7 @@ func TestSlaveReadEnable(t *testing.T) {
 	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
-	resp := invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*"))
+	resp := invoke(t, cl, b, pullReq("T", 0, pull.FlagSubscription, "*"))
 	if resp.Code != remoting.PullNotFound || resp.Str("suggestWhichBrokerId") != "0" {
 		t.Fatalf("pull on a readable slave: %d %q %v", resp.Code, resp.Remark, resp.ExtFields)
 	}
@@ -250,9 +251,9 @@ func TestSuggestWhichBrokerID(t *testing.T) {
 		if err := b.Groups.Put(gc); err != nil {
 			t.Fatal(err)
 		}
-		empty := invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*"))
+		empty := invoke(t, cl, b, pullReq("T", 0, pull.FlagSubscription, "*"))
 		putBig(t, b, "T", 0, 2)
-		found := invoke(t, cl, b, pullReq("T", 0, broker.PullFlagSubscription, "*"))
+		found := invoke(t, cl, b, pullReq("T", 0, pull.FlagSubscription, "*"))
 		wantEmpty, wantFound := "0", "0"
 		if enable {
 			wantEmpty, wantFound = "2", "3"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker"
 	"github.com/rocketgo/rocketgo/broker/pop"
+	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/tx"
@@ -26,9 +27,15 @@ type Sender interface {
 	Recall(r broker.RecallRequest) (broker.SendRequest, string, error)
 }
 
-// Puller reads stored messages: pulls and the query and view codes.
+// Puller serves pulls and says whether a consumer's subscription can be
+// filtered here (CHECK_CLIENT_CONFIG).
 type Puller interface {
-	Pull(r *broker.PullRequest, later func() broker.PullCompletion) (broker.PullResult, error)
+	Pull(r *pull.Request, later func() pull.Completion) (pull.Result, error)
+	CheckFilter(expressionType, expression string) error
+}
+
+// Reader reads stored messages for the query and view codes.
+type Reader interface {
 	QueryMessage(r broker.QueryMessageRequest) (broker.QueryMessageResult, error)
 	ViewMessage(offset int64) ([]byte, error)
 	QueryConsumeQueue(topic string, queueID int32, index int64, count int) (broker.ConsumeQueueView, error)
@@ -71,7 +78,6 @@ type Offsets interface {
 type Clients interface {
 	Heartbeat(c *remoting.Conn, hb tables.Heartbeat) tables.HeartbeatResult
 	UnregisterClient(c *remoting.Conn, producerGroup, consumerGroup string)
-	CheckFilter(expressionType, expression string) error
 	LockBatch(r tables.LockBatchRequest) []tables.MessageQueue
 	UnlockBatch(r tables.LockBatchRequest)
 	ConsumerIDs(group string) ([]string, error)
@@ -154,7 +160,7 @@ type Host interface {
 // own part of it.
 type Broker interface {
 	Sender
-	Puller
+	Reader
 	Transactions
 	Offsets
 	Clients

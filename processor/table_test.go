@@ -119,7 +119,7 @@ func TestInterceptorCountsRealRequests(t *testing.T) {
 		}
 		pulled <- r
 	}()
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Holds.Parked() == 1 })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Pulls.Parked() == 1 })
 	// A gap the pull's duration must cover; load only makes it longer.
 	const gap = 100 * time.Millisecond
 	time.Sleep(gap)

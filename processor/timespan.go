@@ -37,7 +37,7 @@ func (p *brokerProcs) consumeTimeSpan(_ *remoting.Conn, req *remoting.Command) *
 	if err != nil {
 		return p.fail(req, err)
 	}
-	spans, err := p.pulls.ConsumeTimeSpan(topic, group)
+	spans, err := p.reads.ConsumeTimeSpan(topic, group)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -77,7 +77,7 @@ func (p *brokerProcs) queryConsumeQueue(_ *remoting.Conn, req *remoting.Command)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	v, err := p.pulls.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), broker.MaxQueryCQEntries)))
+	v, err := p.reads.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), broker.MaxQueryCQEntries)))
 	if err != nil {
 		return p.fail(req, err)
 	}

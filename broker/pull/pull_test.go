@@ -1,10 +1,9 @@
-package broker
+package pull
 
 import (
 	"bytes"
 	"errors"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,49 +15,10 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// pullBroker is testBroker with the holds goroutine and the cold-pull
-// workers running, topic T (4 queues) and group G configured.
-func pullBroker(t *testing.T, edit func(*Config)) *Broker {
-	t.Helper()
-	b, _ := testBroker(t, t.TempDir(), edit)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	run := func(fn func(<-chan struct{})) {
-		wg.Add(1)
-		go func() { defer wg.Done(); fn(quit) }()
-	}
-	run(b.Holds.run)
-	for range b.cold.threads {
-		run(b.runColdPulls)
-	}
-	t.Cleanup(func() { close(quit); wg.Wait() }) // before testBroker's stop
-	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: message.PermRead | message.PermWrite}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// putT stores messages with the given tags in T/0 and waits for their
-// dispatch.
-func putT(t *testing.T, b *Broker, tags ...string) {
-	t.Helper()
-	want := b.Store.MaxOffset("T", 0) + int64(len(tags))
-	for _, tag := range tags {
-		m := testMsg("T", props("TAGS", tag, "color", strings.ToLower(tag)))
-		if _, err := b.Store.Put(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset("T", 0) == want })
-}
-
 // subPull is a pull of G on T/0 carrying its subscription.
-func subPull(offset int64, expr string) *PullRequest {
-	return &PullRequest{Group: "G", Topic: "T", QueueOffset: offset, MaxMsgNums: 32,
-		SysFlag: PullFlagSubscription, Subscription: expr, ExpressionType: "TAG", Remote: "127.0.0.1:5"}
+func subPull(offset int64, expr string) *Request {
+	return &Request{Group: "G", Topic: "T", QueueOffset: offset, MaxMsgNums: 32,
+		SysFlag: FlagSubscription, Subscription: expr, ExpressionType: "TAG", Remote: "127.0.0.1:5"}
 }
 
 func wantRefusal(t *testing.T, err error, code int32, remark string) {
@@ -75,8 +35,8 @@ func wantRefusal(t *testing.T, err error, code int32, remark string) {
 // Every pull refusal of Apache's PullMessageProcessor that rocketgo makes:
 // its code and remark, in Apache's order of checks.
 func TestPullRefusals(t *testing.T) {
-	b := pullBroker(t, func(c *Config) { c.AutoCreateSubscriptionGroup = false })
-	if err := b.Topics.Put(tables.TopicConfig{TopicName: "W", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermWrite}); err != nil {
+	h := newHarness(t, func(su *setup) { su.autoCreateGroups = false })
+	if err := h.topics.Put(tables.TopicConfig{TopicName: "W", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	off := tables.DefaultGroupConfig("Off")
@@ -84,52 +44,52 @@ func TestPullRefusals(t *testing.T) {
 	bc := tables.DefaultGroupConfig("B")
 	bc.ConsumeBroadcastEnable = false
 	for _, gc := range []tables.GroupConfig{off, bc, tables.DefaultGroupConfig("S")} {
-		if err := b.Groups.Put(gc); err != nil {
+		if err := h.groups.Put(gc); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c := &remoting.Conn{ID: 1, Remote: "127.0.0.1:9"}
-	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "B", MessageModel: "BROADCASTING",
+	h.clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "B", MessageModel: "BROADCASTING",
 		Subscriptions: []*tables.Subscription{tables.NewTagSubscription("T", "*", 1)}}, false)
-	b.Clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "S", MessageModel: "CLUSTERING",
+	h.clients.RegisterConsumer(c, "c1", remoting.LangGo, 317, tables.ConsumerInfo{Group: "S", MessageModel: "CLUSTERING",
 		Subscriptions: []*tables.Subscription{tables.NewTagSubscription("T", "*", 5)}}, false)
 
 	faq := remoting.FAQGroupNotExist
 	cases := []struct {
 		name   string
-		edit   func(*PullRequest)
+		edit   func(*Request)
 		code   int32
 		remark string
 	}{
-		{"group not exist", func(r *PullRequest) { r.Group = "Nope" }, remoting.SubscriptionGroupNotExist,
+		{"group not exist", func(r *Request) { r.Group = "Nope" }, remoting.SubscriptionGroupNotExist,
 			"subscription group [Nope] does not exist, " + faq},
-		{"group consume disabled", func(r *PullRequest) { r.Group = "Off" }, remoting.NoPermission,
+		{"group consume disabled", func(r *Request) { r.Group = "Off" }, remoting.NoPermission,
 			"subscription group no permission, Off"},
-		{"broadcast forbidden", func(r *PullRequest) { r.Group, r.SysFlag = "B", 0 }, remoting.NoPermission,
+		{"broadcast forbidden", func(r *Request) { r.Group, r.SysFlag = "B", 0 }, remoting.NoPermission,
 			"the consumer group[B] can not consume by broadcast way"},
-		{"topic not exist", func(r *PullRequest) { r.Topic = "Nope" }, remoting.TopicNotExist,
+		{"topic not exist", func(r *Request) { r.Topic = "Nope" }, remoting.TopicNotExist,
 			"topic[Nope] not exist, apply first please! " + faq},
-		{"topic not readable", func(r *PullRequest) { r.Topic = "W" }, remoting.NoPermission,
+		{"topic not readable", func(r *Request) { r.Topic = "W" }, remoting.NoPermission,
 			"the topic[W] pulling message is forbidden"},
-		{"queue id illegal", func(r *PullRequest) { r.QueueID = 4 }, remoting.InvalidParameter,
+		{"queue id illegal", func(r *Request) { r.QueueID = 4 }, remoting.InvalidParameter,
 			"queueId[4] is illegal, topic:[T] topicConfig.readQueueNums:[4] consumer:[/127.0.0.1:5]"},
-		{"negative queue id", func(r *PullRequest) { r.QueueID = -1 }, remoting.InvalidParameter,
+		{"negative queue id", func(r *Request) { r.QueueID = -1 }, remoting.InvalidParameter,
 			"queueId[-1] is illegal, topic:[T] topicConfig.readQueueNums:[4] consumer:[/127.0.0.1:5]"},
-		{"group info not exist", func(r *PullRequest) { r.SysFlag = 0 }, remoting.SubscriptionNotExist,
+		{"group info not exist", func(r *Request) { r.SysFlag = 0 }, remoting.SubscriptionNotExist,
 			"the consumer's group info not exist" + faq},
-		{"subscription not latest", func(r *PullRequest) { r.SysFlag, r.Group, r.SubVersion = 0, "S", 6 },
+		{"subscription not latest", func(r *Request) { r.SysFlag, r.Group, r.SubVersion = 0, "S", 6 },
 			remoting.SubscriptionNotLatest, "the consumer's subscription not latest"},
-		{"sql92 disabled", func(r *PullRequest) { r.ExpressionType, r.Subscription = "SQL92", "a > 1" },
+		{"sql92 disabled", func(r *Request) { r.ExpressionType, r.Subscription = "SQL92", "a > 1" },
 			remoting.SystemError, "The broker does not support consumer to filter message by SQL92"},
-		{"unknown filter type", func(r *PullRequest) { r.ExpressionType = "CLASS" },
+		{"unknown filter type", func(r *Request) { r.ExpressionType = "CLASS" },
 			remoting.SystemError, "The broker does not support consumer to filter message by CLASS"},
-		{"tag expression too long", func(r *PullRequest) { r.Subscription = strings.Repeat("a", 1<<20) },
+		{"tag expression too long", func(r *Request) { r.Subscription = strings.Repeat("a", 1<<20) },
 			remoting.SubscriptionParseFailed, "parse the consumer's subscription failed"},
 	}
 	for _, tc := range cases {
 		r := subPull(0, "*")
 		tc.edit(r)
-		_, err := b.Pull(r, nil)
+		_, err := h.Pull(r, nil)
 		if err == nil {
 			t.Fatalf("%s: no refusal", tc.name)
 		}
@@ -137,37 +97,37 @@ func TestPullRefusals(t *testing.T) {
 	}
 
 	// A subscription the group's consumers hold not for this topic.
-	if err := b.Topics.Put(tables.TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := h.topics.Put(tables.TopicConfig{TopicName: "U", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	r := subPull(0, "*")
 	r.SysFlag, r.Group, r.Topic = 0, "S", "U"
-	_, err := b.Pull(r, nil)
+	_, err := h.Pull(r, nil)
 	wantRefusal(t, err, remoting.SubscriptionNotExist, "the consumer's subscription not exist"+faq)
 	// A pull carrying its subscription is not checked for the message model
 	// (as Apache's).
 	r = subPull(0, "*")
 	r.Group = "B"
-	if res, err := b.Pull(r, nil); err != nil || res.Status != PullNoNewMsg {
+	if res, err := h.Pull(r, nil); err != nil || res.Status != NoNewMsg {
 		t.Fatalf("broadcast with its subscription: %v %v", res.Status, err)
 	}
 	// The registered subscription, at its version or newer, is pulled with.
 	r = subPull(0, "*")
 	r.SysFlag, r.Group, r.SubVersion = 0, "S", 5
-	if res, err := b.Pull(r, nil); err != nil || res.Status != PullNoNewMsg {
+	if res, err := h.Pull(r, nil); err != nil || res.Status != NoNewMsg {
 		t.Fatalf("registered subscription: %v %v", res.Status, err)
 	}
 
 	// The broker's permission comes first.
-	b.updateConfig(func(c *Config) { c.BrokerPermission = message.PermWrite })
-	_, err = b.Pull(subPull(0, "*"), nil)
+	h.setConfig(func(c *Config) { c.Permission = message.PermWrite })
+	_, err = h.Pull(subPull(0, "*"), nil)
 	wantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] pulling message is forbidden")
-	b.updateConfig(func(c *Config) { c.BrokerPermission = message.PermRead | message.PermWrite })
+	h.setConfig(func(c *Config) { c.Permission = message.PermRead | message.PermWrite })
 
-	b.updateConfig(func(c *Config) { c.EnablePropertyFilter = true })
+	h.setConfig(func(c *Config) { c.EnablePropertyFilter = true })
 	r = subPull(0, "a >")
 	r.ExpressionType = "SQL92"
-	_, err = b.Pull(r, nil)
+	_, err = h.Pull(r, nil)
 	wantRefusal(t, err, remoting.SubscriptionParseFailed, "parse the consumer's subscription failed")
 }
 
@@ -175,12 +135,12 @@ func TestPullRefusals(t *testing.T) {
 // nothing new, an offset outside the queue, and the TAG and SQL92 filters;
 // the offset it carries is committed.
 func TestPullResults(t *testing.T) {
-	b := pullBroker(t, func(c *Config) { c.EnablePropertyFilter = true })
-	putT(t, b, "A", "B", "A", "C")
+	h := newHarness(t, func(su *setup) { su.cfg.EnablePropertyFilter = true })
+	putT(t, h, "A", "B", "A", "C")
 
-	res, err := b.Pull(subPull(0, "*"), nil)
-	if err != nil || res.Status != PullFound || res.Count != 4 || res.NextBeginOffset != 4 ||
-		res.MinOffset != 0 || res.MaxOffset != 4 || res.SuggestWhichBrokerID != MasterID {
+	res, err := h.Pull(subPull(0, "*"), nil)
+	if err != nil || res.Status != Found || res.Count != 4 || res.NextBeginOffset != 4 ||
+		res.MinOffset != 0 || res.MaxOffset != 4 || res.SuggestWhichBrokerID != message.MasterID {
 		t.Fatalf("all: %v %v, %d records, next %d, [%d, %d)", res.Status, err, res.Count, res.NextBeginOffset,
 			res.MinOffset, res.MaxOffset)
 	}
@@ -188,74 +148,74 @@ func TestPullResults(t *testing.T) {
 
 	r := subPull(0, "*")
 	r.MaxMsgNums = 2
-	if res, _ = b.Pull(r, nil); res.Status != PullFound || res.Count != 2 || res.NextBeginOffset != 2 {
+	if res, _ = h.Pull(r, nil); res.Status != Found || res.Count != 2 || res.NextBeginOffset != 2 {
 		t.Fatalf("maxMsgNums 2: %v, %d records, next %d", res.Status, res.Count, res.NextBeginOffset)
 	}
 	res.Release()
 
-	if res, _ = b.Pull(subPull(0, "A"), nil); res.Status != PullFound || res.Count != 2 {
+	if res, _ = h.Pull(subPull(0, "A"), nil); res.Status != Found || res.Count != 2 {
 		t.Fatalf("tag A: %v, %d records", res.Status, res.Count)
 	}
 	if n := strings.Count(string(bytes.Join(res.Vec, nil)), "TAGS\x01A\x02"); n != 2 {
 		t.Fatalf("tag A answered %d records of tag A", n)
 	}
 	res.Release()
-	if res, _ = b.Pull(subPull(3, "A || B"), nil); res.Status != PullNoMatchedMsg || res.NextBeginOffset != 4 {
+	if res, _ = h.Pull(subPull(3, "A || B"), nil); res.Status != NoMatchedMsg || res.NextBeginOffset != 4 {
 		t.Fatalf("no match: %v, next %d", res.Status, res.NextBeginOffset)
 	}
 
 	r = subPull(0, "color IN ('b', 'c')")
 	r.ExpressionType = "SQL92"
-	if res, _ = b.Pull(r, nil); res.Status != PullFound || res.Count != 2 {
+	if res, _ = h.Pull(r, nil); res.Status != Found || res.Count != 2 {
 		t.Fatalf("sql92: %v, %d records", res.Status, res.Count)
 	}
 	res.Release()
 
-	if res, _ = b.Pull(subPull(4, "*"), nil); res.Status != PullNoNewMsg || res.NextBeginOffset != 4 {
+	if res, _ = h.Pull(subPull(4, "*"), nil); res.Status != NoNewMsg || res.NextBeginOffset != 4 {
 		t.Fatalf("at the end: %v, next %d", res.Status, res.NextBeginOffset)
 	}
 	// Apache corrects to the min offset while it is 0.
-	if res, _ = b.Pull(subPull(40, "*"), nil); res.Status != PullOffsetIllegal || res.NextBeginOffset != 0 {
+	if res, _ = h.Pull(subPull(40, "*"), nil); res.Status != OffsetIllegal || res.NextBeginOffset != 0 {
 		t.Fatalf("past the end: %v, next %d", res.Status, res.NextBeginOffset)
 	}
 	r = subPull(0, "*")
 	r.QueueID = 1 // an empty queue: offset 0 is no new message, another offset moved
-	if res, _ = b.Pull(r, nil); res.Status != PullNoNewMsg {
+	if res, _ = h.Pull(r, nil); res.Status != NoNewMsg {
 		t.Fatalf("empty queue at 0: %v", res.Status)
 	}
 	r.QueueOffset = 7
-	if res, _ = b.Pull(r, nil); res.Status != PullOffsetIllegal || res.NextBeginOffset != 0 {
+	if res, _ = h.Pull(r, nil); res.Status != OffsetIllegal || res.NextBeginOffset != 0 {
 		t.Fatalf("empty queue at 7: %v, next %d", res.Status, res.NextBeginOffset)
 	}
 
 	r = subPull(4, "*")
-	r.SysFlag |= PullFlagCommitOffset
+	r.SysFlag |= FlagCommitOffset
 	r.CommitOffset = 3
-	if _, err := b.Pull(r, nil); err != nil {
+	if _, err := h.Pull(r, nil); err != nil {
 		t.Fatal(err)
 	}
-	if off, ok := b.Offsets.Query("G", "T", 0); !ok || off != 3 {
+	if off, ok := h.offsets.Query("G", "T", 0); !ok || off != 3 {
 		t.Fatalf("committed %d %v", off, ok)
 	}
-	if got := PullStatus(9).String(); got != "PullStatus(?)" || PullFound.String() != "FOUND" {
-		t.Fatalf("names: %s %s", got, PullFound)
+	if got := Status(9).String(); got != "Status(?)" || Found.String() != "FOUND" {
+		t.Fatalf("names: %s %s", got, Found)
 	}
 }
 
 // completion records what a pull taken over is answered.
 type completion struct {
-	ch   chan PullResult
+	ch   chan Result
 	errs chan error
 	gone atomic.Bool
 }
 
 func newCompletion() *completion {
-	return &completion{ch: make(chan PullResult, 1), errs: make(chan error, 1)}
+	return &completion{ch: make(chan Result, 1), errs: make(chan error, 1)}
 }
 
-func (c *completion) later() PullCompletion {
-	return PullCompletion{
-		Done: func(res PullResult, err error) {
+func (c *completion) later() Completion {
+	return Completion{
+		Done: func(res Result, err error) {
 			if err != nil {
 				c.errs <- err
 				return
@@ -266,7 +226,7 @@ func (c *completion) later() PullCompletion {
 	}
 }
 
-func (c *completion) wait(t *testing.T) PullResult {
+func (c *completion) wait(t *testing.T) Result {
 	t.Helper()
 	select {
 	case res := <-c.ch:
@@ -276,7 +236,7 @@ func (c *completion) wait(t *testing.T) PullResult {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no answer")
 	}
-	return PullResult{}
+	return Result{}
 }
 
 // A suspended pull that finds nothing is parked and answered through the
@@ -284,22 +244,22 @@ func (c *completion) wait(t *testing.T) PullResult {
 // suspend time ends; a pull whose requester went away is dropped; past
 // maxParkedPulls the answer is at once.
 func TestPullLongPolling(t *testing.T) {
-	b := pullBroker(t, func(c *Config) { c.MaxParkedPulls = 2 })
-	suspended := func(timeout int64) *PullRequest {
+	h := newHarness(t, func(su *setup) { su.deps.MaxParked = 2 })
+	suspended := func(timeout int64) *Request {
 		r := subPull(0, "*")
-		r.SysFlag |= PullFlagSuspend
+		r.SysFlag |= FlagSuspend
 		r.SuspendTimeoutMillis = timeout
 		return r
 	}
 
 	arrival := newCompletion()
-	res, err := b.Pull(suspended(60_000), arrival.later)
-	if err != nil || res.Status != PullLater || b.Holds.Parked() != 1 {
-		t.Fatalf("not parked: %v %v, parked %d", res.Status, err, b.Holds.Parked())
+	res, err := h.Pull(suspended(60_000), arrival.later)
+	if err != nil || res.Status != Later || h.Parked() != 1 {
+		t.Fatalf("not parked: %v %v, parked %d", res.Status, err, h.Parked())
 	}
-	putT(t, b, "A")
+	putT(t, h, "A")
 	res = arrival.wait(t)
-	if res.Status != PullFound || res.Count != 1 || res.NextBeginOffset != 1 {
+	if res.Status != Found || res.Count != 1 || res.NextBeginOffset != 1 {
 		t.Fatalf("woken: %v, %d records", res.Status, res.Count)
 	}
 	res.Release()
@@ -307,20 +267,20 @@ func TestPullLongPolling(t *testing.T) {
 	timeout := newCompletion()
 	r := suspended(50)
 	r.QueueOffset = 1
-	if res, _ = b.Pull(r, timeout.later); res.Status != PullLater {
+	if res, _ = h.Pull(r, timeout.later); res.Status != Later {
 		t.Fatalf("not parked: %v", res.Status)
 	}
-	if res = timeout.wait(t); res.Status != PullNoNewMsg || res.NextBeginOffset != 1 {
+	if res = timeout.wait(t); res.Status != NoNewMsg || res.NextBeginOffset != 1 {
 		t.Fatalf("timed out: %v, next %d", res.Status, res.NextBeginOffset)
 	}
 
 	// The requester is gone: dropped at the next tick, unanswered.
 	gone := newCompletion()
 	gone.gone.Store(true)
-	if res, _ = b.Pull(r, gone.later); res.Status != PullLater {
+	if res, _ = h.Pull(r, gone.later); res.Status != Later {
 		t.Fatalf("not parked: %v", res.Status)
 	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Holds.Parked() == 0 })
+	testutil.WaitFor(t, 10*time.Second, func() bool { return h.Parked() == 0 })
 	select {
 	case res := <-gone.ch:
 		t.Fatalf("answered a gone requester: %v", res.Status)
@@ -328,11 +288,11 @@ func TestPullLongPolling(t *testing.T) {
 	}
 
 	// Without a completion, or without the suspend flag, the answer is now.
-	if res, _ = b.Pull(r, nil); res.Status != PullNoNewMsg {
+	if res, _ = h.Pull(r, nil); res.Status != NoNewMsg {
 		t.Fatalf("no completion: %v", res.Status)
 	}
-	r.SysFlag &^= PullFlagSuspend
-	if res, _ = b.Pull(r, newCompletion().later); res.Status != PullNoNewMsg {
+	r.SysFlag &^= FlagSuspend
+	if res, _ = h.Pull(r, newCompletion().later); res.Status != NoNewMsg {
 		t.Fatalf("not suspended: %v", res.Status)
 	}
 
@@ -341,16 +301,16 @@ func TestPullLongPolling(t *testing.T) {
 	r.QueueOffset = 1
 	first, second := newCompletion(), newCompletion()
 	for _, c := range []*completion{first, second} {
-		if res, _ = b.Pull(r, c.later); res.Status != PullLater {
+		if res, _ = h.Pull(r, c.later); res.Status != Later {
 			t.Fatalf("not parked: %v", res.Status)
 		}
 	}
-	if res, _ = b.Pull(r, newCompletion().later); res.Status != PullNoNewMsg {
+	if res, _ = h.Pull(r, newCompletion().later); res.Status != NoNewMsg {
 		t.Fatalf("third parked: %v", res.Status)
 	}
-	putT(t, b, "B")
+	putT(t, h, "B")
 	for _, c := range []*completion{first, second} {
-		if res = c.wait(t); res.Status != PullFound || res.Count != 1 {
+		if res = c.wait(t); res.Status != Found || res.Count != 1 {
 			t.Fatalf("woken: %v", res.Status)
 		}
 		res.Release()
@@ -358,13 +318,13 @@ func TestPullLongPolling(t *testing.T) {
 
 	// longPollingEnable off: a suspended pull waits shortPollingTimeMills,
 	// not its own suspend time.
-	b.updateConfig(func(c *Config) { c.LongPollingEnable, c.ShortPollingTimeMills = false, 10 })
+	h.setConfig(func(c *Config) { c.LongPollingEnable, c.ShortPollingTime = false, 10*time.Millisecond })
 	short := newCompletion()
 	r.QueueOffset = 2
-	if res, _ = b.Pull(r, short.later); res.Status != PullLater {
+	if res, _ = h.Pull(r, short.later); res.Status != Later {
 		t.Fatalf("not parked: %v", res.Status)
 	}
-	if res = short.wait(t); res.Status != PullNoNewMsg {
+	if res = short.wait(t); res.Status != NoNewMsg {
 		t.Fatalf("short polling: %v", res.Status)
 	}
 }
@@ -373,13 +333,13 @@ func TestPullLongPolling(t *testing.T) {
 // tail in another topic, and drops T's records from the page cache: a pull
 // of them finds its pages not resident. It skips where the kernel keeps
 // the pages.
-func coldT(t *testing.T, b *Broker, n int) {
+func coldT(t *testing.T, h *harness, n int) {
 	t.Helper()
 	var first, end int64
 	for i := 0; i < n; i++ {
 		m := testMsg("T", props("TAGS", "A"))
 		m.Body = make([]byte, 10<<10)
-		r, err := b.Store.Put(m)
+		r, err := h.st.Put(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,12 +351,12 @@ func coldT(t *testing.T, b *Broker, n int) {
 	filler := testMsg("F", "")
 	filler.Body = make([]byte, 64<<10)
 	for written := 0; written < 17<<20; written += len(filler.Body) {
-		if _, err := b.Store.Put(filler); err != nil {
+		if _, err := h.st.Put(filler); err != nil {
 			t.Fatal(err)
 		}
 	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset("T", 0) == int64(n) })
-	out, err := b.Store.PageOut(first, end)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return h.st.MaxOffset("T", 0) == int64(n) })
+	out, err := h.st.PageOut(first, end)
 	if err != nil {
 		t.Skipf("page out: %v", err)
 	}
@@ -409,18 +369,18 @@ func coldT(t *testing.T, b *Broker, n int) {
 // loop): a cold-pull worker faults them in and answers through the
 // completion, with every record.
 func TestPullColdPages(t *testing.T) {
-	b := pullBroker(t, func(c *Config) { c.Store.MappedFileSizeCommitLog = 8 << 20 })
-	coldT(t, b, 20)
+	h := newHarness(t, func(su *setup) { su.commitLogSize = 8 << 20 })
+	coldT(t, h, 20)
 	done := newCompletion()
 	r := subPull(0, "*")
-	r.SysFlag |= PullFlagCommitOffset
+	r.SysFlag |= FlagCommitOffset
 	r.CommitOffset = 0
-	res, err := b.Pull(r, done.later)
-	if err != nil || res.Status != PullLater {
+	res, err := h.Pull(r, done.later)
+	if err != nil || res.Status != Later {
 		t.Fatalf("cold pull answered where it ran: %v %v", res.Status, err)
 	}
 	res = done.wait(t)
-	if res.Status != PullFound || res.Count != 20 || res.NextBeginOffset != 20 {
+	if res.Status != Found || res.Count != 20 || res.NextBeginOffset != 20 {
 		t.Fatalf("cold pull: %v, %d records, next %d", res.Status, res.Count, res.NextBeginOffset)
 	}
 	if n := len(bytes.Join(res.Vec, nil)); n < 20*(10<<10) {
@@ -428,14 +388,14 @@ func TestPullColdPages(t *testing.T) {
 	}
 	res.Release()
 	// Now in memory: answered where it runs.
-	if res, _ = b.Pull(subPull(0, "*"), done.later); res.Status != PullFound || res.Count != 20 {
+	if res, _ = h.Pull(subPull(0, "*"), done.later); res.Status != Found || res.Count != 20 {
 		t.Fatalf("warm pull: %v, %d records", res.Status, res.Count)
 	}
 	res.Release()
 
 	// Without a completion the pull is read where it runs, pages or not.
-	coldAgain(t, b)
-	if res, _ = b.Pull(subPull(0, "*"), nil); res.Status != PullFound || res.Count != 20 {
+	coldAgain(t, h)
+	if res, _ = h.Pull(subPull(0, "*"), nil); res.Status != Found || res.Count != 20 {
 		t.Fatalf("no completion: %v, %d records", res.Status, res.Count)
 	}
 	res.Release()
@@ -443,9 +403,9 @@ func TestPullColdPages(t *testing.T) {
 
 // coldAgain drops T/0's records (at the start of the commit log, coldT)
 // from the page cache again.
-func coldAgain(t *testing.T, b *Broker) {
+func coldAgain(t *testing.T, h *harness) {
 	t.Helper()
-	if out, err := b.Store.PageOut(0, b.Store.MaxPhyOffset()-(17<<20)); err != nil || !out {
+	if out, err := h.st.PageOut(0, h.st.MaxPhyOffset()-(17<<20)); err != nil || !out {
 		t.Skipf("page out: %v %v", out, err)
 	}
 }
@@ -454,45 +414,40 @@ func coldAgain(t *testing.T, b *Broker) {
 // pullThreadPoolQueueCapacity+1st cold pull is refused SYSTEM_BUSY, Apache's
 // flow-control answer; pullMessageThreadPoolNums 0 reads every pull where it runs.
 func TestPullColdQueueBound(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), func(c *Config) {
-		c.Store.MappedFileSizeCommitLog = 8 << 20
-		c.PullThreadPoolQueueCapacity = 2
+	h := newHarness(t, func(su *setup) {
+		su.commitLogSize = 8 << 20
+		su.deps.ColdCapacity = 2
+		su.run = false // no worker takes pulls
 	})
-	if err := b.Topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
-		t.Fatal(err)
-	}
-	coldT(t, b, 4)
+	coldT(t, h, 4)
 	queued := []*completion{newCompletion(), newCompletion()}
 	for i, c := range queued {
-		if res, err := b.Pull(subPull(0, "*"), c.later); err != nil || res.Status != PullLater {
+		if res, err := h.Pull(subPull(0, "*"), c.later); err != nil || res.Status != Later {
 			t.Fatalf("pull %d: %v %v", i, res.Status, err)
 		}
 	}
-	if size, capacity := b.PullQueue(); size != 2 || capacity != 2 {
+	if size, capacity := h.Queue(); size != 2 || capacity != 2 {
 		t.Fatalf("pull queue %d of %d", size, capacity)
 	}
-	_, err := b.Pull(subPull(0, "*"), newCompletion().later)
+	_, err := h.Pull(subPull(0, "*"), newCompletion().later)
 	wantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
-	if !errors.Is(err, ErrSystemBusy) {
-		t.Fatalf("%v is not ErrSystemBusy", err)
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("%v is not ErrBusy", err)
 	}
 
 	// A worker drains the queue, answering what it holds; a requester gone
 	// by then is skipped.
 	gone := newCompletion()
 	gone.gone.Store(true)
-	<-b.cold.jobs
-	b.cold.jobs <- &coldPull{r: *subPull(0, "*"), done: gone.later()}
+	<-h.cold.jobs
+	h.cold.jobs <- &coldPull{r: *subPull(0, "*"), done: gone.later()}
 	quit := make(chan struct{})
 	stopped := make(chan struct{})
-	go func() { b.runColdPulls(quit); close(stopped) }()
-	testutil.WaitFor(t, 30*time.Second, func() bool { return len(b.cold.jobs) == 0 })
+	go func() { h.runColdPulls(quit); close(stopped) }()
+	testutil.WaitFor(t, 30*time.Second, func() bool { return len(h.cold.jobs) == 0 })
 	close(quit)
 	<-stopped
-	if res := queued[1].wait(t); res.Status != PullFound || res.Count != 4 {
+	if res := queued[1].wait(t); res.Status != Found || res.Count != 4 {
 		t.Fatalf("worker answered %v, %d records", res.Status, res.Count)
 	} else {
 		res.Release()
@@ -503,8 +458,8 @@ func TestPullColdQueueBound(t *testing.T) {
 	default:
 	}
 
-	b.cold = newColdPulls(0, 1, b.cold.sampled)
-	if res, err := b.Pull(subPull(0, "*"), newCompletion().later); err != nil || res.Status != PullFound || res.Count != 4 {
+	h.cold = newColdPulls(0, 1, zerolog.Nop())
+	if res, err := h.Pull(subPull(0, "*"), newCompletion().later); err != nil || res.Status != Found || res.Count != 4 {
 		t.Fatalf("pullMessageThreadPoolNums 0: %v %v", res.Status, err)
 	} else {
 		res.Release()

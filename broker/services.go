@@ -1,6 +1,11 @@
 package broker
 
-import "github.com/rocketgo/rocketgo/broker/pop"
+import (
+	"time"
+
+	"github.com/rocketgo/rocketgo/broker/pop"
+	"github.com/rocketgo/rocketgo/broker/pull"
+)
 
 // popDeps are what pop consumption is built from: the broker's store,
 // tables and counters, its role, and the DLQ rule of the send-back path.
@@ -24,4 +29,13 @@ func (b *Broker) popConfig() pop.Config {
 	return pop.Config{BrokerName: c.BrokerName, BrokerIP1: c.BrokerIP1, ClusterName: c.BrokerClusterName,
 		Permission: c.BrokerPermission, TimerWheelEnable: c.TimerWheelEnable, EnablePropertyFilter: c.EnablePropertyFilter,
 		MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory, MaxTransferCount: c.MaxTransferCountOnMessageInMemory}
+}
+
+// pullConfig is what the pull service reads of the configuration in force.
+func (b *Broker) pullConfig() pull.Config {
+	c := b.Config()
+	return pull.Config{BrokerIP1: c.BrokerIP1, Permission: c.BrokerPermission,
+		MaxTransferCount: c.MaxTransferCountOnMessageInMemory, MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory,
+		SlaveReadEnable: c.SlaveReadEnable, EnablePropertyFilter: c.EnablePropertyFilter,
+		LongPollingEnable: c.LongPollingEnable, ShortPollingTime: time.Duration(c.ShortPollingTimeMills) * time.Millisecond}
 }

@@ -1,4 +1,4 @@
-package broker
+package pull
 
 import (
 	"sync"
@@ -31,6 +31,10 @@ type Holds struct {
 	wake    chan struct{}
 }
 
+// DefaultMaxParked is maxParkedPulls' default, taken for a bound of 0 or
+// less.
+const DefaultMaxParked = 100000
+
 type queueKey struct {
 	topic   string
 	queueID int32
@@ -45,7 +49,7 @@ type hold struct {
 
 func newHolds(maxOffset func(string, int32) int64, maxParked int, log zerolog.Logger) *Holds {
 	if maxParked <= 0 {
-		maxParked = DefaultConfig().MaxParkedPulls
+		maxParked = DefaultMaxParked
 	}
 	return &Holds{
 		maxOffset: maxOffset,

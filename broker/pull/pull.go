@@ -1,4 +1,4 @@
-package broker
+package pull
 
 // The pull service: PULL_MESSAGE and LITE_PULL_MESSAGE, and any other front
 // end that reads a queue (Apache's PullMessageProcessor and
@@ -21,8 +21,8 @@ package broker
 //     Serving it on the loop instead would stall every connection of the
 //     loop behind the disk.
 //
-// A found answer is slices of the mapped commit log (PullResult.Vec),
-// pinned until PullResult.Release: the front end writes them without a
+// A found answer is slices of the mapped commit log (Result.Vec),
+// pinned until Result.Release: the front end writes them without a
 // copy and releases them once written.
 
 import (
@@ -41,24 +41,20 @@ import (
 
 // Pull sysFlag bits (Apache PullSysFlag).
 const (
-	PullFlagCommitOffset int32 = 0x1
-	PullFlagSuspend      int32 = 0x2
-	PullFlagSubscription int32 = 0x4
-	PullFlagClassFilter  int32 = 0x8
+	FlagCommitOffset int32 = 0x1
+	FlagSuspend      int32 = 0x2
+	FlagSubscription int32 = 0x4
+	FlagClassFilter  int32 = 0x8
 )
 
-// MasterID is MixAll.MASTER_ID, the broker a pull answer suggests pulling
-// from next (suggestWhichBrokerId): this broker, a master.
-const MasterID = 0
+// ErrBusy: the cold-pull queue is full (pullThreadPoolQueueCapacity).
+var ErrBusy = errors.New("pull: system busy")
 
-// ErrSystemBusy: the cold-pull queue is full (pullThreadPoolQueueCapacity).
-var ErrSystemBusy = errors.New("broker: system busy")
-
-// PullRequest is one pull (PullMessageRequestHeader) as the service takes
+// Request is one pull (PullMessageRequestHeader) as the service takes
 // it. A pull the service parks or hands to a worker keeps a copy of it,
 // strings included: they must not be views into memory the caller reuses
 // (remoting's header strings are not: remoting/pool.go).
-type PullRequest struct {
+type Request struct {
 	Group                string
 	Topic                string
 	QueueID              int32
@@ -67,7 +63,7 @@ type PullRequest struct {
 	SysFlag              int32 // PullFlag* bits
 	CommitOffset         int64
 	SuspendTimeoutMillis int64
-	Subscription         string // with PullFlagSubscription
+	Subscription         string // with FlagSubscription
 	ExpressionType       string // TAG (or empty) or SQL92
 	SubVersion           int64
 	MaxMsgBytes          int64 // 0: maxTransferBytesOnMessageInMemory
@@ -77,39 +73,39 @@ type PullRequest struct {
 	ConnID uint64
 }
 
-// PullStatus is how a pull ends (Apache's PullStatus, plus PullLater).
-type PullStatus uint8
+// Status is how a pull ends (Apache's Status, plus Later).
+type Status uint8
 
 const (
-	PullFound         PullStatus = iota // records in Vec (SUCCESS)
-	PullNoNewMsg                        // nothing past the offset (PULL_NOT_FOUND)
-	PullNoMatchedMsg                    // entries read, none matched or readable (PULL_RETRY_IMMEDIATELY)
-	PullOffsetIllegal                   // the offset is outside the queue (PULL_OFFSET_MOVED)
-	// PullLater: no answer now; the completion the caller supplied gets
+	Found         Status = iota // records in Vec (SUCCESS)
+	NoNewMsg                    // nothing past the offset (PULL_NOT_FOUND)
+	NoMatchedMsg                // entries read, none matched or readable (PULL_RETRY_IMMEDIATELY)
+	OffsetIllegal               // the offset is outside the queue (PULL_OFFSET_MOVED)
+	// Later: no answer now; the completion the caller supplied gets
 	// it (a parked pull, or one read by a cold-pull worker).
-	PullLater
+	Later
 )
 
-var pullStatusNames = [...]string{PullFound: "FOUND", PullNoNewMsg: "NO_NEW_MSG", PullNoMatchedMsg: "NO_MATCHED_MSG",
-	PullOffsetIllegal: "OFFSET_ILLEGAL", PullLater: "LATER"}
+var statusNames = [...]string{Found: "FOUND", NoNewMsg: "NO_NEW_MSG", NoMatchedMsg: "NO_MATCHED_MSG",
+	OffsetIllegal: "OFFSET_ILLEGAL", Later: "LATER"}
 
-func (s PullStatus) String() string {
-	if int(s) < len(pullStatusNames) {
-		return pullStatusNames[s]
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
 	}
-	return "PullStatus(?)"
+	return "Status(?)"
 }
 
-// PullResult is the answer to a pull.
-type PullResult struct {
-	Status PullStatus
+// Result is the answer to a pull.
+type Result struct {
+	Status Status
 	// NextBeginOffset is where the consumer pulls next; MinOffset and
 	// MaxOffset are the queue's.
 	NextBeginOffset      int64
 	MinOffset            int64
 	MaxOffset            int64
 	SuggestWhichBrokerID int64
-	// Vec (PullFound only) is the Count records as stored, slices of the
+	// Vec (Found only) is the Count records as stored, slices of the
 	// mapped commit log (records adjacent in the log share a slice):
 	// read-only, valid until Release, which the front end calls exactly
 	// once when it no longer needs them.
@@ -118,91 +114,91 @@ type PullResult struct {
 	Release func()
 }
 
-// PullCompletion answers a pull the service took over (PullLater).
-type PullCompletion struct {
+// Completion answers a pull the service took over (Later).
+type Completion struct {
 	// Done is called once, from a broker goroutine, with the result (or
 	// the refusal) of the pull run again, unless Gone reported true first.
 	// It owns the result: it releases res.Release once written.
-	Done func(res PullResult, err error)
+	Done func(res Result, err error)
 	// Gone reports that the requester went away (its connection closed):
 	// the pull is then dropped unanswered. Nil: never.
 	Gone func() bool
 }
 
-func (c *PullCompletion) gone() bool { return c.Gone != nil && c.Gone() }
+func (c *Completion) gone() bool { return c.Gone != nil && c.Gone() }
 
-// pullRun is which run of a pull this is.
-type pullRun uint8
+// run is which run of a pull this is.
+type run uint8
 
 const (
-	pullFirst pullRun = iota // from a front end: commits the offset, may park
-	pullAgain                // a parked pull woken: neither commits nor parks
-	pullCold                 // on a cold-pull worker: may wait for the disk
+	runFirst run = iota // from a front end: commits the offset, may park
+	runAgain            // a parked pull woken: neither commits nor parks
+	runCold             // on a cold-pull worker: may wait for the disk
 )
 
 // Pull serves one pull. When the answer is to come later (the pull is
 // parked, or its pages are not in memory) Pull calls later, once, before
-// it returns, for the completion to answer through, and returns PullLater.
+// it returns, for the completion to answer through, and returns Later.
 // later nil means the caller cannot be answered later: the pull is then
 // neither parked nor handed to a worker, and is read where it runs.
 // A refusal is a *Refusal (Apache's code and remark).
-func (b *Broker) Pull(r *PullRequest, later func() PullCompletion) (PullResult, error) {
-	return b.pull(r, pullFirst, later)
+func (s *Service) Pull(r *Request, later func() Completion) (Result, error) {
+	return s.pull(r, runFirst, later)
 }
 
-func (b *Broker) pull(r *PullRequest, run pullRun, later func() PullCompletion) (PullResult, error) {
-	cfg := b.Config()
-	sub, expr, err := b.checkPull(cfg, r)
+func (s *Service) pull(r *Request, run run, later func() Completion) (Result, error) {
+	cfg := s.d.Config()
+	sub, expr, err := s.checkPull(&cfg, r)
 	if err != nil {
-		return PullResult{}, err
+		return Result{}, err
 	}
-	maxNums := min(int(r.MaxMsgNums), cfg.MaxTransferCountOnMessageInMemory)
-	maxBytes := cfg.MaxTransferBytesOnMessageInMemory
+	maxNums := min(int(r.MaxMsgNums), cfg.MaxTransferCount)
+	maxBytes := cfg.MaxTransferBytes
 	if r.MaxMsgBytes > 0 && r.MaxMsgBytes < int64(maxBytes) {
 		maxBytes = int(r.MaxMsgBytes)
 	}
 	match := tables.RecordMatcher(sub, expr)
 	pages := store.AnyPages
 	switch {
-	case run == pullCold:
+	case run == runCold:
 		pages = store.PopulatePages
-	case later != nil && b.cold.on():
+	case later != nil && s.cold.on():
 		pages = store.ResidentPages
 	}
-	if run == pullFirst {
+	if run == runFirst {
 		// An operator reset the queue (server-side reset): the consumer is
 		// told where to go on with OFFSET_MOVED, as Apache's pull does.
-		if off, ok := b.Offsets.TakeReset(r.Group, r.Topic, r.QueueID); ok {
-			if r.SysFlag&PullFlagCommitOffset != 0 {
-				b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
+		if off, ok := s.d.Offsets.TakeReset(r.Group, r.Topic, r.QueueID); ok {
+			if r.SysFlag&FlagCommitOffset != 0 {
+				s.d.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
 			}
-			return PullResult{Status: PullOffsetIllegal, NextBeginOffset: off, MinOffset: b.Store.MinOffset(r.Topic, r.QueueID),
-				MaxOffset: b.Store.MaxOffset(r.Topic, r.QueueID), SuggestWhichBrokerID: MasterID}, nil
+			return Result{Status: OffsetIllegal, NextBeginOffset: off, MinOffset: s.d.Store.MinOffset(r.Topic, r.QueueID),
+				MaxOffset: s.d.Store.MaxOffset(r.Topic, r.QueueID), SuggestWhichBrokerID: message.MasterID}, nil
 		}
 	}
 	began := time.Now()
-	res := b.Store.GetMessageViews(r.Topic, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
-	b.stats.store.got(time.Since(began))
-	if run == pullFirst && r.SysFlag&PullFlagCommitOffset != 0 {
-		b.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
+	res := s.d.Store.GetMessageViews(r.Topic, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
+	s.d.StoreGot(time.Since(began))
+	if run == runFirst && r.SysFlag&FlagCommitOffset != 0 {
+		s.d.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
 	}
 	if res.Status == store.PagesNotResident {
-		return b.deferCold(r, later)
+		return s.deferCold(r, later)
 	}
-	b.stats.got(res.Status == store.Found, res.Count)
-	out := PullResult{Status: pullStatus(res.Status, r.QueueOffset), NextBeginOffset: res.NextBeginOffset,
-		MinOffset: res.MinOffset, MaxOffset: res.MaxOffset, SuggestWhichBrokerID: MasterID}
+	s.d.Got(res.Status == store.Found, res.Count)
+	out := Result{Status: statusOf(res.Status, r.QueueOffset), NextBeginOffset: res.NextBeginOffset,
+		MinOffset: res.MinOffset, MaxOffset: res.MaxOffset, SuggestWhichBrokerID: message.MasterID}
 	if cfg.SlaveReadEnable {
-		out.SuggestWhichBrokerID = b.suggestBroker(r.Group, res.SuggestPullingFromSlave)
+		out.SuggestWhichBrokerID = s.suggestBroker(r.Group, res.SuggestPullingFromSlave)
 	}
-	if out.Status == PullFound {
+	if out.Status == Found {
 		out.Vec, out.Count, out.Release = res.Vec, res.Count, res.Release
-		b.Stats.Out(r.Group, r.Topic, int64(res.Count), vecLen(res.Vec))
+		s.d.Counts.Out(r.Group, r.Topic, int64(res.Count), vecLen(res.Vec))
 		return out, nil
 	}
-	if out.Status == PullNoNewMsg && run == pullFirst && r.SysFlag&PullFlagSuspend != 0 && later != nil &&
-		b.park(cfg, r, later) {
-		return PullResult{Status: PullLater}, nil
+	if out.Status == NoNewMsg && run == runFirst && r.SysFlag&FlagSuspend != 0 && later != nil &&
+		s.park(&cfg, r, later) {
+		return Result{Status: Later}, nil
 	}
 	return out, nil
 }
@@ -222,10 +218,10 @@ func vecLen(vec [][]byte) int64 {
 // end (its pages have likely left memory: let a slave serve the backlog),
 // else the group's brokerId (0, the master, by default). Without
 // slaveReadEnable every answer suggests the master.
-func (b *Broker) suggestBroker(group string, slow bool) int64 {
-	gc, ok := b.Groups.Get(group)
+func (s *Service) suggestBroker(group string, slow bool) int64 {
+	gc, ok := s.d.Groups.Get(group)
 	if !ok {
-		return MasterID
+		return message.MasterID
 	}
 	if slow {
 		return gc.WhichBrokerWhenConsumeSlowly
@@ -236,44 +232,44 @@ func (b *Broker) suggestBroker(group string, slow bool) int64 {
 // pullStatus maps the store's result to the pull's (Apache's
 // DefaultPullMessageResultHandler and the GetMessageStatus it reads;
 // remoting.md §6.5).
-func pullStatus(s store.GetStatus, requested int64) PullStatus {
+func statusOf(s store.GetStatus, requested int64) Status {
 	switch s {
 	case store.Found:
-		return PullFound
+		return Found
 	case store.NoMatchedMessage, store.MessageWasRemoving:
-		return PullNoMatchedMsg
+		return NoMatchedMsg
 	case store.NoMessageInQueue, store.NoMatchedLogicQueue:
 		if requested != 0 {
-			return PullOffsetIllegal
+			return OffsetIllegal
 		}
-		return PullNoNewMsg
+		return NoNewMsg
 	case store.OffsetOverflowBadly, store.OffsetTooSmall:
-		return PullOffsetIllegal
+		return OffsetIllegal
 	}
-	return PullNoNewMsg // OffsetFoundNull, OffsetOverflowOne
+	return NoNewMsg // OffsetFoundNull, OffsetOverflowOne
 }
 
 // park holds a pull that found nothing, unless maxParkedPulls are parked
 // (then it is answered at once, as a pull not suspended).
-func (b *Broker) park(cfg *Config, r *PullRequest, later func() PullCompletion) bool {
+func (s *Service) park(cfg *Config, r *Request, later func() Completion) bool {
 	timeout := time.Duration(r.SuspendTimeoutMillis) * time.Millisecond
 	if !cfg.LongPollingEnable {
-		timeout = time.Duration(cfg.ShortPollingTimeMills) * time.Millisecond
+		timeout = cfg.ShortPollingTime
 	}
-	if !b.Holds.Reserve(r.Remote) {
+	if !s.holds.Reserve(r.Remote) {
 		return false
 	}
 	done := later()
 	again := *r
-	b.Holds.Park(r.Topic, r.QueueID, r.QueueOffset, timeout, done.Gone, func() { b.pullAgain(&again, done) })
+	s.holds.Park(r.Topic, r.QueueID, r.QueueOffset, timeout, done.Gone, func() { s.wake(&again, done) })
 	return true
 }
 
-// pullAgain runs a woken pull and answers it, or hands it to a cold-pull
+// wake runs a woken pull and answers it, or hands it to a cold-pull
 // worker, which does.
-func (b *Broker) pullAgain(r *PullRequest, done PullCompletion) {
-	res, err := b.pull(r, pullAgain, func() PullCompletion { return done })
-	if err != nil || res.Status != PullLater {
+func (s *Service) wake(r *Request, done Completion) {
+	res, err := s.pull(r, runAgain, func() Completion { return done })
+	if err != nil || res.Status != Later {
 		done.Done(res, err)
 	}
 }
@@ -287,8 +283,8 @@ type coldPulls struct {
 }
 
 type coldPull struct {
-	r    PullRequest
-	done PullCompletion
+	r    Request
+	done Completion
 }
 
 func newColdPulls(threads, capacity int, log zerolog.Logger) *coldPulls {
@@ -299,49 +295,42 @@ func newColdPulls(threads, capacity int, log zerolog.Logger) *coldPulls {
 	return c
 }
 
-// PullQueue is the pulls waiting for a cold-pull goroutine and the bound
-// on them: what Apache's runtime info calls pullThreadPoolQueueSize and
+// Queue is the pulls waiting for a cold-pull goroutine and the bound on
+// them: what Apache's runtime info calls pullThreadPoolQueueSize and
 // pullThreadPoolQueueCapacity.
-func (b *Broker) PullQueue() (size, capacity int) {
-	return len(b.cold.jobs), b.Config().PullThreadPoolQueueCapacity
+func (s *Service) Queue() (size, capacity int) {
+	return len(s.cold.jobs), s.d.ColdCapacity
 }
 
 // on reports whether pulls are checked for pages not in memory at all.
 func (c *coldPulls) on() bool { return c.threads > 0 }
 
 // deferCold hands a pull whose pages are not in memory to the workers.
-func (b *Broker) deferCold(r *PullRequest, later func() PullCompletion) (PullResult, error) {
+func (s *Service) deferCold(r *Request, later func() Completion) (Result, error) {
 	j := &coldPull{r: *r, done: later()}
 	select {
-	case b.cold.jobs <- j:
-		return PullResult{Status: PullLater}, nil
+	case s.cold.jobs <- j:
+		return Result{Status: Later}, nil
 	default:
-		b.cold.sampled.Warn().Int("pullThreadPoolQueueCapacity", cap(b.cold.jobs)).Str("remote", r.Remote).
+		s.cold.sampled.Warn().Int("pullThreadPoolQueueCapacity", cap(s.cold.jobs)).Str("remote", r.Remote).
 			Msg("cold pull queue full; pull refused")
-		return PullResult{}, remoting.Refuse(remoting.SystemBusy, ErrSystemBusy, "[OVERLOAD]system busy, start flow control for a while")
-	}
-}
-
-// startColdPulls starts the cold-pull workers (Start); they stop with quit.
-func (b *Broker) startColdPulls() {
-	for range b.cold.threads {
-		b.goRun(func() { b.runColdPulls(b.quit) })
+		return Result{}, remoting.Refuse(remoting.SystemBusy, ErrBusy, "[OVERLOAD]system busy, start flow control for a while")
 	}
 }
 
 // runColdPulls reads and answers handed-over pulls until quit closes. The
 // jobs left then pin nothing (the loop released what it had read); their
 // connections are closed by then.
-func (b *Broker) runColdPulls(quit <-chan struct{}) {
+func (s *Service) runColdPulls(quit <-chan struct{}) {
 	for {
 		select {
 		case <-quit:
 			return
-		case j := <-b.cold.jobs:
+		case j := <-s.cold.jobs:
 			if j.done.gone() {
 				continue
 			}
-			res, err := b.pull(&j.r, pullCold, nil)
+			res, err := s.pull(&j.r, runCold, nil)
 			j.done.Done(res, err)
 		}
 	}
@@ -350,15 +339,15 @@ func (b *Broker) runColdPulls(quit <-chan struct{}) {
 // checkPull applies the broker's permission, group, topic and subscription
 // checks (Apache's order, codes and remarks), returning the subscription to
 // filter with and, for SQL92, its compiled expression.
-func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*tables.Subscription, *filter.Expr, error) {
-	sub, err := b.checkPullSub(cfg, r)
+func (s *Service) checkPull(cfg *Config, r *Request) (*tables.Subscription, *filter.Expr, error) {
+	sub, err := s.checkPullSub(cfg, r)
 	if err != nil || tables.IsTagType(sub.ExpressionType) {
 		return sub, nil, err
 	}
 	if !strings.EqualFold(sub.ExpressionType, "SQL92") || !cfg.EnablePropertyFilter {
 		return nil, nil, filterUnsupported(sub.ExpressionType)
 	}
-	expr, err := b.Filters.Compile(sub.SubString)
+	expr, err := s.d.Filters.Compile(sub.SubString)
 	if err != nil {
 		// Apache's remark says no more; the error stays in the refusal.
 		return nil, nil, &remoting.Refusal{Code: remoting.SubscriptionParseFailed, Remark: "parse the consumer's subscription failed", Err: err}
@@ -366,11 +355,11 @@ func (b *Broker) checkPull(cfg *Config, r *PullRequest) (*tables.Subscription, *
 	return sub, expr, nil
 }
 
-func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription, error) {
-	if cfg.BrokerPermission&message.PermRead == 0 {
+func (s *Service) checkPullSub(cfg *Config, r *Request) (*tables.Subscription, error) {
+	if cfg.Permission&message.PermRead == 0 {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pulling message is forbidden", cfg.BrokerIP1)
 	}
-	gc, ok := b.Groups.Get(r.Group)
+	gc, ok := s.d.Groups.Get(r.Group)
 	if !ok {
 		// An invalid name is never created (Groups.Get), as Apache's
 		// findSubscriptionGroupConfig: the same answer as for a missing group.
@@ -380,7 +369,7 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 	if !gc.ConsumeEnable {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
-	tc, ok := b.Topics.Get(r.Topic)
+	tc, ok := s.d.Topics.Get(r.Topic)
 	if !ok {
 		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, remoting.FAQGroupNotExist)
@@ -393,48 +382,66 @@ func (b *Broker) checkPullSub(cfg *Config, r *PullRequest) (*tables.Subscription
 			"queueId[%d] is illegal, topic:[%s] topicConfig.readQueueNums:[%d] consumer:[/%s]",
 			r.QueueID, r.Topic, tc.ReadQueueNums, r.Remote)
 	}
-	if r.SysFlag&PullFlagSubscription != 0 {
+	if r.SysFlag&FlagSubscription != 0 {
 		if !tables.IsTagType(r.ExpressionType) {
 			return &tables.Subscription{Topic: r.Topic, SubString: r.Subscription, ExpressionType: r.ExpressionType,
 				SubVersion: r.SubVersion}, nil
 		}
-		s, err := b.Filters.Tags(r.Subscription)
+		sub, err := s.d.Filters.Tags(r.Subscription)
 		if err != nil { // filterExpressionMaxLength
 			return nil, remoting.Refuse(remoting.SubscriptionParseFailed, err, "parse the consumer's subscription failed")
 		}
-		return s, nil
+		return sub, nil
 	}
-	s, known := b.Clients.Subscription(r.Group, r.Topic)
+	sub, known := s.d.Clients.Subscription(r.Group, r.Topic)
 	if !known {
 		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's group info not exist%s", remoting.FAQGroupNotExist)
 	}
 	// Apache checks the message model only of a pull without its
 	// subscription (the Java client's, which registers it by heartbeat).
 	if !gc.ConsumeBroadcastEnable {
-		if info, ok := b.Clients.ConsumerInfo(r.Group); ok && info.MessageModel == "BROADCASTING" {
+		if info, ok := s.d.Clients.ConsumerInfo(r.Group); ok && info.MessageModel == "BROADCASTING" {
 			return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission,
 				"the consumer group[%s] can not consume by broadcast way", r.Group)
 		}
 	}
-	if b.Groups.ReadForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (groupforbidden.go)
+	if s.d.Groups.ReadForbidden(r.Group, r.Topic) { // UPDATE_AND_GET_GROUP_FORBIDDEN (broker/tables)
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission,
 			"the consumer group[%s] is forbidden for topic[%s]", r.Group, r.Topic)
 	}
-	if s == nil {
+	if sub == nil {
 		return nil, remoting.Refuse(remoting.SubscriptionNotExist, nil, "the consumer's subscription not exist%s", remoting.FAQGroupNotExist)
 	}
-	if s.SubVersion < r.SubVersion {
-		b.Clients.MarkSubscriptionStale(r.Group, r.ConnID)
-		b.sampled.Warn().Str("group", r.Group).Str("topic", r.Topic).Str("remote", r.Remote).
-			Int64("brokerSubVersion", s.SubVersion).Int64("pullSubVersion", r.SubVersion).
+	if sub.SubVersion < r.SubVersion {
+		s.d.Clients.MarkSubscriptionStale(r.Group, r.ConnID)
+		s.sampled.Warn().Str("group", r.Group).Str("topic", r.Topic).Str("remote", r.Remote).
+			Int64("brokerSubVersion", sub.SubVersion).Int64("pullSubVersion", r.SubVersion).
 			Msg("the broker's subscription is not latest; the client's next heartbeat is told IS_SUB_CHANGE")
 		return nil, remoting.Refuse(remoting.SubscriptionNotLatest, nil, "the consumer's subscription not latest")
 	}
-	return s, nil
+	return sub, nil
 }
 
 // filterUnsupported is Apache's answer to a non-TAG subscription the broker
 // cannot filter (enablePropertyFilter off, or an unknown type).
 func filterUnsupported(expressionType string) *remoting.Refusal {
 	return remoting.Refuse(remoting.SystemError, nil, "The broker does not support consumer to filter message by %s", expressionType)
+}
+
+// CheckFilter is CHECK_CLIENT_CONFIG (46): whether the broker can filter a
+// subscription of that expression type, and whether the expression
+// compiles. A TAG subscription always can; a refusal carries Apache's code
+// and remark (SYSTEM_ERROR when enablePropertyFilter is off,
+// SUBSCRIPTION_PARSE_FAILED with the parse error otherwise).
+func (s *Service) CheckFilter(expressionType, expression string) error {
+	if tables.IsTagType(expressionType) {
+		return nil
+	}
+	if !strings.EqualFold(expressionType, "SQL92") || !s.d.Config().EnablePropertyFilter {
+		return filterUnsupported(expressionType)
+	}
+	if _, err := s.d.Filters.Compile(expression); err != nil {
+		return &remoting.Refusal{Code: remoting.SubscriptionParseFailed, Remark: err.Error(), Err: err}
+	}
+	return nil
 }
