@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -61,47 +62,47 @@ func TestTopicServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
 	rw := int32(message.PermRead | message.PermWrite)
 	// The name rule's refusal is names.go's InvalidError (INVALID_PARAMETER in processor/errors.go).
-	if err := b.UpdateTopic(tables.TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, message.ErrTopicInvalid) ||
+	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, message.ErrTopicInvalid) ||
 		err.Error() != message.RemarkTopicIllegal {
 		t.Fatalf("bad name: %v", err)
 	}
-	wantRefusal(t, b.UpdateTopic(tables.TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
+	wantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
 		remoting.InvalidParameter, "The topic[SCHEDULE_TOPIC_XXXX] is conflict with system topic.")
-	wantRefusal(t, b.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 0, WriteQueueNums: 1, Perm: rw}),
+	wantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 0, WriteQueueNums: 1, Perm: rw}),
 		remoting.InvalidParameter, "The queue nums of topic[T] must be between 1 and 1024 (maxTopicQueueNums), read 0 write 1.")
-	_, err := b.TopicConfig("T")
+	_, err := b.Admin.TopicConfig("T")
 	wantRefusal(t, err, remoting.TopicNotExist, "No topic in this broker. topic: T")
 
 	tc := tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}
-	if err := b.UpdateTopic(tc); err != nil {
+	if err := b.Admin.UpdateTopic(tc); err != nil {
 		t.Fatal(err)
 	}
-	v := b.AllTopicConfig().DataVersion
-	if err := b.UpdateTopic(tc); err != nil {
+	v := b.Admin.AllTopicConfig().DataVersion
+	if err := b.Admin.UpdateTopic(tc); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.AllTopicConfig().DataVersion; got != v {
+	if got := b.Admin.AllTopicConfig().DataVersion; got != v {
 		t.Fatalf("an unchanged update moved the data version %+v -> %+v", v, got)
 	}
 	tc.WriteQueueNums = 1
-	if err := b.UpdateTopic(tc); err != nil {
+	if err := b.Admin.UpdateTopic(tc); err != nil {
 		t.Fatal(err)
 	}
-	all := b.AllTopicConfig()
+	all := b.Admin.AllTopicConfig()
 	if all.DataVersion.Counter != v.Counter+1 || all.Topics["T"].WriteQueueNums != 1 {
 		t.Fatalf("update: version %+v -> %+v, table %+v", v, all.DataVersion, all.Topics["T"])
 	}
-	if got, err := b.TopicConfig("T"); err != nil || got.WriteQueueNums != 1 {
+	if got, err := b.Admin.TopicConfig("T"); err != nil || got.WriteQueueNums != 1 {
 		t.Fatalf("tables.TopicConfig = %+v, %v", got, err)
 	}
 
 	b.Offsets.Commit("G", "T", 0, 1)
-	wantRefusal(t, b.DeleteTopic("  "), remoting.InvalidParameter, message.RemarkTopicBlank)
-	wantRefusal(t, b.DeleteTopic(message.AutoCreateTopicKey), remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic.")
-	if err := b.DeleteTopic("T"); err != nil {
+	wantRefusal(t, b.Admin.DeleteTopic("  "), remoting.InvalidParameter, message.RemarkTopicBlank)
+	wantRefusal(t, b.Admin.DeleteTopic(message.AutoCreateTopicKey), remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic.")
+	if err := b.Admin.DeleteTopic("T"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.TopicConfig("T"); err == nil {
+	if _, err := b.Admin.TopicConfig("T"); err == nil {
 		t.Fatal("topic still there after DeleteTopic")
 	}
 	if _, ok := b.Offsets.Query("G", "T", 0); ok {
@@ -113,32 +114,32 @@ func TestTopicServices(t *testing.T) {
 // group's offsets.
 func TestGroupServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	wantRefusal(t, b.UpdateGroup(tables.GroupConfig{GroupName: "G", RetryQueueNums: -1}), remoting.InvalidParameter,
+	wantRefusal(t, b.Admin.UpdateGroup(tables.GroupConfig{GroupName: "G", RetryQueueNums: -1}), remoting.InvalidParameter,
 		"The retryQueueNums of group[G] must be between 0 and 1024 (maxTopicQueueNums), got -1.")
 	for _, g := range []string{"G1", "G2"} {
-		if err := b.UpdateGroup(tables.DefaultGroupConfig(g)); err != nil {
+		if err := b.Admin.UpdateGroup(tables.DefaultGroupConfig(g)); err != nil {
 			t.Fatal(err)
 		}
 		b.Offsets.Commit(g, "T", 0, 5)
 	}
-	if tbl := b.AllGroupConfig(); tbl.Groups["G1"] == nil || tbl.Groups["G2"] == nil {
+	if tbl := b.Admin.AllGroupConfig(); tbl.Groups["G1"] == nil || tbl.Groups["G2"] == nil {
 		t.Fatalf("AllGroupConfig = %v", tbl.Groups)
 	}
-	if gc, err := b.GroupConfig("G1"); err != nil || gc.GroupName != "G1" {
+	if gc, err := b.Admin.GroupConfig("G1"); err != nil || gc.GroupName != "G1" {
 		t.Fatalf("tables.GroupConfig(G1) = %+v, %v", gc, err)
 	}
-	if gc, err := b.GroupConfig("auto"); err != nil || gc.GroupName != "auto" { // autoCreateSubscriptionGroup
+	if gc, err := b.Admin.GroupConfig("auto"); err != nil || gc.GroupName != "auto" { // autoCreateSubscriptionGroup
 		t.Fatalf("tables.GroupConfig(auto) = %+v, %v", gc, err)
 	}
 	if _, err := b.UpdateConfig([]byte("autoCreateSubscriptionGroup=false")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := b.GroupConfig("unknown")
+	_, err := b.Admin.GroupConfig("unknown")
 	wantRefusal(t, err, remoting.SubscriptionGroupNotExist, "No group in this broker")
-	b.DeleteGroup("G1", false)
-	b.DeleteGroup("G2", true)
-	b.DeleteGroup("never-there", true) // succeeds, as in Apache
-	if tbl := b.AllGroupConfig(); tbl.Groups["G1"] != nil || tbl.Groups["G2"] != nil {
+	b.Admin.DeleteGroup("G1", false)
+	b.Admin.DeleteGroup("G2", true)
+	b.Admin.DeleteGroup("never-there", true) // succeeds, as in Apache
+	if tbl := b.Admin.AllGroupConfig(); tbl.Groups["G1"] != nil || tbl.Groups["G2"] != nil {
 		t.Fatalf("AllGroupConfig after delete = %v", tbl.Groups)
 	}
 	if _, ok := b.Offsets.Query("G1", "T", 0); !ok {
@@ -154,19 +155,19 @@ func TestGroupServices(t *testing.T) {
 // retry topic; connections, ids, consume stats and who-consumes see it;
 // unregistering removes it; the refusals carry Apache's codes and remarks.
 func TestClientAndStatsServices(t *testing.T) {
-	// Apache 4.x's reset path (the consumers told); resetoffset.go's is
+	// Apache 4.x's reset path (the consumers told); broker/admin's server-side reset is
 	// the processor tests'.
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.UseServerSideResetOffset = false })
 	rw := int32(message.PermRead | message.PermWrite)
 	for _, tp := range []string{"T", "U"} {
-		if err := b.UpdateTopic(tables.TopicConfig{TopicName: tp, ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}); err != nil {
+		if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: tp, ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// No NOTIFY_CONSUMER_IDS_CHANGED: the test's connection has no socket.
 	gc := tables.DefaultGroupConfig("CG")
 	gc.NotifyConsumerIdsChangedEnable = false
-	if err := b.UpdateGroup(gc); err != nil {
+	if err := b.Admin.UpdateGroup(gc); err != nil {
 		t.Fatal(err)
 	}
 	c := &remoting.Conn{ID: 7, Remote: "127.0.0.1:5555"}
@@ -182,7 +183,7 @@ func TestClientAndStatsServices(t *testing.T) {
 	if res.Consumers != 1 || res.Producers != 1 || res.Dropped != 3 || len(res.Named) != 3 {
 		t.Fatalf("heartbeat result %+v", res)
 	}
-	if _, err := b.TopicConfig(message.RetryGroupPrefix + "CG"); err != nil {
+	if _, err := b.Admin.TopicConfig(message.RetryGroupPrefix + "CG"); err != nil {
 		t.Fatalf("retry topic: %v", err)
 	}
 	if ids, err := b.ConsumerIDs("CG"); err != nil || len(ids) != 1 || ids[0] != "cid" {
@@ -190,57 +191,57 @@ func TestClientAndStatsServices(t *testing.T) {
 	}
 	_, err := b.ConsumerIDs("none")
 	wantRefusal(t, err, remoting.SystemError, "no consumer for this group, none")
-	st, err := b.ConsumerConnections("CG")
+	st, err := b.Admin.ConsumerConnections("CG")
 	if err != nil || len(st.Connections) != 1 || st.Connections[0].ClientAddr != c.Remote || len(st.Subscriptions) != 2 ||
 		len(st.Subscriptions["T"].Tags) != 2 || st.Subscriptions["U"].ExpressionType != "SQL92" {
 		t.Fatalf("ConsumerConnections = %+v, %v", st, err)
 	}
-	_, err = b.ConsumerConnections("none")
+	_, err = b.Admin.ConsumerConnections("none")
 	wantRefusal(t, err, remoting.ConsumerNotOnline, "the consumer group[none] not online")
-	if conns, err := b.ProducerConnections("PG"); err != nil || len(conns) != 1 || conns[0].ClientID != "cid" {
+	if conns, err := b.Admin.ProducerConnections("PG"); err != nil || len(conns) != 1 || conns[0].ClientID != "cid" {
 		t.Fatalf("ProducerConnections = %v, %v", conns, err)
 	}
-	_, err = b.ProducerConnections("bad/pg")
+	_, err = b.Admin.ProducerConnections("bad/pg")
 	wantRefusal(t, err, remoting.SystemError, "the producer group[bad/pg] not exist")
 
 	// Stats: offsets committed on T (subscribed) and V (not subscribed).
 	putN(t, b, "T", 0, 3)
 	b.Offsets.Commit("CG", "T", 0, 2)
 	b.Offsets.Commit("CG", "V", 0, 1)
-	qs, err := b.TopicStats("T")
+	qs, err := b.Admin.TopicStats("T")
 	if err != nil || len(qs) != 2 || qs[0].MaxOffset != 3 || qs[0].LastUpdateTimestamp == 0 || qs[1].MaxOffset != 0 {
 		t.Fatalf("TopicStats = %+v, %v", qs, err)
 	}
-	_, err = b.TopicStats("none")
+	_, err = b.Admin.TopicStats("none")
 	wantRefusal(t, err, remoting.TopicNotExist, "topic[none] not exist")
-	cs := b.ConsumeStats(ConsumeStatsRequest{Group: "CG"}) // V is not subscribed by the online group
+	cs := b.Admin.ConsumeStats(admin.ConsumeStatsRequest{Group: "CG"}) // V is not subscribed by the online group
 	if len(cs) != 2 || cs[0].Queue.Topic != "T" || cs[0].BrokerOffset != 3 || cs[0].ConsumerOffset != 2 || cs[0].LastTimestamp == 0 {
 		t.Fatalf("ConsumeStats = %+v", cs)
 	}
-	if cs := b.ConsumeStats(ConsumeStatsRequest{Group: "CG", Topics: []string{"T", "T", "", "U", "none"}}); len(cs) != 4 {
+	if cs := b.Admin.ConsumeStats(admin.ConsumeStatsRequest{Group: "CG", Topics: []string{"T", "T", "", "U", "none"}}); len(cs) != 4 {
 		t.Fatalf("ConsumeStats of a list = %+v", cs)
 	}
-	if got := b.TopicConsumers("T"); len(got) != 1 || got[0] != "CG" {
+	if got := b.Admin.TopicConsumers("T"); len(got) != 1 || got[0] != "CG" {
 		t.Fatalf("TopicConsumers = %v", got)
 	}
-	if ct := b.ConsumerTopics("CG"); ct.BrokerAddr != "127.0.0.1:10911" || len(ct.Topics) != 2 {
-		t.Fatalf("ConsumerTopics = %+v", ct)
+	if ct := b.Admin.ConsumerTopics("CG"); ct.BrokerAddr != "127.0.0.1:10911" || len(ct.Topics) != 2 {
+		t.Fatalf("admin.ConsumerTopics = %+v", ct)
 	}
-	if ct := b.ConsumerTopics("none"); ct.Topics == nil || len(ct.Topics) != 0 {
-		t.Fatalf("ConsumerTopics of none = %+v", ct)
+	if ct := b.Admin.ConsumerTopics("none"); ct.Topics == nil || len(ct.Topics) != 0 {
+		t.Fatalf("admin.ConsumerTopics of none = %+v", ct)
 	}
 
 	// Reset: Apache's refusals in its order.
-	_, err = b.ResetOffset(ResetOffsetRequest{Topic: "none", Group: "CG", Timestamp: -1})
+	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "none", Group: "CG", Timestamp: -1})
 	wantRefusal(t, err, remoting.TopicNotExist, "[reset-offset] reset offset failed, no topic in this broker. topic=none")
-	_, err = b.ResetOffset(ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
+	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
 	wantRefusal(t, err, remoting.SystemError, "THe consumer group <CG> not exist")
 
 	// Messages by offset.
-	if rec, err := b.ViewMessage(0); err != nil || len(rec) == 0 {
+	if rec, err := b.Admin.ViewMessage(0); err != nil || len(rec) == 0 {
 		t.Fatalf("ViewMessage(0) = %d bytes, %v", len(rec), err)
 	}
-	_, err = b.ViewMessage(1 << 40)
+	_, err = b.Admin.ViewMessage(1 << 40)
 	wantRefusal(t, err, remoting.SystemError, "can not find message by the offset, 1099511627776")
 
 	// Puts are counted by the send path, as Apache's BROKER_PUT_NUMS; rates
@@ -259,12 +260,12 @@ func TestClientAndStatsServices(t *testing.T) {
 	if _, err := b.ConsumerIDs("CG"); err == nil {
 		t.Fatal("consumer still registered after UnregisterClient")
 	}
-	if _, err := b.ProducerConnections("PG"); err == nil {
+	if _, err := b.Admin.ProducerConnections("PG"); err == nil {
 		t.Fatal("producer still registered after UnregisterClient")
 	}
 	// Every member gone: a reset has nobody to tell.
 	b.Offsets.Commit("CG", "T", 1, 0)
-	_, err = b.ResetOffset(ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
+	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
 	wantRefusal(t, err, remoting.ConsumerNotOnline, "Consumer not online, so can not reset offset, Group: CG Topic: T Timestamp: -1")
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/stats"
@@ -27,9 +28,13 @@ import (
 	"github.com/rocketgo/rocketgo/store"
 )
 
-// Broker is one RocketMQ broker: the store, the tables above it, the remoting
-// server and the background goroutines that keep them. The exported fields are
-// for the request handlers in package processor.
+// Broker is one RocketMQ broker: it builds the store, the tables above it
+// and the services in their own packages (pull, pop, admin, tx, timer),
+// serves the Remoting servers and starts and stops the background work.
+// The services not yet in packages of their own (send, clients, the role
+// and the broker's own configuration) are its methods. The exported fields
+// are what cmd/mqbroker wires: the services for the request handlers, the
+// tables and counters for the metrics endpoint.
 type Broker struct {
 	Store   *store.Store
 	Topics  *tables.Topics
@@ -48,6 +53,8 @@ type Broker struct {
 	Revive stats.PopStats
 	// Pops is pop consumption; the broker runs its revive as a master.
 	Pops *pop.Service
+	// Admin serves the admin codes over the tables.
+	Admin *admin.Service
 	// Pulls serves pulls, their long polling and cold reads.
 	Pulls   *pull.Service
 	Locks   *tables.Locks
@@ -68,7 +75,6 @@ type Broker struct {
 
 	log       zerolog.Logger // component=broker
 	sampled   zerolog.Logger // log, sampled: what clients cause (bad names in heartbeats, ...)
-	cleanups  cleanups       // manual queue cleanups (306, 316), one pass at a time
 	root      zerolog.Logger // for parts that add their own component
 	registrar *registrar
 	server    *remoting.Server
@@ -172,6 +178,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.wait = st.Wait
 	b.StoreHost = cfg.StoreHost()
 	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
+	b.Admin = admin.New(admin.Deps{Config: b.adminConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets,
+		Clients: b.Clients, Counts: &b.Stats, Go: b.Go}, log)
 	b.Pulls = pull.New(pull.Deps{Config: b.pullConfig, Store: st, Offsets: b.Offsets, Groups: b.Groups, Topics: b.Topics,
 		Filters: &b.Filters, Clients: b.Clients, Counts: &b.Stats, Got: b.stats.got, StoreGot: b.stats.store.got,
 		MaxParked: cfg.MaxParkedPulls, ColdThreads: cfg.PullMessageThreadPoolNums, ColdCapacity: cfg.PullThreadPoolQueueCapacity},

@@ -88,18 +88,6 @@ func (b *Broker) RejectsPulls() bool {
 	return c.IsSlave() && !c.SlaveReadEnable
 }
 
-// refuseOnSlave is Apache 4.9's answer to a topic or group change asked of
-// a slave (AdminBrokerProcessor.validateSlave): the slave's tables are its
-// master's, and its next sync would undo the change. Apache 5.3.3 has the
-// check but no longer calls it.
-func (b *Broker) refuseOnSlave() error {
-	if !b.Config().IsSlave() {
-		return nil
-	}
-	return remoting.Refuse(remoting.SystemError, ErrSlave,
-		"Can't modify topic or subscription group from slave broker, please execute it from master broker.")
-}
-
 // slaveRefusal is the answer to a write that reaches a slave's store
 // (Apache's checkBeforePutMessage: SERVICE_NOT_AVAILABLE, the store's
 // remark).

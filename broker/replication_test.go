@@ -231,7 +231,7 @@ func runNamesrv(t *testing.T) *namesrv.Server {
 func TestSlaveLearnsMaster(t *testing.T) {
 	ns := runNamesrv(t)
 	m, _ := runServing(t, ns.Addr(), func(c *Config) { c.BrokerIP2 = "127.0.0.2" })
-	if err := m.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := m.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("T"); return err == nil })
@@ -314,7 +314,7 @@ func TestHangingNamesrv(t *testing.T) {
 	start := time.Now()
 	b, _ := runServing(t, ln.Addr().String()+";"+ns.Addr(), nil)
 	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
-	if err := b.UpdateTopic(tables.TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
@@ -367,7 +367,7 @@ func TestSlaveSyncHostileMaster(t *testing.T) {
 	if err := s.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
 		t.Fatal(err)
 	}
-	topics, groups := s.AllTopicConfig(), s.AllGroupConfig()
+	topics, groups := s.Admin.AllTopicConfig(), s.Admin.AllGroupConfig()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := s.SyncFromMaster(ctx, srv.Addr())
@@ -379,10 +379,10 @@ func TestSlaveSyncHostileMaster(t *testing.T) {
 	if _, ok := s.Topics.Get("a/../b"); ok {
 		t.Error("a topic breaking the rules was taken")
 	}
-	if got := s.AllGroupConfig(); len(got.Groups) != len(groups.Groups) || got.DataVersion != groups.DataVersion {
+	if got := s.Admin.AllGroupConfig(); len(got.Groups) != len(groups.Groups) || got.DataVersion != groups.DataVersion {
 		t.Errorf("groups changed: %+v", got)
 	}
-	if got := s.AllTopicConfig(); len(got.Topics) > len(topics.Topics) {
+	if got := s.Admin.AllTopicConfig(); len(got.Topics) > len(topics.Topics) {
 		t.Errorf("topics grew: %d -> %d", len(topics.Topics), len(got.Topics))
 	}
 }

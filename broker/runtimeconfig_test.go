@@ -225,18 +225,18 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	nsB, addrB := startFakeNamesrv(t)
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA; optIn(c) })
 	t.Cleanup(func() { _ = b.registrar.client.Close() })
-	if err := b.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
+	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	b.registrar.register(true)
 	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("name server A: %+v", regs)
 	}
-	v0 := b.AllTopicConfig().DataVersion
+	v0 := b.Admin.AllTopicConfig().DataVersion
 	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nnamesrvAddr=" + addrB + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	if v := b.AllTopicConfig().DataVersion; v.Counter != v0.Counter+1 {
+	if v := b.Admin.AllTopicConfig().DataVersion; v.Counter != v0.Counter+1 {
 		t.Fatalf("topic data version %+v -> %+v, want a new one", v0, v)
 	}
 	// What the poke asked for: a full registration.
@@ -248,7 +248,7 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	if n := len(nsA.registrations()); n != 1 {
 		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n)
 	}
-	if tc, _ := b.TopicConfig("T"); tc.Perm != message.PermRead|message.PermWrite {
+	if tc, _ := b.Admin.TopicConfig("T"); tc.Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("the table's perm changed to %d", tc.Perm)
 	}
 }

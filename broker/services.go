@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"strconv"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
 )
@@ -38,4 +40,13 @@ func (b *Broker) pullConfig() pull.Config {
 		MaxTransferCount: c.MaxTransferCountOnMessageInMemory, MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory,
 		SlaveReadEnable: c.SlaveReadEnable, EnablePropertyFilter: c.EnablePropertyFilter,
 		LongPollingEnable: c.LongPollingEnable, ShortPollingTime: time.Duration(c.ShortPollingTimeMills) * time.Millisecond}
+}
+
+// adminConfig is what the admin service reads of the configuration in force.
+func (b *Broker) adminConfig() admin.Config {
+	c := b.Config()
+	return admin.Config{BrokerName: c.BrokerName, BrokerAddr: c.BrokerIP1 + ":" + strconv.Itoa(c.ListenPort),
+		IsSlave: c.IsSlave(), MaxTopicQueueNums: c.MaxTopicQueueNums, DefaultQueryMaxNum: c.Store.DefaultQueryMaxNum,
+		UseServerSideResetOffset:           c.UseServerSideResetOffset,
+		ValidateSystemTopicWhenUpdateTopic: c.ValidateSystemTopicWhenUpdateTopic}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -34,37 +35,37 @@ func TestOffsetServices(t *testing.T) {
 	} {
 		r := req
 		tc.edit(&r)
-		wantRefusal(t, b.CommitOffset(r), tc.code, tc.remark)
+		wantRefusal(t, b.Admin.CommitOffset(r), tc.code, tc.remark)
 	}
 	if _, ok := b.Offsets.Query("Nope", "T", 0); ok {
 		t.Fatal("a refused commit was stored")
 	}
-	if err := b.CommitOffset(req); err != nil {
+	if err := b.Admin.CommitOffset(req); err != nil {
 		t.Fatal(err)
 	}
-	if off, err := b.QueryConsumerOffset(req); err != nil || off != 2 {
+	if off, err := b.Admin.QueryConsumerOffset(req); err != nil || off != 2 {
 		t.Fatalf("committed: %d %v", off, err)
 	}
 
 	// None committed: 0 while the queue starts at 0, unless told not to.
 	fresh := tables.QueueOffsetRequest{Group: "G2", Topic: "T", QueueID: 0}
-	if off, err := b.QueryConsumerOffset(fresh); err != nil || off != 0 {
+	if off, err := b.Admin.QueryConsumerOffset(fresh); err != nil || off != 0 {
 		t.Fatalf("young queue: %d %v", off, err)
 	}
 	no, yes := false, true
 	fresh.SetZeroIfNotFound = &no
-	_, err := b.QueryConsumerOffset(fresh)
+	_, err := b.Admin.QueryConsumerOffset(fresh)
 	wantRefusal(t, err, remoting.QueryNotFound, "Not found, do not set to zero, maybe this group boot first")
 	if !errors.Is(err, tables.ErrOffsetNotFound) {
 		t.Fatalf("%v is not tables.ErrOffsetNotFound", err)
 	}
 	fresh.SetZeroIfNotFound = &yes
-	if off, err := b.QueryConsumerOffset(fresh); err != nil || off != 0 {
+	if off, err := b.Admin.QueryConsumerOffset(fresh); err != nil || off != 0 {
 		t.Fatalf("setZeroIfNotFound: %d %v", off, err)
 	}
 
-	if b.QueueMaxOffset("T", 0) != 3 || b.QueueMinOffset("T", 0) != 0 || b.QueueMaxOffset("Nope", 0) != 0 {
-		t.Fatalf("queue offsets [%d, %d)", b.QueueMinOffset("T", 0), b.QueueMaxOffset("T", 0))
+	if b.Admin.QueueMaxOffset("T", 0) != 3 || b.Admin.QueueMinOffset("T", 0) != 0 || b.Admin.QueueMaxOffset("Nope", 0) != 0 {
+		t.Fatalf("queue offsets [%d, %d)", b.Admin.QueueMinOffset("T", 0), b.Admin.QueueMaxOffset("T", 0))
 	}
 	future := time.Now().Add(time.Hour).UnixMilli()
 	last, _ := b.Store.EarliestMessageTime("T", 0)
@@ -77,15 +78,15 @@ func TestOffsetServices(t *testing.T) {
 		{before - 1000, true, 0}, {future, true, 2}, // upper: the last at or before (0 if none)
 		{last, true, -1}, // all three may share a millisecond: checked below
 	} {
-		got := b.SearchOffset("T", 0, c.ts, c.upper)
+		got := b.Admin.SearchOffset("T", 0, c.ts, c.upper)
 		if c.want >= 0 && got != c.want {
 			t.Errorf("offset by time %d (upper %v) = %d, want %d", c.ts, c.upper, got, c.want)
 		}
-		if c.want < 0 && (got < 0 || got > 2 || b.SearchOffset("T", 0, c.ts, false) != 0) {
-			t.Errorf("offset by the first store time %d: upper %d, lower %d", c.ts, got, b.SearchOffset("T", 0, c.ts, false))
+		if c.want < 0 && (got < 0 || got > 2 || b.Admin.SearchOffset("T", 0, c.ts, false) != 0) {
+			t.Errorf("offset by the first store time %d: upper %d, lower %d", c.ts, got, b.Admin.SearchOffset("T", 0, c.ts, false))
 		}
 	}
-	spans, err := b.ConsumeTimeSpan("T", "CG_span")
+	spans, err := b.Admin.ConsumeTimeSpan("T", "CG_span")
 	if err != nil || len(spans) == 0 {
 		t.Fatalf("ConsumeTimeSpan: %v %v", spans, err)
 	}
@@ -93,25 +94,25 @@ func TestOffsetServices(t *testing.T) {
 		t.Errorf("span without a consumer offset: %+v (Apache's lag is now+1)", s)
 	}
 	b.Offsets.Commit("CG_span", "T", 0, 1)
-	if s, _ := b.ConsumeTimeSpan("T", "CG_span"); s[0].ConsumeTime != s[0].MinTime || s[0].Lag < 0 || s[0].Lag > time.Now().UnixMilli()-before+1000 {
+	if s, _ := b.Admin.ConsumeTimeSpan("T", "CG_span"); s[0].ConsumeTime != s[0].MinTime || s[0].Lag < 0 || s[0].Lag > time.Now().UnixMilli()-before+1000 {
 		t.Errorf("span after consuming one: %+v", s[0])
 	}
-	if v, err := b.QueryConsumeQueue("T", 0, 1, 5); err != nil || v.Min != 0 || v.Max != 3 || len(v.Entries) != 2 ||
+	if v, err := b.Admin.QueryConsumeQueue("T", 0, 1, 5); err != nil || v.Min != 0 || v.Max != 3 || len(v.Entries) != 2 ||
 		v.Entries[0].QueueOffset != 1 || v.Entries[1].PhyOffset <= v.Entries[0].PhyOffset {
 		t.Errorf("QueryConsumeQueue(T-0, 1, 5) = %+v, %v", v, err)
 	}
-	if v, err := b.QueryConsumeQueue("T", 0, 3, 5); err != nil || v.Entries != nil {
+	if v, err := b.Admin.QueryConsumeQueue("T", 0, 3, 5); err != nil || v.Entries != nil {
 		t.Errorf("QueryConsumeQueue past the end = %+v, %v", v, err)
 	}
-	_, err = b.QueryConsumeQueue("Nope", 0, 0, 1)
+	_, err = b.Admin.QueryConsumeQueue("Nope", 0, 0, 1)
 	wantRefusal(t, err, remoting.SystemError, "0@Nope is not exist!")
-	if _, err := b.ConsumeTimeSpan("Nope", "CG_span"); err == nil {
+	if _, err := b.Admin.ConsumeTimeSpan("Nope", "CG_span"); err == nil {
 		t.Error("time span of an unknown topic")
 	}
-	if got := b.EarliestMsgStoreTime("T", 0); got < before || got > time.Now().UnixMilli() {
+	if got := b.Admin.EarliestMsgStoreTime("T", 0); got < before || got > time.Now().UnixMilli() {
 		t.Fatalf("earliest store time %d, stored after %d", got, before)
 	}
-	if got := b.EarliestMsgStoreTime("T", 1); got != -1 {
+	if got := b.Admin.EarliestMsgStoreTime("T", 1); got != -1 {
 		t.Fatalf("earliest store time of an empty queue %d", got)
 	}
 }
@@ -163,24 +164,24 @@ func TestQueryMessageService(t *testing.T) {
 		}
 	}
 	end := time.Now().Add(time.Hour).UnixMilli()
-	var res QueryMessageResult
+	var res admin.QueryMessageResult
 	testutil.WaitFor(t, 10*time.Second, func() bool {
 		var err error
-		res, err = b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 32, End: end})
+		res, err = b.Admin.QueryMessage(admin.QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 32, End: end})
 		return err == nil
 	})
 	if strings.Count(string(res.Body), "KEYS\x01k1\x02") != 2 || res.IndexLastUpdateTimestamp == 0 {
 		t.Fatalf("k1: %d bytes, index time %d", len(res.Body), res.IndexLastUpdateTimestamp)
 	}
-	if res, _ = b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 1, End: end}); strings.Count(string(res.Body), "KEYS") != 1 {
+	if res, _ = b.Admin.QueryMessage(admin.QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 1, End: end}); strings.Count(string(res.Body), "KEYS") != 1 {
 		t.Fatalf("maxNum 1: %d bytes", len(res.Body))
 	}
-	if res, _ = b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 0, End: end, UniqKey: true}); strings.Count(string(res.Body), "KEYS") != 2 {
+	if res, _ = b.Admin.QueryMessage(admin.QueryMessageRequest{Topic: "T", Key: "k1", MaxNum: 0, End: end, UniqKey: true}); strings.Count(string(res.Body), "KEYS") != 2 {
 		t.Fatalf("unique key query (defaultQueryMaxNum): %d bytes", len(res.Body))
 	}
-	_, err := b.QueryMessage(QueryMessageRequest{Topic: "T", Key: "nokey", MaxNum: 32, End: end})
+	_, err := b.Admin.QueryMessage(admin.QueryMessageRequest{Topic: "T", Key: "nokey", MaxNum: 32, End: end})
 	wantRefusal(t, err, remoting.QueryNotFound, "can not find message, maybe time range not correct")
-	if !errors.Is(err, ErrMessageNotFound) {
+	if !errors.Is(err, admin.ErrMessageNotFound) {
 		t.Fatalf("%v is not ErrMessageNotFound", err)
 	}
 }

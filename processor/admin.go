@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -57,7 +58,7 @@ func (p *brokerProcs) okJSON(req *remoting.Command, v any) *remoting.Command {
 func (p *brokerProcs) runtimeInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	return p.okJSON(req, struct {
 		Table map[string]string `json:"table"`
-	}{p.admin.RuntimeInfo()})
+	}{p.ops.RuntimeInfo()})
 }
 
 // topicStats is GET_TOPIC_STATS_INFO: TopicStatsTable,
@@ -99,7 +100,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 	if err != nil {
 		return p.fail(req, err)
 	}
-	r := broker.ConsumeStatsRequest{Group: group, Topic: req.Str("topic")}
+	r := admin.ConsumeStatsRequest{Group: group, Topic: req.Str("topic")}
 	if list := req.Str("topicList"); list != "" {
 		r.Topics = strings.Split(list, ";")
 	}
@@ -108,7 +109,7 @@ func (p *brokerProcs) consumeStats(_ *remoting.Conn, req *remoting.Command) *rem
 }
 
 // appendConsumeStats appends ConsumeStats as fastjson writes it.
-func (p *brokerProcs) appendConsumeStats(body []byte, group string, qs []broker.QueueConsumeStats) []byte {
+func (p *brokerProcs) appendConsumeStats(body []byte, group string, qs []admin.QueueConsumeStats) []byte {
 	// Apache sums the group's rate over the topics the answer covers.
 	var tps float64
 	for i, q := range qs {
@@ -168,7 +169,7 @@ func (p *brokerProcs) consumerConnections(_ *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	state, err := p.clients.ConsumerConnections(group)
+	state, err := p.admin.ConsumerConnections(group)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -191,7 +192,7 @@ func (p *brokerProcs) producerConnections(_ *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	conns, err := p.clients.ProducerConnections(group)
+	conns, err := p.admin.ProducerConnections(group)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -208,7 +209,7 @@ func (p *brokerProcs) topicConsumeByWho(_ *remoting.Conn, req *remoting.Command)
 	}
 	return p.okJSON(req, struct {
 		GroupList []string `json:"groupList"`
-	}{p.clients.TopicConsumers(topic)})
+	}{p.admin.TopicConsumers(topic)})
 }
 
 // topicsByConsumer is QUERY_TOPICS_BY_CONSUMER: TopicList.
@@ -217,7 +218,7 @@ func (p *brokerProcs) topicsByConsumer(_ *remoting.Conn, req *remoting.Command) 
 	if err != nil {
 		return p.fail(req, err)
 	}
-	ct := p.clients.ConsumerTopics(group)
+	ct := p.admin.ConsumerTopics(group)
 	return p.okJSON(req, struct {
 		BrokerAddr string   `json:"brokerAddr"`
 		TopicList  []string `json:"topicList"`
@@ -240,7 +241,7 @@ func (p *brokerProcs) topicConfig(_ *remoting.Conn, req *remoting.Command) *remo
 // brokerConfig is GET_BROKER_CONFIG: properties text, the data version in
 // the header.
 func (p *brokerProcs) brokerConfig(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, version := p.admin.ConfigProperties()
+	body, version := p.ops.ConfigProperties()
 	v, err := json.Marshal(version)
 	if err != nil {
 		return p.fail(req, err)
@@ -252,7 +253,7 @@ func (p *brokerProcs) brokerConfig(_ *remoting.Conn, req *remoting.Command) *rem
 
 // updateBrokerConfig is UPDATE_BROKER_CONFIG: properties text in the body.
 func (p *brokerProcs) updateBrokerConfig(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	ch, err := p.admin.UpdateConfig(req.Body)
+	ch, err := p.ops.UpdateConfig(req.Body)
 	if err != nil {
 		return p.refuse(c, req, err)
 	}
@@ -272,7 +273,7 @@ func (p *brokerProcs) resetOffset(_ *remoting.Conn, req *remoting.Command) *remo
 	if err != nil {
 		return p.fail(req, err)
 	}
-	r := broker.ResetOffsetRequest{Topic: topic, Group: group, Timestamp: ts, Force: req.Bool("isForce")}
+	r := admin.ResetOffsetRequest{Topic: topic, Group: group, Timestamp: ts, Force: req.Bool("isForce")}
 	// Apache 5.x's queueId (default -1) and offset: absent from 4.x tools.
 	if req.Str("queueId") != "" {
 		if r.QueueID, err = req.Int32("queueId"); err != nil {

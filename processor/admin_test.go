@@ -316,7 +316,7 @@ func TestAdminServices(t *testing.T) {
 // any service runs; a heartbeat body that is not JSON is SYSTEM_ERROR too.
 func TestAdminBadHeaders(t *testing.T) {
 	_, br := newBrokerProcs(t)
-	tbl := BrokerTable(br, br.Pulls, br.Pops, testutil.Logger())
+	tbl := BrokerTable(servicesOf(br), testutil.Logger())
 	tests := []struct {
 		code  int32
 		ext   map[string]string
@@ -346,7 +346,7 @@ func TestAdminBadHeaders(t *testing.T) {
 			t.Errorf("code %d %v: %d %q, want SYSTEM_ERROR naming %s", tc.code, tc.ext, resp.Code, resp.Remark, tc.field)
 		}
 	}
-	if _, err := br.TopicConfig("T"); err == nil {
+	if _, err := br.Admin.TopicConfig("T"); err == nil {
 		t.Error("a refused UPDATE_AND_CREATE_TOPIC created the topic")
 	}
 	for _, body := range []string{"{", "[1,2]"} {

@@ -20,6 +20,7 @@ type brokerProcs struct {
 	offsets Offsets
 	clients Clients
 	admin   Admin
+	ops     Ops
 	repl    Replication
 	roles   Roles
 	host    Host
@@ -34,8 +35,8 @@ type brokerProcs struct {
 
 // BrokerTable returns the broker's request table. Each request family
 // registers its codes from its own file.
-func BrokerTable(b Broker, pulls Puller, pops Popper, log zerolog.Logger) remoting.Table {
-	p := procsOf(b, pulls, pops, log)
+func BrokerTable(s Services, log zerolog.Logger) remoting.Table {
+	p := procsOf(s, log)
 	t := remoting.Table{}
 	p.registerSend(t)
 	p.registerPull(t)
@@ -59,8 +60,10 @@ func (p *brokerProcs) fail(req *remoting.Command, err error) *remoting.Command {
 	return errorResponse(&p.log, req, err)
 }
 
-func procsOf(b Broker, pulls Puller, pops Popper, log zerolog.Logger) *brokerProcs {
+func procsOf(s Services, log zerolog.Logger) *brokerProcs {
 	plog := log.With().Str("component", "processor").Logger()
-	return &brokerProcs{sends: b, pulls: pulls, reads: b, pops: pops, txs: b, offsets: b, clients: b, admin: b, repl: b, roles: b, host: b,
+	b := s.Broker
+	return &brokerProcs{sends: b, pulls: s.Pulls, reads: s.Admin, pops: s.Pops, txs: b, offsets: s.Admin, clients: b, admin: s.Admin, ops: b,
+		repl: b, roles: b, host: b,
 		log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -59,13 +59,13 @@ func (p *brokerProcs) consumerStatus(c *remoting.Conn, req *remoting.Command) *r
 	p.log.Info().Str("remote", c.Remote).Str("topic", topic).Str("consumerGroup", group).
 		Int("clients", len(members)).Msg("get consumer status")
 	if len(members) == 0 {
-		return okBody(req, broker.AppendConsumerStatus(nil, nil))
+		return okBody(req, admin.AppendConsumerStatus(nil, nil))
 	}
 	// req is recycled when the handler returns: the answer is made from a
 	// copy of what it needs.
 	st := &statusCalls{
 		p: p, c: c, topic: topic, group: group, left: len(members),
-		answers: make([]*broker.ClientOffsets, len(members)),
+		answers: make([]*admin.ClientOffsets, len(members)),
 		head:    &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began},
 	}
 	for i, m := range members {
@@ -88,11 +88,11 @@ type statusCalls struct {
 
 	mu      sync.Mutex
 	left    int
-	answers []*broker.ClientOffsets // by member, nil for one left out
+	answers []*admin.ClientOffsets // by member, nil for one left out
 }
 
 func (st *statusCalls) answered(i int, m tables.ConsumerMember, ans *remoting.Command, err error) {
-	var offs *broker.ClientOffsets
+	var offs *admin.ClientOffsets
 	switch {
 	case err != nil:
 		st.p.log.Warn().Err(err).Str("topic", st.topic).Str("consumerGroup", st.group).Str("clientId", m.ClientID).
@@ -100,13 +100,13 @@ func (st *statusCalls) answered(i int, m tables.ConsumerMember, ans *remoting.Co
 	case ans.Code != remoting.Success || ans.Body == nil:
 		// Apache leaves out a client that answers without a table.
 	default:
-		qs, perr := broker.ParseClientConsumerStatus(ans.Body)
+		qs, perr := admin.ParseClientConsumerStatus(ans.Body)
 		if perr != nil {
 			st.p.log.Warn().Err(perr).Str("topic", st.topic).Str("consumerGroup", st.group).Str("clientId", m.ClientID).
 				Str("remote", m.Conn.Remote).Msg("get consumer status: client's answer unreadable")
 			break
 		}
-		offs = &broker.ClientOffsets{ClientID: m.ClientID, Offsets: qs}
+		offs = &admin.ClientOffsets{ClientID: m.ClientID, Offsets: qs}
 	}
 	st.mu.Lock()
 	st.answers[i] = offs
@@ -118,7 +118,7 @@ func (st *statusCalls) answered(i int, m tables.ConsumerMember, ans *remoting.Co
 	}
 	// A client id seen twice (two connections) keeps its first place and
 	// its last answer, as a HashMap put does.
-	var table []broker.ClientOffsets
+	var table []admin.ClientOffsets
 	at := make(map[string]int, len(st.answers))
 	for _, a := range st.answers {
 		if a == nil {
@@ -131,5 +131,5 @@ func (st *statusCalls) answered(i int, m tables.ConsumerMember, ans *remoting.Co
 		at[a.ClientID] = len(table)
 		table = append(table, *a)
 	}
-	st.c.Reply(okBody(st.head, broker.AppendConsumerStatus(nil, table)))
+	st.c.Reply(okBody(st.head, admin.AppendConsumerStatus(nil, table)))
 }

@@ -7,7 +7,7 @@ package processor
 // static topics (513, the topic only), cold-data flow control (2001-2003), the commit
 // log's read-ahead advice (2004) and resuming a half message's checks
 // (323). The services are the broker's (broker/opsadmin.go,
-// broker/groupforbidden.go).
+// broker/admin/groupforbidden.go).
 
 import (
 	"errors"
@@ -122,19 +122,19 @@ func (p *brokerProcs) updateAndCreateStaticTopic(c *remoting.Conn, req *remoting
 var errStaticTopic = errors.New("static topics (logic queue mappings) are not supported by rocketgo")
 
 func (p *brokerProcs) updateColdDataFlowCtr(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.admin.UpdateColdDataFlowCtr(req.Body, p.log); err != nil {
+	if err := p.ops.UpdateColdDataFlowCtr(req.Body, p.log); err != nil {
 		return p.refuse(c, req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 func (p *brokerProcs) removeColdDataFlowCtr(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	p.admin.RemoveColdDataFlowCtr(req.Body)
+	p.ops.RemoveColdDataFlowCtr(req.Body)
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 func (p *brokerProcs) coldDataFlowCtrInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	return okBody(req, p.admin.ColdDataFlowCtrInfo())
+	return okBody(req, p.ops.ColdDataFlowCtrInfo())
 }
 
 func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -142,7 +142,7 @@ func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Comma
 	if req.Str("READ_AHEAD_MODE") != "" || len(req.ExtFields) > 0 {
 		fields = map[string]string{"READ_AHEAD_MODE": req.Str("READ_AHEAD_MODE")}
 	}
-	remark, err := p.admin.SetCommitLogReadMode(fields)
+	remark, err := p.ops.SetCommitLogReadMode(fields)
 	if err != nil {
 		return p.refuse(c, req, err)
 	}

@@ -1,7 +1,7 @@
 package processor
 
 import (
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -38,7 +38,7 @@ func (p *brokerProcs) queryMessage(_ *remoting.Conn, req *remoting.Command) *rem
 	if err != nil {
 		return p.fail(req, err)
 	}
-	res, err := p.reads.QueryMessage(broker.QueryMessageRequest{Topic: topic, Key: key, MaxNum: maxNum, Begin: begin, End: end,
+	res, err := p.reads.QueryMessage(admin.QueryMessageRequest{Topic: topic, Key: key, MaxNum: maxNum, Begin: begin, End: end,
 		UniqKey: req.Str(uniqueKeyQueryFlag) == "true"})
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	if err != nil {

@@ -128,7 +128,7 @@ func TestSyncMasterWithoutSlave(t *testing.T) {
 // GET_ALL_CONSUMER_OFFSET and GET_ALL_DELAY_OFFSET as Apache encodes them.
 func TestSlaveSynchronize(t *testing.T) {
 	m, mcl := svcBroker(t)
-	if err := m.CommitOffset(tables.QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 1, Offset: 42}); err != nil {
+	if err := m.Admin.CommitOffset(tables.QueueOffsetRequest{Group: "G", Topic: "T", QueueID: 1, Offset: 42}); err != nil {
 		t.Fatal(err)
 	}
 	resp := invoke(t, mcl, m, remoting.NewRequest(remoting.GetAllConsumerOffset, nil, nil))
@@ -153,7 +153,7 @@ func TestSlaveSynchronize(t *testing.T) {
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitOffset(tables.QueueOffsetRequest{Group: "G2", Topic: "OnlyOnSlave", QueueID: 0, Offset: 7}); err == nil {
+	if err := s.Admin.CommitOffset(tables.QueueOffsetRequest{Group: "G2", Topic: "OnlyOnSlave", QueueID: 0, Offset: 7}); err == nil {
 		t.Fatal("commit for an unknown group accepted")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -173,7 +173,7 @@ func TestSlaveSynchronize(t *testing.T) {
 	if off, ok := s.Offsets.Query("G", "T", 1); !ok || off != 42 {
 		t.Errorf("offset T@G/1 on the slave: %d %t", off, ok)
 	}
-	if got, want := s.AllTopicConfig().DataVersion, m.AllTopicConfig().DataVersion; got != want {
+	if got, want := s.Admin.AllTopicConfig().DataVersion, m.Admin.AllTopicConfig().DataVersion; got != want {
 		t.Errorf("slave topic data version %+v, master's %+v", got, want)
 	}
 	// A dead master: the sync fails and changes nothing.

@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/stats"
@@ -36,10 +37,10 @@ type Puller interface {
 
 // Reader reads stored messages for the query and view codes.
 type Reader interface {
-	QueryMessage(r broker.QueryMessageRequest) (broker.QueryMessageResult, error)
+	QueryMessage(r admin.QueryMessageRequest) (admin.QueryMessageResult, error)
 	ViewMessage(offset int64) ([]byte, error)
-	QueryConsumeQueue(topic string, queueID int32, index int64, count int) (broker.ConsumeQueueView, error)
-	ConsumeTimeSpan(topic, group string) ([]broker.QueueTimeSpan, error)
+	QueryConsumeQueue(topic string, queueID int32, index int64, count int) (admin.ConsumeQueueView, error)
+	ConsumeTimeSpan(topic, group string) ([]admin.QueueTimeSpan, error)
 }
 
 // Popper is pop consumption: pops, peeks, acks, invisibility changes and
@@ -68,7 +69,7 @@ type Offsets interface {
 	QueueMaxOffset(topic string, queueID int32) int64
 	SearchOffset(topic string, queueID int32, ts int64, upper bool) int64
 	EarliestMsgStoreTime(topic string, queueID int32) int64
-	ResetOffset(r broker.ResetOffsetRequest) (broker.ResetOffsetResult, error)
+	ResetOffset(r admin.ResetOffsetRequest) (admin.ResetOffsetResult, error)
 	CloneGroupOffset(src, dst, topic string, offline bool) error
 	CorrectionOffsets(topic, compareGroup, filterGroups string) (map[int32]int64, error)
 }
@@ -84,15 +85,11 @@ type Clients interface {
 	ConsumerConn(group, clientID string) (*remoting.Conn, bool)
 	ConsumerMembers(group string) []tables.ConsumerMember
 	Subscription(group, topic string) (*tables.Subscription, bool)
-	ConsumerConnections(group string) (tables.ConsumerGroupState, error)
-	ProducerConnections(group string) ([]tables.Connection, error)
 	ProducerTable() map[string][]tables.ProducerInfo
-	ConsumerTopics(group string) broker.ConsumerTopics
-	TopicConsumers(topic string) []string
 }
 
-// Admin is topics, groups, the broker's configuration, its figures and its
-// maintenance switches.
+// Admin is topics, groups, their statistics, the clients' connections as
+// the tools see them, and the manual cleanups.
 type Admin interface {
 	TopicConfig(topic string) (*tables.TopicConfig, error)
 	UpdateTopic(tc tables.TopicConfig) error
@@ -104,26 +101,41 @@ type Admin interface {
 	DeleteGroup(group string, cleanOffset bool) error
 	AllGroupConfig() tables.GroupTable
 	UpdateGroupForbidden(group, topic string, readable *bool) (tables.GroupForbidden, error)
-	SetMessageRequestMode(body []byte) error
-	QueryAssignment(body []byte) ([]byte, error)
 
-	UpdateConfig(body []byte) (broker.ConfigChange, error)
-	ConfigProperties() ([]byte, remoting.DataVersion)
-	RuntimeInfo() map[string]string
-	TopicStats(topic string) ([]broker.QueueStats, error)
-	ConsumeStats(r broker.ConsumeStatsRequest) []broker.QueueConsumeStats
-	BrokerConsumeStats(orderOnly bool) []broker.GroupConsumeStats
+	TopicStats(topic string) ([]admin.QueueStats, error)
+	ConsumeStats(r admin.ConsumeStatsRequest) []admin.QueueConsumeStats
+	BrokerConsumeStats(orderOnly bool) []admin.GroupConsumeStats
 	StatsData(name, key string) (stats.StatsData, bool)
 	TopicPutTps(topic string) float64
 	ConsumeTps(group, topic string) float64
+	ConsumerConnections(group string) (tables.ConsumerGroupState, error)
+	ProducerConnections(group string) ([]tables.Connection, error)
+	ConsumerTopics(group string) admin.ConsumerTopics
+	TopicConsumers(topic string) []string
 
 	DeleteExpiredCommitLog()
 	CleanExpiredConsumeQueues()
 	CleanUnusedTopics() []string
+}
+
+// AdminService is the admin, offsets and read codes' service.
+type AdminService interface {
+	Admin
+	Offsets
+	Reader
+}
+
+// Ops are the broker's own configuration, figures and switches.
+type Ops interface {
+	UpdateConfig(body []byte) (broker.ConfigChange, error)
+	ConfigProperties() ([]byte, remoting.DataVersion)
+	RuntimeInfo() map[string]string
 	ColdDataFlowCtrInfo() []byte
 	UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error
 	RemoveColdDataFlowCtr(body []byte)
 	SetCommitLogReadMode(fields map[string]string) (string, error)
+	SetMessageRequestMode(body []byte) error
+	QueryAssignment(body []byte) ([]byte, error)
 }
 
 // Replication is what a slave asks its master for, and whether this broker
@@ -156,16 +168,22 @@ type Host interface {
 }
 
 // Broker is every service the broker's handlers call that is still a
-// method of the broker. BrokerTable hands each request family only its
-// own part of it.
+// method of the broker.
 type Broker interface {
 	Sender
-	Reader
 	Transactions
-	Offsets
 	Clients
-	Admin
+	Ops
 	Replication
 	Roles
 	Host
+}
+
+// Services are the broker's services as the handlers use them:
+// BrokerTable hands each request family only its own part.
+type Services struct {
+	Broker Broker
+	Pulls  Puller
+	Pops   Popper
+	Admin  AdminService
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -77,7 +77,7 @@ func (p *brokerProcs) queryConsumeQueue(_ *remoting.Conn, req *remoting.Command)
 	if err != nil {
 		return p.fail(req, err)
 	}
-	v, err := p.reads.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), broker.MaxQueryCQEntries)))
+	v, err := p.reads.QueryConsumeQueue(h.topic, h.queueID, index, int(min(max(count, 0), admin.MaxQueryCQEntries)))
 	if err != nil {
 		return p.fail(req, err)
 	}

@@ -153,7 +153,7 @@ func (p *Service) revive(ck *popCk, now int64) bool {
 
 // errReviveTopic marks a retry topic that cannot be created: retrying is
 // pointless, the message goes to the DLQ.
-var errReviveTopic = errors.New("broker: pop retry topic cannot be created")
+var errReviveTopic = errors.New("pop: retry topic cannot be created")
 
 // reviveRead reads the popped message at off; false if it is gone from its queue.
 func (p *Service) reviveRead(ck *popCk, off int64) (*message.Record, bool) {

@@ -135,7 +135,7 @@ type groupsFile struct {
 	DataVersion            remoting.DataVersion    `json:"dataVersion"`
 	SubscriptionGroupTable map[string]*GroupConfig `json:"subscriptionGroupTable"`
 	// ForbiddenTable is 5.x's group → topic → forbidden permission bits
-	// (UPDATE_AND_GET_GROUP_FORBIDDEN, groupforbidden.go).
+	// (UPDATE_AND_GET_GROUP_FORBIDDEN, broker/admin).
 	ForbiddenTable map[string]map[string]int32 `json:"forbiddenTable,omitempty"`
 }
 

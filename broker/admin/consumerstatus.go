@@ -1,4 +1,4 @@
-package broker
+package admin
 
 // GetConsumerStatusBody, the body of a client's answer to
 // GET_CONSUMER_STATUS_FROM_CLIENT (221) and of the broker's answer to

@@ -1,4 +1,4 @@
-package broker
+package admin
 
 import (
 	"strings"
@@ -51,28 +51,28 @@ func (c *cleanups) request(expired, unused bool, start func(fn func()) bool, pas
 // queue files whose entries all point below the commit log's min offset
 // are deleted now, off the caller's goroutine. Apache answers SUCCESS at
 // once too (it cleans before answering).
-func (b *Broker) CleanExpiredConsumeQueues() {
-	b.cleanups.request(true, false, b.Go, b.cleanPass)
+func (s *Service) CleanExpiredConsumeQueues() {
+	s.cleanups.request(true, false, s.d.Go, s.cleanPass)
 }
 
 // CleanUnusedTopics is CLEAN_UNUSED_TOPIC (DefaultMessageStore.cleanUnusedTopic):
 // the consume queues of every topic the store holds that is not in the
 // topic table, neither a system topic nor a light message queue, are
 // deleted, off the caller's goroutine. It returns the topics.
-func (b *Broker) CleanUnusedTopics() []string {
-	unused := b.unusedTopics()
+func (s *Service) CleanUnusedTopics() []string {
+	unused := s.unusedTopics()
 	if len(unused) > 0 {
-		b.log.Warn().Int("topics", len(unused)).Strs("first", unused[:min(len(unused), 10)]).
+		s.log.Warn().Int("topics", len(unused)).Strs("first", unused[:min(len(unused), 10)]).
 			Msg("unused topics' consume queues to be deleted")
-		b.cleanups.request(false, true, b.Go, b.cleanPass)
+		s.cleanups.request(false, true, s.d.Go, s.cleanPass)
 	}
 	return unused
 }
 
-func (b *Broker) unusedTopics() []string {
+func (s *Service) unusedTopics() []string {
 	var unused []string
-	for t := range b.Store.Topics() {
-		if _, ok := b.Topics.Get(t); ok || b.Topics.IsSystem(t) || strings.HasPrefix(t, lmqPrefix) {
+	for t := range s.d.Store.Topics() {
+		if _, ok := s.d.Topics.Get(t); ok || s.d.Topics.IsSystem(t) || strings.HasPrefix(t, lmqPrefix) {
 			continue
 		}
 		unused = append(unused, t)
@@ -82,18 +82,18 @@ func (b *Broker) unusedTopics() []string {
 
 // cleanPass is one pass of the manual cleanups; the unused topics are
 // looked up again, as the table may have changed since the request.
-func (b *Broker) cleanPass(expired, unused bool) {
+func (s *Service) cleanPass(expired, unused bool) {
 	if expired {
-		if err := b.Store.CleanExpiredQueues(); err != nil {
-			b.log.Error().Err(err).Msg("clean expired consume queues")
+		if err := s.d.Store.CleanExpiredQueues(); err != nil {
+			s.log.Error().Err(err).Msg("clean expired consume queues")
 		} else {
-			b.log.Info().Msg("expired consume queue files cleaned (manual)")
+			s.log.Info().Msg("expired consume queue files cleaned (manual)")
 		}
 	}
 	if unused {
-		for _, t := range b.unusedTopics() {
-			if err := b.Store.DeleteTopic(t); err != nil {
-				b.log.Error().Err(err).Str("topic", t).Msg("delete unused topic's files")
+		for _, t := range s.unusedTopics() {
+			if err := s.d.Store.DeleteTopic(t); err != nil {
+				s.log.Error().Err(err).Str("topic", t).Msg("delete unused topic's files")
 			}
 		}
 	}

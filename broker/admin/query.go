@@ -1,4 +1,4 @@
-package broker
+package admin
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 )
 
 // ErrMessageNotFound: an index query found no message.
-var ErrMessageNotFound = errors.New("broker: message not found")
+var ErrMessageNotFound = errors.New("admin: message not found")
 
 // QueryMessageRequest is QUERY_MESSAGE (QueryMessageRequestHeader): the
 // messages of Topic indexed under Key (a KEYS token, or with UniqKey the
@@ -36,12 +36,12 @@ type QueryMessageResult struct {
 // min(maxNum, maxMsgsNumBatch) records. Nothing found is the refusal
 // QUERY_NOT_FOUND with Apache's remark, returned with the result, whose
 // index values the answer still carries.
-func (b *Broker) QueryMessage(r QueryMessageRequest) (QueryMessageResult, error) {
+func (s *Service) QueryMessage(r QueryMessageRequest) (QueryMessageResult, error) {
 	maxNum := int(r.MaxNum)
 	if r.UniqKey {
-		maxNum = b.Config().Store.DefaultQueryMaxNum
+		maxNum = s.d.Config().DefaultQueryMaxNum
 	}
-	res := b.Store.QueryMessage(nil, r.Topic, r.Key, maxNum, r.Begin, r.End)
+	res := s.d.Store.QueryMessage(nil, r.Topic, r.Key, maxNum, r.Begin, r.End)
 	out := QueryMessageResult{Body: res.Body, IndexLastUpdateTimestamp: res.IndexLastUpdateTimestamp,
 		IndexLastUpdatePhyoffset: res.IndexLastUpdatePhyoffset}
 	if res.Count == 0 {

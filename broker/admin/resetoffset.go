@@ -1,4 +1,4 @@
-package broker
+package admin
 
 import (
 	"github.com/rocketgo/rocketgo/broker/tables"
@@ -18,18 +18,18 @@ import (
 // SYSTEM_ERROR on a slave, TOPIC_NOT_EXIST, SUBSCRIPTION_GROUP_NOT_EXIST,
 // SYSTEM_ERROR for an offset out of range or a topic without read queues.
 // The answer lists the queues in Apache's HashMap order.
-func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) {
-	if b.Config().IsSlave() {
-		return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+func (s *Service) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if s.d.Config().IsSlave {
+		return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, errSlave, "Can not reset offset in slave broker")
 	}
-	tc, ok := b.Topics.Get(r.Topic)
+	tc, ok := s.d.Topics.Get(r.Topic)
 	if !ok {
 		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "Topic %s does not exist", r.Topic)
 	}
-	if !b.Groups.Contains(r.Group) {
+	if !s.d.Groups.Contains(r.Group) {
 		return ResetOffsetResult{}, remoting.Refuse(remoting.SubscriptionGroupNotExist, tables.ErrGroupNotExist, "Group %s does not exist", r.Group)
 	}
-	st, name := b.Store, b.Config().BrokerName
+	st, name := s.d.Store, s.d.Config().BrokerName
 	at := func(q int32) int64 {
 		if r.Timestamp < 0 {
 			return st.MaxOffset(r.Topic, q)
@@ -39,7 +39,7 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 	var res ResetOffsetResult
 	if r.OneQueue {
 		// rocketgo's bound on the entries a topic@group holds, as CommitOffset's.
-		if limit := b.Config().MaxTopicQueueNums; r.QueueID >= limit {
+		if limit := s.d.Config().MaxTopicQueueNums; r.QueueID >= limit {
 			return ResetOffsetResult{}, remoting.Refuse(remoting.InvalidParameter, nil, "queueId[%d] is illegal, topic:[%s] maxTopicQueueNums:[%d]",
 				r.QueueID, r.Topic, limit)
 		}
@@ -65,11 +65,11 @@ func (b *Broker) resetOnBroker(r ResetOffsetRequest) (ResetOffsetResult, error) 
 		// Apache's assignResetOffset ignores a negative offset but still
 		// answers it.
 		if o.Offset >= 0 {
-			b.Offsets.AssignReset(r.Group, r.Topic, o.Queue.QueueID, o.Offset)
+			s.d.Offsets.AssignReset(r.Group, r.Topic, o.Queue.QueueID, o.Offset)
 		}
 	}
 	message.HashMapOrder(res.Offsets, 16, func(o QueueOffset) int32 { return o.Queue.JavaHash() })
-	b.log.Info().Str("topic", r.Topic).Str("consumerGroup", r.Group).Int64("timestamp", r.Timestamp).
+	s.log.Info().Str("topic", r.Topic).Str("consumerGroup", r.Group).Int64("timestamp", r.Timestamp).
 		Int("queues", len(res.Offsets)).Msg("consumer offsets reset on the broker")
 	return res, nil
 }

@@ -1,12 +1,10 @@
-package broker
+package admin
 
-// mqadmin's services: runtime information, topic and consume statistics,
-// client connections, offset reset, messages by offset. Each is what one
-// request code asks, with a typed result the processor encodes.
+// mqadmin's services: topic and consume statistics, client connections,
+// offset reset, messages by offset. Each is what one request code asks,
+// with a typed result the processor encodes.
 
 import (
-	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -16,9 +14,6 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
-
-// BrokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
-const BrokerVersionDesc = "V4_9_8"
 
 // QueueStats is one queue's offsets (Apache's TopicOffset).
 type QueueStats struct {
@@ -31,12 +26,12 @@ type QueueStats struct {
 // larger of its queue counts, as Apache), in order; TOPIC_NOT_EXIST with
 // Apache's remark for a topic not in the table. The work is bounded by
 // maxTopicQueueNums, which every topic a request made keeps.
-func (b *Broker) TopicStats(topic string) ([]QueueStats, error) {
-	tc, ok := b.Topics.Get(topic)
+func (s *Service) TopicStats(topic string) ([]QueueStats, error) {
+	tc, ok := s.d.Topics.Get(topic)
 	if !ok {
 		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist", topic)
 	}
-	st, name := b.Store, b.Config().BrokerName
+	st, name := s.d.Store, s.d.Config().BrokerName
 	out := make([]QueueStats, tc.QueueNums())
 	for q := range out {
 		qs := &out[q]
@@ -72,18 +67,18 @@ type QueueConsumeStats struct {
 // ConsumeStats is GET_CONSUME_STATS: the group's progress on every read
 // queue of each topic asked for that exists (a topic listed twice counts
 // once: Apache's answer is a map keyed by queue).
-func (b *Broker) ConsumeStats(r ConsumeStatsRequest) []QueueConsumeStats {
-	st, name := b.Store, b.Config().BrokerName
+func (s *Service) ConsumeStats(r ConsumeStatsRequest) []QueueConsumeStats {
+	st, name := s.d.Store, s.d.Config().BrokerName
 	var out []QueueConsumeStats
-	for _, topic := range b.consumeStatsTopics(r) {
-		tc, ok := b.Topics.Get(topic)
+	for _, topic := range s.consumeStatsTopics(r) {
+		tc, ok := s.d.Topics.Get(topic)
 		if !ok {
 			continue
 		}
 		for q := int32(0); q < tc.ReadQueueNums; q++ {
 			qs := QueueConsumeStats{Queue: tables.MessageQueue{Topic: topic, BrokerName: name, QueueID: q},
 				BrokerOffset: max(st.MaxOffset(topic, q), 0)}
-			if off, ok := b.Offsets.Query(r.Group, topic, q); ok && off > 0 {
+			if off, ok := s.d.Offsets.Query(r.Group, topic, q); ok && off > 0 {
 				qs.ConsumerOffset = off
 				qs.LastTimestamp, _ = st.StoreTimeAt(topic, q, off-1)
 			}
@@ -93,7 +88,7 @@ func (b *Broker) ConsumeStats(r ConsumeStatsRequest) []QueueConsumeStats {
 	return out
 }
 
-func (b *Broker) consumeStatsTopics(r ConsumeStatsRequest) []string {
+func (s *Service) consumeStatsTopics(r ConsumeStatsRequest) []string {
 	if len(r.Topics) > 0 {
 		var out []string
 		seen := map[string]bool{}
@@ -109,9 +104,9 @@ func (b *Broker) consumeStatsTopics(r ConsumeStatsRequest) []string {
 	if r.Topic != "" {
 		topics = []string{r.Topic}
 	} else {
-		topics = b.Offsets.TopicsOf(r.Group)
+		topics = s.d.Offsets.TopicsOf(r.Group)
 	}
-	state, online := b.Clients.ConsumerGroup(r.Group)
+	state, online := s.d.Clients.ConsumerGroup(r.Group)
 	if !online || len(state.Subscriptions) == 0 {
 		return topics
 	}
@@ -127,8 +122,8 @@ func (b *Broker) consumeStatsTopics(r ConsumeStatsRequest) []string {
 // ConsumerConnections is GET_CONSUMER_CONNECTION_LIST: the group's live
 // connections and last heartbeat; CONSUMER_NOT_ONLINE with Apache's remark
 // when no member is connected.
-func (b *Broker) ConsumerConnections(group string) (tables.ConsumerGroupState, error) {
-	state, ok := b.Clients.ConsumerGroup(group)
+func (s *Service) ConsumerConnections(group string) (tables.ConsumerGroupState, error) {
+	state, ok := s.d.Clients.ConsumerGroup(group)
 	if !ok {
 		return state, remoting.Refuse(remoting.ConsumerNotOnline, nil, "the consumer group[%s] not online", group)
 	}
@@ -137,8 +132,8 @@ func (b *Broker) ConsumerConnections(group string) (tables.ConsumerGroupState, e
 
 // ProducerConnections is GET_PRODUCER_CONNECTION_LIST: a producer group's
 // live connections; SYSTEM_ERROR with Apache's remark when there are none.
-func (b *Broker) ProducerConnections(group string) ([]tables.Connection, error) {
-	conns := b.Clients.ProducerConnections(group)
+func (s *Service) ProducerConnections(group string) ([]tables.Connection, error) {
+	conns := s.d.Clients.ProducerConnections(group)
 	if len(conns) == 0 {
 		return nil, remoting.Refuse(remoting.SystemError, nil, "the producer group[%s] not exist", group)
 	}
@@ -147,12 +142,12 @@ func (b *Broker) ProducerConnections(group string) ([]tables.Connection, error) 
 
 // TopicConsumers is QUERY_TOPIC_CONSUME_BY_WHO: the groups online and
 // subscribed to topic and those with offsets committed for it, sorted.
-func (b *Broker) TopicConsumers(topic string) []string {
+func (s *Service) TopicConsumers(topic string) []string {
 	set := map[string]struct{}{}
-	for _, g := range b.Clients.GroupsSubscribing(topic) {
+	for _, g := range s.d.Clients.GroupsSubscribing(topic) {
 		set[g] = struct{}{}
 	}
-	for _, g := range b.Offsets.Groups(topic) {
+	for _, g := range s.d.Offsets.Groups(topic) {
 		set[g] = struct{}{}
 	}
 	out := make([]string, 0, len(set))
@@ -171,13 +166,12 @@ type ConsumerTopics struct {
 
 // ConsumerTopics is QUERY_TOPICS_BY_CONSUMER: the topics a group committed
 // offsets for, sorted, and this broker's address.
-func (b *Broker) ConsumerTopics(group string) ConsumerTopics {
-	topics := b.Offsets.TopicsOf(group)
+func (s *Service) ConsumerTopics(group string) ConsumerTopics {
+	topics := s.d.Offsets.TopicsOf(group)
 	if topics == nil {
 		topics = []string{}
 	}
-	c := b.Config()
-	return ConsumerTopics{BrokerAddr: c.BrokerIP1 + ":" + strconv.Itoa(c.ListenPort), Topics: topics}
+	return ConsumerTopics{BrokerAddr: s.d.Config().BrokerAddr, Topics: topics}
 }
 
 // ResetOffsetRequest is INVOKE_BROKER_TO_RESET_OFFSET.
@@ -234,22 +228,22 @@ func (r ResetOffsetResult) AppendJSON(dst []byte) []byte {
 // TOPIC_NOT_EXIST for a topic not in the table, SYSTEM_ERROR when the group
 // committed nothing for a queue, CONSUMER_NOT_ONLINE when no member is
 // connected.
-func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
-	if r.OneQueue || b.Config().UseServerSideResetOffset {
-		return b.resetOnBroker(r)
+func (s *Service) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
+	if r.OneQueue || s.d.Config().UseServerSideResetOffset {
+		return s.resetOnBroker(r)
 	}
-	if b.Config().IsSlave() {
-		return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, ErrSlave, "Can not reset offset in slave broker")
+	if s.d.Config().IsSlave {
+		return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, errSlave, "Can not reset offset in slave broker")
 	}
-	tc, ok := b.Topics.Get(r.Topic)
+	tc, ok := s.d.Topics.Get(r.Topic)
 	if !ok {
 		return ResetOffsetResult{}, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist,
 			"[reset-offset] reset offset failed, no topic in this broker. topic=%s", r.Topic)
 	}
-	st, name := b.Store, b.Config().BrokerName
+	st, name := s.d.Store, s.d.Config().BrokerName
 	res := ResetOffsetResult{Offsets: make([]QueueOffset, 0, tc.WriteQueueNums)}
 	for q := int32(0); q < tc.WriteQueueNums; q++ {
-		consumerOff, ok := b.Offsets.Query(r.Group, r.Topic, q)
+		consumerOff, ok := s.d.Offsets.Query(r.Group, r.Topic, q)
 		if !ok {
 			return ResetOffsetResult{}, remoting.Refuse(remoting.SystemError, nil, "THe consumer group <%s> not exist", r.Group)
 		}
@@ -265,7 +259,7 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 		}
 		res.Offsets = append(res.Offsets, QueueOffset{Queue: tables.MessageQueue{Topic: r.Topic, BrokerName: name, QueueID: q}, Offset: off})
 	}
-	conns := b.Clients.ConsumerConns(r.Group)
+	conns := s.d.Clients.ConsumerConns(r.Group)
 	if len(conns) == 0 {
 		return ResetOffsetResult{}, remoting.Refuse(remoting.ConsumerNotOnline, nil,
 			"Consumer not online, so can not reset offset, Group: %s Topic: %s Timestamp: %d", r.Group, r.Topic, r.Timestamp)
@@ -277,10 +271,10 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 			"isForce": strconv.FormatBool(r.Force),
 		}, body)
 		if err := c.Send(notice); err != nil {
-			b.log.Warn().Err(err).Str("consumerGroup", r.Group).Str("remote", c.Remote).Msg("reset offset notice")
+			s.log.Warn().Err(err).Str("consumerGroup", r.Group).Str("remote", c.Remote).Msg("reset offset notice")
 		}
 	}
-	b.log.Info().Str("topic", r.Topic).Str("consumerGroup", r.Group).Int64("timestamp", r.Timestamp).
+	s.log.Info().Str("topic", r.Topic).Str("consumerGroup", r.Group).Int64("timestamp", r.Timestamp).
 		Bool("isForce", r.Force).Int("consumers", len(conns)).Msg("consumer offsets reset")
 	return res, nil
 }
@@ -288,114 +282,12 @@ func (b *Broker) ResetOffset(r ResetOffsetRequest) (ResetOffsetResult, error) {
 // ViewMessage is VIEW_MESSAGE_BY_ID: a copy of the stored record at a
 // commit-log offset (taken from an offset message id); SYSTEM_ERROR with
 // Apache's remark when there is none.
-func (b *Broker) ViewMessage(offset int64) ([]byte, error) {
-	rec, err := b.Store.MessageAt(offset)
+func (s *Service) ViewMessage(offset int64) ([]byte, error) {
+	rec, err := s.d.Store.MessageAt(offset)
 	if err != nil {
 		return nil, remoting.Refuse(remoting.SystemError, err, "can not find message by the offset, %d", offset)
 	}
 	return rec, nil
-}
-
-// RuntimeInfo is GET_BROKER_RUNTIME_INFO: Apache's KVTable of counters,
-// with the keys mqadmin's brokerStatus and clusterList read; the put and get
-// figures are runtimestats.go's. What rocketgo does not measure (thread
-// pools, transient store) is reported as an idle Apache broker reports it.
-func (b *Broker) RuntimeInfo() map[string]string {
-	st := b.Store
-	rs := b.stats.report(b.IsSlave())
-	earliest := int64(-1)
-	for t, qs := range st.Topics() {
-		for _, q := range qs {
-			if ts, err := st.EarliestMessageTime(t, q); err == nil && (earliest < 0 || ts < earliest) {
-				earliest = ts
-			}
-		}
-	}
-	pullQueued, pullCapacity := b.Pulls.Queue()
-	_, cqRatio, _ := st.DiskUsedRatios()
-	info := map[string]string{
-		"brokerActive":                    strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
-		"brokerVersionDesc":               BrokerVersionDesc,
-		"brokerVersion":                   strconv.Itoa(int(remoting.ServerVersion)),
-		"msgPutTotalYesterdayMorning":     strconv.FormatInt(rs.putYesterdayMorning, 10),
-		"msgPutTotalTodayMorning":         strconv.FormatInt(rs.putTodayMorning, 10),
-		"msgPutTotalTodayNow":             strconv.FormatInt(rs.putNow, 10),
-		"msgGetTotalYesterdayMorning":     strconv.FormatInt(rs.getYesterdayMorning, 10),
-		"msgGetTotalTodayMorning":         strconv.FormatInt(rs.getTodayMorning, 10),
-		"msgGetTotalTodayNow":             strconv.FormatInt(rs.getNow, 10),
-		"dispatchBehindBytes":             strconv.FormatInt(st.MaxPhyOffset()-st.DispatchedPhyOffset(), 10),
-		"pageCacheLockTimeMills":          "0",
-		"earliestMessageTimeStamp":        strconv.FormatInt(earliest, 10),
-		"startAcceptSendRequestTimeStamp": "0",
-		"timerReadBehind":                 "0",
-		"timerOffsetBehind":               "0",
-		"timerCongestNum":                 "0",
-		"timerEnqueueTps":                 "0.0",
-		"timerDequeueTps":                 "0.0",
-		// Apache's remainTransientStoreBufferNumbs without a transient
-		// store pool (rocketgo has none): Integer.MAX_VALUE.
-		"remainTransientStoreBufferNumbs":          "2147483647",
-		"remainHowManyDataToFlush":                 "0 B",
-		"commitLogDiskRatio":                       strconv.FormatFloat(st.CommitLogDiskRatio(), 'f', -1, 64),
-		"commitLogDiskRatio_" + st.CommitLogDir():  strconv.FormatFloat(st.CommitLogDiskRatio(), 'f', -1, 64),
-		"consumeQueueDiskRatio":                    strconv.FormatFloat(cqRatio, 'f', -1, 64),
-		"commitLogMaxOffset":                       strconv.FormatInt(st.MaxPhyOffset(), 10),
-		"commitLogMinOffset":                       strconv.FormatInt(st.MinPhyOffset(), 10),
-		"bootTimestamp":                            strconv.FormatInt(b.stats.started.UnixMilli(), 10),
-		"runtime":                                  runtimeText(time.Since(b.stats.started)),
-		"putTps":                                   rs.putTps,
-		"getFoundTps":                              rs.getFoundTps,
-		"getMissTps":                               rs.getMissTps,
-		"getTransferredTps":                        rs.getTransferredTps,
-		"getTransferedTps":                         rs.getTransferredTps, // 4.9 tools' spelling
-		"getTotalTps":                              rs.getTotalTps,
-		"sendThreadPoolQueueSize":                  "0",
-		"sendThreadPoolQueueCapacity":              "10000",
-		"pullThreadPoolQueueSize":                  strconv.Itoa(pullQueued),
-		"pullThreadPoolQueueCapacity":              strconv.Itoa(pullCapacity),
-		"litePullThreadPoolQueueSize":              "0",
-		"queryThreadPoolQueueSize":                 "0",
-		"sendThreadPoolQueueHeadWaitTimeMills":     "0",
-		"pullThreadPoolQueueHeadWaitTimeMills":     "0",
-		"queryThreadPoolQueueHeadWaitTimeMills":    "0",
-		"litePullThreadPoolQueueHeadWaitTimeMills": "0",
-		"EndTransactionQueueSize":                  "0",
-		// Pools rocketgo does not have, as an idle Apache broker with
-		// Apache's default capacities reports them (the dashboard's broker
-		// status lists every key).
-		"litePullThreadPoolQueueCapacity":       "100000",
-		"queryThreadPoolQueueCapacity":          "20000",
-		"ackThreadPoolQueueSize":                "0",
-		"ackThreadPoolQueueCapacity":            "100000",
-		"ackThreadPoolQueueHeadWaitTimeMills":   "0",
-		"EndTransactionThreadPoolQueueCapacity": "100000",
-	}
-	if !b.IsSlave() {
-		_, inBytes, _, _ := b.Stats.Totals()
-		b.stats.store.report(info, rs.putNow, inBytes)
-	} else {
-		b.stats.store.report(info, 0, 0)
-	}
-	if total, free, err := st.RootCapacity(); err == nil {
-		info["commitLogDirCapacity"] = fmt.Sprintf("Total : %s, Free : %s.", humanBytes(total), humanBytes(free))
-	}
-	return info
-}
-
-// humanBytes is Apache's MixAll.humanReadableByteCount(bytes, false):
-// "512 B", "1.5 KiB", "20.0 GiB".
-func humanBytes(n int64) string {
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	exp := int(math.Log(float64(n)) / math.Log(1024))
-	return fmt.Sprintf("%.1f %ciB", float64(n)/math.Pow(1024, float64(exp)), "KMGTPE"[exp-1])
-}
-
-// runtimeText is Apache's "[ 0 days, 0 hours, 1 minutes, 5 seconds ]".
-func runtimeText(d time.Duration) string {
-	s := int64(d.Seconds())
-	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", s/86400, s%86400/3600, s%3600/60, s%60)
 }
 
 // QueueTimeSpan is one queue of QUERY_CONSUME_TIME_SPAN (Apache's
@@ -409,12 +301,12 @@ type QueueTimeSpan struct {
 // ConsumeTimeSpan is QUERY_CONSUME_TIME_SPAN (AdminBrokerProcessor.
 // queryConsumeTimeSpan): one span per write queue of the topic, bounded by
 // maxTopicQueueNums; TOPIC_NOT_EXIST with Apache's remark.
-func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
-	tc, ok := b.Topics.Get(topic)
+func (s *Service) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
+	tc, ok := s.d.Topics.Get(topic)
 	if !ok {
 		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist", topic)
 	}
-	st, name, now := b.Store, b.Config().BrokerName, time.Now().UnixMilli()
+	st, name, now := s.d.Store, s.d.Config().BrokerName, time.Now().UnixMilli()
 	timeAt := func(q int32, off int64) int64 {
 		if t, ok := st.StoreTimeAt(topic, q, off); ok {
 			return t
@@ -424,23 +316,23 @@ func (b *Broker) ConsumeTimeSpan(topic, group string) ([]QueueTimeSpan, error) {
 	out := make([]QueueTimeSpan, tc.WriteQueueNums)
 	for i := range out {
 		q := int32(i)
-		s := &out[i]
-		s.Queue = tables.MessageQueue{Topic: topic, BrokerName: name, QueueID: q}
-		s.MinTime = b.EarliestMsgStoreTime(topic, q)
+		sp := &out[i]
+		sp.Queue = tables.MessageQueue{Topic: topic, BrokerName: name, QueueID: q}
+		sp.MinTime = s.EarliestMsgStoreTime(topic, q)
 		maxOff := st.MaxOffset(topic, q)
-		s.MaxTime = timeAt(q, maxOff-1)
-		consumed, ok := b.Offsets.Query(group, topic, q)
+		sp.MaxTime = timeAt(q, maxOff-1)
+		consumed, ok := s.d.Offsets.Query(group, topic, q)
 		if !ok {
 			consumed = -1 // Apache's queryOffset
 		}
-		s.ConsumeTime = s.MinTime
+		sp.ConsumeTime = sp.MinTime
 		if consumed > 0 {
-			s.ConsumeTime = timeAt(q, consumed-1)
+			sp.ConsumeTime = timeAt(q, consumed-1)
 		}
 		if consumed < maxOff {
 			// Apache's arithmetic, kept: without an offset (or an empty
 			// queue) the next message's time is -1 and the lag now+1.
-			s.Lag = now - timeAt(q, consumed)
+			sp.Lag = now - timeAt(q, consumed)
 		}
 	}
 	return out, nil
@@ -459,8 +351,8 @@ type ConsumeQueueView struct {
 // QueryConsumeQueue is QUERY_CONSUME_QUEUE (AdminBrokerProcessor.
 // queryConsumeQueue): the queue's bounds and up to count entries from
 // index; SYSTEM_ERROR with Apache's remark for a queue that does not exist.
-func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, count int) (ConsumeQueueView, error) {
-	st := b.Store
+func (s *Service) QueryConsumeQueue(topic string, queueID int32, index int64, count int) (ConsumeQueueView, error) {
+	st := s.d.Store
 	if !st.HasQueue(topic, queueID) {
 		return ConsumeQueueView{}, remoting.Refuse(remoting.SystemError, tables.ErrTopicNotExist, "%d@%s is not exist!", queueID, topic)
 	}
@@ -482,20 +374,20 @@ func (b *Broker) QueryConsumeQueue(topic string, queueID int32, index int64, cou
 }
 
 // SystemTopics are the names of the broker's system topics.
-func (b *Broker) SystemTopics() []string { return b.Topics.SystemTopics() }
+func (s *Service) SystemTopics() []string { return s.d.Topics.SystemTopics() }
 
 // StatsData is one of Apache's BrokerStatsManager items (name, key) by day,
 // hour and minute; false when it does not exist.
-func (b *Broker) StatsData(name, key string) (stats.StatsData, bool) {
-	return b.Stats.StatsData(name, key)
+func (s *Service) StatsData(name, key string) (stats.StatsData, bool) {
+	return s.d.Counts.StatsData(name, key)
 }
 
 // TopicPutTps is the rate of messages stored on topic, all types together.
-func (b *Broker) TopicPutTps(topic string) float64 { return b.Stats.TopicPutTps(topic) }
+func (s *Service) TopicPutTps(topic string) float64 { return s.d.Counts.TopicPutTps(topic) }
 
 // ConsumeTps is the rate of messages group took from topic.
-func (b *Broker) ConsumeTps(group, topic string) float64 { return b.Stats.ConsumeTps(group, topic) }
+func (s *Service) ConsumeTps(group, topic string) float64 { return s.d.Counts.ConsumeTps(group, topic) }
 
 // DeleteExpiredCommitLog deletes expired commit-log files now rather than
 // at the next scheduled time.
-func (b *Broker) DeleteExpiredCommitLog() { b.Store.DeleteExpiredManually() }
+func (s *Service) DeleteExpiredCommitLog() { s.d.Store.DeleteExpiredManually() }

@@ -1,4 +1,4 @@
-package broker
+package admin
 
 // The group forbidden table of Apache 5.x (SubscriptionGroupManager's
 // forbiddenTable): per group and topic, bits of permissions taken away,
@@ -21,10 +21,10 @@ import (
 // bit of group on topic when readable is given, then reports it. As
 // Apache, clearing the last bit of one topic drops the group's whole
 // entry, and only a set bit bumps the data version.
-func (b *Broker) UpdateGroupForbidden(group, topic string, readable *bool) (tables.GroupForbidden, error) {
+func (s *Service) UpdateGroupForbidden(group, topic string, readable *bool) (tables.GroupForbidden, error) {
 	if len(group) > message.GroupMaxLength || len(topic) > message.TopicMaxLength {
-		return tables.GroupForbidden{}, remoting.Refuse(remoting.InvalidParameter, errors.New("broker: name too long"),
+		return tables.GroupForbidden{}, remoting.Refuse(remoting.InvalidParameter, errors.New("admin: name too long"),
 			"the group or topic name is too long")
 	}
-	return b.Groups.UpdateForbidden(group, topic, readable)
+	return s.d.Groups.UpdateForbidden(group, topic, readable)
 }

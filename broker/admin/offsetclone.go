@@ -1,4 +1,4 @@
-package broker
+package admin
 
 import (
 	"strings"
@@ -15,29 +15,29 @@ import (
 // skipped, and so is one an online source group does not subscribe to
 // unless offline is set. rocketgo refuses a destination group name that
 // breaks the group rule (the offset file keys by it).
-func (b *Broker) CloneGroupOffset(src, dst, topic string, offline bool) error {
+func (s *Service) CloneGroupOffset(src, dst, topic string, offline bool) error {
 	if err := message.ValidGroupName(dst); err != nil {
 		return err
 	}
 	topics := []string{topic}
 	if message.IsBlank(topic) {
-		topics = b.Offsets.TopicsOf(src)
+		topics = s.d.Offsets.TopicsOf(src)
 	}
 	var subs map[string]*tables.Subscription
-	if st, ok := b.Clients.ConsumerGroup(src); ok {
+	if st, ok := s.d.Clients.ConsumerGroup(src); ok {
 		subs = st.Subscriptions
 	}
 	for _, t := range topics {
-		if _, ok := b.Topics.Get(t); !ok {
-			b.log.Warn().Str("topic", t).Msg("[cloneGroupOffset] topic config not exist")
+		if _, ok := s.d.Topics.Get(t); !ok {
+			s.log.Warn().Str("topic", t).Msg("[cloneGroupOffset] topic config not exist")
 			continue
 		}
 		if !offline && len(subs) > 0 && subs[t] == nil {
-			b.log.Warn().Str("topic", t).Str("consumerGroup", src).
+			s.log.Warn().Str("topic", t).Str("consumerGroup", src).
 				Msg("[cloneGroupOffset] topic does not exist in consumer group's subscription")
 			continue
 		}
-		b.Offsets.Clone(src, dst, t)
+		s.d.Offsets.Clone(src, dst, t)
 	}
 	return nil
 }
@@ -51,7 +51,7 @@ func (b *Broker) CloneGroupOffset(src, dst, topic string, offline bool) error {
 // the offset table); rocketgo only leaves them out. A queue compareGroup
 // committed that no group counted is SYSTEM_ERROR, where Apache's lookup
 // of it throws.
-func (b *Broker) CorrectionOffsets(topic, compareGroup, filterGroups string) (map[int32]int64, error) {
+func (s *Service) CorrectionOffsets(topic, compareGroup, filterGroups string) (map[int32]int64, error) {
 	skip := map[string]bool{}
 	if !message.IsBlank(filterGroups) {
 		for _, g := range strings.Split(filterGroups, ",") {
@@ -59,12 +59,12 @@ func (b *Broker) CorrectionOffsets(topic, compareGroup, filterGroups string) (ma
 		}
 	}
 	out := make(map[int32]int64)
-	for _, g := range b.Offsets.Groups(topic) {
+	for _, g := range s.d.Offsets.Groups(topic) {
 		if skip[g] {
 			continue
 		}
-		for q, off := range b.Offsets.Table(g, topic) {
-			if off < b.Store.MinOffset(topic, q) {
+		for q, off := range s.d.Offsets.Table(g, topic) {
+			if off < s.d.Store.MinOffset(topic, q) {
 				continue
 			}
 			if cur, ok := out[q]; !ok || off < cur {
@@ -72,7 +72,7 @@ func (b *Broker) CorrectionOffsets(topic, compareGroup, filterGroups string) (ma
 			}
 		}
 	}
-	for q, off := range b.Offsets.Table(compareGroup, topic) {
+	for q, off := range s.d.Offsets.Table(compareGroup, topic) {
 		cur, ok := out[q]
 		if !ok {
 			return nil, remoting.Refuse(remoting.SystemError, nil, "java.lang.NullPointerException")

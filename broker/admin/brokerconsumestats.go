@@ -1,4 +1,4 @@
-package broker
+package admin
 
 import (
 	"sort"
@@ -18,9 +18,9 @@ type GroupConsumeStats struct {
 // committed offsets for (as GET_CONSUME_STATS answers them), order topics
 // only when orderOnly. The groups come in the order Apache's group table
 // (a ConcurrentHashMap created for 1024, so 2048 buckets) iterates them.
-func (b *Broker) BrokerConsumeStats(orderOnly bool) []GroupConsumeStats {
+func (s *Service) BrokerConsumeStats(orderOnly bool) []GroupConsumeStats {
 	groups := make([]string, 0, 64)
-	for g := range b.Groups.Snapshot().Groups {
+	for g := range s.d.Groups.Snapshot().Groups {
 		groups = append(groups, g)
 	}
 	sort.Strings(groups)
@@ -28,15 +28,15 @@ func (b *Broker) BrokerConsumeStats(orderOnly bool) []GroupConsumeStats {
 	out := make([]GroupConsumeStats, 0, len(groups))
 	for _, g := range groups {
 		gs := GroupConsumeStats{Group: g}
-		topics := b.consumeStatsTopics(ConsumeStatsRequest{Group: g})
+		topics := s.consumeStatsTopics(ConsumeStatsRequest{Group: g})
 		sort.Strings(topics)
 		message.HashMapOrder(topics, 16, message.JavaHash) // whichTopicByConsumer's HashSet
 		for _, t := range topics {
-			tc, ok := b.Topics.Get(t)
+			tc, ok := s.d.Topics.Get(t)
 			if !ok || orderOnly && !tc.Order {
 				continue
 			}
-			gs.Topics = append(gs.Topics, b.ConsumeStats(ConsumeStatsRequest{Group: g, Topic: t}))
+			gs.Topics = append(gs.Topics, s.ConsumeStats(ConsumeStatsRequest{Group: g, Topic: t}))
 		}
 		out = append(out, gs)
 	}
