@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rocketgo/rocketgo/broker/admin"
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -246,7 +247,7 @@ func TestClientAndStatsServices(t *testing.T) {
 
 	// Puts are counted by the send path, as Apache's BROKER_PUT_NUMS; rates
 	// are left out until 10 s of samples exist.
-	if err := b.Send(sendReq("T", "", "counted"), &SendResult{}, nil); err != nil {
+	if err := b.Sends.Send(sendReq("T", "", "counted"), &send.Result{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, func() bool { return b.Store.MaxPhyOffset() == b.Store.DispatchedPhyOffset() })

@@ -18,6 +18,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/timer"
@@ -53,6 +54,8 @@ type Broker struct {
 	Revive stats.PopStats
 	// Pops is pop consumption; the broker runs its revive as a master.
 	Pops *pop.Service
+	// Sends stores sends, send-backs and recalls.
+	Sends *send.Service
 	// Admin serves the admin codes over the tables.
 	Admin *admin.Service
 	// Pulls serves pulls, their long polling and cold reads.
@@ -65,8 +68,10 @@ type Broker struct {
 
 	// cfg is the configuration in force (Config): a snapshot never modified
 	// once stored; a runtime change stores a whole new one.
-	cfg   atomic.Pointer[Config]
-	cfgMu sync.Mutex // serialises updateConfig and UpdateConfig; guards cfgFile
+	cfg atomic.Pointer[Config]
+	// sendCfg is the send path's view of cfg (sendConfig).
+	sendCfg atomic.Pointer[sendSnapshot]
+	cfgMu   sync.Mutex // serialises updateConfig and UpdateConfig; guards cfgFile
 	// cfgFile is the configuration as the config file holds it
 	// (runtimeconfig.go); cfgDirty: it changed since last written.
 	cfgFile  configFile
@@ -177,6 +182,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.Store = st
 	b.wait = st.Wait
 	b.StoreHost = cfg.StoreHost()
+	b.UniqIDs = message.NewUniqIDGen(b.StoreHost.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
 	b.Admin = admin.New(admin.Deps{Config: b.adminConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets,
 		Clients: b.Clients, Counts: &b.Stats, Go: b.Go}, log)
@@ -184,19 +190,20 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		Filters: &b.Filters, Clients: b.Clients, Counts: &b.Stats, Got: b.stats.got, StoreGot: b.stats.store.got,
 		MaxParked: cfg.MaxParkedPulls, ColdThreads: cfg.PullMessageThreadPoolNums, ColdCapacity: cfg.PullThreadPoolQueueCapacity},
 		root.With().Str("component", "pull").Logger())
+	b.Sends = send.New(b.sendDeps(st), log)
 	txLog := root.With().Str("component", "transaction").Logger()
 	b.tx = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
-		Commit: b.put, CheckRealTopic: b.checkRealTopic,
+		Commit: b.Sends.Put, CheckRealTopic: b.Sends.CheckRealTopic,
 		Wait:   func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) },
 		Counts: &b.Tx, StoreHost: b.StoreHost, QueueCapacity: cfg.EndTransactionPoolQueueCapacity, Quit: b.quit}, txLog)
 	b.Filters.SetLimits(cfg.FilterCacheMaxBytes, cfg.FilterExpressionMaxLength)
-	b.delays = timer.NewDelays(st, b.reputReal, &b.Stats, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
+	b.delays = timer.NewDelays(st, b.Sends.ReputReal, &b.Stats, filepath.Join(dir, "config", "delayOffset.json"), st.DelayLevels(),
 		root.With().Str("component", "delay").Logger())
 	if err := b.delays.Load(); err != nil {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load delay offsets: %w", err)
 	}
-	b.timers = timer.NewTimers(st, b.reputReal, &b.Timer, filepath.Join(dir, "config", "timerProgress.json"),
+	b.timers = timer.NewTimers(st, b.Sends.ReputReal, &b.Timer, filepath.Join(dir, "config", "timerProgress.json"),
 		root.With().Str("component", "timer").Logger())
 	if err := b.timers.Load(); err != nil {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
@@ -217,7 +224,6 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 			b.timers.Poke()
 		}
 	})
-	b.UniqIDs = message.NewUniqIDGen(b.StoreHost.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	return b, nil
 }
 

@@ -56,7 +56,7 @@ type Config struct {
 	// Apache 5.x; the timer lives in the broker here.
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
 	TimerMaxDelaySec int64 `key:"timerMaxDelaySec"`
-	// RecallMessageEnable serves RECALL_MESSAGE (recall.go);
+	// RecallMessageEnable serves RECALL_MESSAGE (broker/send);
 	// AllowRecallWhenBrokerNotWriteable lets it through a brokerPermission
 	// without write. Apache 5.3's keys and defaults (false, true).
 	RecallMessageEnable               bool `key:"recallMessageEnable"`

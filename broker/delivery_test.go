@@ -83,7 +83,7 @@ func TestPoisonSetAside(t *testing.T) {
 	var buf2 syncBuf
 	b2, _ := logBroker(t, dir, &buf2)
 	m := testMsg("Real", props("TIMER_DELAY_MS", "100", "id", "after"))
-	if _, err := b2.put(m); err != nil {
+	if _, err := b2.Sends.Put(m); err != nil {
 		t.Fatal(err)
 	}
 	if !waitFor(t, 5*time.Second, func() bool { return b2.Store.MaxOffset("Real", 0) == 2 }) {

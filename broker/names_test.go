@@ -58,7 +58,7 @@ func TestReputRefusesBadRealTopic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := b.reputReal(rec); !errors.Is(err, message.ErrTopicInvalid) {
+		if _, _, err := b.Sends.ReputReal(rec); !errors.Is(err, message.ErrTopicInvalid) {
 			t.Errorf("reput to %s-%s: %v, want message.ErrTopicInvalid", tc.topic, tc.qid, err)
 		}
 	}

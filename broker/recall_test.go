@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -18,19 +18,19 @@ func recallOn(c *Config) { c.RecallMessageEnable = true }
 // and returns its recall handle.
 func sendTimerMsg(t *testing.T, b *Broker, id string, due int64) string {
 	t.Helper()
-	var res SendResult
-	if err := b.Send(sendReq("Real", props("TIMER_DELIVER_MS", itoa(due), "UNIQ_KEY", id, "id", id), "x"), &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(sendReq("Real", props("TIMER_DELIVER_MS", itoa(due), "UNIQ_KEY", id, "id", id), "x"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	return res.RecallHandle
 }
 
 func recall(b *Broker, topic, handle string) error {
-	r, _, err := b.Recall(RecallRequest{ProducerGroup: "PG", Topic: topic, Handle: handle})
+	r, _, err := b.Sends.Recall(send.RecallRequest{ProducerGroup: "PG", Topic: topic, Handle: handle})
 	if err != nil {
 		return err
 	}
-	return b.Send(&r, &SendResult{}, nil)
+	return b.Sends.Send(&r, &send.Result{}, nil)
 }
 
 // A recalled timer message is not delivered, before or after a restart;
@@ -100,7 +100,7 @@ func TestRecallRefusals(t *testing.T) {
 		{"not a number", "Real", enc("v1 Real b x U1"), remoting.IllegalOperation, "recall failed, timestamp invalid"},
 		{"too far", "Real", enc("v1 Real b " + itoa(now+4*24*3600*1000) + " U1"), remoting.IllegalOperation, "recall failed, timestamp invalid"},
 	} {
-		if _, _, err := b.Recall(RecallRequest{Topic: tc.topic, Handle: tc.handle}); !refusedWith(err, tc.code, tc.remark) {
+		if _, _, err := b.Sends.Recall(send.RecallRequest{Topic: tc.topic, Handle: tc.handle}); !refusedWith(err, tc.code, tc.remark) {
 			t.Errorf("%s: %v, want %d %q", tc.name, err, tc.code, tc.remark)
 		}
 	}
@@ -108,42 +108,22 @@ func TestRecallRefusals(t *testing.T) {
 	for len(unpadded) > 0 && unpadded[len(unpadded)-1] == '=' {
 		unpadded = unpadded[:len(unpadded)-1]
 	}
-	if _, id, err := b.Recall(RecallRequest{Topic: "Real", Handle: unpadded}); err != nil || id != "U1" {
+	if _, id, err := b.Sends.Recall(send.RecallRequest{Topic: "Real", Handle: unpadded}); err != nil || id != "U1" {
 		t.Errorf("an unpadded handle with an extra field (Java's decoder takes it): %v %q", err, id)
 	}
 	b.updateConfig(func(c *Config) { c.RecallMessageEnable = false })
-	for _, r := range []RecallRequest{{Topic: "Real", Handle: h}, {Topic: "Real"}, {}} { // 5.3.3: whatever the header
-		if _, _, err := b.Recall(r); !refusedWith(err, remoting.NoPermission, "recall failed, operation is forbidden") {
+	for _, r := range []send.RecallRequest{{Topic: "Real", Handle: h}, {Topic: "Real"}, {}} { // 5.3.3: whatever the header
+		if _, _, err := b.Sends.Recall(r); !refusedWith(err, remoting.NoPermission, "recall failed, operation is forbidden") {
 			t.Errorf("recall disabled, %+v: %v", r, err)
 		}
 	}
 	b.updateConfig(func(c *Config) {
 		c.RecallMessageEnable, c.BrokerPermission, c.AllowRecallWhenBrokerNotWriteable = true, message.PermRead, false
 	})
-	if _, _, err := b.Recall(RecallRequest{Topic: "Real", Handle: h}); !refusedWith(err, remoting.ServiceNotAvailable, "recall failed, broker service not available") {
+	if _, _, err := b.Sends.Recall(send.RecallRequest{Topic: "Real", Handle: h}); !refusedWith(err, remoting.ServiceNotAvailable, "recall failed, broker service not available") {
 		t.Errorf("broker not writeable: %v", err)
 	}
 	if n := b.Store.MaxPhyOffset(); n != end {
 		t.Errorf("a refused recall stored something: commit log end %d -> %d", end, n)
 	}
-}
-
-// The handle decoder takes any text without panicking, and what
-// recallHandle builds decodes to its parts.
-func FuzzDecodeRecallHandle(f *testing.F) {
-	p := props("TIMER_OUT_MS", "41", "REAL_TOPIC", "T")
-	if got, ok := decodeRecallHandle(recallHandle("b", p, "U1")); !ok || got != (recallHandleV1{"T", "b", "42", "U1"}) {
-		f.Fatalf("round trip: %+v %v", got, ok)
-	}
-	f.Add("v1 T b 123 U", "")
-	f.Add("v1  b 1 U", "=")
-	f.Add("v2 T b 1 U extra", "==")
-	f.Fuzz(func(t *testing.T, raw, pad string) {
-		if h, ok := decodeRecallHandle(base64.RawURLEncoding.EncodeToString([]byte(raw)) + pad); ok {
-			if parts := strings.Split(raw, " "); parts[0] != "v1" || h.topic != parts[1] {
-				t.Fatalf("%q decoded to %+v", raw, h)
-			}
-		}
-		_, _ = decodeRecallHandle(raw)
-	})
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -74,7 +75,7 @@ type replication struct {
 }
 
 // ErrSlave: a slave does not take the write asked for.
-var ErrSlave = errors.New("broker: the broker is a slave")
+var ErrSlave = send.ErrSlave
 
 // RejectsSends reports a broker that refuses sends and send backs before
 // reading them (Apache 5.x SendMessageProcessor.rejectRequest: a slave).
@@ -86,13 +87,6 @@ func (b *Broker) RejectsSends() bool { return b.Config().IsSlave() }
 func (b *Broker) RejectsPulls() bool {
 	c := b.Config()
 	return c.IsSlave() && !c.SlaveReadEnable
-}
-
-// slaveRefusal is the answer to a write that reaches a slave's store
-// (Apache's checkBeforePutMessage: SERVICE_NOT_AVAILABLE, the store's
-// remark).
-func (b *Broker) slaveRefusal(cfg *Config) error {
-	return b.storeRefusal(cfg, ErrSlave)
 }
 
 // IsSlave reports brokerRole SLAVE.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -67,15 +68,15 @@ func TestSyncMasterSendStatus(t *testing.T) {
 		name  string
 		flush store.FlushDiskType
 		err   error
-		want  SendStatus
+		want  send.Status
 	}{
-		{"acked", store.AsyncFlush, nil, SendOK},
-		{"no slave", store.AsyncFlush, store.ErrReplicaNotAvailable, SendSlaveNotAvailable},
-		{"slave timeout", store.AsyncFlush, errors.Join(errors.New("offset 10"), store.ErrReplicaTimeout), SendFlushSlaveTimeout},
-		{"closed", store.AsyncFlush, store.ErrClosed, SendFlushSlaveTimeout},
-		{"sync flush closed", store.SyncFlush, store.ErrClosed, SendFlushDiskTimeout},
-		{"sync flush slave timeout", store.SyncFlush, store.ErrReplicaTimeout, SendFlushSlaveTimeout},
-		{"sync flush disk timeout", store.SyncFlush, store.ErrFlushTimeout, SendFlushDiskTimeout},
+		{"acked", store.AsyncFlush, nil, send.OK},
+		{"no slave", store.AsyncFlush, store.ErrReplicaNotAvailable, send.SlaveNotAvailable},
+		{"slave timeout", store.AsyncFlush, errors.Join(errors.New("offset 10"), store.ErrReplicaTimeout), send.FlushSlaveTimeout},
+		{"closed", store.AsyncFlush, store.ErrClosed, send.FlushSlaveTimeout},
+		{"sync flush closed", store.SyncFlush, store.ErrClosed, send.FlushDiskTimeout},
+		{"sync flush slave timeout", store.SyncFlush, store.ErrReplicaTimeout, send.FlushSlaveTimeout},
+		{"sync flush disk timeout", store.SyncFlush, store.ErrFlushTimeout, send.FlushDiskTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := testBroker(t, t.TempDir(), func(c *Config) {
@@ -85,10 +86,10 @@ func TestSyncMasterSendStatus(t *testing.T) {
 			putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 			var need store.Durability
 			b.wait = func(_ int64, n store.Durability, done func(error)) { need = n; done(tc.err) }
-			var got SendStatus = -1
-			var res SendResult
-			if err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) {
-				return func(st SendStatus) { got = st }
+			var got send.Status = -1
+			var res send.Result
+			if err := b.Sends.Send(sendReq("T", "", "x"), &res, func() func(send.Status) {
+				return func(st send.Status) { got = st }
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -109,22 +110,22 @@ func TestSyncMasterSendStatus(t *testing.T) {
 		waited = end
 		done(store.ErrReplicaNotAvailable)
 	}
-	var got SendStatus = -1
-	var bres SendResult
-	if err := sm.Send(batchReq(t, "T", "", "a", "b", "c"), &bres, func() func(SendStatus) {
-		return func(st SendStatus) { got = st }
+	var got send.Status = -1
+	var bres send.Result
+	if err := sm.Sends.Send(batchReq(t, "T", "", "a", "b", "c"), &bres, func() func(send.Status) {
+		return func(st send.Status) { got = st }
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got != SendSlaveNotAvailable || waited != sm.Store.MaxPhyOffset() || strings.Count(string(bres.MsgID), ",") != 2 {
+	if got != send.SlaveNotAvailable || waited != sm.Store.MaxPhyOffset() || strings.Count(string(bres.MsgID), ",") != 2 {
 		t.Fatalf("batch: status %v, waited for %d (log end %d), msgId %q", got, waited, sm.Store.MaxPhyOffset(), bres.MsgID)
 	}
 
 	b, _ := testBroker(t, t.TempDir(), nil)
 	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
 	b.wait = func(int64, store.Durability, func(error)) { t.Fatal("an ASYNC_MASTER waited") }
-	var res SendResult
-	if err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) { return func(SendStatus) {} }); err != nil || res.Parked {
+	var res send.Result
+	if err := b.Sends.Send(sendReq("T", "", "x"), &res, func() func(send.Status) { return func(send.Status) {} }); err != nil || res.Parked {
 		t.Fatalf("ASYNC_MASTER: %v parked %t", err, res.Parked)
 	}
 }
@@ -392,7 +393,7 @@ func TestSlaveSyncHostileMaster(t *testing.T) {
 func TestSlaveRuntimeInfoCountsNoPuts(t *testing.T) {
 	dir := t.TempDir()
 	m, stop := testBroker(t, dir, nil)
-	if err := m.Send(sendReq("T", "", "counted"), &SendResult{}, nil); err != nil {
+	if err := m.Sends.Send(sendReq("T", "", "counted"), &send.Result{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool { return m.Store.MaxOffset("T", 0) == 1 })

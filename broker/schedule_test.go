@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
-	"github.com/rocketgo/rocketgo/broker/timer"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
@@ -119,47 +117,6 @@ func props(kv ...string) string {
 	return string(b)
 }
 
-func TestScheduleTransforms(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), nil)
-	now := time.Now().UnixMilli()
-	m := testMsg("T", props("DELAY", "7", "TIMER_DELAY_SEC", "5"))
-	m.QueueID = 3
-	if err := b.schedule(m, now); err != nil {
-		t.Fatal(err)
-	}
-	pm := message.ParseProperties(m.Properties)
-	if m.Topic != message.ScheduleTopic || m.QueueID != 1 || pm["DELAY"] != "2" || pm["REAL_TOPIC"] != "T" ||
-		pm["REAL_QID"] != "3" || pm["TIMER_DELAY_SEC"] != "" {
-		t.Errorf("level 7 of 2: topic=%s queue=%d props=%v", m.Topic, m.QueueID, pm)
-	}
-	// Precedence: DELAY_SEC, then DELAY_MS, then DELIVER_MS.
-	m = testMsg("T", props("TIMER_DELIVER_MS", "1", "TIMER_DELAY_MS", "1500", "TIMER_DELAY_SEC", "3"))
-	if err := b.schedule(m, now); err != nil {
-		t.Fatal(err)
-	}
-	if m.Topic != message.TimerTopic || message.Property(m.Properties, "TIMER_OUT_MS") != itoa(now+3000) {
-		t.Errorf("timer: topic=%s props=%q", m.Topic, m.Properties)
-	}
-	for _, tc := range []struct {
-		name, props string
-		want        error
-	}{
-		{"beyond max", props("TIMER_DELAY_SEC", itoa(3*24*3600+1)), ErrTimerIllegal},
-		{"garbage", props("TIMER_DELIVER_MS", "soon"), ErrTimerIllegal},
-		{"past delete", props("TIMER_DELIVER_MS", "1", "TIMER_DEL_UNIQKEY", "x"), ErrTimerIllegal},
-		{"past", props("TIMER_DELIVER_MS", "1"), nil},
-	} {
-		m := testMsg("T", tc.props)
-		if err := b.schedule(m, now); !errors.Is(err, tc.want) || (err == nil && m.Topic != "T") {
-			t.Errorf("%s: err=%v topic=%s", tc.name, err, m.Topic)
-		}
-	}
-	b.updateConfig(func(c *Config) { c.TimerWheelEnable = false })
-	if err := b.schedule(testMsg("T", props("TIMER_DELAY_SEC", "3")), now); !errors.Is(err, ErrTimerDisabled) {
-		t.Errorf("disabled wheel: %v", err)
-	}
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestDelayDeliveryAndOffsetFile(t *testing.T) {
@@ -169,7 +126,7 @@ func TestDelayDeliveryAndOffsetFile(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		m := testMsg("Real", props("DELAY", "1", "K", "v"))
 		m.QueueID = 2
-		if _, err := b.put(m); err != nil {
+		if _, err := b.Sends.Put(m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +185,7 @@ func TestTimerDeliveryOrderAndRestart(t *testing.T) {
 	put := func(b *Broker, id string, due int64) {
 		t.Helper()
 		m := testMsg("Real", props("TIMER_DELIVER_MS", itoa(due), "id", id))
-		if _, err := b.put(m); err != nil {
+		if _, err := b.Sends.Put(m); err != nil {
 			t.Fatal(err)
 		}
 		if m.Topic != message.TimerTopic {
@@ -336,49 +293,5 @@ func TestLocks(t *testing.T) {
 	}
 	if got := l.TryLock("G", "A", 3, q, now); len(got) != 2 {
 		t.Fatalf("after B's connection closed A got %v", got)
-	}
-}
-
-func TestRetrySendRules(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), nil)
-	send := func(reconsume, max int32, hasMax bool) *store.PutMessage {
-		t.Helper()
-		m := testMsg("%RETRY%G", props("DELAY", "3"))
-		m.ReconsumeTimes = reconsume
-		if err := b.retrySend(m, "PG", max, hasMax); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	if m := send(16, 0, false); m.Topic != "%RETRY%G" {
-		t.Errorf("reconsumeTimes 16 of the group's 16 went to %s", m.Topic)
-	}
-	if m := send(17, 0, false); m.Topic != "%DLQ%G" || message.Property(m.Properties, "DELAY") != "-1" {
-		t.Errorf("reconsumeTimes 17 > 16: topic %s props %q", m.Topic, m.Properties)
-	}
-	if m := send(2, 1, true); m.Topic != "%DLQ%G" {
-		t.Errorf("header maxReconsumeTimes 1: topic %s", m.Topic)
-	}
-	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != message.PermRead|message.PermWrite || tc.WriteQueueNums != 1 {
-		t.Errorf("DLQ topic %+v %v", tc, ok)
-	}
-	b.Locks.TryLock("G", "c", 1, []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}}, time.Now())
-	if m := send(0, 0, false); m.Topic != "%DLQ%G" {
-		t.Errorf("group with orderly locks: topic %s", m.Topic)
-	}
-	if err := b.retrySend(testMsg("%RETRY%nope", ""), "PG", 0, false); err != nil {
-		t.Errorf("auto-created group: %v", err) // autoCreateSubscriptionGroup defaults to true
-	}
-}
-
-func BenchmarkScheduleHookPlainSend(b *testing.B) {
-	br := brokerWith(DefaultConfig())
-	br.delays = timer.NewDelays(nil, nil, nil, "", []int64{1000}, zerolog.Nop())
-	m := testMsg("T", props("KEYS", "k1", "TAGS", "TagA", "UNIQ_KEY", "7F0000010001000000000000000000AA", "WAIT", "true"))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := br.schedule(m, 0); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -20,15 +21,15 @@ import (
 )
 
 // sendReq is a single send of body to topic with the client's properties.
-func sendReq(topic, props string, body string) *SendRequest {
-	return &SendRequest{ProducerGroup: "PG", Topic: topic, DefaultTopic: message.AutoCreateTopicKey, DefaultTopicQueueNums: 4,
+func sendReq(topic, props string, body string) *send.Request {
+	return &send.Request{ProducerGroup: "PG", Topic: topic, DefaultTopic: message.AutoCreateTopicKey, DefaultTopicQueueNums: 4,
 		QueueID: 0, BornTimestamp: time.Now().UnixMilli(), BornHost: netip.MustParseAddrPort("10.0.0.1:5"),
 		Properties: props, Body: []byte(body), Producer: "10.0.0.1:5"}
 }
 
 // batchReq is a SEND_BATCH_MESSAGE of bodies, each with its own property
 // id=<body>, and the batch's own properties.
-func batchReq(t *testing.T, topic, props string, bodies ...string) *SendRequest {
+func batchReq(t *testing.T, topic, props string, bodies ...string) *send.Request {
 	t.Helper()
 	r := sendReq(topic, props, "")
 	r.Batch = true
@@ -86,61 +87,61 @@ func TestSendRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		edit   func(*Config)
-		req    func(t *testing.T) *SendRequest
+		req    func(t *testing.T) *send.Request
 		code   int32
 		remark string
 		is     error
 	}{
 		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead },
-			func(*testing.T) *SendRequest { return sendReq("T", "", "x") },
+			func(*testing.T) *send.Request { return sendReq("T", "", "x") },
 			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden", tables.ErrNoPermission},
-		{"illegal topic name", nil, func(*testing.T) *SendRequest { return sendReq("a b", "", "x") },
+		{"illegal topic name", nil, func(*testing.T) *send.Request { return sendReq("a b", "", "x") },
 			remoting.InvalidParameter, message.RemarkTopicIllegal, message.ErrTopicInvalid},
-		{"topic too long", nil, func(*testing.T) *SendRequest { return sendReq(strings.Repeat("t", 128), "", "x") },
+		{"topic too long", nil, func(*testing.T) *send.Request { return sendReq(strings.Repeat("t", 128), "", "x") },
 			remoting.InvalidParameter, message.RemarkTopicTooLong, message.ErrTopicInvalid},
-		{"topic clients may not send to", nil, func(*testing.T) *SendRequest { return sendReq(message.ScheduleTopic, "", "x") },
+		{"topic clients may not send to", nil, func(*testing.T) *send.Request { return sendReq(message.ScheduleTopic, "", "x") },
 			remoting.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden.", tables.ErrNoPermission},
 		{"topic not exist", func(c *Config) { c.AutoCreateTopicEnable = false },
-			func(*testing.T) *SendRequest { return sendReq("Nope", "", "x") },
+			func(*testing.T) *send.Request { return sendReq("Nope", "", "x") },
 			remoting.TopicNotExist, "topic[Nope] not exist, apply first please!" + faq, tables.ErrTopicNotExist},
-		{"topic not writable", nil, func(*testing.T) *SendRequest { return sendReq("RO", "", "x") },
+		{"topic not writable", nil, func(*testing.T) *send.Request { return sendReq("RO", "", "x") },
 			remoting.NoPermission, "the topic[RO] sending message is forbidden", tables.ErrNoPermission},
-		{"queue id out of range", nil, func(*testing.T) *SendRequest { r := sendReq("T", "", "x"); r.QueueID = 4; return r },
+		{"queue id out of range", nil, func(*testing.T) *send.Request { r := sendReq("T", "", "x"); r.QueueID = 4; return r },
 			remoting.InvalidParameter, "request queueId[4] is illegal, tables.TopicConfig [topicName=T, readQueueNums=4, " +
 				"writeQueueNums=4, perm=RW-, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=false, attributes={}] " +
 				"Producer: 10.0.0.1:5", nil},
-		{"body too large", nil, func(*testing.T) *SendRequest { return sendReq("T", "", strings.Repeat("x", 1025)) },
+		{"body too large", nil, func(*testing.T) *send.Request { return sendReq("T", "", strings.Repeat("x", 1025)) },
 			remoting.MessageIllegal, illegal, store.ErrMessageTooLarge},
-		{"properties too large", nil, func(*testing.T) *SendRequest {
+		{"properties too large", nil, func(*testing.T) *send.Request {
 			return sendReq("T", props("big", strings.Repeat("p", 32768)), "x")
 		}, remoting.MessageIllegal, illegal, store.ErrPropertiesTooLarge},
-		{"batch message too large", nil, func(t *testing.T) *SendRequest {
+		{"batch message too large", nil, func(t *testing.T) *send.Request {
 			return batchReq(t, "T", "", "a", strings.Repeat("x", 1025))
 		}, remoting.MessageIllegal, illegal, store.ErrMessageTooLarge},
-		{"batch into a retry topic", nil, func(t *testing.T) *SendRequest { return batchReq(t, "%RETRY%G", "", "a") },
+		{"batch into a retry topic", nil, func(t *testing.T) *send.Request { return batchReq(t, "%RETRY%G", "", "a") },
 			remoting.MessageIllegal, "batch request does not support retry group %RETRY%G", nil},
-		{"delayed batch", nil, func(t *testing.T) *SendRequest { return batchReq(t, "T", props("DELAY", "1"), "a") },
+		{"delayed batch", nil, func(t *testing.T) *send.Request { return batchReq(t, "T", props("DELAY", "1"), "a") },
 			remoting.MessageIllegal, illegal, store.ErrBadBatch},
-		{"transactional batch", nil, func(t *testing.T) *SendRequest {
+		{"transactional batch", nil, func(t *testing.T) *send.Request {
 			r := batchReq(t, "T", "", "a")
 			r.SysFlag = 1 << 2 // TRANSACTION_PREPARED_TYPE
 			return r
 		}, remoting.MessageIllegal, illegal, store.ErrBadBatch},
-		{"empty batch", nil, func(t *testing.T) *SendRequest { return batchReq(t, "T", "") },
+		{"empty batch", nil, func(t *testing.T) *send.Request { return batchReq(t, "T", "") },
 			remoting.MessageIllegal, "empty batch", store.ErrBadBatch},
 		{"timer disabled", func(c *Config) { c.TimerWheelEnable = false },
-			func(*testing.T) *SendRequest { return sendReq("T", props("TIMER_DELAY_SEC", "3"), "x") },
-			remoting.SystemError, "accurate timer message is not enabled, timerWheelEnable is false", ErrTimerDisabled},
-		{"timer too far", nil, func(*testing.T) *SendRequest {
+			func(*testing.T) *send.Request { return sendReq("T", props("TIMER_DELAY_SEC", "3"), "x") },
+			remoting.SystemError, "accurate timer message is not enabled, timerWheelEnable is false", send.ErrTimerDisabled},
+		{"timer too far", nil, func(*testing.T) *send.Request {
 			return sendReq("T", props("TIMER_DELAY_SEC", itoa(3*24*3600+1)), "x")
 		}, remoting.MessageIllegal, "timer message illegal, the delay time should not be bigger than the max delay " +
-			"259200000ms; or if set del msg, the delay time should be bigger than the current time", ErrTimerIllegal},
-		{"timer batch too far", nil, func(t *testing.T) *SendRequest {
+			"259200000ms; or if set del msg, the delay time should be bigger than the current time", send.ErrTimerIllegal},
+		{"timer batch too far", nil, func(t *testing.T) *send.Request {
 			return batchReq(t, "T", props("TIMER_DELAY_SEC", itoa(3*24*3600+1)), "a", "b")
 		}, remoting.MessageIllegal, "timer message illegal, the delay time should not be bigger than the max delay " +
-			"259200000ms; or if set del msg, the delay time should be bigger than the current time", ErrTimerIllegal},
+			"259200000ms; or if set del msg, the delay time should be bigger than the current time", send.ErrTimerIllegal},
 		{"retry group not exist", func(c *Config) { c.AutoCreateSubscriptionGroup = false },
-			func(*testing.T) *SendRequest { return sendReq("%RETRY%Nobody", "", "x") },
+			func(*testing.T) *send.Request { return sendReq("%RETRY%Nobody", "", "x") },
 			remoting.SubscriptionGroupNotExist, "subscription group not exist, Nobody " + faq, tables.ErrGroupNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,8 +154,8 @@ func TestSendRefusals(t *testing.T) {
 			})
 			putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 			putTopic(t, b, "RO", 4, message.PermRead)
-			var res SendResult
-			err := b.Send(tc.req(t), &res, nil)
+			var res send.Result
+			err := b.Sends.Send(tc.req(t), &res, nil)
 			var r *remoting.Refusal
 			if !errors.As(err, &r) || r.Code != tc.code || r.Remark != tc.remark {
 				t.Fatalf("Send = %v (%#v), want code %d remark %q", err, r, tc.code, tc.remark)
@@ -180,9 +181,9 @@ func TestSendStoreNotAvailable(t *testing.T) {
 	if err := b.Store.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, req := range []*SendRequest{sendReq("T", "", "x"), batchReq(t, "T", "", "a")} {
-		var res SendResult
-		err := b.Send(req, &res, nil)
+	for _, req := range []*send.Request{sendReq("T", "", "x"), batchReq(t, "T", "", "a")} {
+		var res send.Result
+		err := b.Sends.Send(req, &res, nil)
 		var r *remoting.Refusal
 		if !errors.As(err, &r) || r.Code != remoting.ServiceNotAvailable ||
 			!strings.HasPrefix(r.Remark, "service not available now. It may be caused by one of the following reasons: "+
@@ -198,11 +199,11 @@ func TestSendStoreNotAvailable(t *testing.T) {
 func TestSendResults(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerClusterName = "C1"; c.TraceOn = false })
 	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
-	var res SendResult
-	if err := b.Send(sendReq("T", props("UNIQ_KEY", "U1", "K", "v"), "one"), &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(sendReq("T", props("UNIQ_KEY", "U1", "K", "v"), "one"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != SendOK || res.QueueID != 0 || res.QueueOffset != 0 || res.TransactionID != "U1" || res.TraceOn ||
+	if res.Status != send.OK || res.QueueID != 0 || res.QueueOffset != 0 || res.TransactionID != "U1" || res.TraceOn ||
 		res.Region != "DefaultRegion" || res.Parked {
 		t.Errorf("first send: %+v", res)
 	}
@@ -212,8 +213,8 @@ func TestSendResults(t *testing.T) {
 	}
 	r := sendReq("T", props("K", "w"), "two")
 	r.QueueID = -1 // any write queue
-	res = SendResult{}
-	if err := b.Send(r, &res, nil); err != nil {
+	res = send.Result{}
+	if err := b.Sends.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if res.QueueID < 0 || res.QueueID >= 4 || len(res.TransactionID) != 32 {
@@ -229,10 +230,10 @@ func TestSendResults(t *testing.T) {
 	}
 
 	base := b.Store.MaxOffset("T", 2) // the random queue may have been 2
-	res = SendResult{}
+	res = send.Result{}
 	br := batchReq(t, "T", props("B", "1"), "a", "b", "c")
 	br.QueueID = 2
-	if err := b.Send(br, &res, nil); err != nil {
+	if err := b.Sends.Send(br, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := strings.Split(string(res.MsgID), ",")
@@ -255,14 +256,14 @@ func TestSendResults(t *testing.T) {
 // one queue, as Apache's msgCheck does.
 func TestSendAutoCreates(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	var res SendResult
-	if err := b.Send(sendReq("Fresh", "", "x"), &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(sendReq("Fresh", "", "x"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if tc, ok := b.Topics.Get("Fresh"); !ok || tc.WriteQueueNums != 4 || !tc.Writable() {
 		t.Errorf("auto-created topic: %+v %t", tc, ok)
 	}
-	if err := b.Send(sendReq("%RETRY%G", "", "x"), &res, nil); err != nil {
+	if err := b.Sends.Send(sendReq("%RETRY%G", "", "x"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if tc, ok := b.Topics.Get("%RETRY%G"); !ok || tc.WriteQueueNums != 1 || tc.ReadQueueNums != 1 {
@@ -279,8 +280,8 @@ func TestSendBatchThroughTimer(t *testing.T) {
 	putTopic(t, b, "T", 4, message.PermRead|message.PermWrite)
 	br := batchReq(t, "T", props("TIMER_DELAY_MS", "300"), "a", "b")
 	br.QueueID = 3
-	var res SendResult
-	if err := b.Send(br, &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(br, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if res.QueueID != 3 {
@@ -309,8 +310,8 @@ func TestSendRetryToDLQ(t *testing.T) {
 	r := sendReq("%RETRY%G", props("DELAY", "3"), "dead")
 	r.ReconsumeTimes = 3
 	r.MaxReconsumeTimes, r.HasMaxReconsumeTimes = 2, true
-	var res SendResult
-	if err := b.Send(r, &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if tc, ok := b.Topics.Get("%DLQ%G"); !ok || tc.Perm != message.PermRead|message.PermWrite || tc.WriteQueueNums != 1 {
@@ -325,7 +326,7 @@ func TestSendRetryToDLQ(t *testing.T) {
 	}
 	r = sendReq("%RETRY%G", "", "again")
 	r.ReconsumeTimes = 1
-	if err := b.Send(r, &res, nil); err != nil {
+	if err := b.Sends.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitRecords(t, b, "%RETRY%G", 0, 1)
@@ -337,12 +338,12 @@ func TestSendRetryToDLQ(t *testing.T) {
 func TestSendBack(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
 	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
-	var res SendResult
-	if err := b.Send(sendReq("T", props("K", "v"), "body"), &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(sendReq("T", props("K", "v"), "body"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
-	if err := b.SendBack(SendBack{Group: "G", Offset: off}); err != nil {
+	if err := b.Sends.SendBack(send.BackRequest{Group: "G", Offset: off}); err != nil {
 		t.Fatal(err)
 	}
 	staged := waitRecords(t, b, message.ScheduleTopic, 1, 1) // level 3 of the test's 2: queue 1
@@ -351,7 +352,7 @@ func TestSendBack(t *testing.T) {
 		string(staged[0].Body) != "body" {
 		t.Errorf("staged retry: props %v reconsume %d", pm, staged[0].ReconsumeTimes)
 	}
-	if err := b.SendBack(SendBack{Group: "G", Offset: off, DelayLevel: -1}); err != nil {
+	if err := b.Sends.SendBack(send.BackRequest{Group: "G", Offset: off, DelayLevel: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if recs := waitRecords(t, b, "%DLQ%G", 0, 1); string(recs[0].Body) != "body" {
@@ -366,16 +367,16 @@ func TestSendBack(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		edit   func(*Config)
-		r      SendBack
+		r      send.BackRequest
 		code   int32
 		remark string
 	}{
 		// A name no group may have is never auto-created.
-		{"group not exist", nil, SendBack{Group: "no group", Offset: off},
+		{"group not exist", nil, send.BackRequest{Group: "no group", Offset: off},
 			remoting.SubscriptionGroupNotExist, "subscription group not exist, no group " + remoting.FAQGroupNotExist},
-		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead }, SendBack{Group: "G", Offset: off},
+		{"broker not writable", func(c *Config) { c.BrokerPermission = message.PermRead }, send.BackRequest{Group: "G", Offset: off},
 			remoting.NoPermission, "the broker[127.0.0.1] sending message is forbidden"},
-		{"no message there", nil, SendBack{Group: "G", Offset: 1 << 40},
+		{"no message there", nil, send.BackRequest{Group: "G", Offset: 1 << 40},
 			remoting.SystemError, "look message by offset failed, 1099511627776"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,7 +384,7 @@ func TestSendBack(t *testing.T) {
 				b.updateConfig(tc.edit)
 				t.Cleanup(func() { b.updateConfig(func(c *Config) { *c = *brokerDefaultsFor(c) }) })
 			}
-			err := b.SendBack(tc.r)
+			err := b.Sends.SendBack(tc.r)
 			var r *remoting.Refusal
 			if !errors.As(err, &r) || r.Code != tc.code || r.Remark != tc.remark {
 				t.Errorf("SendBack = %v, want %d %q", err, tc.code, tc.remark)
@@ -411,21 +412,21 @@ func TestSendSyncFlush(t *testing.T) {
 			req = batchReq(t, "T", "", "a", "b")
 		}
 		var asked, calls atomic.Int32
-		got := make(chan SendStatus, 2)
-		var res SendResult
-		err := b.Send(req, &res, func() func(SendStatus) {
+		got := make(chan send.Status, 2)
+		var res send.Result
+		err := b.Sends.Send(req, &res, func() func(send.Status) {
 			asked.Add(1)
 			if len(res.MsgID) == 0 {
 				t.Error("completion asked for before the result was complete")
 			}
-			return func(st SendStatus) { calls.Add(1); got <- st }
+			return func(st send.Status) { calls.Add(1); got <- st }
 		})
 		if err != nil || !res.Parked || asked.Load() != 1 {
 			t.Fatalf("batch %t: err %v parked %t asked %d", batch, err, res.Parked, asked.Load())
 		}
 		select {
 		case st := <-got:
-			if st != SendOK || st.Code() != remoting.Success {
+			if st != send.OK || st.Code() != remoting.Success {
 				t.Errorf("batch %t: completion %v", batch, st)
 			}
 		case <-time.After(10 * time.Second):
@@ -435,16 +436,16 @@ func TestSendSyncFlush(t *testing.T) {
 			t.Errorf("completion called %d times", calls.Load())
 		}
 	}
-	var res SendResult
-	never := func() func(SendStatus) { t.Error("WAIT=false asked for a completion"); return func(SendStatus) {} }
-	if err := b.Send(sendReq("T", props("WAIT", "false"), "x"), &res, never); err != nil || res.Parked {
+	var res send.Result
+	never := func() func(send.Status) { t.Error("WAIT=false asked for a completion"); return func(send.Status) {} }
+	if err := b.Sends.Send(sendReq("T", props("WAIT", "false"), "x"), &res, never); err != nil || res.Parked {
 		t.Errorf("WAIT=false: %v parked %t", err, res.Parked)
 	}
-	if err := b.Send(sendReq("T", "", "x"), &res, nil); err != nil || res.Parked {
+	if err := b.Sends.Send(sendReq("T", "", "x"), &res, nil); err != nil || res.Parked {
 		t.Errorf("one-way: %v parked %t", err, res.Parked)
 	}
-	if SendFlushDiskTimeout.Code() != remoting.FlushDiskTimeout || SendFlushDiskTimeout.String() != "FLUSH_DISK_TIMEOUT" ||
-		SendOK.String() != "SEND_OK" {
+	if send.FlushDiskTimeout.Code() != remoting.FlushDiskTimeout || send.FlushDiskTimeout.String() != "FLUSH_DISK_TIMEOUT" ||
+		send.OK.String() != "SEND_OK" {
 		t.Error("status codes")
 	}
 }
@@ -466,7 +467,7 @@ func TestSendKeepsNothingOfTheRequest(t *testing.T) {
 	send := func(topic, props, body string, batch bool, reconsume int32) {
 		t.Helper()
 		arena, scratch = arena[:0], scratch[:0]
-		var r *SendRequest
+		var r *send.Request
 		if batch {
 			r = batchReq(t, "", "", body)
 			r.Body = []byte(view(string(r.Body)))
@@ -476,8 +477,8 @@ func TestSendKeepsNothingOfTheRequest(t *testing.T) {
 		}
 		r.Topic, r.Properties, r.ReconsumeTimes, r.Scratch = view(topic), view(props), reconsume, scratch
 		r.MaxReconsumeTimes, r.HasMaxReconsumeTimes = 1, true
-		var res SendResult
-		if err := b.Send(r, &res, nil); err != nil {
+		var res send.Result
+		if err := b.Sends.Send(r, &res, nil); err != nil {
 			t.Fatal(err)
 		}
 		// The front end reuses its buffers for the next request.
@@ -525,24 +526,6 @@ func TestSendKeepsNothingOfTheRequest(t *testing.T) {
 // The send checks of a known topic run per request: they must stay a table
 // lookup, with no name validation (a topic in the table was validated when
 // it was created).
-func BenchmarkCheckSendKnownTopic(b *testing.B) {
-	br := brokerWith(DefaultConfig())
-	br.Topics = tables.NewTopics("", br.Config().MaxTopicQueueNums, func() {}, nil)
-	if err := br.Topics.Put(tables.TopicConfig{TopicName: "BenchTopic_with_a_realistic_name-01", ReadQueueNums: 8,
-		WriteQueueNums: 8, Perm: message.PermRead | message.PermWrite}); err != nil {
-		b.Fatal(err)
-	}
-	r := SendRequest{ProducerGroup: "PG", Topic: "BenchTopic_with_a_realistic_name-01", DefaultTopic: "TBW102",
-		DefaultTopicQueueNums: 4, QueueID: 3, Producer: "127.0.0.1:1"}
-	cfg := br.Config()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := br.checkSend(cfg, &r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 // A send back whose copy the store refuses is SYSTEM_ERROR with the name of
 // Apache's PutMessageStatus as remark (consumerSendMsgBack): here the retry
@@ -550,15 +533,15 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 func TestSendBackStoreRefusal(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
 	putTopic(t, b, "T", 1, message.PermRead|message.PermWrite)
-	var res SendResult
-	if err := b.Send(sendReq("T", props("big", strings.Repeat("p", 32767-120)), "x"), &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(sendReq("T", props("big", strings.Repeat("p", 32767-120)), "x"), &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
-	err := b.SendBack(SendBack{Group: "G", Offset: off})
+	err := b.Sends.SendBack(send.BackRequest{Group: "G", Offset: off})
 	var r *remoting.Refusal
 	if !errors.As(err, &r) || r.Code != remoting.SystemError || r.Remark != "PROPERTIES_SIZE_EXCEEDED" ||
-		!errors.Is(err, ErrSendBackFailed) || !errors.Is(err, store.ErrPropertiesTooLarge) {
+		!errors.Is(err, send.ErrSendBackFailed) || !errors.Is(err, store.ErrPropertiesTooLarge) {
 		t.Errorf("SendBack = %v", err)
 	}
 }
@@ -578,7 +561,7 @@ func TestSendAllocs(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		req  *SendRequest
+		req  *send.Request
 	}{
 		{"single", sendReq("T", props("KEYS", "k1", "UNIQ_KEY", "7F0000011B2C18B4AAC27A5C1B2D0000", "WAIT", "true"),
 			strings.Repeat("b", 1024))},
@@ -588,9 +571,9 @@ func TestSendAllocs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.req
 			r.Scratch = make([]byte, 0, r.ScratchHint())
-			var res SendResult
+			var res send.Result
 			send := func() {
-				if err := b.Send(r, &res, nil); err != nil {
+				if err := b.Sends.Send(r, &res, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -623,10 +606,10 @@ func TestSendFlushTimeout(t *testing.T) {
 	} {
 		var waited int64
 		b.wait = func(end int64, _ store.Durability, done func(error)) { waited = end; go done(fail) }
-		got := make(chan SendStatus, 1)
-		var res SendResult
-		err := b.Send(sendReq("T", "", "x"), &res, func() func(SendStatus) {
-			return func(st SendStatus) { got <- st }
+		got := make(chan send.Status, 1)
+		var res send.Result
+		err := b.Sends.Send(sendReq("T", "", "x"), &res, func() func(send.Status) {
+			return func(st send.Status) { got <- st }
 		})
 		if err != nil || !res.Parked {
 			t.Fatalf("%v: err %v parked %t", fail, err, res.Parked)
@@ -636,7 +619,7 @@ func TestSendFlushTimeout(t *testing.T) {
 		}
 		select {
 		case st := <-got:
-			if st != SendFlushDiskTimeout || st.Code() != remoting.FlushDiskTimeout {
+			if st != send.FlushDiskTimeout || st.Code() != remoting.FlushDiskTimeout {
 				t.Errorf("%v: completion %v", fail, st)
 			}
 		case <-time.After(10 * time.Second):

@@ -7,6 +7,9 @@ import (
 	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
+	"github.com/rocketgo/rocketgo/broker/send"
+	"github.com/rocketgo/rocketgo/ha"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 // popDeps are what pop consumption is built from: the broker's store,
@@ -15,13 +18,13 @@ func (b *Broker) popDeps(ordersPath string) pop.Deps {
 	return pop.Deps{Config: b.popConfig, Store: b.Store, Offsets: b.Offsets, Topics: b.Topics, Groups: b.Groups,
 		Filters: &b.Filters,
 		SlaveRefusal: func() error {
-			if cfg := b.Config(); cfg.IsSlave() {
-				return b.slaveRefusal(cfg)
+			if b.Config().IsSlave() {
+				return b.Sends.SlaveRefusal()
 			}
 			return nil
 		},
-		CreateDLQ: func(topic string) (int32, error) { return dlqQueueNums, b.createDLQ(topic) },
-		PutStatus: putStatus, Go: b.Go, Counts: &b.Stats, Revive: &b.Revive, Got: b.stats.got,
+		CreateDLQ: func(topic string) (int32, error) { return send.DLQQueueNums, b.Sends.CreateDLQ(topic) },
+		PutStatus: send.PutStatus, Go: b.Go, Counts: &b.Stats, Revive: &b.Revive, Got: b.stats.got,
 		StoreHost: b.StoreHost, OrdersPath: ordersPath}
 }
 
@@ -49,4 +52,52 @@ func (b *Broker) adminConfig() admin.Config {
 		IsSlave: c.IsSlave(), MaxTopicQueueNums: c.MaxTopicQueueNums, DefaultQueryMaxNum: c.Store.DefaultQueryMaxNum,
 		UseServerSideResetOffset:           c.UseServerSideResetOffset,
 		ValidateSystemTopicWhenUpdateTopic: c.ValidateSystemTopicWhenUpdateTopic}
+}
+
+// sendDeps are what the send path is built from.
+func (b *Broker) sendDeps(st *store.Store) send.Deps {
+	d := send.Deps{Config: b.sendConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Locks: b.Locks, UniqIDs: b.UniqIDs,
+		StoreHost: b.StoreHost, DelayLevels: st.DelayLevels(), Counts: &b.Stats, Tx: &b.Tx, StorePut: b.stats.store.put,
+		Wait: func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) }}
+	if b.ctrl != nil {
+		d.ReplicaNeed = b.ctrl.replicaNeed
+	}
+	return d
+}
+
+// sendSnapshot is the send path's view of one configuration snapshot.
+type sendSnapshot struct {
+	from *Config
+	cfg  send.Config
+}
+
+// sendConfig is what the send path reads of the configuration in force:
+// made once per configuration snapshot, so that a send pays one atomic
+// load and a comparison.
+func (b *Broker) sendConfig() *send.Config {
+	c := b.Config()
+	if s := b.sendCfg.Load(); s != nil && s.from == c {
+		return &s.cfg
+	}
+	s := &sendSnapshot{from: c, cfg: send.Config{BrokerName: c.BrokerName, BrokerIP1: c.BrokerIP1, ClusterName: c.BrokerClusterName,
+		RegionID: c.RegionID, TraceOn: c.TraceOn, Permission: c.BrokerPermission, Slave: c.IsSlave(),
+		MaxMessageSize: c.Store.MaxMessageSize, Durability: c.durability(), MaxTopicQueueNums: c.MaxTopicQueueNums,
+		TimerWheelEnable: c.TimerWheelEnable, TimerMaxDelaySec: c.TimerMaxDelaySec, RecallMessageEnable: c.RecallMessageEnable,
+		AllowRecallWhenBrokerNotWriteable: c.AllowRecallWhenBrokerNotWriteable, RejectTransactionMessage: c.RejectTransactionMessage}}
+	b.sendCfg.Store(s)
+	return &s.cfg
+}
+
+// durability is what a send waits for before it is answered: the flush
+// under SYNC_FLUSH, a slave's acknowledgement on a SYNC_MASTER. Zero for
+// ASYNC_FLUSH on an ASYNC_MASTER: two field reads, no more.
+func (c *Config) durability() store.Durability {
+	var need store.Durability
+	if c.Store.FlushDiskType == store.SyncFlush {
+		need |= store.Flushed
+	}
+	if c.HA.BrokerRole == ha.SyncMaster {
+		need |= store.Replicated
+	}
+	return need
 }

@@ -35,7 +35,7 @@ func realIDs(t *testing.T, b *Broker) string {
 
 func putTimer(t *testing.T, b *Broker, id string, due int64) {
 	t.Helper()
-	if _, err := b.put(testMsg("Real", props("TIMER_DELIVER_MS", itoa(due), "id", id))); err != nil {
+	if _, err := b.Sends.Put(testMsg("Real", props("TIMER_DELIVER_MS", itoa(due), "id", id))); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -200,7 +200,7 @@ func TestStagedMessagesNotSkippedUnderLoad(t *testing.T) {
 				if i%2 == 1 {
 					p = props("DELAY", "1")
 				}
-				if _, err := b.put(testMsg("Real", p)); err != nil {
+				if _, err := b.Sends.Put(testMsg("Real", p)); err != nil {
 					t.Error(err)
 					return
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/internal/testutil"
@@ -28,13 +29,13 @@ func txBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {
 
 // prepare sends a half message of group PG to T/q as the clients do
 // (TRAN_MSG=true, PGROUP, the PREPARED sysFlag) and returns the result.
-func prepare(t *testing.T, b *Broker, q int32, body string, extra ...string) SendResult {
+func prepare(t *testing.T, b *Broker, q int32, body string, extra ...string) send.Result {
 	t.Helper()
 	r := sendReq("T", props(append([]string{"TRAN_MSG", "true", "PGROUP", "PG", "WAIT", "true"}, extra...)...), body)
 	r.QueueID = q
 	r.SysFlag = message.TransactionPrep
-	var res SendResult
-	if err := b.Send(r, &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	res.MsgID = bytes.Clone(res.MsgID)
@@ -58,7 +59,7 @@ func endTx(t *testing.T, b *Broker, r tx.EndRequest) error {
 }
 
 // endReq is the END_TRANSACTION a client sends after a prepared send.
-func endReq(t *testing.T, res SendResult, state int32) tx.EndRequest {
+func endReq(t *testing.T, res send.Result, state int32) tx.EndRequest {
 	t.Helper()
 	_, off, err := message.DecodeOffsetMsgID(string(res.MsgID))
 	if err != nil {
@@ -105,7 +106,7 @@ func TestPreparedSend(t *testing.T) {
 	// without a consume queue entry; nothing enters the half queue.
 	r := sendReq("T", props("PGROUP", "PG"), "x")
 	r.SysFlag = message.TransactionPrep
-	if err := b.Send(r, &SendResult{}, nil); err != nil {
+	if err := b.Sends.Send(r, &send.Result{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := b.Store.MaxOffset(message.TransHalfTopic, 0); n != 1 {
@@ -117,7 +118,7 @@ func TestPreparedSendRejected(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.RejectTransactionMessage = true })
 	r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG"), "x")
 	r.SysFlag = message.TransactionPrep
-	err := b.Send(r, &SendResult{}, nil)
+	err := b.Sends.Send(r, &send.Result{}, nil)
 	wantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] sending transaction message is forbidden")
 	if b.Store.MaxPhyOffset() != 0 {
 		t.Fatal("a refused prepared send was stored")
@@ -209,8 +210,8 @@ func TestEndTransactionHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plain SendResult
-	if err := b.Send(sendReq("T", "", string(forged)), &plain, nil); err != nil {
+	var plain send.Result
+	if err := b.Sends.Send(sendReq("T", "", string(forged)), &plain, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitRecords(t, b, "T", 0, 1)
@@ -284,8 +285,8 @@ func TestEndTransactionImmunity(t *testing.T) {
 	r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG", "CHECK_IMMUNITY_TIME_IN_SECONDS", "1"), "x")
 	r.SysFlag = message.TransactionPrep
 	r.BornTimestamp = time.Now().Add(-5 * time.Second).UnixMilli()
-	var res SendResult
-	if err := b.Send(r, &res, nil); err != nil {
+	var res send.Result
+	if err := b.Sends.Send(r, &res, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitRecords(t, b, message.TransHalfTopic, 0, 1)
@@ -338,8 +339,8 @@ func BenchmarkEndTransactionCommit(b *testing.B) {
 	for i := range reqs {
 		r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG", "TAGS", "tg", "KEYS", "k"+strconv.Itoa(i)), "0123456789abcdef")
 		r.SysFlag = message.TransactionPrep
-		var res SendResult
-		if err := br.Send(r, &res, nil); err != nil {
+		var res send.Result
+		if err := br.Sends.Send(r, &res, nil); err != nil {
 			b.Fatal(err)
 		}
 		_, off, _ := message.DecodeOffsetMsgID(string(res.MsgID))
@@ -370,7 +371,7 @@ func TestEndTransactionSameUniqKey(t *testing.T) {
 	c := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME")
 	d := prepare(t, b, 0, "second", "UNIQ_KEY", "SAME") // the retry of c
 	waitRecords(t, b, message.TransHalfTopic, 0, 3)
-	for _, res := range []SendResult{a, c, d} {
+	for _, res := range []send.Result{a, c, d} {
 		if err := endTx(t, b, endReq(t, res, message.TransactionCommit)); err != nil {
 			t.Fatal(err)
 		}

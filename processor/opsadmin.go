@@ -12,7 +12,7 @@ package processor
 import (
 	"errors"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -67,14 +67,14 @@ func (p *brokerProcs) resetMasterFlushOffset(c *remoting.Conn, req *remoting.Com
 }
 
 // recallMessage is RECALL_MESSAGE (the 5.3 producer's recallMessage of a
-// timer message, broker/recall.go): the checks, then the delete marker
+// timer message, broker/send/recall.go): the checks, then the delete marker
 // stored as a send is (durable as configured before the answer). SUCCESS
 // carries the recalled message's id (msgId), whatever the flush or the
 // slaves answered, as Apache's.
 func (p *brokerProcs) recallMessage(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	// Fields missing are the service's to judge: 5.3.3 answers a recall
 	// while disabled NO_PERMISSION whatever the header holds.
-	r, msgID, err := p.sends.Recall(broker.RecallRequest{ProducerGroup: req.Str("producerGroup"),
+	r, msgID, err := p.sends.Recall(send.RecallRequest{ProducerGroup: req.Str("producerGroup"),
 		Topic: req.Str("topic"), Handle: req.Str("recallHandle")})
 	if err != nil {
 		return p.fail(req, err)
@@ -85,14 +85,14 @@ func (p *brokerProcs) recallMessage(c *remoting.Conn, req *remoting.Command) *re
 		resp.Set("msgId", msgID)
 		return resp
 	}
-	var later func() func(broker.SendStatus)
+	var later func() func(send.Status)
 	if !req.IsOneway() {
-		later = func() func(broker.SendStatus) {
+		later = func() func(send.Status) {
 			resp := answer()
-			return func(broker.SendStatus) { c.Reply(resp) }
+			return func(send.Status) { c.Reply(resp) }
 		}
 	}
-	var res broker.SendResult
+	var res send.Result
 	if err := p.sends.Send(&r, &res, later); err != nil {
 		return p.fail(req, err)
 	}

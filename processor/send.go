@@ -5,7 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -27,8 +27,8 @@ var (
 )
 
 // decodeSend reads a send's header into r. Header strings are views into
-// the request (see broker.SendRequest for how long they live).
-func decodeSend(req *remoting.Command, r *broker.SendRequest) (err error) {
+// the request (see send.Request for how long they live).
+func decodeSend(req *remoting.Command, r *send.Request) (err error) {
 	keys := &sendKeysLong
 	switch req.Code {
 	case remoting.SendMessageV2, remoting.SendBatchMessage, remoting.SendReplyMessageV2:
@@ -83,7 +83,7 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 	r.BornHost, r.Producer = c.RemoteAddr, c.Remote
 	r.Scratch = req.Scratch(r.ScratchHint())
 	// A one-way send has nobody to answer: no completion, no wait.
-	var later func() func(broker.SendStatus)
+	var later func() func(send.Status)
 	if !req.IsOneway() {
 		sc.c, sc.req = c, req
 		later = sc.later
@@ -106,11 +106,11 @@ func (p *brokerProcs) send(c *remoting.Conn, req *remoting.Command) *remoting.Co
 // it escapes to the heap; pooled, a send allocates nothing. The Sender
 // keeps none of it once Send returns: it calls later, if at all, before.
 type sendCall struct {
-	r     broker.SendRequest
-	res   broker.SendResult
+	r     send.Request
+	res   send.Result
 	c     *remoting.Conn
 	req   *remoting.Command
-	later func() func(broker.SendStatus) // sc.park, bound once per sendCall
+	later func() func(send.Status) // sc.park, bound once per sendCall
 }
 
 var sendCalls = sync.Pool{New: func() any {
@@ -121,10 +121,10 @@ var sendCalls = sync.Pool{New: func() any {
 
 // park is the completion of a send that waits for the flush: its answer,
 // made now (req is recycled when the handler returns), written later.
-func (sc *sendCall) park() func(broker.SendStatus) {
+func (sc *sendCall) park() func(send.Status) {
 	resp := sendResponse(sc.req, &sc.res)
 	c := sc.c
-	return func(st broker.SendStatus) {
+	return func(st send.Status) {
 		// Apache answers FLUSH_DISK_TIMEOUT with the whole header and no remark.
 		resp.Code = st.Code()
 		c.Reply(resp)
@@ -133,14 +133,14 @@ func (sc *sendCall) park() func(broker.SendStatus) {
 
 // release forgets the request (its body and texts) and pools sc.
 func (sc *sendCall) release() {
-	sc.r, sc.res, sc.c, sc.req = broker.SendRequest{}, broker.SendResult{}, nil, nil
+	sc.r, sc.res, sc.c, sc.req = send.Request{}, send.Result{}, nil, nil
 	sendCalls.Put(sc)
 }
 
 // sendResponse encodes a send's result: SendMessageResponseHeader (msgId,
 // queueId, queueOffset, transactionId, recallHandle) and preSend's MSG_REGION and
 // TRACE_ON. The texts in res live in the request: SetBytes copies them.
-func sendResponse(req *remoting.Command, res *broker.SendResult) *remoting.Command {
+func sendResponse(req *remoting.Command, res *send.Result) *remoting.Command {
 	resp := remoting.NewResponse(req, res.Status.Code(), "")
 	resp.SetBytes("msgId", res.MsgID)
 	resp.SetInt64("queueId", int64(res.QueueID))
@@ -155,7 +155,7 @@ func sendResponse(req *remoting.Command, res *broker.SendResult) *remoting.Comma
 	return resp
 }
 
-func setSendExtras(resp *remoting.Command, res *broker.SendResult) {
+func setSendExtras(resp *remoting.Command, res *send.Result) {
 	resp.Set("MSG_REGION", res.Region)
 	resp.Set("TRACE_ON", strconv.FormatBool(res.TraceOn))
 }

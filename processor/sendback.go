@@ -1,7 +1,7 @@
 package processor
 
 import (
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -13,7 +13,7 @@ func (p *brokerProcs) registerSendBack(t remoting.Table) {
 // group*, offset*, delayLevel*, originMsgId, originTopic, unitMode,
 // maxReconsumeTimes. SUCCESS carries no header.
 func (p *brokerProcs) sendBack(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	var r broker.SendBack
+	var r send.BackRequest
 	var err error
 	if r.Group, err = req.RequireStr("group"); err != nil {
 		return p.fail(req, err)

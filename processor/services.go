@@ -9,6 +9,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/tx"
@@ -23,9 +24,9 @@ import (
 
 // Sender stores messages: sends, consumers' send-backs, timer recalls.
 type Sender interface {
-	Send(r *broker.SendRequest, res *broker.SendResult, later func() func(broker.SendStatus)) error
-	SendBack(r broker.SendBack) error
-	Recall(r broker.RecallRequest) (broker.SendRequest, string, error)
+	Send(r *send.Request, res *send.Result, later func() func(send.Status)) error
+	SendBack(r send.BackRequest) error
+	Recall(r send.RecallRequest) (send.Request, string, error)
 }
 
 // Puller serves pulls and says whether a consumer's subscription can be
@@ -170,7 +171,6 @@ type Host interface {
 // Broker is every service the broker's handlers call that is still a
 // method of the broker.
 type Broker interface {
-	Sender
 	Transactions
 	Clients
 	Ops
@@ -183,6 +183,7 @@ type Broker interface {
 // BrokerTable hands each request family only its own part.
 type Services struct {
 	Broker Broker
+	Sends  Sender
 	Pulls  Puller
 	Pops   Popper
 	Admin  AdminService

@@ -92,7 +92,7 @@ type Timers struct {
 	pending   timerHeap
 	waiting   map[int64]struct{} // queue offsets in pending
 	fifo      []int64            // queue offsets in read order, front may be delivered
-	deletes   map[string]int     // delete markers read and not yet due, by "<topic>+<UNIQ_KEY>" (recall.go)
+	deletes   map[string]int     // delete markers read and not yet due, by "<topic>+<UNIQ_KEY>" (broker/send, recall.go)
 	retry     retryState         // pause after a transient delivery failure
 
 	mu      sync.Mutex

@@ -12,7 +12,7 @@
 //	          (TransactionalMessageServiceImpl.check)
 //
 // The prepared send that stores a half message in RMQ_SYS_TRANS_HALF_TOPIC
-// queue 0 is the broker's send path (broker/transaction.go); so is the role
+// queue 0 is the broker's send path (broker/send, prepared.go); so is the role
 // check: a slave ends no transaction and runs no check.
 //
 // State lives in the commit log and in the consume offsets only: the half

@@ -1,4 +1,4 @@
-package broker
+package send
 
 // The send service: SEND_MESSAGE (10), SEND_MESSAGE_V2 (310),
 // SEND_BATCH_MESSAGE (320) and the reply codes 324/325 (stored like sends),
@@ -21,8 +21,8 @@ package broker
 //	             commit log is flushed past the message(s) and a slave
 //	             acknowledged them, or the wait failed
 //
-// The handler (processor/send.go) decodes a header into a SendRequest and
-// encodes the SendResult; a second front end does the same with its own
+// The handler (processor/send.go) decodes a header into a Request and
+// encodes the Result; a second front end does the same with its own
 // encoding and completion.
 
 import (
@@ -39,17 +39,16 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
-	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
-// SendRequest is one send: a single message, or with Batch a
+// Request is one send: a single message, or with Batch a
 // SEND_BATCH_MESSAGE body of several (MessageDecoder.encodeMessages) whose
 // Properties are the batch's own, appended to every message's.
 //
-// Lifetime: a SendRequest and everything it points to — names, properties,
+// Lifetime: a Request and everything it points to — names, properties,
 // body, and the stored properties Send builds in Scratch (views made with
 // unsafe.String) — belong to the front end's request and are valid only
 // until Send returns: the Remoting handler's strings are views into the
@@ -59,7 +58,7 @@ import (
 // table) copies it first (strings.Clone,
 // bytes.Clone); tables clone the names they keep (Topics, Groups). No path of
 // Send keeps one today.
-type SendRequest struct {
+type Request struct {
 	ProducerGroup         string // not checked (Apache neither)
 	Topic                 string
 	DefaultTopic          string // auto-creation template (TBW102)
@@ -89,7 +88,7 @@ type SendRequest struct {
 // ScratchHint is room enough in Scratch for the usual send: a single
 // message's properties with UNIQ_KEY, MSG_REGION, TRACE_ON, CLUSTER and its id, or a batch of up
 // to 16 messages carrying the batch's properties each.
-func (r *SendRequest) ScratchHint() int {
+func (r *Request) ScratchHint() int {
 	n := len(r.Properties) + 256
 	if r.Batch {
 		n = len(r.Body) + 16*n
@@ -97,52 +96,52 @@ func (r *SendRequest) ScratchHint() int {
 	return n
 }
 
-// SendStatus is how a stored send is answered: Apache's successful
+// Status is how a stored send is answered: Apache's successful
 // PutMessageStatus values (the message is in the commit log either way).
-type SendStatus int8
+type Status int8
 
 const (
-	SendOK SendStatus = iota
-	// SendFlushDiskTimeout: SYNC_FLUSH and the commit log was not flushed
+	OK Status = iota
+	// FlushDiskTimeout: SYNC_FLUSH and the commit log was not flushed
 	// past the message within syncFlushTimeout (or the store shut down first).
-	SendFlushDiskTimeout
-	// SendFlushSlaveTimeout: SYNC_MASTER and no slave acknowledged the
+	FlushDiskTimeout
+	// FlushSlaveTimeout: SYNC_MASTER and no slave acknowledged the
 	// message within slaveTimeout.
-	SendFlushSlaveTimeout
-	// SendSlaveNotAvailable: SYNC_MASTER and no slave was connected, or the
+	FlushSlaveTimeout
+	// SlaveNotAvailable: SYNC_MASTER and no slave was connected, or the
 	// best one was more than haSlaveFallbehindMax behind: answered at once.
-	SendSlaveNotAvailable
+	SlaveNotAvailable
 )
 
-func (s SendStatus) String() string {
+func (s Status) String() string {
 	switch s {
-	case SendFlushDiskTimeout:
+	case FlushDiskTimeout:
 		return "FLUSH_DISK_TIMEOUT"
-	case SendFlushSlaveTimeout:
+	case FlushSlaveTimeout:
 		return "FLUSH_SLAVE_TIMEOUT"
-	case SendSlaveNotAvailable:
+	case SlaveNotAvailable:
 		return "SLAVE_NOT_AVAILABLE"
 	}
 	return "SEND_OK"
 }
 
 // Code is the Remoting response code Apache answers the status with.
-func (s SendStatus) Code() int32 {
+func (s Status) Code() int32 {
 	switch s {
-	case SendFlushDiskTimeout:
+	case FlushDiskTimeout:
 		return remoting.FlushDiskTimeout
-	case SendFlushSlaveTimeout:
+	case FlushSlaveTimeout:
 		return remoting.FlushSlaveTimeout
-	case SendSlaveNotAvailable:
+	case SlaveNotAvailable:
 		return remoting.SlaveNotAvailable
 	}
 	return remoting.Success
 }
 
-// SendResult is where a send was stored and how it is answered (Apache's
+// Result is where a send was stored and how it is answered (Apache's
 // SendMessageResponseHeader and the fields preSend adds).
-type SendResult struct {
-	Status      SendStatus
+type Result struct {
+	Status      Status
 	QueueID     int32 // the queue asked for or picked (not a staging queue)
 	QueueOffset int64 // of the (first) message in the queue it went to
 	// MsgID is Apache's msgId: the offset message id, for a batch every
@@ -151,7 +150,7 @@ type SendResult struct {
 	// TransactionID is the UNIQ_KEY of the message (of a batch: the batch's
 	// own, usually none).
 	//
-	// Both are valid only as long as the request (SendRequest): a caller
+	// Both are valid only as long as the request (Request): a caller
 	// that answers later copies them.
 	TransactionID string
 	// Region and TraceOn are the broker's regionId and traceOn, which every
@@ -174,23 +173,23 @@ type SendResult struct {
 // flushed past the message(s) (SYNC_FLUSH, unless the message's WAIT is
 // false), Send calls later once, before it returns, for the function that
 // receives the outcome, sets res.Parked and returns; that function is
-// called exactly once, later, from the flush goroutine, with SendOK or
-// SendFlushDiskTimeout. res is complete when later is called: the caller
+// called exactly once, later, from the flush goroutine, with OK or
+// FlushDiskTimeout. res is complete when later is called: the caller
 // builds its answer there (the Remoting handler makes its response and
 // returns a function that writes it on the connection). Since later is
 // only called on that path, a front end allocates its completion only for
 // a send that parks. A nil later never parks: nobody waits for the answer
 // (a one-way request).
-func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendStatus)) error {
-	cfg := b.Config()
-	res.Region, res.TraceOn, res.Status, res.Parked = cfg.RegionID, cfg.TraceOn, SendOK, false
-	tc, err := b.checkSend(cfg, r)
+func (s *Service) Send(r *Request, res *Result, later func() func(Status)) error {
+	cfg := s.d.Config()
+	res.Region, res.TraceOn, res.Status, res.Parked = cfg.RegionID, cfg.TraceOn, OK, false
+	tc, err := s.checkSend(cfg, r)
 	if err != nil {
 		return err
 	}
-	need := cfg.durability()
-	if need&store.Replicated != 0 && b.ctrl != nil {
-		if need, err = b.ctrl.replicaNeed(need, r.Properties); err != nil {
+	need := cfg.Durability
+	if need&store.Replicated != 0 && s.d.ReplicaNeed != nil {
+		if need, err = s.d.ReplicaNeed(need, r.Properties); err != nil {
 			return err
 		}
 	}
@@ -206,14 +205,14 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 		SysFlag:        r.SysFlag,
 		BornTimestamp:  r.BornTimestamp,
 		BornHost:       r.BornHost,
-		StoreHost:      b.StoreHost,
+		StoreHost:      s.d.StoreHost,
 		ReconsumeTimes: r.ReconsumeTimes,
 	}
 	var end int64
 	if r.Batch {
-		end, err = b.sendBatch(cfg, r, &m, res)
+		end, err = s.sendBatch(cfg, r, &m, res)
 	} else {
-		end, err = b.sendOne(cfg, r, &m, res)
+		end, err = s.sendOne(cfg, r, &m, res)
 	}
 	if err != nil {
 		return err
@@ -227,10 +226,10 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	// be durable in every way asked for: Apache answers such a send with a
 	// success code the client is told of, whose status says which wait
 	// failed (the replica's first, as the store reports it).
-	b.wait(end, need, func(err error) {
+	s.d.Wait(end, need, func(err error) {
 		st := waitStatus(need, err)
-		if st != SendOK {
-			b.sampled.Warn().Err(err).Str("status", st.String()).Int64("end", end).Stringer("waitedFor", need).
+		if st != OK {
+			s.sampled.Warn().Err(err).Str("status", st.String()).Int64("end", end).Stringer("waitedFor", need).
 				Msg("send stored but not acknowledged as configured")
 		}
 		done(st)
@@ -238,49 +237,35 @@ func (b *Broker) Send(r *SendRequest, res *SendResult, later func() func(SendSta
 	return nil
 }
 
-// durability is what a send waits for before it is answered: the flush
-// under SYNC_FLUSH, a slave's acknowledgement on a SYNC_MASTER. Zero for
-// ASYNC_FLUSH on an ASYNC_MASTER: two field reads, no more.
-func (c *Config) durability() store.Durability {
-	var need store.Durability
-	if c.Store.FlushDiskType == store.SyncFlush {
-		need |= store.Flushed
-	}
-	if c.HA.BrokerRole == ha.SyncMaster {
-		need |= store.Replicated
-	}
-	return need
-}
-
 // waitStatus is how a send that waited for need is answered after the wait
 // ended with err: a failed replication is SLAVE_NOT_AVAILABLE (no usable
 // slave) or FLUSH_SLAVE_TIMEOUT; any other failure (the flush time-out, a
 // failed fsync, the store shutting down) FLUSH_DISK_TIMEOUT when the send
 // waited for the flush, else FLUSH_SLAVE_TIMEOUT.
-func waitStatus(need store.Durability, err error) SendStatus {
+func waitStatus(need store.Durability, err error) Status {
 	switch {
 	case err == nil:
-		return SendOK
+		return OK
 	case errors.Is(err, store.ErrReplicaNotAvailable):
-		return SendSlaveNotAvailable
+		return SlaveNotAvailable
 	case errors.Is(err, store.ErrReplicaTimeout), need&store.Flushed == 0:
-		return SendFlushSlaveTimeout
+		return FlushSlaveTimeout
 	}
-	return SendFlushDiskTimeout
+	return FlushDiskTimeout
 }
 
 // sendOne stores a single message: stored properties, retry hook, schedule
 // hook, append. It returns the commit log offset the message ends at.
-func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
-	if len(r.Body) > cfg.Store.MaxMessageSize {
+func (s *Service) sendOne(cfg *Config, r *Request, m *store.PutMessage, res *Result) (int64, error) {
+	if len(r.Body) > cfg.MaxMessageSize {
 		// Apache's commit log encoder refuses it: a failed put in its figures.
-		b.stats.store.put(0, true)
+		s.d.StorePut(0, true)
 		return 0, messageIllegal(cfg, store.ErrMessageTooLarge)
 	}
-	buf, uniq := b.storedProperties(cfg, r)
+	buf, uniq := s.storedProperties(cfg, r)
 	m.Body = r.Body
 	m.Properties = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is only appended to from here on
-	if err := b.retrySend(m, r.ProducerGroup, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
+	if err := s.retrySend(m, r.ProducerGroup, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
 		return 0, err
 	}
 	var pr store.PutResult
@@ -288,13 +273,13 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
 	began := time.Now()
 	if prep {
-		pr, err = b.putPrepared(cfg, m, uniq) // transaction.go
+		pr, err = s.putPrepared(cfg, m, uniq) // transaction.go
 	} else {
-		pr, err = b.put(m)
+		pr, err = s.Put(m)
 	}
-	b.stats.store.put(time.Since(began), err != nil)
+	s.d.StorePut(time.Since(began), err != nil)
 	if err != nil {
-		return 0, b.storeRefusal(cfg, err)
+		return 0, s.storeRefusal(cfg, err)
 	}
 	typ := stats.MessageNormal
 	switch {
@@ -308,9 +293,9 @@ func (b *Broker) sendOne(cfg *Config, r *SendRequest, m *store.PutMessage, res *
 	// Under the topic stored, as Apache (its hooks rename the message in
 	// place): a delay message's is SCHEDULE_TOPIC_XXXX, a half message's
 	// RMQ_SYS_TRANS_HALF_TOPIC.
-	b.Stats.In(m.Topic, typ, 1, int64(pr.WroteBytes))
+	s.d.Counts.In(m.Topic, typ, 1, int64(pr.WroteBytes))
 	at := len(buf)
-	buf = message.AppendOffsetMsgID(buf, b.StoreHost, pr.PhysicalOffset)
+	buf = message.AppendOffsetMsgID(buf, s.d.StoreHost, pr.PhysicalOffset)
 	res.MsgID = buf[at:]
 	res.QueueOffset = pr.QueueOffset
 	res.TransactionID = uniq
@@ -330,8 +315,8 @@ func hasShardingKey(props string) bool {
 // storedProperties is what the broker stores for a single send: the
 // client's properties plus UNIQ_KEY (generated when the client sent none),
 // MSG_REGION, TRACE_ON and CLUSTER, in the request's scratch space. It returns them and the
-// UNIQ_KEY; both are valid only as the request (see SendRequest).
-func (b *Broker) storedProperties(cfg *Config, r *SendRequest) (props []byte, uniq string) {
+// UNIQ_KEY; both are valid only as the request (see Request).
+func (s *Service) storedProperties(cfg *Config, r *Request) (props []byte, uniq string) {
 	uniq = message.Property(r.Properties, message.PropUniqClientMessageID)
 	buf := r.Scratch[len(r.Scratch):]
 	buf = append(buf, r.Properties...)
@@ -342,7 +327,7 @@ func (b *Broker) storedProperties(cfg *Config, r *SendRequest) (props []byte, un
 		buf = append(buf, message.PropUniqClientMessageID...)
 		buf = append(buf, message.NameValueSeparator)
 		at := len(buf)
-		buf = b.UniqIDs.Append(buf, time.Now())
+		buf = s.d.UniqIDs.Append(buf, time.Now())
 		uniq = unsafe.String(&buf[at], len(buf)-at) // buf is never written below len again
 		buf = append(buf, message.PropertySeparator)
 	}
@@ -362,7 +347,7 @@ func appendBrokerProperties(cfg *Config, buf []byte) []byte {
 		trace = "true"
 	}
 	buf = message.AppendProperty(buf, message.PropTraceSwitch, trace)
-	return message.AppendProperty(buf, message.PropCluster, cfg.BrokerClusterName)
+	return message.AppendProperty(buf, message.PropCluster, cfg.ClusterName)
 }
 
 // sendBatch stores a SEND_BATCH_MESSAGE as Apache's sendBatchMessage and
@@ -371,7 +356,7 @@ func appendBrokerProperties(cfg *Config, buf []byte) []byte {
 // stages every message in the timer topic when they ask for a timer, and
 // are appended to every message's. It returns the commit log offset the
 // last message ends at.
-func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res *SendResult) (int64, error) {
+func (s *Service) sendBatch(cfg *Config, r *Request, m *store.PutMessage, res *Result) (int64, error) {
 	if message.IsRetryTopic(r.Topic) {
 		return 0, remoting.Refuse(remoting.MessageIllegal, nil, "batch request does not support retry group %s", r.Topic)
 	}
@@ -393,7 +378,7 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	text = append(text, r.Properties...)
 	text = appendBrokerProperties(cfg, text)
 	m.Properties = unsafe.String(unsafe.SliceData(text), len(text)) // later appends go after it
-	if err := b.schedule(m, time.Now().UnixMilli()); err != nil {
+	if err := s.schedule(m, time.Now().UnixMilli()); err != nil {
 		return 0, err
 	}
 	// Read-only bytes of the batch's own properties (a new string when the
@@ -407,8 +392,8 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 		putBatches.Put(pooled)
 	}()
 	err := message.DecodeBatch(r.Body, func(flag int32, body, props []byte) error {
-		if len(body) > cfg.Store.MaxMessageSize {
-			b.stats.store.put(0, true) // as in sendOne
+		if len(body) > cfg.MaxMessageSize {
+			s.d.StorePut(0, true) // as in sendOne
 			return messageIllegal(cfg, store.ErrMessageTooLarge)
 		}
 		one := *m
@@ -431,10 +416,10 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	}
 	var resBuf [64]store.PutResult
 	began := time.Now()
-	results, err := b.Store.PutBatch(msgs, resBuf[:0])
-	b.stats.store.put(time.Since(began), err != nil)
+	results, err := s.d.Store.PutBatch(msgs, resBuf[:0])
+	s.d.StorePut(time.Since(began), err != nil)
 	if err != nil {
-		return 0, b.storeRefusal(cfg, err)
+		return 0, s.storeRefusal(cfg, err)
 	}
 	var wrote int64
 	for _, pr := range results {
@@ -447,13 +432,13 @@ func (b *Broker) sendBatch(cfg *Config, r *SendRequest, m *store.PutMessage, res
 	case m.Topic == message.ScheduleTopic || m.Topic == message.TimerTopic:
 		typ = stats.MessageDelay
 	}
-	b.Stats.In(m.Topic, typ, int64(len(results)), wrote)
+	s.d.Counts.In(m.Topic, typ, int64(len(results)), wrote)
 	at := len(text)
 	for i, pr := range results {
 		if i > 0 {
 			text = append(text, ',')
 		}
-		text = message.AppendOffsetMsgID(text, b.StoreHost, pr.PhysicalOffset)
+		text = message.AppendOffsetMsgID(text, s.d.StoreHost, pr.PhysicalOffset)
 	}
 	res.MsgID = text[at:]
 	res.QueueOffset = results[0].QueueOffset
@@ -468,6 +453,14 @@ var putBatches = sync.Pool{New: func() any {
 	return &s
 }}
 
+// ErrSlave: a slave does not take the write asked for.
+var ErrSlave = errors.New("send: the broker is a slave")
+
+// SlaveRefusal is the answer to a write that reaches a slave's store
+// (Apache's checkBeforePutMessage: SERVICE_NOT_AVAILABLE, the store's
+// remark).
+func (s *Service) SlaveRefusal() error { return s.storeRefusal(s.d.Config(), ErrSlave) }
+
 // checkSend is Apache's msgCheck: broker permission, the topic rule,
 // topics clients may not send to, auto-creation, topic permission, queue
 // id range. A topic found in the table was checked when it entered it, so
@@ -476,14 +469,14 @@ var putBatches = sync.Pool{New: func() any {
 // Apache 5.3.3 refuses a send to a broker without write permission only for
 // order topics, and never looks at the topic's permission; rocketgo refuses
 // both, with Apache's remarks, as Apache 4.x did for send backs.
-func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*tables.TopicConfig, error) {
-	if cfg.HA.BrokerRole == ha.Slave {
-		return nil, b.slaveRefusal(cfg)
+func (s *Service) checkSend(cfg *Config, r *Request) (*tables.TopicConfig, error) {
+	if cfg.Slave {
+		return nil, s.storeRefusal(cfg, ErrSlave)
 	}
-	if cfg.BrokerPermission&message.PermWrite == 0 {
+	if cfg.Permission&message.PermWrite == 0 {
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
-	tc, ok := b.Topics.Get(r.Topic)
+	tc, ok := s.d.Topics.Get(r.Topic)
 	if !ok || tc.NameInvalid() {
 		if err := message.ValidTopicName(r.Topic); err != nil {
 			return nil, err
@@ -495,16 +488,16 @@ func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*tables.TopicConfig, er
 	if !ok {
 		var err error
 		if message.IsRetryTopic(r.Topic) {
-			tc, _, err = b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
+			tc, _, err = s.d.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
 				WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 		} else {
-			tc, err = b.Topics.AutoCreate(r.Topic, r.DefaultTopic, r.DefaultTopicQueueNums)
+			tc, err = s.d.Topics.AutoCreate(r.Topic, r.DefaultTopic, r.DefaultTopicQueueNums)
 		}
 		if err != nil {
 			return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
 				r.Topic, remoting.FAQSuggestTodo)
 		}
-		b.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
+		s.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
 			Msg("topic auto-created on send")
 	}
 	if !tc.Writable() {
@@ -521,7 +514,7 @@ func (b *Broker) checkSend(cfg *Config, r *SendRequest) (*tables.TopicConfig, er
 // messageIllegal is Apache's answer to a message its store refuses
 // (PutMessageStatus MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED).
 func messageIllegal(cfg *Config, sentinel error) *remoting.Refusal {
-	return remoting.Refuse(remoting.MessageIllegal, sentinel, "%s", MessageIllegalRemark(cfg.Store.MaxMessageSize))
+	return remoting.Refuse(remoting.MessageIllegal, sentinel, "%s", MessageIllegalRemark(cfg.MaxMessageSize))
 }
 
 // MessageIllegalRemark is Apache's remark for MESSAGE_ILLEGAL from the store.
@@ -558,7 +551,7 @@ func topicConfigString(tc *tables.TopicConfig) string {
 // remark, wrapping err for logs and errors.Is. A Refusal already made (the
 // schedule hook's) is returned as is; an error of no known kind is returned
 // unchanged and answered SYSTEM_ERROR (and logged) by the processor.
-func (b *Broker) storeRefusal(cfg *Config, err error) error {
+func (s *Service) storeRefusal(cfg *Config, err error) error {
 	var r *remoting.Refusal
 	if errors.As(err, &r) {
 		return err
@@ -570,7 +563,7 @@ func (b *Broker) storeRefusal(cfg *Config, err error) error {
 		r = messageIllegal(cfg, nil)
 	case errors.Is(err, store.ErrClosed), errors.Is(err, store.ErrNotStarted), errors.Is(err, store.ErrDiskFull),
 		errors.Is(err, ErrSlave), errors.Is(err, store.ErrReplica):
-		cl, cq, index := b.Store.DiskUsedRatios()
+		cl, cq, index := s.d.Store.DiskUsedRatios()
 		r = remoting.Refuse(remoting.ServiceNotAvailable, nil, "service not available now. It may be caused by one of the "+
 			"following reasons: the broker's disk is full [CL: %5.2f CQ: %5.2f INDEX: %5.2f], messages are put to the "+
 			"slave, message store has been shut down, etc.", cl, cq, index)

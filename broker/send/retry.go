@@ -1,4 +1,4 @@
-package broker
+package send
 
 // Retry and dead-letter queues (Apache AbstractSendMessageProcessor.
 // consumerSendMsgBack and SendMessageProcessor.handleRetryAndDLQ).
@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
@@ -18,16 +19,16 @@ import (
 
 var (
 	// ErrLookupFailed: no message at the commit log offset a send-back names.
-	ErrLookupFailed = errors.New("broker: look message by offset failed")
+	ErrLookupFailed = errors.New("send: look message by offset failed")
 	// ErrSendBackFailed: the copy a send-back makes was not stored.
-	ErrSendBackFailed = errors.New("broker: send back failed")
+	ErrSendBackFailed = errors.New("send: send back failed")
 )
 
-// dlqQueueNums is Apache's DLQ_NUMS_PER_GROUP.
-const dlqQueueNums = 1
+// DLQQueueNums is Apache's DLQ_NUMS_PER_GROUP.
+const DLQQueueNums = 1
 
-// SendBack is a CONSUMER_SEND_MSG_BACK request.
-type SendBack struct {
+// BackRequest is a CONSUMER_SEND_MSG_BACK request.
+type BackRequest struct {
 	Group      string
 	Offset     int64 // commit log offset of the consumed message
 	DelayLevel int32 // 0: 3 + reconsumeTimes; < 0: straight to the DLQ
@@ -42,15 +43,15 @@ type SendBack struct {
 // maxReconsumeTimes times or when the level is negative. Refusals are
 // Apache's (AbstractSendMessageProcessor.consumerSendMsgBack): *Refusal
 // values with its codes and remarks.
-func (b *Broker) SendBack(r SendBack) error {
-	if cfg := b.Config(); cfg.IsSlave() {
-		return b.slaveRefusal(cfg)
+func (s *Service) SendBack(r BackRequest) error {
+	if cfg := s.d.Config(); cfg.Slave {
+		return s.storeRefusal(cfg, ErrSlave)
 	}
-	gc, ok := b.Groups.Get(r.Group)
+	gc, ok := s.d.Groups.Get(r.Group)
 	if !ok {
 		return groupNotExist(r.Group)
 	}
-	if cfg := b.Config(); cfg.BrokerPermission&message.PermWrite == 0 {
+	if cfg := s.d.Config(); cfg.Permission&message.PermWrite == 0 {
 		return remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	if gc.RetryQueueNums <= 0 {
@@ -60,7 +61,7 @@ func (b *Broker) SendBack(r SendBack) error {
 	queueID := rand.Int32N(gc.RetryQueueNums)
 	// The group passed ValidGroupName (Groups' invariant), so the name is a
 	// valid topic and its queue count is bounded.
-	tc, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
+	tc, _, err := s.d.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: gc.RetryQueueNums,
 		WriteQueueNums: gc.RetryQueueNums, Perm: message.PermRead | message.PermWrite})
 	if err != nil {
 		return topicNotCreated(topic, err)
@@ -68,7 +69,7 @@ func (b *Broker) SendBack(r SendBack) error {
 	if !tc.Writable() {
 		return remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] sending message is forbidden", topic)
 	}
-	rec, err := b.Store.MessageAt(r.Offset)
+	rec, err := s.d.Store.MessageAt(r.Offset)
 	if err != nil {
 		return fmt.Errorf("%w: %w", lookupFailed(r.Offset), err)
 	}
@@ -94,10 +95,10 @@ func (b *Broker) SendBack(r SendBack) error {
 		if origin == "" {
 			origin = string(v.Topic)
 		}
-		b.Stats.ToDLQ(r.Group, origin)
+		s.d.Counts.ToDLQ(r.Group, origin)
 		topic = message.DLQGroupPrefix + r.Group
-		queueID = rand.Int32N(dlqQueueNums)
-		if err := b.createDLQ(topic); err != nil {
+		queueID = rand.Int32N(DLQQueueNums)
+		if err := s.CreateDLQ(topic); err != nil {
 			return err
 		}
 		level = 0
@@ -117,22 +118,22 @@ func (b *Broker) SendBack(r SendBack) error {
 		SysFlag:        v.SysFlag,
 		BornTimestamp:  v.BornTimestamp,
 		BornHost:       v.BornHost,
-		StoreHost:      b.StoreHost,
+		StoreHost:      s.d.StoreHost,
 		ReconsumeTimes: v.ReconsumeTimes + 1,
 	}
-	if _, err := b.put(&m); err != nil {
+	if _, err := s.Put(&m); err != nil {
 		// Apache answers SYSTEM_ERROR with the PutMessageStatus's name.
-		return fmt.Errorf("%w: send back to %s: %w", remoting.Refuse(remoting.SystemError, ErrSendBackFailed, "%s", putStatus(err)), topic, err)
+		return fmt.Errorf("%w: send back to %s: %w", remoting.Refuse(remoting.SystemError, ErrSendBackFailed, "%s", PutStatus(err)), topic, err)
 	}
 	return nil
 }
 
-// createDLQ creates %DLQ%<group> on demand with one queue, readable and
+// CreateDLQ creates %DLQ%<group> on demand with one queue, readable and
 // writable, as Apache 4.9.8 and 5.3.3 do (consumerSendMsgBack's
 // PERM_WRITE | PERM_READ): the dashboard's DLQ page pulls it.
-func (b *Broker) createDLQ(topic string) error {
-	if _, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: dlqQueueNums,
-		WriteQueueNums: dlqQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
+func (s *Service) CreateDLQ(topic string) error {
+	if _, _, err := s.d.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: DLQQueueNums,
+		WriteQueueNums: DLQQueueNums, Perm: message.PermRead | message.PermWrite}); err != nil {
 		return topicNotCreated(topic, err)
 	}
 	return nil
@@ -156,8 +157,8 @@ func lookupFailed(offset int64) *remoting.Refusal {
 	return remoting.Refuse(remoting.SystemError, ErrLookupFailed, "look message by offset failed, %d", offset)
 }
 
-// putStatus is the name of Apache's PutMessageStatus for a store error.
-func putStatus(err error) string {
+// PutStatus is the name of Apache's PutMessageStatus for a store error.
+func PutStatus(err error) string {
 	switch {
 	case errors.Is(err, store.ErrMessageTooLarge), errors.Is(err, store.ErrTopicTooLong),
 		errors.Is(err, store.ErrBadTopic), errors.Is(err, store.ErrBadQueueID), errors.Is(err, store.ErrBadBatch):
@@ -185,12 +186,12 @@ func putStatus(err error) string {
 //
 // A move to the DLQ is counted under producerGroup and the retry topic, as
 // Apache labels it.
-func (b *Broker) retrySend(m *store.PutMessage, producerGroup string, maxReconsumeTimes int32, hasMax bool) error {
+func (s *Service) retrySend(m *store.PutMessage, producerGroup string, maxReconsumeTimes int32, hasMax bool) error {
 	if !strings.HasPrefix(m.Topic, message.RetryGroupPrefix) {
 		return nil
 	}
 	group := strings.TrimPrefix(m.Topic, message.RetryGroupPrefix)
-	gc, ok := b.Groups.Get(group)
+	gc, ok := s.d.Groups.Get(group)
 	if !ok {
 		return groupNotExist(group)
 	}
@@ -198,11 +199,11 @@ func (b *Broker) retrySend(m *store.PutMessage, producerGroup string, maxReconsu
 	if hasMax {
 		maxTimes = maxReconsumeTimes
 	}
-	if m.ReconsumeTimes > maxTimes || b.lockedGroup(group) {
-		b.Stats.ToDLQ(producerGroup, m.Topic)
+	if m.ReconsumeTimes > maxTimes || s.d.Locks.Held(group, time.Now()) {
+		s.d.Counts.ToDLQ(producerGroup, m.Topic)
 		m.Topic = message.DLQGroupPrefix + group
-		m.QueueID = rand.Int32N(dlqQueueNums)
-		if err := b.createDLQ(m.Topic); err != nil {
+		m.QueueID = rand.Int32N(DLQQueueNums)
+		if err := s.CreateDLQ(m.Topic); err != nil {
 			return err
 		}
 		m.Properties = message.SetProperties(m.Properties, message.PropDelayTimeLevel, "-1")

@@ -1,4 +1,4 @@
-package broker
+package send
 
 // Recall of a timer message (Apache 5.3's RecallMessageProcessor).
 //
@@ -34,8 +34,8 @@ import (
 
 // Refusal sentinels of RECALL_MESSAGE.
 var (
-	ErrRecallDisabled = errors.New("broker: recall disabled")
-	ErrRecallHandle   = errors.New("broker: bad recall handle")
+	ErrRecallDisabled = errors.New("send: recall disabled")
+	ErrRecallHandle   = errors.New("send: bad recall handle")
 )
 
 const recallTag = "_RECALL_TAG_"
@@ -89,32 +89,32 @@ type RecallRequest struct {
 // topic is one not here, an empty handle an invalid one) and returns the
 // delete marker to store, through Send (so that it is stored, counted and made
 // durable as a send is), and the recalled message's id for the answer.
-func (b *Broker) Recall(r RecallRequest) (SendRequest, string, error) {
-	cfg := b.Config()
+func (s *Service) Recall(r RecallRequest) (Request, string, error) {
+	cfg := s.d.Config()
 	switch {
 	case !cfg.RecallMessageEnable:
-		return SendRequest{}, "", remoting.Refuse(remoting.NoPermission, ErrRecallDisabled, "recall failed, operation is forbidden")
-	case cfg.IsSlave():
-		return SendRequest{}, "", remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "recall failed, broker service not available")
-	case cfg.BrokerPermission&message.PermWrite == 0 && !cfg.AllowRecallWhenBrokerNotWriteable:
-		return SendRequest{}, "", remoting.Refuse(remoting.ServiceNotAvailable, nil, "recall failed, broker service not available")
+		return Request{}, "", remoting.Refuse(remoting.NoPermission, ErrRecallDisabled, "recall failed, operation is forbidden")
+	case cfg.Slave:
+		return Request{}, "", remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "recall failed, broker service not available")
+	case cfg.Permission&message.PermWrite == 0 && !cfg.AllowRecallWhenBrokerNotWriteable:
+		return Request{}, "", remoting.Refuse(remoting.ServiceNotAvailable, nil, "recall failed, broker service not available")
 	}
-	if _, ok := b.Topics.Get(r.Topic); !ok {
-		return SendRequest{}, "", remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "recall failed, the topic[%s] not exist", r.Topic)
+	if _, ok := s.d.Topics.Get(r.Topic); !ok {
+		return Request{}, "", remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "recall failed, the topic[%s] not exist", r.Topic)
 	}
 	h, ok := decodeRecallHandle(r.Handle)
 	switch {
 	case !ok:
-		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall handle is invalid")
+		return Request{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall handle is invalid")
 	case h.topic != r.Topic:
-		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, topic not match")
+		return Request{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, topic not match")
 	case h.brokerName != cfg.BrokerName:
-		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, broker service not available")
+		return Request{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, broker service not available")
 	}
 	now := time.Now().UnixMilli()
 	ts, err := strconv.ParseInt(h.timestamp, 10, 64)
 	if left := ts - now; err != nil || left <= 0 || left >= cfg.TimerMaxDelaySec*1000 {
-		return SendRequest{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, timestamp invalid")
+		return Request{}, "", remoting.Refuse(remoting.IllegalOperation, ErrRecallHandle, "recall failed, timestamp invalid")
 	}
 	var props []byte
 	for _, kv := range [][2]string{
@@ -128,6 +128,6 @@ func (b *Broker) Recall(r RecallRequest) (SendRequest, string, error) {
 	} {
 		props = message.AppendProperty(props, kv[0], kv[1])
 	}
-	return SendRequest{ProducerGroup: r.ProducerGroup, Topic: h.topic, QueueID: 0, BornTimestamp: now,
+	return Request{ProducerGroup: r.ProducerGroup, Topic: h.topic, QueueID: 0, BornTimestamp: now,
 		Properties: string(props), Body: []byte("0")}, h.messageID, nil
 }
