@@ -172,7 +172,7 @@ func TestClientAndStatsServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &remoting.Conn{ID: 7, Remote: "127.0.0.1:5555"}
-	res := b.Heartbeat(c, tables.Heartbeat{ClientID: "cid", Language: remoting.LanguageCode(0), Version: 409,
+	res := b.Members.Heartbeat(c, tables.Heartbeat{ClientID: "cid", Language: remoting.LanguageCode(0), Version: 409,
 		Producers: []string{"PG", "bad/pg"},
 		Consumers: []tables.HeartbeatConsumer{
 			{Group: "CG", ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING", Subscriptions: []tables.SubscriptionData{
@@ -187,10 +187,10 @@ func TestClientAndStatsServices(t *testing.T) {
 	if _, err := b.Admin.TopicConfig(message.RetryGroupPrefix + "CG"); err != nil {
 		t.Fatalf("retry topic: %v", err)
 	}
-	if ids, err := b.ConsumerIDs("CG"); err != nil || len(ids) != 1 || ids[0] != "cid" {
+	if ids, err := b.Members.ConsumerIDs("CG"); err != nil || len(ids) != 1 || ids[0] != "cid" {
 		t.Fatalf("ConsumerIDs = %v, %v", ids, err)
 	}
-	_, err := b.ConsumerIDs("none")
+	_, err := b.Members.ConsumerIDs("none")
 	wantRefusal(t, err, remoting.SystemError, "no consumer for this group, none")
 	st, err := b.Admin.ConsumerConnections("CG")
 	if err != nil || len(st.Connections) != 1 || st.Connections[0].ClientAddr != c.Remote || len(st.Subscriptions) != 2 ||
@@ -257,8 +257,8 @@ func TestClientAndStatsServices(t *testing.T) {
 		t.Fatalf("RuntimeInfo = %v", ri)
 	}
 
-	b.UnregisterClient(c, "PG", "CG")
-	if _, err := b.ConsumerIDs("CG"); err == nil {
+	b.Members.UnregisterClient(c, "PG", "CG")
+	if _, err := b.Members.ConsumerIDs("CG"); err == nil {
 		t.Fatal("consumer still registered after UnregisterClient")
 	}
 	if _, err := b.Admin.ProducerConnections("PG"); err == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/admin"
+	"github.com/rocketgo/rocketgo/broker/clients"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/send"
@@ -30,10 +31,10 @@ import (
 )
 
 // Broker is one RocketMQ broker: it builds the store, the tables above it
-// and the services in their own packages (pull, pop, admin, tx, timer),
-// serves the Remoting servers and starts and stops the background work.
-// The services not yet in packages of their own (send, clients, the role
-// and the broker's own configuration) are its methods. The exported fields
+// and the services in their own packages (send, clients, pull, pop, admin,
+// tx, timer), serves the Remoting servers and starts and stops the
+// background work. The role (registration, the slave's sync, controller
+// mode) and the broker's own configuration and switches are its methods. The exported fields
 // are what cmd/mqbroker wires: the services for the request handlers, the
 // tables and counters for the metrics endpoint.
 type Broker struct {
@@ -54,6 +55,9 @@ type Broker struct {
 	Revive stats.PopStats
 	// Pops is pop consumption; the broker runs its revive as a master.
 	Pops *pop.Service
+	// Members serves heartbeats, the groups' member lists and their queue
+	// locks.
+	Members *clients.Service
 	// Sends stores sends, send-backs and recalls.
 	Sends *send.Service
 	// Admin serves the admin codes over the tables.
@@ -191,6 +195,8 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		MaxParked: cfg.MaxParkedPulls, ColdThreads: cfg.PullMessageThreadPoolNums, ColdCapacity: cfg.PullThreadPoolQueueCapacity},
 		root.With().Str("component", "pull").Logger())
 	b.Sends = send.New(b.sendDeps(st), log)
+	b.Members = clients.New(clients.Deps{Clients: b.Clients, Groups: b.Groups, Topics: b.Topics, Locks: b.Locks,
+		MaxTopicQueueNums: func() int32 { return b.Config().MaxTopicQueueNums }}, log)
 	txLog := root.With().Str("component", "transaction").Logger()
 	b.tx = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
 		Commit: b.Sends.Put, CheckRealTopic: b.Sends.CheckRealTopic,

@@ -124,7 +124,7 @@ func TestLockServices(t *testing.T) {
 	now := time.Now()
 	mqs := []tables.MessageQueue{{Topic: "T", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1}, {Topic: "bad topic!", BrokerName: "b", QueueID: 0}, {Topic: "T", BrokerName: "b", QueueID: 1024}}
 	lock := func(client string, conn uint64, at time.Time) []tables.MessageQueue {
-		return b.LockBatch(tables.LockBatchRequest{Group: "G", ClientID: client, ConnID: conn, Queues: mqs, Now: at})
+		return b.Members.LockBatch(tables.LockBatchRequest{Group: "G", ClientID: client, ConnID: conn, Queues: mqs, Now: at})
 	}
 	if got := lock("A", 1, now); len(got) != 2 {
 		t.Fatalf("A locked %v", got)
@@ -135,11 +135,11 @@ func TestLockServices(t *testing.T) {
 	if got := lock("B", 2, now.Add(time.Second)); len(got) != 0 {
 		t.Fatalf("B locked %v", got)
 	}
-	b.UnlockBatch(tables.LockBatchRequest{Group: "G", ClientID: "B", Queues: mqs})
-	if !b.lockedGroup("G") {
+	b.Members.UnlockBatch(tables.LockBatchRequest{Group: "G", ClientID: "B", Queues: mqs})
+	if !b.Locks.Held("G", time.Now()) {
 		t.Fatal("B's unlock released A's locks")
 	}
-	b.UnlockBatch(tables.LockBatchRequest{Group: "G", ClientID: "A", Queues: mqs[:1]})
+	b.Members.UnlockBatch(tables.LockBatchRequest{Group: "G", ClientID: "A", Queues: mqs[:1]})
 	if got := lock("B", 2, now.Add(time.Second)); len(got) != 1 || got[0].QueueID != 0 {
 		t.Fatalf("B after A's unlock of queue 0: %v", got)
 	}
@@ -147,7 +147,7 @@ func TestLockServices(t *testing.T) {
 	if got := lock("B", 2, now.Add(time.Second+tables.LockMaxLive+time.Millisecond)); len(got) != 2 {
 		t.Fatalf("B after A's lock expired: %v", got)
 	}
-	if got := b.LockBatch(tables.LockBatchRequest{Group: "bad group!", ClientID: "A", Queues: mqs, Now: now}); got == nil || len(got) != 0 {
+	if got := b.Members.LockBatch(tables.LockBatchRequest{Group: "bad group!", ClientID: "A", Queues: mqs, Now: now}); got == nil || len(got) != 0 {
 		t.Fatalf("bad group locked %v", got)
 	}
 }

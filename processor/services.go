@@ -172,7 +172,6 @@ type Host interface {
 // method of the broker.
 type Broker interface {
 	Transactions
-	Clients
 	Ops
 	Replication
 	Roles
@@ -182,9 +181,10 @@ type Broker interface {
 // Services are the broker's services as the handlers use them:
 // BrokerTable hands each request family only its own part.
 type Services struct {
-	Broker Broker
-	Sends  Sender
-	Pulls  Puller
-	Pops   Popper
-	Admin  AdminService
+	Broker  Broker
+	Sends   Sender
+	Members Clients
+	Pulls   Puller
+	Pops    Popper
+	Admin   AdminService
 }

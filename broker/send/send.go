@@ -12,7 +12,7 @@ package send
 //	retry hook   a single send into %RETRY%<group> may go to %DLQ%<group>;
 //	             batches into %RETRY% topics are refused
 //	prepared     TRAN_MSG=true with the PREPARED sysFlag → a half message in
-//	hook         RMQ_SYS_TRANS_HALF_TOPIC (single sends; transaction.go)
+//	hook         RMQ_SYS_TRANS_HALF_TOPIC (single sends; prepared.go)
 //	schedule     DELAY → SCHEDULE_TOPIC_XXXX (single; a delayed batch is
 //	hook         refused), TIMER_* → rmq_sys_wheel_timer (single, and a batch
 //	             whose own properties ask for it: all its messages)

@@ -107,7 +107,7 @@ func run() int {
 		log.Error().Err(err).Msg("metrics")
 		return 1
 	}
-	t := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin}, log)
+	t := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin}, log)
 	// Metrics outside ACL: a refused request is measured too.
 	var is []remoting.Interceptor
 	if m != nil {

@@ -29,7 +29,7 @@ func TestMetricsReadsWhatItIsHanded(t *testing.T) {
 // from the store, the tables and the small interfaces it declares; it links
 // neither the broker that wires it, nor a front end, nor replication.
 func TestServicesStandAlone(t *testing.T) {
-	checkLinks(t, []string{"broker/admin", "broker/pop", "broker/pull", "broker/send", "broker/timer", "broker/tx"},
+	checkLinks(t, []string{"broker/admin", "broker/clients", "broker/pop", "broker/pull", "broker/send", "broker/timer", "broker/tx"},
 		[]string{"broker", "processor/...", "proxy/...", "ha/...", "replicas/..."})
 }
 

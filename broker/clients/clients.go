@@ -1,4 +1,4 @@
-package broker
+package clients
 
 import (
 	"strings"
@@ -14,27 +14,27 @@ import (
 // group's config when autoCreateSubscriptionGroup allows and its retry topic
 // (%RETRY%<group>, retryQueueNums queues) as Apache does on every heartbeat.
 // A group that is not configured and cannot be created is skipped.
-func (b *Broker) Heartbeat(c *remoting.Conn, hb tables.Heartbeat) tables.HeartbeatResult {
+func (s *Service) Heartbeat(c *remoting.Conn, hb tables.Heartbeat) tables.HeartbeatResult {
 	res := tables.HeartbeatResult{SubChange: hb.Fingerprint == 0}
 	res.Dropped, res.Named = hb.DropInvalid()
 	if res.Dropped > 0 {
-		b.sampled.Warn().Str("remote", c.Remote).Str("clientId", logging.Cut(hb.ClientID)).Int("dropped", res.Dropped).
+		s.sampled.Warn().Str("remote", c.Remote).Str("clientId", logging.Cut(hb.ClientID)).Int("dropped", res.Dropped).
 			Strs("first", res.Named).Msg("heartbeat names refused")
 	}
 	for _, cd := range hb.Consumers {
-		gc, ok := b.Groups.Get(cd.Group)
+		gc, ok := s.d.Groups.Get(cd.Group)
 		if !ok {
 			continue
 		}
 		// A group without retry queues (retryQueueNums 0) gets no retry topic.
 		if gc.RetryQueueNums > 0 {
-			if _, _, err := b.Topics.CreateIfAbsent(tables.TopicConfig{
+			if _, _, err := s.d.Topics.CreateIfAbsent(tables.TopicConfig{
 				TopicName:      message.RetryGroupPrefix + cd.Group,
 				ReadQueueNums:  gc.RetryQueueNums,
 				WriteQueueNums: gc.RetryQueueNums,
 				Perm:           message.PermRead | message.PermWrite,
 			}); err != nil {
-				b.sampled.Warn().Err(err).Str("consumerGroup", cd.Group).Msg("heartbeat retry topic refused")
+				s.sampled.Warn().Err(err).Str("consumerGroup", cd.Group).Msg("heartbeat retry topic refused")
 				continue
 			}
 		}
@@ -50,14 +50,14 @@ func (b *Broker) Heartbeat(c *remoting.Conn, hb tables.Heartbeat) tables.Heartbe
 			}
 			info.Subscriptions = append(info.Subscriptions, s)
 		}
-		if b.Clients.RegisterConsumerV2(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable,
+		if s.d.Clients.RegisterConsumerV2(c, hb.ClientID, hb.Language, hb.Version, info, gc.NotifyConsumerIdsChangedEnable,
 			hb.Fingerprint, hb.WithoutSub) {
 			res.SubChange = true
 		}
 		res.Consumers++
 	}
 	for _, g := range hb.Producers {
-		b.Clients.RegisterProducer(c, hb.ClientID, g, hb.Language, hb.Version)
+		s.d.Clients.RegisterProducer(c, hb.ClientID, g, hb.Language, hb.Version)
 		res.Producers++
 	}
 	return res
@@ -65,19 +65,19 @@ func (b *Broker) Heartbeat(c *remoting.Conn, hb tables.Heartbeat) tables.Heartbe
 
 // UnregisterClient is UNREGISTER_CLIENT: connection c leaves the producer
 // group and the consumer group named (either may be empty).
-func (b *Broker) UnregisterClient(c *remoting.Conn, producerGroup, consumerGroup string) {
+func (s *Service) UnregisterClient(c *remoting.Conn, producerGroup, consumerGroup string) {
 	if producerGroup != "" {
-		b.Clients.UnregisterProducer(c, producerGroup)
+		s.d.Clients.UnregisterProducer(c, producerGroup)
 	}
 	if consumerGroup != "" {
-		b.Clients.UnregisterConsumer(c, consumerGroup)
+		s.d.Clients.UnregisterConsumer(c, consumerGroup)
 	}
 }
 
 // ConsumerIDs is GET_CONSUMER_LIST_BY_GROUP: the client ids of a group's
 // live members, sorted; SYSTEM_ERROR with Apache's remark when there are none.
-func (b *Broker) ConsumerIDs(group string) ([]string, error) {
-	ids := b.Clients.ConsumerIDs(group)
+func (s *Service) ConsumerIDs(group string) ([]string, error) {
+	ids := s.d.Clients.ConsumerIDs(group)
 	if len(ids) == 0 {
 		return nil, remoting.Refuse(remoting.SystemError, nil, "no consumer for this group, %s", group)
 	}
@@ -86,20 +86,22 @@ func (b *Broker) ConsumerIDs(group string) ([]string, error) {
 
 // ConsumerConn is the connection of group's consumer clientID, for the
 // codes the broker relays to a consumer.
-func (b *Broker) ConsumerConn(group, clientID string) (*remoting.Conn, bool) {
-	return b.Clients.ConsumerConn(group, clientID)
+func (s *Service) ConsumerConn(group, clientID string) (*remoting.Conn, bool) {
+	return s.d.Clients.ConsumerConn(group, clientID)
 }
 
 // ConsumerMembers are group's online consumers.
-func (b *Broker) ConsumerMembers(group string) []tables.ConsumerMember {
-	return b.Clients.ConsumerMembers(group)
+func (s *Service) ConsumerMembers(group string) []tables.ConsumerMember {
+	return s.d.Clients.ConsumerMembers(group)
 }
 
 // Subscription is group's subscription to topic as its members announced
 // it; groupKnown says whether any member is online.
-func (b *Broker) Subscription(group, topic string) (sub *tables.Subscription, groupKnown bool) {
-	return b.Clients.Subscription(group, topic)
+func (s *Service) Subscription(group, topic string) (sub *tables.Subscription, groupKnown bool) {
+	return s.d.Clients.Subscription(group, topic)
 }
 
 // ProducerTable is every online producer by group.
-func (b *Broker) ProducerTable() map[string][]tables.ProducerInfo { return b.Clients.ProducerTable() }
+func (s *Service) ProducerTable() map[string][]tables.ProducerInfo {
+	return s.d.Clients.ProducerTable()
+}

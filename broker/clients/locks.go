@@ -1,4 +1,4 @@
-package broker
+package clients
 
 // Orderly consumption locks (Apache RebalanceLockManager): a queue of a
 // consumer group is locked by one client id at a time; a lock lives
@@ -7,14 +7,9 @@ package broker
 // when the connection it locked on closes, so a successor need not wait 60 s.
 
 import (
-	"time"
-
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 )
-
-// lockedGroup reports whether group holds unexpired orderly queue locks.
-func (b *Broker) lockedGroup(group string) bool { return b.Locks.Held(group, time.Now()) }
 
 // LockBatch is LOCK_BATCH_MQ: TryLock of the queues whose names and ids
 // could exist, returning the queues the client holds after the call (never
@@ -23,25 +18,25 @@ func (b *Broker) lockedGroup(group string) bool { return b.Locks.Held(group, tim
 // locks whatever it is sent): the table holds no entry a client could not
 // hold a real queue by. onlyThisBroker and lockInStrictMode (a lock agreed
 // by the replicas) do not arise: rocketgo has no replicas yet.
-func (b *Broker) LockBatch(r tables.LockBatchRequest) []tables.MessageQueue {
+func (s *Service) LockBatch(r tables.LockBatchRequest) []tables.MessageQueue {
 	if message.ValidGroupName(r.Group) != nil {
 		return []tables.MessageQueue{}
 	}
 	ok := r.Queues[:0:0]
 	for _, mq := range r.Queues {
-		if b.lockable(mq) {
+		if s.lockable(mq) {
 			ok = append(ok, mq)
 		}
 	}
-	return b.Locks.TryLock(r.Group, r.ClientID, r.ConnID, ok, r.Now)
+	return s.d.Locks.TryLock(r.Group, r.ClientID, r.ConnID, ok, r.Now)
 }
 
 // UnlockBatch is UNLOCK_BATCH_MQ: releases the queues the client holds; a
 // queue another client holds stays locked (Apache's unlockBatch).
-func (b *Broker) UnlockBatch(r tables.LockBatchRequest) {
-	b.Locks.Unlock(r.Group, r.ClientID, r.Queues)
+func (s *Service) UnlockBatch(r tables.LockBatchRequest) {
+	s.d.Locks.Unlock(r.Group, r.ClientID, r.Queues)
 }
 
-func (b *Broker) lockable(mq tables.MessageQueue) bool {
-	return mq.QueueID >= 0 && mq.QueueID < b.Config().MaxTopicQueueNums && message.ValidTopicName(mq.Topic) == nil
+func (s *Service) lockable(mq tables.MessageQueue) bool {
+	return mq.QueueID >= 0 && mq.QueueID < s.d.MaxTopicQueueNums() && message.ValidTopicName(mq.Topic) == nil
 }

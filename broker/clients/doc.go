@@ -1,0 +1,40 @@
+// Package clients serves what clients ask about themselves (Apache's
+// ClientManageProcessor and RebalanceLockManager): heartbeats, which
+// register producers and consumers and create their groups' retry topics,
+// unregistering, the members of a group, and the orderly consumers' queue
+// locks.
+//
+// Owns: the rules of those codes. Never: keeps a connection's state itself
+// (tables.Clients and tables.Locks do) or reads the broker's configuration
+// beyond Deps.
+package clients
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/rocketgo/rocketgo/broker/tables"
+)
+
+// Deps are everything the service uses.
+type Deps struct {
+	Clients *tables.Clients
+	Groups  *tables.Groups
+	Topics  *tables.Topics
+	Locks   *tables.Locks
+	// MaxTopicQueueNums bounds the queue ids a lock may name, read per
+	// request (UPDATE_BROKER_CONFIG changes it).
+	MaxTopicQueueNums func() int32
+}
+
+// Service serves the clients' own codes.
+type Service struct {
+	d       Deps
+	sampled zerolog.Logger // what clients cause: bad names in heartbeats
+}
+
+// New makes the service.
+func New(d Deps, log zerolog.Logger) *Service {
+	return &Service{d: d, sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
+}
