@@ -25,7 +25,7 @@ type allocator struct {
 	mu    sync.Mutex
 	ready *mappedFile   // made, not yet in the list; guarded by mu
 	busy  int64         // start of the file being made, or -1; guarded by mu
-	done  chan struct{} // closed when the file being made is made (or not)
+	done  chan struct{} // of the make in busy: closed when it ends (made or not); guarded by mu
 	taken int64         // start of the last file a roll took; guarded by mu
 }
 
@@ -70,7 +70,8 @@ func (s *Store) allocNext() {
 	}
 	stale := a.ready // for an offset no roll will ask for (a truncation)
 	a.ready = nil
-	a.busy, a.done = next, make(chan struct{})
+	done := make(chan struct{})
+	a.busy, a.done = next, done
 	a.mu.Unlock()
 	if stale != nil {
 		s.discardAhead(stale)
@@ -85,8 +86,7 @@ func (s *Store) allocNext() {
 	if err == nil {
 		a.ready = mf
 	}
-	a.busy = -1
-	close(a.done)
+	a.finish(done)
 	a.mu.Unlock()
 	if err != nil {
 		s.sampled.Warn().Err(err).Int64("start", next).Msg("commit log file not made ahead, the roll makes it")
@@ -109,21 +109,32 @@ func (s *Store) takeAhead(start int64) (*mappedFile, error) {
 	a.ready = nil
 	var err error
 	if mf == nil || mf.start != start {
-		a.busy, a.done = start, make(chan struct{})
+		done := make(chan struct{})
+		a.busy, a.done = start, done
 		a.mu.Unlock()
 		if mf != nil {
 			s.discardAhead(mf)
 		}
 		mf, err = s.cl.q.createFile(start)
 		a.mu.Lock()
-		a.busy = -1
-		close(a.done)
+		a.finish(done)
 	}
 	if err == nil {
 		a.taken = start
 	}
 	a.mu.Unlock()
 	return mf, err
+}
+
+// finish ends the make whose channel is done (caller holds mu): its
+// waiters are released, and busy is cleared unless another make (a roll
+// for a different offset, which does not wait for this one) took the slot
+// meanwhile; that one clears it and closes its own channel.
+func (a *allocator) finish(done chan struct{}) {
+	if a.done == done {
+		a.busy = -1
+	}
+	close(done)
 }
 
 // discardAhead unmaps and removes a file made ahead that no roll took.
