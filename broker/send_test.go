@@ -18,6 +18,7 @@ import (
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
+	"github.com/rocketgo/rocketgo/store/storetest"
 )
 
 // sendReq is a single send of body to topic with the client's properties.
@@ -51,31 +52,18 @@ func putTopic(t *testing.T, b *Broker, name string, queues int32, perm int32) {
 }
 
 // storedRecords are the records of a queue, decoded (copies).
+
+// storedRecords are the messages of topic-queueID, from its first.
 func storedRecords(t *testing.T, b *Broker, topic string, queueID int32) []message.Record {
 	t.Helper()
-	var out []message.Record
-	for _, e := range b.Store.ReadQueue(topic, queueID, 0, 64) {
-		rec, err := b.Store.RecordAt(e.PhyOffset, e.Size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := message.DecodeRecord(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return storetest.Records(t, b.Store, topic, queueID)
 }
 
 // waitRecords waits until topic-queueID holds n messages (dispatch runs
 // behind the append) and returns them.
 func waitRecords(t *testing.T, b *Broker, topic string, queueID int32, n int) []message.Record {
 	t.Helper()
-	if !waitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset(topic, queueID) >= int64(n) }) {
-		t.Fatalf("%s-%d holds %d messages, want %d", topic, queueID, b.Store.MaxOffset(topic, queueID), n)
-	}
-	return storedRecords(t, b, topic, queueID)
+	return storetest.WaitRecords(t, b.Store, topic, queueID, n)
 }
 
 // Every refusal of the send service carries Apache's code and remark (and

@@ -1,7 +1,6 @@
 package pop
 
 import (
-	"context"
 	"net/netip"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
+	"github.com/rocketgo/rocketgo/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -40,16 +40,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	scfg := store.DefaultConfig()
-	scfg.StorePathRootDir = dir
-	scfg.MappedFileSizeCommitLog = 1 << 20
-	st, err := store.Open(scfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Start(); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, dir, nil, nil)
 	h := &harness{st: st, jobs: make(chan struct{}, 64),
 		topics:  tables.NewTopics(filepath.Join(dir, "config", "topics.json"), 1024, func() {}, func() bool { return false }),
 		offsets: tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), 1024)}
@@ -73,10 +64,9 @@ func newHarness(t *testing.T) *harness {
 		Counts: &h.counts, Revive: &h.revive, Got: func(bool, int) {}, StoreHost: testHost,
 		OrdersPath: filepath.Join(dir, "config", "consumerOrderInfo.json")}, zerolog.Nop())
 	t.Cleanup(func() {
-		for range cap(h.jobs) { // every pop answered
+		for range cap(h.jobs) { // every pop answered, before the store shuts down
 			h.jobs <- struct{}{}
 		}
-		_ = st.Shutdown(context.Background())
 	})
 	return h
 }

@@ -1,7 +1,6 @@
 package pull
 
 import (
-	"context"
 	"net/netip"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
+	"github.com/rocketgo/rocketgo/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -59,38 +59,30 @@ func newHarness(t *testing.T, edit func(*setup)) *harness {
 		edit(&su)
 	}
 	dir := t.TempDir()
-	scfg := store.DefaultConfig()
-	scfg.StorePathRootDir = dir
-	scfg.MappedFileSizeCommitLog = su.commitLogSize
-	scfg.AccessMessageInMemoryMaxRatio = 0 // the residency check reads 17 MiB in these tests, not GiBs
-	st, err := store.Open(scfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{st: st,
+	h := &harness{
 		topics:  tables.NewTopics(filepath.Join(dir, "config", "topics.json"), 1024, func() {}, func() bool { return false }),
 		groups:  tables.NewGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), 1024, func() bool { return su.autoCreateGroups }),
 		offsets: tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), 1024),
 		clients: tables.NewClients(time.Minute, zerolog.Nop())}
+	h.st = storetest.Open(t, dir, func(c *store.Config) {
+		c.MappedFileSizeCommitLog = su.commitLogSize
+		c.AccessMessageInMemoryMaxRatio = 0 // the residency check reads 17 MiB in these tests, not GiBs
+	}, func(topic string, queueID int32, _ int64) { h.Arrived(topic, queueID) })
+	st := h.st
 	h.cfg.Store(&su.cfg)
 	d := su.deps
 	d.Config = func() Config { return *h.cfg.Load() }
 	d.Store, d.Offsets, d.Groups, d.Topics, d.Filters, d.Clients = st, h.offsets, h.groups, h.topics, &h.filters, h.clients
 	d.Counts, d.Got, d.StoreGot = &h.counts, func(bool, int) {}, func(time.Duration) {}
 	h.Service = New(d, zerolog.Nop())
-	st.OnDispatch(func(topic string, queueID int32, _ int64) { h.Arrived(topic, queueID) })
-	if err := st.Start(); err != nil {
-		t.Fatal(err)
-	}
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	if su.run {
 		wg.Go(func() { h.Run(quit) })
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before the store's shutdown: cleanups run last first
 		close(quit)
 		wg.Wait()
-		_ = st.Shutdown(context.Background())
 	})
 	if err := h.topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)

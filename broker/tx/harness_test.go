@@ -16,6 +16,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/store"
+	"github.com/rocketgo/rocketgo/store/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -41,16 +42,7 @@ var uniqs atomic.Int64
 
 func newHarness(t *testing.T, dir string, edit func(*Config)) *harness {
 	t.Helper()
-	scfg := store.DefaultConfig()
-	scfg.StorePathRootDir = dir
-	scfg.MappedFileSizeCommitLog = 1 << 20
-	st, err := store.Open(scfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Start(); err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, dir, nil, nil)
 	topics := tables.NewTopics(filepath.Join(dir, "config", "topics.json"), 1024, func() {}, func() bool { return false })
 	for _, name := range []string{"T", message.TransHalfTopic, message.TransOpHalfTopic} {
 		n := int32(1)
@@ -162,27 +154,13 @@ func checkRun(h *harness, now time.Time) {
 // storedRecords are the messages of topic-queueID, from its first.
 func storedRecords(t *testing.T, h *harness, topic string, queueID int32) []message.Record {
 	t.Helper()
-	var out []message.Record
-	for _, e := range h.st.ReadQueue(topic, queueID, 0, 64) {
-		rec, err := h.st.RecordAt(e.PhyOffset, e.Size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := message.DecodeRecord(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return storetest.Records(t, h.st, topic, queueID)
 }
 
-// waitRecords waits until topic-queueID holds n messages (dispatch runs
-// behind the append) and returns them.
+// waitRecords waits until topic-queueID holds n messages and returns them.
 func waitRecords(t *testing.T, h *harness, topic string, queueID int32, n int) []message.Record {
 	t.Helper()
-	testutil.WaitFor(t, 10*time.Second, func() bool { return h.st.MaxOffset(topic, queueID) >= int64(n) })
-	return storedRecords(t, h, topic, queueID)
+	return storetest.WaitRecords(t, h.st, topic, queueID, n)
 }
 
 // dispatched waits until every record appended is dispatched.
