@@ -311,8 +311,16 @@ func (b *Broker) takeOffsets(body []byte) error {
 }
 
 // TimerCheckpoint answers GET_TIMER_CHECK_POINT: the timer's checkpoint in
-// Apache's encoding, and the lowOffset to send along.
-func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64) { return b.timers.Checkpoint() }
+// Apache's encoding, and the lowOffset to send along; SYSTEM_ERROR with
+// Apache's remark when the timer is off (timerWheelEnable=false: Apache
+// has no checkpoint then).
+func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64, err error) {
+	if !b.Config().TimerWheelEnable {
+		return nil, 0, remoting.Refuse(remoting.SystemError, nil, "The checkpoint is null")
+	}
+	body, lowOffset = b.timers.Checkpoint()
+	return body, lowOffset, nil
+}
 
 // AllConsumerOffsets is GET_ALL_CONSUMER_OFFSET's body: Apache's
 // ConsumerOffsetManager.encode, the offset table with a data version (a

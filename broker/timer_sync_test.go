@@ -62,8 +62,12 @@ func asSlave(t *testing.T, dir string, fn func(*Broker)) {
 
 // checkpointAnswer is the master's GET_TIMER_CHECK_POINT answer; without
 // the low offset, as an Apache master answers.
-func checkpointAnswer(b *Broker, withLow bool) *remoting.Command {
-	body, low := b.TimerCheckpoint()
+func checkpointAnswer(t *testing.T, b *Broker, withLow bool) *remoting.Command {
+	t.Helper()
+	body, low, err := b.TimerCheckpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp := &remoting.Command{Body: body}
 	if withLow {
 		resp.Set(timer.LowOffsetField, strconv.FormatInt(low, 10))
@@ -86,8 +90,8 @@ func TestSlaveTakesTimerProgress(t *testing.T) {
 	if !waitFor(t, 3*time.Second, func() bool { return m.Store.MaxOffset("Real", 0) == 2 }) {
 		t.Fatal("a and b not delivered")
 	}
-	waitFor(t, time.Second, func() bool { _, low := m.TimerCheckpoint(); return low == 2 })
-	fromRocketgo, fromApache := checkpointAnswer(m, true), checkpointAnswer(m, false)
+	waitFor(t, time.Second, func() bool { _, low, _ := m.TimerCheckpoint(); return low == 2 })
+	fromRocketgo, fromApache := checkpointAnswer(t, m, true), checkpointAnswer(t, m, false)
 	if got := binary.BigEndian.Uint64(fromRocketgo.Body[24:]); got != 3 {
 		t.Fatalf("lastTimerQueueOffset %d, want 3", got)
 	}
@@ -227,7 +231,10 @@ func TestSlaveTakesTimerMetrics(t *testing.T) {
 	if !waitFor(t, 3*time.Second, func() bool { return m.TimerTiming()["Real"] == 2 }) {
 		t.Fatalf("master's counts: %v", m.TimerTiming())
 	}
-	fromMaster := m.TimerMetrics()
+	fromMaster, err := m.TimerMetrics()
+	if err != nil {
+		t.Fatal(err)
+	}
 	asSlave(t, t.TempDir(), func(s *Broker) {
 		if got := s.TimerTiming(); len(got) != 0 {
 			t.Fatalf("slave before the sync: %v", got)
@@ -239,7 +246,7 @@ func TestSlaveTakesTimerMetrics(t *testing.T) {
 			t.Fatalf("slave after the sync: %v", got)
 		}
 		var answer timerMetricsBody
-		if err := json.Unmarshal(s.TimerMetrics(), &answer); err != nil || answer.TimingCount["Real"].Count != 2 {
+		if err := json.Unmarshal(mustTimerMetrics(t, s), &answer); err != nil || answer.TimingCount["Real"].Count != 2 {
 			t.Fatalf("the slave's GET_TIMER_METRICS: %+v %v", answer, err)
 		}
 		for _, bad := range []string{`{"timingCount":`, `[1]`} {
@@ -261,4 +268,13 @@ func TestSlaveTakesTimerMetrics(t *testing.T) {
 	if got := m.TimerTiming(); got["Other"] != 0 || got["Real"] != 2 {
 		t.Fatalf("a delivering broker reported a copy: %v", got)
 	}
+}
+
+func mustTimerMetrics(t *testing.T, b *Broker) []byte {
+	t.Helper()
+	body, err := b.TimerMetrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
 }

@@ -40,16 +40,18 @@ type timerMetric struct {
 }
 
 // TimerMetrics answers GET_TIMER_METRICS, with a data version of the
-// answer's time. rocketgo keeps no per-topic update time; timeStamp is the
-// answer's too.
-func (b *Broker) TimerMetrics() []byte {
+// answer's time (rocketgo keeps no per-topic update time; timeStamp is the
+// answer's too); SYSTEM_ERROR with Apache's remark when the timer is off.
+func (b *Broker) TimerMetrics() ([]byte, error) {
+	if !b.Config().TimerWheelEnable {
+		return nil, remoting.Refuse(remoting.SystemError, nil, "The timer message store is null")
+	}
 	now := time.Now().UnixMilli()
 	counts := map[string]timerMetric{}
 	for topic, n := range b.TimerTiming() {
 		counts[topic] = timerMetric{Count: n, TimeStamp: now}
 	}
-	out, _ := json.Marshal(timerMetricsBody{counts, remoting.DataVersion{Timestamp: now}}) // strings and ints: cannot fail
-	return out
+	return json.Marshal(timerMetricsBody{counts, remoting.DataVersion{Timestamp: now}})
 }
 
 // takeTimerMetrics is the slave's half (Apache's syncTimerMetrics): the

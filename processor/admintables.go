@@ -9,7 +9,6 @@ package processor
 // POP_ROLLBACK (200056).
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,9 +95,9 @@ func (p *brokerProcs) viewBrokerStatsData(_ *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	d, ok := p.admin.StatsData(name, key)
-	if !ok {
-		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("The stats <%s> <%s> not exist", name, key))
+	d, err := p.admin.StatsData(name, key)
+	if err != nil {
+		return p.fail(req, err)
 	}
 	body := make([]byte, 0, 160)
 	for i, w := range []struct {

@@ -57,9 +57,9 @@ func (p *brokerProcs) consumeMessageDirectly(c *remoting.Conn, req *remoting.Com
 // names and answers c with the consumer's answer, or Apache's refusal.
 func (p *brokerProcs) callConsumer(c *remoting.Conn, req *remoting.Command, body []byte, extra ...remoting.Field) *remoting.Command {
 	group, clientID := req.Str("consumerGroup"), req.Str("clientId")
-	to, ok := p.clients.ConsumerConn(group, clientID)
-	if !ok {
-		return remoting.NewResponse(req, remoting.SystemError, fmt.Sprintf("The Consumer <%s> <%s> not online", group, clientID))
+	to, err := p.clients.ConsumerConn(group, clientID)
+	if err != nil {
+		return p.fail(req, err)
 	}
 	fields := make(map[string]string, len(req.ExtFields)+len(extra))
 	for _, f := range req.ExtFields {
@@ -75,7 +75,7 @@ func (p *brokerProcs) callConsumer(c *remoting.Conn, req *remoting.Command, body
 	// req is recycled when the handler returns: the answer is made from a
 	// copy of what it needs.
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	err := to.Invoke(relay, callClientTimeout, func(ans *remoting.Command, err error) {
+	err = to.Invoke(relay, callClientTimeout, func(ans *remoting.Command, err error) {
 		if err != nil {
 			c.Reply(callFailed(head, group, clientID, to.Remote, err))
 			return

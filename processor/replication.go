@@ -58,13 +58,12 @@ func (p *brokerProcs) allConsumerOffsets(_ *remoting.Conn, req *remoting.Command
 
 // timerCheckpoint is GET_TIMER_CHECK_POINT: the timer's progress in
 // Apache's TimerCheckpoint encoding, its lowOffset in an extField
-// (broker/timer, sync.go); SYSTEM_ERROR with Apache's remark when the timer
-// is off (timerWheelEnable=false: Apache has no checkpoint then).
+// (broker/timer, sync.go), or the broker's refusal when the timer is off.
 func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !p.host.Config().TimerWheelEnable {
-		return remoting.NewResponse(req, remoting.SystemError, "The checkpoint is null")
+	body, low, err := p.repl.TimerCheckpoint()
+	if err != nil {
+		return p.fail(req, err)
 	}
-	body, low := p.repl.TimerCheckpoint()
 	resp := remoting.NewResponse(req, remoting.Success, "")
 	resp.Set(timer.LowOffsetField, strconv.FormatInt(low, 10))
 	resp.Body = body
@@ -74,11 +73,12 @@ func (p *brokerProcs) timerCheckpoint(_ *remoting.Conn, req *remoting.Command) *
 // timerMetrics is GET_TIMER_METRICS: the messages waiting in the timer per
 // topic, as Apache's TimerMetrics JSON.
 func (p *brokerProcs) timerMetrics(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if !p.host.Config().TimerWheelEnable {
-		return remoting.NewResponse(req, remoting.SystemError, "The timer message store is null")
+	body, err := p.repl.TimerMetrics()
+	if err != nil {
+		return p.fail(req, err)
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = p.repl.TimerMetrics()
+	resp.Body = body
 	return resp
 }
 

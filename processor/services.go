@@ -83,7 +83,7 @@ type Clients interface {
 	LockBatch(r tables.LockBatchRequest) []tables.MessageQueue
 	UnlockBatch(r tables.LockBatchRequest)
 	ConsumerIDs(group string) ([]string, error)
-	ConsumerConn(group, clientID string) (*remoting.Conn, bool)
+	ConsumerConn(group, clientID string) (*remoting.Conn, error)
 	ConsumerMembers(group string) []tables.ConsumerMember
 	Subscription(group, topic string) (*tables.Subscription, bool)
 	ProducerTable() map[string][]tables.ProducerInfo
@@ -106,7 +106,7 @@ type Admin interface {
 	TopicStats(topic string) ([]admin.QueueStats, error)
 	ConsumeStats(r admin.ConsumeStatsRequest) []admin.QueueConsumeStats
 	BrokerConsumeStats(orderOnly bool) []admin.GroupConsumeStats
-	StatsData(name, key string) (stats.StatsData, bool)
+	StatsData(name, key string) (stats.StatsData, error)
 	TopicPutTps(topic string) float64
 	ConsumeTps(group, topic string) float64
 	ConsumerConnections(group string) (tables.ConsumerGroupState, error)
@@ -145,8 +145,8 @@ type Replication interface {
 	AllConsumerOffsets() []byte
 	AllDelayOffsets() []byte
 	AllMessageRequestModes() []byte
-	TimerCheckpoint() (body []byte, lowOffset int64)
-	TimerMetrics() []byte
+	TimerCheckpoint() (body []byte, lowOffset int64, err error)
+	TimerMetrics() ([]byte, error)
 	HARuntimeInfo() ([]byte, error)
 	RejectsSends() bool
 	RejectsPulls() bool

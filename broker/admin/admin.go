@@ -376,10 +376,15 @@ func (s *Service) QueryConsumeQueue(topic string, queueID int32, index int64, co
 // SystemTopics are the names of the broker's system topics.
 func (s *Service) SystemTopics() []string { return s.d.Topics.SystemTopics() }
 
-// StatsData is one of Apache's BrokerStatsManager items (name, key) by day,
-// hour and minute; false when it does not exist.
-func (s *Service) StatsData(name, key string) (stats.StatsData, bool) {
-	return s.d.Counts.StatsData(name, key)
+// StatsData is VIEW_BROKER_STATS_DATA: one of Apache's BrokerStatsManager
+// items (name, key) by day, hour and minute; SYSTEM_ERROR with Apache's
+// remark when it does not exist.
+func (s *Service) StatsData(name, key string) (stats.StatsData, error) {
+	d, ok := s.d.Counts.StatsData(name, key)
+	if !ok {
+		return d, remoting.Refuse(remoting.SystemError, nil, "The stats <%s> <%s> not exist", name, key)
+	}
+	return d, nil
 }
 
 // TopicPutTps is the rate of messages stored on topic, all types together.

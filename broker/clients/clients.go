@@ -85,9 +85,14 @@ func (s *Service) ConsumerIDs(group string) ([]string, error) {
 }
 
 // ConsumerConn is the connection of group's consumer clientID, for the
-// codes the broker relays to a consumer.
-func (s *Service) ConsumerConn(group, clientID string) (*remoting.Conn, bool) {
-	return s.d.Clients.ConsumerConn(group, clientID)
+// codes the broker relays to a consumer; SYSTEM_ERROR with Apache's remark
+// when it is not online.
+func (s *Service) ConsumerConn(group, clientID string) (*remoting.Conn, error) {
+	c, ok := s.d.Clients.ConsumerConn(group, clientID)
+	if !ok {
+		return nil, remoting.Refuse(remoting.SystemError, nil, "The Consumer <%s> <%s> not online", group, clientID)
+	}
+	return c, nil
 }
 
 // ConsumerMembers are group's online consumers.
