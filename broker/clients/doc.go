@@ -7,6 +7,9 @@
 // Owns: the rules of those codes. Never: keeps a connection's state itself
 // (tables.Clients and tables.Locks do) or reads the broker's configuration
 // beyond Deps.
+//
+// Invariant: a lock's owner is (group, clientId, connection); a lock held by
+// another live, unexpired owner is never granted.
 package clients
 
 import (

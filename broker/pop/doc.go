@@ -10,4 +10,12 @@
 // broker's configuration beyond Config, decides the broker's role (it is
 // handed SlaveRefusal), or runs on an event loop (pops run through
 // Deps.Go).
+//
+// Invariants: a popped message is answered only after its checkpoint is in
+// the revive log, and the group's offset moves past it only then; the
+// revive offset is never past the oldest live checkpoint, so a restart
+// rebuilds them all. Lock order: popMu (one pop at a time, held across its
+// store reads and revive-log writes; never taken on an event loop), then
+// the checkpoint table's or the order table's mutex (the latter held across
+// an Offsets commit).
 package pop

@@ -8,6 +8,12 @@
 // (deliver.go). Never: decides which messages are staged (the broker's send
 // path does), stores anything except through the Reput it is handed, or
 // reads the broker's tables.
+//
+// Invariants: a staged message keeps REAL_TOPIC / REAL_QID; delivery stores
+// a new record in that queue and only then advances the level offset or
+// drops the heap entry, so a crash repeats, never loses, a delivery. Entries
+// of one delay-level queue are due in queue order: the delay loop reads
+// only each queue's head.
 package timer
 
 import "github.com/rocketgo/rocketgo/store"
