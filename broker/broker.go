@@ -93,7 +93,7 @@ type Broker struct {
 	delays    *timer.Delays
 	timers    *timer.Timers
 	// requestModes: each topic and group's PULL or POP (requestmode.go).
-	requestModes *RequestModes
+	requestModes *tables.RequestModes
 	coldCtr      coldData    // the cold-data flow-control table (opsadmin.go)
 	tx           *tx.Service // END_TRANSACTION and the transaction check
 	repl         replication
@@ -172,9 +172,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if cfg.TimerWheelEnable {
 		b.Topics.PutSystem(tables.TopicConfig{TopicName: message.TimerTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
 	}
-	b.requestModes = newRequestModes(filepath.Join(dir, "config", "messageRequestMode.json"))
+	b.requestModes = tables.NewRequestModes(filepath.Join(dir, "config", "messageRequestMode.json"), b.persistSoon)
 	for name, load := range map[string]func(zerolog.Logger) error{"topics": b.Topics.Load, "groups": b.Groups.Load,
-		"offsets": b.Offsets.Load, "messageRequestMode": func(zerolog.Logger) error { return b.requestModes.load() }} {
+		"offsets": b.Offsets.Load, "messageRequestMode": func(zerolog.Logger) error { return b.requestModes.Load() }} {
 		if err := load(log); err != nil {
 			return nil, fmt.Errorf("broker: load %s: %w", name, err)
 		}
@@ -189,13 +189,14 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.UniqIDs = message.NewUniqIDGen(b.StoreHost.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
 	b.Admin = admin.New(admin.Deps{Config: b.adminConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets,
-		Clients: b.Clients, Counts: &b.Stats, Go: b.Go}, log)
+		Clients: b.Clients, Modes: b.requestModes, Counts: &b.Stats, Go: b.Go}, log)
 	b.Pulls = pull.New(pull.Deps{Config: b.pullConfig, Store: st, Offsets: b.Offsets, Groups: b.Groups, Topics: b.Topics,
 		Filters: &b.Filters, Clients: b.Clients, Counts: &b.Stats, Got: b.stats.got, StoreGot: b.stats.store.got,
 		MaxParked: cfg.MaxParkedPulls, ColdThreads: cfg.PullMessageThreadPoolNums, ColdCapacity: cfg.PullThreadPoolQueueCapacity},
 		root.With().Str("component", "pull").Logger())
 	b.Sends = send.New(b.sendDeps(st), log)
 	b.Members = clients.New(clients.Deps{Clients: b.Clients, Groups: b.Groups, Topics: b.Topics, Locks: b.Locks,
+		Modes: b.requestModes, BrokerName: func() string { return b.Config().BrokerName },
 		MaxTopicQueueNums: func() int32 { return b.Config().MaxTopicQueueNums }}, log)
 	txLog := root.With().Str("component", "transaction").Logger()
 	b.tx = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
@@ -439,7 +440,7 @@ func (b *Broker) persistLoop() {
 		case <-b.persistNow:
 			b.logPersist(b.Topics.PersistIfDirty())
 			b.logPersist(b.persistConfigIfDirty())
-			b.logPersist(b.requestModes.persistIfDirty())
+			b.logPersist(b.requestModes.PersistIfDirty())
 		case now := <-t.C:
 			c := b.Config()
 			b.logPersist(b.Topics.PersistIfDirty())
@@ -461,7 +462,7 @@ func (b *Broker) persistLoop() {
 
 func (b *Broker) persistAll() error {
 	return errors.Join(b.Topics.PersistIfDirty(), b.Groups.PersistIfDirty(), b.Offsets.PersistIfDirty(),
-		b.delays.PersistIfDirty(), b.timers.PersistIfDirty(), b.persistConfigIfDirty(), b.requestModes.persistIfDirty(),
+		b.delays.PersistIfDirty(), b.timers.PersistIfDirty(), b.persistConfigIfDirty(), b.requestModes.PersistIfDirty(),
 		b.Pops.PersistIfDirty())
 }
 

@@ -10,8 +10,7 @@
 // topics made at start, the role and replication (name-server registration,
 // the slave's sync of its master's metadata, classic HA and controller
 // mode, role switches), the broker's runtime figures, the cold-data and
-// read-mode switches, the pop and pull request modes
-// (messageRequestMode.json), the persistence of the config/*.json files.
+// read-mode switches, the persistence of the config/*.json files.
 // Services refuse with a *remoting.Refusal (Apache's code and remark).
 // Never: parses frames or request headers (processor does); touches the
 // CommitLog except through store.Store; blocks an event loop (file writes and

@@ -30,7 +30,7 @@ func (p *brokerProcs) registerPop(t remoting.Table) {
 
 // queryAssignment serves QUERY_ASSIGNMENT (body QueryAssignmentRequestBody).
 func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.ops.QueryAssignment(req.Body)
+	body, err := p.clients.QueryAssignment(req.Body)
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -41,7 +41,7 @@ func (p *brokerProcs) queryAssignment(_ *remoting.Conn, req *remoting.Command) *
 
 // setMessageRequestMode serves SET_MESSAGE_REQUEST_MODE (mqadmin setConsumeMode).
 func (p *brokerProcs) setMessageRequestMode(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.ops.SetMessageRequestMode(req.Body); err != nil {
+	if err := p.admin.SetMessageRequestMode(req.Body); err != nil {
 		return p.fail(req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")

@@ -87,6 +87,7 @@ type Clients interface {
 	ConsumerMembers(group string) []tables.ConsumerMember
 	Subscription(group, topic string) (*tables.Subscription, bool)
 	ProducerTable() map[string][]tables.ProducerInfo
+	QueryAssignment(body []byte) ([]byte, error)
 }
 
 // Admin is topics, groups, their statistics, the clients' connections as
@@ -117,6 +118,7 @@ type Admin interface {
 	DeleteExpiredCommitLog()
 	CleanExpiredConsumeQueues()
 	CleanUnusedTopics() []string
+	SetMessageRequestMode(body []byte) error
 }
 
 // AdminService is the admin, offsets and read codes' service.
@@ -135,8 +137,6 @@ type Ops interface {
 	UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error
 	RemoveColdDataFlowCtr(body []byte)
 	SetCommitLogReadMode(fields map[string]string) (string, error)
-	SetMessageRequestMode(body []byte) error
-	QueryAssignment(body []byte) ([]byte, error)
 }
 
 // Replication is what a slave asks its master for, and whether this broker

@@ -45,6 +45,7 @@ type Deps struct {
 	Groups  *tables.Groups
 	Offsets *tables.Offsets
 	Clients *tables.Clients
+	Modes   *tables.RequestModes
 	// Counts are the broker's message counters, for the statistics codes.
 	Counts *stats.Stats
 	// Go runs file work off the caller's goroutine; false once the broker

@@ -1,8 +1,8 @@
 // Package clients serves what clients ask about themselves (Apache's
 // ClientManageProcessor and RebalanceLockManager): heartbeats, which
 // register producers and consumers and create their groups' retry topics,
-// unregistering, the members of a group, and the orderly consumers' queue
-// locks.
+// unregistering, the members of a group, the orderly consumers' queue
+// locks, and the queues a 5.x consumer is assigned (QUERY_ASSIGNMENT).
 //
 // Owns: the rules of those codes. Never: keeps a connection's state itself
 // (tables.Clients and tables.Locks do) or reads the broker's configuration
@@ -26,6 +26,9 @@ type Deps struct {
 	Groups  *tables.Groups
 	Topics  *tables.Topics
 	Locks   *tables.Locks
+	Modes   *tables.RequestModes
+	// BrokerName names this broker's queues in an assignment.
+	BrokerName func() string
 	// MaxTopicQueueNums bounds the queue ids a lock may name, read per
 	// request (UPDATE_BROKER_CONFIG changes it).
 	MaxTopicQueueNums func() int32
