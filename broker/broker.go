@@ -34,9 +34,9 @@ import (
 // and the services in their own packages (send, clients, pull, pop, admin,
 // tx, timer), serves the Remoting servers and starts and stops the
 // background work. The role (registration, the slave's sync, controller
-// mode) and the broker's own configuration and switches are its methods. The exported fields
-// are what cmd/mqbroker wires: the services for the request handlers, the
-// tables and counters for the metrics endpoint.
+// mode) and the broker's own configuration and switches are its methods.
+// The exported fields are what cmd/mqbroker wires: the services for the
+// request handlers, the tables and counters for the metrics endpoint.
 type Broker struct {
 	Store   *store.Store
 	Topics  *tables.Topics
@@ -92,7 +92,7 @@ type Broker struct {
 	localIDs  atomic.Uint64    // IDs of in-process connections (Local)
 	delays    *timer.Delays
 	timers    *timer.Timers
-	// requestModes: each topic and group's PULL or POP (requestmode.go).
+	// requestModes: each topic and group's PULL or POP.
 	requestModes *tables.RequestModes
 	coldCtr      coldData    // the cold-data flow-control table (opsadmin.go)
 	tx           *tx.Service // END_TRANSACTION and the transaction check
