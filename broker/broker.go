@@ -222,8 +222,6 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		return nil, fmt.Errorf("broker: load consumer order info: %w", err)
 	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
-		b.Pulls.Arrived(topic, queueID)
-		b.Pops.Arrived(topic)
 		switch topic {
 		case message.ScheduleTopic:
 			b.delays.Poke()

@@ -26,7 +26,7 @@
 //     becomes master (roleswitch.go).
 //
 // Goroutines: persister (config files), registrar (name servers), client
-// expiry, the pull service's holds and cold-pull workers, END_TRANSACTION
+// expiry, the pull service's cold-pull workers, END_TRANSACTION
 // workers, and on a master the transaction check service, pop revive and
 // the delay and timer deliveries (and a goroutine per running pop or peek);
 // all started by Start and awaited by Shutdown.

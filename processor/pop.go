@@ -286,7 +286,7 @@ func (p *brokerProcs) notification(c *remoting.Conn, req *remoting.Command) *rem
 		return p.fail(req, err)
 	}
 	r := pop.NotificationRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
-		PollTime: h.PollTime, BornTime: h.BornTime, Order: h.Order, Remote: c.Remote}
+		PollTime: h.PollTime, BornTime: h.BornTime, Order: h.Order, Remote: c.Remote, Gone: c.Closed}
 	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
 	answer := func(req *remoting.Command, res pop.NotificationResult) *remoting.Command {
 		out := remoting.NewResponse(req, remoting.Success, "")

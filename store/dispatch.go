@@ -72,9 +72,11 @@ func (s *Store) dispatchAvailable() error {
 			break // stopped, or waiting at a split record (replica.go)
 		}
 	}
-	if s.onDispatch != nil {
-		for _, cq := range s.touched {
-			s.onDispatch(cq.topic, cq.queueID, cq.maxLogical.Load())
+	for _, cq := range s.touched {
+		max := cq.maxLogical.Load()
+		s.arrivals.arrived(cq.topic, cq.queueID, max)
+		if s.onDispatch != nil {
+			s.onDispatch(cq.topic, cq.queueID, max)
 		}
 	}
 	clear(s.touched)

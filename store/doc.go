@@ -10,11 +10,13 @@
 //	  abort                                        exists while the store is open
 //	  lock                                         fcntl range lock [0,1)
 //
-// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint, the epoch file; flush, the offset
-// waiter (wait.go: completions keyed by commit log offset, fulfilled by the
-// flush and, later, by replica acknowledgements), dispatch, recovery,
-// cleanup (retention and disk-full refusal), the next commit log file
-// made ahead (allocate.go), replication's view of the commit log
+// Owns: CommitLog, ConsumeQueue, IndexFile, checkpoint, the epoch file; flush, the
+// waiters — the offset waiter (wait.go: completions keyed by commit log
+// offset, fulfilled by the flush and by replica acknowledgements) and the
+// arrival waiter (arrival.go: long-polling readers parked on queue
+// positions, woken by the dispatcher or their deadline) — dispatch,
+// recovery, cleanup (retention and disk-full refusal), the next commit log
+// file made ahead (allocate.go), replication's view of the commit log
 // (replica.go: a master's ReadReplica and NotifyAppended, a slave's
 // AppendReplica).
 // Never: parses frames; knows clients or request codes; makes a caller wait
@@ -64,7 +66,8 @@
 //
 // Goroutines: dispatch, commit log flush (+ group commit), consume queue
 // and index flush, cleanup, commit log prefault, trim (unmaps cold pages,
-// trim.go), consume queue file creator and unmapper (queuefiles.go);
+// trim.go), consume queue file creator and unmapper (queuefiles.go), the
+// arrival waiter's (runs the parked readers' wakes);
 // started by Start, stopped and awaited by Shutdown.
 //
 // Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
@@ -79,6 +82,8 @@
 // log file list (alone), then consumeQueue.wmu → consumeQueue file list,
 // then indexService.maint → indexService.mu. Trim: commit log file list
 // (read, released before trimming), then Store.cqMu (read) → consume
-// queue file list (read), then indexService.mu (read). Nothing holds Store.cqMu or a
+// queue file list (read), then indexService.mu (read). Park: the arrival
+// waiter's mu → Store.cqMu (read); the dispatcher takes the arrival
+// waiter's mu holding nothing else. Nothing holds Store.cqMu or a
 // consume queue lock while taking Store.mu.
 package store

@@ -129,7 +129,10 @@ type Store struct {
 	waits *offsetWaiter
 	// appended wakes HA writers sleeping until the commit log grows
 	// (replica.go).
-	appended    appendNotifier
+	appended appendNotifier
+	// arrivals parks long-polling readers until their queues grow
+	// (arrival.go); the dispatcher wakes them.
+	arrivals    arrivals
 	flushFailed atomic.Bool // the first flush error was reported to waits
 
 	// diskFull refuses puts (ErrDiskFull); set and cleared by checkSpace
@@ -211,6 +214,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	s.replicaDispatch.Store(cfg.Replica)
 	s.confirmGate.Store(cfg.ConfirmGate)
 	s.splitAt.Store(-1)
+	s.arrivals.init()
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}
 	if cfg.MessageIndexEnable {
@@ -305,6 +309,7 @@ func (s *Store) Start() error {
 	s.goRun(s.createLoop)
 	s.goRun(s.unmapLoop)
 	s.goRun(s.spaceLoop)
+	s.goRun(s.arrivalLoop)
 	s.signal(s.dispatchCh)
 	s.log.Info().Int64("maxPhyOffset", s.cl.maxOffset.Load()).Msg("store started")
 	return nil
@@ -363,6 +368,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 	}
 	close(s.quit)
 	s.wg.Wait()
+	s.arrivals.abandonAll()
 	if err := s.dropAhead(); err != nil {
 		errs = append(errs, err)
 	}

@@ -37,6 +37,10 @@ type Store interface {
 	RecordAt(phyOffset int64, size int32) ([]byte, error)
 	MinOffset(topic string, queueID int32) int64
 	MaxOffset(topic string, queueID int32) int64
+	// Park and WakeTopic are the store's arrival waiter, where pops
+	// that found nothing wait.
+	Park(w *store.Parked) bool
+	WakeTopic(topic string)
 }
 
 // Offsets are the groups' consume offsets and the revive offset.

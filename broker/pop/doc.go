@@ -5,8 +5,9 @@
 // time back to the group through its pop retry topic; orderly pops keep
 // their own state (consumerOrderInfo.json) instead of checkpoints.
 //
-// Owns: the live checkpoints and their revive, the parked pops and
-// notifications, the orderly pops' table and file. Never: reads the
+// Owns: the live checkpoints and their revive, the bounds on parked pops
+// and notifications and POLLING_INFO's counts (they wait on the store's
+// arrival waiter, store.Park), the orderly pops' table and file. Never: reads the
 // broker's configuration beyond Config, decides the broker's role (it is
 // handed SlaveRefusal), or runs on an event loop (pops run through
 // Deps.Go).

@@ -22,6 +22,9 @@ type NotificationRequest struct {
 	BornTime int64
 	Order    bool
 	Remote   string
+	// Gone reports that the requester went away: a parked notification
+	// is then dropped, freeing its place (nil: never).
+	Gone func() bool
 }
 
 // NotificationResult is NOTIFICATION's response header.
@@ -87,12 +90,12 @@ func (p *Service) Notification(r *NotificationRequest, done func(NotificationRes
 			done(NotificationResult{HasMsg: true})
 			return
 		}
-		if mayPark && p.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) == parked {
+		if mayPark && p.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rq.Gone, rerun) == parked {
 			return
 		}
 		done(NotificationResult{})
 	}
-	switch p.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rerun) {
+	switch p.park(rq.Topic, rq.Group, rq.QueueID, rq.BornTime, rq.PollTime, rq.Gone, rerun) {
 	case parked:
 		return res, true, nil
 	case parkFull:

@@ -269,7 +269,7 @@ func (p *Service) ackOrderly(r *AckRequest, e *message.ExtraInfo) error {
 	switch {
 	case next > -1:
 		if !p.orders.blocked(k, "", e.InvisibleTime) {
-			p.Arrived(r.Topic)
+			p.d.Store.WakeTopic(r.Topic)
 		}
 	case next == -1:
 		return remoting.Refuse(remoting.MessageIllegal, nil, "offset is illegal, key:%s@%s@%d, old:%d, commit:%d, next:%d, %s",

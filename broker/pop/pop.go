@@ -234,7 +234,7 @@ func (p *Service) run(r *Request, readQueues int32, match func(int64, []byte) bo
 	}
 	if mayPark && r.PollTime > 0 {
 		rerun := func(mayPark bool) { p.run(r, readQueues, match, done, mayPark) }
-		switch p.park(r.Topic, r.Group, r.QueueID, r.BornTime, r.PollTime, rerun) {
+		switch p.park(r.Topic, r.Group, r.QueueID, r.BornTime, r.PollTime, done.Gone, rerun) {
 		case parked:
 			return
 		case parkFull:

@@ -6,14 +6,15 @@ package pop
 // goroutine. At its end it runs once more and answers whatever it finds
 // (POLLING_TIMEOUT when nothing). At most popPollingSize pops wait per
 // topic and maxPopPollingSize in all; past that a pop is answered
-// POLLING_FULL.
+// POLLING_FULL. The waiting is the store's arrival waiter's (store.Park):
+// this file keeps the bounds and the counts POLLING_INFO reads.
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/store"
 )
 
 type parkResult uint8
@@ -24,101 +25,81 @@ const (
 	parkFull
 )
 
+// popWaits counts the parked pops and notifications.
 type popWaits struct {
 	mu      sync.Mutex
-	byTopic map[string][]*popWait // under mu; a wait is listed under its topic and its retry topic
-	n       int                   // under mu
-	any     atomic.Int32          // n, read without the lock by the dispatch hook
+	byTopic map[string]int    // under mu
+	byQueue map[waitKey]int32 // under mu: POLLING_INFO's count
+	n       int               // under mu
 }
 
-// popWait is a parked pop or NOTIFICATION; rerun runs it again (on a
-// broker goroutine), parking it anew only if mayPark.
-type popWait struct {
-	topic    string
-	group    string
-	queueID  int32
-	deadline int64
-	rerun    func(mayPark bool)
-	fired    atomic.Bool
-	timer    *time.Timer
+type waitKey struct {
+	topic, group string
+	queueID      int32
 }
 
-func (w *popWaits) init() { w.byTopic = make(map[string][]*popWait) }
+func (w *popWaits) init() {
+	w.byTopic = make(map[string]int)
+	w.byQueue = make(map[waitKey]int32)
+}
 
-// park parks a pop (or notification) that found nothing, until bornTime+pollTime.
-func (p *Service) park(topic, group string, queueID int32, bornTime, pollTime int64, rerun func(mayPark bool)) parkResult {
+// park parks a pop (or notification) that found nothing, until
+// bornTime+pollTime: rerun runs again then, on a broker goroutine, parking
+// anew only if mayPark (it was woken early, before its end). gone (may be
+// nil) reports that the requester went away: the pop is then dropped.
+func (p *Service) park(topic, group string, queueID int32, bornTime, pollTime int64, gone func() bool, rerun func(mayPark bool)) parkResult {
 	now := time.Now().UnixMilli()
 	deadline := satAdd(bornTime, pollTime)
 	if deadline <= now {
 		return notParked
 	}
-	w := &popWait{topic: topic, group: group, queueID: queueID, deadline: deadline, rerun: rerun}
-	retry := message.PopRetryTopic(topic, group)
+	k := waitKey{topic, group, queueID}
 	ws := &p.waits
 	ws.mu.Lock()
-	if ws.n >= maxPopPollingSize || len(ws.byTopic[topic]) >= popPollingSize {
+	if ws.n >= maxPopPollingSize || ws.byTopic[topic] >= popPollingSize {
 		ws.mu.Unlock()
 		return parkFull
 	}
-	ws.byTopic[topic] = append(ws.byTopic[topic], w)
-	ws.byTopic[retry] = append(ws.byTopic[retry], w)
-	ws.n++
-	ws.any.Store(int32(ws.n))
-	w.timer = time.AfterFunc(time.Duration(deadline-now)*time.Millisecond, func() { p.wake(w, false) })
+	ws.count(k, 1)
 	ws.mu.Unlock()
+	w := &store.Parked{
+		On: [2]store.Position{{Topic: topic, QueueID: store.AnyQueue},
+			{Topic: message.PopRetryTopic(topic, group), QueueID: store.AnyQueue}},
+		Deadline: time.UnixMilli(deadline),
+		Gone:     gone,
+	}
+	w.Wake = func(why store.Woken) {
+		ws.mu.Lock()
+		ws.count(k, -1)
+		ws.mu.Unlock()
+		if why == store.Abandoned {
+			return // the requester or the broker is gone
+		}
+		mayPark := why == store.Arrived && time.Now().UnixMilli() < deadline
+		p.d.Go(func() { rerun(mayPark) }) // refused while shutting down: the connection goes with the broker
+	}
+	if !p.d.Store.Park(w) {
+		ws.mu.Lock()
+		ws.count(k, -1)
+		ws.mu.Unlock()
+		return notParked
+	}
 	return parked
 }
 
-// Arrived wakes the pops parked on topic (the dispatch hook: one atomic load when none waits).
-func (p *Service) Arrived(topic string) {
-	ws := &p.waits
-	if ws.any.Load() == 0 {
-		return
+// count adds d to the parked pops of k; ws.mu held.
+func (ws *popWaits) count(k waitKey, d int) {
+	ws.n += d
+	if n := ws.byTopic[k.topic] + d; n > 0 {
+		ws.byTopic[k.topic] = n
+	} else {
+		delete(ws.byTopic, k.topic)
 	}
-	ws.mu.Lock()
-	list := ws.byTopic[topic]
-	ws.mu.Unlock()
-	for _, w := range list {
-		p.wake(w, true)
+	if n := ws.byQueue[k] + int32(d); n > 0 {
+		ws.byQueue[k] = n
+	} else {
+		delete(ws.byQueue, k)
 	}
-}
-
-// wake runs a parked pop again, once: early (a message arrived; it may
-// park again) or at its deadline (it answers whatever it finds).
-func (p *Service) wake(w *popWait, early bool) {
-	if !w.fired.CompareAndSwap(false, true) {
-		return
-	}
-	if early {
-		w.timer.Stop()
-	}
-	p.unlist(w)
-	mayPark := early && time.Now().UnixMilli() < w.deadline
-	if !p.d.Go(func() { w.rerun(mayPark) }) {
-		return // shutting down: the connection goes with the broker
-	}
-}
-
-func (p *Service) unlist(w *popWait) {
-	ws := &p.waits
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	for _, t := range [2]string{w.topic, message.PopRetryTopic(w.topic, w.group)} {
-		list := ws.byTopic[t]
-		for i, x := range list {
-			if x == w {
-				list = append(list[:i:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(ws.byTopic, t)
-		} else {
-			ws.byTopic[t] = list
-		}
-	}
-	ws.n--
-	ws.any.Store(int32(ws.n))
 }
 
 // pollingNum is how many pops of group wait on topic/queueID (POLLING_INFO).
@@ -126,11 +107,5 @@ func (p *Service) pollingNum(topic, group string, queueID int32) int32 {
 	ws := &p.waits
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	var n int32
-	for _, w := range ws.byTopic[topic] {
-		if w.topic == topic && w.group == group && w.queueID == queueID {
-			n++
-		}
-	}
-	return n
+	return ws.byQueue[waitKey{topic, group, queueID}]
 }

@@ -90,36 +90,32 @@ type Deps struct {
 }
 
 // Service serves pulls: it reads queues, parks the pulls that find
-// nothing (Holds) and hands those whose pages are not in memory to its
-// cold-pull workers.
+// nothing on the store's arrival waiter (park.go) and hands those whose
+// pages are not in memory to its cold-pull workers.
 type Service struct {
 	d       Deps
-	holds   *Holds
+	places  *places
 	cold    *coldPulls
 	sampled zerolog.Logger // what consumers cause
 }
 
-// New makes the service; Run runs its holds and workers.
+// New makes the service; Run runs its workers.
 func New(d Deps, log zerolog.Logger) *Service {
-	return &Service{d: d, holds: newHolds(d.Store.MaxOffset, d.MaxParked, log.With().Str("component", "holds").Logger()),
+	return &Service{d: d, places: newPlaces(d.MaxParked, log),
 		cold:    newColdPulls(d.ColdThreads, d.ColdCapacity, log),
 		sampled: log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 }
 
-// Run answers parked pulls and reads cold ones until quit closes; it
-// returns once they all stopped.
+// Run reads cold pulls until quit closes; it returns once its workers
+// stopped. Parked pulls are woken by the store, whose Shutdown abandons
+// those left.
 func (s *Service) Run(quit <-chan struct{}) {
 	var wg sync.WaitGroup
 	for range s.cold.threads {
 		wg.Go(func() { s.runColdPulls(quit) })
 	}
-	s.holds.run(quit)
 	wg.Wait()
 }
 
-// Arrived is the store's dispatch hook: new entries for a queue wake the
-// pulls parked on it.
-func (s *Service) Arrived(topic string, queueID int32) { s.holds.Arrived(topic, queueID) }
-
 // Parked is the number of parked (or reserved) pulls.
-func (s *Service) Parked() int64 { return s.holds.Parked() }
+func (s *Service) Parked() int64 { return s.places.n.Load() }

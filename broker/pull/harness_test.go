@@ -32,7 +32,7 @@ type setup struct {
 	deps             Deps // MaxParked, ColdThreads, ColdCapacity
 	autoCreateGroups bool
 	commitLogSize    int64
-	run              bool // the holds and cold workers run
+	run              bool // the cold workers run
 }
 
 // harness is the service on a real store and real tables, with topic T (4
@@ -67,7 +67,7 @@ func newHarness(t *testing.T, edit func(*setup)) *harness {
 	h.st = storetest.Open(t, dir, func(c *store.Config) {
 		c.MappedFileSizeCommitLog = su.commitLogSize
 		c.AccessMessageInMemoryMaxRatio = 0 // the residency check reads 17 MiB in these tests, not GiBs
-	}, func(topic string, queueID int32, _ int64) { h.Arrived(topic, queueID) })
+	}, nil)
 	st := h.st
 	h.cfg.Store(&su.cfg)
 	d := su.deps

@@ -7,9 +7,10 @@ package pull
 // pull over, to be answered later through a completion the front end
 // supplies:
 //
-//   - nothing to read and the suspend flag set: the pull is parked in Holds
-//     (at most maxParkedPulls) and run again, on the holds goroutine, when a
-//     message for its queue is dispatched or its suspend time ends;
+//   - nothing to read and the suspend flag set: the pull is parked on the
+//     store's arrival waiter (at most maxParkedPulls; park.go) and run
+//     again, on the store's arrival goroutine, when a message past its
+//     offset is dispatched to its queue or its suspend time ends;
 //   - the pages of the records to answer are not in memory: an event loop
 //     must not wait for the disk, so the pull goes to the cold-pull workers
 //     (pullMessageThreadPoolNums goroutines behind a queue of
@@ -247,31 +248,6 @@ func statusOf(s store.GetStatus, requested int64) Status {
 		return OffsetIllegal
 	}
 	return NoNewMsg // OffsetFoundNull, OffsetOverflowOne
-}
-
-// park holds a pull that found nothing, unless maxParkedPulls are parked
-// (then it is answered at once, as a pull not suspended).
-func (s *Service) park(cfg *Config, r *Request, later func() Completion) bool {
-	timeout := time.Duration(r.SuspendTimeoutMillis) * time.Millisecond
-	if !cfg.LongPollingEnable {
-		timeout = cfg.ShortPollingTime
-	}
-	if !s.holds.Reserve(r.Remote) {
-		return false
-	}
-	done := later()
-	again := *r
-	s.holds.Park(r.Topic, r.QueueID, r.QueueOffset, timeout, done.Gone, func() { s.wake(&again, done) })
-	return true
-}
-
-// wake runs a woken pull and answers it, or hands it to a cold-pull
-// worker, which does.
-func (s *Service) wake(r *Request, done Completion) {
-	res, err := s.pull(r, runAgain, func() Completion { return done })
-	if err != nil || res.Status != Later {
-		done.Done(res, err)
-	}
 }
 
 // coldPulls are the workers that read pulls whose pages are not in

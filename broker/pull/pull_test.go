@@ -466,21 +466,17 @@ func TestPullColdQueueBound(t *testing.T) {
 	}
 }
 
-// Past maxParkedPulls a place is refused; answering a hold frees its place.
-func TestHoldsBound(t *testing.T) {
-	h := newHolds(func(string, int32) int64 { return 0 }, 2, zerolog.Nop())
-	if !h.Reserve("a") || !h.Reserve("b") || h.Reserve("c") {
+// Past maxParkedPulls a place is refused; a freed place is taken again.
+func TestPlacesBound(t *testing.T) {
+	p := newPlaces(2, zerolog.Nop())
+	if !p.reserve("a") || !p.reserve("b") || p.reserve("c") {
 		t.Fatal("bound of 2 not applied")
 	}
-	answered := 0
-	for i := 0; i < 2; i++ {
-		h.Park("T", 0, 0, time.Hour, nil, func() { answered++ })
+	p.free()
+	if p.n.Load() != 1 || !p.reserve("d") || p.reserve("e") {
+		t.Fatalf("after a free: %d places taken", p.n.Load())
 	}
-	if h.Parked() != 2 {
-		t.Fatalf("parked %d", h.Parked())
-	}
-	h.releaseQueue(queueKey{"T", 0}, func(*hold) bool { return true })
-	if h.Parked() != 0 || answered != 2 || !h.Reserve("d") {
-		t.Fatalf("after release: parked %d, answered %d", h.Parked(), answered)
+	if q := newPlaces(0, zerolog.Nop()); q.max != DefaultMaxParked {
+		t.Fatalf("bound 0 is %d, want the default", q.max)
 	}
 }
