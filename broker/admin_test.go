@@ -269,16 +269,3 @@ func TestClientAndStatsServices(t *testing.T) {
 	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
 	wantRefusal(t, err, remoting.ConsumerNotOnline, "Consumer not online, so can not reset offset, Group: CG Topic: T Timestamp: -1")
 }
-
-// The name servers get each topic's perm less what brokerPermission takes
-// away; the table itself is left alone.
-func TestMaskPerms(t *testing.T) {
-	tcs := []*tables.TopicConfig{{TopicName: "A", Perm: message.PermRead | message.PermWrite}, {TopicName: "B", Perm: message.PermRead | message.PermWrite | message.PermInherit}}
-	if got := maskPerms(tcs, message.PermRead|message.PermWrite); &got[0] != &tcs[0] {
-		t.Fatal("full permission copied the table")
-	}
-	got := maskPerms(tcs, message.PermRead)
-	if got[0].Perm != message.PermRead || got[1].Perm != message.PermRead || tcs[0].Perm != message.PermRead|message.PermWrite {
-		t.Fatalf("masked %d %d, table %d", got[0].Perm, got[1].Perm, tcs[0].Perm)
-	}
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/clients"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
+	"github.com/rocketgo/rocketgo/broker/role"
 	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/stats"
 	"github.com/rocketgo/rocketgo/broker/tables"
@@ -32,11 +33,11 @@ import (
 
 // Broker is one RocketMQ broker: it builds the store, the tables above it
 // and the services in their own packages (send, clients, pull, pop, admin,
-// tx, timer), serves the Remoting servers and starts and stops the
-// background work. The role (registration, the slave's sync, controller
-// mode) and the broker's own configuration and switches are its methods.
-// The exported fields are what cmd/mqbroker wires: the services for the
-// request handlers, the tables and counters for the metrics endpoint.
+// tx, timer, role), serves the Remoting servers and starts and stops the
+// background work, and what starts and stops with each role. The broker's
+// own configuration and switches are its methods. The exported fields are
+// what cmd/mqbroker wires: the services for the request handlers, the
+// tables and counters for the metrics endpoint.
 type Broker struct {
 	Store   *store.Store
 	Topics  *tables.Topics
@@ -63,7 +64,10 @@ type Broker struct {
 	// Admin serves the admin codes over the tables.
 	Admin *admin.Service
 	// Pulls serves pulls, their long polling and cold reads.
-	Pulls   *pull.Service
+	Pulls *pull.Service
+	// Role is the broker's role: name-server registration, replication,
+	// a slave's copy of its master's metadata, controller mode.
+	Role    *role.Service
 	Locks   *tables.Locks
 	Filters tables.Filters
 	UniqIDs *message.UniqIDGen
@@ -73,8 +77,10 @@ type Broker struct {
 	// cfg is the configuration in force (Config): a snapshot never modified
 	// once stored; a runtime change stores a whole new one.
 	cfg atomic.Pointer[Config]
-	// sendCfg is the send path's view of cfg (sendConfig).
+	// sendCfg is the send path's view of cfg (sendConfig), roleCfg the
+	// role's (roleConfig).
 	sendCfg atomic.Pointer[sendSnapshot]
+	roleCfg atomic.Pointer[roleSnapshot]
 	cfgMu   sync.Mutex // serialises updateConfig and UpdateConfig; guards cfgFile
 	// cfgFile is the configuration as the config file holds it
 	// (runtimeconfig.go); cfgDirty: it changed since last written.
@@ -82,25 +88,22 @@ type Broker struct {
 	cfgDirty atomic.Bool
 	stats    *runtimeStats // GET_BROKER_RUNTIME_INFO's counters
 
-	log       zerolog.Logger // component=broker
-	sampled   zerolog.Logger // log, sampled: what clients cause (bad names in heartbeats, ...)
-	root      zerolog.Logger // for parts that add their own component
-	registrar *registrar
-	server    *remoting.Server
-	fast      *remoting.Server // the VIP channel (fastListenPort), nil when off
-	handler   remoting.Handler // what Start serves with; local connections use it too
-	localIDs  atomic.Uint64    // IDs of in-process connections (Local)
-	delays    *timer.Delays
-	timers    *timer.Timers
+	log      zerolog.Logger // component=broker
+	sampled  zerolog.Logger // log, sampled: what clients cause (bad names in heartbeats, ...)
+	root     zerolog.Logger // for parts that add their own component
+	server   *remoting.Server
+	fast     *remoting.Server // the VIP channel (fastListenPort), nil when off
+	handler  remoting.Handler // what Start serves with; local connections use it too
+	localIDs atomic.Uint64    // IDs of in-process connections (Local)
+	delays   *timer.Delays
+	timers   *timer.Timers
 	// requestModes: each topic and group's PULL or POP.
 	requestModes *tables.RequestModes
 	coldCtr      coldData    // the cold-data flow-control table (opsadmin.go)
 	tx           *tx.Service // END_TRANSACTION and the transaction check
-	repl         replication
-	ctrl         *controlled // controller mode (controllermode.go); nil outside it
-	// newHA makes the replication service in Start (ha.New); tests replace
-	// it between New and Start.
-	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error)
+	// newHA makes the replication service in Start (role.NewHA); tests
+	// replace it between New and Start.
+	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (role.Replicator, error)
 	// wait is Store.Wait; tests replace it to make a SYNC_FLUSH or
 	// SYNC_MASTER wait fail, which a real disk or slave does not do on demand.
 	wait func(end int64, need store.Durability, done func(error))
@@ -138,26 +141,19 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		root:       root,
 		quit:       make(chan struct{}),
 		persistNow: make(chan struct{}, 1),
-		newHA:      newHAService,
+		newHA:      role.NewHA,
 	}
-	b.repl.syncNow = make(chan struct{}, 1)
 	b.cfg.Store(&cfg)
-	b.cfgFile = newConfigFile(cfg)
+	b.cfgFile = newConfigFile(cfg) // the file keeps the brokerRole it holds
+	if cfg.Controller.EnableControllerMode {
+		// Slave until the controller names the role (broker/role).
+		cfg.HA.BrokerRole = ha.Slave
+		b.cfg.Store(&cfg)
+	}
 	// Read per use, so that UPDATE_BROKER_CONFIG changes them at once.
 	b.Groups = tables.NewGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), cfg.MaxTopicQueueNums,
 		func() bool { return b.Config().AutoCreateSubscriptionGroup })
 	b.Groups.PutSystem()
-	b.registrar = newRegistrar(b)
-	if cfg.Controller.EnableControllerMode {
-		// Slave until the controller names the role (controllermode.go).
-		cfg.HA.BrokerRole = ha.Slave
-		b.cfg.Store(&cfg)
-		ctrl, err := newControlled(b, &cfg)
-		if err != nil {
-			return nil, err
-		}
-		b.ctrl = ctrl
-	}
 	b.Topics = tables.NewTopics(filepath.Join(dir, "config", "topics.json"), cfg.MaxTopicQueueNums, b.topicsChanged,
 		func() bool { return b.Config().AutoCreateTopicEnable })
 	for _, tc := range systemTopics(b.Config()) {
@@ -221,6 +217,10 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		_ = st.Shutdown(context.Background()) // already failing; the load error is the one to report
 		return nil, fmt.Errorf("broker: load consumer order info: %w", err)
 	}
+	if b.Role, err = role.New(b.roleDeps(), root); err != nil {
+		_ = st.Shutdown(context.Background()) // already failing; the epoch file's error is the one to report
+		return nil, err
+	}
 	st.OnDispatch(func(topic string, queueID int32, _ int64) {
 		switch topic {
 		case message.ScheduleTopic:
@@ -244,13 +244,13 @@ func (b *Broker) Start(h remoting.Handler) error {
 	if err := b.Store.Start(); err != nil {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
-	if err := b.startHA(); err != nil {
+	if err := b.Role.StartHA(); err != nil {
 		_ = b.Store.Shutdown(context.Background()) // already failing; the ha error is the one to report
 		return err
 	}
-	if !b.IsSlave() && b.ctrl == nil {
+	if !b.Config().IsSlave() && !b.Role.ControllerMode() {
 		if err := b.Pops.Recover(context.Background()); err != nil {
-			_ = b.shutdownHA(context.Background())
+			_ = b.Role.ShutdownHA(context.Background())
 			_ = b.Store.Shutdown(context.Background())
 			return fmt.Errorf("broker: recover pop checkpoints: %w", err)
 		}
@@ -265,7 +265,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		TLS:          b.Config().TLS,
 	}, h, b.root)
 	if err := b.server.Start(); err != nil {
-		_ = b.shutdownHA(context.Background())
+		_ = b.Role.ShutdownHA(context.Background())
 		_ = b.Store.Shutdown(context.Background())
 		return fmt.Errorf("broker: %w", err)
 	}
@@ -280,7 +280,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 		}, h, b.root)
 		if err := b.fast.Start(); err != nil {
 			_ = b.server.Shutdown(context.Background())
-			_ = b.shutdownHA(context.Background())
+			_ = b.Role.ShutdownHA(context.Background())
 			_ = b.Store.Shutdown(context.Background())
 			return fmt.Errorf("broker: vip channel: %w", err)
 		}
@@ -290,30 +290,21 @@ func (b *Broker) Start(h remoting.Handler) error {
 		b.goRun(b.tx.Work)
 	}
 	b.goRun(b.persistLoop)
-	switch {
-	case b.ctrl != nil:
-		// The role's services start with the role (roleswitch.go).
-		b.goRun(func() { b.ctrl.run(b.quit) })
-	case b.IsSlave():
-		// A slave delivers no delayed or timer messages and checks no
-		// transactions: its master does, and the slave copies the result
-		// (Apache's changeSpecialServiceStatus(brokerId == 0)).
-		b.goRun(func() { b.slaveSyncLoop(b.quit) })
-	default:
-		b.goRun(func() { b.tx.RunChecks(b.quit) })
-		b.goRun(func() { b.Pops.RunRevive(b.quit) })
-		for _, run := range b.schedulers() {
-			b.goRun(func() { run(b.quit) })
-		}
+	// In controller mode a role's services start with the role
+	// (roleswitch.go); a classic slave's are its metadata sync (Role.Run).
+	// A slave delivers no delayed or timer messages and checks no
+	// transactions: its master does, and the slave copies the result
+	// (Apache's changeSpecialServiceStatus(brokerId == 0)).
+	if !b.Role.ControllerMode() && !b.Config().IsSlave() {
+		b.runMaster(false, func(fn func(quit <-chan struct{})) { b.goRun(func() { fn(b.quit) }) })
 	}
 	b.goRun(b.expireLoop)
 	b.goRun(func() { b.stats.run(b.quit) })
 	b.goRun(func() { b.Stats.RunRates(b.quit) })
 	b.goRun(func() { b.Stats.RunItems(b.quit, func() string { return b.Config().BrokerClusterName }) })
-	if b.ctrl == nil { // in controller mode: once the role is known
-		b.registrar.launched.Store(true)
-		b.goRun(func() { b.registrar.run(b.quit) })
-	}
+	// Registration, and the role's loops: the controller's in controller
+	// mode (registration once the role is known), a slave's sync.
+	b.Role.Run()
 	b.log.Info().Str("brokerAddr", b.Config().Addr()).Str("cluster", b.Config().BrokerClusterName).
 		Str("namesrvAddr", b.Config().NamesrvAddr).Msg("broker started")
 	return nil
@@ -359,8 +350,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.stopping.Store(true)
 		var errs []error
 		if b.started.Load() {
-			b.registrar.stop(ctx) // no registration after the unregistration
-			b.registrar.unregisterAll(ctx)
+			b.Role.Unregister(ctx) // no registration after the unregistration
 			if err := b.server.Shutdown(ctx); err != nil {
 				errs = append(errs, err)
 			}
@@ -374,10 +364,10 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.wg.Wait()
 		// Replication stops before the store, as Apache's HAService: the
 		// store's Shutdown then answers every SYNC_MASTER wait left.
-		if err := b.shutdownHA(ctx); err != nil {
+		if err := b.Role.ShutdownHA(ctx); err != nil {
 			errs = append(errs, err)
 		}
-		_ = b.registrar.client.Close()
+		_ = b.Role.Close() // its connections only; nothing left to lose
 		errs = append(errs, b.persistAll())
 		if err := b.Store.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("store: %w", err))
@@ -412,7 +402,9 @@ func (b *Broker) Go(fn func()) bool {
 // topics.json now. Apache writes the file inside the request; a broker killed
 // right after creating a topic must not forget it.
 func (b *Broker) topicsChanged() {
-	b.registrar.poke()
+	if b.Role != nil { // nil while New loads the table: registration starts later
+		b.Role.RegisterSoon()
+	}
 	b.persistSoon()
 }
 

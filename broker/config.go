@@ -110,8 +110,8 @@ type Config struct {
 
 	// Registration, filters and parked pulls.
 	// CompressedRegister, EnableSplitRegistration and SplitRegistrationSize
-	// are Apache's BrokerConfig keys (registration.go); the others are
-	// rocketgo's own.
+	// are Apache's BrokerConfig keys (broker/role's registration); the
+	// others are rocketgo's own.
 	CompressedRegister      bool `key:"compressedRegister"`
 	EnableSplitRegistration bool `key:"enableSplitRegistration"`
 	SplitRegistrationSize   int  `key:"splitRegistrationSize"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,12 +12,11 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/broker/role"
 	"github.com/rocketgo/rocketgo/broker/send"
-	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -130,11 +128,10 @@ func TestSyncMasterSendStatus(t *testing.T) {
 	}
 }
 
-// fakeHA records what the broker tells the replication service.
+// fakeHA records how the broker made and stopped its replication service.
 type fakeHA struct {
 	cfg     ha.Config
 	mu      sync.Mutex
-	masters []string
 	stopped bool
 }
 
@@ -145,19 +142,9 @@ func (f *fakeHA) Shutdown(context.Context) error {
 	f.mu.Unlock()
 	return nil
 }
-func (f *fakeHA) Addr() string { return "127.0.0.1:" + strconv.Itoa(f.cfg.HAListenPort) }
-func (f *fakeHA) UpdateMasterAddress(addr string) {
-	f.mu.Lock()
-	f.masters = append(f.masters, addr)
-	f.mu.Unlock()
-}
-func (f *fakeHA) Status() ha.Status { return ha.Status{Role: f.cfg.BrokerRole} }
-
-func (f *fakeHA) learned() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.masters...)
-}
+func (f *fakeHA) Addr() string               { return "127.0.0.1:" + strconv.Itoa(f.cfg.HAListenPort) }
+func (f *fakeHA) UpdateMasterAddress(string) {}
+func (f *fakeHA) Status() ha.Status          { return ha.Status{Role: f.cfg.BrokerRole} }
 
 // freePort picks a free loopback port (racy, fine for tests).
 func freePort(t *testing.T) int {
@@ -191,7 +178,7 @@ func runServing(t *testing.T, namesrvAddr string, edit func(*Config)) (*Broker, 
 		t.Fatal(err)
 	}
 	fake := &fakeHA{}
-	b.newHA = func(c ha.Config, _ string, _ *store.Store, _ zerolog.Logger) (replicator, error) {
+	b.newHA = func(c ha.Config, _ string, _ *store.Store, _ zerolog.Logger) (role.Replicator, error) {
 		fake.cfg = c
 		return fake, nil
 	}
@@ -208,53 +195,20 @@ func runServing(t *testing.T, namesrvAddr string, edit func(*Config)) (*Broker, 
 	return b, fake
 }
 
-func runNamesrv(t *testing.T) *namesrv.Server {
-	t.Helper()
-	cfg := namesrv.DefaultConfig()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
-	s, err := namesrv.New(cfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
+// The replication service starts with the broker, with its HA keys
+// (brokerRole among them, haAuthSecret as the service's secret), and is
+// shut down with it.
+func TestReplicationFollowsBroker(t *testing.T) {
+	b, fake := runServing(t, "", func(c *Config) { c.HA.BrokerRole, c.HAAuthSecret = ha.SyncMaster, "s3cret" })
+	if fake.cfg.BrokerRole != ha.SyncMaster || string(fake.cfg.AuthSecret) != "s3cret" {
+		t.Fatalf("replication service made with role %v secret %q", fake.cfg.BrokerRole, fake.cfg.AuthSecret)
 	}
-	if err := s.Start(s.Handlers()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return s
-}
-
-// A master and its slave register with a name server: the route holds
-// both (brokerAddrs {0: master, 1: slave}); the slave learns the master's
-// remoting address and HA address (brokerIP2:haListenPort) from the
-// answer and hands the latter to its replication service; the service is
-// shut down with the broker.
-func TestSlaveLearnsMaster(t *testing.T) {
-	ns := runNamesrv(t)
-	m, _ := runServing(t, ns.Addr(), func(c *Config) { c.BrokerIP2 = "127.0.0.2" })
-	if err := m.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
-		t.Fatal(err)
-	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("T"); return err == nil })
-	s, fake := runServing(t, ns.Addr(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
-	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MasterAddr() != "" && len(fake.learned()) > 0 })
-	if s.MasterAddr() != m.Config().Addr() {
-		t.Errorf("slave's master %q, want %q", s.MasterAddr(), m.Config().Addr())
-	}
-	if got, want := fake.learned()[0], "127.0.0.2:"+strconv.Itoa(m.Config().ListenPort+1); got != want {
-		t.Errorf("slave's master HA address %q, want %q", got, want)
-	}
-	rd, err := ns.Routes.Route("T")
-	if err != nil || len(rd.BrokerDatas) != 1 {
-		t.Fatalf("route: %+v %v", rd, err)
-	}
-	addrs := rd.BrokerDatas[0].BrokerAddrs
-	if addrs[0] != m.Config().Addr() || addrs[1] != s.Config().Addr() {
-		t.Errorf("brokerAddrs %v", addrs)
+	if st := b.Role.HAStatus(); st.Role != ha.SyncMaster {
+		t.Fatalf("HA status %+v", st)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.Shutdown(ctx); err != nil {
+	if err := b.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	fake.mu.Lock()
@@ -264,127 +218,19 @@ func TestSlaveLearnsMaster(t *testing.T) {
 	}
 }
 
-// A fixed haMasterAddress is not replaced by the name servers' answers
-// (Apache: updateMasterHAServerAddrPeriodically false).
-func TestFixedHAMasterAddress(t *testing.T) {
-	ns := runNamesrv(t)
-	runServing(t, ns.Addr(), nil)
-	s, fake := runServing(t, ns.Addr(), func(c *Config) {
-		c.BrokerID, c.HA.BrokerRole, c.HA.HAMasterAddress = 1, ha.Slave, "10.9.9.9:10912"
-	})
-	testutil.WaitFor(t, 10*time.Second, func() bool { return s.MasterAddr() != "" })
-	if got := fake.learned(); len(got) != 0 {
-		t.Errorf("fixed master HA address replaced by %v", got)
-	}
-}
-
-// A name server that accepts connections and never answers delays no
-// registration with another: the broker's first registration and the one
-// after a new topic reach the live name server while the hanging one
-// still holds its requests (registerBrokerTimeoutMills 20 s).
-func TestHangingNamesrv(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	var mu sync.Mutex
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // read nothing, answer nothing
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		<-done
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-	})
-	ns := runNamesrv(t)
-	start := time.Now()
-	b, _ := runServing(t, ln.Addr().String()+";"+ns.Addr(), nil)
-	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
-	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
-		t.Fatal(err)
-	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
-	if took := time.Since(start); took >= 20*time.Second {
-		t.Errorf("registrations took %v: held back by the hanging name server", took)
-	}
-}
-
 // slaveReadEnable changes at runtime (Apache reads it per pull); the role
 // does not (recorded for the next start).
 func TestSlaveReadEnableAtRuntime(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave; optIn(c) })
-	if !b.RejectsPulls() || !b.RejectsSends() {
+	if !b.Role.RejectsPulls() || !b.Role.RejectsSends() {
 		t.Fatal("a slave without slaveReadEnable takes pulls or sends")
 	}
 	ch, err := b.UpdateConfig([]byte("slaveReadEnable=true\nbrokerRole=ASYNC_MASTER\nbrokerId=0\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.RejectsPulls() || !b.IsSlave() || len(ch.Applied) != 1 || ch.Applied[0] != "slaveReadEnable" {
-		t.Fatalf("after the update: rejects pulls %t, slave %t, change %+v", b.RejectsPulls(), b.IsSlave(), ch)
-	}
-}
-
-// A master answering the metadata requests with garbage (bad JSON, a topic
-// name breaking the rules, a delay level out of range) changes nothing on
-// the slave: each part fails on its own, with an error naming it.
-func TestSlaveSyncHostileMaster(t *testing.T) {
-	bodies := map[int32]string{
-		remoting.GetAllTopicConfig:             `{"topicConfigTable":{"a/../b":{"topicName":"a/../b","readQueueNums":1,"writeQueueNums":1,"perm":6}},"dataVersion":{"counter":9}}`,
-		remoting.GetAllConsumerOffset:          `{"offsetTable":{"T@G":{0:`,
-		remoting.GetAllDelayOffset:             `{"offsetTable":{99999:1}}`,
-		remoting.GetAllSubscriptionGroupConfig: `[1,2,3]`,
-	}
-	tbl := remoting.Table{}
-	for code, body := range bodies {
-		tbl[code] = func(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-			resp := remoting.NewResponse(req, remoting.Success, "")
-			resp.Body = []byte(body)
-			return resp
-		}
-	}
-	srv := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()},
-		tbl, zerolog.Nop())
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	s, _ := runServing(t, "", func(c *Config) { c.BrokerID, c.HA.BrokerRole = 1, ha.Slave })
-	if err := s.Groups.Put(tables.DefaultGroupConfig("G")); err != nil {
-		t.Fatal(err)
-	}
-	topics, groups := s.Admin.AllTopicConfig(), s.Admin.AllGroupConfig()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := s.SyncFromMaster(ctx, srv.Addr())
-	for _, part := range []string{"consumer offsets", "delay offsets", "subscription groups"} {
-		if err == nil || !strings.Contains(err.Error(), "sync "+part) {
-			t.Errorf("sync error %v does not name %s", err, part)
-		}
-	}
-	if _, ok := s.Topics.Get("a/../b"); ok {
-		t.Error("a topic breaking the rules was taken")
-	}
-	if got := s.Admin.AllGroupConfig(); len(got.Groups) != len(groups.Groups) || got.DataVersion != groups.DataVersion {
-		t.Errorf("groups changed: %+v", got)
-	}
-	if got := s.Admin.AllTopicConfig(); len(got.Topics) > len(topics.Topics) {
-		t.Errorf("topics grew: %d -> %d", len(topics.Topics), len(got.Topics))
+	if b.Role.RejectsPulls() || !b.Role.IsSlave() || len(ch.Applied) != 1 || ch.Applied[0] != "slaveReadEnable" {
+		t.Fatalf("after the update: rejects pulls %t, slave %t, change %+v", b.Role.RejectsPulls(), b.Role.IsSlave(), ch)
 	}
 }
 

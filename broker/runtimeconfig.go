@@ -97,7 +97,7 @@ var runtimeKeys = map[string]bool{
 	"transactionCheckInterval":           true, // check service, from its next wait
 	"rejectTransactionMessage":           true, // prepared sends
 	"slaveReadEnable":                    true, // RejectsPulls, pull's suggestBroker (replication)
-	"slaveSynchronizePeriod":             true, // slaveSyncLoop, from its next wait
+	"slaveSynchronizePeriod":             true, // the slave's metadata sync (broker/role), from its next wait
 }
 
 // knownKeys are the keys of Config, nested structs included.
@@ -212,7 +212,7 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 			// Name servers must see the new perms now (Apache: a new topic
 			// data version and registerBrokerAll).
 			b.Topics.BumpVersion()
-			b.registrar.pokeFull()
+			b.Role.RegisterAllSoon()
 		}
 	}
 	return ch, nil

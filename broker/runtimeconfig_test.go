@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/tables"
+	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -223,15 +225,15 @@ func startFakeNamesrv(t *testing.T) (*fakeNamesrv, string) {
 func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	nsA, addrA := startFakeNamesrv(t)
 	nsB, addrB := startFakeNamesrv(t)
-	b, _ := testBroker(t, t.TempDir(), func(c *Config) { c.NamesrvAddr = addrA; optIn(c) })
-	t.Cleanup(func() { _ = b.registrar.client.Close() })
+	b, _ := runServing(t, addrA, optIn)
 	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	b.registrar.register(true)
-	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead|message.PermWrite {
-		t.Fatalf("name server A: %+v", regs)
-	}
+	testutil.WaitFor(t, 10*time.Second, func() bool {
+		regs := nsA.registrations()
+		return len(regs) > 0 && regs[len(regs)-1]["T"].Perm == message.PermRead|message.PermWrite
+	})
+	registeredA := len(nsA.registrations())
 	v0 := b.Admin.AllTopicConfig().DataVersion
 	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nnamesrvAddr=" + addrB + "\n")); err != nil {
 		t.Fatal(err)
@@ -239,14 +241,14 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	if v := b.Admin.AllTopicConfig().DataVersion; v.Counter != v0.Counter+1 {
 		t.Fatalf("topic data version %+v -> %+v, want a new one", v0, v)
 	}
-	// What the poke asked for: a full registration.
-	b.registrar.register(b.registrar.full.Swap(false))
+	testutil.WaitFor(t, 10*time.Second, func() bool { return len(nsB.registrations()) > 0 })
 	regs := nsB.registrations()
-	if len(regs) != 1 || regs[0]["T"].Perm != message.PermRead || regs[0][message.AutoCreateTopicKey].Perm&message.PermWrite != 0 {
+	if len(regs) != 1 || len(regs[0]) != len(b.Admin.AllTopicConfig().Topics) || regs[0]["T"].Perm != message.PermRead ||
+		regs[0][message.AutoCreateTopicKey].Perm&message.PermWrite != 0 {
 		t.Fatalf("name server B: %+v", regs)
 	}
-	if n := len(nsA.registrations()); n != 1 {
-		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n)
+	if n := len(nsA.registrations()); n != registeredA {
+		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n-registeredA)
 	}
 	if tc, _ := b.Admin.TopicConfig("T"); tc.Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("the table's perm changed to %d", tc.Perm)

@@ -18,7 +18,7 @@ const BrokerVersionDesc = "V4_9_8"
 // pools, transient store) is reported as an idle Apache broker reports it.
 func (b *Broker) RuntimeInfo() map[string]string {
 	st := b.Store
-	rs := b.stats.report(b.IsSlave())
+	rs := b.stats.report(b.Config().IsSlave())
 	earliest := int64(-1)
 	for t, qs := range st.Topics() {
 		for _, q := range qs {
@@ -30,7 +30,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	pullQueued, pullCapacity := b.Pulls.Queue()
 	_, cqRatio, _ := st.DiskUsedRatios()
 	info := map[string]string{
-		"brokerActive":                    strconv.FormatBool(!b.IsSlave()), // Apache: the special services run (a master)
+		"brokerActive":                    strconv.FormatBool(!b.Config().IsSlave()), // Apache: the special services run (a master)
 		"brokerVersionDesc":               BrokerVersionDesc,
 		"brokerVersion":                   strconv.Itoa(int(remoting.ServerVersion)),
 		"msgPutTotalYesterdayMorning":     strconv.FormatInt(rs.putYesterdayMorning, 10),
@@ -86,7 +86,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 		"ackThreadPoolQueueHeadWaitTimeMills":   "0",
 		"EndTransactionThreadPoolQueueCapacity": "100000",
 	}
-	if !b.IsSlave() {
+	if !b.Config().IsSlave() {
 		_, inBytes, _, _ := b.Stats.Totals()
 		b.stats.store.report(info, rs.putNow, inBytes)
 	} else {

@@ -38,14 +38,6 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
 	return true
 }
 
-// brokerWith is a Broker with only its configuration, for code that needs
-// nothing else.
-func brokerWith(cfg Config) *Broker {
-	b := &Broker{}
-	b.cfg.Store(&cfg)
-	return b
-}
-
 // testBroker opens a broker on a temp store without serving; run starts the
 // store and the delay and timer loops, stopped by t.Cleanup.
 func testBroker(t *testing.T, dir string, edit func(*Config)) (*Broker, func()) {

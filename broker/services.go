@@ -1,14 +1,19 @@
 package broker
 
 import (
+	"net"
 	"strconv"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
+	"github.com/rocketgo/rocketgo/broker/role"
 	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/ha"
+	"github.com/rocketgo/rocketgo/ha/autoswitch"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -59,10 +64,93 @@ func (b *Broker) sendDeps(st *store.Store) send.Deps {
 	d := send.Deps{Config: b.sendConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Locks: b.Locks, UniqIDs: b.UniqIDs,
 		StoreHost: b.StoreHost, DelayLevels: st.DelayLevels(), Counts: &b.Stats, Tx: &b.Tx, StorePut: b.stats.store.put,
 		Wait: func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) }}
-	if b.ctrl != nil {
-		d.ReplicaNeed = b.ctrl.replicaNeed
+	if b.Config().Controller.EnableControllerMode {
+		// The role is built after the send path (it copies the timer's
+		// progress, which reputs through the send path): read when a send
+		// comes, after New.
+		d.ReplicaNeed = func(need store.Durability, props string) (store.Durability, error) {
+			return b.Role.ReplicaNeed(need, props)
+		}
 	}
 	return d
+}
+
+// roleDeps are what the role is built from: the store, the tables it
+// serves to slaves and replaces from a master, the timer's and delay
+// levels' progress, the broker's goroutines, and what starts and stops
+// with a role (roleswitch.go).
+func (b *Broker) roleDeps() role.Deps {
+	c := b.Config()
+	return role.Deps{Config: b.roleConfig,
+		SetRole: func(id int64, r ha.Role) {
+			b.updateConfig(func(c *Config) {
+				c.BrokerID = id
+				c.HA.BrokerRole = r
+			})
+		},
+		ControllerMode: c.Controller.EnableControllerMode, StoreRoot: c.Store.StorePathRootDir, TLS: c.TLS,
+		Store: b.Store, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets, Modes: b.requestModes,
+		Delays: b.delays, Timers: b.timers, TimerCounts: &b.Timer,
+		NewHA: func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (role.Replicator, error) {
+			return b.newHA(cfg, listen, st, log)
+		},
+		Go: b.goRun, Quit: b.quit, BeforeMaster: b.fenceTimer, RunMaster: b.runMaster}
+}
+
+// roleSnapshot is the role's view of one configuration snapshot.
+type roleSnapshot struct {
+	from *Config
+	cfg  role.Config
+}
+
+// roleConfig is what the role reads of the configuration in force: made
+// once per configuration snapshot, as sendConfig, since every send and
+// pull asks the role whether it refuses them.
+func (b *Broker) roleConfig() *role.Config {
+	c := b.Config()
+	if s := b.roleCfg.Load(); s != nil && s.from == c {
+		return &s.cfg
+	}
+	hc := c.HA
+	hc.AuthSecret = []byte(c.HAAuthSecret)
+	cc := c.Controller
+	s := &roleSnapshot{from: c, cfg: role.Config{ClusterName: c.BrokerClusterName, BrokerName: c.BrokerName,
+		BrokerID: c.BrokerID, Addr: c.Addr(), HAServerAddr: c.HAServerAddr(),
+		HAListen: net.JoinHostPort(c.BindAddress, strconv.Itoa(c.HA.HAListenPort)), HA: hc,
+		NamesrvAddrs: c.NamesrvAddrs(), Permission: c.BrokerPermission,
+		RegisterPeriod:     time.Duration(c.RegisterNameServerPeriod) * time.Millisecond,
+		RegisterTimeout:    time.Duration(c.RegisterBrokerTimeoutMills) * time.Millisecond,
+		CompressedRegister: c.CompressedRegister, SplitRegistration: c.EnableSplitRegistration,
+		SplitRegistrationSize: c.SplitRegistrationSize, SlaveReadEnable: c.SlaveReadEnable,
+		SlaveSyncPeriod:  time.Duration(c.SlaveSynchronizePeriod) * time.Millisecond,
+		TimerWheelEnable: c.TimerWheelEnable,
+		Controller: role.Controller{Addr: cc.ControllerAddr, SyncBrokerMetadataPeriod: ms(cc.SyncBrokerMetadataPeriod),
+			SyncControllerMetadataPeriod: ms(cc.SyncControllerMetadataPeriod), HeartbeatInterval: ms(cc.BrokerHeartbeatInterval),
+			HeartbeatTimeoutMillis: cc.ControllerHeartBeatTimeoutMills, ElectionPriority: cc.BrokerElectionPriority,
+			SendHeartbeatTimeout: ms(cc.SendHeartbeatTimeoutMillis), AutoSwitch: c.autoswitchConfig()}}}
+	b.roleCfg.Store(s)
+	return &s.cfg
+}
+
+// autoswitchConfig is the AutoSwitch HA service's configuration from the
+// broker's keys (its AlterSyncStateSet is the role's).
+func (c *Config) autoswitchConfig() autoswitch.Config {
+	ac := autoswitch.DefaultConfig()
+	ac.HAMaxTimeSlaveNotCatchup = ms(c.Controller.HAMaxTimeSlaveNotCatchup)
+	ac.AllAckInSyncStateSet = c.Controller.AllAckInSyncStateSet
+	ac.MinInSyncReplicas = c.Controller.MinInSyncReplicas
+	ac.InSyncReplicas = c.Controller.InSyncReplicas
+	ac.HASendHeartbeatInterval = ms(int64(c.HA.HASendHeartbeatInterval))
+	ac.HAHousekeepingInterval = ms(int64(c.HA.HAHousekeepingInterval))
+	ac.CheckSyncStateSetPeriod = ms(c.Controller.CheckSyncStateSetPeriod)
+	ac.HATransferBatchSize = c.HA.HATransferBatchSize
+	ac.SlaveTimeout = ms(int64(c.HA.SlaveTimeout))
+	ac.SyncFromLastFile = c.Controller.SyncFromLastFile
+	ac.AsyncLearner = c.Controller.AsyncLearner
+	ac.HAFlowControlEnable = c.Controller.HAFlowControlEnable
+	ac.MaxHATransferByteInSecond = c.Controller.MaxHATransferByteInSecond
+	ac.AuthSecret = []byte(c.HAAuthSecret)
+	return ac
 }
 
 // sendSnapshot is the send path's view of one configuration snapshot.

@@ -64,7 +64,7 @@ func asSlave(t *testing.T, dir string, fn func(*Broker)) {
 // the low offset, as an Apache master answers.
 func checkpointAnswer(t *testing.T, b *Broker, withLow bool) *remoting.Command {
 	t.Helper()
-	body, low, err := b.TimerCheckpoint()
+	body, low, err := b.Role.TimerCheckpoint()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestSlaveTakesTimerProgress(t *testing.T) {
 	if !waitFor(t, 3*time.Second, func() bool { return m.Store.MaxOffset("Real", 0) == 2 }) {
 		t.Fatal("a and b not delivered")
 	}
-	waitFor(t, time.Second, func() bool { _, low, _ := m.TimerCheckpoint(); return low == 2 })
+	waitFor(t, time.Second, func() bool { _, low, _ := m.Role.TimerCheckpoint(); return low == 2 })
 	fromRocketgo, fromApache := checkpointAnswer(t, m, true), checkpointAnswer(t, m, false)
 	if got := binary.BigEndian.Uint64(fromRocketgo.Body[24:]); got != 3 {
 		t.Fatalf("lastTimerQueueOffset %d, want 3", got)
@@ -218,63 +218,4 @@ func TestStagedMessagesNotSkippedUnderLoad(t *testing.T) {
 	if !waitFor(t, 10*time.Second, func() bool { return b.Store.MaxOffset("Real", 0) == senders*each }) {
 		t.Fatalf("delivered %d of %d staged messages", b.Store.MaxOffset("Real", 0), senders*each)
 	}
-}
-
-// A slave's timer counts are its master's as of the last sync (Apache's
-// syncTimerMetrics), checked as a hostile answer is; a broker whose timer
-// delivers keeps its own.
-func TestSlaveTakesTimerMetrics(t *testing.T) {
-	m, _ := testBroker(t, t.TempDir(), nil)
-	due := time.Now().Add(time.Hour).UnixMilli()
-	putTimer(t, m, "x", due)
-	putTimer(t, m, "y", due)
-	if !waitFor(t, 3*time.Second, func() bool { return m.TimerTiming()["Real"] == 2 }) {
-		t.Fatalf("master's counts: %v", m.TimerTiming())
-	}
-	fromMaster, err := m.TimerMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	asSlave(t, t.TempDir(), func(s *Broker) {
-		if got := s.TimerTiming(); len(got) != 0 {
-			t.Fatalf("slave before the sync: %v", got)
-		}
-		if err := s.takeTimerMetrics(fromMaster); err != nil {
-			t.Fatal(err)
-		}
-		if got := s.TimerTiming(); len(got) != 1 || got["Real"] != 2 {
-			t.Fatalf("slave after the sync: %v", got)
-		}
-		var answer timerMetricsBody
-		if err := json.Unmarshal(mustTimerMetrics(t, s), &answer); err != nil || answer.TimingCount["Real"].Count != 2 {
-			t.Fatalf("the slave's GET_TIMER_METRICS: %+v %v", answer, err)
-		}
-		for _, bad := range []string{`{"timingCount":`, `[1]`} {
-			if err := s.takeTimerMetrics([]byte(bad)); err == nil {
-				t.Errorf("%s taken", bad)
-			}
-		}
-		// Names and counts no topic can have are left out; the rest is taken.
-		if err := s.takeTimerMetrics([]byte(`{"timingCount":{"../x":{"count":1},"Neg":{"count":-5},"Ok":{"count":3}}}`)); err != nil {
-			t.Fatal(err)
-		}
-		if got := s.TimerTiming(); len(got) != 1 || got["Ok"] != 3 {
-			t.Fatalf("slave after a hostile answer: %v", got)
-		}
-	})
-	if err := m.takeTimerMetrics([]byte(`{"timingCount":{"Other":{"count":9}}}`)); err != nil {
-		t.Fatal(err)
-	}
-	if got := m.TimerTiming(); got["Other"] != 0 || got["Real"] != 2 {
-		t.Fatalf("a delivering broker reported a copy: %v", got)
-	}
-}
-
-func mustTimerMetrics(t *testing.T, b *Broker) []byte {
-	t.Helper()
-	body, err := b.TimerMetrics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return body
 }

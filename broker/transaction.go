@@ -8,6 +8,7 @@ package broker
 import (
 	"time"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/message"
@@ -22,6 +23,9 @@ func transTopics() []tables.TopicConfig {
 		{TopicName: message.TransOpHalfTopic, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite},
 	}
 }
+
+// ErrSlave: a slave does not take the write asked for.
+var ErrSlave = send.ErrSlave
 
 // EndTransaction takes an END_TRANSACTION (tx.Service.End). A slave
 // refuses it with SLAVE_NOT_AVAILABLE and no remark, as Apache's: the

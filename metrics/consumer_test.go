@@ -289,6 +289,6 @@ func sourceOf(b *broker.Broker) Source {
 	return Source{Store: b.Store, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets, Clients: b.Clients,
 		Stats: &b.Stats, Tx: &b.Tx, Timer: &b.Timer, Revive: &b.Revive,
 		StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
-		Permission: func() int32 { return b.Config().BrokerPermission }, TimerTiming: b.TimerTiming,
+		Permission: func() int32 { return b.Config().BrokerPermission }, TimerTiming: b.Role.TimerTiming,
 		EachPopInFlight: b.Pops.EachInFlight}
 }

@@ -8,7 +8,7 @@ package processor
 import (
 	"errors"
 
-	"github.com/rocketgo/rocketgo/broker"
+	"github.com/rocketgo/rocketgo/broker/role"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/replicas"
 )
@@ -22,7 +22,7 @@ func (p *brokerProcs) registerControllerMode(t remoting.Table) {
 // outside controller mode SYSTEM_ERROR with Apache's remark.
 func (p *brokerProcs) brokerEpochCache(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	body, err := p.roles.EpochCacheBody()
-	if errors.Is(err, broker.ErrNotControllerMode) {
+	if errors.Is(err, role.ErrNotControllerMode) {
 		return remoting.NewResponse(req, remoting.SystemError, "this request only for controllerMode ")
 	}
 	if err != nil {

@@ -25,8 +25,8 @@ func TestControllerCodesOutsideControllerMode(t *testing.T) {
 	}
 	resp = invoke(t, cl, b, remoting.NewRequest(remoting.NotifyBrokerRoleChanged, map[string]string{"masterBrokerId": "1",
 		"masterAddress": "127.0.0.1:1", "masterEpoch": "9", "syncStateSetEpoch": "1"}, []byte(`{"syncStateSet":[1],"syncStateSetEpoch":1}`)))
-	if resp.Code != remoting.Success || b.IsSlave() || b.Config().BrokerID != 0 {
-		t.Fatalf("1008 outside controller mode: %d %q, slave %v", resp.Code, resp.Remark, b.IsSlave())
+	if resp.Code != remoting.Success || b.Role.IsSlave() || b.Config().BrokerID != 0 {
+		t.Fatalf("1008 outside controller mode: %d %q, slave %v", resp.Code, resp.Remark, b.Role.IsSlave())
 	}
 }
 
@@ -38,8 +38,8 @@ func TestControllerModeBeforeRegistration(t *testing.T) {
 		c.Controller.EnableControllerMode = true
 		c.Controller.ControllerAddr = "127.0.0.1:1" // nothing listens there
 	}, nil)
-	if !b.IsSlave() || !b.ControllerMode() || b.ControllerBrokerID() != -1 {
-		t.Fatalf("slave %v, controller mode %v, controller id %d", b.IsSlave(), b.ControllerMode(), b.ControllerBrokerID())
+	if !b.Role.IsSlave() || !b.Role.ControllerMode() || b.Role.ControllerBrokerID() != -1 {
+		t.Fatalf("slave %v, controller mode %v, controller id %d", b.Role.IsSlave(), b.Role.ControllerMode(), b.Role.ControllerBrokerID())
 	}
 	resp := invoke(t, cl, b, sendV2("TopicCtl", []byte("x")))
 	if resp.Code != remoting.SystemBusy {
@@ -47,8 +47,8 @@ func TestControllerModeBeforeRegistration(t *testing.T) {
 	}
 	push := map[string]string{"masterBrokerId": "1", "masterAddress": "127.0.0.1:1", "masterEpoch": "3", "syncStateSetEpoch": "1"}
 	resp = invoke(t, cl, b, remoting.NewRequest(remoting.NotifyBrokerRoleChanged, push, []byte(`{"syncStateSet":[1],"syncStateSetEpoch":1}`)))
-	if resp.Code != remoting.Success || !b.IsSlave() {
-		t.Fatalf("push before registration: %d %q, slave %v", resp.Code, resp.Remark, b.IsSlave())
+	if resp.Code != remoting.Success || !b.Role.IsSlave() {
+		t.Fatalf("push before registration: %d %q, slave %v", resp.Code, resp.Remark, b.Role.IsSlave())
 	}
 	for _, bad := range []struct {
 		field, value string
@@ -95,9 +95,9 @@ func TestControllerModeFailoverInProcess(t *testing.T) {
 	a := runBroker(t, ctlMode, nil)
 	cl := remoting.NewClient(testutil.Logger())
 	t.Cleanup(func() { _ = cl.Close() })
-	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.IsSlave() && a.Config().BrokerID == 0 })
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.Role.IsSlave() && a.Config().BrokerID == 0 })
 	b := runBroker(t, ctlMode, nil)
-	testutil.WaitFor(t, 30*time.Second, func() bool { return b.IsSlave() && b.ControllerBrokerID() == 2 && b.Config().BrokerID == 2 })
+	testutil.WaitFor(t, 30*time.Second, func() bool { return b.Role.IsSlave() && b.Role.ControllerBrokerID() == 2 && b.Config().BrokerID == 2 })
 	rc := replicas.NewClient(cl, ctl, 3*time.Second)
 	testutil.WaitFor(t, 30*time.Second, func() bool {
 		st, err := rc.ReplicaInfo(context.Background(), "ctlb")
@@ -115,7 +115,7 @@ func TestControllerModeFailoverInProcess(t *testing.T) {
 	if err := a.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	testutil.WaitFor(t, 30*time.Second, func() bool { return !b.IsSlave() && b.Config().BrokerID == 0 })
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !b.Role.IsSlave() && b.Config().BrokerID == 0 })
 	if got := b.Store.MaxPhyOffset(); got < end {
 		t.Fatalf("new master's commit log ends at %d, the old master acknowledged up to %d", got, end)
 	}
@@ -169,8 +169,8 @@ func TestRoleChangedForged(t *testing.T) {
 		c.Controller.BrokerHeartbeatInterval = 200
 		c.Controller.AllAckInSyncStateSet = true // a lone SYNC_MASTER acknowledges itself
 	}, nil)
-	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.IsSlave() && a.Config().BrokerID == 0 })
-	self := strconv.FormatInt(a.ControllerBrokerID(), 10)
+	testutil.WaitFor(t, 30*time.Second, func() bool { return !a.Role.IsSlave() && a.Config().BrokerID == 0 })
+	self := strconv.FormatInt(a.Role.ControllerBrokerID(), 10)
 	push := func(id, addr, epoch string) *remoting.Command {
 		return remoting.NewRequest(remoting.NotifyBrokerRoleChanged, map[string]string{"masterBrokerId": id,
 			"masterAddress": addr, "masterEpoch": epoch, "syncStateSetEpoch": "1"},
@@ -179,8 +179,8 @@ func TestRoleChangedForged(t *testing.T) {
 	forged := func() *remoting.Command { return push("99", "127.0.0.9:10911", "2147483000") }
 	stillMaster := func(when string) {
 		t.Helper()
-		if a.IsSlave() || a.Config().BrokerID != 0 {
-			t.Fatalf("%s: slave %v, brokerId %d", when, a.IsSlave(), a.Config().BrokerID)
+		if a.Role.IsSlave() || a.Config().BrokerID != 0 {
+			t.Fatalf("%s: slave %v, brokerId %d", when, a.Role.IsSlave(), a.Config().BrokerID)
 		}
 		cl := remoting.NewClient(testutil.Logger())
 		defer cl.Close()

@@ -100,5 +100,5 @@ func expectCode(t *testing.T, resp *remoting.Command, code int32) {
 
 // servicesOf are a broker's services as cmd/mqbroker hands them to BrokerTable.
 func servicesOf(b *broker.Broker) Services {
-	return Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin}
+	return Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}
 }

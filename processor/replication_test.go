@@ -158,7 +158,7 @@ func TestSlaveSynchronize(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.SyncFromMaster(ctx, m.Config().Addr()); err != nil {
+	if err := s.Role.SyncFromMaster(ctx, m.Config().Addr()); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := s.Topics.Get("T"); !ok {
@@ -179,7 +179,7 @@ func TestSlaveSynchronize(t *testing.T) {
 	// A dead master: the sync fails and changes nothing.
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel2()
-	if err := s.SyncFromMaster(ctx2, "127.0.0.1:1"); err == nil {
+	if err := s.Role.SyncFromMaster(ctx2, "127.0.0.1:1"); err == nil {
 		t.Error("sync from a dead master succeeded")
 	}
 	if _, ok := s.Topics.Get("T"); !ok {

@@ -168,13 +168,17 @@ type Host interface {
 	Go(fn func()) bool
 }
 
+// RoleService is the replication and role codes' service.
+type RoleService interface {
+	Replication
+	Roles
+}
+
 // Broker is every service the broker's handlers call that is still a
 // method of the broker.
 type Broker interface {
 	Transactions
 	Ops
-	Replication
-	Roles
 	Host
 }
 
@@ -187,4 +191,5 @@ type Services struct {
 	Pulls   Puller
 	Pops    Popper
 	Admin   AdminService
+	Role    RoleService
 }

@@ -13,7 +13,7 @@
 // Never: serves controller requests (controller/ does); changes the store
 // or the broker's role itself: callers act on the ReplicaState it returns.
 //
-// The broker drives it in controller mode (broker/controllermode.go):
+// The broker drives it in controller mode (broker/role):
 // the periodic heartbeat and poll, NOTIFY_BROKER_ROLE_CHANGED 1008, the
 // role change and the name-server re-registration.
 package replicas

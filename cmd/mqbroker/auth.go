@@ -110,7 +110,7 @@ func signOutgoing(b *broker.Broker, cfg *broker.Config) error {
 		return err
 	}
 	secret := []byte(sk)
-	b.SignOutgoing(func(req *remoting.Command) {
+	b.Role.SignOutgoing(func(req *remoting.Command) {
 		req.Set("AccessKey", ak)
 		req.Set("Signature", string(acl.Sign(nil, secret, req)))
 	})

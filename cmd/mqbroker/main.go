@@ -107,7 +107,7 @@ func run() int {
 		log.Error().Err(err).Msg("metrics")
 		return 1
 	}
-	t := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin}, log)
+	t := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}, log)
 	// Metrics outside ACL: a refused request is measured too.
 	var is []remoting.Interceptor
 	if m != nil {
@@ -238,7 +238,7 @@ func logStartup(log zerolog.Logger, b *broker.Broker, m *metrics.Server, px *pro
 	if cfg.FastListenPort > 0 {
 		listen = append(listen, "vip "+net.JoinHostPort(cfg.BrokerIP1, strconv.Itoa(cfg.FastListenPort)))
 	}
-	if !b.IsSlave() || b.ControllerMode() { // in controller mode every replica listens (AutoSwitch HA)
+	if !b.Role.IsSlave() || b.Role.ControllerMode() { // in controller mode every replica listens (AutoSwitch HA)
 		listen = append(listen, "ha "+cfg.HAServerAddr())
 	}
 	if m != nil {
@@ -262,7 +262,7 @@ func metricsOf(b *broker.Broker) (metrics.Config, metrics.Source) {
 			Stats: &b.Stats, Tx: &b.Tx, Timer: &b.Timer, Revive: &b.Revive,
 			StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
 			Permission:      func() int32 { return b.Config().BrokerPermission },
-			TimerTiming:     b.TimerTiming,
+			TimerTiming:     b.Role.TimerTiming,
 			EachPopInFlight: b.Pops.EachInFlight,
 		}
 }

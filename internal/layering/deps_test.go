@@ -31,6 +31,14 @@ func TestMetricsReadsWhatItIsHanded(t *testing.T) {
 func TestServicesStandAlone(t *testing.T) {
 	checkLinks(t, []string{"broker/admin", "broker/clients", "broker/pop", "broker/pull", "broker/send", "broker/timer", "broker/tx"},
 		[]string{"broker", "processor/...", "proxy/...", "ha/...", "replicas/..."})
+	// broker/role is replication and controller mode: it links ha and
+	// replicas, as the broker did for it, and nothing else the others may
+	// not; nor another service, whose state it reaches only through the
+	// interfaces of role.Deps (the timer's progress, the broker's special
+	// services).
+	checkLinks(t, []string{"broker/role"},
+		[]string{"broker", "processor/...", "proxy/...", "broker/admin", "broker/clients", "broker/pop", "broker/pull",
+			"broker/send", "broker/timer", "broker/tx"})
 }
 
 // checkLinks fails for each package of pkgs that links one of forbidden:

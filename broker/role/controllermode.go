@@ -1,4 +1,4 @@
-package broker
+package role
 
 // Controller mode (enableControllerMode=true): Apache 5.3.3's
 // ReplicasManager wired into the broker, with package replicas doing the
@@ -17,7 +17,8 @@ package broker
 //   - NOTIFY_BROKER_ROLE_CHANGED (1008) is taken only from the hosts of
 //     controllerAddr (RoleChangeAllowed, on the event loop: the IPs are
 //     resolved at start and at every leader lookup), then reaches
-//     RoleChanged on a broker worker (processor/controllermode.go). The
+//     RoleChanged on a broker worker (processor's controller-mode
+//     handlers). The
 //     push is a hint: the broker asks the controller leader (1004) and
 //     applies its answer, never the push; a push the answer does not bear
 //     out is refused and logged (replicas.Confirm). So a forged epoch is
@@ -35,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -58,11 +58,11 @@ const registerRetry = 5 * time.Second
 
 // ErrNotControllerMode answers a controller-mode request to a broker
 // without enableControllerMode.
-var ErrNotControllerMode = errors.New("broker: not in controller mode")
+var ErrNotControllerMode = errors.New("role: not in controller mode")
 
 // controlled is the controller-mode state; nil outside controller mode.
 type controlled struct {
-	b       *Broker
+	s       *Service
 	client  *replicas.Client
 	files   replicas.IdentityFiles
 	epochs  *store.EpochCache
@@ -74,43 +74,31 @@ type controlled struct {
 	id    atomic.Int64            // the controller-assigned id; -1 until registered
 	roles atomic.Pointer[replicas.Roles]
 
-	mu           sync.Mutex     // serialises role changes; guards what follows
-	role         *replicas.Role // the role in force; nil before the first
-	syncState    []int64        // the SyncStateSet last seen (master)
-	syncEpoch    int32          // and its epoch
-	term         chan struct{}  // closed to end the role's services
-	termWG       sync.WaitGroup // the role's services
-	popRecovered bool           // pop checkpoints recovered (first time master)
+	mu        sync.Mutex     // serialises role changes; guards what follows
+	role      *replicas.Role // the role in force; nil before the first
+	syncState []int64        // the SyncStateSet last seen (master)
+	syncEpoch int32          // and its epoch
+	term      chan struct{}  // closed to end the role's services
+	termWG    sync.WaitGroup // the role's services
+	mastered  bool           // the broker was master since it started (Deps.RunMaster's first)
 }
 
 // newControlled opens the epoch file; the controller client shares the
 // registrar's remoting client.
-func newControlled(b *Broker, cfg *Config) (*controlled, error) {
-	root := cfg.Store.StorePathRootDir
+func newControlled(s *Service) (*controlled, error) {
+	root := s.d.StoreRoot
 	epochs, err := store.OpenEpochFile(filepath.Join(root, EpochFileName))
 	if err != nil {
 		return nil, fmt.Errorf("broker: epoch file: %w", err)
 	}
-	log := b.root.With().Str("component", "replicas").Logger()
-	c := &controlled{b: b, epochs: epochs, files: replicas.IdentityFiles{Root: root}, log: log,
+	cfg := s.d.Config().Controller
+	log := s.root.With().Str("component", "replicas").Logger()
+	c := &controlled{s: s, epochs: epochs, files: replicas.IdentityFiles{Root: root}, log: log,
 		sampled: log.Sample(&zerolog.BurstSampler{Burst: 5, Period: time.Minute}),
-		client: replicas.NewClient(b.registrar.client, cfg.Controller.ControllerAddr,
-			max(ms(cfg.Controller.SendHeartbeatTimeoutMillis), 3*time.Second))}
+		client:  replicas.NewClient(s.client, cfg.Addr, max(cfg.SendHeartbeatTimeout, 3*time.Second))}
 	c.ips = replicas.NewControllerIPs(c.client.Addrs())
 	c.id.Store(-1)
 	return c, nil
-}
-
-// ControllerMode reports enableControllerMode.
-func (b *Broker) ControllerMode() bool { return b.ctrl != nil }
-
-// ControllerBrokerID is the id the controller assigned this broker; -1
-// before registration or outside controller mode.
-func (b *Broker) ControllerBrokerID() int64 {
-	if b.ctrl == nil {
-		return -1
-	}
-	return b.ctrl.id.Load()
 }
 
 // run is the controller-mode lifecycle, until quit.
@@ -118,30 +106,30 @@ func (c *controlled) run(quit <-chan struct{}) {
 	ctx, cancel := untilQuit(quit)
 	defer cancel()
 	c.resolve(ctx)
-	cfg := c.b.Config()
+	cfg := c.s.d.Config()
 	var st replicas.ReplicaState
 	for {
-		id, s, err := replicas.Register(ctx, c.client, c.files,
-			replicas.Broker{Cluster: cfg.BrokerClusterName, BrokerName: cfg.BrokerName, Addr: cfg.Addr()})
+		id, rs, err := replicas.Register(ctx, c.client, c.files,
+			replicas.Broker{Cluster: cfg.ClusterName, BrokerName: cfg.BrokerName, Addr: cfg.Addr})
 		if err == nil {
 			c.id.Store(id)
-			c.roles.Store(replicas.NewRoles(id, c.epochs, c.b.Store.MaxPhyOffset, c.log))
+			c.roles.Store(replicas.NewRoles(id, c.epochs, c.s.d.Store.MaxPhyOffset, c.log))
 			c.log.Info().Int64("controllerBrokerId", id).Msg("registered with the controller")
-			st = s
+			st = rs
 			break
 		}
-		c.sampled.Warn().Err(err).Str("controllerAddr", cfg.Controller.ControllerAddr).Msg("controller registration failed; retrying")
-		if !sleep(quit, min(registerRetry, ms(cfg.Controller.SyncBrokerMetadataPeriod))) {
+		c.sampled.Warn().Err(err).Str("controllerAddr", cfg.Controller.Addr).Msg("controller registration failed; retrying")
+		if !sleep(quit, min(registerRetry, cfg.Controller.SyncBrokerMetadataPeriod)) {
 			return
 		}
 	}
-	c.b.goRun(func() { c.heartbeatLoop(ctx, quit) })
+	c.s.d.Go(func() { c.heartbeatLoop(ctx, quit) })
 	c.heartbeat(ctx)
 	c.settle(ctx, st, "register")
 
-	poll := time.NewTicker(ms(cfg.Controller.SyncBrokerMetadataPeriod))
+	poll := time.NewTicker(cfg.Controller.SyncBrokerMetadataPeriod)
 	defer poll.Stop()
-	leader := time.NewTicker(ms(cfg.Controller.SyncControllerMetadataPeriod))
+	leader := time.NewTicker(cfg.Controller.SyncControllerMetadataPeriod)
 	defer leader.Stop()
 	for {
 		select {
@@ -184,8 +172,8 @@ func (c *controlled) resolve(ctx context.Context) {
 // asks to be elected (Apache's brokerElect) and takes that answer.
 func (c *controlled) settle(ctx context.Context, st replicas.ReplicaState, source string) {
 	if st.MasterID == nil {
-		cfg := c.b.Config()
-		e, err := c.client.Elect(ctx, cfg.BrokerClusterName, cfg.BrokerName, c.id.Load())
+		cfg := c.s.d.Config()
+		e, err := c.client.Elect(ctx, cfg.ClusterName, cfg.BrokerName, c.id.Load())
 		if err != nil {
 			c.sampled.Warn().Err(err).Msg("no master in the broker set; election refused")
 			return
@@ -201,11 +189,11 @@ func (c *controlled) settle(ctx context.Context, st replicas.ReplicaState, sourc
 // broker's metadata (CONTROLLER_BROKER_METADATA_NOT_EXIST) gets the
 // registration again, as Apache's poll does.
 func (c *controlled) poll(ctx context.Context) {
-	cfg := c.b.Config()
+	cfg := c.s.d.Config()
 	st, err := c.client.ReplicaInfo(ctx, cfg.BrokerName)
 	var ref *replicas.RefusedError
 	if errors.As(err, &ref) && ref.Code == remoting.ControllerMetadataNotExist {
-		st, err = c.client.Register(ctx, cfg.BrokerClusterName, cfg.BrokerName, c.id.Load(), cfg.Addr())
+		st, err = c.client.Register(ctx, cfg.ClusterName, cfg.BrokerName, c.id.Load(), cfg.Addr)
 	}
 	if err != nil {
 		c.sampled.Warn().Err(err).Msg("replica info poll failed")
@@ -216,7 +204,7 @@ func (c *controlled) poll(ctx context.Context) {
 
 // heartbeatLoop sends a heartbeat every brokerHeartbeatInterval.
 func (c *controlled) heartbeatLoop(ctx context.Context, quit <-chan struct{}) {
-	t := time.NewTicker(ms(c.b.Config().Controller.BrokerHeartbeatInterval))
+	t := time.NewTicker(c.s.d.Config().Controller.HeartbeatInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -232,12 +220,12 @@ func (c *controlled) heartbeatLoop(ctx context.Context, quit <-chan struct{}) {
 // epoch, the commit log's max offset and the confirm offset (the max
 // offset).
 func (c *controlled) heartbeat(ctx context.Context) {
-	cfg := c.b.Config()
-	maxOff := c.b.Store.MaxPhyOffset()
-	err := c.client.SendHeartbeat(ctx, replicas.Heartbeat{Cluster: cfg.BrokerClusterName, BrokerName: cfg.BrokerName,
-		BrokerAddr: cfg.Addr(), BrokerID: c.id.Load(), Epoch: c.epochs.LastEpoch(), MaxOffset: maxOff,
-		ConfirmOffset: c.confirmOffset(c.b.Store), TimeoutMillis: cfg.Controller.ControllerHeartBeatTimeoutMills,
-		ElectionPriority: cfg.Controller.BrokerElectionPriority})
+	cfg := c.s.d.Config()
+	maxOff := c.s.d.Store.MaxPhyOffset()
+	err := c.client.SendHeartbeat(ctx, replicas.Heartbeat{Cluster: cfg.ClusterName, BrokerName: cfg.BrokerName,
+		BrokerAddr: cfg.Addr, BrokerID: c.id.Load(), Epoch: c.epochs.LastEpoch(), MaxOffset: maxOff,
+		ConfirmOffset: c.confirmOffset(c.s.d.Store), TimeoutMillis: cfg.Controller.HeartbeatTimeoutMillis,
+		ElectionPriority: cfg.Controller.ElectionPriority})
 	if err != nil {
 		c.sampled.Warn().Err(err).Msg("controller heartbeat failed")
 	}
@@ -273,7 +261,7 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 	c.log.Info().Str("source", source).Bool("master", role.Master).Int64("brokerId", role.BrokerID).
 		Int64("masterBrokerId", role.MasterID).Str("masterAddress", role.MasterAddr).
 		Int32("masterEpoch", role.MasterEpoch).Msg("role change")
-	if err := c.b.takeRole(c, role); err != nil {
+	if err := c.takeRole(role); err != nil {
 		roles.Reset(prev) // the next poll or push tries again
 		return fmt.Errorf("take role (master %v, epoch %d): %w", role.Master, role.MasterEpoch, err)
 	}
@@ -281,14 +269,6 @@ func (c *controlled) apply(st replicas.ReplicaState, source string) error {
 		c.syncState, c.syncEpoch = slices.Clone(role.SyncStateSet), role.SyncStateSetEpoch
 	}
 	return nil
-}
-
-// RoleChangeAllowed reports whether NOTIFY_BROKER_ROLE_CHANGED from ip
-// is considered: ip must be a controller host's (controllerAddr).
-// Outside controller mode the push is ignored whoever sends it. It does
-// not block (event loop).
-func (b *Broker) RoleChangeAllowed(ip netip.Addr) bool {
-	return b.ctrl == nil || b.ctrl.ips.Allowed(ip)
 }
 
 // confirmTries and confirmWait bound the wait for the controller leader
@@ -305,11 +285,11 @@ const (
 // push is refused (replicas.ErrNotConfirmed) when the answer does not
 // bear it out. Outside controller mode, or before registration, it is
 // ignored, as Apache's broker without a ReplicasManager does.
-func (b *Broker) RoleChanged(pushed replicas.ReplicaState) error {
-	if b.ctrl == nil {
+func (s *Service) RoleChanged(pushed replicas.ReplicaState) error {
+	if s.ctrl == nil {
 		return nil
 	}
-	return b.ctrl.confirm(pushed)
+	return s.ctrl.confirm(pushed)
 }
 
 func (c *controlled) confirm(pushed replicas.ReplicaState) error {
@@ -317,9 +297,9 @@ func (c *controlled) confirm(pushed replicas.ReplicaState) error {
 		c.log.Info().Msg("role change push before registration ignored")
 		return nil
 	}
-	ctx, cancel := untilQuit(c.b.quit)
+	ctx, cancel := untilQuit(c.s.d.Quit)
 	defer cancel()
-	name := c.b.Config().BrokerName
+	name := c.s.d.Config().BrokerName
 	var st replicas.ReplicaState
 	for try := 1; ; try++ {
 		var err error
@@ -364,14 +344,14 @@ type epochEntryCache struct {
 // EpochCacheBody is GET_BROKER_EPOCH_CACHE's body (mqadmin getBrokerEpoch):
 // the broker's id in force (0 on the master), its epoch entries (the last
 // one open, endOffset Long.MAX_VALUE) and the commit log's max offset.
-func (b *Broker) EpochCacheBody() ([]byte, error) {
-	if b.ctrl == nil {
+func (s *Service) EpochCacheBody() ([]byte, error) {
+	if s.ctrl == nil {
 		return nil, ErrNotControllerMode
 	}
-	cfg := b.Config()
-	all := b.ctrl.epochs.All()
-	out := epochEntryCache{BrokerID: cfg.BrokerID, BrokerName: cfg.BrokerName, ClusterName: cfg.BrokerClusterName,
-		EpochList: make([]epochEntry, len(all)), MaxOffset: b.Store.MaxPhyOffset()}
+	cfg := s.d.Config()
+	all := s.ctrl.epochs.All()
+	out := epochEntryCache{BrokerID: cfg.BrokerID, BrokerName: cfg.BrokerName, ClusterName: cfg.ClusterName,
+		EpochList: make([]epochEntry, len(all)), MaxOffset: s.d.Store.MaxPhyOffset()}
 	for i, e := range all {
 		out.EpochList[i] = epochEntry{EndOffset: e.EndOffset, Epoch: e.Epoch, StartOffset: e.StartOffset}
 	}

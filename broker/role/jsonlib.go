@@ -1,4 +1,4 @@
-package broker
+package role
 
 import jsoniter "github.com/json-iterator/go"
 

@@ -1,9 +1,10 @@
-package broker
+package role
 
 import (
 	"net/netip"
 	"testing"
 
+	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/replicas"
 )
 
@@ -12,13 +13,17 @@ import (
 // controllerAddr (IP literals from the start, before any lookup), and a
 // push before registration changes nothing.
 func TestRoleChangeAllowed(t *testing.T) {
-	plain, _ := testBroker(t, t.TempDir(), nil)
+	plain := newHarness(t, nil, nil)
 	if !plain.RoleChangeAllowed(netip.MustParseAddr("192.0.2.1")) {
 		t.Fatal("outside controller mode a push is refused")
 	}
-	b, _ := testBroker(t, t.TempDir(), func(c *Config) {
-		c.Controller.EnableControllerMode = true
-		c.Controller.ControllerAddr = "192.0.2.10:9878; [2001:db8::10]:9878;"
+	var roles int
+	b := newHarness(t, func(c *Config) {
+		c.HA.BrokerRole = ha.Slave // as the broker starts in controller mode
+		c.Controller.Addr = "192.0.2.10:9878; [2001:db8::10]:9878;"
+	}, func(d *Deps) {
+		d.ControllerMode = true
+		d.SetRole = func(int64, ha.Role) { roles++ }
 	})
 	for ip, want := range map[string]bool{
 		"192.0.2.10": true, "::ffff:192.0.2.10": true, "2001:db8::10": true,
@@ -36,7 +41,7 @@ func TestRoleChangeAllowed(t *testing.T) {
 	if err := b.RoleChanged(replicas.ReplicaState{MasterID: &id, MasterAddr: "192.0.2.66:10911", MasterEpoch: 2147483000}); err != nil {
 		t.Fatal(err)
 	}
-	if !b.IsSlave() || b.ControllerBrokerID() != -1 {
-		t.Fatalf("slave %v, controller id %d", b.IsSlave(), b.ControllerBrokerID())
+	if !b.IsSlave() || b.ControllerBrokerID() != -1 || roles != 0 {
+		t.Fatalf("slave %v, controller id %d, roles taken %d", b.IsSlave(), b.ControllerBrokerID(), roles)
 	}
 }

@@ -1,4 +1,8 @@
-package broker
+package role
+
+// The timer's figures a slave copies: GET_TIMER_METRICS answered from the
+// timer's counts, and a slave's copy of its master's (Apache's
+// syncTimerMetrics), which it reports while no timer delivers here.
 
 import (
 	"fmt"
@@ -14,12 +18,12 @@ import (
 // broker's own while its timer delivers (or when it never copied a
 // master's), else what its master had at the last sync, as an Apache
 // slave's TimerMetrics holds its master's timingCount.
-func (b *Broker) TimerTiming() map[string]int64 {
-	if m := b.Timer.Mirror(); m != nil && !b.timers.Running() {
+func (s *Service) TimerTiming() map[string]int64 {
+	if m := s.d.TimerCounts.Mirror(); m != nil && !s.d.Timers.Running() {
 		return m
 	}
 	counts := map[string]int64{}
-	b.Timer.RangeTopics(func(topic string, f *stats.TimerFlow) bool {
+	s.d.TimerCounts.RangeTopics(func(topic string, f *stats.TimerFlow) bool {
 		counts[topic] = f.Timing.Load()
 		return true
 	})
@@ -42,13 +46,13 @@ type timerMetric struct {
 // TimerMetrics answers GET_TIMER_METRICS, with a data version of the
 // answer's time (rocketgo keeps no per-topic update time; timeStamp is the
 // answer's too); SYSTEM_ERROR with Apache's remark when the timer is off.
-func (b *Broker) TimerMetrics() ([]byte, error) {
-	if !b.Config().TimerWheelEnable {
+func (s *Service) TimerMetrics() ([]byte, error) {
+	if !s.d.Config().TimerWheelEnable {
 		return nil, remoting.Refuse(remoting.SystemError, nil, "The timer message store is null")
 	}
 	now := time.Now().UnixMilli()
 	counts := map[string]timerMetric{}
-	for topic, n := range b.TimerTiming() {
+	for topic, n := range s.TimerTiming() {
 		counts[topic] = timerMetric{Count: n, TimeStamp: now}
 	}
 	return json.Marshal(timerMetricsBody{counts, remoting.DataVersion{Timestamp: now}})
@@ -58,7 +62,7 @@ func (b *Broker) TimerMetrics() ([]byte, error) {
 // master's counts replace the copy. What a hostile or broken master sends is
 // bounded: topics that are not valid names, negative counts and topics past
 // stats.MaxKeys are left out.
-func (b *Broker) takeTimerMetrics(body []byte) error {
+func (s *Service) takeTimerMetrics(body []byte) error {
 	var m timerMetricsBody
 	if err := json.Unmarshal(config.QuoteBareKeys(body), &m); err != nil {
 		return fmt.Errorf("timer metrics: %w", err)
@@ -73,8 +77,8 @@ func (b *Broker) takeTimerMetrics(body []byte) error {
 		counts[topic] = v.Count
 	}
 	if skipped > 0 {
-		b.sampled.Warn().Int("skipped", skipped).Msg("GET_TIMER_METRICS: topics left out")
+		s.sampled.Warn().Int("skipped", skipped).Msg("GET_TIMER_METRICS: topics left out")
 	}
-	b.Timer.SetMirror(counts)
+	s.d.TimerCounts.SetMirror(counts)
 	return nil
 }

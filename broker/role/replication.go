@@ -1,10 +1,11 @@
-package broker
+package role
 
 // The broker side of classic master/slave replication, as
 // Apache's BrokerController wires its HAService and SlaveSynchronize:
 //
 //   - ha.Service copies the commit log (package ha). The broker starts it
-//     after the store and shuts it down before the store; a slave learns its
+//     (StartHA) after the store and shuts it down (ShutdownHA) before the
+//     store; a slave learns its
 //     master's HA address (haServerAddr) from every registration answer,
 //     unless haMasterAddress fixes it.
 //   - A slave copies the master's metadata over Remoting (Apache's
@@ -24,22 +25,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
-	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/config"
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/store"
 )
 
-// replicator is what the broker uses of ha.Service; tests give a fake.
-type replicator interface {
+// Replicator is what the role uses of ha.Service; tests give a fake
+// (Deps.NewHA).
+type Replicator interface {
 	Start() error
 	Shutdown(ctx context.Context) error
 	Addr() string
@@ -47,8 +46,8 @@ type replicator interface {
 	Status() ha.Status
 }
 
-// newHAService is ha.New as a replicator.
-func newHAService(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (replicator, error) {
+// NewHA is ha.New as a Replicator.
+func NewHA(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (Replicator, error) {
 	s, err := ha.New(cfg, listen, st, log)
 	if err != nil {
 		return nil, err
@@ -63,7 +62,7 @@ const haAddressMinLength = 6
 
 // replication is the broker's replication state.
 type replication struct {
-	svc replicator // nil until Start
+	svc Replicator // nil until StartHA
 	// masterAddr is the master's remoting address a slave syncs metadata
 	// from (the registration answer's masterAddr); "" = unknown.
 	masterAddr atomic.Pointer[string]
@@ -74,69 +73,49 @@ type replication struct {
 	lastSync atomic.Int64
 }
 
-// ErrSlave: a slave does not take the write asked for.
-var ErrSlave = send.ErrSlave
-
-// RejectsSends reports a broker that refuses sends and send backs before
-// reading them (Apache 5.x SendMessageProcessor.rejectRequest: a slave).
-func (b *Broker) RejectsSends() bool { return b.Config().IsSlave() }
-
-// RejectsPulls reports a broker that refuses pulls before reading them
-// (Apache 5.x PullMessageProcessor.rejectRequest: a slave without
-// slaveReadEnable).
-func (b *Broker) RejectsPulls() bool {
-	c := b.Config()
-	return c.IsSlave() && !c.SlaveReadEnable
-}
-
-// IsSlave reports brokerRole SLAVE.
-func (b *Broker) IsSlave() bool { return b.Config().IsSlave() }
-
 // HAStatus is the replication state (runtime info, tests).
-func (b *Broker) HAStatus() ha.Status {
-	if b.repl.svc == nil {
-		return ha.Status{Role: b.Config().HA.BrokerRole}
+func (s *Service) HAStatus() ha.Status {
+	if s.repl.svc == nil {
+		return ha.Status{Role: s.d.Config().HA.BrokerRole}
 	}
-	return b.repl.svc.Status()
+	return s.repl.svc.Status()
 }
 
 // MasterAddr is the remoting address of a slave's master as last learned
 // ("" if unknown, or on a master).
-func (b *Broker) MasterAddr() string {
-	if p := b.repl.masterAddr.Load(); p != nil {
+func (s *Service) MasterAddr() string {
+	if p := s.repl.masterAddr.Load(); p != nil {
 		return *p
 	}
 	return ""
 }
 
-// startHA makes and starts the replication service (after the store).
-func (b *Broker) startHA() error {
-	cfg := b.Config()
-	listen := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HA.HAListenPort))
-	if b.ctrl != nil { // controller mode: AutoSwitch HA (autoswitch.go)
-		return b.startAutoSwitch(listen)
+// StartHA makes and starts the replication service (after the store).
+func (s *Service) StartHA() error {
+	cfg := s.d.Config()
+	if s.ctrl != nil { // controller mode: AutoSwitch HA (autoswitch.go)
+		return s.startAutoSwitch(cfg)
 	}
-	hc := cfg.HA
-	hc.AuthSecret = []byte(cfg.HAAuthSecret)
-	svc, err := b.newHA(hc, listen, b.Store, b.root)
+	svc, err := s.d.NewHA(cfg.HA, cfg.HAListen, s.d.Store, s.root)
 	if err != nil {
 		return fmt.Errorf("broker: ha: %w", err)
 	}
 	if err := svc.Start(); err != nil {
 		return fmt.Errorf("broker: start ha: %w", err)
 	}
-	b.repl.svc = svc
-	b.log.Info().Stringer("brokerRole", cfg.HA.BrokerRole).Int64("brokerId", cfg.BrokerID).
-		Str("haServerAddr", cfg.HAServerAddr()).Str("haListen", svc.Addr()).Msg("replication started")
+	s.repl.svc = svc
+	s.log.Info().Stringer("brokerRole", cfg.HA.BrokerRole).Int64("brokerId", cfg.BrokerID).
+		Str("haServerAddr", cfg.HAServerAddr).Str("haListen", svc.Addr()).Msg("replication started")
 	return nil
 }
 
-// shutdownHA stops the replication service (before the store).
-func (b *Broker) shutdownHA(ctx context.Context) error {
-	if b.repl.svc == nil {
+// ShutdownHA stops the replication service (before the store, so that
+// the store's Shutdown answers every SYNC_MASTER wait left).
+func (s *Service) ShutdownHA(ctx context.Context) error {
+	if s.repl.svc == nil {
 		return nil
 	}
-	if err := b.repl.svc.Shutdown(ctx); err != nil {
+	if err := s.repl.svc.Shutdown(ctx); err != nil {
 		return fmt.Errorf("ha: %w", err)
 	}
 	return nil
@@ -151,25 +130,31 @@ func fixedMaster(c *Config) bool { return len(c.HA.HAMasterAddress) >= haAddress
 // restarted after the master left must not make the slave forget a master
 // the others still know; a dead master is noticed by the HA connection and
 // the failing syncs. Called concurrently, one call per name server answer.
-func (b *Broker) learnMaster(masterAddr, haAddr string) {
-	cfg := b.Config()
-	if !cfg.IsSlave() || b.ctrl != nil { // in controller mode the controller names the master
+func (s *Service) learnMaster(masterAddr, haAddr string) {
+	cfg := s.d.Config()
+	if !cfg.IsSlave() || s.ctrl != nil { // in controller mode the controller names the master
 		return
 	}
-	if masterAddr != "" && masterAddr != cfg.Addr() {
-		if old := b.repl.masterAddr.Swap(&masterAddr); old == nil || *old != masterAddr {
-			b.log.Info().Str("masterAddr", masterAddr).Msg("master address learned")
-			select {
-			case b.repl.syncNow <- struct{}{}:
-			default:
-			}
+	if masterAddr != "" && masterAddr != cfg.Addr {
+		if old := s.repl.masterAddr.Swap(&masterAddr); old == nil || *old != masterAddr {
+			s.log.Info().Str("masterAddr", masterAddr).Msg("master address learned")
+			s.syncSoon()
 		}
 	}
-	if haAddr != "" && !fixedMaster(cfg) && b.repl.svc != nil {
-		if old := b.repl.haAddr.Swap(&haAddr); old == nil || *old != haAddr {
-			b.log.Info().Str("haServerAddr", haAddr).Msg("master ha address learned")
-			b.repl.svc.UpdateMasterAddress(haAddr)
+	if haAddr != "" && !fixedMaster(cfg) && s.repl.svc != nil {
+		if old := s.repl.haAddr.Swap(&haAddr); old == nil || *old != haAddr {
+			s.log.Info().Str("haServerAddr", haAddr).Msg("master ha address learned")
+			s.repl.svc.UpdateMasterAddress(haAddr)
 		}
+	}
+}
+
+// syncSoon wakes the slave's metadata sync (the master changed); never
+// blocks.
+func (s *Service) syncSoon() {
+	select {
+	case s.repl.syncNow <- struct{}{}:
+	default:
 	}
 }
 
@@ -180,8 +165,8 @@ func (b *Broker) learnMaster(masterAddr, haAddr string) {
 // progress each time and everything else once 10 s have passed since the
 // last whole copy, so a topic created on the master reaches it within
 // about 13 s, before a failover can make it master without it.
-func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
-	tick, whole := b.slaveSyncPeriods()
+func (s *Service) slaveSyncLoop(quit <-chan struct{}) {
+	tick, whole := s.slaveSyncPeriods()
 	t := time.NewTimer(tick)
 	defer t.Stop()
 	var last time.Time
@@ -191,10 +176,10 @@ func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
 		case <-quit:
 			return
 		case <-t.C:
-		case <-b.repl.syncNow:
+		case <-s.repl.syncNow:
 			force = true
 		}
-		if addr := b.MasterAddr(); addr != "" {
+		if addr := s.MasterAddr(); addr != "" {
 			all := force || time.Since(last) >= whole
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			go func() { // a Shutdown must not wait for a hanging master
@@ -204,8 +189,8 @@ func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
 				case <-ctx.Done():
 				}
 			}()
-			if err := b.syncFromMaster(ctx, addr, all); err != nil {
-				b.sampled.Warn().Err(err).Str("masterAddr", addr).Msg("slave metadata sync failed")
+			if err := s.syncFromMaster(ctx, addr, all); err != nil {
+				s.sampled.Warn().Err(err).Str("masterAddr", addr).Msg("slave metadata sync failed")
 			} else if all {
 				last = time.Now()
 			}
@@ -217,7 +202,7 @@ func (b *Broker) slaveSyncLoop(quit <-chan struct{}) {
 			default:
 			}
 		}
-		tick, whole = b.slaveSyncPeriods()
+		tick, whole = s.slaveSyncPeriods()
 		t.Reset(tick)
 	}
 }
@@ -230,11 +215,11 @@ const (
 
 // slaveSyncPeriods is how often the slave looks and how long it goes
 // between whole copies.
-func (b *Broker) slaveSyncPeriods() (tick, whole time.Duration) {
-	if b.ctrl != nil {
+func (s *Service) slaveSyncPeriods() (tick, whole time.Duration) {
+	if s.ctrl != nil {
 		return controllerSyncTick, controllerSyncWhole
 	}
-	p := time.Duration(b.Config().SlaveSynchronizePeriod) * time.Millisecond
+	p := s.d.Config().SlaveSyncPeriod
 	return p, p
 }
 
@@ -249,12 +234,12 @@ type syncPart struct {
 // subscription groups, the timer checkpoint and the timer's per-topic counts
 // from the master at addr (Apache's syncAll and syncTimerCheckPoint). Each
 // part is independent: one failing does not stop the others.
-func (b *Broker) SyncFromMaster(ctx context.Context, addr string) error {
-	return b.syncFromMaster(ctx, addr, true)
+func (s *Service) SyncFromMaster(ctx context.Context, addr string) error {
+	return s.syncFromMaster(ctx, addr, true)
 }
 
 // syncFromMaster is SyncFromMaster; without all, only the timer's parts.
-func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) error {
+func (s *Service) syncFromMaster(ctx context.Context, addr string, all bool) error {
 	var errs []error
 	body := func(take func([]byte) error) func(*remoting.Command) error {
 		return func(resp *remoting.Command) error { return take(resp.Body) }
@@ -262,18 +247,18 @@ func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) erro
 	var parts []syncPart
 	if all {
 		parts = []syncPart{
-			{"topics", remoting.GetAllTopicConfig, body(b.takeTopics)},
-			{"consumer offsets", remoting.GetAllConsumerOffset, body(b.takeOffsets)},
-			{"delay offsets", remoting.GetAllDelayOffset, body(b.delays.Take)},
-			{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(b.takeGroups)},
+			{"topics", remoting.GetAllTopicConfig, body(s.takeTopics)},
+			{"consumer offsets", remoting.GetAllConsumerOffset, body(s.takeOffsets)},
+			{"delay offsets", remoting.GetAllDelayOffset, body(s.d.Delays.Take)},
+			{"subscription groups", remoting.GetAllSubscriptionGroupConfig, body(s.takeGroups)},
 		}
 	}
-	if b.Config().TimerWheelEnable { // as Apache's slave asks only then
-		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, b.timers.TakeCheckpoint},
-			syncPart{"timer metrics", remoting.GetTimerMetrics, body(b.takeTimerMetrics)})
+	if s.d.Config().TimerWheelEnable { // as Apache's slave asks only then
+		parts = append(parts, syncPart{"timer checkpoint", remoting.GetTimerCheckPoint, s.d.Timers.TakeCheckpoint},
+			syncPart{"timer metrics", remoting.GetTimerMetrics, body(s.takeTimerMetrics)})
 	}
 	for _, part := range parts {
-		resp, err := b.registrar.client.Invoke(ctx, addr, remoting.NewRequest(part.code, nil, nil))
+		resp, err := s.client.Invoke(ctx, addr, remoting.NewRequest(part.code, nil, nil))
 		if err == nil && resp.Code != remoting.Success {
 			err = fmt.Errorf("code %d: %s", resp.Code, resp.Remark)
 		}
@@ -285,7 +270,7 @@ func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) erro
 		}
 	}
 	if len(errs) == 0 && all {
-		b.repl.lastSync.Store(time.Now().UnixMilli())
+		s.repl.lastSync.Store(time.Now().UnixMilli())
 	}
 	return errors.Join(errs...)
 }
@@ -293,32 +278,32 @@ func (b *Broker) syncFromMaster(ctx context.Context, addr string, all bool) erro
 // takeTopics replaces the topic table with the master's when its data
 // version differs (Apache's syncTopicConfig). Topics the broker adds
 // itself (system topics) stay.
-func (b *Broker) takeTopics(body []byte) error {
-	return b.Topics.ReplaceWith(config.QuoteBareKeys(body), b.sampled)
+func (s *Service) takeTopics(body []byte) error {
+	return s.d.Topics.ReplaceWith(config.QuoteBareKeys(body), s.sampled)
 }
 
 // takeGroups replaces the subscription group table with the master's when
 // its data version differs (Apache's syncSubscriptionGroupConfig).
-func (b *Broker) takeGroups(body []byte) error {
-	return b.Groups.ReplaceWith(config.QuoteBareKeys(body), b.sampled)
+func (s *Service) takeGroups(body []byte) error {
+	return s.d.Groups.ReplaceWith(config.QuoteBareKeys(body), s.sampled)
 }
 
 // takeOffsets merges the master's consumer offsets over the slave's, a
 // topic@group at a time (Apache's putAll in syncConsumerOffset): a group
 // the master does not know keeps what the slave has.
-func (b *Broker) takeOffsets(body []byte) error {
-	return b.Offsets.MergeWith(config.QuoteBareKeys(body), b.sampled)
+func (s *Service) takeOffsets(body []byte) error {
+	return s.d.Offsets.MergeWith(config.QuoteBareKeys(body), s.sampled)
 }
 
 // TimerCheckpoint answers GET_TIMER_CHECK_POINT: the timer's checkpoint in
 // Apache's encoding, and the lowOffset to send along; SYSTEM_ERROR with
 // Apache's remark when the timer is off (timerWheelEnable=false: Apache
 // has no checkpoint then).
-func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64, err error) {
-	if !b.Config().TimerWheelEnable {
+func (s *Service) TimerCheckpoint() (body []byte, lowOffset int64, err error) {
+	if !s.d.Config().TimerWheelEnable {
 		return nil, 0, remoting.Refuse(remoting.SystemError, nil, "The checkpoint is null")
 	}
-	body, lowOffset = b.timers.Checkpoint()
+	body, lowOffset = s.d.Timers.Checkpoint()
 	return body, lowOffset, nil
 }
 
@@ -326,15 +311,25 @@ func (b *Broker) TimerCheckpoint() (body []byte, lowOffset int64, err error) {
 // ConsumerOffsetManager.encode, the offset table with a data version (a
 // 5.x slave reads the version; rocketgo keeps none, so it is the time of
 // the answer).
-func (b *Broker) AllConsumerOffsets() []byte {
-	return withDataVersion(b.Offsets.Marshal())
+func (s *Service) AllConsumerOffsets() []byte {
+	return withDataVersion(s.d.Offsets.Marshal())
 }
 
 // AllDelayOffsets is GET_ALL_DELAY_OFFSET's body: Apache's
 // ScheduleMessageService.encode, the delay levels' offsets with a data
 // version.
-func (b *Broker) AllDelayOffsets() []byte {
-	return withDataVersion(b.delays.Marshal())
+func (s *Service) AllDelayOffsets() []byte {
+	return withDataVersion(s.d.Delays.Marshal())
+}
+
+// AllMessageRequestModes is GET_ALL_MESSAGE_REQUEST_MODE's body, which a
+// 5.x slave asks its master for: Apache's MessageRequestModeManager.encode.
+func (s *Service) AllMessageRequestModes() []byte {
+	out, err := s.d.Modes.Marshal()
+	if err != nil { // maps of strings and ints: cannot fail
+		return []byte(`{"messageRequestModeMap":{}}`)
+	}
+	return out
 }
 
 // withDataVersion adds "dataVersion" to a JSON object ending in '}'.
@@ -377,16 +372,16 @@ type haClientRuntimeInfo struct {
 // HARuntimeInfo is GET_BROKER_HA_STATUS's body: a master's slaves (in sync
 // = less than haSlaveFallbehindMax behind, Apache 5.x's haMaxGapNotInSync
 // check), or a slave's connection to its master.
-func (b *Broker) HARuntimeInfo() ([]byte, error) {
-	cfg := b.Config()
-	st := b.HAStatus()
+func (s *Service) HARuntimeInfo() ([]byte, error) {
+	cfg := s.d.Config()
+	st := s.HAStatus()
 	var info haRuntimeInfo
 	if cfg.IsSlave() {
 		info.HAClientRuntimeInfo = haClientRuntimeInfo{Activated: st.Connected, LastReadTimestamp: st.LastReadUnixMill,
-			MasterAddr: st.MasterHAAddr, MaxOffset: b.Store.MaxPhyOffset()}
+			MasterAddr: st.MasterHAAddr, MaxOffset: s.d.Store.MaxPhyOffset()}
 	} else {
 		info.Master = true
-		info.MasterCommitLogMaxOffset = b.Store.MaxPhyOffset()
+		info.MasterCommitLogMaxOffset = s.d.Store.MaxPhyOffset()
 		info.HAConnectionInfo = make([]haConnectionRuntimeInfo, 0, len(st.Slaves))
 		for _, sl := range st.Slaves {
 			diff := info.MasterCommitLogMaxOffset - sl.AckOffset

@@ -1,4 +1,4 @@
-package broker
+package role
 
 // Registration with the name servers (Apache BrokerController.registerBrokerAll
 // and BrokerOuterAPI.registerBrokerAll).
@@ -68,8 +68,7 @@ const compressLevel = zlib.DefaultCompression
 // with the others: Apache waits for every name server's answer in each
 // round, so a hanging one holds back every change for the time-out.
 type registrar struct {
-	b       *Broker
-	client  *remoting.Client
+	s       *Service
 	trigger chan struct{}
 	full    atomic.Bool // the next poke registers the whole table
 	sampled zerolog.Logger
@@ -81,7 +80,7 @@ type registrar struct {
 	// and its peers have returned.
 	halt     chan struct{}
 	stopped  chan struct{}
-	launched atomic.Bool // run was started (Broker.Start)
+	launched atomic.Bool // run was started (Service.Run, or the first role taken)
 
 	mu    sync.Mutex
 	peers map[string]*peer // by name server address
@@ -101,12 +100,10 @@ type peer struct {
 	sent map[string]*tables.TopicConfig
 }
 
-func newRegistrar(b *Broker) *registrar {
+func newRegistrar(s *Service) *registrar {
 	ctx, cancel := context.WithCancel(context.Background())
-	client := remoting.NewClient(b.root) // to name servers, controllers and the master
-	client.SetTLS(b.Config().TLS)
-	return &registrar{b: b, client: client, trigger: make(chan struct{}, 1),
-		sampled: b.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute}),
+	return &registrar{s: s, trigger: make(chan struct{}, 1),
+		sampled: s.log.Sample(&zerolog.BurstSampler{Burst: 3, Period: 10 * time.Minute}),
 		ctx:     ctx, cancel: cancel, peers: make(map[string]*peer),
 		halt: make(chan struct{}), stopped: make(chan struct{})}
 }
@@ -150,7 +147,7 @@ func (p *peer) poke(full bool) {
 }
 
 func (r *registrar) run(quit <-chan struct{}) {
-	period := time.Duration(r.b.Config().RegisterNameServerPeriod) * time.Millisecond
+	period := r.s.d.Config().RegisterPeriod
 	if period < time.Second {
 		period = time.Second
 	}
@@ -172,7 +169,7 @@ func (r *registrar) run(quit <-chan struct{}) {
 			return // stopped before this round: register no more
 		}
 		// namesrvAddr may change at runtime: a peer per address in force.
-		addrs := r.b.Config().NamesrvAddrs()
+		addrs := r.s.d.Config().NamesrvAddrs
 		for addr, p := range running {
 			if !slices.Contains(addrs, addr) {
 				close(p.quit)
@@ -244,7 +241,7 @@ func (r *registrar) serve(p *peer) {
 // its own goroutine).
 func (r *registrar) register(full bool) {
 	var wg sync.WaitGroup
-	for _, addr := range r.b.Config().NamesrvAddrs() {
+	for _, addr := range r.s.d.Config().NamesrvAddrs {
 		p := r.peer(addr)
 		wg.Add(1)
 		go func() {
@@ -261,7 +258,7 @@ func (r *registrar) register(full bool) {
 func (r *registrar) registerWith(p *peer, full bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	table, version := r.b.Topics.Snapshot()
+	table, version := r.s.d.Topics.Snapshot()
 	if !full && p.sent != nil {
 		var changed []*tables.TopicConfig
 		for name, tc := range table {
@@ -295,14 +292,14 @@ func (r *registrar) registerWith(p *peer, full bool) {
 // it accepted every part.
 func (r *registrar) send(addr string, topics []*tables.TopicConfig, version remoting.DataVersion, kind string) bool {
 	slices.SortFunc(topics, func(a, b *tables.TopicConfig) int { return cmpString(a.TopicName, b.TopicName) })
-	c := r.b.Config()
-	topics = maskPerms(topics, c.BrokerPermission)
+	c := r.s.d.Config()
+	topics = maskPerms(topics, c.Permission)
 	size := c.SplitRegistrationSize
 	var parts [][]*tables.TopicConfig
 	switch {
-	case c.EnableSplitRegistration && len(topics) >= size:
+	case c.SplitRegistration && len(topics) >= size:
 		parts = chunk(topics, size, true)
-	case !c.EnableSplitRegistration && len(topics) > size && r.estimate(topics) > maxRegisterBody:
+	case !c.SplitRegistration && len(topics) > size && r.estimate(topics) > maxRegisterBody:
 		r.sampled.Warn().Int("topics", len(topics)).Int("splitRegistrationSize", size).
 			Msg("topic table exceeds a frame: registering in parts (set enableSplitRegistration or compressedRegister)")
 		parts = chunk(topics, size, false)
@@ -313,7 +310,7 @@ func (r *registrar) send(addr string, topics []*tables.TopicConfig, version remo
 	for i, p := range parts {
 		body, err := r.encode(p, version)
 		if err != nil {
-			r.b.log.Error().Err(err).Msg("encode registration body")
+			r.s.log.Error().Err(err).Msg("encode registration body")
 			return false
 		}
 		if len(body) > maxRegisterBody {
@@ -322,26 +319,26 @@ func (r *registrar) send(addr string, topics []*tables.TopicConfig, version remo
 		}
 		bodies[i] = body
 	}
-	timeout := time.Duration(c.RegisterBrokerTimeoutMills) * time.Millisecond
+	timeout := c.RegisterTimeout
 	header := r.header()
 	for i, body := range bodies {
 		if err := r.invoke(addr, header, body, timeout); err != nil {
-			r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Str("kind", kind).Int("part", i+1).
+			r.s.log.Warn().Err(err).Str("namesrvAddr", addr).Str("kind", kind).Int("part", i+1).
 				Int("parts", len(bodies)).Msg("register broker failed")
 			return false
 		}
 	}
-	r.b.log.Debug().Str("namesrvAddr", addr).Str("kind", kind).Int("topics", len(topics)).
+	r.s.log.Debug().Str("namesrvAddr", addr).Str("kind", kind).Int("topics", len(topics)).
 		Int("parts", len(bodies)).Msg("registered broker")
 	return true
 }
 
-var errRegisterRefused = errors.New("broker: registration refused")
+var errRegisterRefused = errors.New("role: registration refused")
 
 func (r *registrar) invoke(addr string, header map[string]string, body []byte, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
-	resp, err := r.client.Invoke(ctx, addr, remoting.NewRequest(remoting.RegisterBroker, header, body))
+	resp, err := r.s.client.Invoke(ctx, addr, remoting.NewRequest(remoting.RegisterBroker, header, body))
 	if err != nil {
 		return err
 	}
@@ -349,7 +346,7 @@ func (r *registrar) invoke(addr string, header map[string]string, body []byte, t
 		return fmt.Errorf("%w: code %d: %s", errRegisterRefused, resp.Code, resp.Remark)
 	}
 	// A slave learns its master from the answer (RegisterBrokerResponseHeader).
-	r.b.learnMaster(resp.Str("masterAddr"), resp.Str("haServerAddr"))
+	r.s.learnMaster(resp.Str("masterAddr"), resp.Str("haServerAddr"))
 	return nil
 }
 
@@ -385,7 +382,7 @@ func chunk(topics []*tables.TopicConfig, size int, withRest bool) [][]*tables.To
 
 // estimate bounds the encoded size of a body from above without encoding it.
 func (r *registrar) estimate(topics []*tables.TopicConfig) int {
-	if r.b.Config().CompressedRegister {
+	if r.s.d.Config().CompressedRegister {
 		return 0 // encoded and checked instead: deflate gains too much to guess
 	}
 	n := 128
@@ -405,7 +402,7 @@ type registerBody struct {
 }
 
 func (r *registrar) encode(topics []*tables.TopicConfig, version remoting.DataVersion) ([]byte, error) {
-	if r.b.Config().CompressedRegister {
+	if r.s.d.Config().CompressedRegister {
 		return encodeCompressedBody(topics, version)
 	}
 	m := make(map[string]*tables.TopicConfig, len(topics))
@@ -480,12 +477,12 @@ func cmpString(a, b string) int {
 }
 
 func (r *registrar) header() map[string]string {
-	c := r.b.Config()
+	c := r.s.d.Config()
 	return map[string]string{
 		"brokerName":   c.BrokerName,
-		"brokerAddr":   c.Addr(),
-		"clusterName":  c.BrokerClusterName,
-		"haServerAddr": c.HAServerAddr(),
+		"brokerAddr":   c.Addr,
+		"clusterName":  c.ClusterName,
+		"haServerAddr": c.HAServerAddr,
 		"brokerId":     strconv.FormatInt(c.BrokerID, 10),
 		"compressed":   strconv.FormatBool(c.CompressedRegister),
 		"bodyCrc32":    "0", // 0 = not checked, as Apache's name server treats it
@@ -500,22 +497,22 @@ func (r *registrar) header() map[string]string {
 // parallel, each within 3 s (Apache's unregisterBroker time-out): a dead
 // or hanging name server holds back neither the others nor the shutdown.
 func (r *registrar) unregisterAll(ctx context.Context) {
-	c := r.b.Config()
+	c := r.s.d.Config()
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	for _, addr := range c.NamesrvAddrs() {
+	for _, addr := range c.NamesrvAddrs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			req := remoting.NewRequest(remoting.UnregisterBroker, map[string]string{
 				"brokerName":  c.BrokerName,
-				"brokerAddr":  c.Addr(),
-				"clusterName": c.BrokerClusterName,
+				"brokerAddr":  c.Addr,
+				"clusterName": c.ClusterName,
 				"brokerId":    strconv.FormatInt(c.BrokerID, 10),
 			}, nil)
-			if _, err := r.client.Invoke(ctx, addr, req); err != nil {
-				r.b.log.Warn().Err(err).Str("namesrvAddr", addr).Msg("unregister broker failed")
+			if _, err := r.s.client.Invoke(ctx, addr, req); err != nil {
+				r.s.log.Warn().Err(err).Str("namesrvAddr", addr).Msg("unregister broker failed")
 			}
 		}()
 	}

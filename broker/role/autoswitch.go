@@ -1,4 +1,4 @@
-package broker
+package role
 
 // AutoSwitch HA in controller mode: the broker starts
 // ha/autoswitch's Service on haListenPort instead of the classic one and
@@ -8,7 +8,7 @@ package broker
 // The Service asks the controller to change the set through the broker's
 // replicas.Client (CONTROLLER_ALTER_SYNC_STATE_SET 1001) and drives
 // store.Replicated; a SYNC_MASTER send asks it first whether to wait for
-// replicas at all (SendNeedsReplicas, send.go).
+// replicas at all (SendNeedsReplicas, through ReplicaNeed).
 //
 // A slave follows its master's HA address: the controller names the
 // master's remoting address only, so the slave reads the master's
@@ -38,7 +38,7 @@ import (
 
 // autoReplicator is what controller mode uses of autoswitch.Service.
 type autoReplicator interface {
-	replicator
+	Replicator
 	BecomeMaster(epoch int32, selfID int64, syncStateSet []int64, setEpoch int32) error
 	BecomeSlave(masterHAAddr string, masterEpoch int32, selfID int64) error
 	SyncStateSetChanged(set []int64, setEpoch int32)
@@ -48,55 +48,42 @@ type autoReplicator interface {
 
 var _ autoReplicator = (*autoswitch.Service)(nil)
 
-// autoswitchConfig is the Service's configuration from the broker's keys.
-func (b *Broker) autoswitchConfig(cfg *Config) autoswitch.Config {
-	ac := autoswitch.DefaultConfig()
-	ac.HAMaxTimeSlaveNotCatchup = ms(cfg.Controller.HAMaxTimeSlaveNotCatchup)
-	ac.AllAckInSyncStateSet = cfg.Controller.AllAckInSyncStateSet
-	ac.MinInSyncReplicas = cfg.Controller.MinInSyncReplicas
-	ac.InSyncReplicas = cfg.Controller.InSyncReplicas
-	ac.HASendHeartbeatInterval = ms(int64(cfg.HA.HASendHeartbeatInterval))
-	ac.HAHousekeepingInterval = ms(int64(cfg.HA.HAHousekeepingInterval))
-	ac.CheckSyncStateSetPeriod = ms(cfg.Controller.CheckSyncStateSetPeriod)
-	ac.HATransferBatchSize = cfg.HA.HATransferBatchSize
-	ac.SlaveTimeout = ms(int64(cfg.HA.SlaveTimeout))
-	ac.SyncFromLastFile = cfg.Controller.SyncFromLastFile
-	ac.AsyncLearner = cfg.Controller.AsyncLearner
-	ac.HAFlowControlEnable = cfg.Controller.HAFlowControlEnable
-	ac.MaxHATransferByteInSecond = cfg.Controller.MaxHATransferByteInSecond
-	ac.AuthSecret = []byte(cfg.HAAuthSecret)
+// autoswitchConfig is the Service's configuration: the broker's keys
+// (Config.Controller.AutoSwitch), and the controller asked to change the
+// SyncStateSet through the role's client.
+func (s *Service) autoswitchConfig(cfg *Config) autoswitch.Config {
+	ac := cfg.Controller.AutoSwitch
 	brokerName := cfg.BrokerName
 	ac.AlterSyncStateSet = func(masterID int64, masterEpoch int32, set []int64, setEpoch int32) ([]int64, int32, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		return b.ctrl.client.AlterSyncStateSet(ctx, brokerName, masterID, masterEpoch, set, setEpoch)
+		return s.ctrl.client.AlterSyncStateSet(ctx, brokerName, masterID, masterEpoch, set, setEpoch)
 	}
 	return ac
 }
 
-// startAutoSwitch makes and starts the Service (Start, after the store).
-func (b *Broker) startAutoSwitch(listen string) error {
-	cfg := b.Config()
-	svc, err := autoswitch.New(b.autoswitchConfig(cfg), listen, b.Store, b.ctrl.epochs, b.root)
+// startAutoSwitch makes and starts the Service (StartHA, after the store).
+func (s *Service) startAutoSwitch(cfg *Config) error {
+	svc, err := autoswitch.New(s.autoswitchConfig(cfg), cfg.HAListen, s.d.Store, s.ctrl.epochs, s.root)
 	if err != nil {
 		return fmt.Errorf("broker: autoswitch ha: %w", err)
 	}
 	if err := svc.Start(); err != nil {
 		return fmt.Errorf("broker: start autoswitch ha: %w", err)
 	}
-	b.repl.svc = svc
-	b.ctrl.auto = svc
-	b.log.Info().Str("haListen", svc.Addr()).Msg("autoswitch replication started")
+	s.repl.svc = svc
+	s.ctrl.auto = svc
+	s.log.Info().Str("haListen", svc.Addr()).Msg("autoswitch replication started")
 	return nil
 }
 
 // masterHAAddr is the HA address of the master whose remoting address is
 // addr: its brokerIP2:haListenPort (GET_BROKER_CONFIG), else
 // host:listenPort+1.
-func (b *Broker) masterHAAddr(addr string, log zerolog.Logger) string {
+func (s *Service) masterHAAddr(addr string, log zerolog.Logger) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	resp, err := b.registrar.client.Invoke(ctx, addr, remoting.NewRequest(remoting.GetBrokerConfig, nil, nil))
+	resp, err := s.client.Invoke(ctx, addr, remoting.NewRequest(remoting.GetBrokerConfig, nil, nil))
 	if err == nil && resp.Code == remoting.Success {
 		if ha := haAddrFromProperties(resp.Body, addr); ha != "" {
 			return ha
@@ -163,12 +150,19 @@ func (c *controlled) confirmOffset(st *store.Store) int64 {
 	return st.MaxPhyOffset()
 }
 
-// replicaNeed is a controller-mode SYNC_MASTER send's durability, decided
+// ReplicaNeed is a controller-mode SYNC_MASTER send's durability, decided
 // before the append as Apache's CommitLog decides it: a message that does
 // not wait for the store (WAIT false) is not checked; a SyncStateSet
 // smaller than minInSyncReplicas refuses the send (SYSTEM_ERROR, nothing
 // stored); when the acks needed are the master's alone, the send does not
-// wait for replicas.
+// wait for replicas. Outside controller mode need stands.
+func (s *Service) ReplicaNeed(need store.Durability, props string) (store.Durability, error) {
+	if s.ctrl == nil {
+		return need, nil
+	}
+	return s.ctrl.replicaNeed(need, props)
+}
+
 func (c *controlled) replicaNeed(need store.Durability, props string) (store.Durability, error) {
 	if c.auto == nil || message.Property(props, message.PropWaitStoreMsgOK) == "false" {
 		return need, nil
