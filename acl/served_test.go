@@ -65,7 +65,7 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		tb.Fatal(err)
 	}
-	var h remoting.Handler = processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}, log)
+	var h remoting.Handler = processor.BrokerTable(processor.ServicesOf(b), log)
 	if aclFile != "" {
 		home := tb.TempDir()
 		p := filepath.Join(home, "conf", "plain_acl.yml")
@@ -79,7 +79,7 @@ func serve(tb testing.TB, aclFile string) *broker.Broker {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		t := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}, log)
+		t := processor.BrokerTable(processor.ServicesOf(b), log)
 		processor.RegisterACL(t, f, b, log)
 		h = t.Intercept(acl.NewInterceptor(f, log))
 	}

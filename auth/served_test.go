@@ -53,7 +53,7 @@ func serve(t *testing.T) *broker.Broker {
 	if err := svc.EnsureSuper("root", "rootPass1"); err != nil {
 		t.Fatal(err)
 	}
-	tbl := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}, log)
+	tbl := processor.BrokerTable(processor.ServicesOf(b), log)
 	processor.RegisterAuth(tbl, svc, b, log)
 	if err := b.Start(tbl.Intercept(auth.NewInterceptor(st, auth.Config{Authentication: true, Authorization: true, Cluster: "C"}, log))); err != nil {
 		t.Fatal(err)

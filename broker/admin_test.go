@@ -10,6 +10,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/remoting/remotingtest"
 )
 
 // Maps keyed by MessageQueue must be in fastjson's object-key form, which the
@@ -67,12 +68,12 @@ func TestTopicServices(t *testing.T) {
 		err.Error() != message.RemarkTopicIllegal {
 		t.Fatalf("bad name: %v", err)
 	}
-	wantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
+	remotingtest.WantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),
 		remoting.InvalidParameter, "The topic[SCHEDULE_TOPIC_XXXX] is conflict with system topic.")
-	wantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 0, WriteQueueNums: 1, Perm: rw}),
+	remotingtest.WantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 0, WriteQueueNums: 1, Perm: rw}),
 		remoting.InvalidParameter, "The queue nums of topic[T] must be between 1 and 1024 (maxTopicQueueNums), read 0 write 1.")
 	_, err := b.Admin.TopicConfig("T")
-	wantRefusal(t, err, remoting.TopicNotExist, "No topic in this broker. topic: T")
+	remotingtest.WantRefusal(t, err, remoting.TopicNotExist, "No topic in this broker. topic: T")
 
 	tc := tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: rw}
 	if err := b.Admin.UpdateTopic(tc); err != nil {
@@ -98,8 +99,8 @@ func TestTopicServices(t *testing.T) {
 	}
 
 	b.Offsets.Commit("G", "T", 0, 1)
-	wantRefusal(t, b.Admin.DeleteTopic("  "), remoting.InvalidParameter, message.RemarkTopicBlank)
-	wantRefusal(t, b.Admin.DeleteTopic(message.AutoCreateTopicKey), remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic.")
+	remotingtest.WantRefusal(t, b.Admin.DeleteTopic("  "), remoting.InvalidParameter, message.RemarkTopicBlank)
+	remotingtest.WantRefusal(t, b.Admin.DeleteTopic(message.AutoCreateTopicKey), remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic.")
 	if err := b.Admin.DeleteTopic("T"); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestTopicServices(t *testing.T) {
 // group's offsets.
 func TestGroupServices(t *testing.T) {
 	b, _ := testBroker(t, t.TempDir(), nil)
-	wantRefusal(t, b.Admin.UpdateGroup(tables.GroupConfig{GroupName: "G", RetryQueueNums: -1}), remoting.InvalidParameter,
+	remotingtest.WantRefusal(t, b.Admin.UpdateGroup(tables.GroupConfig{GroupName: "G", RetryQueueNums: -1}), remoting.InvalidParameter,
 		"The retryQueueNums of group[G] must be between 0 and 1024 (maxTopicQueueNums), got -1.")
 	for _, g := range []string{"G1", "G2"} {
 		if err := b.Admin.UpdateGroup(tables.DefaultGroupConfig(g)); err != nil {
@@ -136,7 +137,7 @@ func TestGroupServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := b.Admin.GroupConfig("unknown")
-	wantRefusal(t, err, remoting.SubscriptionGroupNotExist, "No group in this broker")
+	remotingtest.WantRefusal(t, err, remoting.SubscriptionGroupNotExist, "No group in this broker")
 	b.Admin.DeleteGroup("G1", false)
 	b.Admin.DeleteGroup("G2", true)
 	b.Admin.DeleteGroup("never-there", true) // succeeds, as in Apache
@@ -191,19 +192,19 @@ func TestClientAndStatsServices(t *testing.T) {
 		t.Fatalf("ConsumerIDs = %v, %v", ids, err)
 	}
 	_, err := b.Members.ConsumerIDs("none")
-	wantRefusal(t, err, remoting.SystemError, "no consumer for this group, none")
+	remotingtest.WantRefusal(t, err, remoting.SystemError, "no consumer for this group, none")
 	st, err := b.Admin.ConsumerConnections("CG")
 	if err != nil || len(st.Connections) != 1 || st.Connections[0].ClientAddr != c.Remote || len(st.Subscriptions) != 2 ||
 		len(st.Subscriptions["T"].Tags) != 2 || st.Subscriptions["U"].ExpressionType != "SQL92" {
 		t.Fatalf("ConsumerConnections = %+v, %v", st, err)
 	}
 	_, err = b.Admin.ConsumerConnections("none")
-	wantRefusal(t, err, remoting.ConsumerNotOnline, "the consumer group[none] not online")
+	remotingtest.WantRefusal(t, err, remoting.ConsumerNotOnline, "the consumer group[none] not online")
 	if conns, err := b.Admin.ProducerConnections("PG"); err != nil || len(conns) != 1 || conns[0].ClientID != "cid" {
 		t.Fatalf("ProducerConnections = %v, %v", conns, err)
 	}
 	_, err = b.Admin.ProducerConnections("bad/pg")
-	wantRefusal(t, err, remoting.SystemError, "the producer group[bad/pg] not exist")
+	remotingtest.WantRefusal(t, err, remoting.SystemError, "the producer group[bad/pg] not exist")
 
 	// Stats: offsets committed on T (subscribed) and V (not subscribed).
 	putN(t, b, "T", 0, 3)
@@ -214,7 +215,7 @@ func TestClientAndStatsServices(t *testing.T) {
 		t.Fatalf("TopicStats = %+v, %v", qs, err)
 	}
 	_, err = b.Admin.TopicStats("none")
-	wantRefusal(t, err, remoting.TopicNotExist, "topic[none] not exist")
+	remotingtest.WantRefusal(t, err, remoting.TopicNotExist, "topic[none] not exist")
 	cs := b.Admin.ConsumeStats(admin.ConsumeStatsRequest{Group: "CG"}) // V is not subscribed by the online group
 	if len(cs) != 2 || cs[0].Queue.Topic != "T" || cs[0].BrokerOffset != 3 || cs[0].ConsumerOffset != 2 || cs[0].LastTimestamp == 0 {
 		t.Fatalf("ConsumeStats = %+v", cs)
@@ -234,16 +235,16 @@ func TestClientAndStatsServices(t *testing.T) {
 
 	// Reset: Apache's refusals in its order.
 	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "none", Group: "CG", Timestamp: -1})
-	wantRefusal(t, err, remoting.TopicNotExist, "[reset-offset] reset offset failed, no topic in this broker. topic=none")
+	remotingtest.WantRefusal(t, err, remoting.TopicNotExist, "[reset-offset] reset offset failed, no topic in this broker. topic=none")
 	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
-	wantRefusal(t, err, remoting.SystemError, "THe consumer group <CG> not exist")
+	remotingtest.WantRefusal(t, err, remoting.SystemError, "THe consumer group <CG> not exist")
 
 	// Messages by offset.
 	if rec, err := b.Admin.ViewMessage(0); err != nil || len(rec) == 0 {
 		t.Fatalf("ViewMessage(0) = %d bytes, %v", len(rec), err)
 	}
 	_, err = b.Admin.ViewMessage(1 << 40)
-	wantRefusal(t, err, remoting.SystemError, "can not find message by the offset, 1099511627776")
+	remotingtest.WantRefusal(t, err, remoting.SystemError, "can not find message by the offset, 1099511627776")
 
 	// Puts are counted by the send path, as Apache's BROKER_PUT_NUMS; rates
 	// are left out until 10 s of samples exist.
@@ -267,5 +268,5 @@ func TestClientAndStatsServices(t *testing.T) {
 	// Every member gone: a reset has nobody to tell.
 	b.Offsets.Commit("CG", "T", 1, 0)
 	_, err = b.Admin.ResetOffset(admin.ResetOffsetRequest{Topic: "T", Group: "CG", Timestamp: -1})
-	wantRefusal(t, err, remoting.ConsumerNotOnline, "Consumer not online, so can not reset offset, Group: CG Topic: T Timestamp: -1")
+	remotingtest.WantRefusal(t, err, remoting.ConsumerNotOnline, "Consumer not online, so can not reset offset, Group: CG Topic: T Timestamp: -1")
 }

@@ -59,6 +59,8 @@ type Broker struct {
 	// Members serves heartbeats, the groups' member lists and their queue
 	// locks.
 	Members *clients.Service
+	// Transactions ends transactions and checks half messages.
+	Transactions *tx.Service
 	// Sends stores sends, send-backs and recalls.
 	Sends *send.Service
 	// Admin serves the admin codes over the tables.
@@ -99,8 +101,7 @@ type Broker struct {
 	timers   *timer.Timers
 	// requestModes: each topic and group's PULL or POP.
 	requestModes *tables.RequestModes
-	coldCtr      coldData    // the cold-data flow-control table (opsadmin.go)
-	tx           *tx.Service // END_TRANSACTION and the transaction check
+	coldCtr      coldData // the cold-data flow-control table (opsadmin.go)
 	// newHA makes the replication service in Start (role.NewHA); tests
 	// replace it between New and Start.
 	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (role.Replicator, error)
@@ -122,9 +123,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// A slave's store takes only the master's bytes (replication, issue
-	// #14). In controller mode the role changes at runtime: the broker
-	// refuses a slave's writes before they reach the store.
+	// A slave's store takes only the master's bytes (replication). In
+	// controller mode the role changes at runtime: the broker refuses a
+	// slave's writes before they reach the store.
 	cfg.Store.Replica = cfg.IsSlave() && !cfg.Controller.EnableControllerMode
 	// Controller mode: consume queues dispatched only up to the confirm
 	// offset (AutoSwitch HA), from Open on.
@@ -195,7 +196,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 		Modes: b.requestModes, BrokerName: func() string { return b.Config().BrokerName },
 		MaxTopicQueueNums: func() int32 { return b.Config().MaxTopicQueueNums }}, log)
 	txLog := root.With().Str("component", "transaction").Logger()
-	b.tx = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
+	b.Transactions = tx.New(tx.Deps{Config: b.txConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Producers: b.Clients,
 		Commit: b.Sends.Put, CheckRealTopic: b.Sends.CheckRealTopic,
 		Wait:   func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) },
 		Counts: &b.Tx, StoreHost: b.StoreHost, QueueCapacity: cfg.EndTransactionPoolQueueCapacity, Quit: b.quit}, txLog)
@@ -287,7 +288,7 @@ func (b *Broker) Start(h remoting.Handler) error {
 	}
 	b.goRun(func() { b.Pulls.Run(b.quit) })
 	for range b.Config().EndTransactionThreadPoolNums {
-		b.goRun(b.tx.Work)
+		b.goRun(b.Transactions.Work)
 	}
 	b.goRun(b.persistLoop)
 	// In controller mode a role's services start with the role

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,22 +8,9 @@ import (
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// wantRefusal fails unless err is a refusal with Apache's code and remark.
-func wantRefusal(t *testing.T, err error, code int32, remark string) {
-	t.Helper()
-	var r *remoting.Refusal
-	if !errors.As(err, &r) {
-		t.Fatalf("err %v, want a refusal %d", err, code)
-	}
-	if r.Code != code || r.Remark != remark {
-		t.Fatalf("refusal %d %q, want %d %q", r.Code, r.Remark, code, remark)
-	}
-}
-
-// pullBroker is testBroker with the pull service running (its holds and
+// pullBroker is testBroker with the pull service running (its
 // cold-pull workers), topic T (4 queues) and group G configured.
 func pullBroker(t *testing.T, edit func(*Config)) *Broker {
 	t.Helper()

@@ -1,44 +1,11 @@
 package broker
 
 import (
-	"errors"
-	"net/netip"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
-
-	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/remoting"
 )
-
-// TestResumeCheckHalfMessage: a message parked in TRANS_CHECK_MAX_TIME_TOPIC
-// goes back to queue 0 of the half topic with its check count reset and
-// every other property kept; a bad id or offset is SYSTEM_ERROR with
-// Apache's remark.
-func TestResumeCheckHalfMessage(t *testing.T) {
-	b, _ := testBroker(t, t.TempDir(), nil)
-	m := testMsg(message.TransCheckMaxTimeTopic, message.PropRealTopic+"\x01biz\x02"+message.PropTransactionCheckTimes+"\x0116\x02")
-	pr, err := b.Store.Put(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := message.OffsetMsgID(m.StoreHost, pr.PhysicalOffset)
-	if err := b.ResumeCheckHalfMessage(id); err != nil {
-		t.Fatalf("resume: %v", err)
-	}
-	recs := waitRecords(t, b, message.TransHalfTopic, 0, 1)
-	props := message.ParseProperties(recs[0].Properties)
-	if props[message.PropTransactionCheckTimes] != "0" || props[message.PropRealTopic] != "biz" || string(recs[0].Body) != "hello" {
-		t.Errorf("half message put back: props %v body %q", props, recs[0].Body)
-	}
-	for _, bad := range []string{"", "nonsense", message.OffsetMsgID(netip.MustParseAddrPort("127.0.0.1:1"), 1<<40)} {
-		var r *remoting.Refusal
-		if err := b.ResumeCheckHalfMessage(bad); !errors.As(err, &r) || r.Code != remoting.SystemError || r.Remark != remarkResumeFailed {
-			t.Errorf("resume %q: %v, want SYSTEM_ERROR %q", bad, err, remarkResumeFailed)
-		}
-	}
-}
 
 // TestGroupForbiddenPersisted: the read bit set and cleared as Apache's
 // table does, kept across a restart in subscriptionGroup.json.

@@ -28,7 +28,7 @@ func (b *Broker) runMaster(recoverPops bool, run func(fn func(quit <-chan struct
 			b.log.Error().Err(err).Msg("recover pop checkpoints")
 		}
 	}
-	run(b.tx.RunChecks)
+	run(b.Transactions.RunChecks)
 	run(b.Pops.RunRevive)
 	for _, s := range b.schedulers() {
 		run(s)

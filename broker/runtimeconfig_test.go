@@ -17,6 +17,7 @@ import (
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/namesrv"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/remoting/remotingtest"
 )
 
 // optIn is an operator's configBlackList that leaves only Apache's default
@@ -34,7 +35,7 @@ func TestUpdateConfigDefaultBlackList(t *testing.T) {
 		"storePathRootDir=/tmp/x", "storePathCommitLog=/tmp/x", "listenPort=1", "haListenPort=1", "haMasterAddress=6.6.6.6:1",
 		"brokerPermission=0", "brokerRole=SLAVE", "bindAddress=0.0.0.0", "configBlackList=", "brokerConfigPath=/tmp/x"} {
 		_, err := b.UpdateConfig([]byte(key + "\n"))
-		wantRefusal(t, err, remoting.NoPermission, "Can not update config in black list.")
+		remotingtest.WantRefusal(t, err, remoting.NoPermission, "Can not update config in black list.")
 	}
 	if got := b.Config(); got.BrokerPermission != 6 || got.Store.StorePathRootDir == "/tmp/x" {
 		t.Fatalf("refused updates changed the config: perm %d root %q", got.BrokerPermission, got.Store.StorePathRootDir)
@@ -112,13 +113,13 @@ func TestUpdateConfigRefusals(t *testing.T) {
 	for _, body := range []string{"rocketmqHome=/x\n", "brokerConfigPath=/tmp/x\n", "configBlackList=\n",
 		"brokerPermission=2\nbrokerName=other\n"} {
 		_, err := b.UpdateConfig([]byte(body))
-		wantRefusal(t, err, remoting.NoPermission, black)
+		remotingtest.WantRefusal(t, err, remoting.NoPermission, black)
 		if !errors.Is(err, ErrConfigBlackListed) {
 			t.Fatalf("%q: %v does not wrap ErrConfigBlackListed", body, err)
 		}
 	}
 	_, err := b.UpdateConfig([]byte("brokerPermission=2\nlistenPort=abc\n"))
-	wantRefusal(t, err, remoting.InvalidParameter, "The value[abc] of config listenPort is invalid.")
+	remotingtest.WantRefusal(t, err, remoting.InvalidParameter, "The value[abc] of config listenPort is invalid.")
 	if got := b.Config().BrokerPermission; got != 6 {
 		t.Fatalf("brokerPermission %d after refused updates, want 6", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/remoting/remotingtest"
 )
 
 // The consumer-offset services: commit refusals (Apache's codes and
@@ -35,7 +36,7 @@ func TestOffsetServices(t *testing.T) {
 	} {
 		r := req
 		tc.edit(&r)
-		wantRefusal(t, b.Admin.CommitOffset(r), tc.code, tc.remark)
+		remotingtest.WantRefusal(t, b.Admin.CommitOffset(r), tc.code, tc.remark)
 	}
 	if _, ok := b.Offsets.Query("Nope", "T", 0); ok {
 		t.Fatal("a refused commit was stored")
@@ -55,7 +56,7 @@ func TestOffsetServices(t *testing.T) {
 	no, yes := false, true
 	fresh.SetZeroIfNotFound = &no
 	_, err := b.Admin.QueryConsumerOffset(fresh)
-	wantRefusal(t, err, remoting.QueryNotFound, "Not found, do not set to zero, maybe this group boot first")
+	remotingtest.WantRefusal(t, err, remoting.QueryNotFound, "Not found, do not set to zero, maybe this group boot first")
 	if !errors.Is(err, tables.ErrOffsetNotFound) {
 		t.Fatalf("%v is not tables.ErrOffsetNotFound", err)
 	}
@@ -105,7 +106,7 @@ func TestOffsetServices(t *testing.T) {
 		t.Errorf("QueryConsumeQueue past the end = %+v, %v", v, err)
 	}
 	_, err = b.Admin.QueryConsumeQueue("Nope", 0, 0, 1)
-	wantRefusal(t, err, remoting.SystemError, "0@Nope is not exist!")
+	remotingtest.WantRefusal(t, err, remoting.SystemError, "0@Nope is not exist!")
 	if _, err := b.Admin.ConsumeTimeSpan("Nope", "CG_span"); err == nil {
 		t.Error("time span of an unknown topic")
 	}
@@ -180,7 +181,7 @@ func TestQueryMessageService(t *testing.T) {
 		t.Fatalf("unique key query (defaultQueryMaxNum): %d bytes", len(res.Body))
 	}
 	_, err := b.Admin.QueryMessage(admin.QueryMessageRequest{Topic: "T", Key: "nokey", MaxNum: 32, End: end})
-	wantRefusal(t, err, remoting.QueryNotFound, "can not find message, maybe time range not correct")
+	remotingtest.WantRefusal(t, err, remoting.QueryNotFound, "can not find message, maybe time range not correct")
 	if !errors.Is(err, admin.ErrMessageNotFound) {
 		t.Fatalf("%v is not ErrMessageNotFound", err)
 	}
@@ -193,7 +194,7 @@ func TestCheckFilter(t *testing.T) {
 	if err := b.Pulls.CheckFilter("TAG", "a || b"); err != nil {
 		t.Fatal(err)
 	}
-	wantRefusal(t, b.Pulls.CheckFilter("SQL92", "a > 1"), remoting.SystemError,
+	remotingtest.WantRefusal(t, b.Pulls.CheckFilter("SQL92", "a > 1"), remoting.SystemError,
 		"The broker does not support consumer to filter message by SQL92")
 	b.updateConfig(func(c *Config) { c.EnablePropertyFilter = true })
 	if err := b.Pulls.CheckFilter("SQL92", "a > 1"); err != nil {
@@ -203,7 +204,7 @@ func TestCheckFilter(t *testing.T) {
 	if err := b.Pulls.CheckFilter("SQL92", "a >"); !errors.As(err, &r) || r.Code != remoting.SubscriptionParseFailed || r.Remark == "" {
 		t.Fatalf("bad SQL92: %v", err)
 	}
-	wantRefusal(t, b.Pulls.CheckFilter("CLASS", "x"), remoting.SystemError,
+	remotingtest.WantRefusal(t, b.Pulls.CheckFilter("CLASS", "x"), remoting.SystemError,
 		"The broker does not support consumer to filter message by CLASS")
 }
 

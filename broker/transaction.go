@@ -8,11 +8,9 @@ package broker
 import (
 	"time"
 
-	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/broker/tx"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // transTopics are the half and op topics, created at start as Apache 5.x's
@@ -24,24 +22,11 @@ func transTopics() []tables.TopicConfig {
 	}
 }
 
-// ErrSlave: a slave does not take the write asked for.
-var ErrSlave = send.ErrSlave
-
-// EndTransaction takes an END_TRANSACTION (tx.Service.End). A slave
-// refuses it with SLAVE_NOT_AVAILABLE and no remark, as Apache's: the
-// master ends it.
-func (b *Broker) EndTransaction(r *tx.EndRequest, done func(error)) (queued bool, err error) {
-	if b.Config().IsSlave() {
-		return false, remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "")
-	}
-	return b.tx.End(r, done)
-}
-
 // txConfig is what the transaction service reads of the configuration in
 // force.
 func (b *Broker) txConfig() tx.Config {
 	c := b.Config()
 	return tx.Config{BrokerName: c.BrokerName, TimeOut: c.TransactionTimeOut, CheckMax: c.TransactionCheckMax,
 		CheckInterval: time.Duration(c.TransactionCheckInterval) * time.Millisecond, FileReservedTime: c.Store.FileReservedTime,
-		MaxMessageSize: c.Store.MaxMessageSize, Durability: c.durability()}
+		MaxMessageSize: c.Store.MaxMessageSize, Durability: c.durability(), Slave: c.IsSlave()}
 }

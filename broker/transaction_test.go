@@ -14,6 +14,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/remoting/remotingtest"
 	"github.com/rocketgo/rocketgo/store"
 )
 
@@ -49,7 +50,7 @@ func endTx(t *testing.T, b *Broker, r tx.EndRequest) error {
 	t.Helper()
 	var got error
 	answered := make(chan struct{})
-	b.tx.Serve(&r, func(err error) { got = err; close(answered) })
+	b.Transactions.Serve(&r, func(err error) { got = err; close(answered) })
 	select {
 	case <-answered:
 	case <-time.After(10 * time.Second):
@@ -119,7 +120,7 @@ func TestPreparedSendRejected(t *testing.T) {
 	r := sendReq("T", props("TRAN_MSG", "true", "PGROUP", "PG"), "x")
 	r.SysFlag = message.TransactionPrep
 	err := b.Sends.Send(r, &send.Result{}, nil)
-	wantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] sending transaction message is forbidden")
+	remotingtest.WantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] sending transaction message is forbidden")
 	if b.Store.MaxPhyOffset() != 0 {
 		t.Fatal("a refused prepared send was stored")
 	}
@@ -246,7 +247,7 @@ func TestEndTransactionHostile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := good
 			tc.edit(&r)
-			wantRefusal(t, endTx(t, b, r), tc.code, tc.remark)
+			remotingtest.WantRefusal(t, endTx(t, b, r), tc.code, tc.remark)
 		})
 	}
 	if n := b.Store.MaxOffset("T", 0); n != 1 {
@@ -266,16 +267,16 @@ func TestEndTransactionHostile(t *testing.T) {
 func TestEndTransactionQueue(t *testing.T) {
 	b, _ := txBroker(t, t.TempDir(), func(c *Config) { c.EndTransactionPoolQueueCapacity = 1 })
 	called := false
-	queued, err := b.EndTransaction(&tx.EndRequest{CommitOrRollback: message.TransactionNot}, func(error) { called = true })
+	queued, err := b.Transactions.EndTransaction(&tx.EndRequest{CommitOrRollback: message.TransactionNot}, func(error) { called = true })
 	if queued || err != nil || called {
 		t.Fatalf("pending state: queued %t err %v answered %t", queued, err, called)
 	}
 	r := &tx.EndRequest{CommitOrRollback: message.TransactionCommit}
-	if queued, err := b.EndTransaction(r, nil); !queued || err != nil {
+	if queued, err := b.Transactions.EndTransaction(r, nil); !queued || err != nil {
 		t.Fatalf("first: queued %t err %v", queued, err)
 	}
-	_, err = b.EndTransaction(r, nil)
-	wantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+	_, err = b.Transactions.EndTransaction(r, nil)
+	remotingtest.WantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
 }
 
 // A producer's own END_TRANSACTION after CHECK_IMMUNITY_TIME_IN_SECONDS is
@@ -314,7 +315,7 @@ func TestEndTransactionSyncFlush(t *testing.T) {
 	b.wait = func(end int64, _ store.Durability, done func(error)) { waitedFor, flushed = end, done }
 	answered := make(chan error, 1)
 	r := endReq(t, res, message.TransactionCommit)
-	b.tx.Serve(&r, func(err error) { answered <- err })
+	b.Transactions.Serve(&r, func(err error) { answered <- err })
 	select {
 	case err := <-answered:
 		t.Fatalf("answered before the flush: %v", err)
@@ -358,7 +359,7 @@ func BenchmarkEndTransactionCommit(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		br.tx.Serve(&reqs[i], done)
+		br.Transactions.Serve(&reqs[i], done)
 	}
 }
 

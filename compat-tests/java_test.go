@@ -296,8 +296,8 @@ func runMQAdmin(t *testing.T, c *cluster, line struct{ profile, label string }) 
 	if err := os.WriteFile(filepath.Join(home, "conf", "logback_tools.xml"), []byte("<configuration/>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// queryMsgByKey needs QUERY_MESSAGE (12), which comes with the IndexFile
-	// (issue 4): the Java test skips itself when the broker does not serve it.
+	// queryMsgByKey needs QUERY_MESSAGE (12), which comes with the IndexFile:
+	// the Java test skips itself when the broker does not serve it.
 	probe, err := rawInvoke(c.brokerAddr, newRequest(12, map[string]string{"topic": "TBW102", "key": "k",
 		"maxNum": "1", "beginTimestamp": "0", "endTimestamp": "1"}, nil), 5*time.Second)
 	if err != nil {

@@ -316,7 +316,7 @@ func TestAdminServices(t *testing.T) {
 // any service runs; a heartbeat body that is not JSON is SYSTEM_ERROR too.
 func TestAdminBadHeaders(t *testing.T) {
 	_, br := newBrokerProcs(t)
-	tbl := BrokerTable(servicesOf(br), testutil.Logger())
+	tbl := BrokerTable(ServicesOf(br), testutil.Logger())
 	tests := []struct {
 		code  int32
 		ext   map[string]string

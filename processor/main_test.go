@@ -62,9 +62,9 @@ func runBroker(tb testing.TB, edit func(*broker.Config), wrap func(remoting.Tabl
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var h remoting.Handler = BrokerTable(servicesOf(b), log)
+	var h remoting.Handler = BrokerTable(ServicesOf(b), log)
 	if wrap != nil {
-		h = wrap(BrokerTable(servicesOf(b), log))
+		h = wrap(BrokerTable(ServicesOf(b), log))
 	}
 	if err := b.Start(h); err != nil {
 		tb.Fatal(err)
@@ -96,9 +96,4 @@ func expectCode(t *testing.T, resp *remoting.Command, code int32) {
 	if resp.Code != code {
 		t.Fatalf("code %d (remark %q), want %d", resp.Code, resp.Remark, code)
 	}
-}
-
-// servicesOf are a broker's services as cmd/mqbroker hands them to BrokerTable.
-func servicesOf(b *broker.Broker) Services {
-	return Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}
 }

@@ -28,7 +28,7 @@ func newBrokerProcs(tb testing.TB) (*brokerProcs, *broker.Broker) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = b.Shutdown(context.Background()) })
-	return procsOf(servicesOf(b), testutil.Logger()), b
+	return procsOf(ServicesOf(b), testutil.Logger()), b
 }
 
 // GET_TOPIC_STATS_INFO of a topic with the most queues a request can give it

@@ -27,7 +27,7 @@ func sendProcs(t *testing.T, edit func(*broker.Config)) *brokerProcs {
 		Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
-	return procsOf(servicesOf(b), testutil.Logger())
+	return procsOf(ServicesOf(b), testutil.Logger())
 }
 
 var testConn = &remoting.Conn{Remote: "10.0.0.1:5", RemoteAddr: netip.MustParseAddrPort("10.0.0.1:5")}

@@ -174,10 +174,9 @@ type RoleService interface {
 	Roles
 }
 
-// Broker is every service the broker's handlers call that is still a
-// method of the broker.
+// Broker is what the broker itself serves: its configuration, runtime
+// figures and switches, and a place to run work.
 type Broker interface {
-	Transactions
 	Ops
 	Host
 }
@@ -192,4 +191,11 @@ type Services struct {
 	Pops    Popper
 	Admin   AdminService
 	Role    RoleService
+	Txs     Transactions
+}
+
+// ServicesOf are a broker's services, each family's its own.
+func ServicesOf(b *broker.Broker) Services {
+	return Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin,
+		Role: b.Role, Txs: b.Transactions}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
+	"github.com/rocketgo/rocketgo/remoting/remotingtest"
 	"github.com/rs/zerolog"
 )
 
@@ -19,17 +20,6 @@ import (
 func subPull(offset int64, expr string) *Request {
 	return &Request{Group: "G", Topic: "T", QueueOffset: offset, MaxMsgNums: 32,
 		SysFlag: FlagSubscription, Subscription: expr, ExpressionType: "TAG", Remote: "127.0.0.1:5"}
-}
-
-func wantRefusal(t *testing.T, err error, code int32, remark string) {
-	t.Helper()
-	var r *remoting.Refusal
-	if !errors.As(err, &r) {
-		t.Fatalf("err %v, want a refusal %d", err, code)
-	}
-	if r.Code != code || r.Remark != remark {
-		t.Fatalf("refusal %d %q, want %d %q", r.Code, r.Remark, code, remark)
-	}
 }
 
 // Every pull refusal of Apache's PullMessageProcessor that rocketgo makes:
@@ -93,7 +83,7 @@ func TestPullRefusals(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: no refusal", tc.name)
 		}
-		t.Run(tc.name, func(t *testing.T) { wantRefusal(t, err, tc.code, tc.remark) })
+		t.Run(tc.name, func(t *testing.T) { remotingtest.WantRefusal(t, err, tc.code, tc.remark) })
 	}
 
 	// A subscription the group's consumers hold not for this topic.
@@ -103,7 +93,7 @@ func TestPullRefusals(t *testing.T) {
 	r := subPull(0, "*")
 	r.SysFlag, r.Group, r.Topic = 0, "S", "U"
 	_, err := h.Pull(r, nil)
-	wantRefusal(t, err, remoting.SubscriptionNotExist, "the consumer's subscription not exist"+faq)
+	remotingtest.WantRefusal(t, err, remoting.SubscriptionNotExist, "the consumer's subscription not exist"+faq)
 	// A pull carrying its subscription is not checked for the message model
 	// (as Apache's).
 	r = subPull(0, "*")
@@ -121,14 +111,14 @@ func TestPullRefusals(t *testing.T) {
 	// The broker's permission comes first.
 	h.setConfig(func(c *Config) { c.Permission = message.PermWrite })
 	_, err = h.Pull(subPull(0, "*"), nil)
-	wantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] pulling message is forbidden")
+	remotingtest.WantRefusal(t, err, remoting.NoPermission, "the broker[127.0.0.1] pulling message is forbidden")
 	h.setConfig(func(c *Config) { c.Permission = message.PermRead | message.PermWrite })
 
 	h.setConfig(func(c *Config) { c.EnablePropertyFilter = true })
 	r = subPull(0, "a >")
 	r.ExpressionType = "SQL92"
 	_, err = h.Pull(r, nil)
-	wantRefusal(t, err, remoting.SubscriptionParseFailed, "parse the consumer's subscription failed")
+	remotingtest.WantRefusal(t, err, remoting.SubscriptionParseFailed, "parse the consumer's subscription failed")
 }
 
 // A pull's results: found (the records as stored, pinned until Release),
@@ -430,7 +420,7 @@ func TestPullColdQueueBound(t *testing.T) {
 		t.Fatalf("pull queue %d of %d", size, capacity)
 	}
 	_, err := h.Pull(subPull(0, "*"), newCompletion().later)
-	wantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
+	remotingtest.WantRefusal(t, err, remoting.SystemBusy, "[OVERLOAD]system busy, start flow control for a while")
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("%v is not ErrBusy", err)
 	}

@@ -10,10 +10,13 @@
 //	          re-appended and their producer asked (CHECK_TRANSACTION_STATE)
 //	          every transactionCheckInterval
 //	          (TransactionalMessageServiceImpl.check)
+//	resume.go RESUME_CHECK_HALF_MESSAGE: a half message parked after too
+//	          many checks goes back to the half queue
 //
 // The prepared send that stores a half message in RMQ_SYS_TRANS_HALF_TOPIC
-// queue 0 is the broker's send path (broker/send, prepared.go); so is the role
-// check: a slave ends no transaction and runs no check.
+// queue 0 is the broker's send path (broker/send, prepared.go). A slave
+// ends no transaction (EndTransaction refuses it, Config.Slave) and runs no
+// check (the broker runs RunChecks on a master only).
 //
 // State lives in the commit log and in the consume offsets only: the half
 // and op queues, and the check progress as offsets of group
@@ -58,6 +61,9 @@ type Config struct {
 	MaxMessageSize int
 	// Durability is what a commit waits for before it is answered.
 	Durability store.Durability
+	// Slave: the broker is a slave (brokerRole SLAVE), which refuses
+	// END_TRANSACTION.
+	Slave bool
 }
 
 // Store is what the service reads and appends.

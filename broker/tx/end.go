@@ -66,6 +66,19 @@ type endJob struct {
 	done func(error)
 }
 
+// ErrSlave: a slave does not end transactions; its master does.
+var ErrSlave = errors.New("tx: a slave does not end transactions")
+
+// EndTransaction takes an END_TRANSACTION from a client: on a slave it is
+// refused with SLAVE_NOT_AVAILABLE and no remark, as Apache's; otherwise
+// it is End's.
+func (s *Service) EndTransaction(r *EndRequest, done func(error)) (queued bool, err error) {
+	if s.d.Config().Slave {
+		return false, remoting.Refuse(remoting.SlaveNotAvailable, ErrSlave, "")
+	}
+	return s.End(r, done)
+}
+
 // End takes an END_TRANSACTION. A state that is neither commit nor
 // rollback is only logged and never answered (Apache returns no response):
 // queued is false and err nil. Otherwise the request is queued (queued

@@ -107,7 +107,7 @@ func run() int {
 		log.Error().Err(err).Msg("metrics")
 		return 1
 	}
-	t := processor.BrokerTable(processor.Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin, Role: b.Role}, log)
+	t := processor.BrokerTable(processor.ServicesOf(b), log)
 	// Metrics outside ACL: a refused request is measured too.
 	var is []remoting.Interceptor
 	if m != nil {
