@@ -101,7 +101,6 @@ type Broker struct {
 	timers   *timer.Timers
 	// requestModes: each topic and group's PULL or POP.
 	requestModes *tables.RequestModes
-	coldCtr      coldData // the cold-data flow-control table (opsadmin.go)
 	// newHA makes the replication service in Start (role.NewHA); tests
 	// replace it between New and Start.
 	newHA func(cfg ha.Config, listen string, st *store.Store, log zerolog.Logger) (role.Replicator, error)

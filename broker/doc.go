@@ -9,8 +9,8 @@
 // Owns: Broker, Config and its snapshot (runtimeconfig.go) and the views
 // of it each service reads (services.go), the system topics made at start,
 // what starts and stops with the role (roleswitch.go: broker/role decides
-// when), the broker's runtime figures, the cold-data and read-mode
-// switches, the persistence of the config/*.json files.
+// when), the broker's runtime figures, the persistence of the
+// config/*.json files.
 // Services refuse with a *remoting.Refusal (Apache's code and remark).
 // Never: parses frames or request headers (processor does); touches the
 // CommitLog except through store.Store; blocks an event loop (file writes and

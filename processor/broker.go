@@ -21,6 +21,7 @@ type brokerProcs struct {
 	clients Clients
 	admin   Admin
 	ops     Ops
+	sw      Switches
 	repl    Replication
 	roles   Roles
 	host    Host
@@ -64,6 +65,6 @@ func procsOf(s Services, log zerolog.Logger) *brokerProcs {
 	plog := log.With().Str("component", "processor").Logger()
 	b := s.Broker
 	return &brokerProcs{sends: s.Sends, pulls: s.Pulls, reads: s.Admin, pops: s.Pops, offsets: s.Admin,
-		clients: s.Members, admin: s.Admin, txs: s.Txs, ops: b, repl: s.Role, roles: s.Role, host: b,
+		clients: s.Members, admin: s.Admin, txs: s.Txs, ops: b, sw: s.Admin, repl: s.Role, roles: s.Role, host: b,
 		log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
 }

@@ -6,8 +6,8 @@ package processor
 // a slave (908), message recall (370, off unless recallMessageEnable),
 // static topics (513, the topic only), cold-data flow control (2001-2003), the commit
 // log's read-ahead advice (2004) and resuming a half message's checks
-// (323). The services are the broker's (broker/opsadmin.go,
-// broker/admin/groupforbidden.go).
+// (323). The services are broker/admin's (ops.go, groupforbidden.go),
+// broker/send's (recall) and broker/tx's (resume.go).
 
 import (
 	"errors"
@@ -122,19 +122,19 @@ func (p *brokerProcs) updateAndCreateStaticTopic(c *remoting.Conn, req *remoting
 var errStaticTopic = errors.New("static topics (logic queue mappings) are not supported by rocketgo")
 
 func (p *brokerProcs) updateColdDataFlowCtr(c *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if err := p.ops.UpdateColdDataFlowCtr(req.Body, p.log); err != nil {
+	if err := p.sw.UpdateColdDataFlowCtr(req.Body, p.log); err != nil {
 		return p.refuse(c, req, err)
 	}
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 func (p *brokerProcs) removeColdDataFlowCtr(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	p.ops.RemoveColdDataFlowCtr(req.Body)
+	p.sw.RemoveColdDataFlowCtr(req.Body)
 	return remoting.NewResponse(req, remoting.Success, "")
 }
 
 func (p *brokerProcs) coldDataFlowCtrInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	return okBody(req, p.ops.ColdDataFlowCtrInfo())
+	return okBody(req, p.sw.ColdDataFlowCtrInfo())
 }
 
 func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Command) *remoting.Command {
@@ -142,7 +142,7 @@ func (p *brokerProcs) setCommitLogReadMode(c *remoting.Conn, req *remoting.Comma
 	if req.Str("READ_AHEAD_MODE") != "" || len(req.ExtFields) > 0 {
 		fields = map[string]string{"READ_AHEAD_MODE": req.Str("READ_AHEAD_MODE")}
 	}
-	remark, err := p.ops.SetCommitLogReadMode(fields)
+	remark, err := p.sw.SetCommitLogReadMode(fields)
 	if err != nil {
 		return p.refuse(c, req, err)
 	}

@@ -126,13 +126,19 @@ type AdminService interface {
 	Admin
 	Offsets
 	Reader
+	Switches
 }
 
-// Ops are the broker's own configuration, figures and switches.
+// Ops are the broker's own configuration and figures.
 type Ops interface {
 	UpdateConfig(body []byte) (broker.ConfigChange, error)
 	ConfigProperties() ([]byte, remoting.DataVersion)
 	RuntimeInfo() map[string]string
+}
+
+// Switches are the operators' switches: the cold-data flow-control table
+// and the commit log's read-ahead advice.
+type Switches interface {
 	ColdDataFlowCtrInfo() []byte
 	UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error
 	RemoveColdDataFlowCtr(body []byte)

@@ -2,11 +2,12 @@
 // calls ask of a broker's tables: topics and groups (create, update,
 // delete, read), the group forbidden table, consume offsets (commit,
 // query, search, reset, clone, correct), topic and consume statistics,
-// client connections, messages by key, offset and queue position, and the
-// manual queue cleanups.
+// client connections, messages by key, offset and queue position, the
+// manual queue cleanups, and the operators' switches: the cold-data
+// flow-control table and the commit log's read-ahead advice.
 //
-// Owns: the rules of those codes (Apache's checks, refusals and remarks)
-// and the cleanup passes' serialisation. Never: reads the broker's
+// Owns: the rules of those codes (Apache's checks, refusals and remarks),
+// the cleanup passes' serialisation and the cold-data table. Never: reads the broker's
 // configuration beyond Config, changes the broker's role or configuration
 // (the broker does), or does file work on the caller's goroutine (Go).
 package admin
@@ -58,6 +59,7 @@ type Service struct {
 	d        Deps
 	log      zerolog.Logger
 	cleanups cleanups
+	coldCtr  coldData // the cold-data flow-control table (ops.go)
 }
 
 // New makes the service.

@@ -1,10 +1,9 @@
-package broker
+package admin
 
-// Operators' requests of Apache 5.3.3's AdminBrokerProcessor that a plain
-// broker serves, each answered as 5.3.3 answers
-// it (TestReference compares them): the cold-data flow-control group
-// table (2001-2003), the commit log's read-ahead advice (2004), resuming
-// the checks of a half message (323). What Apache does with the cold-data
+// Operators' switches of Apache 5.3.3's AdminBrokerProcessor, each
+// answered as 5.3.3 answers it (TestReference compares them): the
+// cold-data flow-control group table (2001-2003) and the commit log's
+// read-ahead advice (2004). What Apache does with the cold-data
 // table (throttling the pulls of groups that read cold data) it does only
 // with coldDataFlowControlEnable, off by default; rocketgo keeps the table
 // and has no such throttle, so the table changes nothing here either.
@@ -42,7 +41,7 @@ type coldData struct {
 // UpdateColdDataFlowCtr is UPDATE_COLD_DATA_FLOW_CTR_CONFIG: a properties
 // body of group=threshold; an entry whose threshold is not a number is
 // logged and skipped, as Apache does, and the answer is SUCCESS.
-func (b *Broker) UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error {
+func (s *Service) UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error {
 	if len(body) == 0 {
 		return nil
 	}
@@ -50,10 +49,10 @@ func (b *Broker) UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error {
 	if err != nil {
 		return remoting.Refuse(remoting.SystemError, err, "string2Properties error")
 	}
-	b.coldCtr.mu.Lock()
-	defer b.coldCtr.mu.Unlock()
-	if b.coldCtr.config == nil {
-		b.coldCtr.config = map[string]int64{}
+	s.coldCtr.mu.Lock()
+	defer s.coldCtr.mu.Unlock()
+	if s.coldCtr.config == nil {
+		s.coldCtr.config = map[string]int64{}
 	}
 	for _, kv := range pairs {
 		n, err := strconv.ParseInt(kv[1], 10, 64)
@@ -61,30 +60,30 @@ func (b *Broker) UpdateColdDataFlowCtr(body []byte, log zerolog.Logger) error {
 			log.Error().Str("key", kv[0]).Str("value", kv[1]).Msg("updateColdDataFlowCtrGroupConfig: not a threshold, skipped")
 			continue
 		}
-		if _, ok := b.coldCtr.config[kv[0]]; !ok && len(b.coldCtr.config) >= maxColdDataGroups {
+		if _, ok := s.coldCtr.config[kv[0]]; !ok && len(s.coldCtr.config) >= maxColdDataGroups {
 			log.Warn().Str("group", kv[0]).Int("max", maxColdDataGroups).Msg("updateColdDataFlowCtrGroupConfig: table full, skipped")
 			continue
 		}
-		b.coldCtr.config[kv[0]] = n
+		s.coldCtr.config[kv[0]] = n
 	}
 	return nil
 }
 
 // RemoveColdDataFlowCtr is REMOVE_COLD_DATA_FLOW_CTR_CONFIG: the body is a
 // group name.
-func (b *Broker) RemoveColdDataFlowCtr(body []byte) {
-	b.coldCtr.mu.Lock()
-	delete(b.coldCtr.config, string(body))
-	b.coldCtr.mu.Unlock()
+func (s *Service) RemoveColdDataFlowCtr(body []byte) {
+	s.coldCtr.mu.Lock()
+	delete(s.coldCtr.config, string(body))
+	s.coldCtr.mu.Unlock()
 }
 
 // ColdDataFlowCtrInfo is GET_COLD_DATA_FLOW_CTR_INFO's body, Apache's JSON:
 // no runtime entries (no group is throttled), the configured table, the
 // thresholds and the global accumulator.
-func (b *Broker) ColdDataFlowCtrInfo() []byte {
-	b.coldCtr.mu.Lock()
-	groups := make([]string, 0, len(b.coldCtr.config))
-	for g := range b.coldCtr.config {
+func (s *Service) ColdDataFlowCtrInfo() []byte {
+	s.coldCtr.mu.Lock()
+	groups := make([]string, 0, len(s.coldCtr.config))
+	for g := range s.coldCtr.config {
 		groups = append(groups, g)
 	}
 	sort.Strings(groups)
@@ -95,9 +94,9 @@ func (b *Broker) ColdDataFlowCtrInfo() []byte {
 		}
 		out = strconv.AppendQuote(out, g)
 		out = append(out, ':')
-		out = strconv.AppendInt(out, b.coldCtr.config[g], 10)
+		out = strconv.AppendInt(out, s.coldCtr.config[g], 10)
 	}
-	b.coldCtr.mu.Unlock()
+	s.coldCtr.mu.Unlock()
 	return fmt.Appendf(out, `},"cgColdReadThreshold":%d,"globalColdReadThreshold":%d,"globalAcc":0}`,
 		coldReadThresholdGroup, coldReadThresholdGlobal)
 }
@@ -112,7 +111,7 @@ const (
 // (MADV_NORMAL, read-ahead on) or 1 (MADV_RANDOM, off) advised over every
 // mapped commit log file (Apache's scanFileAndSetReadMode); the remark is
 // Apache's. Files mapped later get the kernel's default, as Apache's do.
-func (b *Broker) SetCommitLogReadMode(fields map[string]string) (string, error) {
+func (s *Service) SetCommitLogReadMode(fields map[string]string) (string, error) {
 	if fields == nil {
 		return "", remoting.Refuse(remoting.SystemError, errBadReadMode, "set commitlog readahead mode param error")
 	}
@@ -123,7 +122,7 @@ func (b *Broker) SetCommitLogReadMode(fields map[string]string) (string, error) 
 	if mode != readAheadNormal && mode != readAheadRandom {
 		return "", remoting.Refuse(remoting.InvalidParameter, errBadReadMode, "set commitlog readahead mode param value error")
 	}
-	b.Store.SetCommitLogReadAhead(mode == readAheadNormal)
+	s.d.Store.SetCommitLogReadAhead(mode == readAheadNormal)
 	return "set commitlog readahead mode success, mode: " + strconv.Itoa(mode), nil
 }
 
