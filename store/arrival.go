@@ -250,9 +250,9 @@ func (s *Store) arrivalLoop() {
 			d.p.Wake(d.why)
 			run[i] = dueWake{}
 		}
-		if len(run) > 0 {
-			continue // more may have come due meanwhile
-		}
+		// Wakes that came due meanwhile left a token in a.wake: the select
+		// takes them in turn with the deadlines and quit, so a steady flow
+		// of arrivals starves neither.
 		deadline.Reset(max(next, 0))
 		select {
 		case <-s.quit:

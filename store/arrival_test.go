@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,5 +158,43 @@ func waitDispatched(t *testing.T, s *Store, topic string, queueID int32, n int64
 			t.Fatalf("%s/%d holds %d entries, want %d", topic, queueID, s.MaxOffset(topic, queueID), n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A steady flow of arrivals does not hold back a deadline: a reader that
+// re-parks and appends from every wake keeps the waiter busy while
+// another's deadline passes.
+func TestParkDeadlineUnderArrivals(t *testing.T) {
+	s := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, s)
+	stop := make(chan struct{})
+	var chain func(Woken)
+	var parked atomic.Int64
+	chain = func(why Woken) {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if why == Abandoned {
+			return
+		}
+		n := parked.Add(1)
+		p := &Parked{On: [2]Position{{Topic: "T", QueueID: 0, Offset: s.MaxOffset("T", 0)}},
+			Deadline: time.Now().Add(time.Hour), Wake: chain}
+		if !s.Park(p) {
+			return
+		}
+		if _, err := s.Put(testMsg("T", 0, int(n))); err != nil && !errors.Is(err, ErrClosed) {
+			t.Error(err) // ErrClosed: the test ended, the store shuts down
+		}
+	}
+	chain(Arrived)
+	expired := newWoken()
+	expired.park(t, s, 100*time.Millisecond, nil, Position{Topic: "V", QueueID: 0})
+	expired.want(t, Expired)
+	close(stop)
+	if n := parked.Load(); n < 100 {
+		t.Fatalf("the chain ran %d times: the test proved nothing", n)
 	}
 }
