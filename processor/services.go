@@ -180,8 +180,8 @@ type RoleService interface {
 	Roles
 }
 
-// Broker is what the broker itself serves: its configuration, runtime
-// figures and switches, and a place to run work.
+// Broker is what the broker itself serves: its configuration and runtime
+// figures, and a place to run work.
 type Broker interface {
 	Ops
 	Host
