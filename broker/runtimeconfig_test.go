@@ -1,12 +1,10 @@
 package broker
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +13,7 @@ import (
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/remoting/remotingtest"
 )
@@ -183,58 +181,22 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	}
 }
 
-// fakeNamesrv records the topic tables REGISTER_BROKER brings it.
-type fakeNamesrv struct {
-	mu   sync.Mutex
-	regs []map[string]namesrv.TopicConfig
-}
-
-func (f *fakeNamesrv) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if req.Code == remoting.RegisterBroker {
-		rb, err := namesrv.DecodeRegisterBody(req.Body, 409)
-		if err != nil {
-			return remoting.NewResponse(req, remoting.SystemError, err.Error())
-		}
-		f.mu.Lock()
-		f.regs = append(f.regs, rb.TopicConfigSerializeWrapper.TopicConfigTable)
-		f.mu.Unlock()
-	}
-	return remoting.NewResponse(req, remoting.Success, "")
-}
-
-func (f *fakeNamesrv) registrations() []map[string]namesrv.TopicConfig {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]map[string]namesrv.TopicConfig(nil), f.regs...)
-}
-
-func startFakeNamesrv(t *testing.T) (*fakeNamesrv, string) {
-	t.Helper()
-	f := &fakeNamesrv{}
-	s := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()}, f, zerolog.Nop())
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return f, s.Addr()
-}
-
 // brokerPermission and namesrvAddr applied at runtime: the registration that
 // follows goes to the new name server, whole, with every topic's perm masked
 // by the broker's (Apache's registerBrokerAll after an update), under a new
 // topic data version; the table itself keeps its perms.
 func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
-	nsA, addrA := startFakeNamesrv(t)
-	nsB, addrB := startFakeNamesrv(t)
+	nsA, addrA := namesrvtest.Start(t)
+	nsB, addrB := namesrvtest.Start(t)
 	b, _ := runServing(t, addrA, optIn)
 	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, func() bool {
-		regs := nsA.registrations()
+		regs := nsA.Registrations()
 		return len(regs) > 0 && regs[len(regs)-1]["T"].Perm == message.PermRead|message.PermWrite
 	})
-	registeredA := len(nsA.registrations())
+	registeredA := len(nsA.Registrations())
 	v0 := b.Admin.AllTopicConfig().DataVersion
 	if _, err := b.UpdateConfig([]byte("brokerPermission=4\nnamesrvAddr=" + addrB + "\n")); err != nil {
 		t.Fatal(err)
@@ -242,13 +204,13 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 	if v := b.Admin.AllTopicConfig().DataVersion; v.Counter != v0.Counter+1 {
 		t.Fatalf("topic data version %+v -> %+v, want a new one", v0, v)
 	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { return len(nsB.registrations()) > 0 })
-	regs := nsB.registrations()
+	testutil.WaitFor(t, 10*time.Second, func() bool { return len(nsB.Registrations()) > 0 })
+	regs := nsB.Registrations()
 	if len(regs) != 1 || len(regs[0]) != len(b.Admin.AllTopicConfig().Topics) || regs[0]["T"].Perm != message.PermRead ||
 		regs[0][message.AutoCreateTopicKey].Perm&message.PermWrite != 0 {
 		t.Fatalf("name server B: %+v", regs)
 	}
-	if n := len(nsA.registrations()); n != registeredA {
+	if n := len(nsA.Registrations()); n != registeredA {
 		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n-registeredA)
 	}
 	if tc, _ := b.Admin.TopicConfig("T"); tc.Perm != message.PermRead|message.PermWrite {

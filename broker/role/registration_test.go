@@ -1,19 +1,17 @@
 package role
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -143,65 +141,29 @@ func BenchmarkRegistrationBody100k(b *testing.B) {
 	}
 }
 
-// fakeNamesrv records the topic tables REGISTER_BROKER brings it.
-type fakeNamesrv struct {
-	mu   sync.Mutex
-	regs []map[string]namesrv.TopicConfig
-}
-
-func (f *fakeNamesrv) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	if req.Code == remoting.RegisterBroker {
-		rb, err := namesrv.DecodeRegisterBody(req.Body, 409)
-		if err != nil {
-			return remoting.NewResponse(req, remoting.SystemError, err.Error())
-		}
-		f.mu.Lock()
-		f.regs = append(f.regs, rb.TopicConfigSerializeWrapper.TopicConfigTable)
-		f.mu.Unlock()
-	}
-	return remoting.NewResponse(req, remoting.Success, "")
-}
-
-func (f *fakeNamesrv) registrations() []map[string]namesrv.TopicConfig {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]map[string]namesrv.TopicConfig(nil), f.regs...)
-}
-
-func startFakeNamesrv(t *testing.T) (*fakeNamesrv, string) {
-	t.Helper()
-	f := &fakeNamesrv{}
-	s := remoting.NewServer(remoting.ServerConfig{Addr: "127.0.0.1:0", NumEventLoop: 1, Limits: remoting.DefaultLimits()}, f, zerolog.Nop())
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return f, s.Addr()
-}
-
 // A registration reads the configuration in force: after namesrvAddr and
 // brokerPermission change, the full registration asked for
 // (RegisterAllSoon) goes to the new name server only, every topic's perm
 // masked by the broker's; the table keeps its perms.
 func TestRegistrationFollowsConfig(t *testing.T) {
-	nsA, addrA := startFakeNamesrv(t)
-	nsB, addrB := startFakeNamesrv(t)
+	nsA, addrA := namesrvtest.Start(t)
+	nsB, addrB := namesrvtest.Start(t)
 	h := newHarness(t, func(c *Config) { c.NamesrvAddrs = []string{addrA} }, nil)
 	if err := h.topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 2, WriteQueueNums: 2, Perm: message.PermRead | message.PermWrite}); err != nil {
 		t.Fatal(err)
 	}
 	h.reg.register(true)
-	if regs := nsA.registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead|message.PermWrite {
+	if regs := nsA.Registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead|message.PermWrite {
 		t.Fatalf("name server A: %+v", regs)
 	}
 	h.edit(func(c *Config) { c.NamesrvAddrs, c.Permission = []string{addrB}, message.PermRead })
 	h.RegisterAllSoon()
 	// What RegisterAllSoon asked for: a full registration.
 	h.reg.register(h.reg.full.Swap(false))
-	if regs := nsB.registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead {
+	if regs := nsB.Registrations(); len(regs) != 1 || regs[0]["T"].Perm != message.PermRead {
 		t.Fatalf("name server B: %+v", regs)
 	}
-	if n := len(nsA.registrations()); n != 1 {
+	if n := len(nsA.Registrations()); n != 1 {
 		t.Fatalf("name server A got %d registrations after namesrvAddr moved", n)
 	}
 	if tc, _ := h.topics.Get("T"); tc.Perm != message.PermRead|message.PermWrite {
