@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
 )
 
 func runProxyConf(t *testing.T, nsAddr string, edit func(*Config)) *Server {
@@ -36,7 +37,7 @@ func runProxyConf(t *testing.T, nsAddr string, edit func(*Config)) *Server {
 // Connections that stall in their TLS handshake (a ClientHello never
 // finished) or send nothing at all are closed by grpcHandshakeTimeoutMillis.
 func TestStalledHandshakesClosed(t *testing.T) {
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	s := runProxyConf(t, ns.Addr(), func(c *Config) { c.GrpcHandshakeTimeoutMillis = 300 })
 	partialHello := []byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03}
 	const n = 100
@@ -136,7 +137,7 @@ func TestTokenBucket(t *testing.T) {
 // A telemetry stream flooding thread stacks is answered TOO_MANY_REQUESTS
 // past its budget, keeps its stream, and the proxy serves the client after.
 func TestTelemetryFlood(t *testing.T) {
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	s := runProxyConf(t, ns.Addr(), func(c *Config) { c.GrpcTelemetryCommandsPerSecond = 5 })
 	cl := dial(t, s, false)
 	ctx := callCtx(t)

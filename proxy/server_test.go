@@ -16,24 +16,8 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
-	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
 )
-
-func runNamesrv(t *testing.T) *namesrv.Server {
-	t.Helper()
-	cfg := namesrv.DefaultConfig()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
-	s, err := namesrv.New(cfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(s.Handlers()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return s
-}
 
 func runProxy(t *testing.T, nsAddr string) *Server {
 	t.Helper()
@@ -73,7 +57,7 @@ func callCtx(t *testing.T) context.Context {
 // Plaintext and TLS on the one port (Apache's permissive mode), against a
 // real name server that knows no topic: the answers are Apache's codes.
 func TestServerCodesBothTransports(t *testing.T) {
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	s := runProxy(t, ns.Addr())
 	for _, useTLS := range []bool{false, true} {
 		cl := dial(t, s, useTLS)
@@ -110,7 +94,7 @@ func TestServerCodesBothTransports(t *testing.T) {
 // GrpcClientSettingsManager), the client then heartbeats OK; a stream left
 // open does not hold up Shutdown.
 func TestTelemetrySettingsAndShutdown(t *testing.T) {
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	s := runProxy(t, ns.Addr())
 	cl := dial(t, s, true)
 	ctx := callCtx(t)

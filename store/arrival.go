@@ -146,9 +146,6 @@ func (s *Store) Park(p *Parked) bool {
 	return true
 }
 
-// ParkedReaders is the number of parked readers.
-func (s *Store) ParkedReaders() int64 { return s.arrivals.n.Load() }
-
 // arrived is the dispatcher's: queue topic/queueID holds entries up to
 // maxOffset (exclusive). It wakes the readers parked past their position
 // in that queue and those waiting on any queue of topic.

@@ -63,7 +63,7 @@ func TestParkWokenByArrival(t *testing.T) {
 	past2.park(t, s, time.Hour, nil, Position{Topic: "T", QueueID: 0, Offset: 2})
 	past3 := newWoken()
 	past3.park(t, s, time.Hour, nil, Position{Topic: "T", QueueID: 0, Offset: 3})
-	if n := s.ParkedReaders(); n != 2 {
+	if n := s.arrivals.n.Load(); n != 2 {
 		t.Fatalf("parked %d", n)
 	}
 	putN(t, s, "U", 1, 0, 1)
@@ -78,7 +78,7 @@ func TestParkWokenByArrival(t *testing.T) {
 	late := newWoken()
 	late.park(t, s, time.Hour, nil, Position{Topic: "T", QueueID: 0, Offset: 1})
 	late.want(t, Arrived)
-	if n := s.ParkedReaders(); n != 0 {
+	if n := s.arrivals.n.Load(); n != 0 {
 		t.Fatalf("parked %d after every wake", n)
 	}
 }
@@ -144,7 +144,7 @@ func TestParkAbandoned(t *testing.T) {
 	if s.Park(&Parked{On: [2]Position{{Topic: "T"}}, Deadline: time.Now().Add(time.Hour), Wake: func(Woken) {}}) {
 		t.Fatal("parked on a closed store")
 	}
-	if n := s.ParkedReaders(); n != 0 {
+	if n := s.arrivals.n.Load(); n != 0 {
 		t.Fatalf("parked %d after shutdown", n)
 	}
 }

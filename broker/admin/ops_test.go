@@ -12,7 +12,7 @@ import (
 // TestColdDataFlowCtr: the table as GET_COLD_DATA_FLOW_CTR_INFO prints it,
 // and the read-ahead modes SET_COMMITLOG_READ_MODE takes.
 func TestColdDataFlowCtr(t *testing.T) {
-	s := New(Deps{Store: storetest.Open(t, t.TempDir(), nil, nil)}, zerolog.Nop())
+	s := New(Deps{Store: storetest.Open(t, t.TempDir(), nil)}, zerolog.Nop())
 	if err := s.UpdateColdDataFlowCtr([]byte("g2=5\ng1=7\nbad=x\n"), zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	st := storetest.Open(t, dir, nil, nil)
+	st := storetest.Open(t, dir, nil)
 	h := &harness{st: st, jobs: make(chan struct{}, 64),
 		topics:  tables.NewTopics(filepath.Join(dir, "config", "topics.json"), 1024, func() {}, func() bool { return false }),
 		offsets: tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), 1024)}

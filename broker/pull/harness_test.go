@@ -67,7 +67,7 @@ func newHarness(t *testing.T, edit func(*setup)) *harness {
 	h.st = storetest.Open(t, dir, func(c *store.Config) {
 		c.MappedFileSizeCommitLog = su.commitLogSize
 		c.AccessMessageInMemoryMaxRatio = 0 // the residency check reads 17 MiB in these tests, not GiBs
-	}, nil)
+	})
 	st := h.st
 	h.cfg.Store(&su.cfg)
 	d := su.deps

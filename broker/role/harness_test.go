@@ -69,7 +69,7 @@ func newHarness(t testing.TB, edit func(*Config), deps func(*Deps)) *harness {
 		edit(&c)
 	}
 	h.cfg.Store(&c)
-	h.store = storetest.Open(t, dir, nil, nil)
+	h.store = storetest.Open(t, dir, nil)
 	// A change of the table asks for a registration, as the broker's
 	// topicsChanged does.
 	h.topics = tables.NewTopics(filepath.Join(dir, "config", "topics.json"), 1024,

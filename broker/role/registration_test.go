@@ -204,7 +204,7 @@ func TestHangingNamesrv(t *testing.T) {
 		}
 		mu.Unlock()
 	})
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	start := time.Now()
 	h := newHarness(t, func(c *Config) { c.NamesrvAddrs = []string{ln.Addr().String(), ns.Addr()} }, withFakeHA(&fakeHA{}))
 	h.start(t)

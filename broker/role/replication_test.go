@@ -2,7 +2,6 @@ package role
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 	"github.com/rocketgo/rocketgo/ha"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
-	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -125,22 +124,6 @@ func TestSlaveTakesTimerMetrics(t *testing.T) {
 	}
 }
 
-func runNamesrv(t *testing.T) *namesrv.Server {
-	t.Helper()
-	cfg := namesrv.DefaultConfig()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
-	s, err := namesrv.New(cfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(s.Handlers()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
-	return s
-}
-
 // masterAt and slaveAt are brokers b's master and slave registering with
 // the name server at ns. Nothing listens on their addresses: the slave's
 // metadata syncs fail at once, which these tests do not look at.
@@ -163,7 +146,7 @@ func slaveAt(ns string) func(*Config) {
 // answer and hands the latter to its replication service, which is shut
 // down with the role.
 func TestSlaveLearnsMaster(t *testing.T) {
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	m := newHarness(t, masterAt(ns.Addr()), withFakeHA(&fakeHA{}))
 	m.start(t)
 	if err := m.topics.Put(tables.TopicConfig{TopicName: "T", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
@@ -198,7 +181,7 @@ func TestSlaveLearnsMaster(t *testing.T) {
 // A fixed haMasterAddress is not replaced by the name servers' answers
 // (Apache: updateMasterHAServerAddrPeriodically false).
 func TestFixedHAMasterAddress(t *testing.T) {
-	ns := runNamesrv(t)
+	ns := namesrvtest.Run(t)
 	newHarness(t, masterAt(ns.Addr()), withFakeHA(&fakeHA{})).start(t)
 	// The slave's first answer names the master only once the master is
 	// registered; the next comes registerNameServerPeriod later.

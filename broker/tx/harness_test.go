@@ -42,7 +42,7 @@ var uniqs atomic.Int64
 
 func newHarness(t *testing.T, dir string, edit func(*Config)) *harness {
 	t.Helper()
-	st := storetest.Open(t, dir, nil, nil)
+	st := storetest.Open(t, dir, nil)
 	topics := tables.NewTopics(filepath.Join(dir, "config", "topics.json"), 1024, func() {}, func() bool { return false })
 	for _, name := range []string{"T", message.TransHalfTopic, message.TransOpHalfTopic} {
 		n := int32(1)

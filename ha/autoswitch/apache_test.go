@@ -20,7 +20,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/internal/ctltest"
 	"github.com/rocketgo/rocketgo/internal/testutil"
-	"github.com/rocketgo/rocketgo/namesrv"
+	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
 	"github.com/rocketgo/rocketgo/remoting"
 	"github.com/rocketgo/rocketgo/replicas"
 	"github.com/rocketgo/rocketgo/store"
@@ -46,34 +46,10 @@ func needApache(t *testing.T) {
 func controlPlane(t *testing.T) (ctlAddr, nsAddr string, rc *remoting.Client, cl *replicas.Client) {
 	t.Helper()
 	ctlAddr = ctltest.Start(t)
-	nsAddr = startNamesrv(t)
+	nsAddr = namesrvtest.Run(t).Addr()
 	rc = remoting.NewClient(testutil.Logger())
 	t.Cleanup(func() { rc.Close() })
 	return ctlAddr, nsAddr, rc, replicas.NewClient(rc, ctlAddr, 3*time.Second)
-}
-
-// startNamesrv runs a rocketgo name server in-process.
-func startNamesrv(t *testing.T) string {
-	t.Helper()
-	cfg := namesrv.DefaultConfig()
-	cfg.ListenPort = 0
-	cfg.BindAddress = "127.0.0.1"
-	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
-	ns, err := namesrv.New(cfg, testutil.Logger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ns.Start(ns.Handlers()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := ns.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	return ns.Addr()
 }
 
 // apacheBroker is an Apache 5.3.3 broker in controller mode.

@@ -1,11 +1,13 @@
-// Package namesrvtest holds a fake name server for the tests of what
-// registers with one (the broker's registration).
+// Package namesrvtest holds name servers for tests: a fake that records
+// registrations, and a real one on a free port.
 package namesrvtest
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -52,4 +54,28 @@ func Start(t testing.TB) (*Namesrv, string) {
 	}
 	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
 	return f, s.Addr()
+}
+
+// Run serves a real name server (Apache's defaults) on a free 127.0.0.1
+// port, its kvConfig.json in a temporary folder, until the test ends.
+func Run(t testing.TB) *namesrv.Server {
+	t.Helper()
+	cfg := namesrv.DefaultConfig()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KvConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	s, err := namesrv.New(cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(s.Handlers()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
 }

@@ -19,9 +19,8 @@ import (
 
 // Open opens and starts a store in dir with 1 MiB commit-log files (edit
 // changes the configuration first) and shuts it down when t ends; a test
-// may shut it down earlier. onDispatch, if not nil, is the store's
-// dispatch hook.
-func Open(t testing.TB, dir string, edit func(*store.Config), onDispatch func(topic string, queueID int32, maxOffset int64)) *store.Store {
+// may shut it down earlier.
+func Open(t testing.TB, dir string, edit func(*store.Config)) *store.Store {
 	t.Helper()
 	cfg := store.DefaultConfig()
 	cfg.StorePathRootDir = dir
@@ -34,9 +33,6 @@ func Open(t testing.TB, dir string, edit func(*store.Config), onDispatch func(to
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Shutdown(context.Background()) })
-	if onDispatch != nil {
-		st.OnDispatch(onDispatch)
-	}
 	if err := st.Start(); err != nil {
 		t.Fatal(err)
 	}
