@@ -15,6 +15,9 @@ func FuzzParseAcls(f *testing.F) {
 	f.Add([]byte(`[{"subject":"User:a","policies":[{"policyType":"Custom","entries":[{"resource":"Topic:t*","actions":["Pub","Sub"],"sourceIps":["10.0.0.0/8"],"decision":"Allow"}]}]}]`))
 	f.Add([]byte(`[{"subject":"user:b","policies":[{"entries":[{"resource":"*","actions":["All"],"decision":"deny"}]}]}]`))
 	f.Add([]byte(`[{"username":"u","password":"p","userType":"Super"}]`))
+	// A name with a byte that is not UTF-8: read as U+FFFD, as Apache's
+	// (Java's) decoding reads it, so the written form reads back the same.
+	f.Add([]byte("[{\"subject\":\"User:\",\"policies\":[{\"policyType\":\"Custom\",\"entries\":[{\"resource\":\"Topic:\xff\",\"actions\":[\"Sub\"],\"decision\":\"Allow\"}]}]}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = ParseUsers(data)
 		acls, err := ParseAcls(data)
