@@ -63,7 +63,9 @@ func (b *Broker) adminConfig() admin.Config {
 func (b *Broker) sendDeps(st *store.Store) send.Deps {
 	d := send.Deps{Config: b.sendConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Locks: b.Locks, UniqIDs: b.UniqIDs,
 		StoreHost: b.StoreHost, DelayLevels: st.DelayLevels(), Counts: &b.Stats, Tx: &b.Tx, StorePut: b.stats.store.put,
-		Wait: func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) }}
+		Wait: func(end int64, need store.Durability, done func(error)) { b.wait(end, need, done) },
+		// The role is built after the send path.
+		Registered: func(done func()) { b.Role.AfterRegistration(done) }}
 	if b.Config().Controller.EnableControllerMode {
 		// The role is built after the send path (it copies the timer's
 		// progress, which reputs through the send path): read when a send

@@ -270,7 +270,9 @@ func trunc(b []byte) []byte {
 }
 
 // Scenario 3: sending to a never-created topic auto-creates it from TBW102
-// with the producer's default 4 queues.
+// with the producer's default 4 queues. The name server has the route when
+// the first send is answered (Apache registers the topic before answering),
+// so a consumer started right after it finds the route.
 func TestAutoCreateTopic(t *testing.T) {
 	start := time.Now()
 	c := sharedCluster(t)
@@ -290,6 +292,18 @@ func TestAutoCreateTopic(t *testing.T) {
 			t.Errorf("auto-create send went to queue %v, want 0..3", r.MessageQueue)
 		}
 		ids = append(ids, m.GetProperty(idProp))
+		if i == 0 {
+			if code, _, remark, err := queryRoute(c.nsAddr, topic); err != nil || code != 0 {
+				t.Errorf("route of %s right after the send that created it: code=%d remark=%q err=%v", topic, code, remark, err)
+			}
+		}
+	}
+	for i := range 10 {
+		other := fmt.Sprintf("%s_%d", topic, i)
+		p.mustSend(t, newMsg(other, "first", ""))
+		if code, _, remark, err := queryRoute(c.nsAddr, other); err != nil || code != 0 {
+			t.Errorf("route of %s right after the send that created it: code=%d remark=%q err=%v", other, code, remark, err)
+		}
 	}
 	rd := waitRoute(t, c, topic, 4)
 	if rd.readQueues() != 4 {

@@ -81,9 +81,13 @@ type registrar struct {
 	halt     chan struct{}
 	stopped  chan struct{}
 	launched atomic.Bool // run was started (Service.Run, or the first role taken)
+	// changes counts the pokes: a registration that read n before its
+	// snapshot holds every change poked up to n (registered.go).
+	changes atomic.Int64
 
-	mu    sync.Mutex
-	peers map[string]*peer // by name server address
+	mu      sync.Mutex
+	peers   map[string]*peer // by name server address
+	waiters []*regWaiter     // sends waiting for a registration (registered.go)
 }
 
 // peer is the registration state of one name server.
@@ -92,6 +96,7 @@ type peer struct {
 	trigger chan struct{}
 	full    atomic.Bool // the next registration is a full one
 	quit    chan struct{}
+	offered atomic.Int64 // r.changes as read before the last registration attempt
 
 	mu sync.Mutex // serialises registrations with addr; guards sent
 	// sent is the table as last accepted by addr (values are never mutated
@@ -112,6 +117,7 @@ func newRegistrar(s *Service) *registrar {
 // broker then unregisters). Once.
 func (r *registrar) stop(ctx context.Context) {
 	close(r.halt)
+	defer r.settle(true)
 	if !r.launched.Load() {
 		return
 	}
@@ -130,6 +136,7 @@ func (r *registrar) pokeFull() {
 
 // poke asks for a registration soon; never blocks.
 func (r *registrar) poke() {
+	r.changes.Add(1)
 	select {
 	case r.trigger <- struct{}{}:
 	default:
@@ -257,7 +264,12 @@ func (r *registrar) register(full bool) {
 // when that fails.
 func (r *registrar) registerWith(p *peer, full bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	seen := r.changes.Load()
+	defer func() {
+		p.offered.Store(max(p.offered.Load(), seen))
+		p.mu.Unlock()
+		r.settle(false)
+	}()
 	table, version := r.s.d.Topics.Snapshot()
 	if !full && p.sent != nil {
 		var changed []*tables.TopicConfig

@@ -75,6 +75,10 @@ type Deps struct {
 	StorePut func(took time.Duration, failed bool)
 	// Wait calls done once the commit log holds end as need asks.
 	Wait func(end int64, need store.Durability, done func(error))
+	// Registered calls done once the name servers were offered the topic
+	// table as it is now (a send that created its topic is answered then);
+	// nil answers at once.
+	Registered func(done func())
 	// ReplicaNeed, in controller mode, is what a SYNC_MASTER send waits
 	// for given its properties and the in-sync replicas (nil: need as is).
 	ReplicaNeed func(need store.Durability, props string) (store.Durability, error)

@@ -167,7 +167,7 @@ func BenchmarkCheckSendKnownTopic(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := br.checkSend(cfg, &r); err != nil {
+		if _, _, err := br.checkSend(cfg, &r); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -183,7 +183,7 @@ type Result struct {
 func (s *Service) Send(r *Request, res *Result, later func() func(Status)) error {
 	cfg := s.d.Config()
 	res.Region, res.TraceOn, res.Status, res.Parked = cfg.RegionID, cfg.TraceOn, OK, false
-	tc, err := s.checkSend(cfg, r)
+	tc, created, err := s.checkSend(cfg, r)
 	if err != nil {
 		return err
 	}
@@ -217,11 +217,36 @@ func (s *Service) Send(r *Request, res *Result, later func() func(Status)) error
 	if err != nil {
 		return err
 	}
-	if later == nil || need == 0 || message.Property(r.Properties, message.PropWaitStoreMsgOK) == "false" {
+	if later == nil {
 		return nil
 	}
-	done := later()
+	if need != 0 && message.Property(r.Properties, message.PropWaitStoreMsgOK) == "false" {
+		need = 0
+	}
+	if created && s.d.Registered != nil {
+		// The topic is offered to the name servers before the send is
+		// answered, as Apache registers a topic a send created.
+		done := later()
+		res.Parked = true
+		s.d.Registered(func() {
+			if need == 0 {
+				done(OK)
+				return
+			}
+			s.waitThen(end, need, done)
+		})
+		return nil
+	}
+	if need == 0 {
+		return nil
+	}
 	res.Parked = true
+	s.waitThen(end, need, later())
+	return nil
+}
+
+// waitThen calls done once the commit log holds end as need asks.
+func (s *Service) waitThen(end int64, need store.Durability, done func(Status)) {
 	// Any failure of the wait leaves the message appended but not known to
 	// be durable in every way asked for: Apache answers such a send with a
 	// success code the client is told of, whose status says which wait
@@ -234,7 +259,6 @@ func (s *Service) Send(r *Request, res *Result, later func() func(Status)) error
 		}
 		done(st)
 	})
-	return nil
 }
 
 // waitStatus is how a send that waited for need is answered after the wait
@@ -469,24 +493,26 @@ func (s *Service) SlaveRefusal() error { return s.storeRefusal(s.d.Config(), Err
 // Apache 5.3.3 refuses a send to a broker without write permission only for
 // order topics, and never looks at the topic's permission; rocketgo refuses
 // both, with Apache's remarks, as Apache 4.x did for send backs.
-func (s *Service) checkSend(cfg *Config, r *Request) (*tables.TopicConfig, error) {
+//
+// created reports a topic this send did not find in the table: made by it
+// (auto-creation, or a retry topic) or by a send beside it.
+func (s *Service) checkSend(cfg *Config, r *Request) (tc *tables.TopicConfig, created bool, err error) {
 	if cfg.Slave {
-		return nil, s.storeRefusal(cfg, ErrSlave)
+		return nil, false, s.storeRefusal(cfg, ErrSlave)
 	}
 	if cfg.Permission&message.PermWrite == 0 {
-		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
+		return nil, false, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] sending message is forbidden", cfg.BrokerIP1)
 	}
 	tc, ok := s.d.Topics.Get(r.Topic)
 	if !ok || tc.NameInvalid() {
 		if err := message.ValidTopicName(r.Topic); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if (ok && tc.SendRefused()) || (!ok && message.NotAllowedSend(r.Topic)) {
-		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
+		return nil, false, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "Sending message to topic[%s] is forbidden.", r.Topic)
 	}
 	if !ok {
-		var err error
 		if message.IsRetryTopic(r.Topic) {
 			tc, _, err = s.d.Topics.CreateIfAbsent(tables.TopicConfig{TopicName: r.Topic, ReadQueueNums: 1,
 				WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite})
@@ -494,21 +520,21 @@ func (s *Service) checkSend(cfg *Config, r *Request) (*tables.TopicConfig, error
 			tc, err = s.d.Topics.AutoCreate(r.Topic, r.DefaultTopic, r.DefaultTopicQueueNums)
 		}
 		if err != nil {
-			return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
+			return nil, false, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please!%s",
 				r.Topic, remoting.FAQSuggestTodo)
 		}
 		s.log.Info().Str("topic", r.Topic).Int32("queueNums", tc.WriteQueueNums).Str("producer", r.Producer).
 			Msg("topic auto-created on send")
 	}
 	if !tc.Writable() {
-		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
+		return nil, false, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the topic[%s] sending message is forbidden", r.Topic)
 	}
 	// A negative queue id picks one of the write queues: there must be one.
 	if r.QueueID >= tc.QueueNums() || (r.QueueID < 0 && tc.WriteQueueNums <= 0) {
-		return nil, remoting.Refuse(remoting.InvalidParameter, nil, "request queueId[%d] is illegal, %s Producer: %s",
+		return nil, false, remoting.Refuse(remoting.InvalidParameter, nil, "request queueId[%d] is illegal, %s Producer: %s",
 			r.QueueID, topicConfigString(tc), r.Producer)
 	}
-	return tc, nil
+	return tc, !ok, nil
 }
 
 // messageIllegal is Apache's answer to a message its store refuses
