@@ -52,6 +52,11 @@ type Config struct {
 	ServerWorkerThreads               int    `key:"serverWorkerThreads"`      // event loops; 0 = GOMAXPROCS
 	FlushDelayOffsetInterval          int    `key:"flushDelayOffsetInterval"` // ms, delayOffset.json
 	EnablePropertyFilter              bool   `key:"enablePropertyFilter"`     // SQL92 subscriptions
+	// Pops of PRIORITY topics (broker/pop): the percent of those by
+	// priority that read the retry topic first, and whether queue 0 is the
+	// lowest priority (highest queue read first).
+	PopFromRetryProbabilityForPriority int  `key:"popFromRetryProbabilityForPriority"`
+	PriorityOrderAsc                   bool `key:"priorityOrderAsc"`
 	// TimerWheelEnable and TimerMaxDelaySec are MessageStoreConfig keys in
 	// Apache 5.x; the timer lives in the broker here.
 	TimerWheelEnable bool  `key:"timerWheelEnable"`
@@ -263,6 +268,7 @@ func DefaultConfig() Config {
 		TraceOn:                           true,
 		FlushDelayOffsetInterval:          10000,
 		TimerWheelEnable:                  true,
+		PriorityOrderAsc:                  true,
 		AllowRecallWhenBrokerNotWriteable: true,
 		TimerMaxDelaySec:                  3 * 24 * 3600,
 		// Registration, filters and parked pulls.

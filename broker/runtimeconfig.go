@@ -85,6 +85,8 @@ var runtimeKeys = map[string]bool{
 	"regionId":                           true, // send answers
 	"traceOn":                            true, // send answers
 	"enablePropertyFilter":               true, // pull, CHECK_CLIENT_CONFIG
+	"popFromRetryProbabilityForPriority": true, // pop
+	"priorityOrderAsc":                   true, // pop
 	"timerMaxDelaySec":                   true, // send of timer messages, RECALL_MESSAGE
 	"recallMessageEnable":                true, // RECALL_MESSAGE
 	"allowRecallWhenBrokerNotWriteable":  true, // RECALL_MESSAGE

@@ -38,7 +38,8 @@ func (b *Broker) popConfig() pop.Config {
 	c := b.Config()
 	return pop.Config{BrokerName: c.BrokerName, BrokerIP1: c.BrokerIP1, ClusterName: c.BrokerClusterName,
 		Permission: c.BrokerPermission, TimerWheelEnable: c.TimerWheelEnable, EnablePropertyFilter: c.EnablePropertyFilter,
-		MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory, MaxTransferCount: c.MaxTransferCountOnMessageInMemory}
+		MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory, MaxTransferCount: c.MaxTransferCountOnMessageInMemory,
+		PopFromRetryProbabilityForPriority: c.PopFromRetryProbabilityForPriority, PriorityOrderAsc: c.PriorityOrderAsc}
 }
 
 // pullConfig is what the pull service reads of the configuration in force.

@@ -61,6 +61,8 @@ const (
 	PropPopCKOffset              = "POP_CK_OFFSET"
 	PropFirstPopTime             = "1ST_POP_TIME"
 	PropShardingKey              = "__SHARDINGKEY"
+	PropPriority                 = "_SYS_MSG_PRIORITY_"
+	PropLiteTopic                = "__LITE_TOPIC"
 	PropForwardQueueID           = "PROPERTY_FORWARD_QUEUE_ID"
 	PropRedirect                 = "REDIRECT"
 	PropInnerMultiDispatch       = "INNER_MULTI_DISPATCH"

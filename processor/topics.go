@@ -180,7 +180,9 @@ func parseTopicAttributes(s string) (map[string]string, error) {
 		k = k[1:]
 		if k == "message.type" {
 			switch v {
-			case "NORMAL", "FIFO", "DELAY", "TRANSACTION", "MIXED":
+			// Apache 5.5's TopicMessageType less LITE, refused until lite
+			// topics are served.
+			case "UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "PRIORITY", "MIXED":
 			default:
 				return nil, &remoting.Refusal{Code: remoting.InvalidParameter, Remark: "value is not in set: " + v}
 			}

@@ -26,6 +26,13 @@ type Config struct {
 	// (maxTransferBytesOnMessageInMemory, maxTransferCountOnMessageInMemory).
 	MaxTransferBytes int
 	MaxTransferCount int
+	// PopFromRetryProbabilityForPriority is the percent of a PRIORITY
+	// topic's pops by priority that read the retry topic first (Apache's
+	// popFromRetryProbabilityForPriority); PriorityOrderAsc
+	// (priorityOrderAsc) makes queue 0 the lowest priority, so that pops
+	// read the highest queue first.
+	PopFromRetryProbabilityForPriority int
+	PriorityOrderAsc                   bool
 }
 
 // Store is what the service reads and appends.

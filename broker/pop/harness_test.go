@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,8 @@ type harness struct {
 	revive  stats.PopStats
 	filters tables.Filters
 	jobs    chan struct{} // tokens of the goroutines Go started
+	groups  *tables.Groups
+	cfg     atomic.Pointer[Config]
 }
 
 func newHarness(t *testing.T) *harness {
@@ -46,9 +49,10 @@ func newHarness(t *testing.T) *harness {
 		offsets: tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), 1024)}
 	h.topics.PutSystem(tables.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: message.PermRead | message.PermWrite})
 	groups := tables.NewGroups(filepath.Join(dir, "config", "subscriptionGroup.json"), 1024, func() bool { return true })
-	cfg := Config{BrokerName: "b", BrokerIP1: "127.0.0.1", ClusterName: "c", Permission: message.PermRead | message.PermWrite,
-		TimerWheelEnable: true, MaxTransferBytes: 256 << 10, MaxTransferCount: 32}
-	h.Service = New(Deps{Config: func() Config { return cfg }, Store: st, Offsets: h.offsets, Topics: h.topics, Groups: groups,
+	h.groups = groups
+	h.cfg.Store(&Config{BrokerName: "b", BrokerIP1: "127.0.0.1", ClusterName: "c", Permission: message.PermRead | message.PermWrite,
+		TimerWheelEnable: true, MaxTransferBytes: 256 << 10, MaxTransferCount: 32, PriorityOrderAsc: true})
+	h.Service = New(Deps{Config: func() Config { return *h.cfg.Load() }, Store: st, Offsets: h.offsets, Topics: h.topics, Groups: groups,
 		Filters: &h.filters,
 		CreateDLQ: func(topic string) (int32, error) {
 			_, _, err := h.topics.CreateIfAbsent(tables.TopicConfig{TopicName: topic, ReadQueueNums: 1, WriteQueueNums: 1,

@@ -193,7 +193,11 @@ func (p *Service) Pop(r *Request, later func() Completion) (Result, error) {
 	}
 	done := later()
 	rq := *r
-	if !p.d.Go(func() { p.run(&rq, tc.ReadQueueNums, match, done, true) }) {
+	q := queues{n: tc.ReadQueueNums}
+	if tc.Priority() && !r.Order {
+		q.priorityFactor = gc.PriorityFactor()
+	}
+	if !p.d.Go(func() { p.run(&rq, q, match, done, true) }) {
 		return Result{}, remoting.Refuse(remoting.ServiceNotAvailable, nil, "the broker is shutting down")
 	}
 	return Result{Status: Later}, nil
@@ -223,17 +227,17 @@ func (p *Service) popMatcher(cfg *Config, r *Request) (func(int64, []byte) bool,
 
 // run pops once and answers, or parks the pop when it found nothing and
 // may still wait (mayPark: the first run, or a woken one before its end).
-func (p *Service) run(r *Request, readQueues int32, match func(int64, []byte) bool, done Completion, mayPark bool) {
+func (p *Service) run(r *Request, q queues, match func(int64, []byte) bool, done Completion, mayPark bool) {
 	if done.Gone != nil && done.Gone() {
 		return
 	}
-	res, err := p.popOnce(r, readQueues, match)
+	res, err := p.popOnce(r, q, match)
 	if err != nil || res.Status == Found {
 		done.Done(res, err)
 		return
 	}
 	if mayPark && r.PollTime > 0 {
-		rerun := func(mayPark bool) { p.run(r, readQueues, match, done, mayPark) }
+		rerun := func(mayPark bool) { p.run(r, q, match, done, mayPark) }
 		switch p.park(r.Topic, r.Group, r.QueueID, r.BornTime, r.PollTime, done.Gone, rerun) {
 		case parked:
 			return
@@ -246,24 +250,35 @@ func (p *Service) run(r *Request, readQueues int32, match func(int64, []byte) bo
 
 // popOnce reads the topic's queues and the retry topic (Apache's order),
 // under popMu.
-func (p *Service) popOnce(r *Request, readQueues int32, match func(int64, []byte) bool) (Result, error) {
+func (p *Service) popOnce(r *Request, q queues, match func(int64, []byte) bool) (Result, error) {
 	p.popMu.Lock()
 	defer p.popMu.Unlock()
 	cfg := p.d.Config()
 	popTime := time.Now().UnixMilli()
-	st := popState{r: r, popTime: popTime, brokerName: cfg.BrokerName, maxBytes: cfg.MaxTransferBytes}
+	st := popState{r: r, popTime: popTime, brokerName: cfg.BrokerName, maxBytes: cfg.MaxTransferBytes,
+		asc: cfg.PriorityOrderAsc}
 	if r.Order {
 		st.reviveQid = message.PopOrderReviveQueue
 	}
+	// One draw decides both, as Apache's: whether this pop reads the
+	// queues by priority, and whether it reads the retry topic first.
 	randomQ := rand.IntN(100)
-	needRetry := randomQ < popFromRetryProbability
+	byPriority := randomQ < q.priorityFactor
+	retryFirst := popFromRetryProbability
+	if byPriority {
+		retryFirst = cfg.PopFromRetryProbabilityForPriority
+	}
+	needRetry := randomQ < retryFirst
+	if byPriority {
+		randomQ = 0
+	}
 	retryTopic := message.PopRetryTopic(r.Topic, r.Group)
 	if needRetry && !r.Order {
 		p.popTopic(&st, retryTopic, true, nil, randomQ)
 	}
 	if r.QueueID < 0 {
-		for i := int32(0); i < readQueues; i++ {
-			p.popQueue(&st, r.Topic, (int32(randomQ)+i)%readQueues, false, match)
+		for i := int32(0); i < q.n; i++ {
+			p.popQueue(&st, r.Topic, queueAt(i, q.n, randomQ, st.asc), false, match)
 		}
 	} else {
 		p.popQueue(&st, r.Topic, r.QueueID, false, match)
@@ -292,6 +307,7 @@ func (p *Service) popOnce(r *Request, readQueues int32, match func(int64, []byte
 type popState struct {
 	r          *Request
 	peek       bool // PEEK_MESSAGE: read only, no checkpoint, no offset moved
+	asc        bool // priorityOrderAsc: queues read from the highest (queueAt)
 	popTime    int64
 	brokerName string
 	maxBytes   int
@@ -323,8 +339,26 @@ func (p *Service) popTopic(st *popState, topic string, isRetry bool, match func(
 		return
 	}
 	for i := int32(0); i < tc.ReadQueueNums; i++ {
-		p.popQueue(st, topic, (int32(randomQ)+i)%tc.ReadQueueNums, isRetry, match)
+		p.popQueue(st, topic, queueAt(i, tc.ReadQueueNums, randomQ, st.asc), isRetry, match)
 	}
+}
+
+// queues is what a pop reads of its topic: the read queues, and the
+// group's priority.factor when the topic is a PRIORITY one (else 0).
+type queues struct {
+	n              int32
+	priorityFactor int
+}
+
+// queueAt is the i-th of n queues a pop reads, from the random start
+// randomQ (0 for a pop by priority): with priorityOrderAsc, the highest
+// queue first, as a higher queue holds higher priorities; else queue 0
+// first (Apache's popMsgFromTopic).
+func queueAt(i, n int32, randomQ int, asc bool) int32 {
+	if asc {
+		i = n - 1 - i
+	}
+	return (i + int32(randomQ)) % n
 }
 
 // popQueue pops from one queue into st: Apache's popMsgFromQueue.

@@ -197,6 +197,9 @@ func (s *Service) Send(r *Request, res *Result, later func() func(Status)) error
 	if queueID < 0 {
 		queueID = rand.Int32N(tc.WriteQueueNums)
 	}
+	if !r.Batch {
+		queueID = routePriority(r, tc, queueID)
+	}
 	res.QueueID = queueID
 	m := store.PutMessage{
 		Topic:          r.Topic,

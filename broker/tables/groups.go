@@ -16,8 +16,8 @@ import (
 // GroupConfig is Apache 5.3.3's SubscriptionGroupConfig, fields in
 // alphabetical order as fastjson writes them.
 type GroupConfig struct {
-	// Attributes: Apache 5.3.3 knows no group attribute, so the map is
-	// always empty (check refuses keys, as Apache's AttributeUtil does).
+	// Attributes are the group's attributes in force (groupattrs.go): a
+	// request's alter them ("+name", "-name").
 	Attributes             map[string]string `json:"attributes"`
 	BrokerID               int64             `json:"brokerId"`
 	ConsumeBroadcastEnable bool              `json:"consumeBroadcastEnable"`
@@ -200,12 +200,27 @@ func (g *Groups) Contains(name string) bool {
 }
 
 // Put creates or replaces a group's config after check.
+//
+// The request's attributes alter the group's current ones as Apache's
+// AttributeUtil does (groupattrs.go): "+name" adds or updates, "-name"
+// deletes.
 func (g *Groups) Put(gc GroupConfig) error {
 	if err := g.check(&gc); err != nil {
 		return err
 	}
 	gc.GroupName = strings.Clone(gc.GroupName)
 	g.mu.Lock()
+	var current map[string]string
+	cur, exists := g.table[gc.GroupName]
+	if exists {
+		current = cur.Attributes
+	}
+	attrs, err := alterGroupAttributes(!exists, current, gc.Attributes)
+	if err != nil {
+		g.mu.Unlock()
+		return err
+	}
+	gc.Attributes = attrs
 	g.table[gc.GroupName] = &gc
 	g.version.Next()
 	g.dirty.Store(true)
@@ -230,13 +245,8 @@ func (g *Groups) check(gc *GroupConfig) error {
 // checkGroupFields checks what Apache checks of the 5.x fields, in its
 // words, and bounds what it leaves unbounded.
 func checkGroupFields(gc *GroupConfig) error {
-	for k := range gc.Attributes {
-		// Apache's AttributeUtil: no group attribute is supported, so any
-		// key fails (a RuntimeException, answered SYSTEM_ERROR).
-		return remoting.Refuse(remoting.SystemError, nil, "unsupported key: %s", strings.TrimLeft(k, "+-"))
-	}
-	if gc.Attributes == nil {
-		gc.Attributes = map[string]string{}
+	if len(gc.Attributes) > maxGroupAttributes {
+		return remoting.Refuse(remoting.SystemError, nil, "%d attributes, at most %d", len(gc.Attributes), maxGroupAttributes)
 	}
 	p := &gc.GroupRetryPolicy
 	switch p.Type {
