@@ -149,6 +149,8 @@ type Config struct {
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
+	// Version is reportedVersion: what the broker reports as its version.
+	Version remoting.Reported
 
 	// transactions: Apache's BrokerConfig keys and defaults.
 	// TransactionTimeOut (ms): a half message younger than this is not
@@ -287,6 +289,7 @@ func DefaultConfig() Config {
 		MaxTopicQueueNums:                  1024,
 		UseServerSideResetOffset:           true,                     // Apache 5.x's default
 		Limits:                             remoting.DefaultLimits(), // connections, frames and output
+		Version:                            remoting.DefaultReported(),
 		// runtime configuration
 		ConfigBlackList: DefaultConfigBlackList,
 		// pulls whose pages are not in memory
@@ -376,6 +379,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output
 		return fmt.Errorf("broker: %w", err)
+	}
+	if err := c.Version.Validate(); err != nil {
+		return fmt.Errorf("broker: reportedVersion: %w", err)
 	}
 	return nil
 }

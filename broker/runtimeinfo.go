@@ -9,9 +9,6 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// BrokerVersionDesc names remoting.ServerVersion as mqadmin prints it.
-const BrokerVersionDesc = "V4_9_8"
-
 // RuntimeInfo is GET_BROKER_RUNTIME_INFO: Apache's KVTable of counters,
 // with the keys mqadmin's brokerStatus and clusterList read; the put and get
 // figures are runtimestats.go's. What rocketgo does not measure (thread
@@ -31,8 +28,8 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	_, cqRatio, _ := st.DiskUsedRatios()
 	info := map[string]string{
 		"brokerActive":                    strconv.FormatBool(!b.Config().IsSlave()), // Apache: the special services run (a master)
-		"brokerVersionDesc":               BrokerVersionDesc,
-		"brokerVersion":                   strconv.Itoa(int(remoting.ServerVersion)),
+		"brokerVersionDesc":               remoting.VersionName(remoting.ServerVersion()),
+		"brokerVersion":                   strconv.Itoa(int(remoting.ServerVersion())),
 		"msgPutTotalYesterdayMorning":     strconv.FormatInt(rs.putYesterdayMorning, 10),
 		"msgPutTotalTodayMorning":         strconv.FormatInt(rs.putTodayMorning, 10),
 		"msgPutTotalTodayNow":             strconv.FormatInt(rs.putNow, 10),

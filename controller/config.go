@@ -106,6 +106,9 @@ type Config struct {
 
 	// Limits bound the Remoting server's connections and frames.
 	Limits remoting.Limits
+	// Version is reportedVersion: what the controller reports as its
+	// version.
+	Version remoting.Reported
 	// TLS is built from -Dtls.* arguments and tls.config.file, not from
 	// this file (Apache reads them as system properties); nil: plaintext.
 	TLS *remoting.TLS
@@ -132,6 +135,7 @@ func DefaultConfig() Config {
 		ControllerRaftElectionTimeoutMillis:      1000,
 		ControllerRaftSnapshotThreshold:          8192,
 		Limits:                                   remoting.DefaultLimits(),
+		Version:                                  remoting.DefaultReported(),
 	}
 }
 
@@ -210,6 +214,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.initUsers(); err != nil {
 		return err
+	}
+	if err := c.Version.Validate(); err != nil {
+		return fmt.Errorf("controller: reportedVersion: %w", err)
 	}
 	return c.Limits.Validate()
 }

@@ -65,6 +65,9 @@ type Config struct {
 	// serverChannelMaxIdleTimeSeconds and write buffer marks, and rocketgo's
 	// own bounds beside them (remoting.Limits holds the keys).
 	Limits remoting.Limits
+	// Version is reportedVersion: what the name server reports as its
+	// version.
+	Version remoting.Reported
 	// TLS is built from -Dtls.* arguments and tls.config.file, not from
 	// this file (Apache reads them as system properties); nil: plaintext.
 	TLS *remoting.TLS
@@ -91,6 +94,7 @@ func DefaultConfig() Config {
 		ServerSelectorThreads:             3,
 		RegisterBodyMaxInflatedBytes:      DefaultMaxRegisterBodyInflated,
 		Limits:                            remoting.DefaultLimits(), // connections, frames and output
+		Version:                           remoting.DefaultReported(),
 	}
 }
 
@@ -113,6 +117,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Limits.Validate(); err != nil { // connections, frames and output
 		return fmt.Errorf("namesrv: %w", err)
+	}
+	if err := c.Version.Validate(); err != nil {
+		return fmt.Errorf("namesrv: reportedVersion: %w", err)
 	}
 	return nil
 }

@@ -256,7 +256,7 @@ func TestAdminServices(t *testing.T) {
 		Table map[string]string `json:"table"`
 	}
 	f.decode("GET_BROKER_RUNTIME_INFO", f.do(remoting.GetBrokerRuntimeInfo, nil, nil), &ri)
-	if ri.Table["msgPutTotalTodayNow"] != "3" || ri.Table["brokerVersionDesc"] != broker.BrokerVersionDesc ||
+	if ri.Table["msgPutTotalTodayNow"] != "3" || ri.Table["brokerVersionDesc"] != remoting.VersionName(remoting.ServerVersion()) ||
 		ri.Table["commitLogMinOffset"] != "0" || !strings.HasPrefix(ri.Table["runtime"], "[ 0 days") {
 		t.Fatalf("GET_BROKER_RUNTIME_INFO = %v", ri.Table)
 	}

@@ -63,11 +63,6 @@ func parseLanguage(s string) LanguageCode {
 	return LangOther
 }
 
-// ServerVersion is the MQVersion ordinal rocketgo reports in its responses and
-// requests: V4_9_8 (409). Clients store it as the broker version; it must be
-// ≥ 232 for Java to allow SQL92 pulls.
-const ServerVersion int32 = 409
-
 // Field is one extFields entry.
 type Field struct{ Key, Value string }
 
@@ -171,7 +166,7 @@ func (c *Command) IsOneway() bool { return c.Flag&FlagOneway != 0 }
 // NewRequest builds a request from this process (broker→namesrv,
 // broker→client); ext's fields go out sorted by key.
 func NewRequest(code int32, ext map[string]string, body []byte) *Command {
-	return &Command{Code: code, Language: LangJava, Version: ServerVersion, ExtFields: Fields(ext), Body: body}
+	return &Command{Code: code, Language: LangJava, Version: ServerVersion(), ExtFields: Fields(ext), Body: body}
 }
 
 // Fields turns a map into ExtFields, sorted by key.
@@ -203,7 +198,7 @@ func NewResponse(req *Command, code int32, remark string) *Command {
 	c.free = false
 	c.Code = code
 	c.Language = LangJava
-	c.Version = ServerVersion
+	c.Version = ServerVersion()
 	c.Opaque = req.Opaque
 	c.Flag = FlagResponse
 	c.Remark = remark

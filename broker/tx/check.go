@@ -521,7 +521,7 @@ func (tc *checker) checkOne(cfg *Config, v *message.RecordView, times int) bool 
 		ext = append(ext, remoting.Field{Key: "msgId", Value: uniq}, remoting.Field{Key: "transactionId", Value: uniq})
 	}
 	req := &remoting.Command{Code: remoting.CheckTransactionState, Language: remoting.LangJava,
-		Version: remoting.ServerVersion, ExtFields: ext, Body: body}
+		Version: remoting.ServerVersion(), ExtFields: ext, Body: body}
 	if err := c.Send(req); err != nil {
 		tc.sampled.Warn().Err(err).Str("producerGroup", group).Str("remote", c.Remote).Msg("check transaction failed")
 	}

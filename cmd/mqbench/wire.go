@@ -34,7 +34,7 @@ func (w *reqWriter) begin(code, opaque int32) {
 		b := w.buf
 		b = binary.BigEndian.AppendUint16(b, uint16(int16(code)))
 		b = append(b, byte(remoting.LangJava))
-		b = binary.BigEndian.AppendUint16(b, uint16(int16(remoting.ServerVersion)))
+		b = binary.BigEndian.AppendUint16(b, uint16(int16(remoting.ServerVersion())))
 		b = binary.BigEndian.AppendUint32(b, uint32(opaque))
 		b = binary.BigEndian.AppendUint32(b, 0) // flag
 		b = binary.BigEndian.AppendUint32(b, 0) // remark length
@@ -105,7 +105,7 @@ func (w *reqWriter) end(body ...[]byte) {
 		w.buf = append(w.buf, `},"flag":0,"language":"JAVA","opaque":`...)
 		w.buf = strconv.AppendInt(w.buf, int64(w.opaque), 10)
 		w.buf = append(w.buf, `,"serializeTypeCurrentRPC":"JSON","version":`...)
-		w.buf = strconv.AppendInt(w.buf, int64(remoting.ServerVersion), 10)
+		w.buf = strconv.AppendInt(w.buf, int64(remoting.ServerVersion()), 10)
 		w.buf = append(w.buf, '}')
 	}
 	headerLen := len(w.buf) - w.start - 8

@@ -85,6 +85,10 @@ func run() int {
 		return 1
 	}
 	remoting.LogFileLimit(log)
+	if err := cfg.Version.Apply(); err != nil {
+		log.Error().Err(err).Msg("reportedVersion")
+		return 1
+	}
 	spareProc(&cfg, log)
 	authSvc, authIn, authGuard, err := startAuth(&cfg, *enableProxy, log)
 	if err != nil {

@@ -72,6 +72,10 @@ func run() int {
 		return 1
 	}
 	remoting.LogFileLimit(log)
+	if err := cfg.Version.Apply(); err != nil {
+		log.Error().Err(err).Msg("reportedVersion")
+		return 1
+	}
 	c, err := controller.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("controller not created")

@@ -70,6 +70,10 @@ func run() int {
 	}
 	cfg.TLS, ccfg.TLS = tl, tl
 	remoting.LogFileLimit(log)
+	if err := cfg.Version.Apply(); err != nil {
+		log.Error().Err(err).Msg("reportedVersion")
+		return 1
+	}
 	ns, err := namesrv.New(cfg, log)
 	if err != nil {
 		log.Error().Err(err).Msg("name server not created")

@@ -25,7 +25,7 @@ type Namesrv struct {
 // Serve is its remoting.Handler.
 func (f *Namesrv) Serve(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
 	if req.Code == remoting.RegisterBroker {
-		rb, err := namesrv.DecodeRegisterBody(req.Body, 409)
+		rb, err := namesrv.DecodeRegisterBody(req.Body, req.Version)
 		if err != nil {
 			return remoting.NewResponse(req, remoting.SystemError, err.Error())
 		}
