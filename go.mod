@@ -3,7 +3,6 @@ module github.com/rocketgo/rocketgo
 go 1.26.8
 
 require (
-	github.com/apache/rocketmq-clients/golang/v5 v5.1.2
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0
 	github.com/hashicorp/raft-boltdb/v2 v2.3.0

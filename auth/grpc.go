@@ -9,7 +9,7 @@ import (
 	"net/netip"
 	"strings"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"github.com/rocketgo/rocketgo/remoting"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 )
 
 // budget bounds the request bytes all calls together hold between their

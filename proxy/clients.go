@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 )
 
 // client is one gRPC client (x-mq-client-id) the proxy knows: its last

@@ -3,7 +3,7 @@ package proxy
 import (
 	"testing"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 
 	"github.com/rocketgo/rocketgo/remoting"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/rocketgo/rocketgo/message"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 )
 
 // A receipt handle is the POP_CK extra info a broker's pop answer gives a

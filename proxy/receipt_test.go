@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"github.com/rocketgo/rocketgo/message"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 )
 
 // Receipt-handle auto-renew, as Apache's DefaultReceiptHandleManager: a

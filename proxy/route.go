@@ -5,7 +5,7 @@ import (
 	"net"
 	"net/netip"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 )
 
 // QueryRoute answers the topic's queues, each on a broker whose endpoints

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	v2 "github.com/apache/rocketmq-clients/golang/v5/protocol/v2"
+	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"github.com/rocketgo/rocketgo/message"
 )
 
