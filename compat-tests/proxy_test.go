@@ -237,6 +237,18 @@ func TestProxyHostile(t *testing.T) {
 			got  v2.Code
 			want v2.Code
 		}{"system property", r.GetStatus().GetCode(), v2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY})
+		group1 := "g1"
+		r, err = cl.SendMessage(ctx, &v2.SendMessageRequest{Messages: []*v2.Message{{Topic: &v2.Resource{Name: topic},
+			Body: []byte("b"), SystemProperties: &v2.SystemProperties{MessageId: uniq("fifo"), MessageType: v2.MessageType_FIFO,
+				MessageGroup: &group1}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name string
+			got  v2.Code
+			want v2.Code
+		}{"FIFO message to a NORMAL topic", r.GetStatus().GetCode(), v2.Code_MESSAGE_PROPERTY_CONFLICT_WITH_TYPE})
 		h, err := cl.Heartbeat(ctx, &v2.HeartbeatRequest{})
 		if err != nil {
 			t.Fatal(err)

@@ -23,20 +23,46 @@ const (
 // exclusive: a prepared transaction message, then a delay or timer, then a
 // message group, then a priority, then a lite topic.
 func KindOf(props string) Kind {
+	return kindBy(func(name string) string { return Property(props, name) })
+}
+
+// KindOfMap is KindOf over parsed properties.
+func KindOfMap(props map[string]string) Kind {
+	return kindBy(func(name string) string { return props[name] })
+}
+
+func kindBy(get func(name string) string) Kind {
 	switch {
-	case strings.EqualFold(Property(props, PropTransactionPrepared), "true"):
+	case strings.EqualFold(get(PropTransactionPrepared), "true"):
 		return KindTransaction
-	case Property(props, PropDelayTimeLevel) != "" || Property(props, PropTimerDeliverMs) != "" ||
-		Property(props, PropTimerDelaySec) != "" || Property(props, PropTimerDelayMs) != "":
+	case get(PropDelayTimeLevel) != "" || get(PropTimerDeliverMs) != "" ||
+		get(PropTimerDelaySec) != "" || get(PropTimerDelayMs) != "":
 		return KindDelay
-	case Property(props, PropShardingKey) != "":
+	case get(PropShardingKey) != "":
 		return KindFIFO
-	case Property(props, PropPriority) != "":
+	case get(PropPriority) != "":
 		return KindPriority
-	case Property(props, PropLiteTopic) != "":
+	case get(PropLiteTopic) != "":
 		return KindLite
 	}
 	return KindNormal
+}
+
+// String is the kind's name in Apache's TopicMessageType.
+func (k Kind) String() string {
+	switch k {
+	case KindTransaction:
+		return "TRANSACTION"
+	case KindDelay:
+		return "DELAY"
+	case KindFIFO:
+		return "FIFO"
+	case KindPriority:
+		return "PRIORITY"
+	case KindLite:
+		return "LITE"
+	}
+	return "NORMAL"
 }
 
 // Priority is the message's priority (Apache 5.4's Message.getPriority):
@@ -47,7 +73,13 @@ func Priority(props string) int {
 	if !strings.Contains(props, PropPriority) {
 		return -1
 	}
-	p, err := strconv.ParseInt(Property(props, PropPriority), 10, 32)
+	return ParsePriority(Property(props, PropPriority))
+}
+
+// ParsePriority reads a _SYS_MSG_PRIORITY_ value: -1 when it is not a Java
+// int.
+func ParsePriority(v string) int {
+	p, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
 		return -1
 	}

@@ -40,15 +40,9 @@ func messageOf(rec *message.Record, props map[string]string, receiptHandle strin
 	if rec.SysFlag&message.FlagCompressed != 0 {
 		sp.BodyEncoding = v2.Encoding_GZIP
 	}
-	switch {
-	case props[message.PropTransactionPrepared] == "true":
-		sp.MessageType = v2.MessageType_TRANSACTION
-	case props[message.PropDelayTimeLevel] != "" || props[message.PropTimerDeliverMs] != "" || props[message.PropTimerDelaySec] != "":
-		sp.MessageType = v2.MessageType_DELAY
-	case props[message.PropShardingKey] != "":
-		sp.MessageType = v2.MessageType_FIFO
-	default:
-		sp.MessageType = v2.MessageType_NORMAL
+	sp.MessageType = grpcType(message.KindOfMap(props))
+	if p := message.ParsePriority(props[message.PropPriority]); p >= 0 {
+		sp.Priority = &[]int32{int32(p)}[0]
 	}
 	sp.BornTimestamp = timestamppb.New(time.UnixMilli(rec.BornTimestamp))
 	bornHost := props["__BORNHOST"]
@@ -85,4 +79,21 @@ func messageOf(rec *message.Record, props map[string]string, receiptHandle strin
 		sp.TraceContext = &tc
 	}
 	return &v2.Message{Topic: &v2.Resource{Name: rec.Topic}, UserProperties: user, SystemProperties: sp, Body: rec.Body}
+}
+
+// grpcType is GrpcConverter.convertToGrpcMessageType.
+func grpcType(k message.Kind) v2.MessageType {
+	switch k {
+	case message.KindTransaction:
+		return v2.MessageType_TRANSACTION
+	case message.KindDelay:
+		return v2.MessageType_DELAY
+	case message.KindFIFO:
+		return v2.MessageType_FIFO
+	case message.KindPriority:
+		return v2.MessageType_PRIORITY
+	case message.KindLite:
+		return v2.MessageType_LITE
+	}
+	return v2.MessageType_NORMAL
 }

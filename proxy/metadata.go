@@ -74,9 +74,9 @@ func (g *groupConfig) retryPolicy() *v2.RetryPolicy {
 }
 
 type metaEntry struct {
-	at    time.Time
-	group *groupConfig
-	types []v2.MessageType
+	at        time.Time
+	group     *groupConfig
+	topicType string
 }
 
 type metaCache struct {
@@ -154,17 +154,16 @@ func (s *Server) groupConfig(ctx context.Context, group string) (*groupConfig, e
 	return found, nil
 }
 
-// topicMessageTypes is the accept_message_types of the topic's queues, as
-// Apache's RouteActivity: the topic's message.type attribute
-// (TopicConfig.getTopicMessageType: NORMAL when it has none), and
-// MESSAGE_TYPE_UNSPECIFIED when the broker has no such topic
-// (ClusterMetadataService).
-func (s *Server) topicMessageTypes(ctx context.Context, topic string, addr string) []v2.MessageType {
+// topicType is the topic's message type as Apache's ClusterMetadataService
+// gives it: its message.type attribute (TopicConfig.getTopicMessageType:
+// NORMAL when it has none), UNSPECIFIED when the broker at addr has no such
+// topic or does not answer.
+func (s *Server) topicType(ctx context.Context, topic string, addr string) string {
 	now := time.Now()
 	if e, ok := s.meta.get("t\x00"+topic, now); ok {
-		return e.types
+		return e.topicType
 	}
-	types := []v2.MessageType{v2.MessageType_MESSAGE_TYPE_UNSPECIFIED}
+	t := "UNSPECIFIED"
 	resp, err := s.cluster.invoke(ctx, addr, remoting.NewRequest(remoting.GetTopicConfig, map[string]string{"topic": topic}, nil))
 	if err == nil && resp.Code == remoting.Success {
 		var tc struct {
@@ -172,28 +171,38 @@ func (s *Server) topicMessageTypes(ctx context.Context, topic string, addr strin
 			TopicMessageType string            `json:"topicMessageType"`
 		}
 		if json.Unmarshal(resp.Body, &tc) == nil {
-			types = []v2.MessageType{v2.MessageType_NORMAL}
-			t := tc.Attributes["message.type"]
+			t = tc.Attributes["message.type"]
 			if t == "" {
 				t = tc.Attributes["+message.type"]
 			}
 			if t == "" {
 				t = tc.TopicMessageType
 			}
-			switch t {
-			case "NORMAL":
-				types = []v2.MessageType{v2.MessageType_NORMAL}
-			case "FIFO":
-				types = []v2.MessageType{v2.MessageType_FIFO}
-			case "DELAY":
-				types = []v2.MessageType{v2.MessageType_DELAY}
-			case "TRANSACTION":
-				types = []v2.MessageType{v2.MessageType_TRANSACTION}
-			case "MIXED":
-				types = []v2.MessageType{v2.MessageType_NORMAL, v2.MessageType_FIFO, v2.MessageType_DELAY, v2.MessageType_TRANSACTION}
+			if t == "" {
+				t = "NORMAL"
 			}
 		}
 	}
-	s.meta.put("t\x00"+topic, metaEntry{at: now, types: types})
-	return types
+	s.meta.put("t\x00"+topic, metaEntry{at: now, topicType: t})
+	return t
+}
+
+// topicMessageTypes is the accept_message_types of the topic's queues, as
+// Apache's RouteActivity maps the topic's type.
+func (s *Server) topicMessageTypes(ctx context.Context, topic string, addr string) []v2.MessageType {
+	switch s.topicType(ctx, topic, addr) {
+	case "NORMAL":
+		return []v2.MessageType{v2.MessageType_NORMAL}
+	case "FIFO":
+		return []v2.MessageType{v2.MessageType_FIFO}
+	case "DELAY":
+		return []v2.MessageType{v2.MessageType_DELAY}
+	case "TRANSACTION":
+		return []v2.MessageType{v2.MessageType_TRANSACTION}
+	case "PRIORITY":
+		return []v2.MessageType{v2.MessageType_PRIORITY}
+	case "MIXED":
+		return []v2.MessageType{v2.MessageType_NORMAL, v2.MessageType_FIFO, v2.MessageType_DELAY, v2.MessageType_TRANSACTION}
+	}
+	return []v2.MessageType{v2.MessageType_MESSAGE_TYPE_UNSPECIFIED}
 }

@@ -57,6 +57,9 @@ func (s *Server) SendMessage(ctx context.Context, req *v2.SendMessageRequest) (*
 	} else {
 		q = queues[int(r.rr.Add(1)-1)%len(queues)]
 	}
+	if err := s.checkMessageType(ctx, topic.GetName(), q.addr, bs[0].props); err != nil {
+		return &v2.SendMessageResponse{Status: statusOf(err)}, nil
+	}
 	entries := make([]*v2.SendResultEntry, len(msgs))
 	codes := map[v2.Code]bool{}
 	for i, m := range msgs {
@@ -141,6 +144,23 @@ func (s *Server) sendOne(ctx context.Context, q writeQueue, topic string, m *v2.
 	return &v2.SendResultEntry{Status: okStatus(), MessageId: msgID, TransactionId: txID, Offset: offset}
 }
 
+// checkMessageType is Apache's topic message type check on send
+// (ProducerProcessor with enableTopicMessageTypeCheck): the first message's
+// kind, read from its properties, must be the topic's message.type, unless
+// that is MIXED; retry and DLQ topics are not checked.
+func (s *Server) checkMessageType(ctx context.Context, topic, addr, props string) error {
+	if !s.cfg.EnableTopicMessageTypeCheck || message.IsRetryTopic(topic) || strings.HasPrefix(topic, message.DLQGroupPrefix) {
+		return nil
+	}
+	want := s.topicType(ctx, topic, addr)
+	got := message.KindOf(props).String()
+	if want != "MIXED" && got != want {
+		return refuse(v2.Code_MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
+			"TopicMessageType validate failed, the expected type is "+want+", but actual type is "+got)
+	}
+	return nil
+}
+
 // sysFlagOf is SendMessageActivity.buildSysFlag.
 func sysFlagOf(m *v2.Message) int32 {
 	var f int32
@@ -168,7 +188,7 @@ var reservedProperties = func() map[string]bool {
 		"TIMER_OUT_MS", "TIMER_DEL_UNIQKEY", "__BORNHOST", "__transactionId__", "TRANSACTION_CHECK_TIMES",
 		"CHECK_IMMUNITY_TIME_IN_SECONDS", "__SHARDINGKEY", "INNER_MULTI_DISPATCH", "INNER_NUM", "INNER_BASE",
 		"TRACE_CONTEXT", "PROPERTY_FORWARD_QUEUE_ID", "REDIRECT", "BORN_TIMESTAMP", "DLQ_ORIGIN_TOPIC",
-		"DLQ_ORIGIN_MESSAGE_ID", "CRC32",
+		"DLQ_ORIGIN_MESSAGE_ID", "CRC32", "_SYS_MSG_PRIORITY_", "__LITE_TOPIC",
 	} {
 		m[n] = true
 	}
@@ -297,6 +317,14 @@ func (s *Server) putTypeProperties(props map[string]string, sp *v2.SystemPropert
 			}
 			props[message.PropCheckImmunityTimeSeconds] = strconv.FormatInt(sec, 10)
 		}
+	}
+	if sp.Priority != nil {
+		// Apache 5.4's SendMessageActivity hands it to Message.setPriority,
+		// which throws for a negative one.
+		if sp.GetPriority() < 0 {
+			return refuse(v2.Code_BAD_REQUEST, "The priority must be greater than or equal to 0")
+		}
+		props[message.PropPriority] = strconv.Itoa(int(sp.GetPriority()))
 	}
 	if ts := sp.GetDeliveryTimestamp(); ts != nil {
 		ms := ts.AsTime().UnixMilli()
