@@ -243,6 +243,10 @@ var knownExtraKeys = map[string]bool{
 	"haSlaveFallbehindMax": true, // Apache 4.9's key; 5.x names the same bound haMaxGapNotInSync
 	// Name-server authentication (docs/access-control.md); Apache's name server has none.
 	"authenticationEnabled": true, "authConfigPath": true, "initAuthenticationUser": true,
+	// The version reported (docs/compatibility.md "Reported version").
+	"reportedVersion": true,
+	// Apache 5.4's priority messages (docs/pop.md): keys of a reference from 5.4 on.
+	"popFromRetryProbabilityForPriority": true, "priorityOrderAsc": true,
 }
 
 // createTopic4 creates topic with 4 queues on tg's broker, as the Java

@@ -22,13 +22,19 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# ROCKETGO_REFERENCE_VERSION overrides the version pinned in pom.xml (this
+# directory's; acl1/ keeps its own).
 # classpath [DIR]: the classpath of DIR/pom.xml (default: this directory's).
 classpath() {
 	local d=${1:-$here}
-	local cpfile="$d/target/classpath.txt"
+	local ver=""
+	if [[ "$d" == "$here" && -n "${ROCKETGO_REFERENCE_VERSION:-}" ]]; then
+		ver=$ROCKETGO_REFERENCE_VERSION
+	fi
+	local cpfile="$d/target/classpath${ver:+-$ver}.txt"
 	if [[ ! -s "$cpfile" || "$d/pom.xml" -nt "$cpfile" ]]; then
 		mkdir -p "$d/target"
-		mvn -q -f "$d/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cpfile" >&2
+		mvn -q -f "$d/pom.xml" ${ver:+-Drocketmq.version=$ver} dependency:build-classpath -Dmdep.outputFile="$cpfile" >&2
 	fi
 	cat "$cpfile"
 }
