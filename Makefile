@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 40000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz test-java-lane java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache cover-proxy reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy protos clean
+.PHONY: build run test test-compat-fuzz test-java-lane java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b sdk-deps test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache cover-proxy reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy protos clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -205,16 +205,38 @@ test-docker-if-engine:
 # tests; the dashboard one skips, saying so, without the cached jar); the
 # comparisons with Apache stay in test-trace and test-dashboard.
 JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker
-JAVA_TESTS_B := TestJavaACL|TestControllerAuth|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop|TestTraceSmoke|TestDashboardSmoke|TestJavaRecall
+# test-java-b also takes the official Python and Node.js 5.x SDKs through
+# the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side), installed by
+# sdk-deps; ROCKETGO_SDKS=1 makes a missing one fail instead of skip.
+JAVA_TESTS_B := TestJavaACL|TestControllerAuth|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop|TestTraceSmoke|TestDashboardSmoke|TestJavaRecall|TestPythonSDK|TestNodeSDK
 test-java: test-java-a test-java-b
 
 test-java-a: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 18m -run '$(JAVA_TESTS_A)' ./...
 
-test-java-b: build
-	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
+test-java-b: build sdk-deps
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_SDKS=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 10m -run '$(JAVA_TESTS_B)' ./...
+
+# The official Python and Node.js 5.x SDKs at their pins, for TestPythonSDK
+# and TestNodeSDK: a venv in compat-tests/python/.venv from requirements.txt
+# (rocketmq-python-client 5.1.2 and every transitive package pinned), and
+# npm ci in compat-tests/nodejs from package-lock.json
+# (rocketmq-client-nodejs 1.0.8). Each is redone only when its pins change.
+SDK_PY := compat-tests/python
+SDK_JS := compat-tests/nodejs
+sdk-deps: $(SDK_PY)/.venv/installed-requirements.txt $(SDK_JS)/node_modules/.package-lock.json
+
+$(SDK_PY)/.venv/installed-requirements.txt: $(SDK_PY)/requirements.txt
+	rm -rf $(SDK_PY)/.venv
+	python3 -m venv $(SDK_PY)/.venv
+	$(SDK_PY)/.venv/bin/pip install -q --disable-pip-version-check -r $<
+	cp $< $@
+
+$(SDK_JS)/node_modules/.package-lock.json: $(SDK_JS)/package.json $(SDK_JS)/package-lock.json
+	cd $(SDK_JS) && npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
 
 # ACL 1.0 differential: TestACLGoClient and TestJavaACL against
 # rocketgo and against Apache's 5.3.1 broker (reference/run.sh broker-acl1)

@@ -98,7 +98,14 @@ func proxyImpl() string {
 // Apache's proxy, see proxyImpl).
 func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	t.Helper()
-	if proxyImpl() == "apache" {
+	return startProxyImpl(t, c, extraJSON, proxyImpl())
+}
+
+// startProxyImpl is startProxy with the implementation named (proxyImpl's
+// values), whatever the environment says.
+func startProxyImpl(t *testing.T, c *cluster, extraJSON, impl string) *proxyProc {
+	t.Helper()
+	if impl == "apache" {
 		return startApacheProxy(t, c, extraJSON)
 	}
 	quietSDK()
@@ -117,7 +124,7 @@ func startProxy(t *testing.T, c *cluster, extraJSON string) *proxyProc {
 	}
 	pp := &proxyProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: filepath.Join(dir, "proxy.log"),
 		bin: filepath.Join(binDir, "mqproxy"), args: []string{"-pc", conf}}
-	if proxyImpl() == "local" {
+	if impl == "local" {
 		return startLocalProxy(t, c, pp)
 	}
 	pp.p, err = startProc("mqproxy", pp.bin, pp.args, pp.log)

@@ -8,6 +8,7 @@ import (
 
 	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -27,17 +28,33 @@ const (
 )
 
 // ReceiveMessage pops up to batch_size messages and streams them: one
-// status, then the messages.
+// status, then the messages, then the time of the answer's end in a
+// response of its own (delivery_timestamp), as Apache's
+// ReceiveMessageResponseStreamWriter ends every answer (its onComplete;
+// a call refused by authentication, before the activity, gets the status
+// alone there too). The SDKs take it for the messages' transport delivery
+// time: the Python SDK's push consumer (5.1.2) fails each receive without it
+// and never consumes.
 func (s *Server) ReceiveMessage(req *v2.ReceiveMessageRequest, stream v2.MessagingService_ReceiveMessageServer) error {
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	stop := context.AfterFunc(s.base, cancel) // Shutdown ends a parked receive
 	defer stop()
-	writeStatus := func(st *v2.Status) error {
+	if st := s.refusedBy(ctx, req); st != nil {
 		return stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Status{Status: st}})
 	}
-	if st := s.refusedBy(ctx, req); st != nil {
-		return writeStatus(st)
+	if err := s.receive(ctx, req, stream); err != nil {
+		return err
+	}
+	return stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_DeliveryTimestamp{
+		DeliveryTimestamp: timestamppb.Now()}})
+}
+
+// receive answers a receive the guard let through: a status, and the
+// messages after an OK. An error is the stream's (the client is gone).
+func (s *Server) receive(ctx context.Context, req *v2.ReceiveMessageRequest, stream v2.MessagingService_ReceiveMessageServer) error {
+	writeStatus := func(st *v2.Status) error {
+		return stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Status{Status: st}})
 	}
 	h, addr, maxAttempts, autoRenew, st := s.popRequest(ctx, req)
 	if st != nil {

@@ -3,6 +3,8 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/namesrv/namesrvtest"
@@ -86,6 +89,45 @@ func TestServerCodesBothTransports(t *testing.T) {
 		n, err := cl.NotifyClientTermination(ctx, &v2.NotifyClientTerminationRequest{})
 		if err != nil || n.GetStatus().GetCode() != v2.Code_UNRECOGNIZED_CLIENT_TYPE {
 			t.Errorf("tls=%v NotifyClientTermination of an unknown client: %v %v", useTLS, n.GetStatus(), err)
+		}
+	}
+}
+
+// A receive's answer ends with a response of its own carrying the time
+// (delivery_timestamp), after the status, as Apache's
+// ReceiveMessageResponseStreamWriter ends each: the Python SDK's push
+// consumer fails every receive without it.
+func TestReceiveEndsWithDeliveryTimestamp(t *testing.T) {
+	ns := namesrvtest.Run(t)
+	s := runProxy(t, ns.Addr())
+	for _, useTLS := range []bool{false, true} {
+		cl := dial(t, s, useTLS)
+		for _, topic := range []string{"bad name", "Unknown"} {
+			before := time.Now()
+			rs, err := cl.ReceiveMessage(callCtx(t), &v2.ReceiveMessageRequest{Group: &v2.Resource{Name: "G"},
+				MessageQueue: &v2.MessageQueue{Topic: &v2.Resource{Name: topic}, Id: -1}, BatchSize: 1,
+				InvisibleDuration: durationpb.New(20 * time.Second)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []*v2.ReceiveMessageResponse
+			for {
+				r, err := rs.Recv()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("tls=%v receive %q: %v", useTLS, topic, err)
+				}
+				got = append(got, r)
+			}
+			if len(got) != 2 || got[0].GetStatus().GetCode() == v2.Code_OK || got[0].GetStatus() == nil ||
+				got[1].GetDeliveryTimestamp() == nil {
+				t.Fatalf("tls=%v receive %q answered %v, want a refusal's status then a delivery timestamp", useTLS, topic, got)
+			}
+			if at := got[1].GetDeliveryTimestamp().AsTime(); at.Before(before.Truncate(time.Millisecond)) || at.After(time.Now()) {
+				t.Errorf("tls=%v receive %q: delivery timestamp %v outside the call (%v on)", useTLS, topic, at, before)
+			}
 		}
 	}
 }
