@@ -61,7 +61,7 @@ function options(topic, id, body, o = {}) {
   for (const [ k, v ] of Object.entries(o.props || {})) props.set(k, v);
   return {
     topic, body, tag: o.tag, keys: o.keys, properties: props,
-    messageGroup: o.group, deliveryTimestamp: o.deliverAt,
+    messageGroup: o.group, deliveryTimestamp: o.deliverAt, priority: o.priority,
   };
 }
 
@@ -77,6 +77,7 @@ function receivedView(m) {
     id: m.properties.get(ID) || '', body_b64: m.body.toString('base64'), tag: m.tag || '',
     keys: [ ...m.keys ].sort(), props: Object.fromEntries(m.properties), message_id: m.messageId,
     group: m.messageGroup || '', attempt: m.deliveryAttempt || 0, at_ms: Date.now(),
+    priority: m.priority === undefined || m.priority === null ? -1 : m.priority,
   };
 }
 
@@ -155,6 +156,29 @@ async function scenarioFifo(p, sc) {
 }
 
 // A message due ~3 s after its send (a whole second, as the Python SDK's).
+// Two messages of each priority 1..COUNT, lowest first, to a PRIORITY
+// topic; received one at a time, the highest priority comes first. Not 0:
+// the SDK types a message of priority 0 NORMAL (PublishingMessage tests
+// `!this.priority`), and then refuses it for the topic's PRIORITY type.
+async function scenarioPriority(p, sc) {
+  const c = await simpleConsumer(sc);
+  try {
+    const sent = [];
+    for (let prio = 1; prio <= COUNT; prio++) {
+      for (let j = 0; j < 2; j++) {
+        const id = `p${prio}-${j}`;
+        const body = Buffer.from(id);
+        const r = await p.send(options(sc.topic, id, body, { priority: prio }));
+        sent.push(Object.assign(sentView(id, body, {}, r), { priority: prio }));
+      }
+    }
+    const got = await receiveUntil(c, g => g.length >= sent.length, Date.now() + TIMEOUT_MS, 1);
+    return { sent, received: got };
+  } finally {
+    await c.shutdown();
+  }
+}
+
 async function scenarioDelay(p, sc) {
   const c = await simpleConsumer(sc);
   try {
@@ -247,7 +271,7 @@ async function main() {
   await p.startup();
   const runs = {
     normal: scenarioNormal, fifo: scenarioFifo, delay: scenarioDelay,
-    transaction: scenarioTransaction, push: scenarioPush,
+    transaction: scenarioTransaction, push: scenarioPush, priority: scenarioPriority,
   };
   let failed = 0;
   await Promise.all(Object.entries(scs).map(async ([ name, sc ]) => {

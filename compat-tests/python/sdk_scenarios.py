@@ -87,7 +87,8 @@ def received_view(m):
     return {"id": m.properties.get(ID, ""), "body_b64": base64.b64encode(m.body).decode(),
             "tag": m.tag or "", "keys": sorted(m.keys), "props": dict(m.properties),
             "message_id": m.message_id, "group": m.message_group or "",
-            "attempt": m.delivery_attempt or 0, "at_ms": now_ms()}
+            "attempt": m.delivery_attempt or 0, "at_ms": now_ms(),
+            "priority": -1 if m.priority is None else m.priority}
 
 
 def simple_consumer(sc):
@@ -172,6 +173,25 @@ def scenario_delay(p, sc):
         got = receive_until(c, lambda g: len(g) >= 1, time.time() + TIMEOUT)
         return {"sent": [sent_view("d-0", body, receipt=r)], "sent_at_ms": sent_at,
                 "deliver_at_ms": deliver_s * 1000, "received": got}
+    finally:
+        c.shutdown()
+
+
+def scenario_priority(p, sc):
+    """Two messages of each priority 0..COUNT-1, lowest first, to a PRIORITY
+    topic; received one at a time, the highest priority comes first."""
+    c = simple_consumer(sc)
+    try:
+        sent = []
+        for prio in range(COUNT):
+            for j in range(2):
+                mid = f"p{prio}-{j}"
+                m = message(sc["topic"], mid, mid.encode())
+                m.priority = prio
+                r = p.send(m)
+                sent.append(dict(sent_view(mid, mid.encode(), receipt=r), priority=prio))
+        got = receive_until(c, lambda g: len(g) >= len(sent), time.time() + TIMEOUT, batch=1)
+        return {"sent": sent, "received": got}
     finally:
         c.shutdown()
 
@@ -272,6 +292,7 @@ def main():
         "delay": lambda sc: scenario_delay(p, sc),
         "transaction": lambda sc: scenario_transaction(p, sc, checker),
         "push": lambda sc: scenario_push(p, sc),
+        "priority": lambda sc: scenario_priority(p, sc),
     }
     failed = []
 
