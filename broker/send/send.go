@@ -243,8 +243,9 @@ func (s *Service) Send(r *Request, res *Result, later func() func(Status)) error
 	if need == 0 {
 		return nil
 	}
+	done := later()
 	res.Parked = true
-	s.waitThen(end, need, later())
+	s.waitThen(end, need, done)
 	return nil
 }
 
