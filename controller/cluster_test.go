@@ -16,24 +16,38 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-// freePort returns a port p with p+1 free too (the raft port).
-func freePort(t *testing.T) int {
+// freePorts returns n ports p, each with p+1 free too (the raft port),
+// none of the 2n ports repeated: the kernel may hand a port just closed out
+// again, and two controllers on one address fail raft's bootstrap.
+func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	for range 50 {
+	taken := map[int]bool{}
+	var out []int
+	for range 50 * n {
+		if len(out) == n {
+			return out
+		}
 		l1, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := l1.Addr().(*net.TCPAddr).Port
+		if taken[p] || taken[p+1] {
+			l1.Close()
+			continue
+		}
 		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
 		l1.Close()
 		if err == nil {
 			l2.Close()
-			return p
+			taken[p], taken[p+1] = true, true
+			out = append(out, p)
 		}
 	}
-	t.Fatal("no free port pair")
-	return 0
+	if len(out) < n {
+		t.Fatal("no free port pairs")
+	}
+	return out
 }
 
 // group is three in-process controllers with real raft on real files.
@@ -65,8 +79,8 @@ func startGroup(t *testing.T, mutate func(*Config)) *group {
 	t.Helper()
 	dir := t.TempDir()
 	var parts []string
-	for i := range 3 {
-		parts = append(parts, fmt.Sprintf("n%d-127.0.0.1:%d", i, freePort(t)))
+	for i, p := range freePorts(t, 3) {
+		parts = append(parts, fmt.Sprintf("n%d-127.0.0.1:%d", i, p))
 	}
 	g := &group{t: t}
 	for i := range 3 {
@@ -90,7 +104,7 @@ func startGroup(t *testing.T, mutate func(*Config)) *group {
 // returns it once it leads; it is stopped when the test ends.
 func startSingle(t *testing.T, mutate func(*Config)) *Controller {
 	t.Helper()
-	cfg := testConfig(fmt.Sprintf("n0-127.0.0.1:%d", freePort(t)), "n0", t.TempDir())
+	cfg := testConfig(fmt.Sprintf("n0-127.0.0.1:%d", freePorts(t, 1)[0]), "n0", t.TempDir())
 	cfg.ControllerRaftHeartbeatTimeoutMillis = 300
 	cfg.ControllerRaftElectionTimeoutMillis = 300
 	if mutate != nil {
