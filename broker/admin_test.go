@@ -65,7 +65,7 @@ func TestTopicServices(t *testing.T) {
 	rw := int32(message.PermRead | message.PermWrite)
 	// The name rule's refusal is names.go's InvalidError (INVALID_PARAMETER in processor/errors.go).
 	if err := b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "bad topic", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}); !errors.Is(err, message.ErrTopicInvalid) ||
-		err.Error() != message.RemarkTopicIllegal {
+		err.Error() != message.RemarkTopicIllegal("bad topic") {
 		t.Fatalf("bad name: %v", err)
 	}
 	remotingtest.WantRefusal(t, b.Admin.UpdateTopic(tables.TopicConfig{TopicName: "SCHEDULE_TOPIC_XXXX", ReadQueueNums: 1, WriteQueueNums: 1, Perm: rw}),

@@ -9,6 +9,7 @@ package message
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,7 +20,10 @@ import (
 // Name limits (TopicValidator.TOPIC_MAX_LENGTH, upstream GROUP_MAX_LENGTH).
 const (
 	TopicMaxLength = 127
-	GroupMaxLength = 120
+	// RetryOrDLQTopicMaxLength bounds retry and DLQ topics (Apache 5.5):
+	// "%RETRY%" + a group of 120 + "_" + a topic of 127, a pop retry topic.
+	RetryOrDLQTopicMaxLength = 255
+	GroupMaxLength           = 120
 )
 
 // Topics the broker uses that are not created by rocketgo but are Apache's
@@ -47,13 +51,23 @@ func invalidParam(kind error, remark string) *remoting.Refusal {
 	return &remoting.Refusal{Code: remoting.InvalidParameter, Remark: remark, Err: kind}
 }
 
-// Remarks of TopicValidator.validateTopic (5.3.3); RemarkTopicBlank is
-// also DELETE_TOPIC_IN_BROKER's.
-const (
-	RemarkTopicBlank   = "The specified topic is blank."
-	RemarkTopicIllegal = "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
-	RemarkTopicTooLong = "The specified topic is longer than topic max length."
-)
+// RemarkTopicBlank is TopicValidator.validateTopic's remark for a blank
+// name, and DELETE_TOPIC_IN_BROKER's.
+const RemarkTopicBlank = "The specified topic is blank."
+
+// RemarkTopicIllegal and RemarkTopicTooLong are validateTopic's other
+// remarks (Apache 5.5's, which name the topic).
+func RemarkTopicIllegal(name string) string {
+	return "The specified topic: " + name + ", contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+}
+
+func RemarkTopicTooLong(name string) string {
+	if IsRetryTopic(name) || strings.HasPrefix(name, DLQGroupPrefix) {
+		return "The specified topic is DLQ or Retry topic: " + name + ", and it's longer than topic max length: " +
+			strconv.Itoa(RetryOrDLQTopicMaxLength)
+	}
+	return "The specified topic: " + name + ", is longer than topic max length: " + strconv.Itoa(TopicMaxLength)
+}
 
 // validChar is TopicValidator.VALID_CHAR_BIT_MAP.
 var validChar = func() (m [256]bool) {
@@ -102,17 +116,25 @@ func IsBlank(s string) bool {
 	return true
 }
 
-// ValidTopicName applies TopicValidator.validateTopic (5.3.3), in its order:
-// blank, characters, length. The error is a *Refusal (INVALID_PARAMETER,
-// Apache's remark) standing for ErrTopicInvalid.
+func topicMaxLength(name string) int {
+	if IsRetryTopic(name) || strings.HasPrefix(name, DLQGroupPrefix) {
+		return RetryOrDLQTopicMaxLength
+	}
+	return TopicMaxLength
+}
+
+// ValidTopicName applies TopicValidator.validateTopic (5.5), in its order:
+// blank, characters, length (255 for retry and DLQ topics, else 127). The
+// error is a *Refusal (INVALID_PARAMETER, Apache's remark) standing for
+// ErrTopicInvalid.
 func ValidTopicName(name string) error {
 	switch {
 	case IsBlank(name):
 		return invalidParam(ErrTopicInvalid, RemarkTopicBlank)
 	case illegalName(name):
-		return invalidParam(ErrTopicInvalid, RemarkTopicIllegal)
-	case len(name) > TopicMaxLength:
-		return invalidParam(ErrTopicInvalid, RemarkTopicTooLong)
+		return invalidParam(ErrTopicInvalid, RemarkTopicIllegal(name))
+	case len(name) > topicMaxLength(name):
+		return invalidParam(ErrTopicInvalid, RemarkTopicTooLong(name))
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestValidTopicName(t *testing.T) {
-	illegal := "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+	illegal := "illegal" // RemarkTopicIllegal of the case's topic
 	tests := []struct {
 		name, topic, remark string
 	}{
@@ -31,11 +31,17 @@ func TestValidTopicName(t *testing.T) {
 		{"control", "a\x01", illegal},
 		{"space inside", "a b", illegal},
 		{"non-ascii", "tópico", illegal},
-		{"128 chars", strings.Repeat("t", 128), "The specified topic is longer than topic max length."},
+		{"128 chars", strings.Repeat("t", 128), "The specified topic: " + strings.Repeat("t", 128) + ", is longer than topic max length: 127"},
+		{"pop retry topic of the longest group and topic", PopRetryTopic(strings.Repeat("t", 127), strings.Repeat("g", 120)), ""},
+		{"DLQ topic of 256 chars", DLQGroupPrefix + strings.Repeat("g", 251),
+			"The specified topic is DLQ or Retry topic: %DLQ%" + strings.Repeat("g", 251) + ", and it's longer than topic max length: 255"},
 		{"illegal wins over length", strings.Repeat("/", 200), illegal},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.remark == illegal {
+				tc.remark = RemarkTopicIllegal(tc.topic)
+			}
 			err := ValidTopicName(tc.topic)
 			if tc.remark == "" {
 				if err != nil {

@@ -22,7 +22,7 @@ func TestNameRefusals(t *testing.T) {
 		return remoting.NewRequest(remoting.SendMessageV2, map[string]string{"a": "PG", "b": topic, "c": "TBW102",
 			"d": "4", "e": "0", "f": "0", "g": "1", "h": "0", "i": "", "j": "0", "k": "false", "m": "false"}, []byte("x"))
 	}
-	illegal := "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+	illegal := message.RemarkTopicIllegal
 	tests := []struct {
 		name   string
 		serve  remoting.HandlerFunc
@@ -34,13 +34,13 @@ func TestNameRefusals(t *testing.T) {
 			remoting.InvalidParameter, "The topic[SCHEDULE_TOPIC_XXXX] is conflict with system topic."},
 		{"create broker-name topic", p.updateAndCreateTopic, create("b", "1", "1"),
 			remoting.InvalidParameter, "The topic[b] is conflict with system topic."},
-		{"create ..", p.updateAndCreateTopic, create("..", "1", "1"), remoting.InvalidParameter, illegal},
+		{"create ..", p.updateAndCreateTopic, create("..", "1", "1"), remoting.InvalidParameter, illegal("..")},
 		{"create blank", p.updateAndCreateTopic, create(" ", "1", "1"), remoting.InvalidParameter, "The specified topic is blank."},
 		{"create huge", p.updateAndCreateTopic, create("T", "8", "2147483647"), remoting.InvalidParameter,
 			"The queue nums of topic[T] must be between 1 and 1024 (maxTopicQueueNums), read 8 write 2147483647."},
 		{"create count beyond int32", p.updateAndCreateTopic, create("T", "8", "4294967297"), remoting.SystemError, ""},
 		{"delete ..", p.deleteTopic, remoting.NewRequest(remoting.DeleteTopicInBroker, map[string]string{"topic": ".."}, nil),
-			remoting.InvalidParameter, illegal},
+			remoting.InvalidParameter, illegal("..")},
 		{"delete TBW102", p.deleteTopic, remoting.NewRequest(remoting.DeleteTopicInBroker, map[string]string{"topic": "TBW102"}, nil),
 			remoting.InvalidParameter, "The topic[TBW102] is conflict with system topic."},
 		{"bad group", p.updateSubscriptionGroup, remoting.NewRequest(remoting.UpdateAndCreateSubscription, nil,
@@ -50,8 +50,8 @@ func TestNameRefusals(t *testing.T) {
 			"Sending message to topic[rmq_sys_wheel_timer] is forbidden."},
 		{"send to OFFSET_MOVED_EVENT", p.send, send("OFFSET_MOVED_EVENT"), remoting.NoPermission,
 			"Sending message to topic[OFFSET_MOVED_EVENT] is forbidden."},
-		{"send to ../x", p.send, send("../x"), remoting.InvalidParameter, illegal},
-		{"send to the retry topic of ../g", p.send, send("%RETRY%../g"), remoting.InvalidParameter, illegal},
+		{"send to ../x", p.send, send("../x"), remoting.InvalidParameter, illegal("../x")},
+		{"send to the retry topic of ../g", p.send, send("%RETRY%../g"), remoting.InvalidParameter, illegal("%RETRY%../g")},
 		{"send back of ../g", p.sendBack, remoting.NewRequest(remoting.ConsumerSendMsgBack, map[string]string{"group": "../g",
 			"offset": "0", "delayLevel": "-1"}, nil), remoting.SubscriptionGroupNotExist,
 			"subscription group not exist, ../g " + remoting.FAQGroupNotExist},

@@ -83,7 +83,7 @@ func TestSendHandlerEncodesRefusals(t *testing.T) {
 		{"topic not writable", v2Send(remoting.SendMessageV2, message.ScheduleTopic, "", []byte("a")),
 			remoting.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."},
 		{"illegal topic", v2Send(remoting.SendMessageV2, "a/b", "", []byte("a")),
-			remoting.InvalidParameter, "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"},
+			remoting.InvalidParameter, "The specified topic: a/b, contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"},
 		{"too large", v2Send(remoting.SendMessageV2, "T", "", make([]byte, 17)), remoting.MessageIllegal,
 			"the message is illegal, maybe msg body or properties length not matched. msg body length limit 16B, " +
 				"msg properties length limit 32KB."},

@@ -276,11 +276,11 @@ func immunityTime(s string, transactionTimeOut int64) int64 {
 // as its prepared transaction offset, through the schedule hook (a DELAY it
 // carries applies now). It returns the commit log offset it ends at.
 //
-// Properties: Apache's endMessageTransaction serialises the half message's
-// properties and only then clears REAL_TOPIC, REAL_QID and TRAN_MSG from
-// the map, which the commit log never reads again: its committed records
-// carry all of them (consumers see TRAN_MSG=true, PGROUP, REAL_TOPIC...).
-// rocketgo stores the same set, the half message's properties as they are.
+// Properties: Apache 5.5's endMessageTransaction clears REAL_TOPIC and
+// REAL_QID from the half message's properties and serialises them, then
+// clears TRAN_MSG from the map, which the commit log never reads again:
+// its committed records carry TRAN_MSG=true, PGROUP and the rest, without
+// REAL_TOPIC and REAL_QID. rocketgo stores the same set.
 func (s *Service) commitHalf(cfg *Config, v *message.RecordView) (int64, error) {
 	topic := string(message.PropertyBytes(v.Properties, message.PropRealTopic))
 	qid, err := strconv.Atoi(string(message.PropertyBytes(v.Properties, message.PropRealQueueID)))
@@ -295,7 +295,7 @@ func (s *Service) commitHalf(cfg *Config, v *message.RecordView) (int64, error) 
 		QueueID:                   int32(qid),
 		Flag:                      v.Flag,
 		Body:                      v.Body,
-		Properties:                string(v.Properties),
+		Properties:                message.DeleteProperties(string(v.Properties), message.PropRealTopic, message.PropRealQueueID),
 		SysFlag:                   v.SysFlag&^message.TransactionMask | message.TransactionCommit,
 		BornTimestamp:             v.BornTimestamp,
 		BornHost:                  v.BornHost,
