@@ -376,7 +376,7 @@ maxIndexNum=400
 
 // fastjsonKeys matches the unquoted integer map keys Apache's fastjson
 // writes (and rocketgo too): {"offsetTable":{"t@g":{0:45,1:53}}}.
-var fastjsonKeys = regexp.MustCompile(`([{,])(\d+):`)
+var fastjsonKeys = regexp.MustCompile(`([{,]\s*)(-?\d+):`)
 
 func contains(ss []string, s string) bool {
 	for _, x := range ss {

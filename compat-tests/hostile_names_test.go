@@ -29,9 +29,13 @@ const (
 	codeInvalidParameter          = 29
 	codeNoPermission              = 16
 	codeSubscriptionGroupNotExist = 26
-
-	remarkTopicIllegal = "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
 )
+
+// remarkTopicIllegal is Apache 5.5's remark for a topic name with a
+// character outside ^[%|a-zA-Z0-9_-]+$.
+func remarkTopicIllegal(topic string) string {
+	return "The specified topic: " + topic + ", contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"
+}
 
 // hostile is a dedicated cluster with sentinels beside its store.
 type hostile struct {
@@ -196,7 +200,7 @@ func TestHostileDeleteTopic(t *testing.T) {
 	h := newHostile(t, "hostile-delete", "")
 	for _, topic := range []string{"../../sentinel", "..", "../..", "../store", "/tmp", ".", "a/../.."} {
 		resp := invokeBroker(t, h.brokerAddr, javaRequest(215, map[string]string{"topic": topic}, nil))
-		expectRefused(t, "DELETE_TOPIC_IN_BROKER "+topic, resp, codeInvalidParameter, remarkTopicIllegal)
+		expectRefused(t, "DELETE_TOPIC_IN_BROKER "+topic, resp, codeInvalidParameter, remarkTopicIllegal(topic))
 	}
 	// A real deletion goes through the same asynchronous path: once its
 	// files are gone, any deletion the attacks had scheduled ran too.
@@ -282,7 +286,7 @@ func TestHostileGroupPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectRefused(t, "send to %RETRY%"+byAdmin, resp, codeInvalidParameter, remarkTopicIllegal)
+	expectRefused(t, "send to %RETRY%"+byAdmin, resp, codeInvalidParameter, remarkTopicIllegal("%RETRY%"+byAdmin))
 
 	// The delay level and timer loops have gone past anything the attacks
 	// staged once a delayed and a timer message sent after them arrive.
