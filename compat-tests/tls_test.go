@@ -408,8 +408,12 @@ func TestTLSProxy(t *testing.T) {
 			t.Fatalf("send %d through the proxy: %v", i, err)
 		}
 	}
-	resp, err := tlsInvoke(c.brokerAddr, p.clientConfig(), newRequest(codeGetMaxOffset, map[string]string{"topic": topic, "queueId": "0"}, nil))
-	if err != nil || resp.Code != 0 || resp.ExtFields["offset"] != fmt.Sprint(n) {
+	// The consume queue is written behind the send's answer: wait for it.
+	var resp *rawCmd
+	if !waitFor(t, 5*time.Second, func() bool {
+		resp, err = tlsInvoke(c.brokerAddr, p.clientConfig(), newRequest(codeGetMaxOffset, map[string]string{"topic": topic, "queueId": "0"}, nil))
+		return err == nil && resp.Code == 0 && resp.ExtFields["offset"] == fmt.Sprint(n)
+	}) {
 		t.Fatalf("max offset over TLS: %v %v; want %d", resp, err, n)
 	}
 }
