@@ -2,7 +2,6 @@ package role
 
 import (
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -60,37 +59,10 @@ func TestAfterRegistration(t *testing.T) {
 // A name server that never answers holds done back for
 // registerBrokerTimeoutMills at most, and a live one has the route by then.
 func TestAfterRegistrationHangingNamesrv(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	accepted := make(chan struct{})
-	go func() {
-		defer close(accepted)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // read nothing, answer nothing
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		<-accepted
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-	})
+	hanging := hangingNamesrv(t)
 	ns := namesrvtest.Run(t)
 	h := newHarness(t, func(c *Config) {
-		c.NamesrvAddrs = []string{ln.Addr().String(), ns.Addr()}
+		c.NamesrvAddrs = []string{hanging, ns.Addr()}
 		c.RegisterTimeout = 2 * time.Second
 	}, withFakeHA(&fakeHA{}))
 	h.start(t)

@@ -176,6 +176,25 @@ func TestRegistrationFollowsConfig(t *testing.T) {
 // new topic reach the live name server while the hanging one still holds
 // its requests (registerBrokerTimeoutMills 20 s).
 func TestHangingNamesrv(t *testing.T) {
+	hanging := hangingNamesrv(t)
+	ns := namesrvtest.Run(t)
+	start := time.Now()
+	h := newHarness(t, func(c *Config) { c.NamesrvAddrs = []string{hanging, ns.Addr()} }, withFakeHA(&fakeHA{}))
+	h.start(t)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
+	if err := h.topics.Put(tables.TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
+	if took := time.Since(start); took >= 20*time.Second {
+		t.Errorf("registrations took %v: held back by the hanging name server", took)
+	}
+}
+
+// hangingNamesrv is the address of a name server that accepts connections
+// and never reads or answers, until the test ends.
+func hangingNamesrv(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -204,16 +223,5 @@ func TestHangingNamesrv(t *testing.T) {
 		}
 		mu.Unlock()
 	})
-	ns := namesrvtest.Run(t)
-	start := time.Now()
-	h := newHarness(t, func(c *Config) { c.NamesrvAddrs = []string{ln.Addr().String(), ns.Addr()} }, withFakeHA(&fakeHA{}))
-	h.start(t)
-	testutil.WaitFor(t, 10*time.Second, func() bool { return len(ns.Routes.ClusterInfo().BrokerAddrTable) == 1 })
-	if err := h.topics.Put(tables.TopicConfig{TopicName: "Late", ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}); err != nil {
-		t.Fatal(err)
-	}
-	testutil.WaitFor(t, 10*time.Second, func() bool { _, err := ns.Routes.Route("Late"); return err == nil })
-	if took := time.Since(start); took >= 20*time.Second {
-		t.Errorf("registrations took %v: held back by the hanging name server", took)
-	}
+	return ln.Addr().String()
 }
