@@ -78,8 +78,9 @@ func (p *Service) revivePass(now int64) {
 // Revive retries. A message that cannot be copied into its retry topic is
 // tried again after a delay doubling from reviveRetryFirst up to
 // reviveRetryMax; after reviveMaxAttempts failed writes, or at once when
-// the retry topic cannot exist (its name is not a valid topic: a long
-// group and topic), it goes to %DLQ%<group>, as a message past
+// the retry topic cannot exist (its name is not a valid topic: only a group
+// stored before group names were checked can make one, a valid group and
+// topic make at most 255 characters), it goes to %DLQ%<group>, as a message past
 // maxReconsumeTimes does. If the DLQ write fails too, the checkpoint stays
 // and is tried every reviveRetryMax: the message is never dropped.
 const (
