@@ -1872,7 +1872,10 @@ type ChangeInvisibleDurationRequest struct {
 	// New invisible duration
 	InvisibleDuration *durationpb.Duration `protobuf:"bytes,4,opt,name=invisible_duration,json=invisibleDuration,proto3" json:"invisible_duration,omitempty"`
 	// For message tracing
-	MessageId     string `protobuf:"bytes,5,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	MessageId string  `protobuf:"bytes,5,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	LiteTopic *string `protobuf:"bytes,6,opt,name=lite_topic,json=liteTopic,proto3,oneof" json:"lite_topic,omitempty"`
+	// If true, server will not increment the retry times for this message
+	Suspend       *bool `protobuf:"varint,7,opt,name=suspend,proto3,oneof" json:"suspend,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1940,6 +1943,20 @@ func (x *ChangeInvisibleDurationRequest) GetMessageId() string {
 		return x.MessageId
 	}
 	return ""
+}
+
+func (x *ChangeInvisibleDurationRequest) GetLiteTopic() string {
+	if x != nil && x.LiteTopic != nil {
+		return *x.LiteTopic
+	}
+	return ""
+}
+
+func (x *ChangeInvisibleDurationRequest) GetSuspend() bool {
+	if x != nil && x.Suspend != nil {
+		return *x.Suspend
+	}
+	return false
 }
 
 type ChangeInvisibleDurationResponse struct {
@@ -2869,14 +2886,20 @@ const file_apache_rocketmq_v2_service_proto_rawDesc = "" +
 	"\x05group\x18\x01 \x01(\v2\x1c.apache.rocketmq.v2.ResourceH\x00R\x05group\x88\x01\x01B\b\n" +
 	"\x06_group\"U\n" +
 	"\x1fNotifyClientTerminationResponse\x122\n" +
-	"\x06status\x18\x01 \x01(\v2\x1a.apache.rocketmq.v2.StatusR\x06status\"\x98\x02\n" +
+	"\x06status\x18\x01 \x01(\v2\x1a.apache.rocketmq.v2.StatusR\x06status\"\xf6\x02\n" +
 	"\x1eChangeInvisibleDurationRequest\x122\n" +
 	"\x05group\x18\x01 \x01(\v2\x1c.apache.rocketmq.v2.ResourceR\x05group\x122\n" +
 	"\x05topic\x18\x02 \x01(\v2\x1c.apache.rocketmq.v2.ResourceR\x05topic\x12%\n" +
 	"\x0ereceipt_handle\x18\x03 \x01(\tR\rreceiptHandle\x12H\n" +
 	"\x12invisible_duration\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x11invisibleDuration\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x05 \x01(\tR\tmessageId\"|\n" +
+	"message_id\x18\x05 \x01(\tR\tmessageId\x12\"\n" +
+	"\n" +
+	"lite_topic\x18\x06 \x01(\tH\x00R\tliteTopic\x88\x01\x01\x12\x1d\n" +
+	"\asuspend\x18\a \x01(\bH\x01R\asuspend\x88\x01\x01B\r\n" +
+	"\v_lite_topicB\n" +
+	"\n" +
+	"\b_suspend\"|\n" +
 	"\x1fChangeInvisibleDurationResponse\x122\n" +
 	"\x06status\x18\x01 \x01(\v2\x1a.apache.rocketmq.v2.StatusR\x06status\x12%\n" +
 	"\x0ereceipt_handle\x18\x02 \x01(\tR\rreceiptHandle\"\xe6\x02\n" +
@@ -3176,6 +3199,7 @@ func file_apache_rocketmq_v2_service_proto_init() {
 		(*TelemetryCommand_NotifyUnsubscribeLiteCommand)(nil),
 	}
 	file_apache_rocketmq_v2_service_proto_msgTypes[27].OneofWrappers = []any{}
+	file_apache_rocketmq_v2_service_proto_msgTypes[29].OneofWrappers = []any{}
 	file_apache_rocketmq_v2_service_proto_msgTypes[32].OneofWrappers = []any{
 		(*PullMessageResponse_Status)(nil),
 		(*PullMessageResponse_Message)(nil),
