@@ -178,14 +178,8 @@ func parseTopicAttributes(s string) (map[string]string, error) {
 			return nil, &remoting.Refusal{Code: remoting.InvalidParameter, Remark: "attributes format error: " + kv}
 		}
 		k = k[1:]
-		if k == "message.type" {
-			switch v {
-			// Apache 5.5's TopicMessageType less LITE, refused until lite
-			// topics are served.
-			case "UNSPECIFIED", "NORMAL", "FIFO", "DELAY", "TRANSACTION", "PRIORITY", "MIXED":
-			default:
-				return nil, &remoting.Refusal{Code: remoting.InvalidParameter, Remark: "value is not in set: " + v}
-			}
+		if remark := tables.VerifyTopicAttribute(k, v); remark != "" {
+			return nil, &remoting.Refusal{Code: remoting.SystemError, Remark: remark}
 		}
 		out[k] = v
 	}

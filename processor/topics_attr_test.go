@@ -17,7 +17,9 @@ func TestParseTopicAttributes(t *testing.T) {
 		{"", nil, false},
 		{"+message.type=FIFO", map[string]string{"message.type": "FIFO"}, false},
 		{"+message.type=TRANSACTION,+queue.type=SimpleCQ", map[string]string{"message.type": "TRANSACTION", "queue.type": "SimpleCQ"}, false},
+		{"+message.type=LITE,+lite.topic.expiration=60", map[string]string{"message.type": "LITE", "lite.topic.expiration": "60"}, false},
 		{"+message.type=BOGUS", nil, true},
+		{"+lite.topic.expiration=43201", nil, true},
 		{"-message.type", nil, true},
 		{"message.type=FIFO", nil, true},
 		{"+=x", nil, true},
@@ -26,8 +28,8 @@ func TestParseTopicAttributes(t *testing.T) {
 		got, err := parseTopicAttributes(tc.in)
 		var r *remoting.Refusal
 		if tc.bad {
-			if !errors.As(err, &r) || r.Code != remoting.InvalidParameter {
-				t.Errorf("%q: error %v, want an INVALID_PARAMETER refusal", tc.in, err)
+			if !errors.As(err, &r) || r.Code != remoting.InvalidParameter && r.Code != remoting.SystemError {
+				t.Errorf("%q: error %v, want an INVALID_PARAMETER or SYSTEM_ERROR refusal", tc.in, err)
 			}
 			continue
 		}

@@ -56,10 +56,6 @@ func (tc *TopicConfig) Readable() bool { return tc.Perm&message.PermRead != 0 }
 
 func (tc *TopicConfig) Writable() bool { return tc.Perm&message.PermWrite != 0 }
 
-// Priority reports a topic of message.type PRIORITY, whose pops take the
-// highest queue first.
-func (tc *TopicConfig) Priority() bool { return tc.Attributes["message.type"] == "PRIORITY" }
-
 // TopicsFile is topics.json (TopicConfigSerializeWrapper).
 type TopicsFile struct {
 	DataVersion      remoting.DataVersion    `json:"dataVersion"`
