@@ -3,7 +3,11 @@
 // its program name and sends it SIGTERM, on which each one shuts down
 // gracefully (see docs/operations.md, "Graceful shutdown").
 //
-//	mqshutdown broker | namesrv | proxy | controller
+//	mqshutdown broker | namesrv | proxy | controller [--pid PID | --port PORT]
+//
+// With --pid or --port it stops only the process of that kind with that
+// PID, or the one listening on that TCP port (its client port, or any
+// other it listens on), so one of several brokers on a host can be picked.
 //
 // It prints Apache's lines ("The mqbroker(PID) is running...", "Send
 // shutdown request to mqbroker(PID) OK", "No mqbroker running.") and exits
@@ -16,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,12 +39,24 @@ var programs = map[string]string{
 }
 
 func run(args []string, proc string, self int, kill func(int, syscall.Signal) error) int {
-	if len(args) != 1 || programs[args[0]] == "" {
-		fmt.Println("Usage: mqshutdown broker | namesrv | controller | proxy")
+	if len(args) == 0 || programs[args[0]] == "" {
+		fmt.Println(usage)
 		return 0 // as Apache's script, which falls out of its case
 	}
 	name := programs[args[0]]
+	pick, err := parsePick(args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mqshutdown: %v\n%s\n", err, usage)
+		return 2
+	}
 	pids := find(proc, name, self)
+	if pick.pid != 0 || pick.port != 0 {
+		pids = pick.filter(proc, pids)
+		if len(pids) == 0 {
+			fmt.Printf("No %s running %s.\n", name, pick)
+			return 1
+		}
+	}
 	if len(pids) == 0 {
 		fmt.Printf("No %s running.\n", name)
 		return 1
@@ -57,6 +74,107 @@ func run(args []string, proc string, self int, kill func(int, syscall.Signal) er
 		fmt.Printf("Send shutdown request to %s(%s) OK\n", name, list)
 	}
 	return code
+}
+
+const usage = "Usage: mqshutdown broker | namesrv | controller | proxy [--pid PID | --port PORT]"
+
+// pick narrows mqshutdown to one process: by PID or by a TCP port it
+// listens on.
+type pick struct{ pid, port int }
+
+func (p pick) String() string {
+	if p.pid != 0 {
+		return "with PID " + strconv.Itoa(p.pid)
+	}
+	return "on port " + strconv.Itoa(p.port)
+}
+
+func parsePick(args []string) (pick, error) {
+	var p pick
+	for len(args) > 0 {
+		flag, value, inline := strings.Cut(args[0], "=")
+		args = args[1:]
+		if !inline {
+			if len(args) == 0 {
+				return p, fmt.Errorf("%s needs a value", flag)
+			}
+			value, args = args[0], args[1:]
+		}
+		n, err := strconv.Atoi(value)
+		switch {
+		case flag != "--pid" && flag != "-pid" && flag != "--port" && flag != "-port":
+			return p, fmt.Errorf("unknown option %q", flag)
+		case err != nil || n <= 0 || strings.HasSuffix(flag, "port") && n > 65535:
+			return p, fmt.Errorf("%s %q is not a %s", flag, value, strings.TrimLeft(flag, "-"))
+		case strings.HasSuffix(flag, "pid"):
+			p.pid = n
+		default:
+			p.port = n
+		}
+	}
+	if p.pid != 0 && p.port != 0 {
+		return p, fmt.Errorf("--pid and --port exclude each other")
+	}
+	return p, nil
+}
+
+// filter keeps the one process of pids that p names.
+func (p pick) filter(proc string, pids []int) []int {
+	if p.pid != 0 {
+		if slices.Contains(pids, p.pid) {
+			return []int{p.pid}
+		}
+		return nil
+	}
+	inodes := listeningInodes(proc, p.port)
+	if len(inodes) == 0 {
+		return nil
+	}
+	for _, pid := range pids {
+		if holdsSocket(proc, pid, inodes) {
+			return []int{pid}
+		}
+	}
+	return nil
+}
+
+// listeningInodes reads the inodes of the TCP sockets listening on port
+// from proc's net/tcp and net/tcp6 (as seen from this process's network
+// namespace).
+func listeningInodes(proc string, port int) map[string]bool {
+	inodes := map[string]bool{}
+	want := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"net/tcp", "net/tcp6"} {
+		b, err := os.ReadFile(filepath.Join(proc, f))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			fields := strings.Fields(line)
+			if len(fields) < 10 || fields[3] != "0A" || !strings.HasSuffix(fields[1], want) {
+				continue
+			}
+			inodes[fields[9]] = true
+		}
+	}
+	return inodes
+}
+
+// holdsSocket reports whether process pid has one of inodes open.
+func holdsSocket(proc string, pid int, inodes map[string]bool) bool {
+	dir := filepath.Join(proc, strconv.Itoa(pid), "fd")
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join(dir, fd.Name()))
+		if inode, ok := strings.CutPrefix(target, "socket:["); err == nil && ok && inodes[strings.TrimSuffix(inode, "]")] {
+			return true
+		}
+	}
+	return false
 }
 
 // find lists the processes under proc whose argv[0] has base name name,

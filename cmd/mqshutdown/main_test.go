@@ -49,3 +49,62 @@ func TestFindAndSignal(t *testing.T) {
 		t.Fatalf("usage: code %d", code)
 	}
 }
+
+// TestPick: --pid and --port narrow the signal to one broker; a port is
+// matched through the listening socket's inode in net/tcp(6) and the
+// process's fd links.
+func TestPick(t *testing.T) {
+	proc := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(proc, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proc, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(pid, fd, target string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(proc, pid, "fd"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(proc, pid, "fd", fd)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("20/cmdline", "mqbroker\x00")
+	write("21/cmdline", "mqbroker\x00")
+	link("20", "3", "socket:[111]")
+	link("21", "3", "/dev/null")
+	link("21", "7", "socket:[222]")
+	head := "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	write("net/tcp", head+
+		"   0: 0100007F:2A9F 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 111 1 0 100 0 0 10 0\n"+
+		"   1: 0100007F:2AA9 0100007F:9C40 01 00000000:00000000 00:00000000 00000000  1000        0 333 1 0 100 0 0 10 0\n")
+	write("net/tcp6", head+
+		"   0: 00000000000000000000000000000000:2AA9 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 222 1 0 100 0 0 10 0\n")
+	var killed []int
+	kill := func(pid int, _ syscall.Signal) error { killed = append(killed, pid); return nil }
+	for _, c := range []struct {
+		args []string
+		code int
+		want []int
+	}{
+		{[]string{"broker", "--port", "10911"}, 0, []int{20}}, // 0x2A9F
+		{[]string{"broker", "--port=10921"}, 0, []int{21}},    // 0x2AA9 on tcp6; the tcp line is not LISTEN
+		{[]string{"broker", "--pid", "21"}, 0, []int{21}},
+		{[]string{"broker", "--pid", "22"}, 1, nil},
+		{[]string{"broker", "--port", "9876"}, 1, nil},
+		{[]string{"broker", "--port", "70000"}, 2, nil},
+		{[]string{"broker", "--pid", "1", "--port", "2"}, 2, nil},
+		{[]string{"broker", "--name", "x"}, 2, nil},
+		{[]string{"broker", "--pid"}, 2, nil},
+		{[]string{"broker"}, 0, []int{20, 21}},
+	} {
+		killed = nil
+		if code := run(c.args, proc, 99, kill); code != c.code || !slices.Equal(killed, c.want) {
+			t.Errorf("%v: code %d killed %v, want %d %v", c.args, code, killed, c.code, c.want)
+		}
+	}
+}
