@@ -2,8 +2,9 @@
 // way for mqnamesrv, mqbroker and mqproxy:
 //
 //   - ROCKETGO_LOG: the level (trace … error; default info);
-//   - ROCKETGO_LOG_FORMAT: json (default: one JSON object per line) or
-//     console (readable, for a terminal);
+//   - ROCKETGO_LOG_FORMAT: json (one JSON object per line), console
+//     (readable lines) or auto (the default: console when stderr is a
+//     terminal, json otherwise, so collectors get JSON and people text);
 //   - ROCKETGO_LOG_DIR: a directory where <program>.log is also written,
 //     rotated at 128 MiB with 10 old files kept (compressed), as the image
 //     does under /home/rocketmq/logs.
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
@@ -38,12 +40,19 @@ func New(program string) (zerolog.Logger, io.Closer, error) {
 	}
 	zerolog.TimeFieldFormat = time.RFC3339Nano
 	var out io.Writer = os.Stderr
-	switch f := strings.ToLower(os.Getenv("ROCKETGO_LOG_FORMAT")); f {
-	case "", "json":
+	f := strings.ToLower(os.Getenv("ROCKETGO_LOG_FORMAT"))
+	if f == "" || f == "auto" {
+		f = "json"
+		if isTerminal(os.Stderr) {
+			f = "console"
+		}
+	}
+	switch f {
+	case "json":
 	case "console":
 		out = zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "2006-01-02 15:04:05.000"}
 	default:
-		return zerolog.Nop(), nopCloser{}, fmt.Errorf("ROCKETGO_LOG_FORMAT=%q: json or console", f)
+		return zerolog.Nop(), nopCloser{}, fmt.Errorf("ROCKETGO_LOG_FORMAT=%q: auto, json or console", f)
 	}
 	var closer io.Closer = nopCloser{}
 	if dir := os.Getenv("ROCKETGO_LOG_DIR"); dir != "" {
@@ -56,6 +65,13 @@ func New(program string) (zerolog.Logger, io.Closer, error) {
 		out = zerolog.MultiLevelWriter(out, file) // the file in JSON whatever the terminal's format
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Logger(), closer, nil
+}
+
+// isTerminal reports whether f is a terminal (it answers the terminal
+// attributes ioctl).
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 type nopCloser struct{}

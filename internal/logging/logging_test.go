@@ -39,3 +39,24 @@ func TestLogDirAndFormat(t *testing.T) {
 		t.Fatal("format xml accepted")
 	}
 }
+
+// TestIsTerminal: the auto format tells a terminal (a pseudo-terminal's
+// master) from a file.
+func TestIsTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Error("a regular file is a terminal")
+	}
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer pty.Close()
+	if !isTerminal(pty) {
+		t.Error("/dev/ptmx is not a terminal")
+	}
+}
