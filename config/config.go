@@ -29,7 +29,7 @@ import (
 func Load(path string, dst any, log zerolog.Logger) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("config: open %s: %w", path, err)
+		return fmt.Errorf("config: %w", err) // the PathError names the file
 	}
 	defer f.Close()
 	if err := Parse(f, dst, log); err != nil {
@@ -42,7 +42,7 @@ func Load(path string, dst any, log zerolog.Logger) error {
 func ReadPropertiesFile(path string) ([][2]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: open %s: %w", path, err)
+		return nil, fmt.Errorf("config: %w", err) // the PathError names the file
 	}
 	defer f.Close()
 	return ReadProperties(f)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -90,6 +91,12 @@ func run() int {
 		return 1
 	}
 	spareProc(&cfg, log)
+	// The store's config directory holds the ACL 2.0 files read next: an
+	// unusable store path is reported as what it is, not as an ACL error.
+	if err := os.MkdirAll(filepath.Join(cfg.Store.StorePathRootDir, "config"), 0o755); err != nil {
+		log.Error().Err(err).Str("storePathRootDir", cfg.Store.StorePathRootDir).Msg("store directory unusable")
+		return 1
+	}
 	authSvc, authIn, authGuard, err := startAuth(&cfg, *enableProxy, log)
 	if err != nil {
 		log.Error().Err(err).Msg("acl 2.0")

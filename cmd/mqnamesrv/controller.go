@@ -23,7 +23,7 @@ type embed struct {
 func loadConfigs(path string, ns *namesrv.Config, cc *controller.Config, em *embed, log zerolog.Logger) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("config: open %s: %w", path, err)
+		return fmt.Errorf("config: %w", err) // the PathError names the file
 	}
 	defer f.Close()
 	props, err := config.ReadProperties(f)
