@@ -62,11 +62,19 @@ func (s *Store) load() error {
 		}
 	})
 	ev := s.log.Info()
-	if !lastExitOK || (why != nil && !zeroHeaderAt(files, processOffset)) {
-		ev = s.log.Warn() // a clean scan ends at the zeros after the last record
+	endOfData := why != nil && zeroHeaderAt(files, processOffset)
+	if !lastExitOK || (why != nil && !endOfData) {
+		ev = s.log.Warn()
 	}
-	ev.Bool("lastExitOK", lastExitOK).Int64("startOffset", files[start].start).
-		Int64("processOffset", processOffset).AnErr("stopReason", why).Msg("commit log recovered")
+	ev = ev.Bool("lastExitOK", lastExitOK).Int64("startOffset", files[start].start).Int64("processOffset", processOffset)
+	if endOfData {
+		// A scan ends at the zeros after the last record: that is where
+		// the data ends, not a bad record.
+		ev = ev.Str("stopReason", "end of data")
+	} else {
+		ev = ev.AnErr("stopReason", why)
+	}
+	ev.Msg("commit log recovered")
 	scanStart := files[start].start
 	if why != nil {
 		// A bad record followed by a later file that starts with a valid
