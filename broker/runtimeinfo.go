@@ -89,7 +89,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	} else {
 		b.stats.store.report(info, 0, 0)
 	}
-	if total, free, err := st.RootCapacity(); err == nil {
+	if total, free, err := st.CommitLogCapacity(); err == nil {
 		info["commitLogDirCapacity"] = fmt.Sprintf("Total : %s, Free : %s.", humanBytes(total), humanBytes(free))
 	}
 	return info

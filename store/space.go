@@ -126,8 +126,26 @@ func (s *Store) checkSpace() (float64, error) {
 	return usage, nil
 }
 
+// logClamped says which configured ratios the store uses other than as
+// given: Apache clamps them to its bounds without a word.
+func (s *Store) logClamped() {
+	for _, r := range []struct {
+		key       string
+		v, lo, hi int
+	}{
+		{"diskSpaceWarningLevelRatio", s.cfg.DiskSpaceWarningLevelRatio, 35, 90},
+		{"diskSpaceCleanForciblyRatio", s.cfg.DiskSpaceCleanForciblyRatio, 30, 85},
+	} {
+		if used := min(max(r.v, r.lo), r.hi); used != r.v {
+			s.log.Warn().Int(r.key, r.v).Int("used", used).Int("min", r.lo).Int("max", r.hi).
+				Msg("disk ratio out of bounds, used clamped")
+		}
+	}
+}
+
 // spaceLoop reads the disk usage once a second and when signalled.
 func (s *Store) spaceLoop() {
+	s.logClamped()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {

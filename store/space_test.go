@@ -1,15 +1,19 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
 )
 
@@ -353,4 +357,43 @@ func TestIndexBackedLater(t *testing.T) {
 	if r := s.QueryMessage(nil, "I", "k0", 32, 0, time.Now().UnixMilli()+1000); r.Count == 0 {
 		t.Fatal("k0 not found once its file was backed")
 	}
+}
+
+// TestClampedRatiosLogged: a disk ratio outside Apache's bounds is used
+// clamped and the store says so, with what it uses.
+func TestClampedRatiosLogged(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.DiskSpaceWarningLevelRatio = 99
+	var buf syncBuffer
+	s, err := openWith(cfg, zerolog.New(&buf), hostOps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, s)
+	out := buf.String()
+	if !strings.Contains(out, `"diskSpaceWarningLevelRatio":99,"used":90`) || strings.Contains(out, "diskSpaceCleanForciblyRatio") {
+		t.Fatalf("log: %s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that the store's goroutines may write.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

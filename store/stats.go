@@ -42,13 +42,16 @@ func (s *Store) EarliestStoreTime() (int64, bool) {
 // commitLogDiskRatio_<dir> after it.
 func (s *Store) CommitLogDir() string { return s.cfg.commitLogDir() }
 
-// RootCapacity is the size and the free bytes of the file system holding
-// the store's root, as Java's File.getTotalSpace / getFreeSpace read them
-// (Apache's commitLogDirCapacity).
-func (s *Store) RootCapacity() (total, free int64, err error) {
+// CommitLogCapacity is the size and the free bytes of the file system
+// holding the commit log, as Java's File.getTotalSpace / getFreeSpace read
+// them: the partition the store's disk-full decision watches (Apache's
+// commitLogDirCapacity reads the root's, which differs when
+// storePathCommitLog is on another file system).
+func (s *Store) CommitLogCapacity() (total, free int64, err error) {
 	var st unix.Statfs_t
-	if err := unix.Statfs(s.cfg.StorePathRootDir, &st); err != nil {
-		return 0, 0, fmt.Errorf("statfs %s: %w", s.cfg.StorePathRootDir, err)
+	dir := s.cfg.commitLogDir()
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, 0, fmt.Errorf("statfs %s: %w", dir, err)
 	}
 	return int64(st.Blocks) * st.Frsize, int64(st.Bfree) * st.Frsize, nil
 }
