@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -122,7 +123,12 @@ type configFile struct {
 	extras    [][2]string          // keys of the file this broker does not know, in file order
 	version   remoting.DataVersion // GET_BROKER_CONFIG's version: one step per update
 	blackList map[string]bool
+	changed   []string // keys updates named since start, in first-update order: the only ones rewritten
 }
+
+// configBackups is how many generations of the config file are kept beyond
+// its .bak (.bak.1 … .bak.4).
+const configBackups = 4
 
 func newConfigFile(cfg Config) configFile {
 	f := configFile{recorded: cfg, extras: cfg.ConfigFileExtras, blackList: map[string]bool{}}
@@ -205,6 +211,13 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 		b.cfg.Store(&cur)
 	}
 	f.recorded, f.extras = rec, extras
+	for _, keys := range [][]string{ch.Applied, ch.Recorded} {
+		for _, k := range keys {
+			if !slices.Contains(f.changed, k) {
+				f.changed = append(f.changed, k)
+			}
+		}
+	}
 	f.version.Next()
 	b.cfgMu.Unlock()
 	b.cfgDirty.Store(true)
@@ -279,8 +292,12 @@ func (c *Config) configFilePath() string {
 	return c.ConfigFile
 }
 
-// persistConfigIfDirty writes the recorded configuration to the config file
-// after an update, keeping the previous content as .bak.
+// persistConfigIfDirty writes the keys updates changed into the config
+// file, after an update: each changed key's line is rewritten in place (or
+// appended) and every other line, comment and blank line is kept, where
+// Apache rewrites the file as a dump of every key. A file that does not
+// exist yet gets every key, as Apache writes it. The previous content is
+// kept as .bak, and the ones before it as .bak.1 … .bak.4.
 func (b *Broker) persistConfigIfDirty() error {
 	path := b.Config().configFilePath()
 	if path == "" {
@@ -290,8 +307,22 @@ func (b *Broker) persistConfigIfDirty() error {
 	return config.PersistIfDirty(path, &b.cfgDirty, func() ([]byte, error) {
 		b.cfgMu.Lock()
 		pairs := append(config.FilePairs(&b.cfgFile.recorded), b.cfgFile.extras...)
+		changed := slices.Clone(b.cfgFile.changed)
 		b.cfgMu.Unlock()
-		return config.AppendProperties(nil, pairs), nil
+		old, err := os.ReadFile(path)
+		if err := config.RotateBackups(path, configBackups); err != nil {
+			return nil, err
+		}
+		if err != nil {
+			return config.AppendProperties(nil, pairs), nil
+		}
+		set := make(map[string]string, len(changed))
+		for _, kv := range pairs {
+			if slices.Contains(changed, kv[0]) {
+				set[kv[0]] = kv[1]
+			}
+		}
+		return config.EditProperties(old, set, changed), nil
 	})
 }
 

@@ -134,7 +134,7 @@ func TestUpdateConfigRefusals(t *testing.T) {
 func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "broker.conf")
-	orig := "brokerName=b\nbrokerIP1=127.0.0.1\nstorePathRootDir=" + filepath.Join(dir, "store") +
+	orig := "# the operator's comment\n\nbrokerName=b\nbrokerIP1=127.0.0.1\nstorePathRootDir=" + filepath.Join(dir, "store") +
 		"\nmappedFileSizeCommitLog=1048576\nsomeJavaOnlyKey=kept\n" +
 		`initAuthenticationUser={"username":"u","password":"secretP1"}` + "\n"
 	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
@@ -166,11 +166,11 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"brokerPermission=4", "listenPort=12345", "someJavaOnlyKey=changed", "brokerName=b",
-		`initAuthenticationUser={"username":"u","password":"secretP1"}`} {
-		if !strings.Contains("\n"+string(got), "\n"+line+"\n") {
-			t.Fatalf("config file lacks %q:\n%s", line, got)
-		}
+	// Only the keys updated are rewritten, in place or appended; the
+	// comment, the order and the other keys stay as the operator wrote them.
+	want := strings.Replace(orig, "someJavaOnlyKey=kept", "someJavaOnlyKey=changed", 1) + "brokerPermission=4\nlistenPort=12345\n"
+	if string(got) != want {
+		t.Fatalf("config file:\n%s\nwant:\n%s", got, want)
 	}
 	if bak, err := os.ReadFile(path + ".bak"); err != nil || string(bak) != orig {
 		t.Fatalf(".bak = %q, %v; want the original %q", bak, err, orig)
@@ -178,6 +178,21 @@ func TestUpdateConfigWriteBackAndRestart(t *testing.T) {
 	cfg = load()
 	if cfg.BrokerPermission != 4 || cfg.ListenPort != 12345 || cfg.ConfigFileExtras[0][1] != "changed" {
 		t.Fatalf("restart reads brokerPermission %d listenPort %d extras %v", cfg.BrokerPermission, cfg.ListenPort, cfg.ConfigFileExtras)
+	}
+	// A second update keeps the generations before it.
+	b, stop = testBroker(t, dir, func(c *Config) { *c = cfg; optIn(c) })
+	if _, err := b.UpdateConfig([]byte("brokerPermission=6\n")); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if bak, err := os.ReadFile(path + ".bak.1"); err != nil || string(bak) != orig {
+		t.Fatalf(".bak.1 = %q, %v; want the original", bak, err)
+	}
+	if bak, err := os.ReadFile(path + ".bak"); err != nil || string(bak) != want {
+		t.Fatalf(".bak = %q, %v; want the first update's file", bak, err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != strings.Replace(want, "brokerPermission=4", "brokerPermission=6", 1) {
+		t.Fatalf("second update:\n%s", got)
 	}
 }
 

@@ -301,7 +301,19 @@ func AppendProperties(dst []byte, pairs [][2]string) []byte {
 		if kv[1] == "" {
 			continue
 		}
-		dst = append(dst, kv[0]...)
+		for i := 0; i < len(kv[0]); i++ {
+			// A separator or comment mark in a key (an unknown key kept
+			// from the operator's file) is escaped, so it reads back whole.
+			switch c := kv[0][i]; c {
+			case ' ', '\t', '\f', '=', ':', '\\', '#', '!':
+				if c != '#' && c != '!' || i == 0 {
+					dst = append(dst, '\\')
+				}
+				dst = append(dst, c)
+			default:
+				dst = append(dst, c)
+			}
+		}
 		dst = append(dst, '=')
 		for i := 0; i < len(kv[1]); i++ {
 			switch c := kv[1][i]; c {
