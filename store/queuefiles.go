@@ -323,11 +323,9 @@ func (s *Store) unmapTo(target int64) {
 	}
 	var cands []cand
 	s.cqMu.RLock()
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cands = append(cands, cand{cq, cq.touched.Load()})
-		}
-	}
+	s.eachCQLocked(func(cq *consumeQueue) {
+		cands = append(cands, cand{cq, cq.touched.Load()})
+	})
 	s.cqMu.RUnlock()
 	sort.Slice(cands, func(i, j int) bool { return cands[i].touched < cands[j].touched })
 	t0, before := time.Now(), s.cqMapped.Load()

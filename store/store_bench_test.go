@@ -2,6 +2,7 @@ package store
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -308,4 +309,54 @@ func TestPutAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("Put allocates %v times", allocs)
 	}
+}
+
+// BenchmarkLMQMemory makes 100,000 LMQs of one entry each (1,000 messages
+// naming 100 each) and reports the store's heap bytes per LMQ once their
+// files exist and nothing is mapped: what an idle lite topic costs
+// (target: 512 B).
+func BenchmarkLMQMemory(b *testing.B) {
+	const lmqs, perMsg = 100000, 100
+	for range b.N {
+		cfg := benchConfig(b)
+		cfg.EnableLmq, cfg.EnableMultiDispatch = true, true
+		cfg.MappedFileSizeConsumeQueue = 100 * cqEntrySize
+		cfg.MaxMappedConsumeQueueFiles = 16 // idle LMQs keep no mapping
+		s := openStarted(b, cfg)
+		before := heapInUse()
+		m := testMsg("P", 0, 0)
+		base := m.Properties
+		var names []byte
+		for i := 0; i < lmqs; i += perMsg {
+			names = names[:0]
+			for j := i; j < i+perMsg; j++ {
+				if j > i {
+					names = append(names, ',')
+				}
+				names = append(names, "%LMQ%$P$lite-"...)
+				names = strconv.AppendInt(names, int64(j), 10)
+			}
+			m.Properties = base + "INNER_MULTI_DISPATCH\x01" + string(names) + "\x02"
+			if _, err := s.Put(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		testutil.WaitFor(b, 10*time.Minute, func() bool {
+			return s.DispatchedPhyOffset() == s.MaxPhyOffset() && s.pendBytes.Load() == 0 && s.cqMapped.Load() <= 16
+		})
+		if s.LmqNum() != lmqs {
+			b.Fatalf("LmqNum %d", s.LmqNum())
+		}
+		after := heapInUse()
+		b.ReportMetric(float64(after-before)/lmqs, "B/LMQ")
+		shutdown(b, s)
+	}
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
