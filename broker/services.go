@@ -174,7 +174,9 @@ func (b *Broker) sendConfig() *send.Config {
 		RegionID: c.RegionID, TraceOn: c.TraceOn, Permission: c.BrokerPermission, Slave: c.IsSlave(),
 		MaxMessageSize: c.Store.MaxMessageSize, Durability: c.durability(), MaxTopicQueueNums: c.MaxTopicQueueNums,
 		TimerWheelEnable: c.TimerWheelEnable, TimerMaxDelaySec: c.TimerMaxDelaySec, RecallMessageEnable: c.RecallMessageEnable,
-		AllowRecallWhenBrokerNotWriteable: c.AllowRecallWhenBrokerNotWriteable, RejectTransactionMessage: c.RejectTransactionMessage}}
+		AllowRecallWhenBrokerNotWriteable: c.AllowRecallWhenBrokerNotWriteable, RejectTransactionMessage: c.RejectTransactionMessage,
+		LmqQuota:              c.Store.EnableLmqQuota && c.Store.EnableLmq && c.Store.EnableMultiDispatch,
+		MaxLmqConsumeQueueNum: c.Store.MaxLmqConsumeQueueNum}}
 	b.sendCfg.Store(s)
 	return &s.cfg
 }

@@ -53,6 +53,10 @@ func isLMQ(name string) bool { return strings.HasPrefix(name, lmqPrefix) }
 // IsLMQ reports whether topic names a light message queue (%LMQ%…).
 func IsLMQ(topic string) bool { return isLMQ(topic) }
 
+// TopicAllowsLMQ reports whether messages of topic may be multi-dispatched
+// (MixAll.topicAllowsLMQ).
+func TopicAllowsLMQ(topic string) bool { return topicAllowsLMQ(topic) }
+
 // topicAllowsLMQ reports whether messages of topic may be multi-dispatched
 // (MixAll.topicAllowsLMQ): not retry, DLQ, rmq_sys_ or schedule topics. The
 // dispatcher applies it too: a DLQ copy of a lite message carries the
