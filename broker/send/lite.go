@@ -8,6 +8,7 @@ package send
 // Batches are stored in their topic only, as Apache's.
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 
@@ -25,6 +26,8 @@ var ErrLmqQuota = errors.New("send: lmq consume queue num exceeded")
 // LmqQuotaRemark is Apache's remark for LMQ_QUOTA_EXCEEDED.
 const LmqQuotaRemark = "[LMQ_CONSUME_QUEUE_NUM_EXCEEDED]lmq consume queue num exceeded."
 
+var propLiteTopic = []byte(message.PropLiteTopic)
+
 // LMQName is the light message queue of a lite topic (LiteUtil.toLmqName).
 func LMQName(topic, lite string) string { return "%LMQ%$" + topic + "$" + lite }
 
@@ -36,7 +39,7 @@ func LMQName(topic, lite string) string { return "%LMQ%$" + topic + "$" + lite }
 // [%|a-zA-Z0-9_-]) is refused here with MESSAGE_ILLEGAL instead of stored
 // in the topic alone.
 func liteProperties(topic string, props []byte) ([]byte, error) {
-	if !strings.Contains(string(props), message.PropLiteTopic) { // no copy: compared only
+	if !bytes.Contains(props, propLiteTopic) {
 		return props, nil
 	}
 	lite := message.PropertyBytes(props, message.PropLiteTopic)
