@@ -95,7 +95,10 @@ func (s *Store) lmqRoom(m *PutMessage) int {
 func (s *Store) lmqAssignLocked(props string) string {
 	names := message.Property(props, message.PropInnerMultiDispatch)
 	out := make([]byte, 0, len(props)+len(message.PropInnerMultiQueueOffset)+2+lmqOffsetRoom*(strings.Count(names, ",")+1))
-	out = append(out, message.DeleteProperties(props, message.PropInnerMultiQueueOffset)...)
+	if strings.Contains(props, message.PropInnerMultiQueueOffset) { // a client's own: replaced
+		props = message.DeleteProperties(props, message.PropInnerMultiQueueOffset)
+	}
+	out = append(out, props...)
 	if len(out) > 0 && out[len(out)-1] != message.PropertySeparator {
 		out = append(out, message.PropertySeparator)
 	}

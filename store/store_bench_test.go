@@ -35,6 +35,31 @@ func BenchmarkPut1KiB(b *testing.B) {
 	}
 }
 
+// BenchmarkPutLMQ1KiB: a lite message, indexed in its topic and one LMQ
+// of 64 (multi-dispatch on).
+func BenchmarkPutLMQ1KiB(b *testing.B) {
+	cfg := benchConfig(b)
+	cfg.EnableLmq, cfg.EnableMultiDispatch = true, true
+	s := openStarted(b, cfg)
+	defer shutdown(b, s)
+	m := testMsg("BenchTopic", 0, 0)
+	m.Body = make([]byte, 1024)
+	props := make([]string, 64)
+	for i := range props {
+		props[i] = m.Properties + "INNER_MULTI_DISPATCH\x01%LMQ%$BenchTopic$lite-" + strconv.Itoa(i) + "\x02"
+	}
+	b.SetBytes(int64(len(m.Body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.QueueID = int32(i & 7)
+		m.Properties = props[i&63]
+		if _, err := s.Put(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkPut1KiBParallel: many writers contending for the append lock.
 func BenchmarkPut1KiBParallel(b *testing.B) {
 	s := openStarted(b, benchConfig(b))
