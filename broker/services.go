@@ -48,7 +48,8 @@ func (b *Broker) pullConfig() pull.Config {
 	return pull.Config{BrokerIP1: c.BrokerIP1, Permission: c.BrokerPermission,
 		MaxTransferCount: c.MaxTransferCountOnMessageInMemory, MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory,
 		SlaveReadEnable: c.SlaveReadEnable, EnablePropertyFilter: c.EnablePropertyFilter,
-		LongPollingEnable: c.LongPollingEnable, ShortPollingTime: time.Duration(c.ShortPollingTimeMills) * time.Millisecond}
+		LongPollingEnable: c.LongPollingEnable, ShortPollingTime: time.Duration(c.ShortPollingTimeMills) * time.Millisecond,
+		EnableLmq: c.Store.EnableLmq}
 }
 
 // adminConfig is what the admin service reads of the configuration in force.

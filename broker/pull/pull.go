@@ -351,6 +351,9 @@ func (s *Service) checkPullSub(cfg *Config, r *Request) (*tables.Subscription, e
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
 	tc, ok := s.d.Topics.Get(r.Topic)
+	if !ok && cfg.EnableLmq && store.IsLMQ(r.Topic) && store.SafeName(r.Topic) {
+		tc, ok = lmqTopic(r.Topic), true
+	}
 	if !ok {
 		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, remoting.FAQGroupNotExist)
@@ -434,4 +437,10 @@ func (r *Request) storeTopic() string {
 		return r.Topic
 	}
 	return "%LMQ%$" + r.Topic + "$" + r.LiteTopic
+}
+
+// lmqTopic is the configuration an LMQ is read with (Apache's
+// LmqTopicConfigManager.simpleLmqTopicConfig): one queue, read and write.
+func lmqTopic(name string) *tables.TopicConfig {
+	return &tables.TopicConfig{TopicName: name, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}
 }
