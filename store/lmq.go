@@ -153,15 +153,15 @@ func (s *Store) lmqAssignLocked(props string) string {
 }
 
 // lmqFirstSightLocked returns the name to keep in the offset table and the
-// LMQ's next offset: its queue's max offset (the queue made by a slave's
-// dispatcher or left by a deleted offset entry), or 0. The name is cloned
-// unless the queue's own string can be shared: it may point into a
-// connection's buffer.
+// LMQ's next offset: its queue's max offset. The queue is made here if it
+// does not exist, as Apache's offset callback does (it counts in LmqNum
+// from the first message naming it), and its name is the one kept: the
+// caller's may point into a connection's buffer.
 func (s *Store) lmqFirstSightLocked(name string) (string, int64) {
-	if cq := s.findCQ(name, 0); cq != nil {
+	if cq := s.findOrCreateCQ([]byte(name), 0); cq != nil {
 		return cq.topic, cq.maxLogical.Load()
 	}
-	return strings.Clone(name), 0
+	return strings.Clone(name), 0 // not a directory name: never happens, SafeName was checked
 }
 
 // lmqBumpLocked advances the offsets lmqAssignLocked handed out, after the

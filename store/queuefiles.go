@@ -119,7 +119,12 @@ func (cq *consumeQueue) createFirst(queueOffset int64) error {
 		return nil
 	}
 	skip := first * cqEntrySize % cq.q.fileSize // fillers before the first entry
-	mf, err := cq.q.createFile(first*cqEntrySize - skip)
+	start := first*cqEntrySize - skip
+	path := cq.first
+	if start != 0 {
+		path = mustStorePath(cq.q.dir, fileName(start))
+	}
+	mf, err := cq.q.createFileAt(start, path)
 	if err != nil {
 		return fmt.Errorf("create consumequeue %s: %w", cq.q.dir, err)
 	}

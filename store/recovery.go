@@ -251,6 +251,7 @@ func (s *Store) loadConsumeQueues(lastExitOK bool) error {
 			if err := cq.q.load(); err != nil {
 				return fmt.Errorf("load consumequeue: %w", err)
 			}
+			cq.shareFirstPath()
 			if err := cq.recover(lastExitOK); err != nil {
 				return err
 			}
