@@ -458,3 +458,19 @@ func TestLMQPropertiesRoom(t *testing.T) {
 		t.Fatal("no LMQ entry")
 	}
 }
+
+// A reader parked on an LMQ (a long-polling pull or pop of a lite topic) is
+// woken when a message for it is dispatched, not by the parent's other
+// messages.
+func TestLMQParkWoken(t *testing.T) {
+	t.Parallel()
+	s := openStarted(t, lmqConfig(t.TempDir()))
+	defer shutdown(t, s)
+	w := newWoken()
+	w.park(t, s, time.Hour, nil, Position{Topic: "%LMQ%$P$a", QueueID: 0, Offset: 0})
+	putN(t, s, "P", 1, 0, 1)
+	putLMQ(t, s, "P", 0, 1, "%LMQ%$P$b")
+	w.none(t)
+	putLMQ(t, s, "P", 0, 2, "%LMQ%$P$a")
+	w.want(t, Arrived)
+}
