@@ -133,7 +133,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	log = root.With().Str("component", "broker").Logger()
 	dir := cfg.Store.StorePathRootDir
 	b := &Broker{
-		Offsets:    tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), cfg.MaxTopicQueueNums),
+		Offsets:    newOffsets(dir, &cfg),
 		Clients:    tables.NewClients(time.Duration(cfg.ChannelExpiredTimeout)*time.Millisecond, log),
 		Locks:      tables.NewLocks(tables.LockMaxLive),
 		log:        log,
@@ -484,4 +484,17 @@ func (b *Broker) schedulers() []func(quit <-chan struct{}) {
 func (b *Broker) connClosed(c *remoting.Conn) {
 	b.Clients.ConnClosed(c)
 	b.Locks.ConnClosed(c.ID)
+}
+
+// newOffsets is the consumer offsets table and its file: with enableLmq
+// Apache's LmqConsumerOffsetManager's, config/lmqConsumerOffset.json, which
+// starts from consumerOffset.json when it does not exist yet (Apache starts
+// empty: every group's offsets would be lost by turning LMQ on).
+func newOffsets(dir string, cfg *Config) *tables.Offsets {
+	if !cfg.Store.EnableLmq {
+		return tables.NewOffsets(filepath.Join(dir, "config", "consumerOffset.json"), cfg.MaxTopicQueueNums)
+	}
+	o := tables.NewOffsets(filepath.Join(dir, "config", "lmqConsumerOffset.json"), cfg.MaxTopicQueueNums)
+	o.LoadFallback(filepath.Join(dir, "config", "consumerOffset.json"))
+	return o
 }

@@ -48,7 +48,8 @@ func (b *Broker) pullConfig() pull.Config {
 	return pull.Config{BrokerIP1: c.BrokerIP1, Permission: c.BrokerPermission,
 		MaxTransferCount: c.MaxTransferCountOnMessageInMemory, MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory,
 		SlaveReadEnable: c.SlaveReadEnable, EnablePropertyFilter: c.EnablePropertyFilter,
-		LongPollingEnable: c.LongPollingEnable, ShortPollingTime: time.Duration(c.ShortPollingTimeMills) * time.Millisecond}
+		LongPollingEnable: c.LongPollingEnable, ShortPollingTime: time.Duration(c.ShortPollingTimeMills) * time.Millisecond,
+		EnableLmq: c.Store.EnableLmq}
 }
 
 // adminConfig is what the admin service reads of the configuration in force.
@@ -174,7 +175,9 @@ func (b *Broker) sendConfig() *send.Config {
 		RegionID: c.RegionID, TraceOn: c.TraceOn, Permission: c.BrokerPermission, Slave: c.IsSlave(),
 		MaxMessageSize: c.Store.MaxMessageSize, Durability: c.durability(), MaxTopicQueueNums: c.MaxTopicQueueNums,
 		TimerWheelEnable: c.TimerWheelEnable, TimerMaxDelaySec: c.TimerMaxDelaySec, RecallMessageEnable: c.RecallMessageEnable,
-		AllowRecallWhenBrokerNotWriteable: c.AllowRecallWhenBrokerNotWriteable, RejectTransactionMessage: c.RejectTransactionMessage}}
+		AllowRecallWhenBrokerNotWriteable: c.AllowRecallWhenBrokerNotWriteable, RejectTransactionMessage: c.RejectTransactionMessage,
+		LmqQuota:              c.Store.EnableLmqQuota && c.Store.EnableLmq && c.Store.EnableMultiDispatch,
+		MaxLmqConsumeQueueNum: c.Store.MaxLmqConsumeQueueNum}}
 	b.sendCfg.Store(s)
 	return &s.cfg
 }

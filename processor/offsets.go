@@ -3,6 +3,7 @@ package processor
 import (
 	"strings"
 
+	"github.com/rocketgo/rocketgo/broker/send"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -119,6 +120,15 @@ func (p *brokerProcs) searchOffset(_ *remoting.Conn, req *remoting.Command) *rem
 	}
 	// BoundaryType.getType: UPPER in any case, else LOWER.
 	upper := strings.EqualFold(req.Str("boundaryType"), "UPPER")
+	if lite := req.Str("liteTopic"); strings.TrimSpace(lite) != "" {
+		// Apache 5.5: the lite topic's LMQ, queue 0 only; 0 while it is
+		// empty or does not exist.
+		lmq := send.LMQName(h.topic, lite)
+		if h.queueID != 0 || p.offsets.QueueMaxOffset(lmq, 0) <= 0 {
+			return offsetResponse(req, 0)
+		}
+		return offsetResponse(req, p.offsets.SearchOffset(lmq, h.queueID, ts, upper))
+	}
 	return offsetResponse(req, p.offsets.SearchOffset(h.topic, h.queueID, ts, upper))
 }
 

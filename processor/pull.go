@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/rocketgo/rocketgo/broker/pull"
@@ -22,7 +23,7 @@ const (
 // parsePullHeader decodes PullMessageRequestHeader: consumerGroup*, topic*,
 // queueId*, queueOffset*, maxMsgNums*, sysFlag*, commitOffset,
 // suspendTimeoutMillis, subscription, subVersion, expressionType,
-// maxMsgBytes.
+// maxMsgBytes, liteTopic (5.5).
 func parsePullHeader(c *remoting.Conn, req *remoting.Command) (r pull.Request, err error) {
 	if r.Group, err = req.RequireStr("consumerGroup"); err != nil {
 		return
@@ -48,6 +49,9 @@ func parsePullHeader(c *remoting.Conn, req *remoting.Command) (r pull.Request, e
 	r.SubVersion = req.OptInt64("subVersion", 0)
 	r.ExpressionType = req.Str("expressionType")
 	r.MaxMsgBytes = req.OptInt64("maxMsgBytes", 0)
+	if lite := req.Str("liteTopic"); strings.TrimSpace(lite) != "" { // Apache: isNotBlank
+		r.LiteTopic = lite
+	}
 	if c != nil {
 		r.Remote, r.ConnID = c.Remote, c.ID
 	}

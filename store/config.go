@@ -120,6 +120,18 @@ type Config struct {
 	// Records that near the end are read on an event loop without a
 	// residency check (views.go); 0 checks all but the last 16 MiB.
 	AccessMessageInMemoryMaxRatio int `key:"accessMessageInMemoryMaxRatio"`
+	// EnableLmq (false): names starting with %LMQ% in a message's
+	// INNER_MULTI_DISPATCH are light message queues (one queue, id 0); the
+	// append gives the message its next offset in each (lmq.go).
+	EnableLmq bool `key:"enableLmq"`
+	// EnableMultiDispatch (false): the dispatcher writes the LMQ consume
+	// queue entries the append recorded. Lite topics need both flags.
+	EnableMultiDispatch bool `key:"enableMultiDispatch"`
+	// MaxLmqConsumeQueueNum (20000) is the LMQ count past which the
+	// broker refuses messages for new LMQs, if EnableLmqQuota.
+	MaxLmqConsumeQueueNum int `key:"maxLmqConsumeQueueNum"`
+	// EnableLmqQuota (false) turns that refusal on (the broker's send).
+	EnableLmqQuota bool `key:"enableLmqQuota"`
 	// Replica: the store belongs to a slave (brokerRole=SLAVE; the broker
 	// sets it from its HA config, no key of its own). Its commit log grows
 	// only by AppendReplica, Put is refused, the dispatcher waits for the
@@ -172,6 +184,7 @@ func DefaultConfig() Config {
 		MaxMappedConsumeQueueFiles:        16384,
 		MessageDelayLevel:                 "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
 		AccessMessageInMemoryMaxRatio:     40,
+		MaxLmqConsumeQueueNum:             20000,
 	}
 }
 

@@ -100,16 +100,14 @@ func (s *Store) truncateLocked(offset int64) error {
 	}
 	s.cqMu.Lock()
 	var errs []error
-	for t, qs := range s.cqs {
-		for id, cq := range qs {
-			cq.wmu.Lock()
-			if _, err := cq.truncateDirty(offset); err != nil {
-				errs = append(errs, err)
-			}
-			s.queueOffsets[queueKey{t, id}] = cq.maxLogical.Load()
-			cq.wmu.Unlock()
+	s.eachCQLocked(func(cq *consumeQueue) {
+		cq.wmu.Lock()
+		if _, err := cq.truncateDirty(offset); err != nil {
+			errs = append(errs, err)
 		}
-	}
+		s.queueOffsets[queueKey{cq.topic, cq.queueID}] = cq.maxLogical.Load()
+		cq.wmu.Unlock()
+	})
 	s.cqMu.Unlock()
 	if s.reput.Load() > offset {
 		s.reput.Store(offset)
@@ -150,11 +148,9 @@ func (s *Store) LeaveReplica() (int64, error) {
 	// A replica's appends leave the queue offset table alone (records
 	// carry their queue offsets): Puts continue from the consume queues.
 	s.cqMu.RLock()
-	for t, qs := range s.cqs {
-		for id, cq := range qs {
-			s.queueOffsets[queueKey{t, id}] = cq.maxLogical.Load()
-		}
-	}
+	s.eachCQLocked(func(cq *consumeQueue) {
+		s.queueOffsets[queueKey{cq.topic, cq.queueID}] = cq.maxLogical.Load()
+	})
 	s.cqMu.RUnlock()
 	s.replica = false
 	s.replicaDispatch.Store(false)

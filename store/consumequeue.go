@@ -38,6 +38,8 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -90,8 +92,14 @@ var fillerEntry = cqEntry{size: math.MaxInt32}
 type consumeQueue struct {
 	topic   string
 	queueID int32
+	closed  bool // set under wmu and q.mu by destroy
+	queued  bool // in Store.createList; guarded by Store.createMu
 	s       *Store
 	q       mappedQueue
+	// first is the path of the queue's file at offset 0; topic and q.dir
+	// are slices of it. One allocation for the three: 100,000 idle LMQs
+	// each have a queue (lmq.go).
+	first string
 
 	cmu sync.Mutex
 	wmu sync.Mutex
@@ -104,23 +112,39 @@ type consumeQueue struct {
 	maxPhy     int64        // offset+size of the last entry; writer only
 	minLogical atomic.Int64 // first readable entry index
 	maxLogical atomic.Int64 // one past the last entry index
-	closed     bool         // set under wmu and q.mu by destroy
 
 	// touched is the dispatcher round that last wrote to the queue: the
 	// dispatcher's once-per-round mark and the unmapper's idleness.
 	touched atomic.Uint64
-	queued  bool // in Store.createList; guarded by Store.createMu
 }
 
 // newConsumeQueue makes the queue of dir, which cqDir built from topic and
 // queueID.
 func newConsumeQueue(dir, topic string, queueID int32, s *Store) *consumeQueue {
+	first := mustStorePath(dir, fileName(0))
+	if strings.HasPrefix(first, dir) {
+		dir = first[:len(dir)]
+		// dir is <root>/<topic>/<queueId>
+		if at := len(dir) - len(strconv.Itoa(int(queueID))) - 1 - len(topic); at >= 0 && dir[at:at+len(topic)] == topic {
+			topic = dir[at : at+len(topic)]
+		}
+	}
 	return &consumeQueue{
 		topic:   topic,
 		queueID: queueID,
 		s:       s,
+		first:   first,
 		q: mappedQueue{dir: dir, fileSize: s.cqFileSize, ops: &s.ops,
 			lazy: true, mapped: &s.cqMapped},
+	}
+}
+
+// shareFirstPath makes the loaded file at offset 0, if any, use the path
+// string the queue holds (newConsumeQueue). Caller holds q.mu or runs
+// before Start.
+func (cq *consumeQueue) shareFirstPath() {
+	if len(cq.q.files) > 0 && cq.q.files[0].path == cq.first {
+		cq.q.files[0].path = cq.first
 	}
 }
 

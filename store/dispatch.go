@@ -174,7 +174,8 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 	if cq == nil {
 		return nil
 	}
-	wrote, err := cq.put(cqEntry{phy: v.PhysicalOffset, size: v.TotalSize, tagsCode: s.tagsCode(v)}, v.QueueOffset)
+	e := cqEntry{phy: v.PhysicalOffset, size: v.TotalSize, tagsCode: s.tagsCode(v)}
+	wrote, err := cq.put(e, v.QueueOffset)
 	if err != nil {
 		return err
 	}
@@ -184,6 +185,9 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 			cq.touched.Store(s.round)
 			s.touched = append(s.touched, cq)
 		}
+	}
+	if s.multiDispatch() {
+		return s.dispatchLMQ(v, e) // after the parent's: a retry rewrites neither twice
 	}
 	return nil
 }

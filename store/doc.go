@@ -61,6 +61,11 @@
 //     on when the rest arrives; consume queue entries take the records'
 //     queue offsets, so they equal the master's.
 //   - Every path is built by storePath from safe names (paths.go).
+//   - Light message queues (lmq.go, enableLmq and enableMultiDispatch):
+//     an LMQ entry is written only by the dispatcher, at the offset the
+//     record's INNER_MULTI_QUEUE_OFFSET holds, which the append assigned
+//     under Store.mu and wrote into the record before sizing it; LMQ queues
+//     (queue 0 of a %LMQ% name) are in Store.lmqs, never in Store.cqs.
 //   - Resource errors (ENOMEM, EMFILE, ENFILE, ENOSPC) are never taken for
 //     corrupt data (resource.go).
 //
@@ -70,7 +75,8 @@
 // arrival waiter's (runs the parked readers' wakes);
 // started by Start, stopped and awaited by Shutdown.
 //
-// Lock order: Store.mu (append) → commitLog file list; dispatcher: commit
+// Lock order: Store.mu (append) → commitLog file list; Store.mu →
+// Store.cqMu (an LMQ's first sight makes its queue, lmq.go); dispatcher: commit
 // log file list (read) → Store.cqMu (released) → consumeQueue.wmu →
 // consumeQueue file list, or (its pending entries full) consumeQueue.cmu
 // → consumeQueue.wmu → consumeQueue file list; consumeQueue.wmu →

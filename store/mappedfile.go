@@ -398,10 +398,16 @@ func (q *mappedQueue) newFile(start int64) (*mappedFile, error) {
 // createFile creates the file starting at start (mapped unless the queue
 // is lazy), without adding it to the list.
 func (q *mappedQueue) createFile(start int64) (*mappedFile, error) {
+	return q.createFileAt(start, mustStorePath(q.dir, fileName(start)))
+}
+
+// createFileAt is createFile with the file's path, storePath(q.dir,
+// fileName(start)), made by the caller.
+func (q *mappedQueue) createFileAt(start int64, path string) (*mappedFile, error) {
 	if err := os.MkdirAll(q.dir, 0o755); err != nil {
 		return nil, resourceErr(fmt.Errorf("create dir %s: %w", q.dir, err))
 	}
-	mf, err := openMappedFile(q.ops, mustStorePath(q.dir, fileName(start)), start, q.fileSize, true, q.lazy)
+	mf, err := openMappedFile(q.ops, path, start, q.fileSize, true, q.lazy)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Every file and directory the store creates, maps, truncates or deletes
@@ -35,19 +36,34 @@ const MaxTopicLen = 255
 
 // SafeName reports whether name can be one element of a store path: 1 to
 // MaxTopicLen bytes of Apache's topic characters ^[%|a-zA-Z0-9_-]+$, which
-// leaves out ".", "..", "/" and NUL.
-func SafeName(name string) bool {
+// leaves out ".", "..", "/" and NUL. A lite topic's LMQ, %LMQ%$<parent>$<lite>
+// (Apache's LiteUtil), may also hold '$': exactly the two separating its
+// three non-empty parts, and nowhere in any other name.
+func SafeName(name string) bool { return safeName(name) }
+
+func safeName[S ~string | ~[]byte](name S) bool {
 	if len(name) == 0 || len(name) > MaxTopicLen {
 		return false
 	}
+	dollars, last := 0, -1
 	for i := 0; i < len(name); i++ {
 		c := name[i]
+		if c == '$' {
+			if i == last+1 { // an empty part, or a leading '$'
+				return false
+			}
+			dollars, last = dollars+1, i
+			continue
+		}
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
 			c == '%' || c == '|' || c == '_' || c == '-') {
 			return false
 		}
 	}
-	return true
+	if dollars == 0 {
+		return true
+	}
+	return dollars == 2 && last < len(name)-1 && strings.HasPrefix(string(name), lmqLitePrefix) && len(name) > len(lmqLitePrefix)+1
 }
 
 // checkQueueName refuses a topic or queue id that cannot name a consume

@@ -119,7 +119,12 @@ func (cq *consumeQueue) createFirst(queueOffset int64) error {
 		return nil
 	}
 	skip := first * cqEntrySize % cq.q.fileSize // fillers before the first entry
-	mf, err := cq.q.createFile(first*cqEntrySize - skip)
+	start := first*cqEntrySize - skip
+	path := cq.first
+	if start != 0 {
+		path = mustStorePath(cq.q.dir, fileName(start))
+	}
+	mf, err := cq.q.createFileAt(start, path)
 	if err != nil {
 		return fmt.Errorf("create consumequeue %s: %w", cq.q.dir, err)
 	}
@@ -323,11 +328,9 @@ func (s *Store) unmapTo(target int64) {
 	}
 	var cands []cand
 	s.cqMu.RLock()
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cands = append(cands, cand{cq, cq.touched.Load()})
-		}
-	}
+	s.eachCQLocked(func(cq *consumeQueue) {
+		cands = append(cands, cand{cq, cq.touched.Load()})
+	})
 	s.cqMu.RUnlock()
 	sort.Slice(cands, func(i, j int) bool { return cands[i].touched < cands[j].touched })
 	t0, before := time.Now(), s.cqMapped.Load()

@@ -38,14 +38,18 @@ func (s *Store) load() error {
 	files := s.cl.q.files
 	if len(files) == 0 {
 		// No commit log: consume queues index nothing (Java destroys them).
-		for t, qs := range s.cqs {
-			for _, cq := range qs {
-				if err := cq.destroy(); err != nil {
-					return fmt.Errorf("open store: %w", err)
-				}
+		var derr error
+		s.eachCQLocked(func(cq *consumeQueue) {
+			if err := cq.destroy(); err != nil && derr == nil {
+				derr = err
 			}
-			delete(s.cqs, t)
+		})
+		if derr != nil {
+			return fmt.Errorf("open store: %w", derr)
 		}
+		clear(s.cqs)
+		clear(s.lmqs)
+		s.lmqNum.Store(0)
 		s.log.Info().Bool("lastExitOK", lastExitOK).Msg("store loaded empty")
 		return nil
 	}
@@ -98,20 +102,26 @@ func (s *Store) load() error {
 	clMin := s.cl.q.files[0].start
 	var maxCQPhy int64
 	zeroed := !lastExitOK // consume queue tails zeroed by recover
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cut, err := cq.truncateDirty(processOffset)
-			if err != nil {
-				return fmt.Errorf("open store: %w", err)
-			}
-			zeroed = zeroed || cut
-			if err := cq.correctMinOffsetLocked(clMin); err != nil {
-				return fmt.Errorf("open store: %w", err)
-			}
-			maxCQPhy = max(maxCQPhy, cq.maxPhy)
+	var cqErr error
+	s.eachCQLocked(func(cq *consumeQueue) {
+		if cqErr != nil {
+			return
 		}
+		cut, err := cq.truncateDirty(processOffset)
+		if err == nil {
+			err = cq.correctMinOffsetLocked(clMin)
+		}
+		if err != nil {
+			cqErr = err
+			return
+		}
+		zeroed = zeroed || cut
+		maxCQPhy = max(maxCQPhy, cq.maxPhy)
+	})
+	if cqErr != nil {
+		return fmt.Errorf("open store: %w", cqErr)
 	}
-	if zeroed && len(s.cqs) > 0 {
+	if zeroed && s.cqCountLocked() > 0 {
 		// One sync for every consume queue tail zeroed (truncZero).
 		if err := s.ops.syncFS(s.cqRoot); err != nil {
 			return fmt.Errorf("open store: %w", err)
@@ -143,11 +153,9 @@ func (s *Store) load() error {
 	if s.dispatchStalled.Load() {
 		return fmt.Errorf("open store: commit log undecodable at %d before recovered end %d: %w", s.reput.Load(), processOffset, ErrCorrupt)
 	}
-	for t, qs := range s.cqs {
-		for id, cq := range qs {
-			s.queueOffsets[queueKey{t, id}] = cq.maxLogical.Load()
-		}
-	}
+	s.eachCQLocked(func(cq *consumeQueue) {
+		s.queueOffsets[queueKey{cq.topic, cq.queueID}] = cq.maxLogical.Load()
+	})
 	if derr == nil && s.reput.Load() < processOffset && s.cfg.ConfirmGate {
 		// Held at the confirm offset: the records after it still own
 		// their queue offsets.
@@ -188,6 +196,9 @@ func (s *Store) scanQueueOffsets(from, to int64) error {
 			if hasQueueOffset(v.SysFlag) && checkQueueName(string(v.Topic), v.QueueID) == nil {
 				key := queueKey{string(v.Topic), v.QueueID}
 				s.queueOffsets[key] = max(s.queueOffsets[key], v.QueueOffset+1)
+				if s.multiDispatch() {
+					s.scanLMQOffsets(&v)
+				}
 			}
 			pos += int64(v.TotalSize)
 		}
@@ -248,13 +259,11 @@ func (s *Store) loadConsumeQueues(lastExitOK bool) error {
 			if err := cq.q.load(); err != nil {
 				return fmt.Errorf("load consumequeue: %w", err)
 			}
+			cq.shareFirstPath()
 			if err := cq.recover(lastExitOK); err != nil {
 				return err
 			}
-			if s.cqs[t.Name()] == nil {
-				s.cqs[t.Name()] = make(map[int32]*consumeQueue)
-			}
-			s.cqs[t.Name()][int32(id)] = cq
+			s.addCQLocked(cq)
 		}
 	}
 	return nil

@@ -82,6 +82,14 @@ type Store struct {
 
 	cqMu sync.RWMutex
 	cqs  map[string]map[int32]*consumeQueue
+	// lmqs holds queue 0 of every %LMQ% name, flat: an inner map per LMQ
+	// would cost 200 bytes of the 512 one may take (lmq.go). Guarded by
+	// cqMu; lmqNum is len(lmqs), readable without it.
+	lmqs   map[string]*consumeQueue
+	lmqNum atomic.Int64
+	// lmqKeys: the LMQ queues the message being appended got offsets in
+	// (append lock, lmq.go).
+	lmqKeys []queueKey
 	// cqDeleting: topics DeleteTopic is deleting the files of, closed when
 	// done; the dispatcher makes no queue of theirs until then. Guarded by
 	// cqMu.
@@ -196,6 +204,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
+		lmqs:         make(map[string]*consumeQueue),
 		cqDeleting:   make(map[string]chan struct{}),
 		dispatchCh:   make(chan struct{}, 1),
 		flushCh:      make(chan struct{}, 1),
@@ -446,16 +455,14 @@ func (s *Store) closeFiles() error {
 		errs = append(errs, s.idx.close())
 	}
 	s.cqMu.Lock()
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			cq.wmu.Lock()
-			cq.q.mu.Lock()
-			cq.closed = true
-			cq.q.mu.Unlock()
-			errs = append(errs, cq.q.close())
-			cq.wmu.Unlock()
-		}
-	}
+	s.eachCQLocked(func(cq *consumeQueue) {
+		cq.wmu.Lock()
+		cq.q.mu.Lock()
+		cq.closed = true
+		cq.q.mu.Unlock()
+		errs = append(errs, cq.q.close())
+		cq.wmu.Unlock()
+	})
 	s.cqMu.Unlock()
 	if s.lockFile != nil {
 		errs = append(errs, s.lockFile.Close())
@@ -468,14 +475,15 @@ func (s *Store) closeFiles() error {
 // SYNC_FLUSH semantics. Transaction PREPARED/ROLLBACK records get queue
 // offset 0 and no consume queue entry.
 func (s *Store) Put(m *PutMessage) (PutResult, error) {
-	size, err := s.check(m)
+	lmq := s.lmqRoom(m)
+	size, err := s.check(m, lmq)
 	if err != nil {
 		return PutResult{}, err
 	}
 	crc := message.BodyCRC(m.Body) // outside the lock
 	s.assistPrefault(size)
 	s.mu.Lock()
-	res, err := s.putLocked(m, crc)
+	res, err := s.putLocked(m, crc, lmq != 0)
 	s.mu.Unlock()
 	if err == nil {
 		s.signal(s.dispatchCh)
@@ -484,18 +492,19 @@ func (s *Store) Put(m *PutMessage) (PutResult, error) {
 	return res, err
 }
 
-// check refuses what cannot be stored and returns the record's size.
-func (s *Store) check(m *PutMessage) (int64, error) {
+// check refuses what cannot be stored and returns the record's size, or
+// its bound when the append adds up to room bytes of properties (lmq.go).
+func (s *Store) check(m *PutMessage, room int) (int64, error) {
 	switch {
 	case len(m.Topic) == 0 || len(m.Topic) > MaxTopicLen:
 		return 0, fmt.Errorf("put: topic of %d bytes: %w", len(m.Topic), ErrTopicTooLong)
 	case len(m.Body) > s.cfg.MaxMessageSize:
 		return 0, fmt.Errorf("put %s: body %d bytes: %w", m.Topic, len(m.Body), ErrMessageTooLarge)
-	case len(m.Properties) > message.MaxPropertiesLen:
-		return 0, fmt.Errorf("put %s: properties %d bytes: %w", m.Topic, len(m.Properties), ErrPropertiesTooLarge)
+	case len(m.Properties)+room > message.MaxPropertiesLen:
+		return 0, fmt.Errorf("put %s: properties %d bytes (+%d): %w", m.Topic, len(m.Properties), room, ErrPropertiesTooLarge)
 	}
 	sysFlag := message.HostFlags(m.SysFlag, m.BornHost, m.StoreHost)
-	size := int64(message.RecordSize(sysFlag, len(m.Body), len(m.Topic), len(m.Properties)))
+	size := int64(message.RecordSize(sysFlag, len(m.Body), len(m.Topic), len(m.Properties)+room))
 	if size+message.BlankRecordSize > s.cl.q.fileSize {
 		return 0, fmt.Errorf("put %s: record larger than a commit log file: %w", m.Topic, ErrMessageTooLarge)
 	}
@@ -507,7 +516,7 @@ func hasQueueOffset(sysFlag int32) bool {
 	return t == message.TransactionNot || t == message.TransactionCommit
 }
 
-func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
+func (s *Store) putLocked(m *PutMessage, crc int32, lmq bool) (PutResult, error) {
 	if s.stopped {
 		return PutResult{}, ErrClosed
 	}
@@ -533,6 +542,10 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	} else if err := checkQueueName(m.Topic, m.QueueID); err != nil {
 		return PutResult{}, fmt.Errorf("put: %w", err)
 	}
+	props := m.Properties
+	if lmq {
+		props = s.lmqAssignLocked(props)
+	}
 	now := time.Now().UnixMilli()
 	r := message.Record{
 		QueueID:                   m.QueueID,
@@ -548,7 +561,7 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 		BodyCRC:                   crc,
 		Body:                      m.Body,
 		Topic:                     m.Topic,
-		Properties:                m.Properties,
+		Properties:                props,
 	}
 	size := r.EncodedSize()
 	mf, pos, err := s.reserveLocked(int64(size))
@@ -567,6 +580,9 @@ func (s *Store) putLocked(m *PutMessage, crc int32) (PutResult, error) {
 	s.wroteLocked(int64(size))
 	if hasQueueOffset(m.SysFlag) {
 		s.queueOffsets[key] = qoff + 1
+	}
+	if lmq {
+		s.lmqBumpLocked()
 	}
 	return PutResult{PhysicalOffset: r.PhysicalOffset, QueueOffset: qoff, WroteBytes: int32(size), StoreTimestamp: now}, nil
 }
@@ -665,7 +681,7 @@ func (s *Store) PutBatch(ms []PutMessage, res []PutResult) ([]PutResult, error) 
 		if m.Topic != ms[0].Topic || m.QueueID != ms[0].QueueID || !hasQueueOffset(m.SysFlag) {
 			return nil, fmt.Errorf("put batch %s: message %d: %w", ms[0].Topic, i, ErrBadBatch)
 		}
-		size, err := s.check(m)
+		size, err := s.check(m, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -754,7 +770,53 @@ func (s *Store) dispatchBehind() bool {
 func (s *Store) findCQ(topic string, queueID int32) *consumeQueue {
 	s.cqMu.RLock()
 	defer s.cqMu.RUnlock()
+	return s.cqLocked(topic, queueID)
+}
+
+// cqLocked returns the consume queue or nil; caller holds cqMu. Queue 0
+// of a %LMQ% name is in lmqs, every other queue in cqs.
+func (s *Store) cqLocked(topic string, queueID int32) *consumeQueue {
+	if queueID == 0 && isLMQ(topic) {
+		return s.lmqs[topic]
+	}
 	return s.cqs[topic][queueID]
+}
+
+// addCQLocked lists a new queue; caller holds cqMu for writing.
+func (s *Store) addCQLocked(cq *consumeQueue) {
+	if cq.queueID == 0 && isLMQ(cq.topic) {
+		s.lmqs[cq.topic] = cq
+		s.lmqNum.Store(int64(len(s.lmqs)))
+		return
+	}
+	qs := s.cqs[cq.topic]
+	if qs == nil {
+		qs = make(map[int32]*consumeQueue)
+		s.cqs[cq.topic] = qs
+	}
+	qs[cq.queueID] = cq
+}
+
+// eachCQLocked calls fn with every consume queue; caller holds cqMu, fn
+// must not change the tables.
+func (s *Store) eachCQLocked(fn func(cq *consumeQueue)) {
+	for _, qs := range s.cqs {
+		for _, cq := range qs {
+			fn(cq)
+		}
+	}
+	for _, cq := range s.lmqs {
+		fn(cq)
+	}
+}
+
+// cqCountLocked is the number of consume queues; caller holds cqMu.
+func (s *Store) cqCountLocked() int {
+	n := len(s.lmqs)
+	for _, qs := range s.cqs {
+		n += len(qs)
+	}
+	return n
 }
 
 // findOrCreateCQ is used by the dispatcher; topic may be a view, it is
@@ -763,7 +825,7 @@ func (s *Store) findCQ(topic string, queueID int32) *consumeQueue {
 // and the record is skipped with a (sampled) log line.
 func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 	s.cqMu.RLock()
-	cq := s.cqs[string(topic)][queueID]
+	cq := s.cqLocked(string(topic), queueID)
 	s.cqMu.RUnlock()
 	if cq != nil {
 		return cq
@@ -786,14 +848,9 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 		<-ch
 		s.cqMu.Lock()
 	}
-	qs := s.cqs[string(topic)]
-	if qs == nil {
-		qs = make(map[int32]*consumeQueue)
-		s.cqs[string(topic)] = qs
-	}
-	if cq = qs[queueID]; cq == nil {
+	if cq = s.cqLocked(string(topic), queueID); cq == nil {
 		cq = newConsumeQueue(dir, string(topic), queueID, s)
-		qs[queueID] = cq
+		s.addCQLocked(cq)
 	}
 	return cq
 }
@@ -802,16 +859,8 @@ func (s *Store) findOrCreateCQ(topic []byte, queueID int32) *consumeQueue {
 func (s *Store) allQueues() []*consumeQueue {
 	s.cqMu.RLock()
 	defer s.cqMu.RUnlock()
-	var n int
-	for _, qs := range s.cqs {
-		n += len(qs)
-	}
-	out := make([]*consumeQueue, 0, n)
-	for _, qs := range s.cqs {
-		for _, cq := range qs {
-			out = append(out, cq)
-		}
-	}
+	out := make([]*consumeQueue, 0, s.cqCountLocked())
+	s.eachCQLocked(func(cq *consumeQueue) { out = append(out, cq) })
 	return out
 }
 
@@ -886,6 +935,14 @@ func (s *Store) DeleteTopic(topic string) error {
 	}
 	qs := s.cqs[topic]
 	delete(s.cqs, topic)
+	if lq := s.lmqs[topic]; lq != nil {
+		if qs == nil {
+			qs = make(map[int32]*consumeQueue, 1)
+		}
+		qs[0] = lq
+		delete(s.lmqs, topic)
+		s.lmqNum.Store(int64(len(s.lmqs)))
+	}
 	s.cqDeleting[topic] = done
 	s.cqMu.Unlock()
 	var errs []error
@@ -900,9 +957,14 @@ func (s *Store) DeleteTopic(topic string) error {
 	s.cqMu.Unlock()
 	close(done)
 	s.mu.Lock()
-	for k := range s.queueOffsets {
-		if k.topic == topic {
-			delete(s.queueOffsets, k)
+	if isLMQ(topic) && len(qs) == 1 && qs[0] != nil {
+		// 100,000 LMQs deleted one by one must not scan the table each time.
+		delete(s.queueOffsets, queueKey{topic, 0})
+	} else {
+		for k := range s.queueOffsets {
+			if k.topic == topic {
+				delete(s.queueOffsets, k)
+			}
 		}
 	}
 	s.mu.Unlock()
@@ -913,6 +975,7 @@ func (s *Store) DeleteTopic(topic string) error {
 }
 
 // Topics lists the topics with consume queues and their queue ids, sorted.
+// LMQs are not topics and are left out (LmqNum, ForEachLMQ).
 func (s *Store) Topics() map[string][]int32 {
 	s.cqMu.RLock()
 	defer s.cqMu.RUnlock()

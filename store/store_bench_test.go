@@ -2,6 +2,7 @@ package store
 
 import (
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -28,6 +29,31 @@ func BenchmarkPut1KiB(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m.QueueID = int32(i & 7)
+		if _, err := s.Put(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPutLMQ1KiB: a lite message, indexed in its topic and one LMQ
+// of 64 (multi-dispatch on).
+func BenchmarkPutLMQ1KiB(b *testing.B) {
+	cfg := benchConfig(b)
+	cfg.EnableLmq, cfg.EnableMultiDispatch = true, true
+	s := openStarted(b, cfg)
+	defer shutdown(b, s)
+	m := testMsg("BenchTopic", 0, 0)
+	m.Body = make([]byte, 1024)
+	props := make([]string, 64)
+	for i := range props {
+		props[i] = m.Properties + "INNER_MULTI_DISPATCH\x01%LMQ%$BenchTopic$lite-" + strconv.Itoa(i) + "\x02"
+	}
+	b.SetBytes(int64(len(m.Body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.QueueID = int32(i & 7)
+		m.Properties = props[i&63]
 		if _, err := s.Put(m); err != nil {
 			b.Fatal(err)
 		}
@@ -308,4 +334,54 @@ func TestPutAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("Put allocates %v times", allocs)
 	}
+}
+
+// BenchmarkLMQMemory makes 100,000 LMQs of one entry each (1,000 messages
+// naming 100 each) and reports the store's heap bytes per LMQ once their
+// files exist and nothing is mapped: what an idle lite topic costs
+// (target: 512 B).
+func BenchmarkLMQMemory(b *testing.B) {
+	const lmqs, perMsg = 100000, 100
+	for range b.N {
+		cfg := benchConfig(b)
+		cfg.EnableLmq, cfg.EnableMultiDispatch = true, true
+		cfg.MappedFileSizeConsumeQueue = 100 * cqEntrySize
+		cfg.MaxMappedConsumeQueueFiles = 16 // idle LMQs keep no mapping
+		s := openStarted(b, cfg)
+		before := heapInUse()
+		m := testMsg("P", 0, 0)
+		base := m.Properties
+		var names []byte
+		for i := 0; i < lmqs; i += perMsg {
+			names = names[:0]
+			for j := i; j < i+perMsg; j++ {
+				if j > i {
+					names = append(names, ',')
+				}
+				names = append(names, "%LMQ%$P$lite-"...)
+				names = strconv.AppendInt(names, int64(j), 10)
+			}
+			m.Properties = base + "INNER_MULTI_DISPATCH\x01" + string(names) + "\x02"
+			if _, err := s.Put(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		testutil.WaitFor(b, 10*time.Minute, func() bool {
+			return s.DispatchedPhyOffset() == s.MaxPhyOffset() && s.pendBytes.Load() == 0 && s.cqMapped.Load() <= 16
+		})
+		if s.LmqNum() != lmqs {
+			b.Fatalf("LmqNum %d", s.LmqNum())
+		}
+		after := heapInUse()
+		b.ReportMetric(float64(after-before)/lmqs, "B/LMQ")
+		shutdown(b, s)
+	}
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }

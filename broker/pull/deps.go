@@ -31,6 +31,9 @@ type Config struct {
 	// without it, ShortPollingTime.
 	LongPollingEnable bool
 	ShortPollingTime  time.Duration
+	// EnableLmq: a pull of an LMQ by its name (%LMQ%…, queue 0) is served
+	// though no topic of that name exists (Apache's LmqTopicConfigManager).
+	EnableLmq bool
 }
 
 // Offsets are the groups' consume offsets and the operators' resets.

@@ -61,7 +61,7 @@ func (s *Service) park(cfg *Config, r *Request, later func() Completion) bool {
 	w := &parkedPull{s: s, r: *r}
 	w.done = later()
 	w.p = store.Parked{
-		On:       [2]store.Position{{Topic: r.Topic, QueueID: r.QueueID, Offset: r.QueueOffset}},
+		On:       [2]store.Position{{Topic: r.storeTopic(), QueueID: r.QueueID, Offset: r.QueueOffset}},
 		Deadline: time.Now().Add(timeout),
 		Gone:     w.done.Gone,
 		Wake:     w.wake,

@@ -68,6 +68,10 @@ type Request struct {
 	ExpressionType       string // TAG (or empty) or SQL92
 	SubVersion           int64
 	MaxMsgBytes          int64 // 0: maxTransferBytesOnMessageInMemory
+	// LiteTopic (Apache 5.5's liteTopic): the pull reads the lite topic's
+	// queue, the LMQ %LMQ%$<Topic>$<LiteTopic> (queue QueueID, 0), and
+	// commits, resets and parks on it; Topic's checks stay the parent's.
+	LiteTopic string
 	// Remote names the requester in log lines; ConnID is its connection
 	// (Conn.ID), 0 when unknown.
 	Remote string
@@ -159,6 +163,7 @@ func (s *Service) pull(r *Request, run run, later func() Completion) (Result, er
 		maxBytes = int(r.MaxMsgBytes)
 	}
 	match := tables.RecordMatcher(sub, expr)
+	q := r.storeTopic()
 	pages := store.AnyPages
 	switch {
 	case run == runCold:
@@ -169,19 +174,19 @@ func (s *Service) pull(r *Request, run run, later func() Completion) (Result, er
 	if run == runFirst {
 		// An operator reset the queue (server-side reset): the consumer is
 		// told where to go on with OFFSET_MOVED, as Apache's pull does.
-		if off, ok := s.d.Offsets.TakeReset(r.Group, r.Topic, r.QueueID); ok {
+		if off, ok := s.d.Offsets.TakeReset(r.Group, q, r.QueueID); ok {
 			if r.SysFlag&FlagCommitOffset != 0 {
-				s.d.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
+				s.d.Offsets.Commit(r.Group, q, r.QueueID, r.CommitOffset)
 			}
-			return Result{Status: OffsetIllegal, NextBeginOffset: off, MinOffset: s.d.Store.MinOffset(r.Topic, r.QueueID),
-				MaxOffset: s.d.Store.MaxOffset(r.Topic, r.QueueID), SuggestWhichBrokerID: message.MasterID}, nil
+			return Result{Status: OffsetIllegal, NextBeginOffset: off, MinOffset: s.d.Store.MinOffset(q, r.QueueID),
+				MaxOffset: s.d.Store.MaxOffset(q, r.QueueID), SuggestWhichBrokerID: message.MasterID}, nil
 		}
 	}
 	began := time.Now()
-	res := s.d.Store.GetMessageViews(r.Topic, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
+	res := s.d.Store.GetMessageViews(q, r.QueueID, r.QueueOffset, max(maxNums, 1), maxBytes, match, pages)
 	s.d.StoreGot(time.Since(began))
 	if run == runFirst && r.SysFlag&FlagCommitOffset != 0 {
-		s.d.Offsets.Commit(r.Group, r.Topic, r.QueueID, r.CommitOffset)
+		s.d.Offsets.Commit(r.Group, q, r.QueueID, r.CommitOffset)
 	}
 	if res.Status == store.PagesNotResident {
 		return s.deferCold(r, later)
@@ -346,6 +351,9 @@ func (s *Service) checkPullSub(cfg *Config, r *Request) (*tables.Subscription, e
 		return nil, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "subscription group no permission, %s", r.Group)
 	}
 	tc, ok := s.d.Topics.Get(r.Topic)
+	if !ok && cfg.EnableLmq && store.IsLMQ(r.Topic) && store.SafeName(r.Topic) {
+		tc, ok = lmqTopic(r.Topic), true
+	}
 	if !ok {
 		return nil, remoting.Refuse(remoting.TopicNotExist, tables.ErrTopicNotExist, "topic[%s] not exist, apply first please! %s",
 			r.Topic, remoting.FAQGroupNotExist)
@@ -420,4 +428,19 @@ func (s *Service) CheckFilter(expressionType, expression string) error {
 		return &remoting.Refusal{Code: remoting.SubscriptionParseFailed, Remark: err.Error(), Err: err}
 	}
 	return nil
+}
+
+// storeTopic is the queue the pull reads: the topic's, or its lite
+// topic's LMQ.
+func (r *Request) storeTopic() string {
+	if r.LiteTopic == "" {
+		return r.Topic
+	}
+	return "%LMQ%$" + r.Topic + "$" + r.LiteTopic
+}
+
+// lmqTopic is the configuration an LMQ is read with (Apache's
+// LmqTopicConfigManager.simpleLmqTopicConfig): one queue, read and write.
+func lmqTopic(name string) *tables.TopicConfig {
+	return &tables.TopicConfig{TopicName: name, ReadQueueNums: 1, WriteQueueNums: 1, Perm: message.PermRead | message.PermWrite}
 }

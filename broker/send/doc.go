@@ -46,6 +46,11 @@ type Config struct {
 	AllowRecallWhenBrokerNotWriteable bool
 	// RejectTransactionMessage refuses prepared sends.
 	RejectTransactionMessage bool
+	// LmqQuota: enableLmqQuota, enableLmq and enableMultiDispatch are all
+	// on; a message naming an LMQ the store lacks is refused once it has
+	// MaxLmqConsumeQueueNum of them (lite.go).
+	LmqQuota              bool
+	MaxLmqConsumeQueueNum int
 }
 
 // Locks say whether a group holds orderly locks (its retries go to the DLQ).

@@ -28,6 +28,9 @@ func (s *Service) Put(m *store.PutMessage) (store.PutResult, error) {
 	if err := s.schedule(m, time.Now().UnixMilli()); err != nil {
 		return store.PutResult{}, err
 	}
+	if err := s.checkLmqQuota(m); err != nil {
+		return store.PutResult{}, err
+	}
 	return s.d.Store.Put(m)
 }
 

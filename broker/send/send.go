@@ -291,13 +291,16 @@ func (s *Service) sendOne(cfg *Config, r *Request, m *store.PutMessage, res *Res
 		return 0, messageIllegal(cfg, store.ErrMessageTooLarge)
 	}
 	buf, uniq := s.storedProperties(cfg, r)
+	buf, err := liteProperties(r.Topic, buf)
+	if err != nil {
+		return 0, err
+	}
 	m.Body = r.Body
 	m.Properties = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is only appended to from here on
 	if err := s.retrySend(m, r.ProducerGroup, r.MaxReconsumeTimes, r.HasMaxReconsumeTimes); err != nil {
 		return 0, err
 	}
 	var pr store.PutResult
-	var err error
 	prep := message.TransactionType(m.SysFlag) == message.TransactionPrep // putPrepared clears it
 	began := time.Now()
 	if prep {

@@ -122,8 +122,13 @@ func (o *Offsets) TopicsOf(group string) []string {
 			}
 		}
 	}
+	o.lmqEachLocked(func(topic, g string, _ int64) {
+		if g == group {
+			out = append(out, topic)
+		}
+	})
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 // deleteGroup drops a group's offsets for every topic (Apache's
@@ -135,6 +140,17 @@ func (o *Offsets) DeleteGroup(group string) {
 			delete(o.table, k)
 			o.dirty.Store(true)
 		}
+	}
+	for t, e := range o.lmq {
+		if _, ok := e.more[group]; !ok && e.group != group {
+			continue
+		}
+		if rest, ok := lmqDeleteGroup(e, group); ok {
+			o.lmq[t] = rest
+		} else {
+			delete(o.lmq, t)
+		}
+		o.dirty.Store(true)
 	}
 	for k := range o.resets {
 		if _, g, ok := cutOffsetKey(k); ok && g == group {

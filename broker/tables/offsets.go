@@ -3,6 +3,9 @@ package tables
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,15 +27,24 @@ import (
 //
 //	{"offsetTable":{"TopicTest@groupA":{0:250,1:249}}}
 //
-// Invariant: every key's topic passed ValidTopicName and its group
-// ValidGroupName (neither holds '@'), and queue ids are in [0, maxQueueNums):
-// what is loaded is checked here, what is committed by the handlers.
+// With enableLmq the file is config/lmqConsumerOffset.json, Apache's
+// LmqConsumerOffsetManager's (its lmqOffsetTable, for groups named %LMQ%…,
+// is not kept).
+//
+// Invariant: every key's topic passed ValidTopicName, or is an LMQ's
+// (lmqoffsets.go), and its group ValidGroupName (neither holds '@'), and
+// queue ids are in [0, maxQueueNums): what is loaded is checked here, what
+// is committed by the handlers. Queue 0 of an LMQ is in lmq, never in table.
 type Offsets struct {
 	path         string
 	maxQueueNums int32
+	// fallback is read when path does not exist (consumerOffset.json when
+	// path is lmqConsumerOffset.json: offsets survive turning LMQ on).
+	fallback string
 
 	mu    sync.RWMutex
 	table map[string]map[int32]int64 // "topic@group" → queueId → offset
+	lmq   map[string]lmqEntry        // LMQ → its groups' offsets of queue 0
 	// resets are the offsets an operator set (a server-side reset) that
 	// the group's next pull of the queue has not yet been told; while one
 	// is pending the group's own commits for that queue are ignored.
@@ -43,8 +55,11 @@ type Offsets struct {
 
 func NewOffsets(path string, maxQueueNums int32) *Offsets {
 	return &Offsets{path: path, maxQueueNums: maxQueueNums, table: make(map[string]map[int32]int64),
-		resets: make(map[string]map[int32]int64)}
+		lmq: make(map[string]lmqEntry), resets: make(map[string]map[int32]int64)}
 }
+
+// LoadFallback makes Load read fallback when the file does not exist yet.
+func (o *Offsets) LoadFallback(fallback string) { o.fallback = fallback }
 
 func offsetKey(topic, group string) string { return topic + "@" + group }
 
@@ -54,9 +69,17 @@ func cutOffsetKey(key string) (topic, group string, ok bool) { return strings.Cu
 // Commit stores a group's offset for a queue.
 func (o *Offsets) Commit(group, topic string, queueID int32, offset int64) {
 	o.mu.Lock()
-	setOffset(o.table, offsetKey(topic, group), queueID, offset)
+	o.setLocked(group, topic, queueID, offset)
 	o.dirty.Store(true)
 	o.mu.Unlock()
+}
+
+func (o *Offsets) setLocked(group, topic string, queueID int32, offset int64) {
+	if isLMQQueue(topic, queueID) {
+		o.lmqSetLocked(topic, group, offset)
+		return
+	}
+	setOffset(o.table, offsetKey(topic, group), queueID, offset)
 }
 
 // setOffset sets t[key][queueID], making the key's map when it has none.
@@ -77,7 +100,7 @@ func (o *Offsets) AssignReset(group, topic string, queueID int32, offset int64) 
 	o.mu.Lock()
 	setOffset(o.resets, key, queueID, offset)
 	o.anyResets.Store(true)
-	setOffset(o.table, key, queueID, offset)
+	o.setLocked(group, topic, queueID, offset)
 	o.dirty.Store(true)
 	o.mu.Unlock()
 }
@@ -122,7 +145,7 @@ func (o *Offsets) ResetPending(group, topic string, queueID int32) bool {
 func (o *Offsets) merge(table map[string]map[int32]int64) {
 	o.mu.Lock()
 	for k, q := range table {
-		o.table[k] = q
+		o.putLoadedLocked(k, q)
 	}
 	o.mu.Unlock()
 	o.dirty.Store(true)
@@ -132,6 +155,9 @@ func (o *Offsets) merge(table map[string]map[int32]int64) {
 func (o *Offsets) Query(group, topic string, queueID int32) (int64, bool) {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
+	if isLMQQueue(topic, queueID) {
+		return o.lmqGetLocked(topic, group)
+	}
 	off, ok := o.table[offsetKey(topic, group)][queueID]
 	return off, ok
 }
@@ -145,6 +171,9 @@ func (o *Offsets) Table(group, topic string) map[int32]int64 {
 	for k, v := range src {
 		out[k] = v
 	}
+	if off, ok := o.lmqGetLocked(topic, group); ok {
+		out[0] = off
+	}
 	return out
 }
 
@@ -152,6 +181,10 @@ func (o *Offsets) Table(group, topic string) map[int32]int64 {
 func (o *Offsets) DeleteTopic(topic string) {
 	prefix := topic + "@"
 	o.mu.Lock()
+	if _, ok := o.lmq[topic]; ok {
+		delete(o.lmq, topic)
+		o.dirty.Store(true)
+	}
 	for k := range o.table {
 		if strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "@") {
 			delete(o.table, k)
@@ -177,25 +210,40 @@ func (o *Offsets) Groups(topic string) []string {
 			out = append(out, k[len(prefix):])
 		}
 	}
+	if e, ok := o.lmq[topic]; ok {
+		out = append(out, e.group)
+		for g := range e.more {
+			out = append(out, g)
+		}
+	}
 	o.mu.RUnlock()
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 // load reads consumerOffset.json. An entry whose topic or group breaks the
 // name rules, or a queue id outside [0, maxTopicQueueNums), is skipped with
 // an error line naming it.
 func (o *Offsets) Load(log zerolog.Logger) error {
-	return config.LoadFile(o.path, log, func(b []byte) error {
+	path := o.path
+	if o.fallback != "" {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			path = o.fallback
+		}
+	}
+	return config.LoadFile(path, log, func(b []byte) error {
 		table, issues, err := decodeOffsetsFile(b, o.maxQueueNums)
 		if err != nil {
 			return err
 		}
-		logIssues(log, o.path, "key", issues)
+		logIssues(log, path, "key", issues)
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		for k, m := range table {
-			o.table[k] = m
+			o.putLoadedLocked(k, m)
+		}
+		if path != o.path {
+			o.dirty.Store(true) // written to o.path at the next persist
 		}
 		return nil
 	})
@@ -218,7 +266,7 @@ func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64
 			issues = append(issues, loadIssue{name: key, reason: "not topic@group"})
 			continue
 		}
-		if err := message.ValidTopicName(topic); err != nil {
+		if err := message.ValidTopicName(topic); err != nil && !validLMQTopic(topic) {
 			issues = append(issues, loadIssue{name: key, reason: err.Error()})
 			continue
 		}
@@ -245,11 +293,13 @@ func decodeOffsetsFile(b []byte, maxQueueNums int32) (map[string]map[int32]int64
 func (o *Offsets) Marshal() []byte {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	keys := make([]string, 0, len(o.table))
+	keys := make([]string, 0, len(o.table)+o.lmqCountLocked())
 	for k := range o.table {
 		keys = append(keys, k)
 	}
+	o.lmqEachLocked(func(topic, group string, _ int64) { keys = append(keys, offsetKey(topic, group)) })
 	sort.Strings(keys)
+	keys = slices.Compact(keys) // an LMQ's other queues share its key
 	b := []byte(`{"offsetTable":{`)
 	for i, k := range keys {
 		if i > 0 {
@@ -258,6 +308,15 @@ func (o *Offsets) Marshal() []byte {
 		b = remoting.AppendJSONString(b, k) // JSON's escapes, not Go's: the file must stay JSON
 		b = append(b, ":{"...)
 		q := o.table[k]
+		if topic, group, _ := cutOffsetKey(k); isLMQQueue(topic, 0) {
+			if off, ok := o.lmqGetLocked(topic, group); ok {
+				q = maps.Clone(q)
+				if q == nil {
+					q = make(map[int32]int64, 1)
+				}
+				q[0] = off
+			}
+		}
 		ids := make([]int, 0, len(q))
 		for id := range q {
 			ids = append(ids, int(id))
@@ -319,6 +378,10 @@ func (o *Offsets) MergeWith(body []byte, log zerolog.Logger) error {
 func (o *Offsets) Clone(src, dst, topic string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if off, ok := o.lmqGetLocked(topic, src); ok {
+		o.lmqSetLocked(topic, dst, off)
+		o.dirty.Store(true)
+	}
 	from := o.table[offsetKey(topic, src)]
 	if from == nil {
 		return
