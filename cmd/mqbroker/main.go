@@ -237,14 +237,24 @@ func startProxy(cfg proxy.Config, b *broker.Broker, guard *auth.GRPC, log zerolo
 	return px, nil
 }
 
-// logStartup writes one line with the configuration in force (every key
-// rocketgo honours, as -p prints them) and the addresses listened on.
+// logStartup writes one line with the addresses listened on and the keys
+// whose value in force is not the default (what the file, the command line
+// and the host made of it), and, at debug level, one with every key
+// rocketgo honours, as -p prints them.
 func logStartup(log zerolog.Logger, b *broker.Broker, m *metrics.Server, px *proxy.Server) {
 	cfg := b.Config()
-	conf := zerolog.Dict()
-	for _, kv := range config.Pairs(*cfg) {
-		conf.Str(kv[0], kv[1])
+	defaults := map[string]string{}
+	for _, kv := range config.Pairs(broker.DefaultConfig()) {
+		defaults[kv[0]] = kv[1]
 	}
+	conf, all := zerolog.Dict(), zerolog.Dict()
+	for _, kv := range config.Pairs(*cfg) {
+		all.Str(kv[0], kv[1])
+		if v, ok := defaults[kv[0]]; !ok || v != kv[1] {
+			conf.Str(kv[0], kv[1])
+		}
+	}
+	log.Debug().Dict("config", all).Msg("every configuration key")
 	listen := []string{"remoting " + cfg.Addr()}
 	if cfg.FastListenPort > 0 {
 		listen = append(listen, "vip "+net.JoinHostPort(cfg.BrokerIP1, strconv.Itoa(cfg.FastListenPort)))
@@ -258,7 +268,7 @@ func logStartup(log zerolog.Logger, b *broker.Broker, m *metrics.Server, px *pro
 	if px != nil {
 		listen = append(listen, "grpc "+px.Addr().String())
 	}
-	log.Info().Strs("listen", listen).Dict("config", conf).Msg("effective configuration")
+	log.Info().Strs("listen", listen).Dict("config", conf).Msg("effective configuration (keys not at their default)")
 }
 
 // metricsOf is what the metrics endpoint takes of b.
