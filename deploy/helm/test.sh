@@ -31,6 +31,7 @@ done
 has() { grep -qF -- "$2" "$out/$1.yaml" || fail "$1: $3 (no '$2' in the rendered manifests)"; }
 has default-values 'echo "brokerIP1=$POD_IP"' "brokerIP1 from the pod's address"
 has default-values 'fieldPath: status.podIP' "POD_IP from the downward API"
+has default-values 'value: "rmq-nameserver:9876"' "NAMESRV_ADDR for mqadmin in the probes and preStop"
 has default-values 'command: ["./mqbroker-drain", "60"]' "the preStop drain"
 has default-values 'terminationGracePeriodSeconds: 100' "grace period = drain + shutdown + 10"
 has default-values 'metricsPromExporterPort=5557' "the metrics port in broker.conf"
