@@ -8,7 +8,8 @@ package compattest
 // be elected and routed, take sends, and a new group must read every
 // message acknowledged before and after (allAckInSyncStateSet=true in the
 // compose file's broker configs: an acknowledged message is on every
-// in-sync replica). Skipped unless ROCKETGO_DOCKER=1; test.sh sets:
+// in-sync replica); the old master's container started again must rejoin
+// as a slave. Skipped unless ROCKETGO_DOCKER=1; test.sh sets:
 //
 //	ROCKETGO_DOCKER_NS                name server, host:published port
 //	ROCKETGO_DOCKER_BROKER_CONTAINERS "addr=container ..." for the three
@@ -159,4 +160,15 @@ func TestDockerController(t *testing.T) {
 	if d := col2.distinct(); d != len(acked) {
 		t.Fatalf("after failover: %d distinct messages, want %d", d, len(acked))
 	}
+
+	// The old master's container started again: it rejoins as a slave of
+	// the new master (and the set is whole for the run from a container).
+	if out, err := exec.Command("docker", "start", id).CombinedOutput(); err != nil {
+		t.Fatalf("docker start %s (old master %s): %v\n%s", id, master, err, out)
+	}
+	m, slaves := dockerMaster(t, ns, "", dockerCtlReplicas-1)
+	if m != newMaster {
+		t.Fatalf("after the old master %s came back the master is %s, want %s kept", master, m, newMaster)
+	}
+	t.Logf("old master %s back as a slave: master %s, slaves %v", master, m, slaves)
 }

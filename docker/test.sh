@@ -1,7 +1,8 @@
 #!/bin/sh
 # test.sh is make test-docker: it installs and starts what is missing (the
 # docker.io engine, Debian's docker-compose), builds the base image and
-# rocketgo's image (build.sh), then for each compose file brings it up as a
+# rocketgo's image (build.sh), checks that NODE_ROLE=controller starts a
+# controller, then for each compose file brings it up as a
 # fresh clone has it (no data directory made or chowned beforehand: the
 # files' `init` service must do it) under a unique project name with every
 # port published on a free host port, waits until every service with a
@@ -10,8 +11,9 @@
 # whatever happened:
 #   docker-compose.yml      TestDocker   (Go client v2 through the published
 #                           ports; the sends counted on the published metrics
-#                           port; restarts the broker container and checks
-#                           nothing acknowledged was lost)
+#                           port; the image's mqbroker-drain makes the broker
+#                           read-only in routes; restarts the broker container
+#                           and checks nothing acknowledged was lost)
 #   docker-compose-5.x.yml  TestDocker5x (Go v5 SDK through the proxy
 #                           container, which reaches the broker container)
 #   docker-compose-2m2s.yml TestDocker   (two masters, two slaves; through
@@ -70,6 +72,21 @@ t0=$(date +%s)
 ROCKETGO_LIB_DIR=$work/lib "$here/build.sh" "$IMAGE"
 echo "test.sh: image built in $(($(date +%s) - t0))s"
 
+# NODE_ROLE=controller with the image's CMD: one controller on the image's
+# controller-standalone.conf, as Apache's entrypoint contract says.
+ctl=$(docker run -d -e NODE_ROLE=controller "$IMAGE")
+i=0
+until docker logs "$ctl" 2>&1 | grep -q 'The Controller boot success'; do
+	i=$((i + 1))
+	[ $i -le 30 ] || { docker logs "$ctl" >&2; docker rm -f "$ctl" >/dev/null; echo "test.sh: FAIL: NODE_ROLE=controller did not boot" >&2; exit 1; }
+	sleep 1
+done
+docker rm -f "$ctl" >/dev/null
+echo "test.sh: NODE_ROLE=controller boots a controller"
+
+blacklist=$(docker run --rm "$IMAGE" ./mqbroker -p 2>/dev/null | sed -n 's/^configBlackList=//p' | sed 's/;brokerPermission//')
+[ -n "$blacklist" ] || { echo "test.sh: the image's mqbroker -p printed no configBlackList" >&2; exit 1; }
+
 # Ports: 20 consecutive free ports below the ephemeral range. The broker's
 # ports are the same inside and out, because the broker advertises
 # brokerIP1:listenPort and clients on the host dial exactly that.
@@ -123,11 +140,16 @@ up() {
 	proj=$work/$name
 	mkdir -p "$proj"
 	cp -R "$here/data" "$here/proxy" "$here/$file" "$proj/"
+	# brokerPermission out of the default configBlackList, so that
+	# mqbroker-drain can wipe the write permission through the broker
+	# (TestDocker's drain, ROCKETGO_DOCKER_DRAIN) when the image's mqadmin
+	# has no wipeWritePerm.
 	{
 		cat "$here/data/broker/conf/broker.conf"
 		echo "brokerIP1 = $hostip"
 		echo "listenPort=$BROKER_PORT"
 		echo "haListenPort=$BROKER_HA_PORT"
+		echo "configBlackList=$blacklist"
 	} >"$proj/data/broker/conf/broker.conf"
 	t0=$(date +%s)
 	(cd "$proj" && docker-compose -p "$name" -f "$file" up -d) >"$work/up.log" 2>&1 || {
@@ -140,6 +162,7 @@ up() {
 	brokerc=""
 	metrics=""
 	brokers=""
+	drain=""
 	case "$file" in
 	docker-compose-2m2s.yml)
 		# Brokers advertise their container addresses (reachable from the
@@ -158,6 +181,7 @@ up() {
 		brokerc=$(svc broker)
 		broker=$hostip:$BROKER_PORT
 		metrics=127.0.0.1:$BROKER_METRICS_PORT
+		drain=1
 		;;
 	esac
 	echo "test.sh: $file up and healthy in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker ${broker:-$brokers})"
@@ -209,6 +233,7 @@ gotest() {
 		ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$broker \
 		ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc ROCKETGO_DOCKER_PROXY=127.0.0.1:$PROXY_GRPC_PORT \
 		ROCKETGO_DOCKER_SLAVE=$slave ROCKETGO_DOCKER_METRICS=$metrics ROCKETGO_DOCKER_BROKER_CONTAINERS="$brokers" \
+		ROCKETGO_DOCKER_DRAIN=$drain \
 		GOWORK=off go test -count=1 -v -run "^($1)\$" -timeout 10m .)
 }
 

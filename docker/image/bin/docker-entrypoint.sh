@@ -11,6 +11,10 @@ nameserver | broker | controller)
 	role=$1
 	shift
 	;;
+dummy)
+	# Apache's CMD placeholder: with NODE_ROLE, no arguments.
+	[ -z "$role" ] || shift
+	;;
 esac
 case "$role" in
 nameserver) exec ./mqnamesrv "$@" ;;
