@@ -6,7 +6,7 @@ BIN       := bin
 FUZZTIME  ?= 40000x
 PKGS      := ./...
 
-.PHONY: build run test test-compat-fuzz test-java-lane java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b sdk-deps test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache cover-proxy reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 lint staticcheck fmt tidy protos clean
+.PHONY: build run test test-compat-fuzz test-java-lane java-deps unit fuzz-list fuzz-short fuzz test-compat test-java test-java-a test-java-b sdk-deps test-proxy-apache test-acl-apache test-acl2-apache test-trace test-dashboard test-controller soak-controller test-proxy-local test-ha-apache cover-proxy reference soak soak-ha bench bench-replication bench-proxy bench-compare test-docker test-docker-if-engine bench-docker test-docker-arm64 test-helm lint staticcheck fmt tidy protos clean
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -29,7 +29,7 @@ run: build
 # on ports and namespaces of their own, and the Java lane is the longer one;
 # java-deps first resolves what both would otherwise fetch into ~/.m2 at the
 # same time.
-test: lint unit java-deps
+test: lint test-helm unit java-deps
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-compat-fuzz test-java-lane
 	@$(MAKE) --no-print-directory test-docker-if-engine
 
@@ -169,6 +169,24 @@ test-proxy-local: build
 # skip, not a failure).
 test-docker:
 	nice -n 19 ionice -c3 docker/test.sh
+
+# The Helm chart (deploy/helm/rocketmq), without a cluster (deploy/helm/test.sh):
+# helm lint --strict (values.schema.json) and helm template for each
+# ci/*.yaml values file, the manifests decoded strictly into their
+# Kubernetes Go types with the release's references checked
+# (deploy/helm/validate), values the schema must refuse. helm is pinned and
+# built by go install into bin/tools on first use (minutes, once); then a
+# few seconds.
+HELM_VERSION   ?= v4.3.2
+HELM           := $(BIN)/tools/helm-$(HELM_VERSION)/helm
+HELM_VALIDATE  := $(BIN)/tools/helm-validate
+
+$(HELM):
+	GOBIN=$(CURDIR)/$(dir $(HELM)) GOFLAGS=-mod=mod GOWORK=off $(GO) install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
+
+test-helm: $(HELM)
+	cd deploy/helm/validate && GOWORK=off $(GO) build -o $(CURDIR)/$(HELM_VALIDATE) .
+	deploy/helm/test.sh $(HELM) $(HELM_VALIDATE)
 
 # rocketgo's image against an apache/rocketmq:5.3.3 equivalent built here
 # (docker/bench.sh): image sizes, start-up (best and median of 5), broker
@@ -336,6 +354,7 @@ lint:
 	cd compat-tests && $(GO) vet ./...
 	$(GO) mod tidy -diff
 	cd compat-tests && $(GO) mod tidy -diff
+	cd deploy/helm/validate && $(GO) vet . && $(GO) mod tidy -diff
 	@$(MAKE) --no-print-directory staticcheck
 
 staticcheck:

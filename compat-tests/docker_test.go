@@ -15,11 +15,18 @@ package compattest
 //	ROCKETGO_DOCKER_PROXY           the proxy's published gRPC port (TestDocker5x)
 //	ROCKETGO_DOCKER_SLAVE           the broker's slave (docker-compose-2m2s.yml):
 //	                                routes must list it
+//	ROCKETGO_DOCKER_METRICS         the broker's published metrics port
+//	                                (host:port): the sends must be counted there
+//	ROCKETGO_DOCKER_DRAIN           1: run the image's mqbroker-drain in the
+//	                                broker container (its broker.conf lets
+//	                                brokerPermission be updated)
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -106,13 +113,20 @@ func TestDocker(t *testing.T) {
 		acked = append(acked, id)
 	}
 
+	if m := os.Getenv("ROCKETGO_DOCKER_METRICS"); m != "" {
+		dockerMetrics(t, m, topic, n)
+	}
+
 	col := newCollector("before")
 	h := startConsumer(t, c, uniq("DockerCG"), topic, "*", col)
 	waitAll(t, col, acked, 60*time.Second, "consume from the published ports")
 	h.shutdown()
 	if container == "" {
-		t.Log("no ROCKETGO_DOCKER_BROKER_CONTAINER (run from a container): no broker restart")
+		t.Log("no ROCKETGO_DOCKER_BROKER_CONTAINER (run from a container): no drain, no broker restart")
 		return
+	}
+	if os.Getenv("ROCKETGO_DOCKER_DRAIN") == "1" {
+		dockerDrain(t, c, container, topic)
 	}
 
 	// docker restart sends SIGTERM, waits up to -t seconds, then SIGKILL;
@@ -221,4 +235,86 @@ func TestDocker5x(t *testing.T) {
 			t.Fatalf("received %d of %d through the proxy container (e.g. %s missing)", len(got), n, id)
 		}
 	}
+}
+
+// dockerMetrics scrapes the broker's published metrics port until it
+// counts n messages in for topic (the exporter reads the counters at
+// scrape time, so the first scrape after the sends has them).
+func dockerMetrics(t *testing.T, addr, topic string, n int) {
+	t.Helper()
+	label, value := `topic="`+topic+`"`, fmt.Sprintf("} %d", n)
+	var last string
+	if !waitFor(t, 30*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "rocketmq_messages_in_total{") && strings.Contains(line, label) && strings.HasSuffix(line, value) {
+				return true
+			}
+			if strings.HasPrefix(line, "rocketmq_messages_in_total{") && strings.Contains(line, label) {
+				last = line
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("metrics at %s never counted %d messages in for %s; last rocketmq_messages_in_total line: %s", addr, n, topic, last)
+	}
+}
+
+// dockerDrain runs the image's mqbroker-drain (the Helm chart's preStop) in
+// the broker container: the broker must then be routed read-only (perm 4)
+// and the script end at once (no consumer online, so no lag to wait for).
+// The write permission is given back afterwards, as a restarted pod's
+// fresh broker.conf would.
+func dockerDrain(t *testing.T, c *cluster, container, topic string) {
+	t.Helper()
+	start := time.Now()
+	out, err := exec.Command("docker", "exec", "-e", "BROKER_ADDR=127.0.0.1:"+portOf(c.brokerAddr),
+		container, "./mqbroker-drain", "20").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "write permission wiped") || !strings.Contains(string(out), "drained") {
+		t.Fatalf("mqbroker-drain in %s: %v\n%s", container, err, out)
+	}
+	took := time.Since(start)
+	var last string
+	if !waitFor(t, 30*time.Second, func() bool {
+		_, r, _, err := queryRoute(c.nsAddr, topic)
+		if err != nil || r == nil || len(r.queues) == 0 {
+			return false
+		}
+		last = r.raw
+		return r.queues[0].Perm == 4
+	}) {
+		t.Fatalf("after mqbroker-drain the route of %s never became read-only (perm 4): %s", topic, last)
+	}
+	t.Logf("mqbroker-drain: read-only in the route, script done in %s", took.Round(time.Millisecond))
+	// Back: the way the script took it (the name servers' write bit, or
+	// the broker's brokerPermission).
+	restore := []string{"./mqadmin", "updateBrokerConfig", "-b", "127.0.0.1:" + portOf(c.brokerAddr), "-k", "brokerPermission", "-v", "6"}
+	if strings.Contains(string(out), "in the name servers") {
+		restore = []string{"./mqadmin", "addWritePerm", "-b", "broker-a"}
+	}
+	out, err = exec.Command("docker", append([]string{"exec", container}, restore...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("write permission back (%v): %v\n%s", restore, err, out)
+	}
+	if !waitFor(t, 30*time.Second, func() bool {
+		_, r, _, err := queryRoute(c.nsAddr, topic)
+		return err == nil && r != nil && len(r.queues) > 0 && r.queues[0].Perm == 6
+	}) {
+		t.Fatalf("route of %s not writable again after brokerPermission=6", topic)
+	}
+}
+
+func portOf(addr string) string {
+	_, p, _ := net.SplitHostPort(addr)
+	return p
 }

@@ -1,20 +1,30 @@
 #!/bin/sh
 # test.sh is make test-docker: it installs and starts what is missing (the
 # docker.io engine, Debian's docker-compose), builds the base image and
-# rocketgo's image (build.sh), then for each compose file brings it up under
-# a unique project name with every port published on a free host port, runs
-# a compat-tests test from the host and tears it down (containers, networks,
-# volumes, the project directory) whatever happened:
+# rocketgo's image (build.sh), checks that NODE_ROLE=controller starts a
+# controller, then for each compose file brings it up as a
+# fresh clone has it (no data directory made or chowned beforehand: the
+# files' `init` service must do it) under a unique project name with every
+# port published on a free host port, waits until every service with a
+# health check reports healthy, runs a compat-tests test from the host and
+# tears it down (containers, networks, volumes, the project directory)
+# whatever happened:
 #   docker-compose.yml      TestDocker   (Go client v2 through the published
-#                           ports; restarts the broker container and checks
-#                           nothing acknowledged was lost)
+#                           ports; the sends counted on the published metrics
+#                           port; the image's mqbroker-drain makes the broker
+#                           read-only in routes; restarts the broker container
+#                           and checks nothing acknowledged was lost)
 #   docker-compose-5.x.yml  TestDocker5x (Go v5 SDK through the proxy
 #                           container, which reaches the broker container)
 #   docker-compose-2m2s.yml TestDocker   (two masters, two slaves; through
 #                           broker-a's container address, its slave in routes)
+#   docker-compose-controller.yml TestDockerController (three controllers
+#                           elect a master of three brokers; its container
+#                           stopped, another is elected and nothing
+#                           acknowledged is lost)
 # Each Go test runs twice: from the host through the published ports, then
-# from a container on the compose network (no broker restart there). From the
-# host the official Java clients run too (when mvn is there):
+# from a container on the compose network (no container stopped there). From
+# the host the official Java clients run too (when mvn is there):
 #   docker-compose.yml      TestDockerJava   (the 4.9.8 Remoting client)
 #   docker-compose-5.x.yml  TestDockerJava5x (the 5.x gRPC SDK, proxy container)
 set -eu
@@ -62,16 +72,31 @@ t0=$(date +%s)
 ROCKETGO_LIB_DIR=$work/lib "$here/build.sh" "$IMAGE"
 echo "test.sh: image built in $(($(date +%s) - t0))s"
 
-# Ports: 8 consecutive free ports below the ephemeral range. The broker's
+# NODE_ROLE=controller with the image's CMD: one controller on the image's
+# controller-standalone.conf, as Apache's entrypoint contract says.
+ctl=$(docker run -d -e NODE_ROLE=controller "$IMAGE")
+i=0
+until docker logs "$ctl" 2>&1 | grep -q 'The Controller boot success'; do
+	i=$((i + 1))
+	[ $i -le 30 ] || { docker logs "$ctl" >&2; docker rm -f "$ctl" >/dev/null; echo "test.sh: FAIL: NODE_ROLE=controller did not boot" >&2; exit 1; }
+	sleep 1
+done
+docker rm -f "$ctl" >/dev/null
+echo "test.sh: NODE_ROLE=controller boots a controller"
+
+blacklist=$(docker run --rm "$IMAGE" ./mqbroker -p 2>/dev/null | sed -n 's/^configBlackList=//p' | sed 's/;brokerPermission//')
+[ -n "$blacklist" ] || { echo "test.sh: the image's mqbroker -p printed no configBlackList" >&2; exit 1; }
+
+# Ports: 20 consecutive free ports below the ephemeral range. The broker's
 # ports are the same inside and out, because the broker advertises
 # brokerIP1:listenPort and clients on the host dial exactly that.
 port_free() { ! ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 pick_base() {
 	tries=0
 	while [ $tries -lt 50 ]; do
-		b=$((20000 + ($(od -An -N2 -tu2 /dev/urandom) % 900) * 10))
+		b=$((20000 + ($(od -An -N2 -tu2 /dev/urandom) % 600) * 20))
 		ok=1
-		for o in 0 1 2 3 4 5 6 7; do port_free $((b + o)) || ok=0; done
+		for o in $(seq 0 19); do port_free $((b + o)) || ok=0; done
 		[ $ok = 1 ] && { echo $b; return 0; }
 		tries=$((tries + 1))
 	done
@@ -84,7 +109,16 @@ BROKER_PORT=$((base + 4))
 BROKER_HA_PORT=$((base + 5))
 PROXY_REMOTING_PORT=$((base + 6))
 PROXY_GRPC_PORT=$((base + 7))
-export NAMESRV_PORT BROKER_FAST_PORT BROKER_PORT BROKER_HA_PORT PROXY_REMOTING_PORT PROXY_GRPC_PORT
+BROKER_METRICS_PORT=$((base + 8))
+export NAMESRV_PORT BROKER_FAST_PORT BROKER_PORT BROKER_HA_PORT PROXY_REMOTING_PORT PROXY_GRPC_PORT BROKER_METRICS_PORT
+# The other files' metrics and controller ports: published, not tested.
+o=9
+for v in BROKER_A_METRICS_PORT BROKER_A_S_METRICS_PORT BROKER_B_METRICS_PORT BROKER_B_S_METRICS_PORT \
+	CONTROLLER_N0_PORT CONTROLLER_N1_PORT CONTROLLER_N2_PORT \
+	BROKER_N0_METRICS_PORT BROKER_N1_METRICS_PORT BROKER_N2_METRICS_PORT; do
+	eval "export $v=$((base + o))"
+	o=$((o + 1))
+done
 export ROCKETGO_IMAGE=$IMAGE
 
 # brokerIP1: the host's own address, reachable from the host (through the
@@ -95,43 +129,83 @@ hostip=$(ip -4 route get 1.1.1.1 2>/dev/null | awk '{for (i = 1; i < NF; i++) if
 cip() { docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$1"; }
 svc() { (cd "$proj" && docker-compose -p "$name" -f "$file" ps -q "$1" 2>/dev/null) || true; }
 
-# up FILE: a fresh project directory (stores, logs, broker.conf) and
-# `docker-compose up -d` of FILE under a unique project name.
+# up FILE: a fresh project directory laid out as docker/ is in a clone
+# (broker.conf given the test's brokerIP1 and ports), `docker-compose up -d`
+# of FILE under a unique project name, then every service with a health
+# check healthy.
 up() {
 	file=$1
-	name=rgdocker$$$(echo "$file" | tr -cd '0-9')
+	upn=$((upn + 1))
+	name=rgdocker$$x$upn
 	proj=$work/$name
-	mkdir -p "$proj/proxy/logs"
-	cp -R "$here/data" "$here/proxy" "$proj/"
-	for d in namesrv broker broker-a broker-a-s broker-b broker-b-s; do
-		mkdir -p "$proj/data/$d/logs" "$proj/data/$d/store"
-	done
-	cp "$here/$file" "$proj/"
+	mkdir -p "$proj"
+	cp -R "$here/data" "$here/proxy" "$here/$file" "$proj/"
+	# brokerPermission out of the default configBlackList, so that
+	# mqbroker-drain can wipe the write permission through the broker
+	# (TestDocker's drain, ROCKETGO_DOCKER_DRAIN) when the image's mqadmin
+	# has no wipeWritePerm.
 	{
 		cat "$here/data/broker/conf/broker.conf"
 		echo "brokerIP1 = $hostip"
 		echo "listenPort=$BROKER_PORT"
 		echo "haListenPort=$BROKER_HA_PORT"
+		echo "configBlackList=$blacklist"
 	} >"$proj/data/broker/conf/broker.conf"
-	# uid 3000 is the image's rocketmq user (Apache's image has the same rule).
-	chown -R 3000:3000 "$proj/data" "$proj/proxy"
 	t0=$(date +%s)
 	(cd "$proj" && docker-compose -p "$name" -f "$file" up -d) >"$work/up.log" 2>&1 || {
 		cat "$work/up.log" >&2
 		return 1
 	}
+	wait_healthy || return 1
 	slave=""
-	if [ "$file" = docker-compose-2m2s.yml ]; then
+	broker=""
+	brokerc=""
+	metrics=""
+	brokers=""
+	drain=""
+	case "$file" in
+	docker-compose-2m2s.yml)
 		# Brokers advertise their container addresses (reachable from the
 		# host on Linux); the test drives broker-a and looks for its slave.
 		brokerc=$(svc broker-a)
 		broker=$(cip "$brokerc"):10911
 		slave=$(cip "$(svc broker-a-s)"):10911
-	else
+		;;
+	docker-compose-controller.yml)
+		for b in broker-n0 broker-n1 broker-n2; do
+			c=$(svc $b)
+			brokers="$brokers $(cip "$c"):10911=$c"
+		done
+		;;
+	*)
 		brokerc=$(svc broker)
 		broker=$hostip:$BROKER_PORT
-	fi
-	echo "test.sh: $file up in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker $broker)"
+		metrics=127.0.0.1:$BROKER_METRICS_PORT
+		drain=1
+		;;
+	esac
+	echo "test.sh: $file up and healthy in $(($(date +%s) - t0))s (project $name, namesrv 127.0.0.1:$NAMESRV_PORT, broker ${broker:-$brokers})"
+}
+
+# wait_healthy: every container of the project with a health check reports
+# healthy, and the one-shot init exited 0 (compose only started the others
+# after it did), within 120 s.
+wait_healthy() {
+	i=0
+	while :; do
+		bad=""
+		for c in $(cd "$proj" && docker-compose -p "$name" -f "$file" ps -q); do
+			st=$(docker inspect -f '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.State.ExitCode}}' "$c")
+			case "$st" in
+			*" running healthy "* | *_init_*" exited none 0") ;;
+			*) bad="$bad; $st" ;;
+			esac
+		done
+		[ -n "$bad" ] || return 0
+		i=$((i + 1))
+		[ $i -le 120 ] || { echo "test.sh: not healthy after 120 s:$bad" >&2; return 1; }
+		sleep 1
+	done
 }
 
 # down: the logs when something failed, then containers, networks, volumes.
@@ -158,7 +232,8 @@ gotest() {
 	(cd "$root/compat-tests" && ROCKETGO_DOCKER=1 ROCKETGO_JAVA=$java ROCKETGO_BIN_DIR=$work/lib \
 		ROCKETGO_DOCKER_NS=127.0.0.1:$NAMESRV_PORT ROCKETGO_DOCKER_BROKER=$broker \
 		ROCKETGO_DOCKER_BROKER_CONTAINER=$brokerc ROCKETGO_DOCKER_PROXY=127.0.0.1:$PROXY_GRPC_PORT \
-		ROCKETGO_DOCKER_SLAVE=$slave \
+		ROCKETGO_DOCKER_SLAVE=$slave ROCKETGO_DOCKER_METRICS=$metrics ROCKETGO_DOCKER_BROKER_CONTAINERS="$brokers" \
+		ROCKETGO_DOCKER_DRAIN=$drain \
 		GOWORK=off go test -count=1 -v -run "^($1)\$" -timeout 10m .)
 }
 
@@ -182,12 +257,13 @@ incontainer() {
 
 status=0
 proj=""
+upn=0
 trap 'down; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 
 # FILE:TESTS: TESTS run from the host; the first of them from a container too.
 for scenario in docker-compose.yml:'TestDocker|TestDockerJava' docker-compose-5.x.yml:'TestDocker5x|TestDockerJava5x' \
-	docker-compose-2m2s.yml:TestDocker; do
+	docker-compose-2m2s.yml:TestDocker docker-compose-controller.yml:TestDockerController; do
 	tests=${scenario#*:}
 	up "${scenario%%:*}" || { status=1; break; }
 	gotest "$tests" || status=1
