@@ -129,6 +129,19 @@ type Config struct {
 	// MaxParkedPulls bounds the long-polling pulls parked at once (broker/pull);
 	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
 	MaxParkedPulls int `key:"maxParkedPulls"`
+	// Lite topics (Apache 5.5 BrokerConfig, broker/lite): event mode, the
+	// maintenance intervals and ages (ms), and the bounds on subscriptions
+	// and each client's events.
+	EnableLiteEventMode                            bool  `key:"enableLiteEventMode"`
+	LiteEventCheckInterval                         int64 `key:"liteEventCheckInterval"`
+	LiteTtlCheckInterval                           int64 `key:"liteTtlCheckInterval"`
+	MinLiteTTl                                     int64 `key:"minLiteTTl"`
+	LiteSubscriptionCheckInterval                  int64 `key:"liteSubscriptionCheckInterval"`
+	LiteSubscriptionCheckTimeoutMills              int64 `key:"liteSubscriptionCheckTimeoutMills"`
+	MaxLiteSubscriptionCount                       int64 `key:"maxLiteSubscriptionCount"`
+	MaxClientEventCount                            int   `key:"maxClientEventCount"`
+	LiteEventFullDispatchDelayTime                 int64 `key:"liteEventFullDispatchDelayTime"`
+	LiteEventFullDispatchDelayTimeForWildcardGroup int64 `key:"liteEventFullDispatchDelayTimeForWildcardGroup"`
 	// Names and paths: UPDATE_AND_CREATE_TOPIC and
 	// DELETE_TOPIC_IN_BROKER refuse system topics (Apache's key and default);
 	// no topic a request creates has more than MaxTopicQueueNums read or write
@@ -280,7 +293,18 @@ func DefaultConfig() Config {
 		FilterCacheMaxBytes:       tables.DefaultFilterCacheMaxBytes,
 		FilterExpressionMaxLength: tables.DefaultFilterExpressionMaxLength,
 		MaxParkedPulls:            pull.DefaultMaxParked,
-		Store:                     sc,
+		// lite topics
+		EnableLiteEventMode:                            true,
+		LiteEventCheckInterval:                         10000,
+		LiteTtlCheckInterval:                           120000,
+		MinLiteTTl:                                     900000,
+		LiteSubscriptionCheckInterval:                  120000,
+		LiteSubscriptionCheckTimeoutMills:              180000,
+		MaxLiteSubscriptionCount:                       100000,
+		MaxClientEventCount:                            100,
+		LiteEventFullDispatchDelayTime:                 10000,
+		LiteEventFullDispatchDelayTimeForWildcardGroup: 10000,
+		Store: sc,
 		// ACL 2.0: AuthConfig's cache defaults
 		UserCacheMaxNum: 1000, UserCacheExpiredSecond: 600, UserCacheRefreshSecond: 60,
 		AclCacheMaxNum: 1000, AclCacheExpiredSecond: 600, AclCacheRefreshSecond: 60,
@@ -345,6 +369,12 @@ func (c *Config) Validate() error {
 	// Registration, filters and parked pulls.
 	if c.SplitRegistrationSize <= 0 {
 		return fmt.Errorf("broker: splitRegistrationSize %d must be positive", c.SplitRegistrationSize)
+	}
+	if c.LiteEventCheckInterval <= 0 || c.LiteTtlCheckInterval <= 0 || c.LiteSubscriptionCheckInterval <= 0 ||
+		c.MaxLiteSubscriptionCount <= 0 || c.MaxClientEventCount <= 0 {
+		return fmt.Errorf("broker: liteEventCheckInterval %d, liteTtlCheckInterval %d, liteSubscriptionCheckInterval %d, "+
+			"maxLiteSubscriptionCount %d and maxClientEventCount %d must be positive", c.LiteEventCheckInterval,
+			c.LiteTtlCheckInterval, c.LiteSubscriptionCheckInterval, c.MaxLiteSubscriptionCount, c.MaxClientEventCount)
 	}
 	if c.FilterCacheMaxBytes <= 0 || c.FilterExpressionMaxLength <= 0 || c.MaxParkedPulls <= 0 {
 		return fmt.Errorf("broker: filterCacheMaxBytes %d, filterExpressionMaxLength %d and maxParkedPulls %d must be positive",
