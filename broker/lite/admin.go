@@ -140,7 +140,7 @@ func (s *Service) subscribers(parent, lmq string) []ClientGroup {
 	out := []ClientGroup{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for cg := range s.byLMQ[lmq] {
+	for _, cg := range s.byLMQ[lmq] {
 		if len(out) >= maxReturnCount {
 			break
 		}

@@ -159,7 +159,7 @@ func (s *Service) Arrived(lmq string) {
 	}
 	var groups []string
 	seen := map[string]struct{}{}
-	for cg := range subs {
+	for _, cg := range subs {
 		if _, ok := seen[cg.group]; !ok {
 			seen[cg.group] = struct{}{}
 			groups = append(groups, cg.group)
@@ -202,7 +202,7 @@ func (s *Service) DispatchAt(group, lmq string, at int64) {
 // candidatesLocked are the clients of group that take lmq.
 func (s *Service) candidatesLocked(group, lmq string) []*client {
 	var out []*client
-	for cg := range s.byLMQ[lmq] {
+	for _, cg := range s.byLMQ[lmq] {
 		if cg.group == group {
 			if c := s.clients[cg.client]; c != nil {
 				out = append(out, c)

@@ -9,6 +9,7 @@ package lite
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -124,20 +125,20 @@ type Service struct {
 	log zerolog.Logger
 
 	mu        sync.Mutex
-	clients   map[string]*client                  // clientID →
-	byLMQ     map[string]map[clientGroup]struct{} // lmq → subscribers
-	wildcard  map[string]map[string]int           // parent → wildcard group → clients
-	active    int64                               // Σ |client sets|
-	blacklist map[string]int64                    // clientID → until (ms)
-	full      dueQueue                            // clientIDs due a full dispatch
-	blocks    dueQueue                            // "group\x00lmq" due a dispatch (order block expiry)
-	empty     map[string]int                      // lmq → TTL scans seen empty in a row
-	started   int64                               // ms: the TTL waits minLiteTTl from here
+	clients   map[string]*client        // clientID →
+	byLMQ     map[string][]clientGroup  // lmq → subscribers: a slice, as most have one or few
+	wildcard  map[string]map[string]int // parent → wildcard group → clients
+	active    int64                     // Σ |client sets|
+	blacklist map[string]int64          // clientID → until (ms)
+	full      dueQueue                  // clientIDs due a full dispatch
+	blocks    dueQueue                  // "group\x00lmq" due a dispatch (order block expiry)
+	empty     map[string]int            // lmq → TTL scans seen empty in a row
+	started   int64                     // ms: the TTL waits minLiteTTl from here
 }
 
 // New makes the service.
 func New(d Deps, log zerolog.Logger) *Service {
-	s := &Service{d: d, log: log, clients: map[string]*client{}, byLMQ: map[string]map[clientGroup]struct{}{},
+	s := &Service{d: d, log: log, clients: map[string]*client{}, byLMQ: map[string][]clientGroup{},
 		wildcard: map[string]map[string]int{}, blacklist: map[string]int64{}, empty: map[string]int{}}
 	s.full.init()
 	s.blocks.init()
@@ -336,7 +337,7 @@ func (s *Service) partialAdd(conn Conn, e *Entry) error {
 // holds, which leaves its registry inconsistent; rocketgo does not.
 func (s *Service) evictOthersLocked(c *client, q string, resetOff bool, p *pending) {
 	_, lite, _ := message.ParseLiteQueue(q)
-	for cg := range s.byLMQ[q] {
+	for _, cg := range slices.Clone(s.byLMQ[q]) { // removeLocked reorders the list
 		if cg.group != c.group || cg.client == c.id {
 			continue
 		}
@@ -500,12 +501,7 @@ func (s *Service) addLocked(c *client, q string) {
 		return
 	}
 	c.set[q] = struct{}{}
-	subs := s.byLMQ[q]
-	if subs == nil {
-		subs = map[clientGroup]struct{}{}
-		s.byLMQ[q] = subs
-	}
-	subs[clientGroup{c.id, c.group}] = struct{}{}
+	s.byLMQ[q] = append(s.byLMQ[q], clientGroup{c.id, c.group})
 	s.active++
 }
 
@@ -516,11 +512,18 @@ func (s *Service) removeLocked(c *client, q string) {
 	}
 	delete(c.set, q)
 	s.active--
-	if subs := s.byLMQ[q]; subs != nil {
-		delete(subs, clientGroup{c.id, c.group})
-		if len(subs) == 0 {
-			delete(s.byLMQ, q)
+	subs := s.byLMQ[q]
+	for i, cg := range subs {
+		if cg.client == c.id {
+			subs[i] = subs[len(subs)-1]
+			subs = subs[:len(subs)-1]
+			break
 		}
+	}
+	if len(subs) == 0 {
+		delete(s.byLMQ, q)
+	} else {
+		s.byLMQ[q] = subs
 	}
 }
 
@@ -616,7 +619,7 @@ func (s *Service) expire(now int64) {
 // CleanLMQ forgets every subscription of lmq, unnotified (a deleted lite topic).
 func (s *Service) CleanLMQ(lmq string) {
 	s.mu.Lock()
-	for cg := range s.byLMQ[lmq] {
+	for _, cg := range slices.Clone(s.byLMQ[lmq]) { // removeLocked reorders the list
 		if c := s.clients[cg.client]; c != nil {
 			s.removeLocked(c, lmq)
 			if c.ev != nil {
