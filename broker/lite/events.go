@@ -136,8 +136,6 @@ func (d *dueQueue) take(now int64) []string {
 	return out
 }
 
-func (d *dueQueue) len() int { return len(d.due) }
-
 // Arrived is the store's dispatch of an LMQ entry: every group subscribed
 // to lmq (and the wildcard groups of its parent) gets the event.
 func (s *Service) Arrived(lmq string) {

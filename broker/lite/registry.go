@@ -10,7 +10,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -668,5 +667,3 @@ func randStart(n int) int {
 	}
 	return rand.IntN(n)
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
