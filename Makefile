@@ -63,6 +63,7 @@ java-deps:
 	mvn -q -B -f store/testdata/apache/gen/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/null
 	mvn -q -B -P rmq4 -f compat-tests/java/pom.xml test-compile
 	mvn -q -B -P rmq5 -f compat-tests/java/pom.xml test-compile
+	mvn -q -B -f compat-tests/java-lite/pom.xml test-compile
 
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
@@ -213,8 +214,10 @@ test-docker-if-engine:
 
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), the
-# Java 5.x SDK through mqproxy (compat-tests/java-grpc), and the differential
-# tests against the Apache reference (compat-tests/reference). The proxy tests
+# Java 5.x SDK through mqproxy (compat-tests/java-grpc), the Java SDK 5.1.0's
+# lite consumer through Apache 5.5's proxy (compat-tests/java-lite,
+# TestJavaLite; ROCKETGO_LITE_TARGETS=rocketgo,apache adds Apache's broker),
+# and the differential tests against the Apache reference (compat-tests/reference). The proxy tests
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
@@ -224,7 +227,7 @@ test-docker-if-engine:
 # (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
 # tests; the dashboard one skips, saying so, without the cached jar); the
 # comparisons with Apache stay in test-trace and test-dashboard.
-JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side), installed by
 # sdk-deps; ROCKETGO_SDKS=1 makes a missing one fail instead of skip.
