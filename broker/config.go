@@ -129,17 +129,32 @@ type Config struct {
 	// MaxParkedPulls bounds the long-polling pulls parked at once (broker/pull);
 	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
 	MaxParkedPulls int `key:"maxParkedPulls"`
-	// Lite topics (Apache 5.5 BrokerConfig, broker/lite): event mode, the
-	// maintenance intervals and ages (ms), and the bounds on subscriptions
-	// and each client's events.
-	EnableLiteEventMode                            bool  `key:"enableLiteEventMode"`
-	LiteEventCheckInterval                         int64 `key:"liteEventCheckInterval"`
-	LiteTtlCheckInterval                           int64 `key:"liteTtlCheckInterval"`
-	MinLiteTTl                                     int64 `key:"minLiteTTl"`
-	LiteSubscriptionCheckInterval                  int64 `key:"liteSubscriptionCheckInterval"`
-	LiteSubscriptionCheckTimeoutMills              int64 `key:"liteSubscriptionCheckTimeoutMills"`
-	MaxLiteSubscriptionCount                       int64 `key:"maxLiteSubscriptionCount"`
-	MaxClientEventCount                            int   `key:"maxClientEventCount"`
+	// EnableLiteEventMode: lite pops read the lite topics their client's
+	// events name (docs/lite.md); off, every lite topic of its set.
+	EnableLiteEventMode bool `key:"enableLiteEventMode"`
+	// LiteEventCheckInterval (ms): how often clients that stopped popping
+	// lose their lite events to their group's others.
+	LiteEventCheckInterval int64 `key:"liteEventCheckInterval"`
+	// LiteTtlCheckInterval (ms): how often lite topics past their parent's
+	// lite.topic.expiration are deleted.
+	LiteTtlCheckInterval int64 `key:"liteTtlCheckInterval"`
+	// MinLiteTTl (ms): no lite topic is deleted before this uptime, nor one
+	// with a message this recent.
+	MinLiteTTl int64 `key:"minLiteTTl"`
+	// LiteSubscriptionCheckInterval (ms): how often stale lite subscriptions
+	// are dropped; LiteSubscriptionCheckTimeoutMills: stale after this long
+	// without a refresh.
+	LiteSubscriptionCheckInterval     int64 `key:"liteSubscriptionCheckInterval"`
+	LiteSubscriptionCheckTimeoutMills int64 `key:"liteSubscriptionCheckTimeoutMills"`
+	// MaxLiteSubscriptionCount bounds the (client, lite topic) pairs, and the
+	// clients, of LITE_SUBSCRIPTION_CTL; past it the answer is 2018.
+	MaxLiteSubscriptionCount int64 `key:"maxLiteSubscriptionCount"`
+	// MaxClientEventCount is a lite client's event capacity unless its group
+	// sets lite.sub.client.max.event.cnt.
+	MaxClientEventCount int `key:"maxClientEventCount"`
+	// LiteEventFullDispatchDelayTime (ms): a client whose event set was full
+	// is offered its unread lite topics again after this; ...ForWildcardGroup
+	// for wildcard groups.
 	LiteEventFullDispatchDelayTime                 int64 `key:"liteEventFullDispatchDelayTime"`
 	LiteEventFullDispatchDelayTimeForWildcardGroup int64 `key:"liteEventFullDispatchDelayTimeForWildcardGroup"`
 	// Names and paths: UPDATE_AND_CREATE_TOPIC and
