@@ -245,3 +245,21 @@ func waitForT(t *testing.T, d time.Duration, fn func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Deleting a lite group drops its lite offsets even without cleanOffset;
+// deleting the parent topic deletes its lite topics (Apache 5.5).
+func TestLiteDeleteCascades(t *testing.T) {
+	b, cl := liteBroker(t)
+	sendLite(t, b, cl, "a", "a0")
+	lmq := message.LiteQueue("P", "a")
+	waitForT(t, 5*time.Second, func() bool { return b.Store.LmqExists(lmq) })
+	b.Offsets.Commit("G", lmq, 0, 1)
+	del := remoting.NewRequest(remoting.DeleteSubscriptionGroup, map[string]string{"groupName": "G", "cleanOffset": "false"}, nil)
+	expectCode(t, invoke(t, cl, b, del), remoting.Success)
+	if _, ok := b.Offsets.Query("G", lmq, 0); ok {
+		t.Fatal("lite offset kept after its group's deletion")
+	}
+	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.DeleteTopicInBroker, map[string]string{"topic": "P"}, nil)),
+		remoting.Success)
+	waitForT(t, 5*time.Second, func() bool { return !b.Store.LmqExists(lmq) && b.Store.LmqNum() == 0 })
+}
