@@ -58,7 +58,8 @@ type Broker struct {
 	// Pops is pop consumption; the broker runs its revive as a master.
 	Pops *pop.Service
 	// Lite is the lite-topic subscriptions and events (broker/lite).
-	Lite *lite.Service
+	Lite       *lite.Service
+	liteRoutes liteRoutes // the parents' routes for its sharding decision
 	// Members serves heartbeats, the groups' member lists and their queue
 	// locks.
 	Members *clients.Service

@@ -37,8 +37,9 @@ func (b *Broker) popDeps(ordersPath string) pop.Deps {
 // liteDeps are the lite service's: the pop side is reached through b.Pops
 // when called (it is made after the lite service).
 func (b *Broker) liteDeps(st *store.Store) lite.Deps {
+	b.liteRoutes.b = b
 	return lite.Deps{Config: b.liteConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Groups: b.Groups,
-		Orders: liteOrders{b}, Wake: func(clientID string) { b.Pops.WakeLite(clientID) },
+		Orders: liteOrders{b}, Wake: func(clientID string) { b.Pops.WakeLite(clientID) }, Owner: b.liteRoutes.owner,
 		Meta: func() (int, map[string]int64) {
 			ttl := map[string]int64{}
 			m, _ := b.Topics.Snapshot()

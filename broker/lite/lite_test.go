@@ -383,7 +383,8 @@ func TestScanMovesEvents(t *testing.T) {
 		t.Fatal("c1 has no event")
 	}
 	_ = h.Ctl(&conn{}, []Entry{entry(PartialAdd, "c2", "G", "a")})
-	h.clock.Add(11_000) // events unread for more than 10 s
+	h.clock.Add(11_000) // c1's events unread for more than 10 s; c2 pops
+	h.Touch("c2")
 	h.scan(h.now())
 	if h.HasEvents("c1") || !h.HasEvents("c2") {
 		t.Fatalf("after the scan c1 %v c2 %v", h.HasEvents("c1"), h.HasEvents("c2"))
