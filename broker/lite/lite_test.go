@@ -509,3 +509,37 @@ func (oneGroup) Get(name string) (*tables.GroupConfig, bool) {
 	gc := tables.DefaultGroupConfig(name)
 	return &gc, true
 }
+
+// A wildcard group's client (COMPLETE_ADD only) gets every lite topic of
+// its parent, and a full dispatch offers it those its group has not read.
+func TestWildcardGroup(t *testing.T) {
+	h := newHarness(t)
+	h.group(t, "W", tables.AttrLiteWildcard, "")
+	h.send(t, "old", 1)
+	if err := h.Ctl(&conn{}, []Entry{entry(CompleteAdd, "w1", "W")}); err != nil {
+		t.Fatal(err)
+	}
+	h.send(t, "new", 1)
+	h.Arrived(message.LiteQueue("P", "new"))
+	if q, ok := h.Next("w1"); !ok || q != message.LiteQueue("P", "new") {
+		t.Fatalf("wildcard event %q %v", q, ok)
+	}
+	h.Touch("w1")
+	h.clock.Add(10_100) // the wildcard's full dispatch, scheduled at registration
+	h.tick(h.now())
+	var got []string
+	for {
+		q, ok := h.Next("w1")
+		if !ok {
+			break
+		}
+		got = append(got, q)
+	}
+	if strings.Join(sorted(got), ",") != message.LiteQueue("P", "new")+","+message.LiteQueue("P", "old") {
+		t.Fatalf("full dispatch offered %q", got)
+	}
+	b, _ := h.LiteTopicInfo("P", "old")
+	if !strings.Contains(string(b), `{"clientId":"*","group":"W"}`) {
+		t.Fatalf("wildcard subscriber not listed: %s", b)
+	}
+}
