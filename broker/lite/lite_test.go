@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -481,14 +482,19 @@ func TestAdminBodies(t *testing.T) {
 	}
 }
 
-// 100,000 lite topics on one parent: the registry's memory per pair.
+// 100,000 lite topics on one parent, 1,000 per client: the registry's
+// live heap per (client, lite topic) pair (B/pair), names included.
 func BenchmarkRegistry100k(b *testing.B) {
 	b.ReportAllocs()
+	var perPair float64
 	for range b.N {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		s := New(Deps{Config: func() Config { return Config{MaxLiteSubscriptionCount: 1 << 20, MaxClientEventCount: 100} },
 			Store: nopStore{}, Groups: oneGroup{}}, zerolog.Nop())
-		names := make([]string, 1000)
 		for c := 0; c < 100; c++ {
+			names := make([]string, 1000)
 			for i := range names {
 				names[i] = "t" + strconv.Itoa(c*1000+i)
 			}
@@ -496,7 +502,12 @@ func BenchmarkRegistry100k(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perPair = float64(after.HeapAlloc-before.HeapAlloc) / 100_000
+		runtime.KeepAlive(s)
 	}
+	b.ReportMetric(perPair, "B/pair")
 }
 
 type nopStore struct{ Store }
