@@ -293,13 +293,16 @@ test-dashboard: build
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of
 # rocketgo and Apache brokers: the proof that they encode Apache's behaviour
-# (about 12 minutes).
+# (about 12 minutes); and TestJavaLite against Apache's broker, the same
+# lite scenarios test-java-a runs against rocketgo's (about 2 minutes).
 PROXY_TESTS := TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC
 test-proxy-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=apache ROCKETGO_PROXY_TARGETS=rocketgo,apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_TARGETS=apache \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run 'TestJavaLite' ./...
 
 # What of the proxy runs: its unit tests, and the compat tests that drive it
 # with the official SDKs (Go, Java; cluster and local mode, TLS, ACL 2.0)
