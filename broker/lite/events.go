@@ -13,6 +13,7 @@ package lite
 
 import (
 	"container/heap"
+	"slices"
 	"time"
 
 	"github.com/rocketgo/rocketgo/message"
@@ -155,17 +156,17 @@ func (s *Service) Arrived(lmq string) {
 		s.mu.Unlock()
 		return
 	}
-	var groups []string
-	seen := map[string]struct{}{}
+	// Most lite topics have one or a few groups: a linear dedup, no map,
+	// on the store's dispatch goroutine.
+	var buf [4]string
+	groups := buf[:0]
 	for _, cg := range subs {
-		if _, ok := seen[cg.group]; !ok {
-			seen[cg.group] = struct{}{}
+		if !slices.Contains(groups, cg.group) {
 			groups = append(groups, cg.group)
 		}
 	}
 	for g := range s.wildcard[parent] {
-		if _, ok := seen[g]; !ok {
-			seen[g] = struct{}{}
+		if !slices.Contains(groups, g) {
 			groups = append(groups, g)
 		}
 	}
