@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -264,4 +265,56 @@ func TestLiteDeleteCascades(t *testing.T) {
 	expectCode(t, invoke(t, cl, b, remoting.NewRequest(remoting.DeleteTopicInBroker, map[string]string{"topic": "P"}, nil)),
 		remoting.Success)
 	waitForT(t, 5*time.Second, func() bool { return !b.Store.LmqExists(lmq) && b.Store.LmqNum() == 0 })
+}
+
+// A restart keeps lite topics and offsets, forgets subscriptions, events
+// and batches in flight: the client's COMPLETE_ADD rebuilds its events and
+// an un-acked batch is handed out again at once.
+func TestLiteRestart(t *testing.T) {
+	dir := t.TempDir()
+	lite := func(c *broker.Config) {
+		c.Store.EnableLmq, c.Store.EnableMultiDispatch = true, true
+		c.Store.StorePathRootDir = dir
+	}
+	b, cl := serveBroker(t, lite, nil)
+	if err := b.Topics.Put(tables.TopicConfig{TopicName: "P", ReadQueueNums: 1, WriteQueueNums: 1,
+		Perm: message.PermRead | message.PermWrite, Attributes: map[string]string{tables.AttrMessageType: "LITE"}}); err != nil {
+		t.Fatal(err)
+	}
+	gc := tables.DefaultGroupConfig("G")
+	gc.Attributes = map[string]string{"+" + tables.AttrLiteBindTopic: "P"}
+	if err := b.Groups.Put(gc); err != nil {
+		t.Fatal(err)
+	}
+	expectCode(t, invoke(t, cl, b, ctlReq(ctlBodyOf("PARTIAL_ADD", "c1", "a"))), remoting.Success)
+	for i := 0; i < 3; i++ {
+		sendLite(t, b, cl, "a", "a"+strconv.Itoa(i))
+	}
+	var first []litePopped
+	waitForT(t, 5*time.Second, func() bool {
+		resp := invoke(t, cl, b, popLiteReq("c1", 2, time.Minute, 0))
+		if resp.Code == remoting.Success {
+			first, _ = decodePopLiteAnswer(t, resp)
+		}
+		return len(first) > 0
+	})
+	expectCode(t, invoke(t, cl, b, ackLiteReq(first[0])), remoting.Success)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b2, cl2 := serveBroker(t, lite, nil)
+	expectCode(t, invoke(t, cl2, b2, ctlReq(ctlBodyOf("COMPLETE_ADD", "c1", "a"))), remoting.Success)
+	var again []litePopped
+	waitForT(t, 5*time.Second, func() bool {
+		resp := invoke(t, cl2, b2, popLiteReq("c1", 32, time.Minute, 0))
+		if resp.Code == remoting.Success {
+			again, _ = decodePopLiteAnswer(t, resp)
+		}
+		return len(again) > 0
+	})
+	if again[0].offset != first[0].offset+1 || len(again) != 3-int(first[0].offset+1) {
+		t.Fatalf("after the restart %+v, first batch %+v", again, first)
+	}
 }
