@@ -291,7 +291,7 @@ func (p *brokerProcs) getLiteGroupInfo(_ *remoting.Conn, req *remoting.Command) 
 	if err != nil {
 		return p.fail(req, err)
 	}
-	topK := int(req.OptInt64("topK", 20))
+	topK := int(req.OptInt64("topK", 0)) // Apache's int default; mqadmin sends 20
 	body, err := p.lite.LiteGroupInfo(group, req.Str("liteTopic"), topK)
 	return p.liteAdmin(req, body, err)
 }
