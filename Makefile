@@ -227,7 +227,7 @@ test-docker-if-engine:
 # (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
 # tests; the dashboard one skips, saying so, without the cached jar); the
 # comparisons with Apache stay in test-trace and test-dashboard.
-JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite|TestLiteAdminDifferential
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side), installed by
 # sdk-deps; ROCKETGO_SDKS=1 makes a missing one fail instead of skip.

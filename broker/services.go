@@ -40,7 +40,7 @@ func (b *Broker) liteDeps(st *store.Store) lite.Deps {
 	b.liteRoutes.b = b
 	return lite.Deps{Config: b.liteConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Groups: b.Groups,
 		Orders: liteOrders{b}, Wake: func(clientID string) { b.Pops.WakeLite(clientID) }, Owner: b.liteRoutes.owner,
-		Meta: func() (int, map[string]int64) {
+		Meta: func() (int, int, map[string]int64) {
 			ttl := map[string]int64{}
 			m, _ := b.Topics.Snapshot()
 			for name, tc := range m {
@@ -48,7 +48,7 @@ func (b *Broker) liteDeps(st *store.Store) lite.Deps {
 					ttl[name] = tc.LiteExpiration()
 				}
 			}
-			return b.Offsets.Len(), ttl
+			return b.Offsets.Len(), len(st.Topics()) + int(st.LmqNum()), ttl
 		}}
 }
 

@@ -52,9 +52,9 @@ func (s *Service) groupMeta() map[string][]string {
 // BrokerLiteInfo is GET_BROKER_LITE_INFO's body.
 func (s *Service) BrokerLiteInfo() ([]byte, error) {
 	cfg := s.d.Config()
-	offsetTableSize, lite := 0, map[string]int64{}
+	offsetTableSize, cqTableSize, lite := 0, int(s.d.Store.LmqNum()), map[string]int64{}
 	if s.d.Meta != nil {
-		offsetTableSize, lite = s.d.Meta()
+		offsetTableSize, cqTableSize, lite = s.d.Meta()
 	}
 	subs, events := s.Counts()
 	orders := 0
@@ -62,7 +62,7 @@ func (s *Service) BrokerLiteInfo() ([]byte, error) {
 		orders = s.d.Orders.LiteOrderCount()
 	}
 	b := brokerLiteInfo{StoreType: "default", MaxLmqNum: cfg.MaxLmqConsumeQueueNum, CurrentLmqNum: s.d.Store.LmqNum(),
-		LiteSubscriptionCount: subs, OrderInfoCount: orders, CqTableSize: s.d.Store.LmqNum(),
+		LiteSubscriptionCount: subs, OrderInfoCount: orders, CqTableSize: int64(cqTableSize),
 		OffsetTableSize: offsetTableSize, EventMapSize: events, TopicMeta: lite, GroupMeta: s.groupMeta()}
 	return jsonlib.Std.Marshal(b)
 }

@@ -87,9 +87,10 @@ type Deps struct {
 	// broker (ConsistentHash over the parent's route); nil: always, Apache's
 	// answer when the parent has no route.
 	Owner func(parent, lite string) bool
-	// Meta are GET_BROKER_LITE_INFO's figures from the tables: the offset
-	// table's size and each LITE topic's lite.topic.expiration.
-	Meta func() (offsetTableSize int, ttl map[string]int64)
+	// Meta are GET_BROKER_LITE_INFO's figures from the tables and the
+	// store: the offset table's and the consume queue table's sizes, and
+	// each LITE topic's lite.topic.expiration.
+	Meta func() (offsetTableSize, cqTableSize int, ttl map[string]int64)
 	// Now is the clock in milliseconds (nil: time.Now).
 	Now func() int64
 }

@@ -222,8 +222,8 @@ func (s *Service) candidatesLocked(group, lmq string) []*client {
 }
 
 // selectLocked is selectAndDispatch: the first client of the group, from
-// a random start, whose set takes lmq; blacklisted ones only when no other
-// does (not for a wildcard group); exclude never.
+// a random start, whose set takes lmq; exclude (a client found blocked)
+// and blacklisted ones (not for a wildcard group) only when no other does.
 func (s *Service) selectLocked(group, lmq, exclude string, p *pending) {
 	cands := s.candidatesLocked(group, lmq)
 	if len(cands) == 0 {
@@ -235,10 +235,11 @@ func (s *Service) selectLocked(group, lmq, exclude string, p *pending) {
 	wild := false
 	for i := range cands {
 		c := cands[(start+i)%len(cands)]
+		wild = wild || c.wildcard
 		if c.id == exclude {
+			fallback = append(fallback, c)
 			continue
 		}
-		wild = wild || c.wildcard
 		if until, ok := s.blacklist[c.id]; ok {
 			if until > now {
 				if !c.wildcard {
@@ -428,7 +429,8 @@ func (s *Service) mayBlock(e *eventSet, now int64) bool {
 }
 
 // scan takes the events of clients that stopped popping, blacklists them
-// for a while and gives their events to the group's others.
+// for a while and gives their events to the group's others (to the same
+// client, in a new set, when it has none).
 func (s *Service) scan(now int64) {
 	var p pending
 	s.mu.Lock()
@@ -445,12 +447,7 @@ func (s *Service) scan(now int64) {
 		c.ev = nil
 		s.blacklist[c.id] = now + blacklistFor.Milliseconds()
 		for _, q := range evs {
-			s.selectLocked(c.group, q, c.id, &p)
-		}
-		if len(evs) > 0 {
-			// Nobody else may have taken them: the client gets them back
-			// once its blacklisting ends, if it pops again.
-			s.scheduleFullLocked(c.id, blacklistFor.Milliseconds())
+			s.selectLocked(c.group, q, c.id, &p) // back to it when no other client takes them
 		}
 	}
 	s.mu.Unlock()
