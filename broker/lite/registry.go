@@ -43,16 +43,6 @@ func (a Action) String() string {
 	return "UNKNOWN"
 }
 
-// ParseAction reads an action's name; ok is false for any other text.
-func ParseAction(s string) (Action, bool) {
-	for a := PartialAdd; a <= CompleteRemove; a++ {
-		if a.String() == s {
-			return a, true
-		}
-	}
-	return 0, false
-}
-
 // OffsetType is an OffsetOption's type.
 type OffsetType uint8
 
