@@ -63,6 +63,7 @@ java-deps:
 	mvn -q -B -f store/testdata/apache/gen/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/null
 	mvn -q -B -P rmq4 -f compat-tests/java/pom.xml test-compile
 	mvn -q -B -P rmq5 -f compat-tests/java/pom.xml test-compile
+	mvn -q -B -f compat-tests/java-lite/pom.xml test-compile
 
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
@@ -213,8 +214,10 @@ test-docker-if-engine:
 
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), the
-# Java 5.x SDK through mqproxy (compat-tests/java-grpc), and the differential
-# tests against the Apache reference (compat-tests/reference). The proxy tests
+# Java 5.x SDK through mqproxy (compat-tests/java-grpc), the Java SDK 5.1.0's
+# lite consumer through Apache 5.5's proxy (compat-tests/java-lite,
+# TestJavaLite; ROCKETGO_LITE_TARGETS=rocketgo,apache adds Apache's broker),
+# and the differential tests against the Apache reference (compat-tests/reference). The proxy tests
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
 # both, is make test-proxy-apache (make test's 20-minute budget).
@@ -224,7 +227,7 @@ test-docker-if-engine:
 # (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
 # tests; the dashboard one skips, saying so, without the cached jar); the
 # comparisons with Apache stay in test-trace and test-dashboard.
-JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite|TestLiteAdminDifferential
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side), installed by
 # sdk-deps; ROCKETGO_SDKS=1 makes a missing one fail instead of skip.
@@ -290,13 +293,16 @@ test-dashboard: build
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of
 # rocketgo and Apache brokers: the proof that they encode Apache's behaviour
-# (about 12 minutes).
+# (about 12 minutes); and TestJavaLite against Apache's broker, the same
+# lite scenarios test-java-a runs against rocketgo's (about 2 minutes).
 PROXY_TESTS := TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC
 test-proxy-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=apache ROCKETGO_PROXY_TARGETS=rocketgo,apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_TARGETS=apache \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run 'TestJavaLite' ./...
 
 # What of the proxy runs: its unit tests, and the compat tests that drive it
 # with the official SDKs (Go, Java; cluster and local mode, TLS, ACL 2.0)

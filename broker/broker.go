@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocketgo/rocketgo/broker/admin"
 	"github.com/rocketgo/rocketgo/broker/clients"
+	"github.com/rocketgo/rocketgo/broker/lite"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/role"
@@ -56,6 +57,9 @@ type Broker struct {
 	Revive stats.PopStats
 	// Pops is pop consumption; the broker runs its revive as a master.
 	Pops *pop.Service
+	// Lite is the lite-topic subscriptions and events (broker/lite).
+	Lite       *lite.Service
+	liteRoutes liteRoutes // the parents' routes for its sharding decision
 	// Members serves heartbeats, the groups' member lists and their queue
 	// locks.
 	Members *clients.Service
@@ -184,8 +188,9 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.StoreHost = cfg.StoreHost()
 	b.UniqIDs = message.NewUniqIDGen(b.StoreHost.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
 	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
+	b.Lite = lite.New(b.liteDeps(st), root.With().Str("component", "lite").Logger())
 	b.Admin = admin.New(admin.Deps{Config: b.adminConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets,
-		Clients: b.Clients, Modes: b.requestModes, Counts: &b.Stats, Go: b.Go}, log)
+		Clients: b.Clients, Modes: b.requestModes, Counts: &b.Stats, Go: b.Go, TopicDeleted: b.Lite.CleanByParent}, log)
 	b.Pulls = pull.New(pull.Deps{Config: b.pullConfig, Store: st, Offsets: b.Offsets, Groups: b.Groups, Topics: b.Topics,
 		Filters: &b.Filters, Clients: b.Clients, Counts: &b.Stats, Got: b.stats.got, StoreGot: b.stats.store.got,
 		MaxParked: cfg.MaxParkedPulls, ColdThreads: cfg.PullMessageThreadPoolNums, ColdCapacity: cfg.PullThreadPoolQueueCapacity},
@@ -227,6 +232,10 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 			b.delays.Poke()
 		case message.TimerTopic:
 			b.timers.Poke()
+		default:
+			if message.IsLiteQueue(topic) {
+				b.Lite.Arrived(topic)
+			}
 		}
 	})
 	return b, nil
@@ -299,6 +308,9 @@ func (b *Broker) Start(h remoting.Handler) error {
 		b.runMaster(false, func(fn func(quit <-chan struct{})) { b.goRun(func() { fn(b.quit) }) })
 	}
 	b.goRun(b.expireLoop)
+	// Every role, as Apache's startBasicService: a slave expires its own
+	// copies of lite topics from the same inputs.
+	b.goRun(func() { b.Lite.Run(b.quit) })
 	b.goRun(func() { b.stats.run(b.quit) })
 	b.goRun(func() { b.Stats.RunRates(b.quit) })
 	b.goRun(func() { b.Stats.RunItems(b.quit, func() string { return b.Config().BrokerClusterName }) })

@@ -129,6 +129,34 @@ type Config struct {
 	// MaxParkedPulls bounds the long-polling pulls parked at once (broker/pull);
 	// past it a pull that finds nothing is answered PULL_NOT_FOUND at once.
 	MaxParkedPulls int `key:"maxParkedPulls"`
+	// EnableLiteEventMode: lite pops read the lite topics their client's
+	// events name (docs/lite.md); off, every lite topic of its set.
+	EnableLiteEventMode bool `key:"enableLiteEventMode"`
+	// LiteEventCheckInterval (ms): how often clients that stopped popping
+	// lose their lite events to their group's others.
+	LiteEventCheckInterval int64 `key:"liteEventCheckInterval"`
+	// LiteTtlCheckInterval (ms): how often lite topics past their parent's
+	// lite.topic.expiration are deleted.
+	LiteTtlCheckInterval int64 `key:"liteTtlCheckInterval"`
+	// MinLiteTTl (ms): no lite topic is deleted before this uptime, nor one
+	// with a message this recent.
+	MinLiteTTl int64 `key:"minLiteTTl"`
+	// LiteSubscriptionCheckInterval (ms): how often stale lite subscriptions
+	// are dropped; LiteSubscriptionCheckTimeoutMills: stale after this long
+	// without a refresh.
+	LiteSubscriptionCheckInterval     int64 `key:"liteSubscriptionCheckInterval"`
+	LiteSubscriptionCheckTimeoutMills int64 `key:"liteSubscriptionCheckTimeoutMills"`
+	// MaxLiteSubscriptionCount bounds the (client, lite topic) pairs, and the
+	// clients, of LITE_SUBSCRIPTION_CTL; past it the answer is 2018.
+	MaxLiteSubscriptionCount int64 `key:"maxLiteSubscriptionCount"`
+	// MaxClientEventCount is a lite client's event capacity unless its group
+	// sets lite.sub.client.max.event.cnt.
+	MaxClientEventCount int `key:"maxClientEventCount"`
+	// LiteEventFullDispatchDelayTime (ms): a client whose event set was full
+	// is offered its unread lite topics again after this; ...ForWildcardGroup
+	// for wildcard groups.
+	LiteEventFullDispatchDelayTime                 int64 `key:"liteEventFullDispatchDelayTime"`
+	LiteEventFullDispatchDelayTimeForWildcardGroup int64 `key:"liteEventFullDispatchDelayTimeForWildcardGroup"`
 	// Names and paths: UPDATE_AND_CREATE_TOPIC and
 	// DELETE_TOPIC_IN_BROKER refuse system topics (Apache's key and default);
 	// no topic a request creates has more than MaxTopicQueueNums read or write
@@ -280,7 +308,18 @@ func DefaultConfig() Config {
 		FilterCacheMaxBytes:       tables.DefaultFilterCacheMaxBytes,
 		FilterExpressionMaxLength: tables.DefaultFilterExpressionMaxLength,
 		MaxParkedPulls:            pull.DefaultMaxParked,
-		Store:                     sc,
+		// lite topics
+		EnableLiteEventMode:                            true,
+		LiteEventCheckInterval:                         10000,
+		LiteTtlCheckInterval:                           120000,
+		MinLiteTTl:                                     900000,
+		LiteSubscriptionCheckInterval:                  120000,
+		LiteSubscriptionCheckTimeoutMills:              180000,
+		MaxLiteSubscriptionCount:                       100000,
+		MaxClientEventCount:                            100,
+		LiteEventFullDispatchDelayTime:                 10000,
+		LiteEventFullDispatchDelayTimeForWildcardGroup: 10000,
+		Store: sc,
 		// ACL 2.0: AuthConfig's cache defaults
 		UserCacheMaxNum: 1000, UserCacheExpiredSecond: 600, UserCacheRefreshSecond: 60,
 		AclCacheMaxNum: 1000, AclCacheExpiredSecond: 600, AclCacheRefreshSecond: 60,
@@ -345,6 +384,12 @@ func (c *Config) Validate() error {
 	// Registration, filters and parked pulls.
 	if c.SplitRegistrationSize <= 0 {
 		return fmt.Errorf("broker: splitRegistrationSize %d must be positive", c.SplitRegistrationSize)
+	}
+	if c.LiteEventCheckInterval <= 0 || c.LiteTtlCheckInterval <= 0 || c.LiteSubscriptionCheckInterval <= 0 ||
+		c.MaxLiteSubscriptionCount <= 0 || c.MaxClientEventCount <= 0 {
+		return fmt.Errorf("broker: liteEventCheckInterval %d, liteTtlCheckInterval %d, liteSubscriptionCheckInterval %d, "+
+			"maxLiteSubscriptionCount %d and maxClientEventCount %d must be positive", c.LiteEventCheckInterval,
+			c.LiteTtlCheckInterval, c.LiteSubscriptionCheckInterval, c.MaxLiteSubscriptionCount, c.MaxClientEventCount)
 	}
 	if c.FilterCacheMaxBytes <= 0 || c.FilterExpressionMaxLength <= 0 || c.MaxParkedPulls <= 0 {
 		return fmt.Errorf("broker: filterCacheMaxBytes %d, filterExpressionMaxLength %d and maxParkedPulls %d must be positive",

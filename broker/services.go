@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/rocketgo/rocketgo/broker/admin"
+	"github.com/rocketgo/rocketgo/broker/lite"
 	"github.com/rocketgo/rocketgo/broker/pop"
 	"github.com/rocketgo/rocketgo/broker/pull"
 	"github.com/rocketgo/rocketgo/broker/role"
@@ -30,7 +31,44 @@ func (b *Broker) popDeps(ordersPath string) pop.Deps {
 		},
 		CreateDLQ: func(topic string) (int32, error) { return send.DLQQueueNums, b.Sends.CreateDLQ(topic) },
 		PutStatus: send.PutStatus, Go: b.Go, Counts: &b.Stats, Revive: &b.Revive, Got: b.stats.got,
-		StoreHost: b.StoreHost, OrdersPath: ordersPath}
+		StoreHost: b.StoreHost, OrdersPath: ordersPath, Lite: b.Lite}
+}
+
+// liteDeps are the lite service's: the pop side is reached through b.Pops
+// when called (it is made after the lite service).
+func (b *Broker) liteDeps(st *store.Store) lite.Deps {
+	b.liteRoutes.b = b
+	return lite.Deps{Config: b.liteConfig, Store: st, Offsets: b.Offsets, Topics: b.Topics, Groups: b.Groups,
+		Orders: liteOrders{b}, Wake: func(clientID string) { b.Pops.WakeLite(clientID) }, Owner: b.liteRoutes.owner,
+		Meta: func() (int, int, map[string]int64) {
+			ttl := map[string]int64{}
+			m, _ := b.Topics.Snapshot()
+			for name, tc := range m {
+				if tc.Lite() {
+					ttl[name] = tc.LiteExpiration()
+				}
+			}
+			return b.Offsets.Len(), len(st.Topics()) + int(st.LmqNum()), ttl
+		}}
+}
+
+// liteOrders is the pop service's lite order table, for broker/lite.
+type liteOrders struct{ b *Broker }
+
+func (o liteOrders) ForgetLite(group, lmq string) { o.b.Pops.ForgetLite(group, lmq) }
+func (o liteOrders) LiteOrderCount() int          { return o.b.Pops.LiteOrderCount() }
+
+// liteConfig is what the lite service reads of the configuration in force.
+func (b *Broker) liteConfig() lite.Config {
+	c := b.Config()
+	return lite.Config{BrokerName: c.BrokerName, EnableLiteEventMode: c.EnableLiteEventMode,
+		LiteEventCheckInterval: c.LiteEventCheckInterval, LiteTtlCheckInterval: c.LiteTtlCheckInterval,
+		MinLiteTTl: c.MinLiteTTl, LiteSubscriptionCheckInterval: c.LiteSubscriptionCheckInterval,
+		LiteSubscriptionCheckTimeoutMills:              c.LiteSubscriptionCheckTimeoutMills,
+		LiteEventFullDispatchDelayTime:                 c.LiteEventFullDispatchDelayTime,
+		LiteEventFullDispatchDelayTimeForWildcardGroup: c.LiteEventFullDispatchDelayTimeForWildcardGroup,
+		MaxLiteSubscriptionCount:                       c.MaxLiteSubscriptionCount, MaxClientEventCount: c.MaxClientEventCount,
+		MaxLmqConsumeQueueNum: int64(c.Store.MaxLmqConsumeQueueNum)}
 }
 
 // popConfig is what pop consumption reads of the configuration in force.

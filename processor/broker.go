@@ -12,20 +12,23 @@ import (
 // brokerProcs serves a broker's request codes. Each family's handlers use
 // only their own service.
 type brokerProcs struct {
-	sends   Sender
-	pulls   Puller
-	reads   Reader
-	pops    Popper
-	txs     Transactions
-	offsets Offsets
-	clients Clients
-	admin   Admin
-	ops     Ops
-	sw      Switches
-	repl    Replication
-	roles   Roles
-	host    Host
-	log     zerolog.Logger
+	sends Sender
+	pulls Puller
+	reads Reader
+	pops  Popper
+	// lite and litePops serve the lite-topic codes; nil: not registered.
+	lite     Lite
+	litePops LitePopper
+	txs      Transactions
+	offsets  Offsets
+	clients  Clients
+	admin    Admin
+	ops      Ops
+	sw       Switches
+	repl     Replication
+	roles    Roles
+	host     Host
+	log      zerolog.Logger
 	// refused logs what a client sent that was dropped or refused (a bad
 	// name in a heartbeat, ...): sampled, so a client cannot flood the log.
 	refused zerolog.Logger
@@ -53,6 +56,7 @@ func BrokerTable(s Services, log zerolog.Logger) remoting.Table {
 	p.registerTransactions(t)
 	p.registerReplication(t)
 	p.registerPop(t)
+	p.registerLite(t)
 	p.registerControllerMode(t)
 	return t
 }
@@ -64,7 +68,11 @@ func (p *brokerProcs) fail(req *remoting.Command, err error) *remoting.Command {
 func procsOf(s Services, log zerolog.Logger) *brokerProcs {
 	plog := log.With().Str("component", "processor").Logger()
 	b := s.Broker
-	return &brokerProcs{sends: s.Sends, pulls: s.Pulls, reads: s.Admin, pops: s.Pops, offsets: s.Admin,
+	p := &brokerProcs{sends: s.Sends, pulls: s.Pulls, reads: s.Admin, pops: s.Pops, offsets: s.Admin,
 		clients: s.Members, admin: s.Admin, txs: s.Txs, ops: b, sw: s.Admin, repl: s.Role, roles: s.Role, host: b,
 		log: plog, refused: plog.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})}
+	if lp, ok := s.Pops.(LitePopper); ok && s.Lite != nil {
+		p.lite, p.litePops = s.Lite, lp
+	}
+	return p
 }

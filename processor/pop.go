@@ -108,7 +108,7 @@ func decodeAck(c *remoting.Conn, req *remoting.Command) (pop.AckRequest, error) 
 		return pop.AckRequest{}, err
 	}
 	r := pop.AckRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
-		ExtraInfo: strings.Clone(h.ExtraInfo), Offset: h.Offset}
+		ExtraInfo: strings.Clone(h.ExtraInfo), Offset: h.Offset, LiteTopic: strings.Clone(req.Str("liteTopic"))}
 	if c != nil {
 		r.Remote = c.Remote
 	}
@@ -134,7 +134,8 @@ func (p *brokerProcs) changeInvisibleTime(c *remoting.Conn, req *remoting.Comman
 		return p.fail(req, err)
 	}
 	r := pop.AckRequest{Group: strings.Clone(h.ConsumerGroup), Topic: strings.Clone(h.Topic), QueueID: h.QueueID,
-		ExtraInfo: strings.Clone(h.ExtraInfo), Offset: h.Offset, InvisibleTime: h.InvisibleTime}
+		ExtraInfo: strings.Clone(h.ExtraInfo), Offset: h.Offset, InvisibleTime: h.InvisibleTime,
+		LiteTopic: strings.Clone(req.Str("liteTopic")), Suspend: req.Bool("suspend")}
 	if c != nil {
 		r.Remote = c.Remote
 	}

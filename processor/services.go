@@ -198,10 +198,13 @@ type Services struct {
 	Admin   AdminService
 	Role    RoleService
 	Txs     Transactions
+	// Lite is the lite subscription registry; nil leaves the lite codes
+	// unregistered.
+	Lite Lite
 }
 
 // ServicesOf are a broker's services, each family's its own.
 func ServicesOf(b *broker.Broker) Services {
 	return Services{Broker: b, Sends: b.Sends, Members: b.Members, Pulls: b.Pulls, Pops: b.Pops, Admin: b.Admin,
-		Role: b.Role, Txs: b.Transactions}
+		Role: b.Role, Txs: b.Transactions, Lite: b.Lite}
 }

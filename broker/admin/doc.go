@@ -52,6 +52,9 @@ type Deps struct {
 	// Go runs file work off the caller's goroutine; false once the broker
 	// stops.
 	Go func(fn func()) bool
+	// TopicDeleted runs after a deleted topic's files are gone, off the
+	// caller's goroutine (a LITE parent's lite topics go with it); may be nil.
+	TopicDeleted func(topic string)
 }
 
 // Service serves the admin codes.

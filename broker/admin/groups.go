@@ -23,6 +23,12 @@ func (s *Service) DeleteGroup(group string, cleanOffset bool) error {
 	if err := s.refuseOnSlave(); err != nil {
 		return err
 	}
+	// A lite group's offsets (its lite topics') always go (Apache 5.5).
+	if s.d.Groups.Contains(group) {
+		if gc, ok := s.d.Groups.Get(group); ok && gc.LiteBindTopic() != "" {
+			cleanOffset = true
+		}
+	}
 	s.d.Groups.Delete(group)
 	if cleanOffset {
 		s.d.Offsets.DeleteGroup(group)

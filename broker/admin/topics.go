@@ -86,6 +86,9 @@ func (s *Service) DeleteTopic(topic string) error {
 		if err := s.d.Store.DeleteTopic(topic); err != nil {
 			s.log.Error().Err(err).Str("topic", topic).Msg("delete topic files")
 		}
+		if s.d.TopicDeleted != nil {
+			s.d.TopicDeleted(topic)
+		}
 	})
 	return nil
 }

@@ -26,6 +26,10 @@ type AckRequest struct {
 	Offset        int64
 	InvisibleTime int64 // CHANGE_MESSAGE_INVISIBLETIME only
 	Remote        string
+	// LiteTopic (Apache 5.5) makes it a lite ack or change, of the lite
+	// topic's queue; Suspend (change only) does not count the redelivery.
+	LiteTopic string
+	Suspend   bool
 }
 
 // BatchAck is one entry of BATCH_ACK_MESSAGE's body (Apache's BatchAck).
@@ -65,6 +69,9 @@ func (p *Service) checkAckQueue(topic string, queueID int32, remote string) erro
 func (p *Service) Ack(r *AckRequest) error {
 	if err := p.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
 		return err
+	}
+	if r.LiteTopic != "" {
+		return p.ackLite(r)
 	}
 	minOff, maxOff := p.d.Store.MinOffset(r.Topic, r.QueueID), p.d.Store.MaxOffset(r.Topic, r.QueueID)
 	if r.Offset < minOff || r.Offset > maxOff {
@@ -128,6 +135,9 @@ func (p *Service) ChangeInvisibleTime(r *AckRequest) (ChangeInvisibleResult, err
 	}
 	if err := p.checkAckQueue(r.Topic, r.QueueID, r.Remote); err != nil {
 		return ChangeInvisibleResult{}, err
+	}
+	if r.LiteTopic != "" {
+		return p.changeInvisibleLite(r)
 	}
 	minOff, maxOff := p.d.Store.MinOffset(r.Topic, r.QueueID), p.d.Store.MaxOffset(r.Topic, r.QueueID)
 	if r.Offset < minOff || r.Offset >= maxOff {

@@ -98,6 +98,9 @@ type Deps struct {
 	Got    func(found bool, msgs int)
 	// StoreHost is brokerIP1:listenPort, written into every stored record.
 	StoreHost netip.AddrPort
+	// Lite are the clients' lite subscriptions and events; nil: lite
+	// pops are refused.
+	Lite LiteEvents
 	// OrdersPath is consumerOrderInfo.json, the orderly pops' state.
 	OrdersPath string
 }

@@ -158,33 +158,8 @@ func (t *orders) blocked(k orderKey, attemptID string, invisibleTime int64) bool
 // commit (the pop's offset commit) runs under the table's lock, as acks' do.
 func (t *orders) update(k orderKey, attemptID, topicMark string, popTime, invisibleTime int64, offsets []int64, info []byte,
 	commit func()) []byte {
-	n := &orderInfo{PopTime: popTime, InvisibleTime: invisibleTime, LastConsume: time.Now().UnixMilli(), AttemptID: attemptID}
-	n.Offsets = append(n.Offsets, offsets[0])
-	for _, o := range offsets[1:] {
-		n.Offsets = append(n.Offsets, o-offsets[0])
-	}
 	t.mu.Lock()
-	prev := t.table[k]
-	n.ConsumedCount = map[string]int{}
-	if prev != nil {
-		if prev.AttemptID != "" && prev.AttemptID == attemptID {
-			if prev.ConsumedCount != nil {
-				n.ConsumedCount = prev.ConsumedCount
-			}
-		} else {
-			was := map[int64]bool{}
-			for i := range prev.Offsets {
-				was[prev.offset(i)] = true
-			}
-			for _, o := range offsets {
-				if was[o] {
-					key := strconv.FormatInt(o, 10)
-					n.ConsumedCount[key] = prev.ConsumedCount[key] + 1
-				}
-			}
-		}
-	}
-	t.table[k] = n
+	n := t.putLocked(k, attemptID, popTime, invisibleTime, offsets)
 	commit()
 	// Entries for the offsets handed out before (count > 0), then the
 	// queue's minimum for the clients that read orderCountInfo by queue id
@@ -210,6 +185,38 @@ func (t *orders) update(k orderKey, attemptID, topicMark string, popTime, invisi
 		info = append(info, ';')
 	}
 	return fmt.Appendf(info, "%s %d %d", topicMark, k.queueID, minCount)
+}
+
+// putLocked records what a pop handed out, counting how often each offset
+// was handed out before (the same attempt keeps the counts); t.mu held.
+func (t *orders) putLocked(k orderKey, attemptID string, popTime, invisibleTime int64, offsets []int64) *orderInfo {
+	n := &orderInfo{PopTime: popTime, InvisibleTime: invisibleTime, LastConsume: time.Now().UnixMilli(), AttemptID: attemptID}
+	n.Offsets = append(n.Offsets, offsets[0])
+	for _, o := range offsets[1:] {
+		n.Offsets = append(n.Offsets, o-offsets[0])
+	}
+	prev := t.table[k]
+	n.ConsumedCount = map[string]int{}
+	if prev != nil {
+		if prev.AttemptID != "" && prev.AttemptID == attemptID {
+			if prev.ConsumedCount != nil {
+				n.ConsumedCount = prev.ConsumedCount
+			}
+		} else {
+			was := map[int64]bool{}
+			for i := range prev.Offsets {
+				was[prev.offset(i)] = true
+			}
+			for _, o := range offsets {
+				if was[o] {
+					key := strconv.FormatInt(o, 10)
+					n.ConsumedCount[key] = prev.ConsumedCount[key] + 1
+				}
+			}
+		}
+	}
+	t.table[k] = n
+	return n
 }
 
 // ack marks offset acked and returns the group's next offset, -1 when the

@@ -110,7 +110,11 @@ type Service struct {
 	mu  sync.Mutex // guards cks
 	cks map[ckKey]*popCk
 
-	waits  popWaits
+	waits popWaits
+	// liteMu serialises lite pops (read offset → read → order info), apart
+	// from popMu: a lite pop never waits for a normal one.
+	liteMu sync.Mutex
+	lite   liteState
 	poke   chan struct{} // wakes the revive loop
 	orders *orders       // orderly pop (order.go)
 
@@ -124,6 +128,7 @@ func New(d Deps, log zerolog.Logger) *Service {
 	p := &Service{d: d, log: log, cks: make(map[ckKey]*popCk), poke: make(chan struct{}, 1), orders: newOrders(d.OrdersPath)}
 	p.reviveLog = log.Sample(&zerolog.BurstSampler{Burst: 1, Period: reviveLogPeriod})
 	p.waits.init()
+	p.lite.orders = newOrders("")
 	return p
 }
 

@@ -48,23 +48,34 @@ func (w *popWaits) init() {
 // anew only if mayPark (it was woken early, before its end). gone (may be
 // nil) reports that the requester went away: the pop is then dropped.
 func (p *Service) park(topic, group string, queueID int32, bornTime, pollTime int64, gone func() bool, rerun func(mayPark bool)) parkResult {
+	on := [2]store.Position{{Topic: topic, QueueID: store.AnyQueue},
+		{Topic: message.PopRetryTopic(topic, group), QueueID: store.AnyQueue}}
+	return p.parkAt(waitKey{topic, group, queueID}, on, bornTime, pollTime, gone, rerun)
+}
+
+// parkOn parks a lite pop on key alone (its client's events), counted
+// under key as a topic's pops are.
+func (p *Service) parkOn(key, group string, bornTime, pollTime int64, gone func() bool, rerun func(mayPark bool)) parkResult {
+	on := [2]store.Position{{Topic: key, QueueID: store.AnyQueue}}
+	return p.parkAt(waitKey{key, group, 0}, on, bornTime, pollTime, gone, rerun)
+}
+
+func (p *Service) parkAt(k waitKey, on [2]store.Position, bornTime, pollTime int64, gone func() bool, rerun func(mayPark bool)) parkResult {
 	now := time.Now().UnixMilli()
 	deadline := satAdd(bornTime, pollTime)
 	if deadline <= now {
 		return notParked
 	}
-	k := waitKey{topic, group, queueID}
 	ws := &p.waits
 	ws.mu.Lock()
-	if ws.n >= maxPopPollingSize || ws.byTopic[topic] >= popPollingSize {
+	if ws.n >= maxPopPollingSize || ws.byTopic[k.topic] >= popPollingSize {
 		ws.mu.Unlock()
 		return parkFull
 	}
 	ws.count(k, 1)
 	ws.mu.Unlock()
 	w := &store.Parked{
-		On: [2]store.Position{{Topic: topic, QueueID: store.AnyQueue},
-			{Topic: message.PopRetryTopic(topic, group), QueueID: store.AnyQueue}},
+		On:       on,
 		Deadline: time.UnixMilli(deadline),
 		Gone:     gone,
 	}
