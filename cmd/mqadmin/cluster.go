@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -10,11 +9,11 @@ import (
 	"time"
 )
 
-func clusterList(a *admin, fs *flag.FlagSet, args []string) error {
-	more := fs.Bool("m", false, "Print more stats")
-	interval := fs.Int("i", 0, "specify intervals numbers, it is in seconds")
-	only := fs.String("c", "", "which cluster")
-	if err := a.parse(fs, args); err != nil {
+func clusterList(a *admin, o *options, args []string) error {
+	more := o.Bool("m", "moreStats", "Print more stats")
+	interval := o.Int32("i", "interval", 0, "specify intervals numbers, it is in seconds")
+	only := o.String("c", "clusterName", "which cluster")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if *interval != 0 {
@@ -160,10 +159,11 @@ func clusterMoreRow(cluster, name string, kv map[string]string) string {
 	return fmt.Sprintf("%-16s  %-32s %14d %14d %14d %14d", cluster, name, inY, outY, inT, outT)
 }
 
-func brokerStatus(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "Broker address")
-	cluster := fs.String("c", "", "which cluster")
-	if err := a.parse(fs, args); err != nil {
+func brokerStatus(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "Broker address")
+	cluster := o.String("c", "clusterName", "which cluster")
+	o.Group(true, "b", "c")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	switch {

@@ -32,11 +32,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -47,7 +47,7 @@ import (
 
 type command struct {
 	name, desc string
-	run        func(a *admin, fs *flag.FlagSet, args []string) error
+	run        func(a *admin, o *options, args []string) error
 }
 
 var commands = []command{
@@ -95,31 +95,33 @@ func run(args []string, out, errOut io.Writer) int {
 		return 0
 	}
 	name, rest := args[0], args[1:]
-	if name == "help" {
-		name, rest = args[1], []string{"-h"}
+	helpOnly := name == "help" && len(args) == 2 // Apache: exactly "help <cmd>"
+	if helpOnly {
+		name, rest = args[1], nil
 	}
 	for _, c := range commands {
-		if c.name != name {
+		if !strings.EqualFold(c.name, name) { // Apache: equalsIgnoreCase
 			continue
 		}
-		fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
-		fs.SetOutput(errOut)
-		if args[0] == "help" {
-			fs.SetOutput(out) // asked for: on stdout, as Apache's
-		}
-		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
-		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
+		o := newOptions("mqadmin " + c.name)
+		o.Bool("h", "help", "Print help")
+		o.String("n", "namesrvAddr", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut, opts: o, helpOnly: helpOnly}
 		a.SetTLS(tl)
 		a.Timeout = callTimeout
 		defer a.Close()
-		if err := c.run(a, fs, rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			fmt.Fprintf(errOut, "mqadmin %s: %v\n", c.name, err)
+		err := c.run(a, o, rest)
+		var pe *parseError
+		switch {
+		case err == nil, errors.Is(err, errHelp):
+			return 0
+		case errors.As(err, &pe): // commons-cli: the message, the usage, exit 1
+			fmt.Fprintln(errOut, pe.msg)
+			o.usage(out)
 			return 1
 		}
-		return 0
+		fmt.Fprintf(errOut, "mqadmin %s: %v\n", c.name, err)
+		return 1
 	}
 	fmt.Fprintf(out, "The sub command %s not exist.\n", name)
 	return 1
@@ -132,22 +134,39 @@ type admin struct {
 	errOut io.Writer // what Apache's tool prints as a stack trace and goes on
 	// printBody: print message bodies too (queryMsgById/ByOffset -f).
 	printBody bool
+	opts      *options
+	helpOnly  bool // "mqadmin help <cmd>": print the usage, parse nothing
 }
 
-// parse parses fs and takes the name servers from -n.
-func (a *admin) parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+// parse reads the command line into o as Apache's DefaultParser does, and
+// takes the name servers from -n. With -h, or for "mqadmin help <cmd>", it
+// prints the usage and returns errHelp.
+func (a *admin) parse(o *options, args []string) error {
+	if a.helpOnly {
+		o.usage(a.out)
+		return errHelp
+	}
+	if err := o.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if o.Given("h") {
+		o.usage(a.out)
+		return errHelp
 	}
-	a.NameServers = adminclient.ParseNameServers(fs.Lookup("n").Value.String())
-	if len(a.NameServers) == 0 {
-		return adminclient.ErrNoNameServer
+	if err := o.convert(); err != nil {
+		return err
 	}
+	ns := o.lookup("n").value
+	if !o.Given("n") {
+		ns = os.Getenv("NAMESRV_ADDR")
+	}
+	a.NameServers = adminclient.ParseNameServers(ns)
 	return nil
 }
+
+// usage prints the subcommand's usage on stdout, as Apache's tools do when
+// the options given leave nothing to do.
+func (a *admin) usage() { a.opts.usage(a.out) }
 
 // addrsOf lists the brokers' master addresses, and with slaves theirs too,
 // sorted (Apache collects them in a HashSet).
@@ -174,9 +193,9 @@ func (a *admin) clusterBrokers(cluster string) ([]adminclient.Broker, error) {
 	return ci.Brokers(cluster)
 }
 
-func topicList(a *admin, fs *flag.FlagSet, args []string) error {
-	cluster := fs.Bool("c", false, "clusterModel")
-	if err := a.parse(fs, args); err != nil {
+func topicList(a *admin, o *options, args []string) error {
+	cluster := o.Bool("c", "clusterModel", "clusterModel")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if *cluster {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,15 +16,20 @@ import (
 // bodyDir is where Apache's tool writes each printed message's body.
 const bodyDir = "/tmp/rocketmq/msgbodys"
 
-func queryMsgByKey(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "Topic name")
-	key := fs.String("k", "", "Message Key")
-	begin := fs.Int64("b", 0, "Begin timestamp(ms). default:0, eg:1676730526212")
-	end := fs.Int64("e", adminclient.MaxTime, "End timestamp(ms). default:Long.MAX_VALUE, eg:1676730526212")
-	maxNum := int32Flag(fs, "m", 64, "The maximum number of messages returned by the query, default:64")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func queryMsgByKey(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "Topic name")
+	key := o.Req("k", "msgKey", "Message Key")
+	begin := o.Int64("b", "beginTimestamp", 0, "Begin timestamp(ms). default:0, eg:1676730526212")
+	end := o.Int64("e", "endTimestamp", adminclient.MaxTime, "End timestamp(ms). default:Long.MAX_VALUE, eg:1676730526212")
+	maxNum := o.Int32("m", "maxNum", 64, "The maximum number of messages returned by the query, default:64")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	o.String("l", "lastKey", "Last Key")
+	keyType := o.String("p", "keyType", "Index key type, default index key type is K, you can use K for keys OR T for tags")
+	if err := a.parse(o, args); err != nil {
 		return err
+	}
+	if o.Given("l") || o.Given("p") && strings.TrimSpace(*keyType) != "K" {
+		return errors.New("-l (last key) and -p T (query by tag) are not implemented by this mqadmin")
 	}
 	t, err := requireTopic(*topic)
 	if err != nil {
@@ -46,25 +50,22 @@ func queryMsgByKey(a *admin, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func queryMsgByID(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	ids := fs.String("i", "", "Message Id")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	format := fs.String("f", "", "print message body by the specified format")
-	for _, f := range []string{"g", "d", "s", "u"} {
-		fs.String(f, "", "resend (-s) or push to a client (-g -d): not implemented by this mqadmin")
-	}
-	if err := a.parse(fs, args); err != nil {
+func queryMsgByID(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	ids := o.Req("i", "msgId", "Message Id")
+	o.String("g", "consumerGroup", "consumer group name")
+	o.String("d", "clientId", "The consumer's client id")
+	o.String("s", "sendMessage", "resend message")
+	o.String("u", "unitName", "unit name")
+	format := o.String("f", "bodyFormat", "print message body by the specified format")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	var unsupported error
-	fs.Visit(func(f *flag.Flag) {
-		if strings.Contains("gdsu", f.Name) {
-			unsupported = fmt.Errorf("-%s (resend or push the message) is not implemented by this mqadmin", f.Name)
+	for _, f := range []string{"g", "d", "s", "u"} {
+		if o.Given(f) {
+			return fmt.Errorf("-%s (resend or push the message) is not implemented by this mqadmin", f)
 		}
-	})
-	if unsupported != nil {
-		return unsupported
 	}
 	if err := a.bodyFormat(*format); err != nil {
 		return err
@@ -113,13 +114,16 @@ func (a *admin) messageByID(topic, id string) (*adminclient.Message, error) {
 	return ms[0], nil
 }
 
-func queryMsgByOffset(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	broker := fs.String("b", "", "Broker Name")
-	queue := int32Flag(fs, "i", -1, "Queue Id")
-	offset := fs.Int64("o", -1, "Queue Offset")
-	format := fs.String("f", "", "print message body by the specified format")
-	if err := a.parse(fs, args); err != nil {
+func queryMsgByOffset(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	broker := o.Req("b", "brokerName", "Broker Name")
+	queue := o.Int32("i", "queueId", -1, "Queue Id")
+	o.require(o.lookup("i"))
+	offset := o.Int64("o", "offset", -1, "Queue Offset")
+	o.require(o.lookup("o"))
+	format := o.String("f", "bodyFormat", "print message body by the specified format")
+	routeTopic := o.String("r", "routeTopic", "the topic which is used to find route info")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if err := a.bodyFormat(*format); err != nil {
@@ -133,7 +137,11 @@ func queryMsgByOffset(a *admin, fs *flag.FlagSet, args []string) error {
 	if name == "" || *queue < 0 || *offset < 0 {
 		return errors.New("-b broker name, -i queue id and -o offset are required")
 	}
-	r, err := a.Route(t)
+	rt := t // 5.5: the route of another topic (an LMQ's parent) when -r names one
+	if s := strings.TrimSpace(*routeTopic); s != "" {
+		rt = s
+	}
+	r, err := a.Route(rt)
 	if err != nil {
 		return err
 	}

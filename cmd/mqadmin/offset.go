@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,16 +11,17 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
-	group := fs.String("g", "", "set the consumer group")
-	topic := fs.String("t", "", "set the topic")
-	stamp := fs.String("s", "", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]")
-	force := fs.String("f", "", "set the force rollback by timestamp switch[true|false]. Deprecated.")
-	broker := fs.String("b", "", "broker addr")
-	queue := int32Flag(fs, "q", -1, "queue id")
-	offset := fs.String("o", "", "Expect queue offset, not support old version broker")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func resetOffsetByTime(a *admin, o *options, args []string) error {
+	group := o.Req("g", "group", "set the consumer group")
+	topic := o.Req("t", "topic", "set the topic")
+	stamp := o.Req("s", "timestamp", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]")
+	force := o.String("f", "force", "set the force rollback by timestamp switch[true|false]. Deprecated.")
+	o.Bool("c", "cplus", "reset c++ client offset. Deprecated.")
+	broker := o.String("b", "broker", "broker addr")
+	queue := o.Int32("q", "queue", -1, "queue id")
+	offset := o.String("o", "offset", "Expect queue offset, not support old version broker")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	g, t, s := strings.TrimSpace(*group), strings.TrimSpace(*topic), strings.TrimSpace(*stamp)
@@ -36,9 +36,7 @@ func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
 		return a.resetQueueOffset(*broker, g, t, int(*queue), s, ms, *offset)
 	}
 	isForce := true
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "f" })
-	if set {
+	if o.Given("f") {
 		isForce = javaBool(*force)
 	}
 	r, err := a.Route(t)

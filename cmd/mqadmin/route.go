@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -14,10 +13,10 @@ import (
 
 const routeFormat = "%-45s %-32s %-50s %-10s %-11s %-5s\n"
 
-func topicRoute(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	list := fs.Bool("l", false, "Use list format to print data")
-	if err := a.parse(fs, args); err != nil {
+func topicRoute(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	list := o.Bool("l", "list", "Use list format to print data")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	t, err := requireTopic(*topic)
@@ -60,10 +59,10 @@ func javaAddrMap(bd *adminclient.BrokerData) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func topicStatus(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	cluster := fs.String("c", "", "cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func topicStatus(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	cluster := o.String("c", "cluster", "cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	t, err := requireTopic(*topic)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -92,18 +91,19 @@ func parseAttributes(s string) (map[string]string, error) {
 	return out, nil
 }
 
-func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "create topic to which broker")
-	cluster := fs.String("c", "", "create topic to which cluster")
-	topic := fs.String("t", "", "topic name")
-	read := int32Flag(fs, "r", 8, "set read queue nums")
-	write := int32Flag(fs, "w", 8, "set write queue nums")
-	perm := int32Flag(fs, "p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
-	order := fs.String("o", "false", "set topic's order(true|false)")
-	unit := fs.String("u", "false", "is unit topic (true|false)")
-	centerSync := fs.String("s", "false", "has unit sub (true|false)")
-	attrs := fs.String("a", "", "attribute(+a=b,+c=d,-e)")
-	if err := a.parse(fs, args); err != nil {
+func updateTopic(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "create topic to which broker")
+	cluster := o.String("c", "clusterName", "create topic to which cluster")
+	o.Group(true, "b", "c")
+	attrs := o.String("a", "attributes", "attribute(+a=b,+c=d,-e)")
+	topic := o.Req("t", "topic", "topic name")
+	read := o.Int32("r", "readQueueNums", 8, "set read queue nums")
+	write := o.Int32("w", "writeQueueNums", 8, "set write queue nums")
+	perm := o.Int32("p", "perm", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
+	order := o.StringDef("o", "order", "false", "set topic's order(true|false)")
+	unit := o.StringDef("u", "unit", "false", "is unit topic (true|false)")
+	centerSync := o.StringDef("s", "hasUnitSub", "false", "has unit sub (true|false)")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if strings.TrimSpace(*topic) == "" {
@@ -167,7 +167,7 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(a.out, "%s\n", tc)
 		return nil
 	}
-	fs.Usage()
+	a.usage()
 	return nil
 }
 
@@ -192,15 +192,15 @@ func (a *admin) brokerNameOf(addr string) (string, error) {
 	return ci.BrokerNameOf(addr)
 }
 
-func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
-	cluster := fs.String("c", "", "delete topic from which cluster")
-	topic := fs.String("t", "", "topic name")
-	if err := a.parse(fs, args); err != nil {
+func deleteTopic(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	cluster := o.Req("c", "clusterName", "delete topic from which cluster")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	t, c := strings.TrimSpace(*topic), strings.TrimSpace(*cluster)
 	if t == "" || c == "" {
-		fs.Usage()
+		a.usage()
 		return nil
 	}
 	bs, err := a.clusterBrokers(c)
@@ -245,18 +245,3 @@ func (a *admin) deleteTopicInNamesrv(cluster, topic string) error {
 
 // javaBool is Boolean.parseBoolean: "true" in any case, anything else false.
 func javaBool(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
-
-// int32Flag is an int flag that, as Apache's Integer.parseInt, refuses what
-// does not fit 32 bits (a huge -r must not wrap into a small queue count).
-func int32Flag(fs *flag.FlagSet, name string, value int32, usage string) *int32 {
-	p := &value
-	fs.Func(name, fmt.Sprintf("%s (default %d)", usage, value), func(s string) error {
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
-		if err != nil {
-			return fmt.Errorf("%q is not a 32-bit integer", s)
-		}
-		*p = int32(n)
-		return nil
-	})
-	return p
-}
