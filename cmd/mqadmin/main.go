@@ -69,6 +69,19 @@ var commands = []command{
 	{"queryMsgById", "Query Message by Id.", queryMsgByID},
 	{"queryMsgByKey", "Query Message by Key.", queryMsgByKey},
 	{"queryMsgByOffset", "Query Message by offset.", queryMsgByOffset},
+	{"updateTopicPerm", "Update topic perm.", updateTopicPerm},
+	{"topicClusterList", "Get cluster info for topic.", topicClusterList},
+	{"brokerConsumeStats", "Fetch broker consume stats data.", brokerConsumeStats},
+	{"wipeWritePerm", "Wipe write perm of broker in all name server you defined in the -n param.", wipeWritePerm},
+	{"addWritePerm", "Add write perm of broker in all name server you defined in the -n param.", addWritePerm},
+	{"cleanExpiredCQ", "Clean expired ConsumeQueue on broker.", cleanExpiredCQ},
+	{"cleanUnusedTopic", "Clean unused topic on broker.", cleanUnusedTopic},
+	{"statsAll", "Topic and Consumer tps stats.", statsAll},
+	{"getNamesrvConfig", "Get configs of name server.", getNamesrvConfig},
+	{"updateNamesrvConfig", "Update configs of name server.", updateNamesrvConfig},
+	{"getConsumerConfig", "Get consumer config by subscription group name.", getConsumerConfig},
+	{"sendMessage", "Send a message.", sendMessage},
+	{"consumeMessage", "Consume message.", consumeMessage},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers
@@ -199,7 +212,7 @@ func topicList(a *admin, o *options, args []string) error {
 		return err
 	}
 	if *cluster {
-		return errors.New("-c (clusterModel) is not implemented by this mqadmin")
+		return a.topicListClusters()
 	}
 	topics, err := a.topicNames()
 	if err != nil {
