@@ -82,6 +82,14 @@ var commands = []command{
 	{"getConsumerConfig", "Get consumer config by subscription group name.", getConsumerConfig},
 	{"sendMessage", "Send a message.", sendMessage},
 	{"consumeMessage", "Consume message.", consumeMessage},
+	{"printMsg", "Print Message Detail.", printMsg},
+	{"printMsgByQueue", "Print Message Detail by queueId.", printMsgByQueue},
+	{"cloneGroupOffset", "Clone offset from other group.", cloneGroupOffset},
+	{"skipAccumulatedMessage", "Skip all messages that are accumulated (not consumed) currently.", skipAccumulatedMessage},
+	{"updateKvConfig", "Create or update KV config.", updateKvConfig},
+	{"deleteKvConfig", "Delete KV config.", deleteKvConfig},
+	{"updateOrderConf", "Create or update or delete order conf.", updateOrderConf},
+	{"allocateMQ", "Allocate MQ.", allocateMQ},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers

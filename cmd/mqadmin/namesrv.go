@@ -117,3 +117,70 @@ func writePerm(a *admin, o *options, args []string, code int32, verb, countField
 	}
 	return nil
 }
+
+// orderTopicNamespace is NamesrvUtil.NAMESPACE_ORDER_TOPIC_CONFIG.
+const orderTopicNamespace = "ORDER_TOPIC_CONFIG"
+
+func updateKvConfig(a *admin, o *options, args []string) error {
+	ns := o.Req("s", "namespace", "set the namespace")
+	key := o.Req("k", "key", "set the key name")
+	value := o.Req("v", "value", "set the key value")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if err := a.EachNamesrv(remoting.PutKVConfig, map[string]string{"namespace": strings.TrimSpace(*ns),
+		"key": strings.TrimSpace(*key), "value": strings.TrimSpace(*value)}); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "create or update kv config to namespace success.\n")
+	return nil
+}
+
+func deleteKvConfig(a *admin, o *options, args []string) error {
+	ns := o.Req("s", "namespace", "set the namespace")
+	key := o.Req("k", "key", "set the key name")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if err := a.EachNamesrv(remoting.DeleteKVConfig, map[string]string{"namespace": strings.TrimSpace(*ns),
+		"key": strings.TrimSpace(*key)}); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "delete kv config from namespace success.\n")
+	return nil
+}
+
+func updateOrderConf(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	conf := o.String("v", "orderConf", "set order conf [eg. brokerName1:num;brokerName2:num]")
+	method := o.Req("m", "method", "option type [eg. put|get|delete")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	t := strings.TrimSpace(*topic)
+	switch strings.TrimSpace(*method) {
+	case "get":
+		resp, err := a.CallNamesrv(remoting.GetKVConfig, map[string]string{"namespace": orderTopicNamespace, "key": t})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "get orderConf success. topic=[%s], orderConf=[%s] ", t, resp.Str("value"))
+	case "put":
+		v := strings.TrimSpace(*conf)
+		if v == "" {
+			return fmt.Errorf("please set orderConf with option -v.")
+		}
+		if err := a.putOrderConf(t, v); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "update orderConf success. topic=[%s], orderConf=[%s]", t, v)
+	case "delete":
+		if err := a.EachNamesrv(remoting.DeleteKVConfig, map[string]string{"namespace": orderTopicNamespace, "key": t}); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "delete orderConf success. topic=[%s]", t)
+	default:
+		a.usage()
+	}
+	return nil
+}

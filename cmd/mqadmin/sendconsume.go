@@ -229,7 +229,7 @@ func (c *consumer) byCondition(mq adminclient.MessageQueue, offset, tBegin, tEnd
 // finds; a failed pull is printed and ends the queue.
 func (c *consumer) pullQueue(addr string, mq adminclient.MessageQueue, lo, hi int64) {
 	for off := lo; off <= hi; {
-		pr, err := c.a.Pull(addr, c.group, mq, off, int(int32(hi-off+1))) // Apache's (int) cast
+		pr, err := c.a.Pull(addr, c.group, mq, off, int(int32(hi-off+1)), "*") // Apache's (int) cast
 		if err != nil {
 			fmt.Fprintf(c.a.errOut, "%v\n", err) // Apache: the stack trace
 			return

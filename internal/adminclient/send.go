@@ -120,13 +120,18 @@ type PullResult struct {
 }
 
 // Pull pulls up to maxNums messages of mq from offset as group (the tools'
-// DefaultMQPullConsumer, subscription "*", no suspension), each message
-// with MIN_OFFSET and MAX_OFFSET set as the client's processPullResult.
-func (c *Client) Pull(addr, group string, mq MessageQueue, offset int64, maxNums int) (*PullResult, error) {
+// DefaultMQPullConsumer, no suspension) whose tags match subExpr ("*",
+// "TagA || TagB"), each message with MIN_OFFSET and MAX_OFFSET set as the
+// client's processPullResult; the broker filters by tag hash, the client
+// again by tag.
+func (c *Client) Pull(addr, group string, mq MessageQueue, offset int64, maxNums int, subExpr string) (*PullResult, error) {
+	if subExpr == "" {
+		subExpr = "*"
+	}
 	resp, err := c.Invoke(addr, remoting.PullMessage, map[string]string{
 		"consumerGroup": group, "topic": mq.Topic, "queueId": strconv.Itoa(mq.QueueID),
 		"queueOffset": strconv.FormatInt(offset, 10), "maxMsgNums": strconv.Itoa(maxNums), "sysFlag": "4", "commitOffset": "0",
-		"suspendTimeoutMillis": "0", "subscription": "*", "subVersion": "0", "expressionType": "TAG",
+		"suspendTimeoutMillis": "0", "subscription": subExpr, "subVersion": "0", "expressionType": "TAG",
 		"bname": mq.BrokerName}, nil)
 	if err != nil {
 		return nil, err
@@ -155,11 +160,15 @@ func (c *Client) Pull(addr, group string, mq MessageQueue, offset int64, maxNums
 	if pr.Status != "FOUND" {
 		return pr, nil
 	}
-	if pr.Msgs, err = decodeMessages(resp.Body); err != nil {
+	all, err := decodeMessages(resp.Body)
+	if err != nil {
 		return nil, fmt.Errorf("%s: pull: %w", addr, err)
 	}
-	if len(pr.Msgs) == 0 {
-		pr.Status = "NO_MATCHED_MSG" // as the client's filter leaving nothing
+	tags := subscribedTags(subExpr)
+	for _, m := range all {
+		if t, ok := m.Prop(message.PropTags); tags == nil || ok && tags[t] {
+			pr.Msgs = append(pr.Msgs, m)
+		}
 	}
 	for _, m := range pr.Msgs {
 		m.put(message.PropMinOffset, resp.Str("minOffset"))
@@ -167,4 +176,23 @@ func (c *Client) Pull(addr, group string, mq MessageQueue, offset int64, maxNums
 		m.BrokerName = mq.BrokerName
 	}
 	return pr, nil
+}
+
+// subscribedTags is FilterAPI.buildSubscriptionData's tag set: nil for
+// "*" or "" (every message).
+func subscribedTags(expr string) map[string]bool {
+	expr = strings.TrimSpace(expr)
+	if expr == "" || expr == "*" {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, t := range strings.Split(expr, "||") {
+		if t = strings.TrimSpace(t); t != "" {
+			out[t] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
