@@ -150,17 +150,31 @@ func getConsumerStatus(t *testing.T, c *cluster, topic, group string) {
 }
 
 // mqadminStep is one subcommand run by both tools; their outputs must be
-// equal after norm (when set), as sets of lines when sets.
+// equal after norm (when set), as sets of lines when sets. between, when
+// set, is a Go mqadmin command run after Java's and before the Go tool's,
+// undoing what Java's changed (so that both start from the same state);
+// settle, when set, waits before each tool's run until that state shows.
 type mqadminStep struct {
-	args []string
-	sets bool
-	norm func(string) string
+	args    []string
+	sets    bool
+	norm    func(string) string
+	between []string
+	settle  func(t *testing.T)
 }
 
 func runMQAdminSteps(t *testing.T, ja *javaAdmin, steps []mqadminStep) {
 	for _, s := range steps {
 		t.Run(s.args[0], func(t *testing.T) {
+			if s.settle != nil {
+				s.settle(t)
+			}
 			java := ja.run(t, s.args)
+			if s.between != nil {
+				runGoAdmin(t, s.between)
+			}
+			if s.settle != nil {
+				s.settle(t)
+			}
 			goOut := runGoAdmin(t, s.args)
 			j, g := java, goOut
 			if s.norm != nil {
