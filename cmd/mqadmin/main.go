@@ -90,6 +90,16 @@ var commands = []command{
 	{"deleteKvConfig", "Delete KV config.", deleteKvConfig},
 	{"updateOrderConf", "Create or update or delete order conf.", updateOrderConf},
 	{"allocateMQ", "Allocate MQ.", allocateMQ},
+	{"createUser", "Create user to cluster.", createUser},
+	{"updateUser", "Update user to cluster.", updateUser},
+	{"deleteUser", "Delete user from cluster.", deleteUser},
+	{"getUser", "Get user from cluster.", getUser},
+	{"listUser", "List user from cluster.", listUser},
+	{"createAcl", "Create acl to cluster.", createAcl},
+	{"updateAcl", "Update acl to cluster.", updateAcl},
+	{"deleteAcl", "Delete acl from cluster.", deleteAcl},
+	{"getAcl", "Get acl from cluster.", getAcl},
+	{"listAcl", "List acl from cluster.", listAcl},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers
@@ -103,6 +113,11 @@ func run(args []string, out, errOut io.Writer) int {
 	// line or in JAVA_OPT, as Apache's tools take them.
 	props, args := sysprops.Split(args)
 	tl, err := sysprops.ClientTLS(props, zerolog.Nop())
+	if err != nil {
+		fmt.Fprintf(errOut, "mqadmin: %v\n", err)
+		return 1
+	}
+	ak, sk, signed, err := toolsCredentials(props)
 	if err != nil {
 		fmt.Fprintf(errOut, "mqadmin: %v\n", err)
 		return 1
@@ -129,6 +144,9 @@ func run(args []string, out, errOut io.Writer) int {
 		o.String("n", "namesrvAddr", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
 		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut, opts: o, helpOnly: helpOnly}
 		a.SetTLS(tl)
+		if signed {
+			a.SetCredentials(ak, sk)
+		}
 		a.Timeout = callTimeout
 		defer a.Close()
 		err := c.run(a, o, rest)
