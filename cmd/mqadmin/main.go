@@ -100,6 +100,12 @@ var commands = []command{
 	{"deleteAcl", "Delete acl from cluster.", deleteAcl},
 	{"getAcl", "Get acl from cluster.", getAcl},
 	{"listAcl", "List acl from cluster.", listAcl},
+	{"getSyncStateSet", "Fetch syncStateSet for target brokers.", getSyncStateSet},
+	{"getBrokerEpoch", "Fetch broker epoch entries.", getBrokerEpoch},
+	{"getControllerMetaData", "Get controller cluster's metadata.", getControllerMetaData},
+	{"getControllerConfig", "Get controller config.", getControllerConfig},
+	{"updateControllerConfig", "Update controller config.", updateControllerConfig},
+	{"electMaster", "Re-elect the specified broker as master.", electMaster},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers
