@@ -159,7 +159,7 @@ func printUsers(a *admin, us []adminclient.UserInfo) {
 
 // errNoBroker is the ACL reads' refusal of a cluster without a master.
 func errNoBroker(cmd string) error {
-	return fmt.Errorf("%s command failed, there is no broker in cluster.", cmd)
+	return fmt.Errorf("%s command failed, there is no broker in cluster", cmd)
 }
 
 func getUser(a *admin, o *options, args []string) error {

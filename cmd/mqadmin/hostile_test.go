@@ -138,6 +138,8 @@ func TestEveryCommandHostile(t *testing.T) {
 		{"-n", silent, "-t", "", "-g", "", "-b", "", "-c", ""},
 		{"-n", ";;;", "-t", strings.Repeat("x", 70000)},
 		{"-n", silent, "-r", "2147483648", "-w", "-1", "-q", "x", "-p", "[]"},
+		{"-n", silent, "-a", silent, "-b", "1", "-bn", "B", "-c", "C", "-u", "U", "-p", "P", "-s", "S", "-r", "R", "-d", "Allow", "-m", "get"},
+		{"--namesrvAddr=" + silent, "--topic", "T", "--brokerAddr", silent, "--bogus"},
 	}
 	for _, c := range commands {
 		for _, set := range sets {

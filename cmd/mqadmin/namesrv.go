@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -168,7 +169,7 @@ func updateOrderConf(a *admin, o *options, args []string) error {
 	case "put":
 		v := strings.TrimSpace(*conf)
 		if v == "" {
-			return fmt.Errorf("please set orderConf with option -v.")
+			return errors.New("please set orderConf with option -v")
 		}
 		if err := a.putOrderConf(t, v); err != nil {
 			return err
