@@ -1,33 +1,26 @@
-// Command mqadmin is a Go subset of Apache RocketMQ's mqadmin, for hosts and
-// images without Java: the same subcommand names, flags and output (the
-// printf formats of Apache 5.3.3's tools).
+// Command mqadmin is Apache RocketMQ's mqadmin for hosts and images without
+// Java: Apache 5.5.0's command names, options (short and long, read as
+// commons-cli's DefaultParser reads them, required ones enforced with its
+// messages) and printf formats, for topics, groups, offsets, messages,
+// brokers, name servers, controllers and ACL 2.0. docs/mqadmin.md lists
+// the commands and where the output differs.
 //
-//	mqadmin topicList          -n ns:9876
-//	mqadmin updateTopic        -n ns:9876 (-b broker:10911 | -c cluster) -t topic [-r 8 -w 8 -p 6 -o false -u false -s false -a +k=v]
-//	mqadmin deleteTopic        -n ns:9876 -c cluster -t topic
-//	mqadmin topicRoute         -n ns:9876 -t topic [-l]
-//	mqadmin topicStatus        -n ns:9876 -t topic
-//	mqadmin clusterList        -n ns:9876 [-m] [-c cluster]
-//	mqadmin brokerStatus       -n ns:9876 (-b broker:10911 | -c cluster)
-//	mqadmin getBrokerConfig    -n ns:9876 (-b broker:10911 | -c cluster)
-//	mqadmin updateBrokerConfig -n ns:9876 (-b broker:10911 | -c cluster [-a x]) -k key -v value
-//	mqadmin updateSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r 16 -q 1 ...]
-//	mqadmin deleteSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r true]
-//	mqadmin consumerProgress   -n ns:9876 [-g group [-t topic]]
-//	mqadmin consumerConnection -n ns:9876 -g group
-//	mqadmin producerConnection -n ns:9876 -g group -t topic
-//	mqadmin resetOffsetByTime  -n ns:9876 -g group -t topic -s (now | ms | yyyy-MM-dd#HH:mm:ss:SSS)
-//	mqadmin queryMsgById       -n ns:9876 -t topic -i id[,id]
-//	mqadmin queryMsgByKey      -n ns:9876 -t topic -k key
-//	mqadmin queryMsgByOffset   -n ns:9876 -t topic -b brokerName -i queueId -o offset
+//	mqadmin                              the command list
+//	mqadmin help <cmd>                   its usage block (HelpFormatter's)
+//	mqadmin <cmd> -n ns:9876 [options]   or --namesrvAddr=ns:9876, NAMESRV_ADDR
 //
-// -n defaults to NAMESRV_ADDR, as Apache's. -Dtls.enable=true (on the
-// command line or in JAVA_OPT) dials TLS, with Apache's tls.client.* keys. Where Apache prints a Java
-// hash container (a topic list, a properties table, a cluster's brokers)
-// its order is the hash's; here it is sorted, but for a message's
-// properties (javaHashOrder). A failure prints the error on stderr and
-// exits 1 (Apache prints a stack trace and exits 0); each request waits at
-// most 5 s. The requests themselves are internal/adminclient's.
+// Files: options.go (the parser and usage), one file per family of
+// commands; the requests are internal/adminclient's.
+//
+// -Dtls.enable=true (on the command line or in JAVA_OPT) dials TLS, with
+// Apache's tls.client.* keys; ${ROCKETMQ_HOME}/conf/tools.yml's accessKey
+// and secretKey sign every request, as Apache's tools sign. Where Apache
+// prints a Java hash container (a topic list, a properties table, a
+// cluster's brokers) its order is the hash's; here it is sorted, but for a
+// message's properties and the queues a consumer walks (javaHashOrder). A
+// refused command line prints commons-cli's message and the usage and exits
+// 1, as Apache's; a failed request prints the error on stderr and exits 1
+// (Apache prints a stack trace and exits 0); each request waits at most 5 s.
 package main
 
 import (
