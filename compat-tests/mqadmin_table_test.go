@@ -47,6 +47,7 @@ func TestMQAdminTable(t *testing.T) {
 	steps := []mqadminStep{
 		{args: []string{"updateTopic", "--namesrvAddr", ns, "--clusterName=" + clusterName, "-t", topic, "-r", "4", "-w", "4"}},
 		{args: []string{"updateTopic", "-n" + ns, "-c", clusterName, "-t", "%RETRY%" + group, "-r", "1", "-w", "1"}},
+		{args: []string{"updateTopic", "-n", ns, "-c", clusterName, "-t", "%RETRY%" + group2, "-r", "1", "-w", "1"}},
 		{args: []string{"updateSubGroup", "-n", ns, "-c", clusterName, "-g", group}},
 		{args: []string{"updateSubGroup", "-n", ns, "-b", b, "--groupName", group2}},
 		{args: []string{"topicRoute", "--namesrvAddr=" + ns, "--topic", topic, "--list"}},
@@ -86,6 +87,25 @@ func TestMQAdminTable(t *testing.T) {
 		{args: []string{"resetOffsetByTime", "-n", ns, "-g", group, "-t", topic, "-s", "0"}, sets: true},
 	}
 	t.Run("commands", func(t *testing.T) { runMQAdminSteps(t, java, steps) })
+	// the two messages sent (one by each tool) under the key, then one by
+	// its UNIQ_KEY (Apache's command runs once per JVM, as sendMessage)
+	var ids []string
+	for _, l := range lines(runGoAdmin(t, []string{"queryMsgByKey", "-n", ns, "-t", topic, "-k", "AdmKey"}))[1:] {
+		if f := strings.Fields(l); len(f) >= 3 {
+			ids = append(ids, f[0])
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("queryMsgByKey AdmKey: %v", ids)
+	}
+	// Both tools write the body there (Apache's fixed path).
+	t.Cleanup(func() { _ = os.Remove(filepath.Join("/tmp/rocketmq/msgbodys", ids[0])) })
+	more := []mqadminStep{
+		{args: []string{"queryMsgByKey", "-n", ns, "-t", topic, "-k", "AdmKey"}, sets: true},
+		{args: []string{"queryMsgByUniqueKey", "-n", ns, "-t", topic, "-i", ids[0]}},
+	}
+	t.Run("query", func(t *testing.T) { runMQAdminSteps(t, java, more) })
+	steps = append(steps, more...)
 
 	t.Run("exit", func(t *testing.T) {
 		for _, tc := range []struct {

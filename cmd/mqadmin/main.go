@@ -62,6 +62,7 @@ var commands = []command{
 	{"queryMsgById", "Query Message by Id.", queryMsgByID},
 	{"queryMsgByKey", "Query Message by Key.", queryMsgByKey},
 	{"queryMsgByOffset", "Query Message by offset.", queryMsgByOffset},
+	{"queryMsgByUniqueKey", "Query Message by Unique key.", queryMsgByUniqueKey},
 	{"updateTopicPerm", "Update topic perm.", updateTopicPerm},
 	{"topicClusterList", "Get cluster info for topic.", topicClusterList},
 	{"brokerConsumeStats", "Fetch broker consume stats data.", brokerConsumeStats},

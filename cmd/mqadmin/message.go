@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // bodyDir is where Apache's tool writes each printed message's body.
@@ -28,7 +30,15 @@ func queryMsgByKey(a *admin, o *options, args []string) error {
 	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	if o.Given("l") || o.Given("p") && strings.TrimSpace(*keyType) != "K" {
+	kt := "K"
+	if o.Given("p") {
+		kt = strings.TrimSpace(*keyType)
+	}
+	if kt != "K" && kt != "T" {
+		fmt.Fprint(a.out, "index type error, just support K for keys or T for tags")
+		return nil
+	}
+	if o.Given("l") || kt == "T" {
 		return errors.New("-l (last key) and -p T (query by tag) are not implemented by this mqadmin")
 	}
 	t, err := requireTopic(*topic)
@@ -43,9 +53,16 @@ func queryMsgByKey(a *admin, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.out, "%-50s %4s %40s\n", "#Message ID", "#QID", "#Offset")
+	// 5.5: each message's index key, hour of its store time (UTC hours, as
+	// MixAll.dealTimeToHourStamps), topic, key type, key, id and offset
+	fmt.Fprintf(a.out, "%-50s %4s %40s %-200s\n", "#Message ID", "#QID", "#Offset", "#IndexKey")
 	for _, m := range ms {
-		fmt.Fprintf(a.out, "%-50s %4d %40d\n", m.MsgID(), m.QueueID, m.QueueOffset)
+		hour := m.StoreTimestamp
+		if hour > 0 {
+			hour -= hour % 3_600_000
+		}
+		ik := fmt.Sprintf("%d@%s@%s@%s@%s@%d", hour, t, kt, k, m.MsgID(), m.PhysicalOffset)
+		fmt.Fprintf(a.out, "%-50s %4d %40d %-200s\n", m.MsgID(), m.QueueID, m.QueueOffset, ik)
 	}
 	return nil
 }
@@ -237,12 +254,19 @@ func (a *admin) messageTracks(m *adminclient.Message) ([]string, error) {
 			break // Apache asks one broker of the route
 		}
 	}
-	sort.Strings(groups) // Apache: a HashSet's order
+	// Apache: the HashSet fastjson decodes the group list into
+	message.HashMapOrder(groups, 16, message.JavaHash)
 	var out []string
 	for _, g := range groups {
 		track, desc := "UNKNOWN", "null"
 		cc, err := a.ConsumerConnection(g, "")
+		var ce *adminclient.CodeError
 		switch {
+		case errors.As(err, &ce): // Apache: an MQBrokerException
+			if ce.Code == remoting.ConsumerNotOnline {
+				track = "NOT_ONLINE"
+			}
+			desc = fmt.Sprintf("CODE:%d DESC:%s", ce.Code, ce.Remark)
 		case errors.Is(err, adminclient.ErrConsumerNotOnline):
 			desc = "CODE: 206 DESC: Not found the consumer group connection"
 		case err != nil:
@@ -320,6 +344,103 @@ func (a *admin) bodyFormat(charset string) error {
 		a.printBody = true
 	default:
 		return fmt.Errorf("-f %s: only UTF-8 bodies are printed by this mqadmin", charset)
+	}
+	return nil
+}
+
+func queryMsgByUniqueKey(a *admin, o *options, args []string) error {
+	id := o.Req("i", "msgId", "Message Id")
+	o.String("g", "consumerGroup", "consumer group name")
+	o.String("d", "clientId", "The consumer's client id")
+	topic := o.Req("t", "topic", "The topic of msg")
+	all := o.Bool("a", "showAll", "Print all message, the limit is 32")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	start := o.String("s", "startTime", "startTime")
+	end := o.String("e", "endTime", "endTime")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if o.Given("g") && o.Given("d") {
+		return errors.New("-g -d (push the message to a client) is not implemented by this mqadmin")
+	}
+	begin, until := int64(0), int64(adminclient.MaxTime)
+	var err error
+	if o.Given("s") {
+		if begin, err = timestampFormat(strings.TrimSpace(*start)); err != nil {
+			return err
+		}
+	}
+	if o.Given("e") {
+		if until, err = timestampFormat(strings.TrimSpace(*end)); err != nil {
+			return err
+		}
+	}
+	ms, err := a.QueryAll(strings.TrimSpace(*topic), strings.TrimSpace(*id), 32, begin, until, true)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].StoreTimestamp < ms[j].StoreTimestamp })
+	n := min(len(ms), 1)
+	if *all {
+		n = len(ms)
+	}
+	for i := 0; i < n; i++ {
+		if err := a.showMessage(ms[i], i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// showMessage is QueryMsgByUniqueKeySubCommand.showMessage: printMsg's
+// fields but the offset id, the body written under the message id (and
+// _index past the first), the tracks one after the other.
+func (a *admin) showMessage(m *adminclient.Message, index int) error {
+	path := filepath.Join(bodyDir, m.MsgID())
+	if index > 0 {
+		path += "_" + strconv.Itoa(index)
+	}
+	if err := os.MkdirAll(bodyDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, m.Body, 0o644); err != nil {
+		return err
+	}
+	tags, ok := m.Prop(message.PropTags)
+	if !ok {
+		tags = "null"
+	}
+	keys, ok := m.Prop(message.PropKeys)
+	if !ok {
+		keys = "null"
+	}
+	row := func(name string, v any) { fmt.Fprintf(a.out, "%-20s %v\n", name, v) }
+	row("Topic:", m.Topic)
+	row("Tags:", "["+tags+"]")
+	row("Keys:", "["+keys+"]")
+	row("Queue ID:", m.QueueID)
+	row("Queue Offset:", m.QueueOffset)
+	row("CommitLog Offset:", m.PhysicalOffset)
+	row("Reconsume Times:", m.ReconsumeTimes)
+	row("Born Timestamp:", humanMillis(m.BornTimestamp))
+	row("Store Timestamp:", humanMillis(m.StoreTimestamp))
+	row("Born Host:", m.BornHost.String())
+	row("Store Host:", m.StoreHost.String())
+	row("System Flag:", m.SysFlag)
+	row("Properties:", javaMapString(m.Props))
+	row("Message Body Path:", path)
+	tracks, err := a.messageTracks(m)
+	if err != nil {
+		fmt.Fprintf(a.errOut, "%v\n", err) // Apache prints the stack trace, the message stays printed
+		return nil
+	}
+	if len(tracks) == 0 {
+		fmt.Fprintf(a.out, "\n\nWARN: No Consumer")
+		return nil
+	}
+	fmt.Fprintf(a.out, "\n\n")
+	for _, t := range tracks {
+		fmt.Fprintf(a.out, "%s", t)
 	}
 	return nil
 }
