@@ -12,15 +12,16 @@ import (
 )
 
 // TestGoMQAdminAuth2: the Go mqadmin's ACL 2.0 commands (createUser …
-// listAcl) against a rocketgo broker with ACL 2.0 on, signed with the super
-// user of ${ROCKETMQ_HOME}/conf/tools.yml as Apache's tool signs: the steps
-// of TestAuth2MQAdmin up to copyUser and copyAcl (which the Go tool lacks),
-// each printing what Apache's mqadmin printed there (auth2MQAdminSteps:
+// listAcl, copyUser, copyAcl) against rocketgo brokers with ACL 2.0 on,
+// signed with the super user of ${ROCKETMQ_HOME}/conf/tools.yml as Apache's
+// tool signs: the steps of TestAuth2MQAdmin, each printing what Apache's
+// mqadmin printed there (auth2MQAdminSteps:
 // stdout, columns squeezed; a refusal's "CODE: n  DESC: remark" — on
 // stderr with exit 1 here, in Apache's stack trace with exit 0 there).
 func TestGoMQAdminAuth2(t *testing.T) {
 	t.Parallel()
 	c := auth2Cluster(t, "rocketgo", "auth2-goadm")
+	c2 := auth2Cluster(t, "rocketgo", "auth2-goadm2")
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
 		t.Fatal(err)
@@ -30,12 +31,10 @@ func TestGoMQAdminAuth2(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range auth2MQAdminSteps {
-		if strings.Contains(s.args, "copy") {
-			break
-		}
-		args := strings.Fields(strings.NewReplacer("-n N", "-n "+c.nsAddr, "-b B", "-b "+c.brokerAddr, "-c C", "-c "+clusterName).Replace(s.args))
+		args := strings.Fields(strings.NewReplacer("-n N", "-n "+c.nsAddr, "-b B2", "-b "+c2.brokerAddr, "-b B", "-b "+c.brokerAddr,
+			"-f B", "-f "+c.brokerAddr, "-t B2", "-t "+c2.brokerAddr, "-c C", "-c "+clusterName).Replace(s.args))
 		stdout, stderr, rc := runGoAdminHome(t, home, args)
-		out := squeeze(strings.ReplaceAll(stdout, c.brokerAddr, "B"))
+		out := squeeze(strings.NewReplacer(c2.brokerAddr, "B2", c.brokerAddr, "B").Replace(stdout))
 		fail := ""
 		if m := brokerFailure.FindStringSubmatch(stderr); m != nil {
 			fail = "CODE: " + m[1] + "  DESC: " + m[2]

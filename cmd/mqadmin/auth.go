@@ -391,3 +391,94 @@ func listAcl(a *admin, o *options, args []string) error {
 	}
 	return nil
 }
+
+// splitNonBlank is StringUtils.split(s, ","): no empty parts, untrimmed.
+func splitNonBlank(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func copyUser(a *admin, o *options, args []string) error {
+	from := o.Req("f", "fromBroker", "the source broker that the users copy from")
+	to := o.Req("t", "toBroker", "the target broker that the users copy to")
+	o.String("u", "usernames", "the username list of user to copy.")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	src, dst := strings.TrimSpace(*from), strings.TrimSpace(*to)
+	var users []adminclient.UserInfo
+	if names := optStr(o, "u"); names != nil && *names != "" {
+		for _, n := range splitNonBlank(*names) {
+			var u *adminclient.UserInfo
+			if err := a.AuthCall(src, adminclient.AuthGetUser, map[string]string{"username": n}, nil, &u); err != nil {
+				return err
+			}
+			if u != nil {
+				users = append(users, *u)
+			}
+		}
+	} else if err := a.AuthCall(src, adminclient.AuthListUser, nil, nil, &users); err != nil {
+		return err
+	}
+	for _, u := range users {
+		name := deref(u.Username)
+		var there *adminclient.UserInfo
+		if err := a.AuthCall(dst, adminclient.AuthGetUser, map[string]string{"username": name}, nil, &there); err != nil {
+			return err
+		}
+		code := adminclient.AuthUpdateUser
+		if there == nil {
+			code = adminclient.AuthCreateUser
+		}
+		if err := a.AuthCall(dst, code, map[string]string{"username": name}, u, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "copy user of %s from %s to %s success.\n", name, src, dst)
+	}
+	return nil
+}
+
+func copyAcl(a *admin, o *options, args []string) error {
+	from := o.Req("f", "fromBroker", "the source broker that the acls copy from")
+	to := o.Req("t", "toBroker", "the target broker that the acls copy to")
+	o.String("s", "subjects", "the subject list of acl to copy.")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	src, dst := strings.TrimSpace(*from), strings.TrimSpace(*to)
+	var acls []adminclient.AclInfo
+	if subjects := optStr(o, "s"); subjects != nil && *subjects != "" {
+		for _, s := range splitNonBlank(*subjects) {
+			var acl *adminclient.AclInfo
+			if err := a.AuthCall(src, adminclient.AuthGetACL, map[string]string{"subject": s}, nil, &acl); err != nil {
+				return err
+			}
+			if acl != nil {
+				acls = append(acls, *acl)
+			}
+		}
+	} else if err := a.AuthCall(src, adminclient.AuthListACL, nil, nil, &acls); err != nil {
+		return err
+	}
+	for _, acl := range acls {
+		subject := deref(acl.Subject)
+		var there *adminclient.AclInfo
+		if err := a.AuthCall(dst, adminclient.AuthGetACL, map[string]string{"subject": subject}, nil, &there); err != nil {
+			return err
+		}
+		code := adminclient.AuthUpdateACL
+		if there == nil {
+			code = adminclient.AuthCreateACL
+		}
+		if err := a.AuthCall(dst, code, map[string]string{"subject": subject}, acl, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "copy acl of %s from %s to %s success.\n", subject, src, dst)
+	}
+	return nil
+}
