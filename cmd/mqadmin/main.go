@@ -49,6 +49,7 @@ var commands = []command{
 	{"deleteTopic", "Delete topic from broker and NameServer.", deleteTopic},
 	{"getBrokerConfig", "Get broker config by cluster or special broker.", getBrokerConfig},
 	{"clusterList", "List cluster infos.", clusterList},
+	{"clusterRT", "List All clusters Message Send RT.", clusterRT},
 	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
 	{"topicRoute", "Examine topic route info.", topicRoute},
 	{"topicStatus", "Examine topic Status info.", topicStatus},

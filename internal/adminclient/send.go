@@ -38,6 +38,12 @@ func (c *Client) Send(producerGroup string, m OutMessage, brokerName string, que
 	if err != nil {
 		return nil, err
 	}
+	return c.SendRoute(r, producerGroup, m, brokerName, queueID)
+}
+
+// SendRoute is Send with the topic's route already known (a producer's
+// cache of it).
+func (c *Client) SendRoute(r *Route, producerGroup string, m OutMessage, brokerName string, queueID int) (*SendResult, error) {
 	type target struct {
 		name string
 		q    int
