@@ -64,6 +64,7 @@ var commands = []command{
 	{"queryMsgByKey", "Query Message by Key.", queryMsgByKey},
 	{"queryMsgByOffset", "Query Message by offset.", queryMsgByOffset},
 	{"queryMsgByUniqueKey", "Query Message by Unique key.", queryMsgByUniqueKey},
+	{"queryMsgTraceById", "Query a message trace.", queryMsgTraceByID},
 	{"updateTopicPerm", "Update topic perm.", updateTopicPerm},
 	{"topicClusterList", "Get cluster info for topic.", topicClusterList},
 	{"brokerConsumeStats", "Fetch broker consume stats data.", brokerConsumeStats},
