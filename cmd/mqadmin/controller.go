@@ -397,3 +397,90 @@ func (a *admin) printEpochs(addr string) error {
 	fmt.Fprint(a.out, "\n")
 	return nil
 }
+
+func haStatus(a *admin, o *options, args []string) error {
+	cluster := o.String("c", "clusterName", "which cluster")
+	broker := o.String("b", "brokerAddr", "which broker to fetch")
+	interval := o.String("i", "interval", "the interval(second) of get info")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if !o.Given("b") && !o.Given("c") {
+		a.usage()
+		return nil
+	}
+	return a.every(o.Given("i"), *interval, func() error {
+		addrs := []string{strings.TrimSpace(*broker)}
+		if !o.Given("b") {
+			bs, err := a.clusterBrokers(strings.TrimSpace(*cluster))
+			if err != nil {
+				return err
+			}
+			addrs = addrsOf(bs, false)
+		}
+		for _, addr := range addrs {
+			if err := a.printHAStatus(addr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// printHAStatus is HAStatusSubCommand.printStatus of GET_BROKER_HA_STATUS:
+// a master's slaves, or a slave's replication.
+func (a *admin) printHAStatus(addr string) error {
+	resp, err := a.Call(addr, remoting.GetBrokerHAStatus, nil, nil)
+	if err != nil {
+		return err
+	}
+	var hi struct {
+		Master          bool  `json:"master"`
+		MasterMaxOffset int64 `json:"masterCommitLogMaxOffset"`
+		InSyncSlaveNums int32 `json:"inSyncSlaveNums"`
+		Conns           []struct {
+			Addr              *string `json:"addr"`
+			SlaveAckOffset    int64   `json:"slaveAckOffset"`
+			Diff              int64   `json:"diff"`
+			InSync            bool    `json:"inSync"`
+			TransferredBytes  int64   `json:"transferredByteInSecond"`
+			TransferFromWhere int64   `json:"transferFromWhere"`
+		} `json:"haConnectionInfo"`
+		Client *struct {
+			MasterAddr        *string `json:"masterAddr"`
+			TransferredBytes  int64   `json:"transferredByteInSecond"`
+			MaxOffset         int64   `json:"maxOffset"`
+			LastReadTimestamp int64   `json:"lastReadTimestamp"`
+			LastWriteTime     int64   `json:"lastWriteTimestamp"`
+			MasterFlushOffset int64   `json:"masterFlushOffset"`
+		} `json:"haClientRuntimeInfo"`
+	}
+	if err := json.Unmarshal(resp.Body, &hi); err != nil {
+		return fmt.Errorf("%s: ha status: %w", addr, err)
+	}
+	if hi.Master {
+		fmt.Fprintf(a.out, "\n#MasterAddr\t%s\n#MasterCommitLogMaxOffset\t%d\n#SlaveNum\t%d\n#InSyncSlaveNum\t%d\n", addr,
+			hi.MasterMaxOffset, len(hi.Conns), hi.InSyncSlaveNums)
+		fmt.Fprintf(a.out, "%-32s  %-16s %16s %16s %16s %16s\n", "#SlaveAddr", "#SlaveAckOffset", "#Diff", "#TransferSpeed(KB/s)", "#Status", "#TransferFromWhere")
+		for _, c := range hi.Conns {
+			status := "Fall Behind"
+			if c.InSync {
+				status = "OK"
+			}
+			fmt.Fprintf(a.out, "%-32s  %-16d %16d %16.2f %16s %16d\n", deref(c.Addr), c.SlaveAckOffset, c.Diff,
+				float64(c.TransferredBytes)/1024.0, status, c.TransferFromWhere)
+		}
+		return nil
+	}
+	if hi.Client == nil {
+		return fmt.Errorf("%s: ha status: a slave without its client's runtime info", addr)
+	}
+	c := hi.Client
+	fmt.Fprintf(a.out, "\n#MasterAddr\t%s\n", deref(c.MasterAddr))
+	fmt.Fprintf(a.out, "#CommitLogMaxOffset\t%d\n", c.MaxOffset)
+	fmt.Fprintf(a.out, "#TransferSpeed(KB/s)\t%.2f\n", float64(c.TransferredBytes)/1024.0)
+	fmt.Fprintf(a.out, "#LastReadTime\t%s\n", humanMillis(c.LastReadTimestamp))
+	fmt.Fprintf(a.out, "#LastWriteTime\t%s\n", humanMillis(c.LastWriteTime))
+	fmt.Fprintf(a.out, "#MasterFlushOffset\t%d\n", c.MasterFlushOffset)
+	return nil
+}

@@ -98,6 +98,7 @@ var commands = []command{
 	{"getAcl", "Get acl from cluster.", getAcl},
 	{"listAcl", "List acl from cluster.", listAcl},
 	{"copyAcl", "Copy acl to cluster.", copyAcl},
+	{"haStatus", "Fetch ha runtime status data.", haStatus},
 	{"getSyncStateSet", "Fetch syncStateSet for target brokers.", getSyncStateSet},
 	{"getBrokerEpoch", "Fetch broker epoch entries.", getBrokerEpoch},
 	{"getControllerMetaData", "Get controller cluster's metadata.", getControllerMetaData},
