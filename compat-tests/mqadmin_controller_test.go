@@ -67,6 +67,8 @@ func TestMQAdminController(t *testing.T) {
 		{args: []string{"getBrokerEpoch", "-n", ns, "-b", ctlBrokerSet}, sets: true},
 		{args: []string{"haStatus", "-n", ns, "-c", clusterName}, settle: allInSync},
 		{args: []string{"haStatus", "-n", ns, "-b", target}, norm: haTimesNorm},
+		// an id no broker lives under: cleaned (Java's run, then the Go one's)
+		{args: []string{"cleanBrokerMetadata", "-a", follower, "-c", clusterName, "-bn", ctlBrokerSet, "-b", "99"}},
 	})
 	// electMaster: Java's of one slave, then the Go tool's of the other
 	// once it is back in the sync state set (an election shrinks it to the

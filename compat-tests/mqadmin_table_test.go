@@ -74,6 +74,7 @@ func TestMQAdminTable(t *testing.T) {
 		{args: []string{"cleanExpiredCQ", "-n", ns, "-b", b}},
 		{args: []string{"cleanExpiredCQ", "-n", ns, "-c", clusterName}},
 		{args: []string{"cleanUnusedTopic", "-n", ns}},
+		{args: []string{"deleteExpiredCommitLog", "-n", ns, "-b", b}},
 		// Apache's sendMessage and consumeMessage keep their client for the
 		// JVM's life: each runs once in the batch.
 		{args: []string{"sendMessage", "-n", ns, "-t", topic, "-p", "hello mqadmin", "-k", "AdmKey", "-c", "TagA", "-b", bn, "-i", "0"}, norm: sendMsgIDNorm},

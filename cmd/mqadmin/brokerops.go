@@ -165,3 +165,8 @@ func clusterAddrs(ci *adminclient.ClusterInfo, cluster string) []string {
 	sort.Strings(out)
 	return out
 }
+
+func deleteExpiredCommitLog(a *admin, o *options, args []string) error {
+	o.String("n", "namesrvAddr", "Name server address") // Apache's command redeclares it
+	return cleanOnBrokers(a, o, args, remoting.DeleteExpiredCommitLog, "clustername")
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -482,5 +483,43 @@ func (a *admin) printHAStatus(addr string) error {
 	fmt.Fprintf(a.out, "#LastReadTime\t%s\n", humanMillis(c.LastReadTimestamp))
 	fmt.Fprintf(a.out, "#LastWriteTime\t%s\n", humanMillis(c.LastWriteTime))
 	fmt.Fprintf(a.out, "#MasterFlushOffset\t%d\n", c.MasterFlushOffset)
+	return nil
+}
+
+func cleanBrokerMetadata(a *admin, o *options, args []string) error {
+	ctl := o.Req("a", "controllerAddress", "The address of controller")
+	ids := o.String("b", "brokerControllerIdsToClean", "The brokerController id list which requires to clean metadata. eg: 1;2;3, means that clean broker-1, broker-2 and broker-3")
+	name := o.Req("bn", "brokerName", "The broker name of the replicas that require to be manipulated")
+	cluster := o.String("c", "clusterName", "The clusterName of broker")
+	living := o.Bool("l", "cleanLivingBroker", "Whether clean up living brokers,default value is false")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	bn := strings.TrimSpace(*name)
+	ext := map[string]string{"brokerName": bn, "isCleanLivingBroker": strconv.FormatBool(*living),
+		"invokeTime": strconv.FormatInt(time.Now().UnixMilli(), 10)}
+	if o.Given("c") {
+		ext["clusterName"] = strings.TrimSpace(*cluster)
+	}
+	if o.Given("b") {
+		v := strings.TrimSpace(*ids)
+		for _, id := range strings.Split(v, ";") {
+			if _, err := strconv.ParseInt(id, 10, 64); err != nil {
+				return fmt.Errorf("please set the option <brokerControllerIdsToClean> according to the format: %q", v)
+			}
+		}
+		ext["brokerControllerIdsToClean"] = v
+	}
+	if !*living && ext["clusterName"] == "" {
+		return errors.New("cleanLivingBroker option is false, clusterName option can not be empty")
+	}
+	leader, err := a.leader(strings.TrimSpace(*ctl))
+	if err != nil {
+		return err
+	}
+	if _, err := a.Call(leader, remoting.CleanBrokerData, ext, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "clear broker %s metadata from controller success! \n", bn)
 	return nil
 }

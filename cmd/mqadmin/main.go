@@ -72,6 +72,7 @@ var commands = []command{
 	{"addWritePerm", "Add write perm of broker in all name server you defined in the -n param.", addWritePerm},
 	{"cleanExpiredCQ", "Clean expired ConsumeQueue on broker.", cleanExpiredCQ},
 	{"cleanUnusedTopic", "Clean unused topic on broker.", cleanUnusedTopic},
+	{"deleteExpiredCommitLog", "Delete expired CommitLog files.", deleteExpiredCommitLog},
 	{"statsAll", "Topic and Consumer tps stats.", statsAll},
 	{"getNamesrvConfig", "Get configs of name server.", getNamesrvConfig},
 	{"updateNamesrvConfig", "Update configs of name server.", updateNamesrvConfig},
@@ -105,6 +106,7 @@ var commands = []command{
 	{"getControllerConfig", "Get controller config.", getControllerConfig},
 	{"updateControllerConfig", "Update controller config.", updateControllerConfig},
 	{"electMaster", "Re-elect the specified broker as master.", electMaster},
+	{"cleanBrokerMetadata", "Clean metadata of broker on controller.", cleanBrokerMetadata},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers
