@@ -44,6 +44,16 @@ func TestMQAdminTable(t *testing.T) {
 
 	ns, b, bn := c.nsAddr, c.brokerAddr, c.brokerName
 	topic, group, group2 := uniq("AdmT"), uniq("AdmG"), uniq("AdmG2")
+	// the batch commands' files: fields left out take the class defaults
+	listGroup := uniq("AdmGL")
+	topicsFile, groupsFile := filepath.Join(home, "topics.json"), filepath.Join(home, "groups.json")
+	if err := os.WriteFile(topicsFile, []byte(`[{"topicName":"`+uniq("AdmTL")+`","readQueueNums":2,"writeQueueNums":2},{"topicName":"`+
+		uniq("AdmTL")+`","perm":4}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(groupsFile, []byte(`[{"groupName":"`+listGroup+`","retryMaxTimes":3}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	steps := []mqadminStep{
 		{args: []string{"updateTopic", "--namesrvAddr", ns, "--clusterName=" + clusterName, "-t", topic, "-r", "4", "-w", "4"}},
 		{args: []string{"updateTopic", "-n" + ns, "-c", clusterName, "-t", "%RETRY%" + group, "-r", "1", "-w", "1"}},
@@ -51,6 +61,11 @@ func TestMQAdminTable(t *testing.T) {
 		{args: []string{"updateSubGroup", "-n", ns, "-c", clusterName, "-g", group}},
 		{args: []string{"updateSubGroup", "-n", ns, "-b", b, "--groupName", group2}},
 		{args: []string{"topicRoute", "--namesrvAddr=" + ns, "--topic", topic, "--list"}},
+		{args: []string{"topicRoute", "-n", ns, "-t", topic}},
+		{args: []string{"updateTopicList", "-n", ns, "-b", b, "-f", topicsFile}},
+		{args: []string{"updateTopicList", "-n", ns, "-c", clusterName, "-f", topicsFile}},
+		{args: []string{"updateSubGroupList", "-n", ns, "-b", b, "-f", groupsFile}},
+		{args: []string{"getConsumerConfig", "-n", ns, "-g", listGroup}},
 		{args: []string{"topicClusterList", "-n", ns, "-t", topic}},
 		{args: []string{"topicList", "-n", ns, "-c"}, sets: true},
 		{args: []string{"getNamesrvConfig", "-n", ns}, sets: true},

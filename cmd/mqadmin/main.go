@@ -46,6 +46,7 @@ type command struct {
 var commands = []command{
 	{"topicList", "Fetch all topic list from name server.", topicList},
 	{"updateTopic", "Update or create topic.", updateTopic},
+	{"updateTopicList", "create or update topic in batch", updateTopicList},
 	{"deleteTopic", "Delete topic from broker and NameServer.", deleteTopic},
 	{"getBrokerConfig", "Get broker config by cluster or special broker.", getBrokerConfig},
 	{"clusterList", "List cluster infos.", clusterList},
@@ -58,6 +59,7 @@ var commands = []command{
 	{"producerConnection", "Query producer's socket connection and client version.", producerConnection},
 	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
 	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
+	{"updateSubGroupList", "Update or create subscription group in batch", updateSubGroupList},
 	{"updateBrokerConfig", "Update broker's config.", updateBrokerConfig},
 	{"resetOffsetByTime", "Reset consumer offset by timestamp(without client restart).", resetOffsetByTime},
 	{"queryMsgById", "Query Message by Id.", queryMsgByID},
