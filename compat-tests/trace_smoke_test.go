@@ -30,21 +30,22 @@ func TestTraceSmoke(t *testing.T) {
 		ja := startJavaAdmin(t, toolsClasspath(t), t.TempDir())
 		run := fmt.Sprintf("gs%06d", time.Now().UnixNano()%1_000_000)
 		r := runGoTrace(t, tg, run, ja)
-		checkTraceSmoke(t, r, goTraceCount)
+		checkTraceSmoke(t, r, goTraceCount, c.nsAddr)
 	})
 	t.Run("java-5.3.3", func(t *testing.T) {
 		t.Parallel()
 		line := javaLines[len(javaLines)-1]
 		runs := runJavaTraceCases(t, []target{tg}, line, []string{"default"})
-		checkTraceSmoke(t, runs["default"]["rocketgo"], 3) // TraceTest.COUNT
+		checkTraceSmoke(t, runs["default"]["rocketgo"], 3, c.nsAddr) // TraceTest.COUNT
 	})
 	t.Cleanup(func() { t.Logf("trace smoke: %.1fs", time.Since(start).Seconds()) })
 }
 
 // checkTraceSmoke asserts that each of n messages has a Pub, a SubBefore
 // and a SubAfter record in the trace topic (collect already waited for
-// them), and a queryMsgTraceById output with a Pub and a Sub row.
-func checkTraceSmoke(t *testing.T, r *traceRun, n int) {
+// them), and a queryMsgTraceById output with a Pub and a Sub row, which
+// the Go mqadmin's queryMsgTraceById prints the same.
+func checkTraceSmoke(t *testing.T, r *traceRun, n int, nsAddr string) {
 	t.Helper()
 	types := map[string]int{}
 	for _, rec := range r.records {
@@ -64,5 +65,14 @@ func checkTraceSmoke(t *testing.T, r *traceRun, n int) {
 			continue
 		}
 		t.Logf("queryMsgTraceById %s:\n%s", id, out)
+		for real, placeholder := range r.ids {
+			if placeholder != id {
+				continue
+			}
+			// the same normalisation as Apache's output had (run id, times, costs)
+			if g := r.normalizeAdmin(runGoAdmin(t, []string{"queryMsgTraceById", "-n", nsAddr, "-i", real})); g != out {
+				t.Errorf("queryMsgTraceById %s: the Go mqadmin prints\n%s\nApache's\n%s", id, g, out)
+			}
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,10 +8,11 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func getBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "get which broker")
-	cluster := fs.String("c", "", "get which cluster")
-	if err := a.parse(fs, args); err != nil {
+func getBrokerConfig(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "get which broker")
+	cluster := o.String("c", "clusterName", "get which cluster")
+	o.Group(true, "b", "c")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	switch {
@@ -81,13 +81,13 @@ func parseProperties(s string) map[string]string {
 	return out
 }
 
-func updateBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "update which broker")
-	cluster := fs.String("c", "", "update which cluster")
-	fs.String("a", "", "update all brokers include slave (any value: Apache checks its presence)")
-	key := fs.String("k", "", "config key")
-	value := fs.String("v", "", "config value")
-	if err := a.parse(fs, args); err != nil {
+func updateBrokerConfig(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "update which broker")
+	cluster := o.String("c", "clusterName", "update which cluster")
+	o.String("a", "updateAllBroker", "update all brokers include slave") // Apache checks its presence
+	key := o.Req("k", "key", "config key")
+	value := o.Req("v", "value", "config value")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	k, v := strings.TrimSpace(*key), strings.TrimSpace(*value)
@@ -107,9 +107,7 @@ func updateBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return err
 		}
-		withSlaves := false
-		fs.Visit(func(f *flag.Flag) { withSlaves = withSlaves || f.Name == "a" })
-		for _, addr := range addrsOf(bs, withSlaves) {
+		for _, addr := range addrsOf(bs, o.Given("a")) {
 			if _, err := a.Call(addr, remoting.UpdateBrokerConfig, nil, body); err != nil {
 				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next broker
 				continue
@@ -117,7 +115,7 @@ func updateBrokerConfig(a *admin, fs *flag.FlagSet, args []string) error {
 			fmt.Fprintf(a.out, "update broker config success, %s\n", addr)
 		}
 	default:
-		fs.Usage()
+		a.usage()
 	}
 	return nil
 }

@@ -2,19 +2,21 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocketgo/rocketgo/internal/adminclient"
 )
 
-func clusterList(a *admin, fs *flag.FlagSet, args []string) error {
-	more := fs.Bool("m", false, "Print more stats")
-	interval := fs.Int("i", 0, "specify intervals numbers, it is in seconds")
-	only := fs.String("c", "", "which cluster")
-	if err := a.parse(fs, args); err != nil {
+func clusterList(a *admin, o *options, args []string) error {
+	more := o.Bool("m", "moreStats", "Print more stats")
+	interval := o.Int32("i", "interval", 0, "specify intervals numbers, it is in seconds")
+	only := o.String("c", "clusterName", "which cluster")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if *interval != 0 {
@@ -160,10 +162,11 @@ func clusterMoreRow(cluster, name string, kv map[string]string) string {
 	return fmt.Sprintf("%-16s  %-32s %14d %14d %14d %14d", cluster, name, inY, outY, inT, outT)
 }
 
-func brokerStatus(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "Broker address")
-	cluster := fs.String("c", "", "which cluster")
-	if err := a.parse(fs, args); err != nil {
+func brokerStatus(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "Broker address")
+	cluster := o.String("c", "clusterName", "which cluster")
+	o.Group(true, "b", "c")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	switch {
@@ -204,4 +207,83 @@ func (a *admin) printRuntime(addr string, withAddr bool) error {
 		}
 	}
 	return nil
+}
+
+// clusterRT sends -a messages of -s bytes to the topic named after each
+// broker of each cluster (or of -c), prints the mean send time but the
+// first's, and again every -i seconds, until stopped.
+func clusterRT(a *admin, o *options, args []string) error {
+	amount := o.Int64("a", "amount", 100, "message amount | default 100")
+	size := o.Int64("s", "size", 128, "message size | default 128 Byte")
+	only := o.String("c", "cluster", "cluster name | default display all cluster")
+	tlog := o.String("p", "print log", "print as tlog | default false")
+	room := o.StringDef("m", "machine room", "noname", "machine room name | default noname")
+	interval := o.Int64("i", "interval", 10, "print interval | default 10 seconds")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if *size < 0 || *size > 4<<20 {
+		return fmt.Errorf("-s %d: a size from 0 to 4 MiB", *size)
+	}
+	ci, err := a.ClusterInfo()
+	if err != nil {
+		return err
+	}
+	var clusters []string
+	if o.Given("c") {
+		clusters = []string{strings.TrimSpace(*only)}
+	} else {
+		for c := range ci.ClusterAddrTable {
+			clusters = append(clusters, c)
+		}
+		sort.Strings(clusters) // Apache: the HashMap's order
+	}
+	asTlog := javaBool(*tlog)
+	if !asTlog {
+		fmt.Fprintf(a.out, "%-24s  %-24s  %-4s  %-8s  %-8s\n", "#Cluster Name", "#Broker Name", "#RT", "#successCount", "#failCount")
+	}
+	body := []byte(strings.Repeat("a", int(*size)))
+	group := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	routes := map[string]*adminclient.Route{}
+	for {
+		for _, c := range clusters {
+			names, ok := ci.ClusterAddrTable[c]
+			if !ok {
+				fmt.Fprintf(a.out, "cluster [%s] not exist", c)
+				break
+			}
+			for _, bn := range names {
+				var elapsed time.Duration
+				ok, failed := 0, 0
+				for i := int64(0); i < *amount; i++ {
+					start := time.Now()
+					r, err := routes[bn], error(nil)
+					if r == nil {
+						if r, err = a.Route(bn); err == nil {
+							routes[bn] = r
+						}
+					}
+					if err == nil {
+						_, err = a.SendRoute(r, group, adminclient.OutMessage{Topic: bn, Body: body}, "", -1)
+					}
+					if err != nil {
+						failed++
+					} else {
+						ok++
+					}
+					if i != 0 { // Apache: whole milliseconds per send
+						elapsed += time.Since(start).Truncate(time.Millisecond)
+					}
+				}
+				rt := float64(elapsed.Milliseconds()) / float64(*amount-1) // NaN for one message, as Apache's
+				if asTlog {
+					fmt.Fprintf(a.out, "%s|%s|%s|%s|%.0f\n", time.Now().In(time.FixedZone("GMT+8", 8*3600)).Format("2006-01-02 15:04:05"),
+						strings.TrimSpace(*room), c, bn, math.Floor(rt+0.5)) // BigDecimal's ROUND_HALF_UP
+				} else {
+					fmt.Fprintf(a.out, "%-24s  %-24s  %-8s  %-16d  %-16d\n", c, bn, fmt.Sprintf("%.2f", rt), ok, failed)
+				}
+			}
+		}
+		time.Sleep(time.Duration(max(*interval, 0)) * time.Second)
+	}
 }

@@ -2,16 +2,15 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strings"
 )
 
-func consumerConnection(a *admin, fs *flag.FlagSet, args []string) error {
-	group := fs.String("g", "", "consumer group name")
-	broker := fs.String("b", "", "broker address")
-	if err := a.parse(fs, args); err != nil {
+func consumerConnection(a *admin, o *options, args []string) error {
+	group := o.Req("g", "consumerGroup", "consumer group name")
+	broker := o.String("b", "brokerAddr", "broker address")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	g := strings.TrimSpace(*group)
@@ -44,10 +43,10 @@ func consumerConnection(a *admin, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func producerConnection(a *admin, fs *flag.FlagSet, args []string) error {
-	group := fs.String("g", "", "producer group name")
-	topic := fs.String("t", "", "topic name")
-	if err := a.parse(fs, args); err != nil {
+func producerConnection(a *admin, o *options, args []string) error {
+	group := o.Req("g", "producerGroup", "producer group name")
+	topic := o.Req("t", "topic", "topic name")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	g := strings.TrimSpace(*group)

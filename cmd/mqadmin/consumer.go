@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -9,12 +8,12 @@ import (
 	"github.com/rocketgo/rocketgo/internal/adminclient"
 )
 
-func consumerProgress(a *admin, fs *flag.FlagSet, args []string) error {
-	group := fs.String("g", "", "consumer group name")
-	topic := fs.String("t", "", "topic name")
-	showIP := fs.String("s", "", "Show Client IP per Queue")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func consumerProgress(a *admin, o *options, args []string) error {
+	group := o.String("g", "groupName", "consumer group name")
+	topic := o.String("t", "topicName", "topic name")
+	showIP := o.String("s", "showClientIP", "Show Client IP per Queue")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if javaBool(*showIP) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -66,22 +65,24 @@ func (p retryPolicy) String() string {
 	return fmt.Sprintf("GroupRetryPolicy{type=%s, exponentialRetryPolicy=%s, customizedRetryPolicy=%s}", p.Type, exp, cust)
 }
 
-func updateSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "create subscription group to which broker")
-	cluster := fs.String("c", "", "create subscription group to which cluster")
-	group := fs.String("g", "", "consumer group name")
-	consume := fs.String("s", "", "consume enable")
-	fromMin := fs.String("m", "", "from min offset")
-	broadcast := fs.String("d", "", "broadcast")
-	orderly := fs.String("o", "", "consume message orderly")
-	retryQueues := fs.String("q", "", "retry queue nums")
-	retryMax := fs.String("r", "", "retry max times")
-	policy := fs.String("p", "", "the json string of retry policy")
-	brokerID := fs.String("i", "", "consumer from which broker id")
-	slowly := fs.String("w", "", "which broker id when consume slowly")
-	notify := fs.String("a", "", "notify consumerId changed")
-	attrs := fs.String("attributes", "", "attribute(+a=b,+c=d,-e)")
-	if err := a.parse(fs, args); err != nil {
+func updateSubGroup(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "create subscription group to which broker")
+	cluster := o.String("c", "clusterName", "create subscription group to which cluster")
+	group := o.Req("g", "groupName", "consumer group name")
+	consume := o.String("s", "consumeEnable", "consume enable")
+	fromMin := o.String("m", "consumeFromMinEnable", "from min offset")
+	broadcast := o.String("d", "consumeBroadcastEnable", "broadcast")
+	orderly := o.String("o", "consumeMessageOrderly", "consume message orderly")
+	retryQueues := o.String("q", "retryQueueNums", "retry queue nums")
+	retryMax := o.String("r", "retryMaxTimes", "retry max times")
+	policy := o.String("p", "groupRetryPolicy", "the json string of retry policy ( exp: "+
+		`{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":5000,"max":7200000,"multiplier":2}} `+
+		`{"type":"CUSTOMIZED","customizedRetryPolicy":{"next":[1000,5000,10000]}} )`)
+	brokerID := o.String("i", "brokerId", "consumer from which broker id")
+	slowly := o.String("w", "whichBrokerWhenConsumeSlowly", "which broker id when consume slowly")
+	notify := o.String("a", "notifyConsumerIdsChanged", "notify consumerId changed")
+	attrs := o.String("", "attributes", "attribute(+a=b,+c=d,-e)")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	g := &subGroup{GroupName: strings.TrimSpace(*group), ConsumeEnable: true, RetryQueueNums: 1, RetryMaxTimes: 16,
@@ -90,11 +91,9 @@ func updateSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 	if g.GroupName == "" {
 		return errors.New("-g consumer group is required")
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
 	boolOpt := func(name, v string, dst *bool) {
-		if set[name] {
+		if o.Given(name) {
 			*dst = javaBool(v)
 		}
 	}
@@ -104,7 +103,7 @@ func updateSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 	boolOpt("o", *orderly, &g.ConsumeMessageOrderly)
 	boolOpt("a", *notify, &g.NotifyConsumerIdsChangedEnable)
 	intOpt := func(name, v string, bits int) int64 {
-		if !set[name] || err != nil {
+		if !o.Given(name) || err != nil {
 			return 0
 		}
 		n, e := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
@@ -113,27 +112,27 @@ func updateSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 		}
 		return n
 	}
-	if set["q"] {
+	if o.Given("q") {
 		g.RetryQueueNums = int32(intOpt("q", *retryQueues, 32))
 	}
-	if set["r"] {
+	if o.Given("r") {
 		g.RetryMaxTimes = int32(intOpt("r", *retryMax, 32))
 	}
-	if set["i"] {
+	if o.Given("i") {
 		g.BrokerID = intOpt("i", *brokerID, 64)
 	}
-	if set["w"] {
+	if o.Given("w") {
 		g.WhichBrokerWhenConsumeSlowly = intOpt("w", *slowly, 64)
 	}
 	if err != nil {
 		return err
 	}
-	if set["p"] {
+	if o.Given("p") {
 		if err := json.Unmarshal([]byte(strings.TrimSpace(*policy)), &g.GroupRetryPolicy); err != nil {
 			return fmt.Errorf("-p retry policy: %w", err)
 		}
 	}
-	if set["attributes"] {
+	if o.Given("attributes") {
 		if g.Attributes, err = parseAttributes(strings.TrimSpace(*attrs)); err != nil {
 			return err
 		}
@@ -162,19 +161,19 @@ func updateSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 			fmt.Fprintf(a.out, "create subscription group to %s success.\n", addr)
 		}
 	default:
-		fs.Usage()
+		a.usage()
 		return nil
 	}
 	fmt.Fprintf(a.out, "%s", g)
 	return nil
 }
 
-func deleteSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "delete subscription group from which broker")
-	cluster := fs.String("c", "", "delete subscription group from which cluster")
-	group := fs.String("g", "", "subscription group name")
-	clean := fs.String("r", "", "remove offset")
-	if err := a.parse(fs, args); err != nil {
+func deleteSubGroup(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "delete subscription group from which broker")
+	cluster := o.String("c", "clusterName", "delete subscription group from which cluster")
+	group := o.Req("g", "groupName", "subscription group name")
+	clean := o.String("r", "removeOffset", "remove offset")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	g := strings.TrimSpace(*group)
@@ -208,7 +207,7 @@ func deleteSubGroup(a *admin, fs *flag.FlagSet, args []string) error {
 			}
 		}
 	default:
-		fs.Usage()
+		a.usage()
 	}
 	return nil
 }

@@ -1,42 +1,35 @@
-// Command mqadmin is a Go subset of Apache RocketMQ's mqadmin, for hosts and
-// images without Java: the same subcommand names, flags and output (the
-// printf formats of Apache 5.3.3's tools).
+// Command mqadmin is Apache RocketMQ's mqadmin for hosts and images without
+// Java: Apache 5.5.0's command names, options (short and long, read as
+// commons-cli's DefaultParser reads them, required ones enforced with its
+// messages) and printf formats, for topics, groups, offsets, messages,
+// brokers, name servers, controllers and ACL 2.0. docs/mqadmin.md lists
+// the commands and where the output differs.
 //
-//	mqadmin topicList          -n ns:9876
-//	mqadmin updateTopic        -n ns:9876 (-b broker:10911 | -c cluster) -t topic [-r 8 -w 8 -p 6 -o false -u false -s false -a +k=v]
-//	mqadmin deleteTopic        -n ns:9876 -c cluster -t topic
-//	mqadmin topicRoute         -n ns:9876 -t topic [-l]
-//	mqadmin topicStatus        -n ns:9876 -t topic
-//	mqadmin clusterList        -n ns:9876 [-m] [-c cluster]
-//	mqadmin brokerStatus       -n ns:9876 (-b broker:10911 | -c cluster)
-//	mqadmin getBrokerConfig    -n ns:9876 (-b broker:10911 | -c cluster)
-//	mqadmin updateBrokerConfig -n ns:9876 (-b broker:10911 | -c cluster [-a x]) -k key -v value
-//	mqadmin updateSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r 16 -q 1 ...]
-//	mqadmin deleteSubGroup     -n ns:9876 (-b broker:10911 | -c cluster) -g group [-r true]
-//	mqadmin consumerProgress   -n ns:9876 [-g group [-t topic]]
-//	mqadmin consumerConnection -n ns:9876 -g group
-//	mqadmin producerConnection -n ns:9876 -g group -t topic
-//	mqadmin resetOffsetByTime  -n ns:9876 -g group -t topic -s (now | ms | yyyy-MM-dd#HH:mm:ss:SSS)
-//	mqadmin queryMsgById       -n ns:9876 -t topic -i id[,id]
-//	mqadmin queryMsgByKey      -n ns:9876 -t topic -k key
-//	mqadmin queryMsgByOffset   -n ns:9876 -t topic -b brokerName -i queueId -o offset
+//	mqadmin                              the command list
+//	mqadmin help <cmd>                   its usage block (HelpFormatter's)
+//	mqadmin <cmd> -n ns:9876 [options]   or --namesrvAddr=ns:9876, NAMESRV_ADDR
 //
-// -n defaults to NAMESRV_ADDR, as Apache's. -Dtls.enable=true (on the
-// command line or in JAVA_OPT) dials TLS, with Apache's tls.client.* keys. Where Apache prints a Java
-// hash container (a topic list, a properties table, a cluster's brokers)
-// its order is the hash's; here it is sorted, but for a message's
-// properties (javaHashOrder). A failure prints the error on stderr and
-// exits 1 (Apache prints a stack trace and exits 0); each request waits at
-// most 5 s. The requests themselves are internal/adminclient's.
+// Files: options.go (the parser and usage), one file per family of
+// commands; the requests are internal/adminclient's.
+//
+// -Dtls.enable=true (on the command line or in JAVA_OPT) dials TLS, with
+// Apache's tls.client.* keys; ${ROCKETMQ_HOME}/conf/tools.yml's accessKey
+// and secretKey sign every request, as Apache's tools sign. Where Apache
+// prints a Java hash container (a topic list, a properties table, a
+// cluster's brokers) its order is the hash's; here it is sorted, but for a
+// message's properties and the queues a consumer walks (javaHashOrder). A
+// refused command line prints commons-cli's message and the usage and exits
+// 1, as Apache's; a failed request prints the error on stderr and exits 1
+// (Apache prints a stack trace and exits 0); each request waits at most 5 s.
 package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -47,15 +40,17 @@ import (
 
 type command struct {
 	name, desc string
-	run        func(a *admin, fs *flag.FlagSet, args []string) error
+	run        func(a *admin, o *options, args []string) error
 }
 
 var commands = []command{
 	{"topicList", "Fetch all topic list from name server.", topicList},
 	{"updateTopic", "Update or create topic.", updateTopic},
+	{"updateTopicList", "create or update topic in batch", updateTopicList},
 	{"deleteTopic", "Delete topic from broker and NameServer.", deleteTopic},
 	{"getBrokerConfig", "Get broker config by cluster or special broker.", getBrokerConfig},
 	{"clusterList", "List cluster infos.", clusterList},
+	{"clusterRT", "List All clusters Message Send RT.", clusterRT},
 	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
 	{"topicRoute", "Examine topic route info.", topicRoute},
 	{"topicStatus", "Examine topic Status info.", topicStatus},
@@ -64,11 +59,56 @@ var commands = []command{
 	{"producerConnection", "Query producer's socket connection and client version.", producerConnection},
 	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
 	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
+	{"updateSubGroupList", "Update or create subscription group in batch", updateSubGroupList},
 	{"updateBrokerConfig", "Update broker's config.", updateBrokerConfig},
 	{"resetOffsetByTime", "Reset consumer offset by timestamp(without client restart).", resetOffsetByTime},
 	{"queryMsgById", "Query Message by Id.", queryMsgByID},
 	{"queryMsgByKey", "Query Message by Key.", queryMsgByKey},
 	{"queryMsgByOffset", "Query Message by offset.", queryMsgByOffset},
+	{"queryMsgByUniqueKey", "Query Message by Unique key.", queryMsgByUniqueKey},
+	{"queryMsgTraceById", "Query a message trace.", queryMsgTraceByID},
+	{"updateTopicPerm", "Update topic perm.", updateTopicPerm},
+	{"topicClusterList", "Get cluster info for topic.", topicClusterList},
+	{"brokerConsumeStats", "Fetch broker consume stats data.", brokerConsumeStats},
+	{"wipeWritePerm", "Wipe write perm of broker in all name server you defined in the -n param.", wipeWritePerm},
+	{"addWritePerm", "Add write perm of broker in all name server you defined in the -n param.", addWritePerm},
+	{"cleanExpiredCQ", "Clean expired ConsumeQueue on broker.", cleanExpiredCQ},
+	{"cleanUnusedTopic", "Clean unused topic on broker.", cleanUnusedTopic},
+	{"deleteExpiredCommitLog", "Delete expired CommitLog files.", deleteExpiredCommitLog},
+	{"statsAll", "Topic and Consumer tps stats.", statsAll},
+	{"getNamesrvConfig", "Get configs of name server.", getNamesrvConfig},
+	{"updateNamesrvConfig", "Update configs of name server.", updateNamesrvConfig},
+	{"getConsumerConfig", "Get consumer config by subscription group name.", getConsumerConfig},
+	{"sendMessage", "Send a message.", sendMessage},
+	{"consumeMessage", "Consume message.", consumeMessage},
+	{"printMsg", "Print Message Detail.", printMsg},
+	{"printMsgByQueue", "Print Message Detail by queueId.", printMsgByQueue},
+	{"cloneGroupOffset", "Clone offset from other group.", cloneGroupOffset},
+	{"skipAccumulatedMessage", "Skip all messages that are accumulated (not consumed) currently.", skipAccumulatedMessage},
+	{"updateKvConfig", "Create or update KV config.", updateKvConfig},
+	{"deleteKvConfig", "Delete KV config.", deleteKvConfig},
+	{"updateOrderConf", "Create or update or delete order conf.", updateOrderConf},
+	{"allocateMQ", "Allocate MQ.", allocateMQ},
+	{"createUser", "Create user to cluster.", createUser},
+	{"updateUser", "Update user to cluster.", updateUser},
+	{"deleteUser", "Delete user from cluster.", deleteUser},
+	{"getUser", "Get user from cluster.", getUser},
+	{"listUser", "List user from cluster.", listUser},
+	{"copyUser", "Copy user to cluster.", copyUser},
+	{"createAcl", "Create acl to cluster.", createAcl},
+	{"updateAcl", "Update acl to cluster.", updateAcl},
+	{"deleteAcl", "Delete acl from cluster.", deleteAcl},
+	{"getAcl", "Get acl from cluster.", getAcl},
+	{"listAcl", "List acl from cluster.", listAcl},
+	{"copyAcl", "Copy acl to cluster.", copyAcl},
+	{"haStatus", "Fetch ha runtime status data.", haStatus},
+	{"getSyncStateSet", "Fetch syncStateSet for target brokers.", getSyncStateSet},
+	{"getBrokerEpoch", "Fetch broker epoch entries.", getBrokerEpoch},
+	{"getControllerMetaData", "Get controller cluster's metadata.", getControllerMetaData},
+	{"getControllerConfig", "Get controller config.", getControllerConfig},
+	{"updateControllerConfig", "Update controller config.", updateControllerConfig},
+	{"electMaster", "Re-elect the specified broker as master.", electMaster},
+	{"cleanBrokerMetadata", "Clean metadata of broker on controller.", cleanBrokerMetadata},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers
@@ -86,6 +126,11 @@ func run(args []string, out, errOut io.Writer) int {
 		fmt.Fprintf(errOut, "mqadmin: %v\n", err)
 		return 1
 	}
+	ak, sk, signed, err := toolsCredentials(props)
+	if err != nil {
+		fmt.Fprintf(errOut, "mqadmin: %v\n", err)
+		return 1
+	}
 	if len(args) == 0 || args[0] == "help" && len(args) == 1 {
 		fmt.Fprintf(out, "The most commonly used mqadmin commands are:\n")
 		for _, c := range commands {
@@ -95,31 +140,36 @@ func run(args []string, out, errOut io.Writer) int {
 		return 0
 	}
 	name, rest := args[0], args[1:]
-	if name == "help" {
-		name, rest = args[1], []string{"-h"}
+	helpOnly := name == "help" && len(args) == 2 // Apache: exactly "help <cmd>"
+	if helpOnly {
+		name, rest = args[1], nil
 	}
 	for _, c := range commands {
-		if c.name != name {
+		if !strings.EqualFold(c.name, name) { // Apache: equalsIgnoreCase
 			continue
 		}
-		fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
-		fs.SetOutput(errOut)
-		if args[0] == "help" {
-			fs.SetOutput(out) // asked for: on stdout, as Apache's
-		}
-		fs.String("n", os.Getenv("NAMESRV_ADDR"), "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
-		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut}
+		o := newOptions("mqadmin " + c.name)
+		o.Bool("h", "help", "Print help")
+		o.String("n", "namesrvAddr", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+		a := &admin{Client: adminclient.New(nil), out: out, errOut: errOut, opts: o, helpOnly: helpOnly}
 		a.SetTLS(tl)
+		if signed {
+			a.SetCredentials(ak, sk)
+		}
 		a.Timeout = callTimeout
 		defer a.Close()
-		if err := c.run(a, fs, rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			fmt.Fprintf(errOut, "mqadmin %s: %v\n", c.name, err)
+		err := c.run(a, o, rest)
+		var pe *parseError
+		switch {
+		case err == nil, errors.Is(err, errHelp):
+			return 0
+		case errors.As(err, &pe): // commons-cli: the message, the usage, exit 1
+			fmt.Fprintln(errOut, pe.msg)
+			o.usage(out)
 			return 1
 		}
-		return 0
+		fmt.Fprintf(errOut, "mqadmin %s: %v\n", c.name, err)
+		return 1
 	}
 	fmt.Fprintf(out, "The sub command %s not exist.\n", name)
 	return 1
@@ -132,22 +182,39 @@ type admin struct {
 	errOut io.Writer // what Apache's tool prints as a stack trace and goes on
 	// printBody: print message bodies too (queryMsgById/ByOffset -f).
 	printBody bool
+	opts      *options
+	helpOnly  bool // "mqadmin help <cmd>": print the usage, parse nothing
 }
 
-// parse parses fs and takes the name servers from -n.
-func (a *admin) parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+// parse reads the command line into o as Apache's DefaultParser does, and
+// takes the name servers from -n. With -h, or for "mqadmin help <cmd>", it
+// prints the usage and returns errHelp.
+func (a *admin) parse(o *options, args []string) error {
+	if a.helpOnly {
+		o.usage(a.out)
+		return errHelp
+	}
+	if err := o.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if o.Given("h") {
+		o.usage(a.out)
+		return errHelp
 	}
-	a.NameServers = adminclient.ParseNameServers(fs.Lookup("n").Value.String())
-	if len(a.NameServers) == 0 {
-		return adminclient.ErrNoNameServer
+	if err := o.convert(); err != nil {
+		return err
 	}
+	ns := o.lookup("n").value
+	if !o.Given("n") {
+		ns = os.Getenv("NAMESRV_ADDR")
+	}
+	a.NameServers = adminclient.ParseNameServers(ns)
 	return nil
 }
+
+// usage prints the subcommand's usage on stdout, as Apache's tools do when
+// the options given leave nothing to do.
+func (a *admin) usage() { a.opts.usage(a.out) }
 
 // addrsOf lists the brokers' master addresses, and with slaves theirs too,
 // sorted (Apache collects them in a HashSet).
@@ -174,13 +241,13 @@ func (a *admin) clusterBrokers(cluster string) ([]adminclient.Broker, error) {
 	return ci.Brokers(cluster)
 }
 
-func topicList(a *admin, fs *flag.FlagSet, args []string) error {
-	cluster := fs.Bool("c", false, "clusterModel")
-	if err := a.parse(fs, args); err != nil {
+func topicList(a *admin, o *options, args []string) error {
+	cluster := o.Bool("c", "clusterModel", "clusterModel")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if *cluster {
-		return errors.New("-c (clusterModel) is not implemented by this mqadmin")
+		return a.topicListClusters()
 	}
 	topics, err := a.topicNames()
 	if err != nil {

@@ -37,9 +37,8 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// TestRouteJSON: TopicRouteData.toJson(true) as Apache's 5.3.3 tool printed
-// it for a one-master route (TestMQAdminGo's run), and fastjson 1.2.83's
-// PrettyFormat of a numeric-keyed map of two entries.
+// TestRouteJSON: TopicRouteData.toJson(true) as Apache's 5.5.0 tool printed
+// it for a one-master route, here with a slave too.
 func TestRouteJSON(t *testing.T) {
 	body := `{"brokerDatas":[{"brokerAddrs":{0:"127.0.0.1:26263",1:"127.0.0.1:26264"},"brokerName":"b","cluster":"C"}],` +
 		`"queueDatas":[{"brokerName":"b","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
@@ -47,7 +46,7 @@ func TestRouteJSON(t *testing.T) {
 	if err := json.Unmarshal(remoting.QuoteIntKeys([]byte(body)), &r); err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n\t\"brokerDatas\":[\n\t\t{\n\t\t\t\"brokerAddrs\":{0:\"127.0.0.1:26263\",1:\"127.0.0.1:26264\"\n\t\t\t},\n" +
+	want := "{\n\t\"brokerDatas\":[\n\t\t{\n\t\t\t\"brokerAddrs\":{\n\t\t\t\t0:\"127.0.0.1:26263\",\n\t\t\t\t1:\"127.0.0.1:26264\"\n\t\t\t},\n" +
 		"\t\t\t\"brokerName\":\"b\",\n\t\t\t\"cluster\":\"C\",\n\t\t\t\"enableActingMaster\":false\n\t\t}\n\t],\n" +
 		"\t\"filterServerTable\":{},\n\t\"queueDatas\":[\n\t\t{\n\t\t\t\"brokerName\":\"b\",\n\t\t\t\"perm\":6,\n" +
 		"\t\t\t\"readQueueNums\":4,\n\t\t\t\"topicSysFlag\":0,\n\t\t\t\"writeQueueNums\":4\n\t\t}\n\t]\n}"

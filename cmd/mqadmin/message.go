@@ -2,30 +2,44 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/adminclient"
 	"github.com/rocketgo/rocketgo/message"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // bodyDir is where Apache's tool writes each printed message's body.
 const bodyDir = "/tmp/rocketmq/msgbodys"
 
-func queryMsgByKey(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "Topic name")
-	key := fs.String("k", "", "Message Key")
-	begin := fs.Int64("b", 0, "Begin timestamp(ms). default:0, eg:1676730526212")
-	end := fs.Int64("e", adminclient.MaxTime, "End timestamp(ms). default:Long.MAX_VALUE, eg:1676730526212")
-	maxNum := int32Flag(fs, "m", 64, "The maximum number of messages returned by the query, default:64")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func queryMsgByKey(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "Topic name")
+	key := o.Req("k", "msgKey", "Message Key")
+	begin := o.Int64("b", "beginTimestamp", 0, "Begin timestamp(ms). default:0, eg:1676730526212")
+	end := o.Int64("e", "endTimestamp", adminclient.MaxTime, "End timestamp(ms). default:Long.MAX_VALUE, eg:1676730526212")
+	maxNum := o.Int32("m", "maxNum", 64, "The maximum number of messages returned by the query, default:64")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	o.String("l", "lastKey", "Last Key")
+	keyType := o.String("p", "keyType", "Index key type, default index key type is K, you can use K for keys OR T for tags")
+	if err := a.parse(o, args); err != nil {
 		return err
+	}
+	kt := "K"
+	if o.Given("p") {
+		kt = strings.TrimSpace(*keyType)
+	}
+	if kt != "K" && kt != "T" {
+		fmt.Fprint(a.out, "index type error, just support K for keys or T for tags")
+		return nil
+	}
+	if o.Given("l") || kt == "T" {
+		return errors.New("-l (last key) and -p T (query by tag) are not implemented by this mqadmin")
 	}
 	t, err := requireTopic(*topic)
 	if err != nil {
@@ -39,32 +53,36 @@ func queryMsgByKey(a *admin, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.out, "%-50s %4s %40s\n", "#Message ID", "#QID", "#Offset")
+	// 5.5: each message's index key, hour of its store time (UTC hours, as
+	// MixAll.dealTimeToHourStamps), topic, key type, key, id and offset
+	fmt.Fprintf(a.out, "%-50s %4s %40s %-200s\n", "#Message ID", "#QID", "#Offset", "#IndexKey")
 	for _, m := range ms {
-		fmt.Fprintf(a.out, "%-50s %4d %40d\n", m.MsgID(), m.QueueID, m.QueueOffset)
+		hour := m.StoreTimestamp
+		if hour > 0 {
+			hour -= hour % 3_600_000
+		}
+		ik := fmt.Sprintf("%d@%s@%s@%s@%s@%d", hour, t, kt, k, m.MsgID(), m.PhysicalOffset)
+		fmt.Fprintf(a.out, "%-50s %4d %40d %-200s\n", m.MsgID(), m.QueueID, m.QueueOffset, ik)
 	}
 	return nil
 }
 
-func queryMsgByID(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	ids := fs.String("i", "", "Message Id")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	format := fs.String("f", "", "print message body by the specified format")
-	for _, f := range []string{"g", "d", "s", "u"} {
-		fs.String(f, "", "resend (-s) or push to a client (-g -d): not implemented by this mqadmin")
-	}
-	if err := a.parse(fs, args); err != nil {
+func queryMsgByID(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	ids := o.Req("i", "msgId", "Message Id")
+	o.String("g", "consumerGroup", "consumer group name")
+	o.String("d", "clientId", "The consumer's client id")
+	o.String("s", "sendMessage", "resend message")
+	o.String("u", "unitName", "unit name")
+	format := o.String("f", "bodyFormat", "print message body by the specified format")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	var unsupported error
-	fs.Visit(func(f *flag.Flag) {
-		if strings.Contains("gdsu", f.Name) {
-			unsupported = fmt.Errorf("-%s (resend or push the message) is not implemented by this mqadmin", f.Name)
+	for _, f := range []string{"g", "d", "s", "u"} {
+		if o.Given(f) {
+			return fmt.Errorf("-%s (resend or push the message) is not implemented by this mqadmin", f)
 		}
-	})
-	if unsupported != nil {
-		return unsupported
 	}
 	if err := a.bodyFormat(*format); err != nil {
 		return err
@@ -113,13 +131,16 @@ func (a *admin) messageByID(topic, id string) (*adminclient.Message, error) {
 	return ms[0], nil
 }
 
-func queryMsgByOffset(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	broker := fs.String("b", "", "Broker Name")
-	queue := int32Flag(fs, "i", -1, "Queue Id")
-	offset := fs.Int64("o", -1, "Queue Offset")
-	format := fs.String("f", "", "print message body by the specified format")
-	if err := a.parse(fs, args); err != nil {
+func queryMsgByOffset(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	broker := o.Req("b", "brokerName", "Broker Name")
+	queue := o.Int32("i", "queueId", -1, "Queue Id")
+	o.require(o.lookup("i"))
+	offset := o.Int64("o", "offset", -1, "Queue Offset")
+	o.require(o.lookup("o"))
+	format := o.String("f", "bodyFormat", "print message body by the specified format")
+	routeTopic := o.String("r", "routeTopic", "the topic which is used to find route info")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if err := a.bodyFormat(*format); err != nil {
@@ -133,7 +154,11 @@ func queryMsgByOffset(a *admin, fs *flag.FlagSet, args []string) error {
 	if name == "" || *queue < 0 || *offset < 0 {
 		return errors.New("-b broker name, -i queue id and -o offset are required")
 	}
-	r, err := a.Route(t)
+	rt := t // 5.5: the route of another topic (an LMQ's parent) when -r names one
+	if s := strings.TrimSpace(*routeTopic); s != "" {
+		rt = s
+	}
+	r, err := a.Route(rt)
 	if err != nil {
 		return err
 	}
@@ -229,12 +254,19 @@ func (a *admin) messageTracks(m *adminclient.Message) ([]string, error) {
 			break // Apache asks one broker of the route
 		}
 	}
-	sort.Strings(groups) // Apache: a HashSet's order
+	// Apache: the HashSet fastjson decodes the group list into
+	message.HashMapOrder(groups, 16, message.JavaHash)
 	var out []string
 	for _, g := range groups {
 		track, desc := "UNKNOWN", "null"
 		cc, err := a.ConsumerConnection(g, "")
+		var ce *adminclient.CodeError
 		switch {
+		case errors.As(err, &ce): // Apache: an MQBrokerException
+			if ce.Code == remoting.ConsumerNotOnline {
+				track = "NOT_ONLINE"
+			}
+			desc = fmt.Sprintf("CODE:%d DESC:%s", ce.Code, ce.Remark)
 		case errors.Is(err, adminclient.ErrConsumerNotOnline):
 			desc = "CODE: 206 DESC: Not found the consumer group connection"
 		case err != nil:
@@ -312,6 +344,103 @@ func (a *admin) bodyFormat(charset string) error {
 		a.printBody = true
 	default:
 		return fmt.Errorf("-f %s: only UTF-8 bodies are printed by this mqadmin", charset)
+	}
+	return nil
+}
+
+func queryMsgByUniqueKey(a *admin, o *options, args []string) error {
+	id := o.Req("i", "msgId", "Message Id")
+	o.String("g", "consumerGroup", "consumer group name")
+	o.String("d", "clientId", "The consumer's client id")
+	topic := o.Req("t", "topic", "The topic of msg")
+	all := o.Bool("a", "showAll", "Print all message, the limit is 32")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	start := o.String("s", "startTime", "startTime")
+	end := o.String("e", "endTime", "endTime")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if o.Given("g") && o.Given("d") {
+		return errors.New("-g -d (push the message to a client) is not implemented by this mqadmin")
+	}
+	begin, until := int64(0), int64(adminclient.MaxTime)
+	var err error
+	if o.Given("s") {
+		if begin, err = timestampFormat(strings.TrimSpace(*start)); err != nil {
+			return err
+		}
+	}
+	if o.Given("e") {
+		if until, err = timestampFormat(strings.TrimSpace(*end)); err != nil {
+			return err
+		}
+	}
+	ms, err := a.QueryAll(strings.TrimSpace(*topic), strings.TrimSpace(*id), 32, begin, until, true)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].StoreTimestamp < ms[j].StoreTimestamp })
+	n := min(len(ms), 1)
+	if *all {
+		n = len(ms)
+	}
+	for i := 0; i < n; i++ {
+		if err := a.showMessage(ms[i], i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// showMessage is QueryMsgByUniqueKeySubCommand.showMessage: printMsg's
+// fields but the offset id, the body written under the message id (and
+// _index past the first), the tracks one after the other.
+func (a *admin) showMessage(m *adminclient.Message, index int) error {
+	path := filepath.Join(bodyDir, m.MsgID())
+	if index > 0 {
+		path += "_" + strconv.Itoa(index)
+	}
+	if err := os.MkdirAll(bodyDir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, m.Body, 0o644); err != nil {
+		return err
+	}
+	tags, ok := m.Prop(message.PropTags)
+	if !ok {
+		tags = "null"
+	}
+	keys, ok := m.Prop(message.PropKeys)
+	if !ok {
+		keys = "null"
+	}
+	row := func(name string, v any) { fmt.Fprintf(a.out, "%-20s %v\n", name, v) }
+	row("Topic:", m.Topic)
+	row("Tags:", "["+tags+"]")
+	row("Keys:", "["+keys+"]")
+	row("Queue ID:", m.QueueID)
+	row("Queue Offset:", m.QueueOffset)
+	row("CommitLog Offset:", m.PhysicalOffset)
+	row("Reconsume Times:", m.ReconsumeTimes)
+	row("Born Timestamp:", humanMillis(m.BornTimestamp))
+	row("Store Timestamp:", humanMillis(m.StoreTimestamp))
+	row("Born Host:", m.BornHost.String())
+	row("Store Host:", m.StoreHost.String())
+	row("System Flag:", m.SysFlag)
+	row("Properties:", javaMapString(m.Props))
+	row("Message Body Path:", path)
+	tracks, err := a.messageTracks(m)
+	if err != nil {
+		fmt.Fprintf(a.errOut, "%v\n", err) // Apache prints the stack trace, the message stays printed
+		return nil
+	}
+	if len(tracks) == 0 {
+		fmt.Fprintf(a.out, "\n\nWARN: No Consumer")
+		return nil
+	}
+	fmt.Fprintf(a.out, "\n\n")
+	for _, t := range tracks {
+		fmt.Fprintf(a.out, "%s", t)
 	}
 	return nil
 }

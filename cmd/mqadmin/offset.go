@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,16 +11,17 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
-func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
-	group := fs.String("g", "", "set the consumer group")
-	topic := fs.String("t", "", "set the topic")
-	stamp := fs.String("s", "", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]")
-	force := fs.String("f", "", "set the force rollback by timestamp switch[true|false]. Deprecated.")
-	broker := fs.String("b", "", "broker addr")
-	queue := int32Flag(fs, "q", -1, "queue id")
-	offset := fs.String("o", "", "Expect queue offset, not support old version broker")
-	fs.String("c", "", "Cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func resetOffsetByTime(a *admin, o *options, args []string) error {
+	group := o.Req("g", "group", "set the consumer group")
+	topic := o.Req("t", "topic", "set the topic")
+	stamp := o.Req("s", "timestamp", "set the timestamp[now|currentTimeMillis|yyyy-MM-dd#HH:mm:ss:SSS]")
+	force := o.String("f", "force", "set the force rollback by timestamp switch[true|false]. Deprecated.")
+	o.Bool("c", "cplus", "reset c++ client offset. Deprecated.")
+	broker := o.String("b", "broker", "broker addr")
+	queue := o.Int32("q", "queue", -1, "queue id")
+	offset := o.String("o", "offset", "Expect queue offset, not support old version broker")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	g, t, s := strings.TrimSpace(*group), strings.TrimSpace(*topic), strings.TrimSpace(*stamp)
@@ -36,31 +36,19 @@ func resetOffsetByTime(a *admin, fs *flag.FlagSet, args []string) error {
 		return a.resetQueueOffset(*broker, g, t, int(*queue), s, ms, *offset)
 	}
 	isForce := true
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "f" })
-	if set {
+	if o.Given("f") {
 		isForce = javaBool(*force)
 	}
 	r, err := a.Route(t)
 	if err != nil {
 		return err
 	}
-	var all []adminclient.QueueOffset
-	for _, bd := range r.BrokerDatas {
-		addr := bd.SelectAddr()
-		if addr == "" {
-			continue
-		}
-		qs, err := a.ResetOffset(addr, t, g, ms, isForce, -1, -1)
-		var ce *adminclient.CodeError
-		if errors.As(err, &ce) && ce.Code == remoting.ConsumerNotOnline {
-			// Apache falls back to its old command: offsets rewritten by the tool.
-			return a.resetOffsetOld(r, g, t, ms, isForce, s)
-		}
-		if err != nil {
-			return err
-		}
-		all = append(all, qs...)
+	all, notOnline, err := a.resetByBrokers(r, g, t, ms, isForce)
+	if err != nil {
+		return err
+	}
+	if notOnline { // Apache falls back to its old command: offsets rewritten by the tool
+		return a.resetOffsetOld(r, g, t, ms, isForce, s)
 	}
 	fmt.Fprintf(a.out, "start reset consumer offset by specified, group[%s], topic[%s], force[%t], timestamp(string)[%s], timestamp(long)[%d]\n",
 		g, t, isForce, s, ms)
@@ -100,15 +88,37 @@ func (a *admin) resetQueueOffset(addr, group, topic string, queue int, stamp str
 	return err
 }
 
-// resetOffsetOld is ResetOffsetByTimeOldCommand: for each broker, the
-// group's queues of topic (or, never consumed, all the topic's read queues
-// from their min offset) moved to the offset found for ms — unless not
-// forced and that is ahead of the consumer.
+// rollback is one queue's line of a reset the tool makes itself
+// (RollbackStats).
+type rollback struct {
+	mq                                    adminclient.MessageQueue
+	broker, consumer, timestamp, rollback int64
+}
+
+// resetOffsetOld is ResetOffsetByTimeOldCommand: rollbackOld, printed.
 func (a *admin) resetOffsetOld(r *adminclient.Route, group, topic string, ms int64, force bool, stamp string) error {
-	type rollback struct {
-		mq                                    adminclient.MessageQueue
-		broker, consumer, timestamp, rollback int64
+	rows, err := a.rollbackOld(r, group, topic, ms, force)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(a.out, "reset consumer offset by specified consumerGroup[%s], topic[%s], force[%t], timestamp(string)[%s], timestamp(long)[%d]\n",
+		group, topic, force, stamp, ms)
+	a.printRollback(rows, "#resetOffset")
+	return nil
+}
+
+func (a *admin) printRollback(rows []rollback, last string) {
+	fmt.Fprintf(a.out, "%-20s  %-20s  %-20s  %-20s  %-20s  %-20s\n", "#brokerName", "#queueId", "#brokerOffset", "#consumerOffset", "#timestampOffset", last)
+	for _, r := range rows {
+		fmt.Fprintf(a.out, "%-20s  %-20d  %-20d  %-20d  %-20d  %-20d\n", atMost(r.mq.BrokerName, 32), r.mq.QueueID, r.broker, r.consumer, r.timestamp, r.rollback)
+	}
+}
+
+// rollbackOld is resetOffsetByTimestampOld: for each broker, the group's
+// queues of topic (or, never consumed, all the topic's read queues from
+// their min offset) moved to the offset found for ms (-1: the max) —
+// unless not forced and that is ahead of the consumer.
+func (a *admin) rollbackOld(r *adminclient.Route, group, topic string, ms int64, force bool) ([]rollback, error) {
 	readQueues := map[string]int32{}
 	for _, q := range r.QueueDatas {
 		readQueues[q.BrokerName] = q.ReadQueueNums
@@ -121,7 +131,7 @@ func (a *admin) resetOffsetOld(r *adminclient.Route, group, topic string, ms int
 		}
 		cs, err := a.ConsumeStats(addr, group, "")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var queues []adminclient.OffsetWrapper
 		for _, q := range cs.Queues {
@@ -132,7 +142,7 @@ func (a *admin) resetOffsetOld(r *adminclient.Route, group, topic string, ms int
 		if len(queues) == 0 {
 			st, err := a.TopicStats(addr, topic)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			byQueue := map[int]adminclient.TopicOffset{}
 			for _, o := range st {
@@ -141,7 +151,7 @@ func (a *admin) resetOffsetOld(r *adminclient.Route, group, topic string, ms int
 			for i := 0; i < int(readQueues[bd.BrokerName]); i++ {
 				o, ok := byQueue[i]
 				if !ok {
-					return fmt.Errorf("%s: no stats for queue %d of %s", addr, i, topic)
+					return nil, fmt.Errorf("%s: no stats for queue %d of %s", addr, i, topic)
 				}
 				queues = append(queues, adminclient.OffsetWrapper{MessageQueue: adminclient.MessageQueue{Topic: topic, BrokerName: bd.BrokerName, QueueID: i},
 					BrokerOffset: o.MaxOffset, ConsumerOffset: o.MinOffset})
@@ -155,24 +165,119 @@ func (a *admin) resetOffsetOld(r *adminclient.Route, group, topic string, ms int
 				target, err = a.SearchOffset(addr, q.MessageQueue, ms)
 			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			row := rollback{mq: q.MessageQueue, broker: q.BrokerOffset, consumer: q.ConsumerOffset, timestamp: target, rollback: q.ConsumerOffset}
 			if force || target <= q.ConsumerOffset {
 				row.rollback = target
 				if err := a.UpdateConsumerOffset(addr, group, q.MessageQueue, target); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			rows = append(rows, row)
 		}
 	}
-	fmt.Fprintf(a.out, "reset consumer offset by specified consumerGroup[%s], topic[%s], force[%t], timestamp(string)[%s], timestamp(long)[%d]\n",
-		group, topic, force, stamp, ms)
-	fmt.Fprintf(a.out, "%-20s  %-20s  %-20s  %-20s  %-20s  %-20s\n", "#brokerName", "#queueId", "#brokerOffset", "#consumerOffset", "#timestampOffset", "#resetOffset")
-	for _, r := range rows {
-		fmt.Fprintf(a.out, "%-20s  %-20d  %-20d  %-20d  %-20d  %-20d\n", atMost(r.mq.BrokerName, 32), r.mq.QueueID, r.broker, r.consumer, r.timestamp, r.rollback)
+	return rows, nil
+}
+
+// resetByBrokers asks each broker of the route to reset the group's
+// offsets of topic to ms (INVOKE_BROKER_TO_RESET_OFFSET); notOnline when a
+// broker answers that the group has no consumer online.
+func (a *admin) resetByBrokers(r *adminclient.Route, group, topic string, ms int64, force bool) (all []adminclient.QueueOffset, notOnline bool, err error) {
+	for _, bd := range r.BrokerDatas {
+		addr := bd.SelectAddr()
+		if addr == "" {
+			continue
+		}
+		qs, err := a.ResetOffset(addr, topic, group, ms, force, -1, -1)
+		var ce *adminclient.CodeError
+		if errors.As(err, &ce) && ce.Code == remoting.ConsumerNotOnline {
+			return nil, true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, qs...)
 	}
+	return all, false, nil
+}
+
+func skipAccumulatedMessage(a *admin, o *options, args []string) error {
+	group := o.Req("g", "group", "set the consumer group")
+	topic := o.Req("t", "topic", "set the topic")
+	force := o.String("f", "force", "set the force rollback by timestamp switch[true|false]")
+	o.String("c", "cluster", "Cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	g, t := strings.TrimSpace(*group), strings.TrimSpace(*topic)
+	isForce := true
+	if o.Given("f") {
+		isForce = javaBool(*force)
+	}
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	all, notOnline, err := a.resetByBrokers(r, g, t, -1, isForce)
+	if err != nil {
+		return err
+	}
+	if notOnline {
+		rows, err := a.rollbackOld(r, g, t, -1, isForce)
+		if err != nil {
+			return err
+		}
+		a.printRollback(rows, "#rollbackOffset")
+		return nil
+	}
+	fmt.Fprintf(a.out, "%-40s  %-40s  %-40s\n", "#brokerName", "#queueId", "#offset")
+	for _, q := range all { // Apache: a HashMap's order
+		fmt.Fprintf(a.out, "%-40s  %-40d  %-40d\n", atMost(q.BrokerName, 32), q.QueueID, q.Offset)
+	}
+	return nil
+}
+
+// cloneGroupOffset writes the source group's committed offsets, queue by
+// queue (of every topic it consumes), as the destination group's, on the
+// brokers of the topic's route.
+func cloneGroupOffset(a *admin, o *options, args []string) error {
+	src := o.Req("s", "srcGroup", "set source consumer group")
+	dst := o.Req("d", "destGroup", "set destination consumer group")
+	topic := o.Req("t", "topic", "set the topic")
+	o.String("o", "offline", "the group or the topic is offline")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	s, d, t := strings.TrimSpace(*src), strings.TrimSpace(*dst), strings.TrimSpace(*topic)
+	cs, err := a.GroupConsumeStats(s, "")
+	if err != nil {
+		return err
+	}
+	if len(cs.Queues) > 0 {
+		r, err := a.Route(t)
+		if err != nil {
+			return err
+		}
+		for _, q := range cs.Queues {
+			addr := ""
+			for _, bd := range r.BrokerDatas {
+				if bd.BrokerName == q.BrokerName {
+					addr = bd.SelectAddr()
+					break
+				}
+			}
+			if addr == "" {
+				return fmt.Errorf("broker %s of %s is not in the route of %s", q.BrokerName, q.Topic, t)
+			}
+			if q.ConsumerOffset >= 0 {
+				if err := a.UpdateConsumerOffset(addr, d, q.MessageQueue, q.ConsumerOffset); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	fmt.Fprintf(a.out, "clone group offset success. srcGroup[%s], destGroup=[%s], topic[%s]", s, d, t)
 	return nil
 }
 

@@ -2,22 +2,23 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rocketgo/rocketgo/internal/adminclient"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 const routeFormat = "%-45s %-32s %-50s %-10s %-11s %-5s\n"
 
-func topicRoute(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	list := fs.Bool("l", false, "Use list format to print data")
-	if err := a.parse(fs, args); err != nil {
+func topicRoute(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	list := o.Bool("l", "list", "Use list format to print data")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	t, err := requireTopic(*topic)
@@ -60,10 +61,10 @@ func javaAddrMap(bd *adminclient.BrokerData) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func topicStatus(a *admin, fs *flag.FlagSet, args []string) error {
-	topic := fs.String("t", "", "topic name")
-	cluster := fs.String("c", "", "cluster name or lmq parent topic, lmq is used to find the route.")
-	if err := a.parse(fs, args); err != nil {
+func topicStatus(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	cluster := o.String("c", "cluster", "cluster name or lmq parent topic, lmq is used to find the route.")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	t, err := requireTopic(*topic)
@@ -128,4 +129,110 @@ func atMost(s string, n int) string {
 // humanMillis is UtilAll.timeMillisToHumanString2: local time with millis.
 func humanMillis(ms int64) string {
 	return time.UnixMilli(ms).Format("2006-01-02 15:04:05,000")
+}
+
+// allocateMQ prints how AllocateMessageQueueAveragely shares the topic's
+// queues among the clients of -i, as fastjson writes RebalanceResult:
+// clients in the order of Apache's HashMap, queues in that of its HashSet.
+func allocateMQ(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	ips := o.Req("i", "ipList", "ipList")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	t := strings.TrimSpace(*topic)
+	cids := strings.Split(strings.TrimSpace(*ips), ",")
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	mqs := subscribeQueues(r, t)
+	keys := append([]string(nil), cids...)
+	keys = slices.Compact(uniqueInOrder(keys))
+	message.HashMapOrder(keys, 16, message.JavaHash)
+	var b strings.Builder
+	b.WriteString(`{"result":{`)
+	for i, cid := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(jsonString(cid) + ":[")
+		for j, mq := range allocateAveragely(cid, mqs, cids) {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"brokerName":%s,"queueId":%d,"topic":%s}`, jsonString(mq.BrokerName), mq.QueueID, jsonString(mq.Topic))
+		}
+		b.WriteByte(']')
+	}
+	b.WriteString("}}")
+	fmt.Fprintf(a.out, "%s\n", b.String())
+	return nil
+}
+
+// uniqueInOrder drops repeated strings, keeping the first (a HashMap put
+// twice keeps one key).
+func uniqueInOrder(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// allocateAveragely is AllocateMessageQueueAveragely.allocate: the
+// client's contiguous share of mqAll by its index in cidAll (none when
+// it is not there).
+func allocateAveragely(cid string, mqAll []adminclient.MessageQueue, cidAll []string) []adminclient.MessageQueue {
+	index := slices.Index(cidAll, cid)
+	if index < 0 || len(mqAll) == 0 || cid == "" {
+		return nil
+	}
+	n, c := len(mqAll), len(cidAll)
+	mod := n % c
+	avg := n / c
+	switch {
+	case n <= c:
+		avg = 1
+	case mod > 0 && index < mod:
+		avg = n/c + 1
+	}
+	start := index*avg + mod
+	if mod > 0 && index < mod {
+		start = index * avg
+	}
+	out := []adminclient.MessageQueue{}
+	for i := 0; i < min(avg, n-start); i++ {
+		out = append(out, mqAll[(start+i)%n])
+	}
+	return out
+}
+
+// jsonString quotes s as fastjson does (", \ and control characters escaped).
+func jsonString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -12,8 +12,9 @@ import (
 // routeJSON is TopicRouteData.toJson(true) as Apache's tool prints it:
 // fastjson's PrettyFormat of the route the Java client decoded — fields by
 // name, a tab per level, null fields left out, Java defaults for fields the
-// name server did not send, and fastjson's quirk for a map with numeric
-// keys (brokerAddrs): its entries on the opening line.
+// name server did not send, a map with numeric keys (brokerAddrs) with
+// its keys unquoted and, as Apache 5.5's tool (fastjson2) prints it, an
+// entry per line (5.3.3's fastjson put them on the opening line).
 func routeJSON(r *adminclient.Route) string {
 	brokers := make(fjList, len(r.BrokerDatas))
 	for i, bd := range r.BrokerDatas {
@@ -98,10 +99,9 @@ func (o fjObject) write(b *strings.Builder, depth int) {
 	})
 }
 
-// write puts a numeric-keyed map's entries on its opening line: fastjson's
-// MapSerializer breaks the line only before a string key.
+// write puts a numeric-keyed map's entries a line each, keys unquoted.
 func (m fjIntMap) write(b *strings.Builder, depth int) {
-	writeSeq(b, depth, '{', '}', len(m), false, func(i int) {
+	writeSeq(b, depth, '{', '}', len(m), true, func(i int) {
 		b.WriteString(m[i].name)
 		b.WriteByte(':')
 		m[i].val.write(b, depth+1)

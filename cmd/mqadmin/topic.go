@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -92,18 +91,19 @@ func parseAttributes(s string) (map[string]string, error) {
 	return out, nil
 }
 
-func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
-	broker := fs.String("b", "", "create topic to which broker")
-	cluster := fs.String("c", "", "create topic to which cluster")
-	topic := fs.String("t", "", "topic name")
-	read := int32Flag(fs, "r", 8, "set read queue nums")
-	write := int32Flag(fs, "w", 8, "set write queue nums")
-	perm := int32Flag(fs, "p", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
-	order := fs.String("o", "false", "set topic's order(true|false)")
-	unit := fs.String("u", "false", "is unit topic (true|false)")
-	centerSync := fs.String("s", "false", "has unit sub (true|false)")
-	attrs := fs.String("a", "", "attribute(+a=b,+c=d,-e)")
-	if err := a.parse(fs, args); err != nil {
+func updateTopic(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "create topic to which broker")
+	cluster := o.String("c", "clusterName", "create topic to which cluster")
+	o.Group(true, "b", "c")
+	attrs := o.String("a", "attributes", "attribute(+a=b,+c=d,-e)")
+	topic := o.Req("t", "topic", "topic name")
+	read := o.Int32("r", "readQueueNums", 8, "set read queue nums")
+	write := o.Int32("w", "writeQueueNums", 8, "set write queue nums")
+	perm := o.Int32("p", "perm", permRead|permWrite, "set topic's permission(2|4|6), intro[2:W 4:R; 6:RW]")
+	order := o.StringDef("o", "order", "false", "set topic's order(true|false)")
+	unit := o.StringDef("u", "unit", "false", "is unit topic (true|false)")
+	centerSync := o.StringDef("s", "hasUnitSub", "false", "has unit sub (true|false)")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	if strings.TrimSpace(*topic) == "" {
@@ -167,7 +167,7 @@ func updateTopic(a *admin, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(a.out, "%s\n", tc)
 		return nil
 	}
-	fs.Usage()
+	a.usage()
 	return nil
 }
 
@@ -192,15 +192,15 @@ func (a *admin) brokerNameOf(addr string) (string, error) {
 	return ci.BrokerNameOf(addr)
 }
 
-func deleteTopic(a *admin, fs *flag.FlagSet, args []string) error {
-	cluster := fs.String("c", "", "delete topic from which cluster")
-	topic := fs.String("t", "", "topic name")
-	if err := a.parse(fs, args); err != nil {
+func deleteTopic(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	cluster := o.Req("c", "clusterName", "delete topic from which cluster")
+	if err := a.parse(o, args); err != nil {
 		return err
 	}
 	t, c := strings.TrimSpace(*topic), strings.TrimSpace(*cluster)
 	if t == "" || c == "" {
-		fs.Usage()
+		a.usage()
 		return nil
 	}
 	bs, err := a.clusterBrokers(c)
@@ -246,17 +246,188 @@ func (a *admin) deleteTopicInNamesrv(cluster, topic string) error {
 // javaBool is Boolean.parseBoolean: "true" in any case, anything else false.
 func javaBool(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
 
-// int32Flag is an int flag that, as Apache's Integer.parseInt, refuses what
-// does not fit 32 bits (a huge -r must not wrap into a small queue count).
-func int32Flag(fs *flag.FlagSet, name string, value int32, usage string) *int32 {
-	p := &value
-	fs.Func(name, fmt.Sprintf("%s (default %d)", usage, value), func(s string) error {
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
-		if err != nil {
-			return fmt.Errorf("%q is not a 32-bit integer", s)
+// clusterOfBroker is the cluster whose broker list names brokerName, ""
+// when none does (Apache: the first in the hash order; a broker is in one
+// cluster).
+func clusterOfBroker(ci *adminclient.ClusterInfo, brokerName string) (string, bool) {
+	names := make([]string, 0, len(ci.ClusterAddrTable))
+	for c := range ci.ClusterAddrTable {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		for _, b := range ci.ClusterAddrTable[c] {
+			if b == brokerName {
+				return c, true
+			}
 		}
-		*p = int32(n)
+	}
+	return "", false
+}
+
+func topicClusterList(a *admin, o *options, args []string) error {
+	topic := o.Req("t", "topic", "topic name")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	t := strings.TrimSpace(*topic)
+	ci, err := a.ClusterInfo()
+	if err != nil {
+		return err
+	}
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	if len(r.BrokerDatas) == 0 {
+		return fmt.Errorf("route of %s names no broker", t)
+	}
+	// Apache: the clusters naming the route's first broker, a HashSet
+	var out []string
+	for c, bs := range ci.ClusterAddrTable {
+		for _, b := range bs {
+			if b == r.BrokerDatas[0].BrokerName {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	for _, c := range out {
+		fmt.Fprintf(a.out, "%s\n", c)
+	}
+	return nil
+}
+
+// topicListClusters is topicList -c: each topic but the retry and DLQ ones,
+// its cluster and the groups consuming it (one line each, or one with no
+// group), topics sorted (Apache: the name server's HashSet order).
+func (a *admin) topicListClusters() error {
+	ci, err := a.ClusterInfo()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "%-20s  %-48s  %-48s\n", "#Cluster Name", "#Topic", "#Consumer Group")
+	topics, err := a.topicNames()
+	if err != nil {
+		return err
+	}
+	for _, t := range topics {
+		if strings.HasPrefix(t, "%RETRY%") || strings.HasPrefix(t, "%DLQ%") {
+			continue
+		}
+		cluster, groups := a.topicClusterAndGroups(ci, t)
+		if len(groups) == 0 {
+			groups = []string{""}
+		}
+		for _, g := range groups {
+			fmt.Fprintf(a.out, "%-20s  %-64s  %-64s\n", frontAtLeast(cluster, 20), frontAtLeast(t, 64), frontAtLeast(g, 64))
+		}
+	}
+	return nil
+}
+
+// topicClusterAndGroups is findTopicBelongToWhichCluster and
+// queryTopicConsumeByWho; a failure leaves "" and no group, as Apache's
+// (which swallows it).
+func (a *admin) topicClusterAndGroups(ci *adminclient.ClusterInfo, topic string) (string, []string) {
+	r, err := a.Route(topic)
+	if err != nil || len(r.BrokerDatas) == 0 {
+		return "", nil
+	}
+	cluster, ok := clusterOfBroker(ci, r.BrokerDatas[0].BrokerName)
+	if !ok {
+		cluster = "null" // Apache prints the null it found
+	}
+	for _, bd := range r.BrokerDatas {
+		if addr := bd.SelectAddr(); addr != "" {
+			groups, err := a.ConsumedBy(addr, topic)
+			if err != nil {
+				return cluster, nil
+			}
+			sort.Strings(groups) // Apache: a HashSet's order
+			return cluster, groups
+		}
+	}
+	return cluster, nil
+}
+
+// frontAtLeast is UtilAll.frontStringAtLeast: s cut to size.
+func frontAtLeast(s string, size int) string {
+	if len(s) > size {
+		return s[:size]
+	}
+	return s
+}
+
+func updateTopicPerm(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "create topic to which broker")
+	cluster := o.String("c", "clusterName", "create topic to which cluster")
+	topic := o.Req("t", "topic", "topic name")
+	permArg := o.Req("p", "perm", "set topic's permission(2|4|6), intro[2:W; 4:R; 6:RW]")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	t := strings.TrimSpace(*topic)
+	r, err := a.Route(t)
+	if err != nil {
+		return err
+	}
+	if len(r.QueueDatas) == 0 {
+		return fmt.Errorf("route of %s has no queues", t)
+	}
+	qd := r.QueueDatas[0]
+	n, err := strconv.ParseInt(strings.TrimSpace(*permArg), 10, 32)
+	if err != nil {
+		return fmt.Errorf("-p: %q is not a 32-bit integer", *permArg)
+	}
+	perm := int(n)
+	tc := &topicConfig{name: t, read: int(qd.ReadQueueNums), write: int(qd.WriteQueueNums), perm: perm,
+		sysFlag: int(qd.TopicSysFlag), attributes: map[string]string{}}
+	switch {
+	case o.Given("b"):
+		addr := strings.TrimSpace(*broker)
+		name := ""
+		for _, bd := range r.BrokerDatas {
+			if bd.BrokerAddrs["0"] == addr {
+				name = bd.BrokerName
+				break
+			}
+		}
+		if name == "" {
+			fmt.Fprintf(a.out, "updateTopicPerm error broker not exit or broker is not master!.\n")
+			return nil
+		}
+		old := 0
+		for _, q := range r.QueueDatas {
+			if q.BrokerName == name {
+				old = int(q.Perm)
+				if perm == old {
+					fmt.Fprintf(a.out, "new perm equals to the old one!\n")
+					return nil
+				}
+				break
+			}
+		}
+		if err := a.createTopic(addr, tc); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "update topic perm from %d to %d in %s success.\n", old, perm, addr)
+		fmt.Fprintf(a.out, "%s.\n", tc)
 		return nil
-	})
-	return p
+	case o.Given("c"):
+		bs, err := a.clusterBrokers(strings.TrimSpace(*cluster))
+		if err != nil {
+			return err
+		}
+		for _, addr := range addrsOf(bs, false) {
+			if err := a.createTopic(addr, tc); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "update topic perm from %d to %d in %s success.\n", qd.Perm, perm, addr)
+		}
+		return nil
+	}
+	a.usage()
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/rocketgo/rocketgo/auth/signature"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -128,4 +129,18 @@ func (c *Client) EachNamesrv(code int32, ext map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// SetCredentials makes the client sign every request with accessKey and
+// secretKey (AclClientRPCHook: AccessKey, then the HMAC-SHA1 Signature over
+// the fields and body), as ACL 1.0 and 2.0 brokers check. Call it before
+// the first request.
+func (c *Client) SetCredentials(accessKey, secretKey string) {
+	key := signature.NewKey(secretKey)
+	c.rc.SetSigner(func(req *remoting.Command) {
+		req.Set(signature.FieldAccessKey, accessKey)
+		s := key.Signer()
+		req.Set(signature.FieldSignature, string(s.Sign(nil, req)))
+		key.Release(s)
+	})
 }

@@ -17,6 +17,9 @@ type Message struct {
 	// duplicates overwriting in place (Java's HashMap.put); a pull adds
 	// MIN_OFFSET and MAX_OFFSET at the end.
 	Props []Property
+	// StoreSize is the record's length; BrokerName is set by a pull.
+	StoreSize  int
+	BrokerName string
 }
 
 // Property is one name and value.
@@ -65,7 +68,7 @@ func decodeMessages(b []byte) ([]*Message, error) {
 			return out, fmt.Errorf("message %d: %w", len(out), err)
 		}
 		r.Body = append([]byte(nil), r.Body...)
-		m := &Message{Record: r}
+		m := &Message{Record: r, StoreSize: len(b) - len(rest)}
 		for _, chunk := range strings.Split(r.Properties, string(rune(message.PropertySeparator))) {
 			k, v, ok := strings.Cut(chunk, string(rune(message.NameValueSeparator)))
 			if ok && k != "" && v != "" { // Java skips a chunk without both

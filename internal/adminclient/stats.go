@@ -101,16 +101,25 @@ func (c *Client) ConsumeStats(addr, group, topic string) (*ConsumeStats, error) 
 	if err != nil {
 		return nil, err
 	}
-	var cs ConsumeStats
-	if tps, err := field(resp.Body, "consumeTps"); err != nil {
+	cs, err := decodeConsumeStats(resp.Body)
+	if err != nil {
 		return nil, fmt.Errorf("%s: consume stats: %w", addr, err)
+	}
+	return cs, nil
+}
+
+// decodeConsumeStats reads one ConsumeStats object.
+func decodeConsumeStats(b []byte) (*ConsumeStats, error) {
+	var cs ConsumeStats
+	if tps, err := field(b, "consumeTps"); err != nil {
+		return nil, err
 	} else if tps != nil {
 		if cs.ConsumeTps, err = strconv.ParseFloat(string(tps), 64); err != nil {
-			return nil, fmt.Errorf("%s: consume stats: consumeTps: %w", addr, err)
+			return nil, fmt.Errorf("consumeTps: %w", err)
 		}
 	}
-	table, _ := field(resp.Body, "offsetTable")
-	err = queueMap(table, func(mq MessageQueue, v []byte) error {
+	table, _ := field(b, "offsetTable")
+	err := queueMap(table, func(mq MessageQueue, v []byte) error {
 		ow := OffsetWrapper{}
 		if err := json.Unmarshal(v, &ow); err != nil {
 			return err
@@ -120,8 +129,9 @@ func (c *Client) ConsumeStats(addr, group, topic string) (*ConsumeStats, error) 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: consume stats: %w", addr, err)
+		return nil, err
 	}
+	sort.Slice(cs.Queues, func(i, j int) bool { return cs.Queues[i].Less(cs.Queues[j].MessageQueue) })
 	return &cs, nil
 }
 

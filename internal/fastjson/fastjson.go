@@ -133,3 +133,35 @@ func skipString(b []byte, i int) (int, error) {
 	}
 	return 0, ErrMalformed
 }
+
+// Elements returns the raw elements of the array b (whitespace around it
+// allowed), each as written: objects in it may have object keys.
+func Elements(b []byte) ([][]byte, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, ErrMalformed
+	}
+	i = skipSpace(b, i+1)
+	var out [][]byte
+	if i < len(b) && b[i] == ']' {
+		return out, nil
+	}
+	for {
+		e, err := skipValue(b, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b[i:e])
+		i = skipSpace(b, e)
+		if i >= len(b) {
+			return nil, ErrMalformed
+		}
+		if b[i] == ']' {
+			return out, nil
+		}
+		if b[i] != ',' {
+			return nil, ErrMalformed
+		}
+		i = skipSpace(b, i+1)
+	}
+}

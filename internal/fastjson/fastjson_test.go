@@ -15,3 +15,20 @@ func TestFieldsHostile(t *testing.T) {
 		t.Errorf("empty object: %v %v", fs, err)
 	}
 }
+
+// TestElements: an array of fastjson objects (GET_BROKER_CONSUME_STATS'
+// consumeStatsList) splits into its elements; malformed ones are errors.
+func TestElements(t *testing.T) {
+	es, err := Elements([]byte(` [{"g":[{"offsetTable":{{"queueId":0}:{"brokerOffset":1}}}]}, {}] `))
+	if err != nil || len(es) != 2 || string(es[1]) != "{}" {
+		t.Fatalf("%q %v", es, err)
+	}
+	if es, err := Elements([]byte(`[]`)); err != nil || len(es) != 0 {
+		t.Fatalf("empty: %q %v", es, err)
+	}
+	for _, b := range []string{"", "[", "{}", `[1`, `[1,`, `[1 2]`, `[{]`, `[,]`} {
+		if _, err := Elements([]byte(b)); err == nil {
+			t.Errorf("%q accepted", b)
+		}
+	}
+}

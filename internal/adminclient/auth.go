@@ -1,0 +1,71 @@
+package adminclient
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ACL 2.0's admin request codes (RequestCode.AUTH_*).
+const (
+	AuthCreateUser int32 = 3001
+	AuthUpdateUser int32 = 3002
+	AuthDeleteUser int32 = 3003
+	AuthGetUser    int32 = 3004
+	AuthListUser   int32 = 3005
+	AuthCreateACL  int32 = 3006
+	AuthUpdateACL  int32 = 3007
+	AuthDeleteACL  int32 = 3008
+	AuthGetACL     int32 = 3009
+	AuthListACL    int32 = 3010
+)
+
+// UserInfo is ACL 2.0's UserInfo body.
+type UserInfo struct {
+	Username   *string `json:"username,omitempty"`
+	Password   *string `json:"password,omitempty"`
+	UserType   *string `json:"userType,omitempty"`
+	UserStatus *string `json:"userStatus,omitempty"`
+}
+
+// AclInfo is ACL 2.0's AclInfo body.
+type AclInfo struct {
+	Subject  *string      `json:"subject,omitempty"`
+	Policies []PolicyInfo `json:"policies,omitempty"`
+}
+
+// PolicyInfo is AclInfo.PolicyInfo.
+type PolicyInfo struct {
+	PolicyType *string           `json:"policyType,omitempty"`
+	Entries    []PolicyEntryInfo `json:"entries,omitempty"`
+}
+
+// PolicyEntryInfo is AclInfo.PolicyEntryInfo.
+type PolicyEntryInfo struct {
+	Resource  *string  `json:"resource,omitempty"`
+	Actions   []string `json:"actions,omitempty"`
+	SourceIps []string `json:"sourceIps,omitempty"`
+	Decision  *string  `json:"decision,omitempty"`
+}
+
+// AuthCall sends one ACL 2.0 request with v (when not nil) as its JSON body
+// and decodes a non-empty answer into out (when not nil).
+func (c *Client) AuthCall(addr string, code int32, ext map[string]string, v, out any) error {
+	var body []byte
+	if v != nil {
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			return err
+		}
+	}
+	resp, err := c.Call(addr, code, ext, body)
+	if err != nil {
+		return err
+	}
+	if out == nil || len(strings.TrimSpace(string(resp.Body))) == 0 || string(resp.Body) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(resp.Body, out); err != nil {
+		return fmt.Errorf("%s: auth answer: %w", addr, err)
+	}
+	return nil
+}
