@@ -84,9 +84,6 @@ done
 docker rm -f "$ctl" >/dev/null
 echo "test.sh: NODE_ROLE=controller boots a controller"
 
-blacklist=$(docker run --rm "$IMAGE" ./mqbroker -p 2>/dev/null | sed -n 's/^configBlackList=//p' | sed 's/;brokerPermission//')
-[ -n "$blacklist" ] || { echo "test.sh: the image's mqbroker -p printed no configBlackList" >&2; exit 1; }
-
 # Ports: 20 consecutive free ports below the ephemeral range. The broker's
 # ports are the same inside and out, because the broker advertises
 # brokerIP1:listenPort and clients on the host dial exactly that.
@@ -140,16 +137,11 @@ up() {
 	proj=$work/$name
 	mkdir -p "$proj"
 	cp -R "$here/data" "$here/proxy" "$here/$file" "$proj/"
-	# brokerPermission out of the default configBlackList, so that
-	# mqbroker-drain can wipe the write permission through the broker
-	# (TestDocker's drain, ROCKETGO_DOCKER_DRAIN) when the image's mqadmin
-	# has no wipeWritePerm.
 	{
 		cat "$here/data/broker/conf/broker.conf"
 		echo "brokerIP1 = $hostip"
 		echo "listenPort=$BROKER_PORT"
 		echo "haListenPort=$BROKER_HA_PORT"
-		echo "configBlackList=$blacklist"
 	} >"$proj/data/broker/conf/broker.conf"
 	t0=$(date +%s)
 	(cd "$proj" && docker-compose -p "$name" -f "$file" up -d) >"$work/up.log" 2>&1 || {
