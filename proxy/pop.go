@@ -540,5 +540,11 @@ func (s *Server) toDLQ(ctx context.Context, h receiptHandle, msgID, group, topic
 	if resp.Code != remoting.Success {
 		return brokerRefusal(resp)
 	}
-	return s.ackHandle(ctx, h, group, topic, lite)
+	// The answer is the send-back's, as Apache's ProducerProcessor: the ack
+	// after it is best effort (a client retrying a forward whose ack the
+	// broker refuses would fill the DLQ with copies).
+	if err := s.ackHandle(ctx, h, group, topic, lite); err != nil {
+		s.sampled.Warn().Err(err).Str("group", group).Str("topic", topic).Msg("ack after forward to DLQ")
+	}
+	return nil
 }
