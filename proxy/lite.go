@@ -198,15 +198,9 @@ func (s *Server) syncLiteSubscription(ctx context.Context, req *v2.SyncLiteSubsc
 	if err := checkLiteBindTopic(g, sub.group, sub.topic); err != nil {
 		return err
 	}
-	// The quota bounds the set before it is deduplicated (which allocates).
-	quota := int64(g.liteQuota())
-	if len(raw) > 0 && int64(len(raw)) > quota+liteSubscriptionQuotaBuffer {
-		sub.lites = dedupe(raw)
-		if int64(len(sub.lites)) > quota+liteSubscriptionQuotaBuffer {
-			return refuse(v2.Code_LITE_SUBSCRIPTION_QUOTA_EXCEEDED, "lite subscription quota exceeded: "+strconv.FormatInt(quota, 10))
-		}
-	} else {
-		sub.lites = dedupe(raw)
+	sub.lites = dedupe(raw) // a set, as Apache's ImmutableSet
+	if quota := int64(g.liteQuota()); len(sub.lites) > 0 && int64(len(sub.lites)) > quota+liteSubscriptionQuotaBuffer {
+		return refuse(v2.Code_LITE_SUBSCRIPTION_QUOTA_EXCEEDED, "lite subscription quota exceeded: "+strconv.FormatInt(quota, 10))
 	}
 	if action == "PARTIAL_ADD" && !s.liteRate.take(time.Now()) {
 		s.sampled.Warn().Str("topic", sub.topic).Str("group", sub.group).Str("clientId", sub.clientID).
