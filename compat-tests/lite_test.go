@@ -343,6 +343,8 @@ func checkLiteHostile(t *testing.T, r liteResult, topic, normal, group, regular 
 		"remove_ok":           {"OK", "OK"},
 		"send_bad_lite":       {"ILLEGAL_LITE_TOPIC", alnum},
 		"send_lite_to_normal": {"MESSAGE_PROPERTY_CONFLICT_WITH_TYPE", "TopicMessageType validate failed, the expected type is NORMAL, but actual type is LITE"},
+		"regular_as_lite":     {"INVALID_ARGUMENT", "process client telemetryCommand failed. regular group cannot use LITE mode: " + regular},
+		"push_on_lite_group":  {"INVALID_ARGUMENT", "process client telemetryCommand failed. lite group must use LITE mode: " + group},
 		// The broker creates a group it does not know on lookup
 		// (autoCreateSubscriptionGroup): a regular one.
 		"unknown_group": {"ILLEGAL_TOPIC", "lite group " + unknown + " is expected to bind topic null, but actual is " + topic},

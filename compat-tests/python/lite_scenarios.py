@@ -284,6 +284,31 @@ def scenario_hostile(_p, sc):
     out["over_quota"] = sync(s, LiteSubscriptionAction.PARTIAL_REMOVE, g, ["q%d" % i for i in range(2301)])
     out["remove_ok"] = sync(s, LiteSubscriptionAction.PARTIAL_REMOVE, g, ["q%d" % i for i in range(2300)])
 
+    def settings_as(client_type, group):
+        """A raw telemetry stream's first settings: the status its end
+        carries when the proxy refuses them, "OK" when answered."""
+        cmd = TelemetryCommand()
+        st = cmd.settings
+        st.client_type = client_type
+        host, port = CFG["endpoint"].rsplit(":", 1)
+        a = st.access_point.addresses.add()
+        a.host, a.port = host, int(port)
+        st.request_timeout.seconds = 5
+        st.subscription.group.name = group
+        e = st.subscription.subscriptions.add()
+        e.topic.name = TOPIC
+        e.expression.type = definition_pb2.FilterType.TAG
+        e.expression.expression = "*"
+        meta = (("x-mq-client-id", "lite-mode-%s-%s" % (client_type, RUN)), ("x-mq-language", "PYTHON"))
+        try:
+            for r in s.Telemetry(iter([cmd]), metadata=meta, timeout=10):
+                return [definition_pb2.Code.Name(r.status.code), r.status.message]
+            return ["EOF", ""]
+        except grpc.RpcError as err:
+            return [err.code().name, err.details()]
+    out["regular_as_lite"] = settings_as(ClientType.LITE_PUSH_CONSUMER, reg)
+    out["push_on_lite_group"] = settings_as(ClientType.PUSH_CONSUMER, g)
+
     def send_raw(topic, lt):
         req = SendMessageRequest()
         m = req.messages.add()
