@@ -12,6 +12,7 @@ import (
 	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -562,7 +563,7 @@ const maxAttemptIDLength = 128
 // pollMillisFor is ReceiveMessageActivity's polling time when the request
 // names one: clamped to [min, max] long-polling time and to what the
 // deadline leaves.
-func (s *Server) pollMillisFor(ctx context.Context, lp interface{ AsDuration() time.Duration }) (int64, *v2.Status) {
+func (s *Server) pollMillisFor(ctx context.Context, lp *durationpb.Duration) (int64, *v2.Status) {
 	pollMs := lp.AsDuration().Milliseconds()
 	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
 	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
