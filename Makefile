@@ -229,9 +229,11 @@ test-docker-if-engine:
 # comparisons with Apache stay in test-trace and test-dashboard.
 JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite|TestLiteAdminDifferential
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
-# the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side), installed by
-# sdk-deps; ROCKETGO_SDKS=1 makes a missing one fail instead of skip.
-JAVA_TESTS_B := TestJavaACL|TestControllerAuth|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop|TestTraceSmoke|TestDashboardSmoke|TestJavaRecall|TestPythonSDK|TestNodeSDK
+# the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side; TestLiteSDK,
+# their lite consumers against Apache 5.5's broker: ~3 min beside them),
+# installed by sdk-deps; ROCKETGO_SDKS=1 makes a missing one fail instead
+# of skip.
+JAVA_TESTS_B := TestJavaACL|TestControllerAuth|TestJavaAuth2|TestAuth2MQAdmin|TestJavaPop|TestTraceSmoke|TestDashboardSmoke|TestJavaRecall|TestPythonSDK|TestNodeSDK|TestLiteSDK
 test-java: test-java-a test-java-b
 
 test-java-a: build
@@ -240,7 +242,7 @@ test-java-a: build
 
 test-java-b: build sdk-deps
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_SDKS=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
-		$(GO) test -count=1 -timeout 10m -run '$(JAVA_TESTS_B)' ./...
+		$(GO) test -count=1 -timeout 14m -run '$(JAVA_TESTS_B)' ./...
 
 # The official Python and Node.js 5.x SDKs at their pins, for TestPythonSDK
 # and TestNodeSDK: a venv in compat-tests/python/.venv from requirements.txt

@@ -29,7 +29,10 @@ const liteProxyJSON = `,"defaultInvisibleTimeMills":15000,"renewAheadTimeMillis"
 // consumer takes a lite topic and the first is told (NotifyUnsubscribeLite
 // drops it from its set) and receives no more of it.
 // ROCKETGO_LITE_TARGETS=rocketgo,apache also runs them against Apache's
-// broker (differential).
+// broker (differential). The same script runs through rocketgo's proxy in
+// cluster mode too; ROCKETGO_LITE_PROXIES names the proxies (apache,
+// rocketgo, local: mqbroker --enable-proxy, a rocketgo broker only, last
+// as it restarts the broker).
 func TestJavaLite(t *testing.T) {
 	requireJava(t)
 	t.Parallel() // its own Maven project
@@ -37,24 +40,39 @@ func TestJavaLite(t *testing.T) {
 	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_TARGETS")); v != "" {
 		kinds = strings.Split(v, ",")
 	}
+	proxies := []string{"apache", "rocketgo"}
+	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_PROXIES")); v != "" {
+		proxies = strings.Split(v, ",")
+	}
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			c := startTargetBroker(t, kind, uniq("lite-"+kind), liteBrokerConf).c
-			pp := startApacheProxy(t, c, liteProxyJSON)
-			topic, group, groupX := uniq("LP"), uniq("LG"), uniq("LX")
-			createTypedTopic(t, c, topic, "LITE")
-			createLiteGroup(t, c, group, topic, "")
-			createLiteGroup(t, c, groupX, topic, `,"+lite.sub.model":"Exclusive"`)
-			out := runMaven(t, mavenRun{dir: "java-lite", serialize: "JSON", class: "LiteTest#delivery+exclusive",
-				props: map[string]string{"proxy": pp.addr, "topic": topic, "group": group, "groupX": groupX}})
-			for name, s := range out {
-				for _, line := range strings.Split(s, "\n") {
-					if strings.HasPrefix(line, "LITE ") {
-						t.Logf("%s: %s", name, line)
+			for _, impl := range proxies {
+				t.Run(impl, func(t *testing.T) {
+					if impl == "local" && kind != "rocketgo" {
+						t.Skip("local mode is a rocketgo broker's")
 					}
-				}
+					runJavaLite(t, c, startProxyImpl(t, c, liteProxyJSON, impl))
+				})
 			}
 		})
+	}
+}
+
+// runJavaLite runs LiteTest#delivery and #exclusive through the proxy pp.
+func runJavaLite(t *testing.T, c *cluster, pp *proxyProc) {
+	topic, group, groupX := uniq("LP"), uniq("LG"), uniq("LX")
+	createTypedTopic(t, c, topic, "LITE")
+	createLiteGroup(t, c, group, topic, "")
+	createLiteGroup(t, c, groupX, topic, `,"+lite.sub.model":"Exclusive"`)
+	out := runMaven(t, mavenRun{dir: "java-lite", serialize: "JSON", class: "LiteTest#delivery+exclusive",
+		props: map[string]string{"proxy": pp.addr, "topic": topic, "group": group, "groupX": groupX}})
+	for name, s := range out {
+		for _, line := range strings.Split(s, "\n") {
+			if strings.HasPrefix(line, "LITE ") {
+				t.Logf("%s: %s", name, line)
+			}
+		}
 	}
 }
 

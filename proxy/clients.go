@@ -41,6 +41,13 @@ func (c *client) send(cmd *v2.TelemetryCommand) bool {
 	}
 }
 
+// streaming reports whether the client has a telemetry stream open.
+func (c *client) streaming() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stream != nil
+}
+
 func (c *client) publishes(topic string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

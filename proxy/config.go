@@ -130,6 +130,15 @@ type Config struct {
 	RenewSchedulePeriodMillis    int64 `json:"renewSchedulePeriodMillis"`
 	MaxRenewRetryTimes           int   `json:"maxRenewRetryTimes"`
 	InvisibleTimeMillisWhenClear int64 `json:"invisibleTimeMillisWhenClear"`
+	// Lite topics (Apache 5.5): MaxLiteTopicSize bounds a lite topic's
+	// UTF-8 length on send and PARTIAL_ADD and is sent to consumers in
+	// their settings; MaxLiteRenewNumPerChannel bounds the un-acked
+	// messages (handles kept for renewal) of one lite consumer and group
+	// before its receives are FORBIDDEN; MaxSyncLiteSubscriptionRate bounds
+	// PARTIAL_ADD SyncLiteSubscription calls per second on this proxy.
+	MaxLiteTopicSize            int `json:"maxLiteTopicSize"`
+	MaxLiteRenewNumPerChannel   int `json:"maxLiteRenewNumPerChannel"`
+	MaxSyncLiteSubscriptionRate int `json:"maxSyncLiteSubscriptionRate"`
 	// RequestTimeout bounds one Remoting call to a broker or name server
 	// (rocketgo's key).
 	RemotingTimeoutMillis int64 `json:"remotingTimeoutMillis"`
@@ -182,6 +191,9 @@ func DefaultConfig() Config {
 		RenewSchedulePeriodMillis:                     5_000,
 		MaxRenewRetryTimes:                            3,
 		InvisibleTimeMillisWhenClear:                  1_000,
+		MaxLiteTopicSize:                              64,
+		MaxLiteRenewNumPerChannel:                     100,
+		MaxSyncLiteSubscriptionRate:                   5000,
 	}
 }
 
@@ -209,6 +221,9 @@ func (c *Config) Validate() error {
 		return errors.New("proxy: grpcMaxInboundMessageSize, maxClients, remotingTimeoutMillis, " +
 			"grpcMaxConcurrentStreams, grpcMaxConnections, grpcHandshakeTimeoutMillis, grpcClientIdleTimeMills " +
 			"grpcTelemetryCommandsPerSecond and grpcMaxInFlightRequestBytes must be positive, grpcMaxHeaderListSize at least 1024")
+	}
+	if c.MaxLiteTopicSize <= 0 || c.MaxLiteRenewNumPerChannel < 0 || c.MaxSyncLiteSubscriptionRate <= 0 {
+		return errors.New("proxy: maxLiteTopicSize and maxSyncLiteSubscriptionRate must be positive, maxLiteRenewNumPerChannel not negative")
 	}
 	return nil
 }

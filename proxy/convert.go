@@ -66,6 +66,9 @@ func messageOf(rec *message.Record, props map[string]string, receiptHandle strin
 	if g, ok := props[message.PropShardingKey]; ok {
 		sp.MessageGroup = &g
 	}
+	if l, ok := props[message.PropLiteTopic]; ok {
+		sp.LiteTopic = &l
+	}
 	if receiptHandle == "" {
 		receiptHandle = props[message.PropPopCK]
 	}

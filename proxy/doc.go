@@ -6,7 +6,10 @@
 // half message a gRPC producer sent, and — in cluster mode — the Remoting
 // connections to name servers and brokers (routes, sends, heartbeats of
 // transactional producer groups, CHECK_TRANSACTION_STATE relayed to a
-// client's telemetry stream as RecoverOrphanedTransactionCommand).
+// client's telemetry stream as RecoverOrphanedTransactionCommand and
+// NOTIFY_UNSUBSCRIBE_LITE as NotifyUnsubscribeLiteCommand); lite topics
+// (lite.go): subscriptions pushed to every broker of the topic
+// (LITE_SUBSCRIPTION_CTL) and pops by client (POP_LITE_MESSAGE).
 //
 // Never: re-implements a broker rule (checks, queues, offsets are the
 // broker's answers, translated once in status.go); blocks a Remoting

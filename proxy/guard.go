@@ -64,6 +64,8 @@ func refusedResponse(method string, st *v2.Status) any {
 		return &v2.NotifyClientTerminationResponse{Status: st}
 	case svc + "ChangeInvisibleDuration":
 		return &v2.ChangeInvisibleDurationResponse{Status: st}
+	case svc + "SyncLiteSubscription":
+		return &v2.SyncLiteSubscriptionResponse{Status: st}
 	}
 	return nil
 }

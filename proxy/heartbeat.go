@@ -35,8 +35,12 @@ func (s *Server) Heartbeat(ctx context.Context, req *v2.HeartbeatRequest) (*v2.H
 	}
 	switch settings.GetClientType() {
 	case v2.ClientType_PRODUCER:
-	case v2.ClientType_PUSH_CONSUMER, v2.ClientType_SIMPLE_CONSUMER:
+	case v2.ClientType_PUSH_CONSUMER, v2.ClientType_SIMPLE_CONSUMER,
+		v2.ClientType_LITE_PUSH_CONSUMER, v2.ClientType_LITE_SIMPLE_CONSUMER:
 		if err := validateGroup(req.GetGroup()); err != nil {
+			return &v2.HeartbeatResponse{Status: statusOf(err)}, nil
+		}
+		if err := s.checkLiteMode(ctx, settings, req.GetGroup().GetName()); err != nil {
 			return &v2.HeartbeatResponse{Status: statusOf(err)}, nil
 		}
 	default:
@@ -62,10 +66,12 @@ func (s *Server) NotifyClientTermination(ctx context.Context, req *v2.NotifyClie
 	}
 	switch settings.GetClientType() {
 	case v2.ClientType_PRODUCER:
-	case v2.ClientType_PUSH_CONSUMER, v2.ClientType_SIMPLE_CONSUMER:
+	case v2.ClientType_PUSH_CONSUMER, v2.ClientType_SIMPLE_CONSUMER,
+		v2.ClientType_LITE_PUSH_CONSUMER, v2.ClientType_LITE_SIMPLE_CONSUMER:
 		if err := validateGroup(req.GetGroup()); err != nil {
 			return &v2.NotifyClientTerminationResponse{Status: statusOf(err)}, nil
 		}
+		s.offlineLite(metaOf(ctx).clientID, settings)
 	default:
 		return &v2.NotifyClientTerminationResponse{Status: &v2.Status{Code: v2.Code_UNRECOGNIZED_CLIENT_TYPE,
 			Message: settings.GetClientType().String()}}, nil

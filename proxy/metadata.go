@@ -3,6 +3,8 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,7 +28,41 @@ type groupConfig struct {
 	ConsumeMessageOrderly bool              `json:"consumeMessageOrderly"`
 	RetryMaxTimes         int32             `json:"retryMaxTimes"`
 	GroupRetryPolicy      *groupRetryPolicy `json:"groupRetryPolicy"`
+	Attributes            map[string]string `json:"attributes"`
 }
+
+// attr is a group attribute, stored with or without Apache's '+' mark.
+func (g *groupConfig) attr(key string) (string, bool) {
+	if v, ok := g.Attributes[key]; ok {
+		return v, true
+	}
+	v, ok := g.Attributes["+"+key]
+	return v, ok
+}
+
+// liteBindTopic is the LITE topic of a lite group (lite.bind.topic), ""
+// for any other group (SubscriptionGroupConfig.getLiteBindTopic).
+func (g *groupConfig) liteBindTopic() string {
+	v, _ := g.attr("lite.bind.topic")
+	return v
+}
+
+// liteQuota is lite.sub.client.quota, 2000 when unset
+// (SubscriptionGroupConfig.getLiteSubClientQuota), clamped to an int32.
+func (g *groupConfig) liteQuota() int32 {
+	v, ok := g.attr("lite.sub.client.quota")
+	if !ok {
+		return defaultLiteClientQuota
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return defaultLiteClientQuota
+	}
+	return int32(max(min(n, math.MaxInt32), math.MinInt32))
+}
+
+// defaultLiteClientQuota is lite.sub.client.quota's default.
+const defaultLiteClientQuota = 2000
 
 // groupRetryPolicy is GroupRetryPolicy: an exponential or a customized
 // schedule.
@@ -201,6 +237,8 @@ func (s *Server) topicMessageTypes(ctx context.Context, topic string, addr strin
 		return []v2.MessageType{v2.MessageType_TRANSACTION}
 	case "PRIORITY":
 		return []v2.MessageType{v2.MessageType_PRIORITY}
+	case "LITE":
+		return []v2.MessageType{v2.MessageType_LITE}
 	case "MIXED":
 		return []v2.MessageType{v2.MessageType_NORMAL, v2.MessageType_FIFO, v2.MessageType_DELAY, v2.MessageType_TRANSACTION}
 	}

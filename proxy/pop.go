@@ -56,6 +56,9 @@ func (s *Server) receive(ctx context.Context, req *v2.ReceiveMessageRequest, str
 	writeStatus := func(st *v2.Status) error {
 		return stream.Send(&v2.ReceiveMessageResponse{Content: &v2.ReceiveMessageResponse_Status{Status: st}})
 	}
+	if st := s.clientSettingsOf(metaOf(ctx).clientID); isLiteClient(st) {
+		return s.receiveLite(ctx, req, st, stream)
+	}
 	h, addr, maxAttempts, autoRenew, st := s.popRequest(ctx, req)
 	if st != nil {
 		return writeStatus(st)
@@ -229,7 +232,7 @@ func (s *Server) keepForRenewal(rk renewKey, topic string, msgs []*v2.Message) {
 	for _, m := range msgs {
 		raw := m.GetSystemProperties().GetReceiptHandle()
 		if hd, err := parseReceiptHandle(raw); err == nil {
-			if !s.renew.add(rk, raw, &renewed{handle: hd, topic: topic, received: now,
+			if !s.renew.add(rk, raw, &renewed{handle: hd, topic: topic, liteTopic: m.GetSystemProperties().GetLiteTopic(), received: now,
 				reconsume: m.GetSystemProperties().GetDeliveryAttempt() - 1}) {
 				s.sampled.Warn().Int("max", maxRenewHandles).Msg("receipt handles kept for renewal at the bound; not renewed")
 			}
@@ -247,7 +250,8 @@ func (s *Server) nackUnsent(rk renewKey, topic string, msgs []*v2.Message) {
 			hd, perr = kept, nil
 		}
 		if perr == nil {
-			s.changeInvisible(context.Background(), hd, rk.group, topic, 1000)
+			// Best effort: the message comes back after its invisible time anyway.
+			_, _ = s.changeInvisible(context.Background(), hd, rk.group, topic, 1000, left.GetSystemProperties().GetLiteTopic(), false)
 		}
 	}
 }
@@ -298,7 +302,7 @@ func (s *Server) popped(ctx context.Context, body []byte, rh *remoting.PopMessag
 		rec.Topic = req.Topic // the client sees the topic, not the retry topic
 		if maxAttempts <= rec.ReconsumeTimes {
 			if hd, err := parseReceiptHandle(handle); err == nil {
-				if err := s.toDLQ(ctx, hd, props[message.PropUniqClientMessageID], req.ConsumerGroup, req.Topic); err != nil {
+				if err := s.toDLQ(ctx, hd, props[message.PropUniqClientMessageID], req.ConsumerGroup, req.Topic, ""); err != nil {
 					s.sampled.Warn().Err(err).Str("group", req.ConsumerGroup).Msg("forward to DLQ after max attempts")
 				}
 			}
@@ -374,7 +378,7 @@ func (s *Server) AckMessage(ctx context.Context, req *v2.AckMessageRequest) (*v2
 	entries := make([]*v2.AckMessageResultEntry, len(req.GetEntries()))
 	codes := map[v2.Code]bool{}
 	for i, e := range req.GetEntries() {
-		st := statusOf(s.ack(ctx, e.GetReceiptHandle(), req.GetGroup().GetName(), req.GetTopic().GetName()))
+		st := statusOf(s.ack(ctx, e.GetReceiptHandle(), req.GetGroup().GetName(), req.GetTopic().GetName(), e.GetLiteTopic()))
 		entries[i] = &v2.AckMessageResultEntry{MessageId: e.GetMessageId(), ReceiptHandle: e.GetReceiptHandle(), Status: st}
 		codes[st.GetCode()] = true
 	}
@@ -387,7 +391,7 @@ func (s *Server) AckMessage(ctx context.Context, req *v2.AckMessageRequest) (*v2
 	return resp, nil
 }
 
-func (s *Server) ack(ctx context.Context, handle, group, topic string) error {
+func (s *Server) ack(ctx context.Context, handle, group, topic, lite string) error {
 	h, err := s.latestHandle(ctx, handle, group)
 	if err != nil {
 		return err
@@ -395,11 +399,12 @@ func (s *Server) ack(ctx context.Context, handle, group, topic string) error {
 	if h.expired(time.Now()) {
 		return errExpiredHandle
 	}
-	return s.ackHandle(ctx, h, group, topic)
+	return s.ackHandle(ctx, h, group, topic, lite)
 }
 
-// ackHandle sends ACK_MESSAGE for a parsed handle.
-func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic string) error {
+// ackHandle sends ACK_MESSAGE for a parsed handle; lite, when not "", is
+// the lite topic of a lite consumer's message (the header's liteTopic).
+func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic, lite string) error {
 	addr, err := s.handleBroker(ctx, h, topic)
 	if err != nil {
 		return err
@@ -407,6 +412,9 @@ func (s *Server) ackHandle(ctx context.Context, h receiptHandle, group, topic st
 	r := remoting.NewRequest(remoting.AckMessage, nil, nil)
 	(&remoting.AckMessageRequestHeader{ConsumerGroup: group, Topic: h.realTopic(topic, group), QueueID: h.queueID,
 		ExtraInfo: h.raw, Offset: h.offset, BrokerName: h.brokerName}).Encode(r)
+	if lite != "" {
+		r.Set("liteTopic", lite)
+	}
 	resp, err := s.cluster.invoke(ctx, addr, r)
 	if err != nil {
 		return err
@@ -453,7 +461,7 @@ func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvi
 	if h.expired(time.Now()) {
 		return fail(errExpiredHandle)
 	}
-	nh, err := s.changeInvisible(ctx, h, req.GetGroup().GetName(), req.GetTopic().GetName(), ms)
+	nh, err := s.changeInvisible(ctx, h, req.GetGroup().GetName(), req.GetTopic().GetName(), ms, req.GetLiteTopic(), req.GetSuspend())
 	if err != nil {
 		return fail(err)
 	}
@@ -461,8 +469,10 @@ func (s *Server) ChangeInvisibleDuration(ctx context.Context, req *v2.ChangeInvi
 }
 
 // changeInvisible sends CHANGE_MESSAGE_INVISIBLETIME and builds the new
-// handle as MQClientAPIImpl and ConsumerProcessor do.
-func (s *Server) changeInvisible(ctx context.Context, h receiptHandle, group, topic string, ms int64) (string, error) {
+// handle as MQClientAPIImpl and ConsumerProcessor do. lite and suspend are
+// the header's liteTopic and suspend (a lite message: the broker moves its
+// lite topic's batch; suspend does not count the redelivery).
+func (s *Server) changeInvisible(ctx context.Context, h receiptHandle, group, topic string, ms int64, lite string, suspend bool) (string, error) {
 	addr, err := s.handleBroker(ctx, h, topic)
 	if err != nil {
 		return "", err
@@ -471,6 +481,10 @@ func (s *Server) changeInvisible(ctx context.Context, h receiptHandle, group, to
 	r := remoting.NewRequest(remoting.ChangeMessageInvisibleTime, nil, nil)
 	(&remoting.ChangeInvisibleTimeRequestHeader{ConsumerGroup: group, Topic: rt, QueueID: h.queueID,
 		ExtraInfo: h.raw, Offset: h.offset, InvisibleTime: ms, BrokerName: h.brokerName}).Encode(r)
+	if lite != "" {
+		r.Set("liteTopic", lite)
+	}
+	r.Set("suspend", strconv.FormatBool(suspend))
 	resp, err := s.cluster.invoke(ctx, addr, r)
 	if err != nil {
 		return "", err
@@ -497,12 +511,12 @@ func (s *Server) ForwardMessageToDeadLetterQueue(ctx context.Context, req *v2.Fo
 	}
 	h, err := s.latestHandle(ctx, req.GetReceiptHandle(), req.GetGroup().GetName())
 	if err == nil {
-		err = s.toDLQ(ctx, h, req.GetMessageId(), req.GetGroup().GetName(), req.GetTopic().GetName())
+		err = s.toDLQ(ctx, h, req.GetMessageId(), req.GetGroup().GetName(), req.GetTopic().GetName(), req.GetLiteTopic())
 	}
 	return &v2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}, nil
 }
 
-func (s *Server) toDLQ(ctx context.Context, h receiptHandle, msgID, group, topic string) error {
+func (s *Server) toDLQ(ctx context.Context, h receiptHandle, msgID, group, topic, lite string) error {
 	if h.commitLogOffset < 0 {
 		return refuse(v2.Code_INVALID_RECEIPT_HANDLE, "commit log offset is empty")
 	}
@@ -526,5 +540,11 @@ func (s *Server) toDLQ(ctx context.Context, h receiptHandle, msgID, group, topic
 	if resp.Code != remoting.Success {
 		return brokerRefusal(resp)
 	}
-	return s.ackHandle(ctx, h, group, topic)
+	// The answer is the send-back's, as Apache's ProducerProcessor: the ack
+	// after it is best effort (a client retrying a forward whose ack the
+	// broker refuses would fill the DLQ with copies).
+	if err := s.ackHandle(ctx, h, group, topic, lite); err != nil {
+		s.sampled.Warn().Err(err).Str("group", group).Str("topic", topic).Msg("ack after forward to DLQ")
+	}
+	return nil
 }

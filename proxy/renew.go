@@ -40,6 +40,7 @@ type renewed struct {
 	gone       bool       // removed: a renewal that gets the lock later does nothing
 	handle     receiptHandle
 	topic      string
+	liteTopic  string // the lite topic a lite consumer's message came from, "" otherwise
 	received   time.Time
 	reconsume  int32
 	renewTimes int
@@ -71,6 +72,14 @@ func (r *renewals) add(k renewKey, original string, e *renewed) bool {
 	}
 	m[original] = e
 	return true
+}
+
+// count is the number of handles kept for k (a lite consumer's un-acked
+// messages).
+func (r *renewals) count(k renewKey) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byKey[k])
 }
 
 // take removes the handle a client acks (or changes) and returns its latest
@@ -197,13 +206,13 @@ func (s *Server) renewOne(d dueEntry, now time.Time) {
 		if g, _ := s.groupConfig(ctx, d.k.group); g != nil {
 			delay = g.nextDelay(e.reconsume)
 		}
-		if _, err := s.changeInvisible(ctx, e.handle, d.k.group, e.topic, delay); err != nil {
+		if _, err := s.changeInvisible(ctx, e.handle, d.k.group, e.topic, delay, e.liteTopic, false); err != nil {
 			s.sampled.Warn().Err(err).Str("group", d.k.group).Msg("hand back after the longest renewal")
 		}
 		drop()
 		return
 	}
-	nh, err := s.changeInvisible(ctx, e.handle, d.k.group, e.topic, renewSchedule[min(e.renewTimes, len(renewSchedule)-1)])
+	nh, err := s.changeInvisible(ctx, e.handle, d.k.group, e.topic, renewSchedule[min(e.renewTimes, len(renewSchedule)-1)], e.liteTopic, false)
 	if err == nil {
 		e.handle, err = parseReceiptHandle(nh)
 	}
@@ -231,7 +240,7 @@ func (s *Server) handBack(d dueEntry, ms int64) {
 	e.gone = true
 	ctx, cancel := context.WithTimeout(context.Background(), s.cluster.timeout)
 	defer cancel()
-	if _, err := s.changeInvisible(ctx, e.handle, d.k.group, e.topic, ms); err != nil {
+	if _, err := s.changeInvisible(ctx, e.handle, d.k.group, e.topic, ms, e.liteTopic, false); err != nil {
 		s.sampled.Warn().Err(err).Str("group", d.k.group).Msg("hand back a renewed message")
 	}
 }

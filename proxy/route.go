@@ -117,7 +117,9 @@ func (s *Server) QueryAssignment(ctx context.Context, req *v2.QueryAssignmentReq
 	}
 	fifo := false
 	if g, _ := s.groupConfig(ctx, req.GetGroup().GetName()); g != nil {
-		fifo = g.ConsumeMessageOrderly
+		// A lite group pops by client, never by queue: one assignment per
+		// broker even when it consumes orderly.
+		fifo = g.ConsumeMessageOrderly && g.liteBindTopic() == ""
 	}
 	var as []*v2.Assignment
 	for _, qd := range r.Queues {

@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,11 +51,20 @@ func (s *Server) SendMessage(ctx context.Context, req *v2.SendMessageRequest) (*
 	if len(queues) == 0 {
 		return &v2.SendMessageResponse{Status: statusOf(refuse(v2.Code_FORBIDDEN, "no writable queue"))}, nil
 	}
-	// Apache's SendMessageQueueSelector: one queue for the whole request,
-	// chosen by the first message's group when it has one.
+	// Apache 5.5's SendMessageQueueSelector: one queue for the whole
+	// request; a sharding key (the message group, else for a single message
+	// its lite topic) picks it by Guava's consistent hash over the write
+	// queues sorted by (topic, brokerName, queueId), which a lite topic's
+	// broker recomputes to know the lite topics it owns. Apache 5.5 hashes a
+	// group only for a one-message request; rocketgo keeps a FIFO batch on
+	// its first message's group queue (docs/compatibility.md).
+	key := bs[0].group
+	if key == "" && len(msgs) == 1 {
+		key = msgs[0].GetSystemProperties().GetLiteTopic()
+	}
 	var q writeQueue
-	if g := bs[0].group; g != "" {
-		q = queues[floorMod(message.JavaHash(g), len(queues))]
+	if key != "" {
+		q = shardQueue(queues, key)
 	} else {
 		q = queues[int(r.rr.Add(1)-1)%len(queues)]
 	}
@@ -81,12 +92,18 @@ func (s *Server) SendMessage(ctx context.Context, req *v2.SendMessageRequest) (*
 	return resp, nil
 }
 
-func floorMod(h int32, n int) int {
-	m := int(h) % n
-	if m < 0 {
-		m += n
-	}
-	return m
+// shardQueue is the queue a sharding key (message group or lite topic)
+// maps to: Hashing.consistentHash(key.hashCode(), n) over the write queues
+// in MessageQueue order (brokerName, then queueId; one topic).
+func shardQueue(queues []writeQueue, key string) writeQueue {
+	sorted := slices.Clone(queues)
+	slices.SortFunc(sorted, func(a, b writeQueue) int {
+		if c := strings.Compare(a.brokerName, b.brokerName); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.queueID, b.queueID)
+	})
+	return sorted[message.ConsistentHash(int64(message.JavaHash(key)), len(sorted))]
 }
 
 // sendOne sends one message and turns the broker's answer into its entry
@@ -237,6 +254,12 @@ func (s *Server) buildProperties(ctx context.Context, m *v2.Message, producerGro
 	props[message.PropProducerGroup] = producerGroup
 	if err := s.putMessageGroup(props, sp.GetMessageGroup()); err != nil {
 		return "", err
+	}
+	if lite := sp.GetLiteTopic(); lite != "" {
+		if err := s.validateLiteTopic(lite); err != nil {
+			return "", err
+		}
+		props[message.PropLiteTopic] = lite
 	}
 	if tc := sp.GetTraceContext(); tc != "" {
 		props[message.PropTraceContext] = tc

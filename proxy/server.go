@@ -43,6 +43,7 @@ type Server struct {
 	inflight *budget // request bytes held by calls in flight
 	meta     metaCache
 	renew    *renewals
+	liteRate *rateLimiter     // PARTIAL_ADD SyncLiteSubscription calls (maxSyncLiteSubscriptionRate)
 	checks   chan brokerCheck // CHECK_TRANSACTION_STATE from brokers, for the relay worker
 	beat     chan struct{}    // asks the heartbeat loop for a round now
 
@@ -113,6 +114,7 @@ func newServer(cfg Config, log zerolog.Logger, rc transport, lb *LocalBroker) (*
 		txs:      newTransactions(cfg),
 		inflight: &budget{max: cfg.GrpcMaxInFlightRequestBytes},
 		renew:    newRenewals(),
+		liteRate: newRateLimiter(cfg.MaxSyncLiteSubscriptionRate, time.Now()),
 		checks:   make(chan brokerCheck, maxPendingChecks),
 		beat:     make(chan struct{}, 1),
 		quit:     make(chan struct{}),

@@ -45,7 +45,7 @@ func statusOf(err error) *v2.Status {
 }
 
 // codeOfRemoting maps a broker's Remoting response code to the v2 code as
-// Apache's ResponseBuilder.buildCode does: four codes are mapped (and
+// Apache's ResponseBuilder.buildCode does: six codes are mapped (and
 // TOPIC_NOT_EXIST, which TopicRouteHelper.isTopicNotExistError catches
 // first), everything else is INTERNAL_SERVER_ERROR with the broker's remark.
 func codeOfRemoting(code int32) v2.Code {
@@ -60,6 +60,10 @@ func codeOfRemoting(code int32) v2.Code {
 		return v2.Code_CONSUMER_GROUP_NOT_FOUND
 	case remoting.TopicNotExist:
 		return v2.Code_TOPIC_NOT_FOUND
+	case remoting.LmqQuotaExceeded:
+		return v2.Code_LITE_TOPIC_QUOTA_EXCEEDED
+	case remoting.LiteSubscriptionQuotaExceeded:
+		return v2.Code_LITE_SUBSCRIPTION_QUOTA_EXCEEDED
 	default:
 		return v2.Code_INTERNAL_SERVER_ERROR
 	}

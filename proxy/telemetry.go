@@ -49,6 +49,9 @@ func (s *Server) Telemetry(stream v2.MessagingService_TelemetryServer) error {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
+			if streamCancelled(err) {
+				s.offlineLiteStream(c, stream)
+			}
 			return err // the client went away
 		case o := <-out:
 			if err := stream.Send(o); err != nil {
@@ -151,6 +154,9 @@ func (s *Server) clientSettings(c *client, stream v2.MessagingService_TelemetryS
 		if err := validateGroup(in.GetSubscription().GetGroup()); err != nil {
 			return status.Error(codes.InvalidArgument, "process client telemetryCommand failed. "+err.Error())
 		}
+		if err := s.checkLiteMode(stream.Context(), in, in.GetSubscription().GetGroup().GetName()); err != nil {
+			return telemetryError(err)
+		}
 	default:
 		return status.Error(codes.InvalidArgument, "there is no publishing or subscription data in settings")
 	}
@@ -218,6 +224,9 @@ func (s *Server) mergeSettings(stream v2.MessagingService_TelemetryServer, in *v
 		f := false
 		sub.Fifo = &f
 	}
+	// The SDKs' lite consumers subscribe nothing until they have both.
+	quota, maxLite := int32(defaultLiteClientQuota), int32(s.cfg.MaxLiteTopicSize)
+	sub.LiteSubscriptionQuota, sub.MaxLiteTopicSize = &quota, &maxLite
 	g, err := s.groupConfig(stream.Context(), sub.GetGroup().GetName())
 	if err != nil || g == nil {
 		if err != nil {
@@ -227,6 +236,7 @@ func (s *Server) mergeSettings(stream v2.MessagingService_TelemetryServer, in *v
 	}
 	fifo := g.ConsumeMessageOrderly
 	sub.Fifo = &fifo
+	quota = g.liteQuota()
 	out.BackoffPolicy = g.retryPolicy()
 	return out
 }
@@ -252,5 +262,34 @@ func (s *Server) registerTxProducer(ctx context.Context, topics []*v2.Resource) 
 				}
 			}
 		}
+	}
+}
+
+// telemetryError is processTelemetryException: a refusal with a client
+// error code (BAD_REQUEST up to INTERNAL_ERROR) ends the stream with
+// INVALID_ARGUMENT, anything else with INTERNAL.
+func telemetryError(err error) error {
+	msg := "process client telemetryCommand failed. "
+	var r *refusal
+	if errors.As(err, &r) {
+		msg += r.message
+		if r.code >= v2.Code_BAD_REQUEST && r.code < v2.Code_INTERNAL_ERROR {
+			return status.Error(codes.InvalidArgument, msg)
+		}
+		return status.Error(codes.Internal, msg)
+	}
+	return status.Error(codes.Internal, msg+err.Error())
+}
+
+// offlineLiteStream removes a lite consumer's subscriptions when its
+// telemetry stream is cancelled, unless the client has opened another
+// stream since (it is still there: removing would drop what it consumes
+// until its next refresh).
+func (s *Server) offlineLiteStream(c *client, stream v2.MessagingService_TelemetryServer) {
+	c.mu.Lock()
+	current, st := c.stream == stream, c.settings
+	c.mu.Unlock()
+	if current && isLiteClient(st) {
+		s.offlineLite(c.id, st)
 	}
 }

@@ -176,6 +176,10 @@ const maxPendingChecks = 4096
 // send on the proxy's connections; it runs on a connection reader and only
 // queues.
 func (s *Server) onBrokerRequest(addr string, req *remoting.Command) {
+	if req.Code == remoting.NotifyUnsubscribeLite {
+		s.notifyUnsubscribeLite(addr, req)
+		return
+	}
 	if req.Code != remoting.CheckTransactionState {
 		s.sampled.Debug().Int32("code", req.Code).Str("remote", addr).Msg("ignoring request from broker")
 		return
