@@ -99,7 +99,7 @@ func BenchmarkLite100k(b *testing.B) {
 				b.StartTimer()
 				continue
 			}
-			ms := decodeLiteBench(b, resp)
+			ms, _ := decodePopLiteAnswer(b, resp)
 			for _, m := range ms {
 				if r := call(ackLiteReq(m)); r.Code != remoting.Success {
 					b.Fatalf("ack: %d %s", r.Code, r.Remark)
@@ -138,24 +138,6 @@ func liteBenchBroker(b *testing.B) (*broker.Broker, *remoting.Client, func(*remo
 		return resp
 	}
 	return br, cl, call
-}
-
-// decodeLiteBench is decodePopLiteAnswer for a benchmark.
-func decodeLiteBench(b *testing.B, resp *remoting.Command) []litePopped {
-	popTime, inv := resp.Str("popTime"), resp.Str("invisibleTime")
-	var out []litePopped
-	for body := resp.Body; len(body) > 0; {
-		v, rest, err := message.DecodeRecordView(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		body = rest
-		props := string(v.Properties)
-		off, _ := strconv.ParseInt(message.Property(props, message.PropInnerMultiQueueOffset), 10, 64)
-		out = append(out, litePopped{lite: message.Property(props, message.PropLiteTopic), offset: off,
-			handle: "0 " + popTime + " " + inv + " 999 0 b 0 " + strconv.FormatInt(off, 10)})
-	}
-	return out
 }
 
 // heapInUse is the live heap after a full collection.

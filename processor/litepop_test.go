@@ -66,7 +66,7 @@ type litePopped struct {
 	offset             int64
 }
 
-func decodePopLiteAnswer(t *testing.T, resp *remoting.Command) ([]litePopped, []string) {
+func decodePopLiteAnswer(t testing.TB, resp *remoting.Command) ([]litePopped, []string) {
 	t.Helper()
 	popTime, inv := resp.Str("popTime"), resp.Str("invisibleTime")
 	if resp.Str("reviveQid") != "999" {

@@ -410,37 +410,11 @@ func copyUser(a *admin, o *options, args []string) error {
 	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	src, dst := strings.TrimSpace(*from), strings.TrimSpace(*to)
-	var users []adminclient.UserInfo
-	if names := optStr(o, "u"); names != nil && *names != "" {
-		for _, n := range splitNonBlank(*names) {
-			var u *adminclient.UserInfo
-			if err := a.AuthCall(src, adminclient.AuthGetUser, map[string]string{"username": n}, nil, &u); err != nil {
-				return err
-			}
-			if u != nil {
-				users = append(users, *u)
-			}
-		}
-	} else if err := a.AuthCall(src, adminclient.AuthListUser, nil, nil, &users); err != nil {
-		return err
-	}
-	for _, u := range users {
-		name := deref(u.Username)
-		var there *adminclient.UserInfo
-		if err := a.AuthCall(dst, adminclient.AuthGetUser, map[string]string{"username": name}, nil, &there); err != nil {
-			return err
-		}
-		code := adminclient.AuthUpdateUser
-		if there == nil {
-			code = adminclient.AuthCreateUser
-		}
-		if err := a.AuthCall(dst, code, map[string]string{"username": name}, u, nil); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.out, "copy user of %s from %s to %s success.\n", name, src, dst)
-	}
-	return nil
+	return copyAuth(a, *from, *to, optStr(o, "u"), authKind[adminclient.UserInfo]{
+		what: "user", key: "username", get: adminclient.AuthGetUser, list: adminclient.AuthListUser,
+		create: adminclient.AuthCreateUser, update: adminclient.AuthUpdateUser,
+		name: func(u adminclient.UserInfo) string { return deref(u.Username) },
+	})
 }
 
 func copyAcl(a *admin, o *options, args []string) error {
@@ -450,35 +424,54 @@ func copyAcl(a *admin, o *options, args []string) error {
 	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	src, dst := strings.TrimSpace(*from), strings.TrimSpace(*to)
-	var acls []adminclient.AclInfo
-	if subjects := optStr(o, "s"); subjects != nil && *subjects != "" {
-		for _, s := range splitNonBlank(*subjects) {
-			var acl *adminclient.AclInfo
-			if err := a.AuthCall(src, adminclient.AuthGetACL, map[string]string{"subject": s}, nil, &acl); err != nil {
+	return copyAuth(a, *from, *to, optStr(o, "s"), authKind[adminclient.AclInfo]{
+		what: "acl", key: "subject", get: adminclient.AuthGetACL, list: adminclient.AuthListACL,
+		create: adminclient.AuthCreateACL, update: adminclient.AuthUpdateACL,
+		name: func(acl adminclient.AclInfo) string { return deref(acl.Subject) },
+	})
+}
+
+// authKind is what copyUser and copyAcl differ in: the entry's type, its
+// request codes and the header naming one.
+type authKind[T any] struct {
+	what, key                 string
+	get, list, create, update int32
+	name                      func(T) string
+}
+
+// copyAuth is Apache's CopyUsersSubCommand / CopyAclsSubCommand: the named
+// entries (all when names is empty) of broker from, each created on broker
+// to, or updated when it has it already.
+func copyAuth[T any](a *admin, from, to string, names *string, k authKind[T]) error {
+	src, dst := strings.TrimSpace(from), strings.TrimSpace(to)
+	var entries []T
+	if names != nil && *names != "" {
+		for _, n := range splitNonBlank(*names) {
+			var e *T
+			if err := a.AuthCall(src, k.get, map[string]string{k.key: n}, nil, &e); err != nil {
 				return err
 			}
-			if acl != nil {
-				acls = append(acls, *acl)
+			if e != nil {
+				entries = append(entries, *e)
 			}
 		}
-	} else if err := a.AuthCall(src, adminclient.AuthListACL, nil, nil, &acls); err != nil {
+	} else if err := a.AuthCall(src, k.list, nil, nil, &entries); err != nil {
 		return err
 	}
-	for _, acl := range acls {
-		subject := deref(acl.Subject)
-		var there *adminclient.AclInfo
-		if err := a.AuthCall(dst, adminclient.AuthGetACL, map[string]string{"subject": subject}, nil, &there); err != nil {
+	for _, e := range entries {
+		name := k.name(e)
+		var there *T
+		if err := a.AuthCall(dst, k.get, map[string]string{k.key: name}, nil, &there); err != nil {
 			return err
 		}
-		code := adminclient.AuthUpdateACL
+		code := k.update
 		if there == nil {
-			code = adminclient.AuthCreateACL
+			code = k.create
 		}
-		if err := a.AuthCall(dst, code, map[string]string{"subject": subject}, acl, nil); err != nil {
+		if err := a.AuthCall(dst, code, map[string]string{k.key: name}, e, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.out, "copy acl of %s from %s to %s success.\n", subject, src, dst)
+		fmt.Fprintf(a.out, "copy %s of %s from %s to %s success.\n", k.what, name, src, dst)
 	}
 	return nil
 }
