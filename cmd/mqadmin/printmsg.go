@@ -90,27 +90,9 @@ func printMsg(a *admin, o *options, args []string) error {
 	}
 	for _, mq := range subscribeQueues(r, t) {
 		c := &consumer{a: a, topic: t, route: r}
-		addr, lo, hi, err := c.bounds(mq, 0, 0)
+		addr, lo, hi, err := c.rangeByTime(o, mq, *begin, *end)
 		if err != nil {
 			return err
-		}
-		if o.Given("b") {
-			ms, err := timestampFormat(strings.TrimSpace(*begin))
-			if err != nil {
-				return err
-			}
-			if lo, err = a.SearchOffset(addr, mq, ms); err != nil {
-				return err
-			}
-		}
-		if o.Given("e") {
-			ms, err := timestampFormat(strings.TrimSpace(*end))
-			if err != nil {
-				return err
-			}
-			if hi, err = a.SearchOffset(addr, mq, ms); err != nil {
-				return err
-			}
 		}
 		fmt.Fprintf(a.out, "minOffset=%d, maxOffset=%d, %s\n", lo, hi, mqString(mq))
 		var perr error
@@ -186,27 +168,9 @@ func printMsgByQueue(a *admin, o *options, args []string) error {
 		return err
 	}
 	c := &consumer{a: a, topic: t, route: r}
-	addr, lo, hi, err := c.bounds(mq, 0, 0)
+	addr, lo, hi, err := c.rangeByTime(o, mq, *begin, *end)
 	if err != nil {
 		return err
-	}
-	if o.Given("b") {
-		ms, err := timestampFormat(strings.TrimSpace(*begin))
-		if err != nil {
-			return err
-		}
-		if lo, err = a.SearchOffset(addr, mq, ms); err != nil {
-			return err
-		}
-	}
-	if o.Given("e") {
-		ms, err := timestampFormat(strings.TrimSpace(*end))
-		if err != nil {
-			return err
-		}
-		if hi, err = a.SearchOffset(addr, mq, ms); err != nil {
-			return err
-		}
 	}
 	counts := map[string]int64{}
 	var perr error
@@ -244,4 +208,28 @@ func printMsgByQueue(a *admin, o *options, args []string) error {
 		}
 	}
 	return nil
+}
+
+// rangeByTime is the queue's address and offsets [lo, hi), narrowed to the
+// times of -b and -e when given (Apache's printMsg and printMsgByQueue).
+func (c *consumer) rangeByTime(o *options, mq adminclient.MessageQueue, begin, end string) (addr string, lo, hi int64, err error) {
+	if addr, lo, hi, err = c.bounds(mq, 0, 0); err != nil {
+		return "", 0, 0, err
+	}
+	for _, b := range []struct {
+		flag, value string
+		dst         *int64
+	}{{"b", begin, &lo}, {"e", end, &hi}} {
+		if !o.Given(b.flag) {
+			continue
+		}
+		ms, err := timestampFormat(strings.TrimSpace(b.value))
+		if err != nil {
+			return "", 0, 0, err
+		}
+		if *b.dst, err = c.a.SearchOffset(addr, mq, ms); err != nil {
+			return "", 0, 0, err
+		}
+	}
+	return addr, lo, hi, nil
 }
