@@ -300,12 +300,22 @@ def scenario_hostile(_p, sc):
         e.expression.type = definition_pb2.FilterType.TAG
         e.expression.expression = "*"
         meta = (("x-mq-client-id", "lite-mode-%s-%s" % (client_type, RUN)), ("x-mq-language", "PYTHON"))
+        # The request side stays open until the answer: a proxy that ends
+        # the stream when the client half-closes would otherwise race the
+        # check it runs on the settings (Apache's does, under load).
+        answered = threading.Event()
+
+        def requests():
+            yield cmd
+            answered.wait(10)
         try:
-            for r in s.Telemetry(iter([cmd]), metadata=meta, timeout=10):
+            for r in s.Telemetry(requests(), metadata=meta, timeout=10):
                 return [definition_pb2.Code.Name(r.status.code), r.status.message]
             return ["EOF", ""]
         except grpc.RpcError as err:
             return [err.code().name, err.details()]
+        finally:
+            answered.set()
     out["regular_as_lite"] = settings_as(ClientType.LITE_PUSH_CONSUMER, reg)
     out["push_on_lite_group"] = settings_as(ClientType.PUSH_CONSUMER, g)
 
