@@ -260,10 +260,12 @@ test-trace: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_TRACE=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestTrace' ./...
 
-# rocketmq-dashboard's REST answers against rocketgo and the Apache 5.3.3
-# reference for the same scenario: compat-tests/dashboard/run.sh
-# builds the dashboard from its public sources into /var/cache/rocketgo-dashboard
-# (once; the backend only) and runs TestDashboard (~5 min).
+# rocketmq-dashboard against rocketgo and the Apache reference for the same
+# scenario: compat-tests/dashboard/run.sh builds the dashboard, front end
+# included, from its public sources into /var/cache/rocketgo-dashboard (once),
+# installs Debian's chromium when missing, and runs TestDashboard: the REST
+# answers, then every page in headless Chromium (screenshots and the values
+# shown). ROCKETGO_DASHBOARD_RESULTS=DIR keeps the screenshots.
 test-dashboard: build
 	ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) compat-tests/dashboard/run.sh
 
