@@ -202,8 +202,9 @@ test-docker-if-engine:
 # test-java-b after test-compat); make test-java runs both. test-java-b also
 # takes the cheap trace and dashboard checks against rocketgo alone
 # (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
-# tests; the dashboard one skips, saying so, without the cached jar); the
-# comparisons with Apache stay in test-trace and test-dashboard.
+# tests; the dashboard one skips, saying so, without the cached jar, and
+# opens three pages in chromium when it and a jar with the front end are
+# there); the comparisons with Apache stay in test-trace and test-dashboard.
 JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side), installed by

@@ -66,8 +66,8 @@ type dashPage struct {
 	ready func(s *dashSide) []string
 }
 
-// The search box of the i-th antd Select under scope: a person clicks it,
-// types and takes the first match with Enter.
+// dashChoose picks value in the first antd Select under scope as a person
+// does: click its search box, type, take the first match with Enter.
 func dashChoose(scope, value string) chromedp.Action[chromedp.Void] {
 	sel := scope + " .ant-select-selection-search-input"
 	return chromedp.Steps(
@@ -126,17 +126,16 @@ func dashCheck(name string) chromedp.Action[chromedp.Void] {
 }
 
 func dashPages() []dashPage {
-	texts := func(f func(s *dashSide) []string) func(s *dashSide) []string { return f }
 	return []dashPage{
-		{name: "cluster", route: "/cluster", ready: texts(func(s *dashSide) []string { return []string{s.tg.brokerName} })},
+		{name: "cluster", route: "/cluster", ready: func(s *dashSide) []string { return []string{s.tg.brokerName} }},
 		// Beside NORMAL (the default filter): the scenario's topic has no
 		// message.type attribute, and its retry and DLQ topics.
 		{name: "topic", route: "/topic",
 			fill: func(*dashSide) []chromedp.Action[chromedp.Void] {
 				return []chromedp.Action[chromedp.Void]{dashCheck("UNSPECIFIED"), dashCheck("RETRY"), dashCheck("DLQ")}
 			},
-			ready: texts(func(s *dashSide) []string { return []string{dashTopic, "%RETRY%" + dashCG, "%DLQ%" + dashCG} })},
-		{name: "consumer", route: "/consumer", ready: texts(func(s *dashSide) []string { return []string{dashCG} })},
+			ready: func(s *dashSide) []string { return []string{dashTopic, "%RETRY%" + dashCG, "%DLQ%" + dashCG} }},
+		{name: "consumer", route: "/consumer", ready: func(s *dashSide) []string { return []string{dashCG} }},
 		{name: "producer", route: "/producer",
 			fill: func(s *dashSide) []chromedp.Action[chromedp.Void] {
 				return []chromedp.Action[chromedp.Void]{
@@ -145,7 +144,7 @@ func dashPages() []dashPage {
 					chromedp.Click(chromedp.CSS(`#deployHistoryList button[type=submit]`)),
 				}
 			},
-			ready: texts(func(s *dashSide) []string { return []string{"dash-prod-" + s.tg.name} })},
+			ready: func(s *dashSide) []string { return []string{"dash-prod-" + s.tg.name} }},
 		{name: "message", route: "/message",
 			fill: func(s *dashSide) []chromedp.Action[chromedp.Void] {
 				return []chromedp.Action[chromedp.Void]{
@@ -154,7 +153,7 @@ func dashPages() []dashPage {
 					chromedp.Click(chromedp.CSS(dashPane + ` button:has(.anticon-search)`)),
 				}
 			},
-			ready: texts(func(s *dashSide) []string { return s.msgIDs })},
+			ready: func(s *dashSide) []string { return s.msgIDs }},
 		{name: "message by key", route: "/message",
 			fill: func(s *dashSide) []chromedp.Action[chromedp.Void] {
 				return []chromedp.Action[chromedp.Void]{
@@ -164,7 +163,7 @@ func dashPages() []dashPage {
 					chromedp.Click(chromedp.CSS(dashPane + ` button:has(.anticon-search)`)),
 				}
 			},
-			ready: texts(func(s *dashSide) []string { return s.msgIDs[:1] })},
+			ready: func(s *dashSide) []string { return s.msgIDs[:1] }},
 		// By message id: the Consumer tab's search reads its pickers through
 		// moment(), which turns typed dates (dayjs objects) into NaN, and
 		// its defaults find nothing (dashDateRange): in this build it
@@ -181,7 +180,7 @@ func dashPages() []dashPage {
 					chromedp.Click(chromedp.CSS(dashPane + ` button:has(.anticon-search)`)),
 				}
 			},
-			ready: texts(func(s *dashSide) []string { return []string{"Tag=-"} })},
+			ready: func(s *dashSide) []string { return []string{"Tag=-"} }},
 		{name: "DLQ topic", route: "/message",
 			fill: func(s *dashSide) []chromedp.Action[chromedp.Void] {
 				return []chromedp.Action[chromedp.Void]{
@@ -190,7 +189,7 @@ func dashPages() []dashPage {
 					chromedp.Click(chromedp.CSS(dashPane + ` button:has(.anticon-search)`)),
 				}
 			},
-			ready: texts(func(s *dashSide) []string { return s.msgIDs[dashCount-1:] })},
+			ready: func(s *dashSide) []string { return s.msgIDs[dashCount-1:] }},
 		{name: "message trace", route: "/messageTrace",
 			fill: func(s *dashSide) []chromedp.Action[chromedp.Void] {
 				return []chromedp.Action[chromedp.Void]{
@@ -203,8 +202,8 @@ func dashPages() []dashPage {
 				}
 			},
 			// The graph is a canvas: its producer group is not in the DOM.
-			ready: texts(func(s *dashSide) []string { return []string{"Message Trace Detail", dashCG} })},
-		{name: "ops", route: "/ops", ready: texts(func(s *dashSide) []string { return []string{s.tg.nsAddr} })},
+			ready: func(s *dashSide) []string { return []string{"Message Trace Detail", dashCG} }},
+		{name: "ops", route: "/ops", ready: func(s *dashSide) []string { return []string{s.tg.nsAddr} }},
 		{name: "proxy", route: "/proxy"},
 		{name: "dashboard", route: "/"},
 	}
