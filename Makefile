@@ -225,8 +225,9 @@ test-docker-if-engine:
 # test-java-b after test-compat); make test-java runs both. test-java-b also
 # takes the cheap trace and dashboard checks against rocketgo alone
 # (TestTraceSmoke, TestDashboardSmoke: ~110 s side by side, beside the ACL
-# tests; the dashboard one skips, saying so, without the cached jar); the
-# comparisons with Apache stay in test-trace and test-dashboard.
+# tests; the dashboard one skips, saying so, without the cached jar, and
+# opens three pages in chromium when it and a jar with the front end are
+# there); the comparisons with Apache stay in test-trace and test-dashboard.
 JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite|TestLiteAdminDifferential
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side; TestLiteSDK,
@@ -285,10 +286,12 @@ test-trace: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_TRACE=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
 		$(GO) test -count=1 -timeout 20m -v -run 'TestTrace' ./...
 
-# rocketmq-dashboard's REST answers against rocketgo and the Apache 5.3.3
-# reference for the same scenario: compat-tests/dashboard/run.sh
-# builds the dashboard from its public sources into /var/cache/rocketgo-dashboard
-# (once; the backend only) and runs TestDashboard (~5 min).
+# rocketmq-dashboard against rocketgo and the Apache reference for the same
+# scenario: compat-tests/dashboard/run.sh builds the dashboard, front end
+# included, from its public sources into /var/cache/rocketgo-dashboard (once),
+# installs Debian's chromium when missing, and runs TestDashboard: the REST
+# answers, then every page in headless Chromium (screenshots and the values
+# shown). ROCKETGO_DASHBOARD_RESULTS=DIR keeps the screenshots.
 test-dashboard: build
 	ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) compat-tests/dashboard/run.sh
 

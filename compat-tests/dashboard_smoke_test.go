@@ -8,11 +8,15 @@ package compattest
 // DLQ) must answer HTTP 200, status 0, and name what the scenario made.
 // Without the jar it skips, saying so: building it takes minutes and a
 // network. The comparison with Apache's answers, line by line, is make
-// test-dashboard (TestDashboard).
+// test-dashboard (TestDashboard). With chromium installed and a jar that
+// carries the front end, three pages are opened in it too (dashSmokePages).
 
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +111,48 @@ func TestDashboardSmoke(t *testing.T) {
 		}
 	}
 	t.Logf("dashboard smoke: %d queries, %.1fs", len(queries), time.Since(start).Seconds())
+	dashSmokePages(t, d, s)
+}
+
+// dashSmokePages opens a few pages in headless Chromium, when it is there
+// and the jar carries the front end, and checks that their data renders.
+// What they show is compared with Apache's by TestDashboardBrowser.
+func dashSmokePages(t *testing.T, d *dashboard, s *dashSide) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Logf("DASHBOARD PAGES NOT CHECKED: no chromium (compat-tests/dashboard/run.sh chromium installs it)")
+		return
+	}
+	if _, b, err := d.get("/"); err != nil || !strings.Contains(string(b), `id="root"`) {
+		t.Logf("DASHBOARD PAGES NOT CHECKED: the jar has no front end (compat-tests/dashboard/run.sh build)")
+		return
+	}
+	start := time.Now()
+	bctx := newBrowser(t, bin)
+	pages := dashPages()[:3] // cluster, topic, consumer
+	// Asked to keep the results: every page, to look at rocketgo's alone.
+	results := os.Getenv("ROCKETGO_DASHBOARD_RESULTS")
+	if results != "" {
+		pages = dashPages()
+	}
+	only := regexp.MustCompile(os.Getenv("ROCKETGO_DASHBOARD_PAGES")) // a regexp of page names, to look at some
+	for _, p := range pages {
+		if !only.MatchString(p.name) {
+			continue
+		}
+		v := openPage(bctx, d, s, p)
+		if v.err != "" {
+			t.Errorf("page %s: %s", p.name, v.err)
+		} else {
+			t.Logf("page %s: %d values", p.name, len(v.lines))
+		}
+		if results != "" {
+			base := filepath.Join(results, "smoke-"+dashFileName(p.name))
+			_ = os.WriteFile(base+".png", v.shot, 0o644)
+			_ = os.WriteFile(base+".txt", []byte(strings.Join(v.lines, "\n")+"\n"), 0o644)
+		}
+	}
+	t.Logf("dashboard pages: %.1fs", time.Since(start).Seconds())
 }
 
 // dashConsumerClientID reads the consumer's client id from the group's
