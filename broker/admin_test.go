@@ -257,6 +257,13 @@ func TestClientAndStatsServices(t *testing.T) {
 		ri["putTps"] != "  " || ri["dispatchBehindBytes"] != "0" {
 		t.Fatalf("RuntimeInfo = %v", ri)
 	}
+	// A put to a system topic counts in the store's totals, not in the
+	// day's (Apache's BROKER_PUT_NUMS_WITHOUT_SYSTEM_TOPIC).
+	b.Stats.In("RMQ_SYS_TRACE_TOPIC", 0, 1, 100)
+	if ri = b.RuntimeInfo(); ri["msgPutTotalTodayNow"] != "1" || ri["putMessageTimesTotal"] != "2" {
+		t.Fatalf("after a system topic's put: msgPutTotalTodayNow %s putMessageTimesTotal %s",
+			ri["msgPutTotalTodayNow"], ri["putMessageTimesTotal"])
+	}
 
 	b.Members.UnregisterClient(c, "PG", "CG")
 	if _, err := b.Members.ConsumerIDs("CG"); err == nil {

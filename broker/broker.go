@@ -187,7 +187,7 @@ func New(cfg Config, log zerolog.Logger) (*Broker, error) {
 	b.wait = st.Wait
 	b.StoreHost = cfg.StoreHost()
 	b.UniqIDs = message.NewUniqIDGen(b.StoreHost.Addr(), os.Getpid(), int32(time.Now().UnixNano()))
-	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in })
+	b.stats = newRuntimeStats(func() int64 { in, _, _, _ := b.Stats.Totals(); return in }, b.Stats.UserPuts)
 	b.Lite = lite.New(b.liteDeps(st), root.With().Str("component", "lite").Logger())
 	b.Admin = admin.New(admin.Deps{Config: b.adminConfig, Store: st, Topics: b.Topics, Groups: b.Groups, Offsets: b.Offsets,
 		Clients: b.Clients, Modes: b.requestModes, Counts: &b.Stats, Go: b.Go, TopicDeleted: b.Lite.CleanByParent}, log)

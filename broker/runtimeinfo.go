@@ -85,7 +85,7 @@ func (b *Broker) RuntimeInfo() map[string]string {
 	}
 	if !b.Config().IsSlave() {
 		_, inBytes, _, _ := b.Stats.Totals()
-		b.stats.store.report(info, rs.putNow, inBytes)
+		b.stats.store.report(info, rs.putsAll, inBytes)
 	} else {
 		b.stats.store.report(info, 0, 0)
 	}

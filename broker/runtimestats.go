@@ -25,13 +25,14 @@ import (
 const statsSamples = 600 + 1
 
 type statsSnap struct {
-	at                            int64 // ms
-	put, found, miss, transferred int64
+	at                                     int64 // ms
+	put, userPut, found, miss, transferred int64
 }
 
 type runtimeStats struct {
-	started time.Time
-	puts    func() int64 // messages put since start (Stats)
+	started  time.Time
+	puts     func() int64 // messages put since start (Stats): the rates
+	userPuts func() int64 // of them, those to topics that are not system topics: the day totals
 
 	found, miss, transferred atomic.Int64 // pull answers, counted by the pull path
 	store                    *storeStats  // put and get timings (storestats.go)
@@ -44,9 +45,9 @@ type runtimeStats struct {
 	getToday, getYesterday int64
 }
 
-func newRuntimeStats(puts func() int64) *runtimeStats {
+func newRuntimeStats(puts, userPuts func() int64) *runtimeStats {
 	now := time.Now()
-	rs := &runtimeStats{started: now, puts: puts, store: newStoreStats(now)}
+	rs := &runtimeStats{started: now, puts: puts, userPuts: userPuts, store: newStoreStats(now)}
 	rs.sample(rs.started)
 	return rs
 }
@@ -75,8 +76,8 @@ func (rs *runtimeStats) run(quit <-chan struct{}) {
 }
 
 func (rs *runtimeStats) sample(now time.Time) {
-	s := statsSnap{at: now.UnixMilli(), put: rs.puts(), found: rs.found.Load(), miss: rs.miss.Load(),
-		transferred: rs.transferred.Load()}
+	s := statsSnap{at: now.UnixMilli(), put: rs.puts(), userPut: rs.userPuts(), found: rs.found.Load(),
+		miss: rs.miss.Load(), transferred: rs.transferred.Load()}
 	day := now.YearDay() + now.Year()*1000
 	if rs.store != nil { // nil in tests of the rates alone
 		rs.store.roll(now)
@@ -87,9 +88,9 @@ func (rs *runtimeStats) sample(now time.Time) {
 		if rs.day != 0 {
 			rs.putYesterday, rs.getYesterday = rs.putToday, rs.getToday
 		}
-		rs.putToday, rs.getToday = s.put, s.transferred
+		rs.putToday, rs.getToday = s.userPut, s.transferred
 		if rs.day == 0 {
-			rs.putYesterday, rs.getYesterday = s.put, s.transferred
+			rs.putYesterday, rs.getYesterday = s.userPut, s.transferred
 		}
 		rs.day = day
 	}
@@ -98,8 +99,11 @@ func (rs *runtimeStats) sample(now time.Time) {
 	rs.n = min(rs.n+1, statsSamples)
 }
 
-// runtimeReport is what RuntimeInfo prints.
+// runtimeReport is what RuntimeInfo prints: the day totals count puts to
+// topics that are not system topics, as Apache's BrokerStats; putsAll
+// counts every put, as its StoreStatsService.
 type runtimeReport struct {
+	putsAll                                                         int64
 	putNow, putTodayMorning, putYesterdayMorning                    int64
 	getNow, getTodayMorning, getYesterdayMorning                    int64
 	putTps, getFoundTps, getMissTps, getTransferredTps, getTotalTps string
@@ -119,7 +123,8 @@ func (rs *runtimeStats) report(slave bool) runtimeReport {
 		getTotalTps:       rs.tps(func(s *statsSnap) int64 { return s.found + s.miss }),
 	}
 	if !slave {
-		r.putNow, r.putTodayMorning, r.putYesterdayMorning = rs.puts(), rs.putToday, rs.putYesterday
+		r.putsAll = rs.puts()
+		r.putNow, r.putTodayMorning, r.putYesterdayMorning = rs.userPuts(), rs.putToday, rs.putYesterday
 	} else {
 		r.putTps = rs.tps(func(*statsSnap) int64 { return 0 })
 	}

@@ -8,7 +8,7 @@ import (
 func TestRuntimeStatsRates(t *testing.T) {
 	var puts int64
 	t0 := time.Date(2026, 12, 1, 23, 59, 0, 0, time.Local)
-	rs := &runtimeStats{started: t0, puts: func() int64 { return puts }}
+	rs := &runtimeStats{started: t0, puts: func() int64 { return puts }, userPuts: func() int64 { return puts }}
 	rs.sample(t0)
 	r := rs.report(false)
 	if r.putTps != "  " || r.getTotalTps != "  " {

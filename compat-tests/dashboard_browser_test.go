@@ -38,23 +38,7 @@ import (
 // dashboardPageDiffs are the known differences ("page: side line", the line
 // as read and masked), and why. A key ending in "*" matches every line that
 // starts with it.
-var dashboardPageDiffs = map[string]string{
-	// The cluster page's Today Produce Count is GET_BROKER_RUNTIME_INFO's
-	// msgPutTotalTodayNow (less the morning's): Apache counts sends to
-	// topics that are not system topics (BROKER_PUT_NUMS_WITHOUT_SYSTEM_TOPIC),
-	// rocketgo every message its store put, the scenario's four trace
-	// records (RMQ_SYS_TRACE_TOPIC) among them.
-	"cluster: rocketgo " + dashClusterRow + "8 | Today Consume Count=24 | Operation=Status Config": putsWithSystemTopics,
-	"cluster: apache " + dashClusterRow + "4 | Today Consume Count=24 | Operation=Status Config":   putsWithSystemTopics,
-}
-
-const (
-	dashClusterRow = "row: Broker=<brokerName> | NO.=0(undefined) | Address=<broker> | Version=<Version> | " +
-		"Produce Message TPS=<Produce Message TPS> | Consumer Message TPS=<Consumer Message TPS> | " +
-		"Yesterday Produce Count=0 | Yesterday Consume Count=0 | Today Produce Count="
-	putsWithSystemTopics = "rocketgo's msgPutTotalTodayNow counts puts to system topics (the trace records); " +
-		"Apache's does not: not yet fixed"
-)
+var dashboardPageDiffs = map[string]string{}
 
 // dashPage is one page of the dashboard.
 type dashPage struct {

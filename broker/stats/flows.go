@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // Stats counts what the broker takes in (per topic) and hands out (per
@@ -21,6 +23,7 @@ type Stats struct {
 	inKeys        atomic.Int64
 	outKeys       atomic.Int64
 	totIn, totOut Flow
+	userIn        atomic.Int64                      // messages in to topics that are not system topics
 	dlq           statMap[GroupTopic, atomic.Int64] // messages moved to a DLQ
 	items         statItems                         // VIEW_BROKER_STATS_DATA's windows (items.go)
 }
@@ -83,6 +86,9 @@ const MaxKeys = 100_000
 // stored (records).
 func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
 	s.totIn.add(msgs, bytes)
+	if !message.IsSystemTopicName(topic) {
+		s.userIn.Add(msgs)
+	}
 	k := TopicType{topic, typ}
 	v, ok := s.in.Load(k)
 	if !ok {
@@ -126,6 +132,11 @@ func (s *Stats) Out(group, topic string, msgs, bytes int64) {
 func (s *Stats) Totals() (inMsgs, inBytes, outMsgs, outBytes int64) {
 	return s.totIn.Msgs.Load(), s.totIn.Bytes.Load(), s.totOut.Msgs.Load(), s.totOut.Bytes.Load()
 }
+
+// UserPuts is the messages in since start to topics that are not system
+// topics (Apache's BROKER_PUT_NUMS_WITHOUT_SYSTEM_TOPIC, which its runtime
+// info's msgPutTotal figures read).
+func (s *Stats) UserPuts() int64 { return s.userIn.Load() }
 
 // RangeIn calls fn for each topic and type's flow until fn returns false.
 func (s *Stats) RangeIn(fn func(k TopicType, f *InFlow) bool) {
