@@ -225,7 +225,7 @@ const dashReadJS = `(() => {
 
 // dashVolatileColumn names the columns whose cells two brokers (or two
 // runs) cannot share: rates over the last seconds (TPS), times, and the
-// broker's version (V5_3_3 for rocketgo, Apache's own). Counts, offsets and
+// broker's version (rocketgo's reportedVersion, Apache's own). Counts, offsets and
 // lags are the scenario's and stay compared.
 var dashVolatileColumn = regexp.MustCompile(`(?i)\b(tps|time|storetime|version)\b`)
 

@@ -95,9 +95,9 @@ var versionNames = strings.Fields("V3_0_0_SNAPSHOT V3_0_0_ALPHA1 V3_0_0_BETA1 V3
 	"V5_9_8_SNAPSHOT V5_9_8 V5_9_9_SNAPSHOT V5_9_9 HIGHER_VERSION ")
 
 // DefaultVersion is the version rocketgo reports unless configured:
-// V5_3_3, the Apache release whose features it serves (with 5.4's priority
-// messages; without 5.5's lite topics).
-const DefaultVersion = "V5_3_3"
+// V5_5_0, the Apache release whose features it serves (5.4's priority
+// messages, 5.5's lite topics).
+const DefaultVersion = "V5_5_0"
 
 var serverVersion atomic.Int32
 

@@ -20,7 +20,7 @@ func TestVersions(t *testing.T) {
 	if VersionName(100000) != "HIGHER_VERSION" || VersionName(-3) != "-3" {
 		t.Errorf("VersionName past the table: %s, %s", VersionName(100000), VersionName(-3))
 	}
-	if ServerVersion() != 479 {
-		t.Errorf("default reported version %d, want V5_3_3 (479)", ServerVersion())
+	if ServerVersion() != 513 {
+		t.Errorf("default reported version %d, want V5_5_0 (513)", ServerVersion())
 	}
 }
