@@ -215,8 +215,8 @@ test-docker-if-engine:
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), the
 # Java 5.x SDK through mqproxy (compat-tests/java-grpc), the Java SDK 5.1.0's
-# lite consumer through Apache 5.5's proxy (compat-tests/java-lite,
-# TestJavaLite; ROCKETGO_LITE_TARGETS=rocketgo,apache adds Apache's broker),
+# lite consumer through mqproxy (compat-tests/java-lite, TestJavaLite;
+# test-proxy-apache adds Apache's proxy, local mode and Apache's broker),
 # and the differential tests against the Apache reference (compat-tests/reference). The proxy tests
 # run here in front of a rocketgo broker only (the Go ones also run in
 # test-compat); in front of Apache's broker, and Apache's proxy in front of
@@ -228,7 +228,7 @@ test-docker-if-engine:
 # tests; the dashboard one skips, saying so, without the cached jar, and
 # opens three pages in chromium when it and a jar with the front end are
 # there); the comparisons with Apache stay in test-trace and test-dashboard.
-JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite|TestLiteAdminDifferential
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side; TestLiteSDK,
 # their lite consumers against Apache 5.5's broker: ~3 min beside them),
@@ -239,7 +239,7 @@ test-java: test-java-a test-java-b
 
 test-java-a: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
-		$(GO) test -count=1 -timeout 18m -run '$(JAVA_TESTS_A)' ./...
+		$(GO) test -count=1 -timeout 20m -run '$(JAVA_TESTS_A)' ./...
 
 test-java-b: build sdk-deps
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=rocketgo ROCKETGO_SDKS=1 ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) \
@@ -298,16 +298,18 @@ test-dashboard: build
 # The gRPC proxy tests with Apache brokers behind mqproxy, then against Apache
 # 5.3.3's proxy (reference/run.sh proxy) instead of mqproxy, in front of
 # rocketgo and Apache brokers: the proof that they encode Apache's behaviour
-# (about 12 minutes); and TestJavaLite against Apache's broker, the same
-# lite scenarios test-java-a runs against rocketgo's (about 2 minutes).
+# (about 12 minutes); TestJavaLite through Apache's proxy, mqproxy and local
+# mode against rocketgo's and Apache's brokers, and TestLiteAdminDifferential
+# (Apache's lite mqadmin commands on both brokers; about 6 minutes); and
+# TestLiteSDK in front of Apache's broker.
 PROXY_TESTS := TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC
 test-proxy-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_IMPL=apache ROCKETGO_PROXY_TARGETS=rocketgo,apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
-	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_TARGETS=apache \
-		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run 'TestJavaLite' ./...
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_TARGETS=rocketgo,apache ROCKETGO_LITE_PROXIES=apache,rocketgo,local \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v -run 'TestJavaLite|TestLiteAdminDifferential' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_BROKER=apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run 'TestLiteSDK' ./...
 

@@ -40,7 +40,7 @@ func TestJavaLite(t *testing.T) {
 	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_TARGETS")); v != "" {
 		kinds = strings.Split(v, ",")
 	}
-	proxies := []string{"apache", "rocketgo"}
+	proxies := []string{"rocketgo"} // Apache's proxy and local mode: make test-proxy-apache
 	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_PROXIES")); v != "" {
 		proxies = strings.Split(v, ",")
 	}
