@@ -301,7 +301,8 @@ test-dashboard: build
 # (about 12 minutes); TestJavaLite through Apache's proxy, mqproxy and local
 # mode against rocketgo's and Apache's brokers, and TestLiteAdminDifferential
 # (Apache's lite mqadmin commands on both brokers; about 6 minutes); and
-# TestLiteSDK in front of Apache's broker.
+# TestLiteSDK with Apache's proxy and every transport (ROCKETGO_LITE_FULL),
+# then in front of Apache's broker.
 PROXY_TESTS := TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC
 test-proxy-apache: build
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PROXY_TARGETS=apache \
@@ -310,6 +311,8 @@ test-proxy-apache: build
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_TARGETS=rocketgo,apache ROCKETGO_LITE_PROXIES=apache,rocketgo,local \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v -run 'TestJavaLite|TestLiteAdminDifferential' ./...
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_FULL=1 \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 14m -v -run 'TestLiteSDK' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_BROKER=apache \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run 'TestLiteSDK' ./...
 

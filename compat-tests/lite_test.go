@@ -51,8 +51,9 @@ const liteTimeout = 60 // seconds a scenario may take in the script
 
 // TestLiteSDK runs python/lite_scenarios.py and nodejs/lite_scenarios.js
 // in front of rocketgo's name server and broker, through rocketgo's proxy
-// (cluster mode; plaintext and TLS), through its local mode (mqbroker
-// --enable-proxy) and, with ROCKETGO_JAVA, through Apache 5.5's proxy.
+// (cluster mode; plaintext and TLS) and its local mode (mqbroker
+// --enable-proxy; TLS) and, with ROCKETGO_LITE_FULL and ROCKETGO_JAVA,
+// through Apache 5.5's proxy and local mode over plaintext too.
 // ROCKETGO_LITE_BROKER=apache runs the same scripts in front of Apache
 // 5.5's name server and broker (make test-proxy-apache): what the
 // assertions hold Apache to as well.
@@ -71,6 +72,10 @@ func TestLiteSDK(t *testing.T) {
 	lmq := "enableLmq=true\nenableMultiDispatch=true\nwaitTimeMillsInSendQueue=5000\n"
 	var c *cluster
 	impls := []string{"rocketgo", "apache"}
+	// make test runs mqproxy over plaintext and TLS and local mode over
+	// TLS; ROCKETGO_LITE_FULL=1 (make test-proxy-apache) adds Apache's
+	// proxy and local mode over plaintext.
+	full := os.Getenv("ROCKETGO_LITE_FULL") != ""
 	switch broker := os.Getenv("ROCKETGO_LITE_BROKER"); broker {
 	case "apache":
 		requireJava(t)
@@ -79,7 +84,7 @@ func TestLiteSDK(t *testing.T) {
 		c = startTargetBroker(t, "rocketgo", uniq("lite"), txBrokerConf+lmq).c
 		requirePop(t, c)
 		impls = []string{"rocketgo", "local"} // local restarts the broker: last
-		if os.Getenv("ROCKETGO_JAVA") != "" {
+		if full && os.Getenv("ROCKETGO_JAVA") != "" {
 			impls = []string{"rocketgo", "apache", "local"}
 		}
 	default:
@@ -93,8 +98,11 @@ func TestLiteSDK(t *testing.T) {
 		t.Run(impl, func(t *testing.T) {
 			pp := startProxyImpl(t, c, extra+tlsJSON, impl)
 			transports := []bool{false, true}
-			if impl == "apache" {
+			switch {
+			case impl == "apache":
 				transports = []bool{false}
+			case impl == "local" && !full:
+				transports = []bool{true}
 			}
 			for _, useTLS := range transports {
 				name := "plaintext"
