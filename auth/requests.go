@@ -50,6 +50,11 @@ var clusterUpdateCodes = map[int32]bool{
 	2002:                        true, // REMOVE_COLD_DATA_FLOW_CTR_CONFIG
 	2004:                        true, // SET_COMMITLOG_READ_MODE
 	200056:                      true, // POP_ROLLBACK
+	// The lite registry's writes (Apache 5.5 annotates no action on their
+	// headers): a subscription of any client to any lite topic, sent by a
+	// proxy; a forced dispatch of a group's events.
+	remoting.LiteSubscriptionCtl: true,
+	remoting.TriggerLiteDispatch: true,
 }
 
 // Codes whose resources only the body names, which Apache's builder

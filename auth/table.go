@@ -120,4 +120,7 @@ var annotated = map[int32]annotation{
 	200053: {0, []Action{ActionSub}, []annotatedField{{"consumerGroup", TypeGroup, ""}, {"topic", TypeTopic, ""}}},                                  // CHANGE_MESSAGE_INVISIBLETIME
 	200054: {0, []Action{ActionSub}, []annotatedField{{"consumerGroup", TypeGroup, ""}, {"topic", TypeTopic, ""}}},                                  // NOTIFICATION
 	200055: {0, []Action{ActionGet}, []annotatedField{{"consumerGroup", TypeGroup, ""}, {"topic", TypeTopic, ""}}},                                  // POLLING_INFO
+	// POP_LITE_MESSAGE: Apache 5.5 annotates its resources but no action,
+	// so it authorizes nothing; rocketgo asks what POP_MESSAGE asks.
+	200070: {0, []Action{ActionSub}, []annotatedField{{"consumerGroup", TypeGroup, ""}, {"topic", TypeTopic, ""}}}, // POP_LITE_MESSAGE
 }
