@@ -30,20 +30,6 @@ type AuthAdmin interface {
 	ListAcls(subjectFilter, resourceFilter string) ([]auth.AclInfo, error)
 }
 
-// The admin codes (RequestCode.AUTH_*).
-const (
-	AuthCreateUser int32 = 3001
-	AuthUpdateUser int32 = 3002
-	AuthDeleteUser int32 = 3003
-	AuthGetUser    int32 = 3004
-	AuthListUser   int32 = 3005
-	AuthCreateACL  int32 = 3006
-	AuthUpdateACL  int32 = 3007
-	AuthDeleteACL  int32 = 3008
-	AuthGetACL     int32 = 3009
-	AuthListACL    int32 = 3010
-)
-
 type authProcs struct {
 	host Host
 	a    AuthAdmin // nil: neither authenticationEnabled nor authorizationEnabled
@@ -56,16 +42,16 @@ type authProcs struct {
 // "auth is not enabled".
 func RegisterAuth(t remoting.Table, a AuthAdmin, host Host, log zerolog.Logger) {
 	p := &authProcs{host: host, a: a, log: log.With().Str("component", "auth-admin").Logger()}
-	t[AuthCreateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.CreateUser(caller, u) })
-	t[AuthUpdateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.UpdateUser(caller, u) })
-	t[AuthDeleteUser] = p.deleteUser
-	t[AuthGetUser] = p.getUser
-	t[AuthListUser] = p.listUsers
-	t[AuthCreateACL] = p.acl(func(s string, a auth.AclInfo) error { return p.a.CreateAcl(s, a) })
-	t[AuthUpdateACL] = p.acl(func(s string, a auth.AclInfo) error { return p.a.UpdateAcl(s, a) })
-	t[AuthDeleteACL] = p.deleteAcl
-	t[AuthGetACL] = p.getAcl
-	t[AuthListACL] = p.listAcls
+	t[remoting.AuthCreateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.CreateUser(caller, u) })
+	t[remoting.AuthUpdateUser] = p.user(func(caller string, u auth.UserInfo) error { return p.a.UpdateUser(caller, u) })
+	t[remoting.AuthDeleteUser] = p.deleteUser
+	t[remoting.AuthGetUser] = p.getUser
+	t[remoting.AuthListUser] = p.listUsers
+	t[remoting.AuthCreateACL] = p.acl(func(s string, a auth.AclInfo) error { return p.a.CreateAcl(s, a) })
+	t[remoting.AuthUpdateACL] = p.acl(func(s string, a auth.AclInfo) error { return p.a.UpdateAcl(s, a) })
+	t[remoting.AuthDeleteACL] = p.deleteAcl
+	t[remoting.AuthGetACL] = p.getAcl
+	t[remoting.AuthListACL] = p.listAcls
 }
 
 // run answers fn's result from a broker worker: SUCCESS with its body, or
@@ -164,10 +150,10 @@ func (p *authProcs) acl(fn func(subject string, a auth.AclInfo) error) remoting.
 			// Apache throws out of the handler: NettyRemotingAbstract's
 			// answer, exceptionSimpleDesc with the throwing frame.
 			line := "3158"
-			if req.Code == AuthUpdateACL {
+			if req.Code == remoting.AuthUpdateACL {
 				line = "3185"
 			}
-			method := map[bool]string{true: "updateAcl", false: "createAcl"}[req.Code == AuthUpdateACL]
+			method := map[bool]string{true: "updateAcl", false: "createAcl"}[req.Code == remoting.AuthUpdateACL]
 			return remoting.NewResponse(req, remoting.SystemError,
 				"org.apache.rocketmq.auth.authorization.exception.AuthorizationException: The body of acl is null, "+
 					"org.apache.rocketmq.broker.processor.AdminBrokerProcessor."+method+"(AdminBrokerProcessor.java:"+line+")")

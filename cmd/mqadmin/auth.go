@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rocketgo/rocketgo/internal/adminclient"
+	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // The ACL 2.0 commands: users and ACLs on a broker (-b) or on every broker
@@ -87,11 +88,11 @@ func javaStrList(l []string) string {
 }
 
 func createUser(a *admin, o *options, args []string) error {
-	return editUser(a, o, args, adminclient.AuthCreateUser, "create")
+	return editUser(a, o, args, remoting.AuthCreateUser, "create")
 }
 
 func updateUser(a *admin, o *options, args []string) error {
-	return editUser(a, o, args, adminclient.AuthUpdateUser, "update")
+	return editUser(a, o, args, remoting.AuthUpdateUser, "update")
 }
 
 func editUser(a *admin, o *options, args []string, code int32, verb string) error {
@@ -142,7 +143,7 @@ func deleteUser(a *admin, o *options, args []string) error {
 		return err
 	}
 	for _, addr := range addrs {
-		if err := a.AuthCall(addr, adminclient.AuthDeleteUser, map[string]string{"username": u}, nil, nil); err != nil {
+		if err := a.AuthCall(addr, remoting.AuthDeleteUser, map[string]string{"username": u}, nil, nil); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.out, "delete user to %s success.\n", addr)
@@ -184,7 +185,7 @@ func getUser(a *admin, o *options, args []string) error {
 	}
 	for _, addr := range addrs {
 		var u *adminclient.UserInfo
-		if err := a.AuthCall(addr, adminclient.AuthGetUser, ext, nil, &u); err != nil {
+		if err := a.AuthCall(addr, remoting.AuthGetUser, ext, nil, &u); err != nil {
 			return err
 		}
 		if u != nil {
@@ -217,7 +218,7 @@ func listUser(a *admin, o *options, args []string) error {
 	}
 	for _, addr := range addrs {
 		var us []adminclient.UserInfo
-		if err := a.AuthCall(addr, adminclient.AuthListUser, ext, nil, &us); err != nil {
+		if err := a.AuthCall(addr, remoting.AuthListUser, ext, nil, &us); err != nil {
 			return err
 		}
 		if len(us) > 0 {
@@ -232,11 +233,11 @@ func listUser(a *admin, o *options, args []string) error {
 }
 
 func createAcl(a *admin, o *options, args []string) error {
-	return editAcl(a, o, args, adminclient.AuthCreateACL, "create")
+	return editAcl(a, o, args, remoting.AuthCreateACL, "create")
 }
 
 func updateAcl(a *admin, o *options, args []string) error {
-	return editAcl(a, o, args, adminclient.AuthUpdateACL, "update")
+	return editAcl(a, o, args, remoting.AuthUpdateACL, "update")
 }
 
 func editAcl(a *admin, o *options, args []string, code int32, verb string) error {
@@ -300,7 +301,7 @@ func deleteAcl(a *admin, o *options, args []string) error {
 		return err
 	}
 	for _, addr := range addrs {
-		if err := a.AuthCall(addr, adminclient.AuthDeleteACL, ext, nil, nil); err != nil {
+		if err := a.AuthCall(addr, remoting.AuthDeleteACL, ext, nil, nil); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.out, "delete acl to %s success.\n", addr)
@@ -346,7 +347,7 @@ func getAcl(a *admin, o *options, args []string) error {
 	}
 	for _, addr := range addrs { // Apache prints every master's
 		var acl *adminclient.AclInfo
-		if err := a.AuthCall(addr, adminclient.AuthGetACL, ext, nil, &acl); err != nil {
+		if err := a.AuthCall(addr, remoting.AuthGetACL, ext, nil, &acl); err != nil {
 			return err
 		}
 		if acl != nil {
@@ -382,7 +383,7 @@ func listAcl(a *admin, o *options, args []string) error {
 	}
 	for _, addr := range addrs {
 		var acls []adminclient.AclInfo
-		if err := a.AuthCall(addr, adminclient.AuthListACL, ext, nil, &acls); err != nil {
+		if err := a.AuthCall(addr, remoting.AuthListACL, ext, nil, &acls); err != nil {
 			return err
 		}
 		if len(acls) > 0 {
@@ -411,8 +412,8 @@ func copyUser(a *admin, o *options, args []string) error {
 		return err
 	}
 	return copyAuth(a, *from, *to, optStr(o, "u"), authKind[adminclient.UserInfo]{
-		what: "user", key: "username", get: adminclient.AuthGetUser, list: adminclient.AuthListUser,
-		create: adminclient.AuthCreateUser, update: adminclient.AuthUpdateUser,
+		what: "user", key: "username", get: remoting.AuthGetUser, list: remoting.AuthListUser,
+		create: remoting.AuthCreateUser, update: remoting.AuthUpdateUser,
 		name: func(u adminclient.UserInfo) string { return deref(u.Username) },
 	})
 }
@@ -425,8 +426,8 @@ func copyAcl(a *admin, o *options, args []string) error {
 		return err
 	}
 	return copyAuth(a, *from, *to, optStr(o, "s"), authKind[adminclient.AclInfo]{
-		what: "acl", key: "subject", get: adminclient.AuthGetACL, list: adminclient.AuthListACL,
-		create: adminclient.AuthCreateACL, update: adminclient.AuthUpdateACL,
+		what: "acl", key: "subject", get: remoting.AuthGetACL, list: remoting.AuthListACL,
+		create: remoting.AuthCreateACL, update: remoting.AuthUpdateACL,
 		name: func(acl adminclient.AclInfo) string { return deref(acl.Subject) },
 	})
 }

@@ -5,20 +5,6 @@ import (
 	"strings"
 )
 
-// ACL 2.0's admin request codes (RequestCode.AUTH_*).
-const (
-	AuthCreateUser int32 = 3001
-	AuthUpdateUser int32 = 3002
-	AuthDeleteUser int32 = 3003
-	AuthGetUser    int32 = 3004
-	AuthListUser   int32 = 3005
-	AuthCreateACL  int32 = 3006
-	AuthUpdateACL  int32 = 3007
-	AuthDeleteACL  int32 = 3008
-	AuthGetACL     int32 = 3009
-	AuthListACL    int32 = 3010
-)
-
 // UserInfo is ACL 2.0's UserInfo body.
 type UserInfo struct {
 	Username   *string `json:"username,omitempty"`
