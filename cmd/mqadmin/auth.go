@@ -20,8 +20,9 @@ const (
 // group is Apache's: it names them in "Missing required option") and
 // returns a function giving the addresses once parsed: -b's, or the
 // cluster's (masters and slaves when all), sorted (Apache: a HashSet);
-// none when neither was given.
-func authTargets(a *admin, o *options, clusterFirst bool, bDesc, cDesc string) func(all bool) ([]string, bool, error) {
+// with cmd, a cluster without brokers is Apache's error naming cmd.
+// Neither given: the usage is printed and there are none.
+func authTargets(a *admin, o *options, clusterFirst bool, bDesc, cDesc string) func(all bool, cmd string) ([]string, error) {
 	var broker, cluster *string
 	if clusterFirst {
 		cluster = o.String("c", "clusterName", cDesc)
@@ -32,18 +33,23 @@ func authTargets(a *admin, o *options, clusterFirst bool, bDesc, cDesc string) f
 		cluster = o.String("c", "clusterName", cDesc)
 		o.Group(true, "b", "c")
 	}
-	return func(all bool) ([]string, bool, error) {
+	return func(all bool, cmd string) ([]string, error) {
 		switch {
 		case o.Given("b"):
-			return []string{strings.TrimSpace(*broker)}, true, nil
+			return []string{strings.TrimSpace(*broker)}, nil
 		case o.Given("c"):
 			bs, err := a.clusterBrokers(strings.TrimSpace(*cluster))
 			if err != nil {
-				return nil, true, err
+				return nil, err
 			}
-			return addrsOf(bs, all), true, nil
+			addrs := addrsOf(bs, all)
+			if len(addrs) == 0 && cmd != "" {
+				return nil, errNoBroker(cmd)
+			}
+			return addrs, nil
 		}
-		return nil, false, nil
+		a.usage()
+		return nil, nil
 	}
 }
 
@@ -112,11 +118,8 @@ func editUser(a *admin, o *options, args []string, code int32, verb string) erro
 	}
 	u := strings.TrimSpace(*name)
 	info := adminclient.UserInfo{Username: &u, Password: optStr(o, "p"), UserType: optStr(o, "t"), UserStatus: optStr(o, "s")}
-	addrs, ok, err := to(true)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(true, "")
+	if err != nil {
 		return err
 	}
 	for _, addr := range addrs {
@@ -135,11 +138,8 @@ func deleteUser(a *admin, o *options, args []string) error {
 		return err
 	}
 	u := strings.TrimSpace(*name)
-	addrs, ok, err := to(true)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(true, "")
+	if err != nil {
 		return err
 	}
 	for _, addr := range addrs {
@@ -173,15 +173,9 @@ func getUser(a *admin, o *options, args []string) error {
 	if u := optStr(o, "u"); u != nil {
 		ext["username"] = *u
 	}
-	addrs, ok, err := to(false)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(false, "GetUserSubCommand")
+	if err != nil {
 		return err
-	}
-	if o.Given("c") && len(addrs) == 0 {
-		return errNoBroker("GetUserSubCommand")
 	}
 	for _, addr := range addrs {
 		var u *adminclient.UserInfo
@@ -206,15 +200,9 @@ func listUser(a *admin, o *options, args []string) error {
 	if f := optStr(o, "f"); f != nil {
 		ext["filter"] = *f
 	}
-	addrs, ok, err := to(false)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(false, "ListUserSubCommand")
+	if err != nil {
 		return err
-	}
-	if o.Given("c") && len(addrs) == 0 {
-		return errNoBroker("ListUserSubCommand")
 	}
 	for _, addr := range addrs {
 		var us []adminclient.UserInfo
@@ -266,11 +254,8 @@ func editAcl(a *admin, o *options, args []string, code int32, verb string) error
 		policy.Entries = append(policy.Entries, adminclient.PolicyEntryInfo{Resource: &r, Actions: actions, SourceIps: ips, Decision: decision})
 	}
 	info := adminclient.AclInfo{Subject: subject, Policies: []adminclient.PolicyInfo{policy}}
-	addrs, ok, err := to(true)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(true, "")
+	if err != nil {
 		return err
 	}
 	for _, addr := range addrs {
@@ -293,11 +278,8 @@ func deleteAcl(a *admin, o *options, args []string) error {
 	if r := optStr(o, "r"); r != nil {
 		ext["resource"] = *r
 	}
-	addrs, ok, err := to(true)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(true, "")
+	if err != nil {
 		return err
 	}
 	for _, addr := range addrs {
@@ -335,15 +317,9 @@ func getAcl(a *admin, o *options, args []string) error {
 	if s := optStr(o, "s"); s != nil {
 		ext["subject"] = *s
 	}
-	addrs, ok, err := to(false)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(false, "GetAclSubCommand")
+	if err != nil {
 		return err
-	}
-	if o.Given("c") && len(addrs) == 0 {
-		return errNoBroker("GetAclSubCommand")
 	}
 	for _, addr := range addrs { // Apache prints every master's
 		var acl *adminclient.AclInfo
@@ -371,15 +347,9 @@ func listAcl(a *admin, o *options, args []string) error {
 	if r := optStr(o, "r"); r != nil {
 		ext["resourceFilter"] = *r
 	}
-	addrs, ok, err := to(false)
-	if err != nil || !ok {
-		if !ok {
-			a.usage()
-		}
+	addrs, err := to(false, "ListAclSubCommand")
+	if err != nil {
 		return err
-	}
-	if o.Given("c") && len(addrs) == 0 {
-		return errNoBroker("ListAclSubCommand")
 	}
 	for _, addr := range addrs {
 		var acls []adminclient.AclInfo
