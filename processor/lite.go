@@ -212,13 +212,7 @@ func (p *brokerProcs) popLiteMessage(c *remoting.Conn, req *remoting.Command) *r
 	if c != nil {
 		r.Remote = c.Remote
 	}
-	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	_, err = p.litePops.PopLite(&r, func() pop.Completion {
-		return pop.Completion{
-			Done: func(res pop.Result, err error) { c.Reply(p.popLiteResponse(head, res, err)) },
-			Gone: c.Closed,
-		}
-	})
+	_, err = p.litePops.PopLite(&r, replyLater(c, req, p.popLiteResponse))
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -230,13 +224,7 @@ func (p *brokerProcs) popLiteResponse(req *remoting.Command, res pop.Result, err
 	if err != nil {
 		return p.fail(req, err)
 	}
-	code, remark := remoting.PollingTimeout, "NO_MESSAGE_IN_QUEUE"
-	switch res.Status {
-	case pop.Found:
-		code, remark = remoting.Success, "FOUND"
-	case pop.PollingFull:
-		code = remoting.PollingFull
-	}
+	code, remark := popStatus(res.Status)
 	out := remoting.NewResponse(req, code, remark)
 	out.SetInt64("popTime", res.PopTime)
 	out.SetInt64("invisibleTime", res.InvisibleTime)

@@ -64,17 +64,38 @@ func (p *brokerProcs) popMessage(c *remoting.Conn, req *remoting.Command) *remot
 	if c != nil {
 		r.Remote = c.Remote
 	}
-	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
-	_, err := p.pops.Pop(&r, func() pop.Completion {
-		return pop.Completion{
-			Done: func(res pop.Result, err error) { c.Reply(p.popResponse(head, res, err)) },
-			Gone: c.Closed,
-		}
-	})
+	_, err := p.pops.Pop(&r, replyLater(c, req, p.popResponse))
 	if err != nil {
 		return p.fail(req, err)
 	}
 	return nil
+}
+
+// replyLater is the completion of a pop that may park: its answer,
+// encoded by encode on the goroutine that finishes it, goes to c; a
+// closed c gives its place back. head keeps what the answer needs of req,
+// which belongs to the connection's buffer.
+func replyLater(c *remoting.Conn, req *remoting.Command,
+	encode func(head *remoting.Command, res pop.Result, err error) *remoting.Command) func() pop.Completion {
+	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
+	return func() pop.Completion {
+		return pop.Completion{
+			Done: func(res pop.Result, err error) { c.Reply(encode(head, res, err)) },
+			Gone: c.Closed,
+		}
+	}
+}
+
+// popStatus is the code and remark (the GetMessageStatus name Apache
+// writes) of a pop's answer.
+func popStatus(s pop.Status) (int32, string) {
+	switch s {
+	case pop.Found:
+		return remoting.Success, "FOUND"
+	case pop.PollingFull:
+		return remoting.PollingFull, "NO_MESSAGE_IN_QUEUE"
+	}
+	return remoting.PollingTimeout, "NO_MESSAGE_IN_QUEUE"
 }
 
 // popResponse encodes a pop's answer: PopMessageResponseHeader, remark the
@@ -83,13 +104,7 @@ func (p *brokerProcs) popResponse(req *remoting.Command, res pop.Result, err err
 	if err != nil {
 		return p.fail(req, err)
 	}
-	code, remark := remoting.PollingTimeout, "NO_MESSAGE_IN_QUEUE"
-	switch res.Status {
-	case pop.Found:
-		code, remark = remoting.Success, "FOUND"
-	case pop.PollingFull:
-		code = remoting.PollingFull
-	}
+	code, remark := popStatus(res.Status)
 	out := remoting.NewResponse(req, code, remark)
 	h := remoting.PopMessageResponseHeader{PopTime: res.PopTime, InvisibleTime: res.InvisibleTime,
 		ReviveQid: res.ReviveQid, RestNum: res.RestNum, StartOffsetInfo: res.StartOffsetInfo,
