@@ -84,14 +84,8 @@ func (p *Service) PopLite(r *LiteRequest, later func() Completion) (Result, erro
 	}
 	now := time.Now().UnixMilli()
 	cfg := p.d.Config()
-	if now-r.BornTime-r.PollTime > popTimeoutTooMuch {
-		return Result{}, remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
-	}
-	if cfg.Permission&message.PermRead == 0 {
-		return Result{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
-	}
-	if r.MaxMsgNum > popMaxMsgNums {
-		return Result{}, remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
+	if err := brokerPrecheck(&cfg, now, r.BornTime, r.PollTime, r.MaxMsgNum); err != nil {
+		return Result{}, err
 	}
 	tc, ok := p.d.Topics.Get(r.Topic)
 	if !ok {

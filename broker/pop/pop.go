@@ -138,6 +138,23 @@ func (p *Service) Load() error { return p.orders.load() }
 // PersistIfDirty writes consumerOrderInfo.json when it changed.
 func (p *Service) PersistIfDirty() error { return p.orders.persistIfDirty() }
 
+// brokerPrecheck is the broker-wide part of Apache's pop preCheck, in its
+// order and words, for POP_MESSAGE and POP_LITE_MESSAGE alike: a request
+// born too long before its poll time, a broker not readable, too many
+// messages asked.
+func brokerPrecheck(cfg *Config, now, bornTime, pollTime int64, maxMsgNums int32) error {
+	if now-bornTime-pollTime > popTimeoutTooMuch {
+		return remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
+	}
+	if cfg.Permission&message.PermRead == 0 {
+		return remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
+	}
+	if maxMsgNums > popMaxMsgNums {
+		return remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
+	}
+	return nil
+}
+
 // Pop checks a pop (Apache's order, codes and remarks) and runs it on a
 // broker goroutine, answering through the completion later returns. It
 // returns a refusal, or Later.
@@ -147,14 +164,8 @@ func (p *Service) Pop(r *Request, later func() Completion) (Result, error) {
 		r.BornTime = now
 	}
 	cfg := p.d.Config()
-	if now-r.BornTime-r.PollTime > popTimeoutTooMuch {
-		return Result{}, remoting.Refuse(remoting.PollingTimeout, nil, "the broker[%s] pop message is timeout too much", cfg.BrokerIP1)
-	}
-	if cfg.Permission&message.PermRead == 0 {
-		return Result{}, remoting.Refuse(remoting.NoPermission, tables.ErrNoPermission, "the broker[%s] pop message is forbidden", cfg.BrokerIP1)
-	}
-	if r.MaxMsgNums > popMaxMsgNums {
-		return Result{}, remoting.Refuse(remoting.InvalidParameter, nil, "the broker[%s] pop message's num is greater than 32", cfg.BrokerIP1)
+	if err := brokerPrecheck(&cfg, now, r.BornTime, r.PollTime, r.MaxMsgNums); err != nil {
+		return Result{}, err
 	}
 	if err := checkInvisibleTime(r.InvisibleTime); err != nil {
 		return Result{}, err
