@@ -102,16 +102,7 @@ func getControllerConfig(a *admin, o *options, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.out, "============%s============\n", addr)
-		props := parseProperties(string(resp.Body))
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys) // Apache: a Properties' hash order
-		for _, k := range keys {
-			fmt.Fprintf(a.out, "%-50s=  %s\n", k, props[k])
-		}
+		printConfig(a, addr, resp.Body)
 	}
 	return nil
 }
@@ -123,9 +114,9 @@ func updateControllerConfig(a *admin, o *options, args []string) error {
 	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	k, v := strings.TrimSpace(*key), strings.TrimSpace(*value)
-	if k == "" || strings.ContainsAny(k, "=\n") || strings.Contains(v, "\n") {
-		return fmt.Errorf("-k %q -v %q: a key (no '=' or newline) and a one-line value are required", k, v)
+	k, v, err := configPair(*key, *value)
+	if err != nil {
+		return err
 	}
 	list := controllerList(*ctl)
 	for _, addr := range list {

@@ -43,16 +43,7 @@ func getNamesrvConfig(a *admin, o *options, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.out, "============%s============\n", ns)
-		props := parseProperties(string(resp.Body))
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys) // Apache: a Properties' hash order
-		for _, k := range keys {
-			fmt.Fprintf(a.out, "%-50s=  %s\n", k, props[k])
-		}
+		printConfig(a, ns, resp.Body)
 	}
 	return nil
 }
@@ -63,9 +54,9 @@ func updateNamesrvConfig(a *admin, o *options, args []string) error {
 	if err := a.parse(o, args); err != nil {
 		return err
 	}
-	k, v := strings.TrimSpace(*key), strings.TrimSpace(*value)
-	if k == "" || strings.ContainsAny(k, "=\n") || strings.Contains(v, "\n") {
-		return fmt.Errorf("-k %q -v %q: a key (no '=' or newline) and a one-line value are required", k, v)
+	k, v, err := configPair(*key, *value)
+	if err != nil {
+		return err
 	}
 	body := []byte(k + "=" + v + "\n") // MixAll.properties2String
 	list := a.nsList()
@@ -184,4 +175,31 @@ func updateOrderConf(a *admin, o *options, args []string) error {
 		a.usage()
 	}
 	return nil
+}
+
+// printConfig prints a server's configuration as Apache's
+// GetNamesrvConfigCommand and GetControllerConfigSubCommand do: a banner
+// with its address, then key=value lines (sorted here; Apache: a
+// Properties' hash order).
+func printConfig(a *admin, addr string, body []byte) {
+	fmt.Fprintf(a.out, "============%s============\n", addr)
+	props := parseProperties(string(body))
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(a.out, "%-50s=  %s\n", k, props[k])
+	}
+}
+
+// configPair is the trimmed -k and -v of a config update, refused when
+// they would not make one properties line.
+func configPair(key, value string) (string, string, error) {
+	k, v := strings.TrimSpace(key), strings.TrimSpace(value)
+	if k == "" || strings.ContainsAny(k, "=\n") || strings.Contains(v, "\n") {
+		return "", "", fmt.Errorf("-k %q -v %q: a key (no '=' or newline) and a one-line value are required", k, v)
+	}
+	return k, v, nil
 }
