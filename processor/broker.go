@@ -35,6 +35,9 @@ type brokerProcs struct {
 	// rolePending counts NOTIFY_BROKER_ROLE_CHANGED pushes waiting for or
 	// in a role change (controllermode.go), bounded against a flood.
 	rolePending atomic.Int32
+	// ctlPending counts LITE_SUBSCRIPTION_CTL requests handed to a broker
+	// goroutine and not yet answered (maxCtlPending).
+	ctlPending atomic.Int32
 }
 
 // BrokerTable returns the broker's request table. Each request family

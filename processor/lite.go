@@ -40,6 +40,10 @@ const (
 	maxCtlEntries   = 1024
 	maxCtlLiteNames = 100_000
 	maxCtlNameLen   = 255
+	// maxCtlPending bounds the LITE_SUBSCRIPTION_CTL requests waiting for a
+	// broker goroutine (proxies send one per client change and a refresh
+	// per client every 30 s).
+	maxCtlPending = 64
 )
 
 func (p *brokerProcs) registerLite(t remoting.Table) {
@@ -154,14 +158,33 @@ func (p *brokerProcs) liteSubscriptionCtl(c *remoting.Conn, req *remoting.Comman
 	if err != nil {
 		return p.fail(req, err)
 	}
-	var conn lite.Conn
-	if c != nil {
-		conn = c
+	if c == nil { // no connection to answer later on: at once
+		if err := p.lite.Ctl(nil, entries); err != nil {
+			return p.fail(req, err)
+		}
+		return remoting.NewResponse(req, remoting.Success, "")
 	}
-	if err := p.lite.Ctl(conn, entries); err != nil {
-		return p.fail(req, err)
+	// A set of up to 100,000 lite topics is work for a broker goroutine,
+	// not for the event loop; a flood past maxCtlPending is refused
+	// SYSTEM_BUSY, as Apache's full executor queue is.
+	if p.ctlPending.Add(1) > maxCtlPending {
+		p.ctlPending.Add(-1)
+		p.refused.Warn().Str("remote", c.Remote).Msg("LITE_SUBSCRIPTION_CTL refused: too many pending")
+		return remoting.NewResponse(req, remoting.SystemBusy, "[TOO_MANY_REQUESTS]lite subscription requests pending")
 	}
-	return remoting.NewResponse(req, remoting.Success, "")
+	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
+	if !p.host.Go(func() {
+		defer p.ctlPending.Add(-1)
+		if err := p.lite.Ctl(c, entries); err != nil {
+			c.Reply(p.fail(head, err))
+			return
+		}
+		c.Reply(remoting.NewResponse(head, remoting.Success, ""))
+	}) {
+		p.ctlPending.Add(-1)
+		return remoting.NewResponse(req, remoting.SystemError, "broker shutting down")
+	}
+	return nil
 }
 
 // decodePopLite reads PopLiteMessageRequestHeader (the starred fields are
