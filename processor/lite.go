@@ -262,8 +262,33 @@ func (p *brokerProcs) popLiteResponse(req *remoting.Command, res pop.Result, err
 	return out
 }
 
-// liteAdmin answers an admin code whose body the registry encodes.
-func (p *brokerProcs) liteAdmin(req *remoting.Command, body []byte, err error) *remoting.Command {
+// liteAdmin answers an admin code whose body the registry encodes, on a
+// broker goroutine: a parent's lite topics may be 100,000, which the event
+// loop must not walk. fn must hold no part of req (cloned header values):
+// req goes back to its connection's buffer when the handler returns. The
+// pending bound is LITE_SUBSCRIPTION_CTL's.
+func (p *brokerProcs) liteAdmin(c *remoting.Conn, req *remoting.Command, fn func() ([]byte, error)) *remoting.Command {
+	if c == nil {
+		body, err := fn()
+		return p.liteAnswer(req, body, err)
+	}
+	if p.ctlPending.Add(1) > maxCtlPending {
+		p.ctlPending.Add(-1)
+		return remoting.NewResponse(req, remoting.SystemBusy, "[TOO_MANY_REQUESTS]lite requests pending")
+	}
+	head := &remoting.Command{Code: req.Code, Opaque: req.Opaque, Serialize: req.Serialize, Began: req.Began}
+	if !p.host.Go(func() {
+		defer p.ctlPending.Add(-1)
+		body, err := fn()
+		c.Reply(p.liteAnswer(head, body, err))
+	}) {
+		p.ctlPending.Add(-1)
+		return remoting.NewResponse(req, remoting.SystemError, "broker shutting down")
+	}
+	return nil
+}
+
+func (p *brokerProcs) liteAnswer(req *remoting.Command, body []byte, err error) *remoting.Command {
 	if err != nil {
 		return p.fail(req, err)
 	}
@@ -272,48 +297,45 @@ func (p *brokerProcs) liteAdmin(req *remoting.Command, body []byte, err error) *
 	return out
 }
 
-func (p *brokerProcs) getBrokerLiteInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.lite.BrokerLiteInfo()
-	return p.liteAdmin(req, body, err)
+func (p *brokerProcs) getBrokerLiteInfo(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	return p.liteAdmin(c, req, p.lite.BrokerLiteInfo)
 }
 
-func (p *brokerProcs) getParentTopicInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+func (p *brokerProcs) getParentTopicInfo(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	topic, err := req.RequireStr("topic")
 	if err != nil {
 		return p.fail(req, err)
 	}
-	body, err := p.lite.ParentTopicInfo(topic)
-	return p.liteAdmin(req, body, err)
+	topic = strings.Clone(topic)
+	return p.liteAdmin(c, req, func() ([]byte, error) { return p.lite.ParentTopicInfo(topic) })
 }
 
-func (p *brokerProcs) getLiteTopicInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
-	body, err := p.lite.LiteTopicInfo(req.Str("parentTopic"), req.Str("liteTopic"))
-	return p.liteAdmin(req, body, err)
+func (p *brokerProcs) getLiteTopicInfo(c *remoting.Conn, req *remoting.Command) *remoting.Command {
+	parent, lt := strings.Clone(req.Str("parentTopic")), strings.Clone(req.Str("liteTopic"))
+	return p.liteAdmin(c, req, func() ([]byte, error) { return p.lite.LiteTopicInfo(parent, lt) })
 }
 
-func (p *brokerProcs) getLiteClientInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+func (p *brokerProcs) getLiteClientInfo(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	maxCount := int(req.OptInt64("maxCount", 1000))
-	body, err := p.lite.LiteClientInfo(req.Str("parentTopic"), req.Str("group"), req.Str("clientId"), maxCount)
-	return p.liteAdmin(req, body, err)
+	parent, group, client := strings.Clone(req.Str("parentTopic")), strings.Clone(req.Str("group")), strings.Clone(req.Str("clientId"))
+	return p.liteAdmin(c, req, func() ([]byte, error) { return p.lite.LiteClientInfo(parent, group, client, maxCount) })
 }
 
-func (p *brokerProcs) getLiteGroupInfo(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+func (p *brokerProcs) getLiteGroupInfo(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	group, err := req.RequireStr("group")
 	if err != nil {
 		return p.fail(req, err)
 	}
+	group, lt := strings.Clone(group), strings.Clone(req.Str("liteTopic"))
 	topK := int(req.OptInt64("topK", 0)) // Apache's int default; mqadmin sends 20
-	body, err := p.lite.LiteGroupInfo(group, req.Str("liteTopic"), topK)
-	return p.liteAdmin(req, body, err)
+	return p.liteAdmin(c, req, func() ([]byte, error) { return p.lite.LiteGroupInfo(group, lt, topK) })
 }
 
-func (p *brokerProcs) triggerLiteDispatch(_ *remoting.Conn, req *remoting.Command) *remoting.Command {
+func (p *brokerProcs) triggerLiteDispatch(c *remoting.Conn, req *remoting.Command) *remoting.Command {
 	group, err := req.RequireStr("group")
 	if err != nil {
 		return p.fail(req, err)
 	}
-	if err := p.lite.TriggerLiteDispatch(group, req.Str("clientId")); err != nil {
-		return p.fail(req, err)
-	}
-	return remoting.NewResponse(req, remoting.Success, "")
+	group, client := strings.Clone(group), strings.Clone(req.Str("clientId"))
+	return p.liteAdmin(c, req, func() ([]byte, error) { return nil, p.lite.TriggerLiteDispatch(group, client) })
 }
