@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,7 +64,7 @@ type Status struct {
 	Role Role
 	// Master side.
 	MasterMaxOffset int64         // the store's max commit log offset
-	Slaves          []SlaveStatus // connected slaves
+	Slaves          []SlaveStatus // connected slaves, oldest first (Apache lists them in connection order)
 	// Slave side.
 	MasterHAAddr     string // where the slave connects ("" = unknown yet)
 	Connected        bool   // the slave has a live connection to its master
@@ -276,7 +277,12 @@ func (s *Service) Status() Status {
 		return st
 	}
 	st.MasterMaxOffset = s.st.MaxPhyOffset()
+	conns := make([]*slaveConn, 0, len(s.conns))
 	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	slices.SortFunc(conns, func(a, b *slaveConn) int { return a.since.Compare(b.since) })
+	for _, c := range conns {
 		st.Slaves = append(st.Slaves, SlaveStatus{Addr: c.addr, AckOffset: c.ack.Load()})
 	}
 	return st

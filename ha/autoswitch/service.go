@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -434,6 +435,7 @@ func (s *Service) Status() ha.Status {
 		return st
 	}
 	st := ha.Status{Role: ha.SyncMaster, MasterMaxOffset: s.st.MaxPhyOffset()}
+	slices.SortFunc(conns, func(a, b *masterConn) int { return a.since.Compare(b.since) })
 	for _, c := range conns {
 		st.Slaves = append(st.Slaves, ha.SlaveStatus{Addr: c.addr, AckOffset: c.ack.Load()})
 	}
