@@ -141,20 +141,26 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 	createTypedTopic(t, c, topic, "LITE")
 	createTypedTopic(t, c, normal, "NORMAL")
 	groups := map[string]string{}
-	for _, sc := range []string{"push", "retry", "dlq", "simple", "hostile", "exclusive"} {
+	for _, sc := range []string{"push", "retry", "dlq", "simple", "simple_dlq", "hostile", "exclusive"} {
 		groups[sc] = uniq("LG" + sc)
 	}
 	createSDKGroup(t, c, groups["push"], topic, true, 16)
 	createSDKGroup(t, c, groups["retry"], topic, false, 3)
 	createSDKGroup(t, c, groups["dlq"], topic, true, 1)
 	createSDKGroup(t, c, groups["simple"], topic, false, 16)
+	createSDKGroup(t, c, groups["simple_dlq"], topic, false, 1)
 	createSDKGroup(t, c, groups["hostile"], topic, false, 16)
 	createSDKGroup(t, c, groups["exclusive"], topic, false, 16, `"+lite.sub.model":"Exclusive"`)
 	regular := uniq("LGregular")
 	createSDKGroup(t, c, regular, "", false, 16)
+	// simple_dlq waits out an invisible time twice (about 60 s): once,
+	// through mqproxy in plaintext (LITE_SIMPLE_CONSUMER is rocketgo's).
+	withSimpleDLQ := impl == "rocketgo" && !useTLS
 	scenarios := map[string]any{}
 	for sc, g := range groups {
-		scenarios[sc] = map[string]any{"group": g}
+		if sc != "simple_dlq" || withSimpleDLQ {
+			scenarios[sc] = map[string]any{"group": g}
+		}
 	}
 	scenarios["hostile"] = map[string]any{"group": groups["hostile"], "regular_group": regular, "flood": 400}
 	cfg, _ := json.Marshal(map[string]any{"endpoint": pp.addr, "tls": useTLS, "timeout_s": liteTimeout,
@@ -191,9 +197,12 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 		}
 		results[r.Scenario] = r
 	}
-	for _, sc := range []string{"push", "retry", "dlq", "simple", "hostile", "exclusive"} {
+	for _, sc := range []string{"push", "retry", "dlq", "simple", "simple_dlq", "hostile", "exclusive"} {
 		t.Run(sc, func(t *testing.T) {
 			r, ok := results[sc]
+			if sc == "simple_dlq" && !withSimpleDLQ {
+				return
+			}
 			if sc == "simple" && impl == "apache" {
 				// Apache 5.5.0 refuses LITE_SIMPLE_CONSUMER (a rocketgo extension).
 				if ok && r.Error == "" {
@@ -211,12 +220,15 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 			switch sc {
 			case "push":
 				checkLitePush(t, r)
+				checkLiteOffline(t, c, topic, r.Lites)
 			case "retry":
 				checkLiteRetry(t, r)
 			case "dlq":
 				checkLiteDLQ(t, c, r, groups["dlq"])
 			case "simple":
 				checkLiteSimple(t, r)
+			case "simple_dlq":
+				checkLiteSimpleDLQ(t, c, r, groups["simple_dlq"])
 			case "hostile":
 				checkLiteHostile(t, r, topic, normal, groups["hostile"], regular)
 			case "exclusive":
@@ -321,6 +333,54 @@ func checkLiteDLQ(t *testing.T, c *cluster, r liteResult, group string) {
 		return n >= 1
 	}) {
 		t.Errorf("%%DLQ%%%s holds %d messages, want the failed one", group, n)
+	}
+}
+
+// checkLiteSimpleDLQ: a message never acked came twice (attempts 1 and 2
+// of retryMaxTimes 1), then went to the group's DLQ from the proxy's
+// receive instead of a third time.
+func checkLiteSimpleDLQ(t *testing.T, c *cluster, r liteResult, group string) {
+	lt := r.Lites[0]
+	var attempts []int
+	for _, m := range r.Received {
+		if m.ID != lt+"-0" {
+			t.Errorf("received %s, want only %s-0", m.ID, lt)
+		}
+		attempts = append(attempts, m.Attempt)
+	}
+	if !slices.Equal(attempts, []int{1, 2}) {
+		t.Errorf("delivery attempts %v, want [1 2]", attempts)
+	}
+	var n int64
+	if !waitFor(t, 10*time.Second, func() bool {
+		n, _ = getMaxOffset(c.brokerAddr, "%DLQ%"+group, 0)
+		return n >= 1
+	}) {
+		t.Errorf("%%DLQ%%%s holds %d messages, want the unacked one", group, n)
+	}
+}
+
+// checkLiteOffline: once the script's consumers are gone, the broker holds
+// no subscriber of their lite topics: the proxy removed them (COMPLETE_REMOVE)
+// when each telemetry stream ended, not at their 3-minute expiry.
+func checkLiteOffline(t *testing.T, c *cluster, topic string, lites []string) {
+	for _, lt := range lites {
+		var info struct {
+			Subscriber []struct {
+				ClientID string `json:"clientId"`
+				Group    string `json:"group"`
+			} `json:"subscriber"`
+		}
+		if !waitFor(t, 15*time.Second, func() bool {
+			resp, err := rawInvoke(c.brokerAddr, newRequest(200076, map[string]string{"parentTopic": topic, "liteTopic": lt}, nil), 5*time.Second)
+			if err != nil || resp.Code != 0 || json.Unmarshal(resp.Body, &info) != nil {
+				t.Logf("GET_LITE_TOPIC_INFO %s: %v %+v", lt, err, resp)
+				return false
+			}
+			return len(info.Subscriber) == 0
+		}) {
+			t.Errorf("lite topic %s still has subscribers %+v after its consumer ended", lt, info.Subscriber)
+		}
 	}
 }
 

@@ -9,7 +9,7 @@ LITE_TEST_CONFIG environment variable
     {"endpoint": "127.0.0.1:PORT", "tls": false, "timeout_s": 60,
      "topic": "P", "normal_topic": "N",
      "scenarios": {"push": {"group": "G"}, "retry": {...}, "dlq": {...},
-                   "simple": {...}, "hostile": {"group": "G", "regular_group": "R"}}}
+                   "simple": {...}, "simple_dlq": {...}, "hostile": {"group": "G", "regular_group": "R"}}}
 
 The SDK scenarios run concurrently, each on lite topics of its own under the
 one LITE topic; "hostile" (raw gRPC on the SDK's generated stubs, with a
@@ -245,6 +245,35 @@ def scenario_simple(p, sc):
         c.shutdown()
 
 
+def scenario_simple_dlq(p, sc):
+    """A LiteSimpleConsumer that never acks, in a group of retryMaxTimes 1
+    (two attempts): the message comes twice, once per invisible time; the
+    proxy then forwards it to the group's DLQ instead of a third delivery.
+    The SDK's subscribe_lite sends the name's characters (it extends the
+    request's set with a string), so the subscription holds from the SDK's
+    first full sync, 30 s after start: this scenario has 25 s more."""
+    deadline = time.time() + TIMEOUT + 25
+    lt = lite("sd1")
+    c = LiteSimpleConsumer(TOPIC, config(), sc["group"], await_duration=3, tls_enable=TLS)
+    c.startup()
+    try:
+        subscribe(c, lt, deadline)
+        sent = [send(p, lt, lt + "-0")]
+        got = []
+        quiet_until = None
+        while time.time() < deadline:
+            for m in c.receive(8, 10):
+                got.append(view(m))
+                if len(got) == 2:
+                    # the third pop comes after this one's invisible time
+                    quiet_until = time.time() + 13
+            if quiet_until and time.time() > quiet_until:
+                break
+        return {"sent": sent, "received": got, "lites": [lt]}
+    finally:
+        c.shutdown()
+
+
 def stub():
     target = CFG["endpoint"]
     if TLS:
@@ -417,7 +446,8 @@ def scenario_exclusive(_p, sc):
     return {"hostile": {"exclusive": [settings_ok, add_a, add_b, notified, lt]}}
 
 
-SCENARIOS = {"exclusive": scenario_exclusive, "push": scenario_push, "retry": scenario_retry, "dlq": scenario_dlq, "simple": scenario_simple}
+SCENARIOS = {"exclusive": scenario_exclusive, "push": scenario_push, "retry": scenario_retry, "dlq": scenario_dlq, "simple": scenario_simple,
+             "simple_dlq": scenario_simple_dlq}
 
 
 def run(name, fn, p, sc):
