@@ -179,7 +179,10 @@ func TestApacheReadsRocketgoLMQ(t *testing.T) {
 	defer func() { _ = pc.Shutdown() }()
 	lmq := "%LMQ%$" + topic + "$l1"
 	mq := &primitive.MessageQueue{Topic: lmq, BrokerName: c.brokerName, QueueId: 0}
-	read := func(want []string) {
+	// read checks the LMQ holds want; with retried, the last body may be
+	// there more than once (a send retried after a client-side timeout on a
+	// loaded machine may have been stored the first time too).
+	read := func(want []string, retried bool) {
 		t.Helper()
 		var got []*primitive.MessageExt
 		var last error
@@ -191,17 +194,18 @@ func TestApacheReadsRocketgoLMQ(t *testing.T) {
 			got = res.GetMessageExts()
 			return len(got) >= len(want)
 		})
-		if len(got) != len(want) {
+		if len(got) != len(want) && !(retried && len(got) > len(want)) {
 			t.Fatalf("Apache serves %d messages of %s, want %d (last error %v)", len(got), lmq, len(want), last)
 		}
 		for i, m := range got {
+			w := want[min(i, len(want)-1)]
 			// QueueOffset is the parent queue's: the record's, as Apache serves it.
-			if string(m.Body) != want[i] || m.GetProperty("INNER_MULTI_QUEUE_OFFSET") != strconv.Itoa(i) {
+			if string(m.Body) != w || m.GetProperty("INNER_MULTI_QUEUE_OFFSET") != strconv.Itoa(i) {
 				t.Fatalf("Apache's %s message %d: body %q queue offset %d properties %v", lmq, i, m.Body, m.QueueOffset, m.GetProperties())
 			}
 		}
 	}
-	read(bodies)
+	read(bodies, false)
 
 	// Apache goes on from rocketgo's LMQ offsets.
 	p2 := newProducer(t, c)
@@ -211,5 +215,5 @@ func TestApacheReadsRocketgoLMQ(t *testing.T) {
 		r, err := p2.sendSync(context.Background(), m)
 		return err == nil && r.Status == primitive.SendOK
 	})
-	read(append(bodies, "apache-next"))
+	read(append(bodies, "apache-next"), true)
 }
