@@ -1,11 +1,18 @@
 package controller
 
 // JSON bodies as Apache's fastjson writes them (RemotingSerializable.encode):
-// fields in alphabetical order, null fields left out, Map<Long,String> keys
-// unquoted ({1:"127.0.0.1:10911"}), sets of ids as arrays.
+// fields in alphabetical order, null fields left out, sets of ids as arrays.
+// One difference: the member group's Map<Long,String> keys are quoted
+// ({"1":"127.0.0.1:10911"}) where fastjson 1 and 2 leave them bare. Apache
+// 5.5's mqadmin electMaster decodes the elect body as a BrokerMemberGroup,
+// so fastjson2 skips the unknown brokerMemberGroup field, and its skipper
+// refuses bare keys ("not support unquoted name"): the command fails
+// against Apache's own controller after the election is done. Quoted keys
+// are read by every Java reader (fastjson 1 in 5.3, fastjson2 in 5.5,
+// brokers and tools) as Long keys.
 //
 //	SyncStateSet           {"syncStateSet":[1,2],"syncStateSetEpoch":3}
-//	ElectMasterResponseBody {"brokerMemberGroup":{"brokerAddrs":{1:"a"},"brokerName":"b","cluster":"c"},"syncStateSet":[1]}
+//	ElectMasterResponseBody {"brokerMemberGroup":{"brokerAddrs":{"1":"a"},"brokerName":"b","cluster":"c"},"syncStateSet":[1]}
 //	BrokerReplicasInfo     {"replicasInfoTable":{"b":{"inSyncReplicas":[{"alive":true,"brokerAddress":"a","brokerId":1,"brokerName":"b"}],
 //	                        "masterAddress":"a","masterBrokerId":1,"masterEpoch":1,"notInSyncReplicas":[],"syncStateSetEpoch":1}}}
 
@@ -84,8 +91,9 @@ func appendMemberGroup(b []byte, g memberGroup) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		b = append(b, '"')
 		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ':')
+		b = append(b, '"', ':')
 		b = appendString(b, g.addrs[id])
 	}
 	b = append(b, `},"brokerName":`...)

@@ -117,6 +117,7 @@ func (c *Controller) Start() error {
 	}
 	c.node = n
 	c.client = remoting.NewClient(c.root)
+	c.client.SetCloseOnTimeout() // a broker that moved is dialled again by name
 	c.client.SetTLS(c.cfg.TLS)
 	if sign := c.cfg.signer(); sign != nil {
 		c.client.SetSigner(sign)

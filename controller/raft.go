@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -104,7 +105,7 @@ func startNode(cfg Config, peers []Peer, self Peer, f raft.FSM, log zerolog.Logg
 		store.Close()
 		return nil, fmt.Errorf("controller: open snapshots in %s: %w", dir, err)
 	}
-	stream, err := newRaftStream(self, peers, log)
+	stream, err := newRaftStream(self, peers, net.DefaultResolver, log)
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("controller: raft transport on %s: %w", self.Raft, err)

@@ -9,10 +9,13 @@ package controller
 // others recognise it. Apache's DLedger controller accepts anyone.
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,51 +24,152 @@ import (
 )
 
 // raftStream implements raft.StreamLayer over TCP with a peer check.
+//
+// Peers named by host name are looked up at start, again whenever a
+// connection comes from an address none of them had (at most once per
+// refreshEvery, so that a stranger cannot keep the lookups busy), and
+// every peerRefresh: in Kubernetes a controller's pod comes back from a
+// restart with another IP under the same name, and the others must let it
+// in. A lookup that fails keeps the addresses the name had.
 type raftStream struct {
-	ln      net.Listener
-	adv     net.Addr
-	allowed map[netip.Addr]bool // the peers' addresses
-	local   *net.TCPAddr        // the source of dials: this peer's host, any port
-	log     zerolog.Logger      // sampled
-	conns   chan net.Conn
-	quit    chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
+	ln       net.Listener
+	adv      net.Addr
+	resolver *net.Resolver
+	hosts    []string       // the peers' hosts, literal IPs included
+	local    *net.TCPAddr   // the source of dials: this peer's address, any port
+	log      zerolog.Logger // sampled
+	conns    chan net.Conn
+	vet      chan net.Conn // connections from addresses no peer had when they came
+	quit     chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
+
+	allowed     atomic.Pointer[map[netip.Addr]bool] // the peers' addresses
+	lastRefresh time.Time                           // owned by vetLoop
 }
 
-// newRaftStream listens on self.Raft. Peers named by a host name are
-// resolved once, here.
-func newRaftStream(self Peer, peers []Peer, log zerolog.Logger) (*raftStream, error) {
-	allowed := map[netip.Addr]bool{}
+const (
+	// refreshEvery bounds the lookups a stranger's connections cause.
+	refreshEvery = time.Second
+	// peerRefresh is how often the names are looked up regardless, so
+	// that an address a peer left stops being let in.
+	peerRefresh = 30 * time.Second
+	// lookupTimeout bounds one round of lookups.
+	lookupTimeout = 3 * time.Second
+	// vetBacklog bounds the connections waiting for a lookup; more are
+	// closed.
+	vetBacklog = 16
+)
+
+// newRaftStream listens on self.Raft and looks the peers' host names up
+// with r.
+func newRaftStream(self Peer, peers []Peer, r *net.Resolver, log zerolog.Logger) (*raftStream, error) {
+	s := &raftStream{resolver: r, conns: make(chan net.Conn), vet: make(chan net.Conn, vetBacklog), quit: make(chan struct{}),
+		log: log.Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second})}
 	for _, p := range peers {
 		host, _, err := net.SplitHostPort(p.Raft)
 		if err != nil {
 			return nil, err
 		}
-		ips, err := net.LookupIP(host)
-		if err != nil {
-			return nil, err
-		}
-		for _, ip := range ips {
-			if a, ok := netip.AddrFromSlice(ip); ok {
-				allowed[a.Unmap()] = true
-			}
-		}
+		s.hosts = append(s.hosts, host)
+	}
+	empty := map[netip.Addr]bool{}
+	s.allowed.Store(&empty)
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	err := s.lookup(ctx)
+	cancel()
+	if err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", self.Raft)
 	if err != nil {
 		return nil, err
 	}
-	s := &raftStream{ln: ln, adv: ln.Addr(), allowed: allowed, conns: make(chan net.Conn), quit: make(chan struct{}),
-		log: log.Sample(&zerolog.BurstSampler{Burst: 5, Period: 10 * time.Second})}
-	if host, _, err := net.SplitHostPort(self.Raft); err == nil {
-		if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
-			s.local = &net.TCPAddr{IP: ip}
+	s.ln, s.adv = ln, ln.Addr()
+	// Dial from the address the listener holds (its host name's, when
+	// named), so that the peers' check recognises this controller.
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP != nil && !a.IP.IsUnspecified() {
+		s.local = &net.TCPAddr{IP: a.IP}
+	}
+	s.lastRefresh = time.Now()
+	s.wg.Add(2)
+	go s.acceptLoop()
+	go s.vetLoop()
+	return s, nil
+}
+
+// lookup replaces the allowed set with the peers' addresses now. A name
+// that does not resolve keeps the addresses it had, and the error is
+// returned.
+func (s *raftStream) lookup(ctx context.Context) error {
+	old := *s.allowed.Load()
+	set := map[netip.Addr]bool{}
+	var errs []error
+	for _, h := range s.hosts {
+		if ip, err := netip.ParseAddr(h); err == nil {
+			set[ip.Unmap()] = true
+			continue
+		}
+		ips, err := s.resolver.LookupNetIP(ctx, "ip", h)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("controller peer %s: %w", h, err))
+			continue
+		}
+		for _, ip := range ips {
+			set[ip.Unmap()] = true
 		}
 	}
-	s.wg.Add(1)
-	go s.acceptLoop()
-	return s, nil
+	if len(errs) > 0 {
+		for ip := range old {
+			set[ip] = true
+		}
+	}
+	s.allowed.Store(&set)
+	return errors.Join(errs...)
+}
+
+// vetLoop looks the names up again for connections from unknown
+// addresses, and every peerRefresh.
+func (s *raftStream) vetLoop() {
+	defer s.wg.Done()
+	tick := time.NewTicker(peerRefresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return // Close closes what waits in vet
+		case <-tick.C:
+			s.refresh()
+		case c := <-s.vet:
+			if !s.peer(c.RemoteAddr()) && time.Since(s.lastRefresh) >= refreshEvery {
+				s.refresh()
+			}
+			if !s.peer(c.RemoteAddr()) {
+				s.log.Warn().Stringer("remote", c.RemoteAddr()).Msg("raft connection from a host that is no controller peer; closed")
+				_ = c.Close()
+				continue
+			}
+			s.handOver(c)
+		}
+	}
+}
+
+func (s *raftStream) refresh() {
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	s.lastRefresh = time.Now()
+	if err := s.lookup(ctx); err != nil {
+		s.log.Warn().Err(err).Msg("controller peer lookup failed; their last addresses are kept")
+	}
+}
+
+// handOver gives raft an admitted connection.
+func (s *raftStream) handOver(c net.Conn) {
+	select {
+	case s.conns <- c:
+	case <-s.quit:
+		_ = c.Close()
+	}
 }
 
 // acceptLoop admits peers and closes the rest. A resource error (out of
@@ -92,22 +196,22 @@ func (s *raftStream) acceptLoop() {
 		}
 		backoff = 0
 		if !s.peer(c.RemoteAddr()) {
-			s.log.Warn().Stringer("remote", c.RemoteAddr()).Msg("raft connection from a host that is no controller peer; closed")
-			_ = c.Close()
+			// Perhaps a peer whose name moved: looked up off this loop.
+			select {
+			case s.vet <- c:
+			default:
+				s.log.Warn().Stringer("remote", c.RemoteAddr()).Msg("raft connection from an unknown host while lookups are busy; closed")
+				_ = c.Close()
+			}
 			continue
 		}
-		select {
-		case s.conns <- c:
-		case <-s.quit:
-			_ = c.Close()
-			return
-		}
+		s.handOver(c)
 	}
 }
 
 func (s *raftStream) peer(a net.Addr) bool {
 	ap, err := netip.ParseAddrPort(a.String())
-	return err == nil && s.allowed[ap.Addr().Unmap()]
+	return err == nil && (*s.allowed.Load())[ap.Addr().Unmap()]
 }
 
 // Accept hands raft the next peer connection.
@@ -127,6 +231,9 @@ func (s *raftStream) Close() error {
 		close(s.quit)
 		err = s.ln.Close()
 		s.wg.Wait()
+		for len(s.vet) > 0 { // queued by the accept loop as the vetting loop ended
+			_ = (<-s.vet).Close()
+		}
 	})
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -36,6 +37,9 @@ type Client struct {
 	// sign, when set (SetSigner, before the first call), adds credentials
 	// to every request this client sends (a broker's inner credentials).
 	sign func(req *Command)
+	// closeOnTimeout (SetCloseOnTimeout, before the first call): a call
+	// whose deadline passes without an answer closes its connection.
+	closeOnTimeout bool
 
 	mu     sync.Mutex
 	conns  map[string]*clientConn
@@ -99,6 +103,15 @@ func (cl *Client) SetRequestHandler(fn func(addr string, req *Command)) { cl.onR
 // adds AccessKey and Signature: ACL 2.0's innerClientAuthenticationCredentials).
 // Call it before the first Invoke.
 func (cl *Client) SetSigner(fn func(req *Command)) { cl.sign = fn }
+
+// SetCloseOnTimeout makes a call that times out waiting for its answer
+// close the connection, as Apache's client does
+// (com.rocketmq.remoting.client.closeSocketIfTimeout, on by default): a
+// peer that went away without a reset (a crashed host, a Kubernetes pod
+// whose IP is gone) is dialled again at the next call, by its host name,
+// which then resolves to where the peer is now. Calls in flight on that
+// connection fail with it. Call it before the first Invoke.
+func (cl *Client) SetCloseOnTimeout() { cl.closeOnTimeout = true }
 
 // Invoke sends req to addr and waits for the response or ctx's end.
 func (cl *Client) Invoke(ctx context.Context, addr string, req *Command) (*Command, error) {
@@ -190,14 +203,15 @@ func (cl *Client) conn(ctx context.Context, addr string) (*clientConn, error) {
 	}
 	if err == nil {
 		d.cc = &clientConn{
-			nc:         nc,
-			addr:       addr,
-			log:        cl.log,
-			onRequest:  cl.onRequest,
-			pending:    make(map[int32]chan *Command),
-			wsem:       make(chan struct{}, 1),
-			done:       make(chan struct{}),
-			readerDone: make(chan struct{}),
+			nc:             nc,
+			addr:           addr,
+			log:            cl.log,
+			onRequest:      cl.onRequest,
+			closeOnTimeout: cl.closeOnTimeout,
+			pending:        make(map[int32]chan *Command),
+			wsem:           make(chan struct{}, 1),
+			done:           make(chan struct{}),
+			readerDone:     make(chan struct{}),
 		}
 		cl.conns[addr] = d.cc
 		go d.cc.readLoop()
@@ -213,7 +227,8 @@ type clientConn struct {
 	addr string
 	log  zerolog.Logger
 	// onRequest is the client's handler for server requests, or nil.
-	onRequest func(addr string, req *Command)
+	onRequest      func(addr string, req *Command)
+	closeOnTimeout bool
 
 	// wsem holds the wire: one frame at a time. A channel, not a mutex, so
 	// that a caller waiting for it gives up with its context or when the
@@ -249,7 +264,11 @@ func (cc *clientConn) call(ctx context.Context, req *Command, opaque int32) (*Co
 	case resp := <-ch:
 		return resp, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("invoke code %d on %s: %w", req.Code, cc.addr, ctx.Err())
+		err := fmt.Errorf("invoke code %d on %s: %w", req.Code, cc.addr, ctx.Err())
+		if cc.closeOnTimeout && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cc.fail(err)
+		}
+		return nil, err
 	case <-cc.done:
 		return nil, fmt.Errorf("invoke code %d on %s: %w", req.Code, cc.addr, cc.err)
 	}

@@ -3,6 +3,8 @@ package remoting
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -21,6 +23,12 @@ func answerServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return answerOn(t, ln)
+}
+
+// answerOn answers every request on ln with SUCCESS, until the test ends.
+func answerOn(t *testing.T, ln net.Listener) string {
+	t.Helper()
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
 		ln.Close()
@@ -194,5 +202,71 @@ func TestClientWriteWaitEndsWithContext(t *testing.T) {
 	}
 	if err := <-first; err == nil {
 		t.Fatal("the first write to a peer that reads nothing succeeded")
+	}
+}
+
+// A peer that stops answering without closing (a crashed host, a pod
+// whose IP is gone) and comes back under the same host name elsewhere:
+// with SetCloseOnTimeout the call that times out drops the connection,
+// and the next call dials the name again and reaches the new address;
+// without it, calls stay on the dead connection.
+func TestClientTimeoutRedialsByName(t *testing.T) {
+	for _, closeOnTimeout := range []bool{true, false} {
+		t.Run(fmt.Sprintf("closeOnTimeout=%v", closeOnTimeout), func(t *testing.T) {
+			// The old address takes connections and reads, never answers;
+			// the new one, on the same port, answers.
+			silent, err := net.Listen("tcp", "127.0.0.2:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, port, _ := net.SplitHostPort(silent.Addr().String())
+			moved, err := net.Listen("tcp", "127.0.0.3:"+port)
+			if err != nil {
+				t.Skipf("port %s taken on 127.0.0.3: %v", port, err)
+			}
+			answerOn(t, moved)
+			var held sync.WaitGroup
+			held.Add(1)
+			go func() {
+				defer held.Done()
+				c, err := silent.Accept()
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, c) // until the client closes it
+				c.Close()
+			}()
+			t.Cleanup(func() {
+				silent.Close()
+				held.Wait()
+			})
+			dns := testutil.NewDNS(t)
+			dns.Set("ns.rocketgo.test", "127.0.0.2")
+			cl := NewClient(testutil.Logger())
+			t.Cleanup(func() { _ = cl.Close() })
+			if closeOnTimeout {
+				cl.SetCloseOnTimeout()
+			}
+			d := net.Dialer{Timeout: 2 * time.Second, Resolver: dns.Resolver()}
+			cl.dial = func(ctx context.Context, addr string) (net.Conn, error) { return d.DialContext(ctx, "tcp", addr) }
+			addr := net.JoinHostPort("ns.rocketgo.test", port)
+			invoke := func(timeout time.Duration) error {
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				defer cancel()
+				_, err := cl.Invoke(ctx, addr, NewRequest(105, nil, nil))
+				return err
+			}
+			if err := invoke(300 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("the silent peer: %v", err)
+			}
+			dns.Set("ns.rocketgo.test", "127.0.0.3")
+			err = invoke(2 * time.Second)
+			if closeOnTimeout && err != nil {
+				t.Fatalf("after the timeout, the name's new address: %v", err)
+			}
+			if !closeOnTimeout && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("without closeOnTimeout the dead connection was left: %v", err)
+			}
+		})
 	}
 }

@@ -4,9 +4,10 @@ package replicas
 // controllerAddr. A controller sends the push on a connection of its own,
 // so the broker sees the controller host's IP as the peer; anyone else
 // could only be forging it. The set is read on an event loop (atomic, no
-// lock); host names are looked up off it (Resolve), at start and again at
-// every controller leader lookup, so that a name whose address moves is
-// followed.
+// lock); host names are looked up off it (Resolve), at start, at every
+// controller leader lookup, and soon after a push from an address the set
+// lacks (Misses), so that a controller whose name moved to a new address
+// (a restarted Kubernetes pod) is let in again.
 
 import (
 	"context"
@@ -22,12 +23,13 @@ import (
 type ControllerIPs struct {
 	hosts []string // controllerAddr's hosts, in order
 	ips   atomic.Pointer[map[netip.Addr]struct{}]
+	miss  chan struct{} // buffer 1: Allowed refused an address
 }
 
 // NewControllerIPs returns the set for addrs (host:port); IP literals are
 // in it at once, host names once Resolve looked them up.
 func NewControllerIPs(addrs []string) *ControllerIPs {
-	p := &ControllerIPs{}
+	p := &ControllerIPs{miss: make(chan struct{}, 1)}
 	set := map[netip.Addr]struct{}{}
 	for _, a := range addrs {
 		host, _, err := net.SplitHostPort(a)
@@ -43,11 +45,22 @@ func NewControllerIPs(addrs []string) *ControllerIPs {
 	return p
 }
 
-// Allowed reports whether ip is one of the controllers'. It does not block.
+// Allowed reports whether ip is one of the controllers'. It does not
+// block; a refusal signals Misses.
 func (p *ControllerIPs) Allowed(ip netip.Addr) bool {
 	_, ok := (*p.ips.Load())[ip.Unmap()]
+	if !ok {
+		select {
+		case p.miss <- struct{}{}:
+		default:
+		}
+	}
 	return ok
 }
+
+// Misses is signalled when Allowed refused an address: the owner looks
+// the names up again (Resolve), at a pace it bounds.
+func (p *ControllerIPs) Misses() <-chan struct{} { return p.miss }
 
 // Resolve looks the host names up and replaces the set. A name that
 // cannot be looked up keeps the addresses it had: a DNS outage must not

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/rocketgo/rocketgo/internal/testutil"
 )
 
 // NOTIFY_BROKER_ROLE_CHANGED is taken from the controllers' hosts only:
@@ -77,5 +79,42 @@ func TestConfirm(t *testing.T) {
 		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrNotConfirmed)) {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+}
+
+// A controller whose name moves to a new address (a restarted pod): its
+// push is refused until the name is looked up again, which the refusal
+// asks for (Misses); then its new address is let in and the old one not.
+func TestControllerIPsNameMoves(t *testing.T) {
+	dns := testutil.NewDNS(t)
+	dns.Set("ctl.rocketgo.test", "127.0.0.2")
+	p := NewControllerIPs([]string{"ctl.rocketgo.test:9878"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.Resolve(ctx, dns.Resolver()); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Allowed(netip.MustParseAddr("127.0.0.2")) {
+		t.Fatalf("the controller's address refused: %v", p.IPs())
+	}
+	select {
+	case <-p.Misses():
+		t.Fatal("an allowed address signalled a miss")
+	default:
+	}
+	dns.Set("ctl.rocketgo.test", "127.0.0.3")
+	if p.Allowed(netip.MustParseAddr("127.0.0.3")) {
+		t.Fatal("the new address let in before a lookup")
+	}
+	select {
+	case <-p.Misses():
+	default:
+		t.Fatal("a refusal did not ask for a lookup")
+	}
+	if err := p.Resolve(ctx, dns.Resolver()); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Allowed(netip.MustParseAddr("127.0.0.3")) || p.Allowed(netip.MustParseAddr("127.0.0.2")) {
+		t.Fatalf("after the lookup: %v", p.IPs())
 	}
 }

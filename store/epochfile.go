@@ -224,14 +224,21 @@ func (c *EpochCache) SetLastEnd(end int64) {
 // has with the same start offset gives min(both ends). -1 when none
 // matches. Both caches should have their last end set (SetLastEnd).
 func (c *EpochCache) ConsistentPoint(other *EpochCache) int64 {
+	p, _, _ := c.Consistent(other)
+	return p
+}
+
+// Consistent is ConsistentPoint with the epoch that gave the point (the
+// newest epoch both have at the same start); false when none matches.
+func (c *EpochCache) Consistent(other *EpochCache) (point int64, epoch int32, ok bool) {
 	local := c.All()
 	for i := len(local) - 1; i >= 0; i-- {
-		o, ok := other.Entry(local[i].Epoch)
-		if ok && o.StartOffset == local[i].StartOffset {
-			return min(local[i].EndOffset, o.EndOffset)
+		o, found := other.Entry(local[i].Epoch)
+		if found && o.StartOffset == local[i].StartOffset {
+			return min(local[i].EndOffset, o.EndOffset), local[i].Epoch, true
 		}
 	}
-	return -1
+	return -1, 0, false
 }
 
 // TruncateFromEpoch removes the entries of epoch and later, reopens the

@@ -16,7 +16,8 @@ package role
 //     (904) to every controller every brokerHeartbeatInterval.
 //   - NOTIFY_BROKER_ROLE_CHANGED (1008) is taken only from the hosts of
 //     controllerAddr (RoleChangeAllowed, on the event loop: the IPs are
-//     resolved at start and at every leader lookup), then reaches
+//     resolved at start, at every leader lookup and after a push from an
+//     unknown address), then reaches
 //     RoleChanged on a broker worker (processor's controller-mode
 //     handlers). The
 //     push is a hint: the broker asks the controller leader (1004) and
@@ -131,6 +132,7 @@ func (c *controlled) run(quit <-chan struct{}) {
 	defer poll.Stop()
 	leader := time.NewTicker(cfg.Controller.SyncControllerMetadataPeriod)
 	defer leader.Stop()
+	resolved := time.Now()
 	for {
 		select {
 		case <-quit:
@@ -140,6 +142,14 @@ func (c *controlled) run(quit <-chan struct{}) {
 				c.sampled.Warn().Err(err).Msg("controller leader lookup failed")
 			}
 			c.resolve(ctx)
+			resolved = time.Now()
+		case <-c.ips.Misses():
+			// A push from an unknown address: perhaps a controller whose
+			// name moved. A stranger's pushes cause a lookup a second at most.
+			if time.Since(resolved) >= time.Second {
+				c.resolve(ctx)
+				resolved = time.Now()
+			}
 		case <-poll.C:
 			c.poll(ctx)
 		}

@@ -195,6 +195,9 @@ func New(d Deps, log zerolog.Logger) (*Service, error) {
 	s := &Service{d: d, root: log, log: log.With().Str("component", "role").Logger(),
 		client: remoting.NewClient(log)}
 	s.sampled = s.log.Sample(&zerolog.BurstSampler{Burst: 10, Period: time.Second})
+	// Name servers, controllers and masters that moved (a restarted pod's
+	// new IP under its name) are dialled again once a call times out.
+	s.client.SetCloseOnTimeout()
 	s.client.SetTLS(d.TLS)
 	s.repl.syncNow = make(chan struct{}, 1)
 	s.reg = newRegistrar(s)

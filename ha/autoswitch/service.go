@@ -293,7 +293,9 @@ func (s *Service) BecomeMaster(epoch int32, selfID int64, syncStateSet []int64, 
 			if err := s.epochs.TruncateFromEpoch(epoch); err != nil {
 				return err
 			}
-			if err := s.epochs.Append(epoch, end); err != nil {
+			// Refused as out of order only when the previous term starts
+			// at end: nothing of this term is left, as Apply's refusal.
+			if err := s.epochs.Append(epoch, end); err != nil && !errors.Is(err, store.ErrEpochOrder) {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package autoswitch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -245,4 +246,57 @@ func TestMasterFlowControl(t *testing.T) {
 		t.Fatalf("%d bytes at 64 KiB/s took %v", m.st.MaxPhyOffset(), took)
 	}
 	sameLogs(t, m, sl, 2)
+}
+
+// Mastership moves between two brokers and back again with nothing
+// written in between (admin elections on a quiet set), from an empty
+// commit log and from one holding data: each time the new slave follows
+// (acknowledges the master's end, holds its epoch entries). A term in which nothing was written
+// gets no epoch entry (its start equals the previous one's: refused, as
+// replicas.Roles.Apply and Apache's appendEntry refuse it), and a slave
+// whose consistent point is the start of the epoch it shares with the
+// master keeps that entry: dropped, the slave later elected would start
+// an epoch file no other broker's matches.
+func TestMastershipBackAndForthQuiet(t *testing.T) {
+	for _, data := range []int{0, 200} {
+		t.Run(fmt.Sprintf("data=%d", data), func(t *testing.T) {
+			cfg := testConfig()
+			cfg.HASendHeartbeatInterval = time.Second
+			nodes := []*node{openNode(t, cfg), openNode(t, cfg)}
+			for epoch := int32(1); epoch <= 6; epoch++ {
+				i := int(epoch-1) % 2
+				m, sl := nodes[i], nodes[1-i]
+				if err := m.epochs.Append(epoch, m.st.MaxPhyOffset()); err != nil && !errors.Is(err, store.ErrEpochOrder) {
+					t.Fatal(err)
+				}
+				if err := m.svc.BecomeMaster(epoch, int64(i+1), []int64{int64(i + 1)}, epoch); err != nil {
+					t.Fatal(err)
+				}
+				if epoch == 1 {
+					put(t, m.st, 0, data, 2)
+				}
+				if err := sl.svc.BecomeSlave(m.svc.Addr(), epoch, int64(2-i)); err != nil {
+					t.Fatal(err)
+				}
+				// Following: the master's end acknowledged; the first time
+				// also its epoch entry taken from a frame (a new replica has
+				// none before). Later the swap comes at once, before the next
+				// heartbeat frame.
+				followed := func() bool {
+					s := m.svc.Status()
+					return len(s.Slaves) == 1 && s.Slaves[0].AckOffset == m.st.MaxPhyOffset() &&
+						(epoch > 1 || slices.Equal(m.epochs.All(), sl.epochs.All()))
+				}
+				for deadline := time.Now().Add(10 * time.Second); !followed() && time.Now().Before(deadline); {
+					time.Sleep(10 * time.Millisecond) // polling interval
+				}
+				if !followed() {
+					t.Fatalf("epoch %d: the slave never acknowledged the master's end %d: %+v; epochs master %v slave %v",
+						epoch, m.st.MaxPhyOffset(), m.svc.Status(), m.epochs.All(), sl.epochs.All())
+				}
+			}
+			put(t, nodes[1].st, data, 50, 2) // the last term's first bytes carry its epoch
+			sameLogs(t, nodes[1], nodes[0], 2)
+		})
+	}
 }

@@ -222,10 +222,10 @@ func (c *client) truncate(hs MasterFrame) error {
 			return fmt.Errorf("truncate to the consistent point %d: %w", tr.Offset, err)
 		}
 	}
-	if err := s.epochs.TruncateFromOffset(tr.Offset); err != nil {
-		return fmt.Errorf("truncate the epoch file at %d: %w", tr.Offset, err)
+	if err := s.epochs.TruncateFromEpoch(tr.Epoch + 1); err != nil {
+		return fmt.Errorf("truncate the epoch file after epoch %d: %w", tr.Epoch, err)
 	}
-	s.log.Info().Int64("consistentPoint", tr.Offset).Int64("previousMaxOffset", local).
+	s.log.Info().Int64("consistentPoint", tr.Offset).Int32("consistentEpoch", tr.Epoch).Int64("previousMaxOffset", local).
 		Int64("masterMaxOffset", hs.MaxOffset).Msg("autoswitch slave truncated to the consistent point")
 	return nil
 }

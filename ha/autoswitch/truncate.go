@@ -4,8 +4,9 @@ package autoswitch
 // AutoSwitchHAClient.doTruncate): a slave without epoch entries is a new
 // replica (or a store migrated from classic HA) and keeps what it has;
 // otherwise both epoch lists, closed at the respective max offsets, give
-// the consistent point, and the slave truncates its commit log, consume
-// queues and epoch file there before it reports and receives. The caller
+// the consistent point, and the slave truncates its commit log and consume
+// queues there, and its epoch file after the epoch that gave the point,
+// before it reports and receives. The caller
 // does the truncation (the store requires a record boundary).
 
 import (
@@ -24,6 +25,13 @@ var ErrNoConsistentPoint = errors.New("no consistent point with the master")
 type Truncation struct {
 	Truncate bool
 	Offset   int64 // the consistent point, when Truncate
+	// Epoch is the newest epoch the slave and the master share (same
+	// start): the slave's epoch entries after it go, its own stays, even
+	// when it starts at Offset (an epoch in which nothing was written).
+	// Cutting by offset instead would drop that shared entry too, and a
+	// slave left with no entry, elected later, writes an epoch entry no
+	// other replica's file matches: they find no consistent point with it.
+	Epoch int32
 }
 
 // TruncatePoint decides for a slave holding local epoch entries and
@@ -42,9 +50,9 @@ func TruncatePoint(local []store.EpochEntry, localMax int64, master MasterFrame)
 		return Truncation{}, fmt.Errorf("local epoch entries: %w", err)
 	}
 	lc.SetLastEnd(localMax)
-	p := lc.ConsistentPoint(mc)
-	if p < 0 {
+	p, epoch, ok := lc.Consistent(mc)
+	if !ok {
 		return Truncation{}, fmt.Errorf("local %v, master %v: %w", local, master.Epochs, ErrNoConsistentPoint)
 	}
-	return Truncation{Truncate: true, Offset: p}, nil
+	return Truncation{Truncate: true, Offset: p, Epoch: epoch}, nil
 }

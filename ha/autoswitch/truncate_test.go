@@ -44,6 +44,12 @@ func TestTruncatePointEdges(t *testing.T) {
 	if _, err := TruncatePoint([]store.EpochEntry{{Epoch: 7, StartOffset: 40}}, 90, mf); !errors.Is(err, ErrNoConsistentPoint) {
 		t.Fatalf("same epoch, other start: %v", err)
 	}
+	// The shared epoch starts at the point (nothing written since): the
+	// point names it, so that the slave keeps its entry.
+	empty := MasterFrame{State: StateHandshake, MaxOffset: 50, Epochs: []store.EpochEntry{{Epoch: 7, StartOffset: 50}}}
+	if tr, err := TruncatePoint([]store.EpochEntry{{Epoch: 7, StartOffset: 50}}, 50, empty); err != nil || tr.Offset != 50 || tr.Epoch != 7 {
+		t.Fatalf("empty shared epoch: %+v %v", tr, err)
+	}
 	bad := MasterFrame{State: StateHandshake, MaxOffset: 100, Epochs: []store.EpochEntry{{Epoch: 7, StartOffset: 50}, {Epoch: 6, StartOffset: 60}}}
 	if _, err := TruncatePoint([]store.EpochEntry{{Epoch: 7, StartOffset: 50}}, 90, bad); !errors.Is(err, ErrFrame) {
 		t.Fatalf("unordered master epochs: %v", err)
