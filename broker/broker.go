@@ -55,6 +55,9 @@ type Broker struct {
 	// Revive counts the pop revive service's copies, for the metrics
 	// endpoint.
 	Revive stats.PopStats
+	// LiteLag is the lite groups' lag latency sources, noted by the lite
+	// pops, for the metrics endpoint.
+	LiteLag stats.LiteLag
 	// Pops is pop consumption; the broker runs its revive as a master.
 	Pops *pop.Service
 	// Lite is the lite-topic subscriptions and events (broker/lite).

@@ -157,6 +157,18 @@ type Config struct {
 	// for wildcard groups.
 	LiteEventFullDispatchDelayTime                 int64 `key:"liteEventFullDispatchDelayTime"`
 	LiteEventFullDispatchDelayTimeForWildcardGroup int64 `key:"liteEventFullDispatchDelayTimeForWildcardGroup"`
+	// Lite consume lag in the metrics (Apache's keys, all off by default):
+	// LiteLagCountMetricsEnable serves each lite group's lag (and ready)
+	// messages per parent topic, summed over its lite topics at scrape;
+	// LiteLagLatencyCollectEnable makes every lite pop that fills its batch
+	// note the store time of the first message it left behind in a lite
+	// topic, keeping per group the LiteLagLatencyTopK oldest; and
+	// LiteLagLatencyMetricsEnable serves the oldest of them as the group's
+	// lag latency (docs/observability.md).
+	LiteLagCountMetricsEnable   bool `key:"liteLagCountMetricsEnable"`
+	LiteLagLatencyCollectEnable bool `key:"liteLagLatencyCollectEnable"`
+	LiteLagLatencyMetricsEnable bool `key:"liteLagLatencyMetricsEnable"`
+	LiteLagLatencyTopK          int  `key:"liteLagLatencyTopK"`
 	// Names and paths: UPDATE_AND_CREATE_TOPIC and
 	// DELETE_TOPIC_IN_BROKER refuse system topics (Apache's key and default);
 	// no topic a request creates has more than MaxTopicQueueNums read or write
@@ -319,6 +331,8 @@ func DefaultConfig() Config {
 		MaxClientEventCount:                            100,
 		LiteEventFullDispatchDelayTime:                 10000,
 		LiteEventFullDispatchDelayTimeForWildcardGroup: 10000,
+		LiteLagLatencyTopK:                             50,
+
 		Store: sc,
 		// ACL 2.0: AuthConfig's cache defaults
 		UserCacheMaxNum: 1000, UserCacheExpiredSecond: 600, UserCacheRefreshSecond: 60,

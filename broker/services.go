@@ -30,7 +30,7 @@ func (b *Broker) popDeps(ordersPath string) pop.Deps {
 			return nil
 		},
 		CreateDLQ: func(topic string) (int32, error) { return send.DLQQueueNums, b.Sends.CreateDLQ(topic) },
-		PutStatus: send.PutStatus, Go: b.Go, Counts: &b.Stats, Revive: &b.Revive, Got: b.stats.got,
+		PutStatus: send.PutStatus, Go: b.Go, Counts: &b.Stats, Revive: &b.Revive, LiteLag: &b.LiteLag, Got: b.stats.got,
 		StoreHost: b.StoreHost, OrdersPath: ordersPath, Lite: b.Lite}
 }
 
@@ -77,7 +77,8 @@ func (b *Broker) popConfig() pop.Config {
 	return pop.Config{BrokerName: c.BrokerName, BrokerIP1: c.BrokerIP1, ClusterName: c.BrokerClusterName,
 		Permission: c.BrokerPermission, TimerWheelEnable: c.TimerWheelEnable, EnablePropertyFilter: c.EnablePropertyFilter,
 		MaxTransferBytes: c.MaxTransferBytesOnMessageInMemory, MaxTransferCount: c.MaxTransferCountOnMessageInMemory,
-		PopFromRetryProbabilityForPriority: c.PopFromRetryProbabilityForPriority, PriorityOrderAsc: c.PriorityOrderAsc}
+		PopFromRetryProbabilityForPriority: c.PopFromRetryProbabilityForPriority, PriorityOrderAsc: c.PriorityOrderAsc,
+		LiteLagLatencyCollectEnable: c.LiteLagLatencyCollectEnable, LiteLagLatencyTopK: c.LiteLagLatencyTopK}
 }
 
 // pullConfig is what the pull service reads of the configuration in force.

@@ -1,8 +1,14 @@
 package compattest
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,6 +34,11 @@ const liteProxyJSON = `,"defaultInvisibleTimeMills":15000,"renewAheadTimeMillis"
 // topic's delivery. LiteTest#exclusive: in an Exclusive group a second
 // consumer takes a lite topic and the first is told (NotifyUnsubscribeLite
 // drops it from its set) and receives no more of it.
+// Both cases run over plaintext and TLS at once, in one JVM, each with its
+// own topic and groups (ClientConfiguration.enableSsl; the proxy serves a
+// certificate of the test's own CA, as in TestLiteSDK); a relay in front
+// of the proxy per transport sees each connection's first byte, so that
+// the test proves which one the SDK used (the SDK's default is TLS).
 // ROCKETGO_LITE_TARGETS=rocketgo,apache also runs them against Apache's
 // broker (differential). The same script runs through rocketgo's proxy in
 // cluster mode too; ROCKETGO_LITE_PROXIES names the proxies (apache,
@@ -44,6 +55,8 @@ func TestJavaLite(t *testing.T) {
 	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_PROXIES")); v != "" {
 		proxies = strings.Split(v, ",")
 	}
+	pki := newTLSPKI(t)
+	tlsJSON := fmt.Sprintf(`,"tlsTestModeEnable":false,"tlsCertPath":%q,"tlsKeyPath":%q`, pki.serverCert, pki.serverKey)
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			c := startTargetBroker(t, kind, uniq("lite-"+kind), liteBrokerConf).c
@@ -52,21 +65,28 @@ func TestJavaLite(t *testing.T) {
 					if impl == "local" && kind != "rocketgo" {
 						t.Skip("local mode is a rocketgo broker's")
 					}
-					runJavaLite(t, c, startProxyImpl(t, c, liteProxyJSON, impl))
+					runJavaLite(t, c, startProxyImpl(t, c, liteProxyJSON+tlsJSON, impl))
 				})
 			}
 		})
 	}
 }
 
-// runJavaLite runs LiteTest#delivery and #exclusive through the proxy pp.
+// runJavaLite runs LiteTest#delivery and #exclusive through the proxy pp,
+// over plaintext and TLS at once.
 func runJavaLite(t *testing.T, c *cluster, pp *proxyProc) {
-	topic, group, groupX := uniq("LP"), uniq("LG"), uniq("LX")
-	createTypedTopic(t, c, topic, "LITE")
-	createLiteGroup(t, c, group, topic, "")
-	createLiteGroup(t, c, groupX, topic, `,"+lite.sub.model":"Exclusive"`)
-	out := runMaven(t, mavenRun{dir: "java-lite", serialize: "JSON", class: "LiteTest#delivery+exclusive",
-		props: map[string]string{"proxy": pp.addr, "topic": topic, "group": group, "groupX": groupX}})
+	transports := []string{"plain", "tls"}
+	props := map[string]string{"transports": strings.Join(transports, ",")}
+	relays := map[string]*transportRelay{}
+	for _, tr := range transports {
+		topic, group, groupX := uniq("LP"), uniq("LG"), uniq("LX")
+		createTypedTopic(t, c, topic, "LITE")
+		createLiteGroup(t, c, group, topic, "")
+		createLiteGroup(t, c, groupX, topic, `,"+lite.sub.model":"Exclusive"`)
+		relays[tr] = startTransportRelay(t, pp.addr)
+		props[tr+".proxy"], props[tr+".topic"], props[tr+".group"], props[tr+".groupX"] = relays[tr].addr, topic, group, groupX
+	}
+	out := runMaven(t, mavenRun{dir: "java-lite", serialize: "JSON", class: "LiteTest#delivery+exclusive", props: props})
 	for name, s := range out {
 		for _, line := range strings.Split(s, "\n") {
 			if strings.HasPrefix(line, "LITE ") {
@@ -74,6 +94,103 @@ func runJavaLite(t *testing.T, c *cluster, pp *proxyProc) {
 			}
 		}
 	}
+	for _, tr := range transports {
+		tlsN, plainN := relays[tr].tls.Load(), relays[tr].plain.Load()
+		t.Logf("%s: %d TLS and %d plaintext connections to the proxy", tr, tlsN, plainN)
+		ok := tlsN > 0 && plainN == 0
+		if tr == "plain" {
+			ok = plainN > 0 && tlsN == 0
+		}
+		if !ok {
+			t.Errorf("%s: the SDK opened %d TLS and %d plaintext connections", tr, tlsN, plainN)
+		}
+	}
+}
+
+// transportRelay forwards connections to a proxy and counts those a client
+// opened with a TLS handshake record (0x16, the ClientHello) and the others
+// (HTTP/2's preface): which transport an SDK spoke. In local mode the SDK
+// reaches the proxy's own port for its routes after the first connection,
+// which the relay still sees.
+type transportRelay struct {
+	addr       string
+	tls, plain atomic.Int64
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+func startTransportRelay(t *testing.T, target string) *transportRelay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &transportRelay{addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		r.mu.Lock()
+		for c := range r.conns {
+			c.Close()
+		}
+		r.mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); r.serve(c, target) }()
+		}
+	}()
+	return r
+}
+
+// track keeps c for the cleanup, or closes it when that has begun.
+func (r *transportRelay) track(c net.Conn, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if on {
+		r.conns[c] = struct{}{}
+	} else {
+		delete(r.conns, c)
+	}
+}
+
+func (r *transportRelay) serve(c net.Conn, target string) {
+	r.track(c, true)
+	defer func() { r.track(c, false); c.Close() }()
+	br := bufio.NewReader(c)
+	first, err := br.Peek(1)
+	if err != nil {
+		return
+	}
+	if first[0] == 0x16 {
+		r.tls.Add(1)
+	} else {
+		r.plain.Add(1)
+	}
+	up, err := net.DialTimeout("tcp", target, 5*time.Second)
+	if err != nil {
+		return
+	}
+	r.track(up, true)
+	defer func() { r.track(up, false); up.Close() }()
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(up, br) // ends when the client closes; then the proxy's side goes too
+		up.Close()
+		close(done)
+	}()
+	_, _ = io.Copy(c, up)
+	c.Close()
+	<-done
 }
 
 // createLiteGroup creates a lite group bound to topic

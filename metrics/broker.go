@@ -18,9 +18,13 @@ import (
 // collector reads a broker's counters and tables at each scrape: nothing
 // of it runs on the request path.
 type collector struct {
-	b         Source
-	log       zerolog.Logger
-	descs     map[string]family
+	b     Source
+	log   zerolog.Logger
+	descs map[string]family
+	// liteOut are messages and throughput out of lite pops' flows, with
+	// Apache's extra is_retry label. Not described: a registry takes one
+	// label set per described name, and Gather does not mind a second.
+	liteOut   [2]*prometheus.Desc
 	lagWarned atomic.Int64 // unix ns of the last truncated-scrape warning
 }
 
@@ -85,7 +89,20 @@ func newCollector(b Source, constLabels prometheus.Labels, log zerolog.Logger) *
 	for _, f := range families {
 		c.descs[f.name] = family{prometheus.NewDesc(f.name, f.help, f.labels, constLabels), f.kind}
 	}
+	for i, name := range []string{"rocketmq_messages_out_total", "rocketmq_throughput_out_total"} {
+		c.liteOut[i] = prometheus.NewDesc(name, helpOf(name), []string{"topic", "consumer_group", "is_system", "is_retry"}, constLabels)
+	}
 	return c
+}
+
+// helpOf is a family's help text.
+func helpOf(name string) string {
+	for _, f := range families {
+		if f.name == name {
+			return f.help
+		}
+	}
+	return ""
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
@@ -114,6 +131,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	})
 	b.Stats.RangeOut(func(k stats.GroupTopic, f *stats.Flow) bool {
 		sys := strconv.FormatBool(isSystem(k.Topic, k.Group))
+		if f.Lite() { // PopLiteMessageProcessor.recordPopLiteMetrics
+			ch <- prometheus.MustNewConstMetric(c.liteOut[0], prometheus.CounterValue, float64(f.Msgs.Load()), k.Topic, k.Group, sys, "false")
+			ch <- prometheus.MustNewConstMetric(c.liteOut[1], prometheus.CounterValue, float64(f.Bytes.Load()), k.Topic, k.Group, sys, "false")
+			return true
+		}
 		emit("rocketmq_messages_out_total", float64(f.Msgs.Load()), k.Topic, k.Group, sys)
 		emit("rocketmq_throughput_out_total", float64(f.Bytes.Load()), k.Topic, k.Group, sys)
 		return true
@@ -128,7 +150,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		return true
 	})
 	c.connections(emit)
-	c.consumerGauges(emit)
+	lite := c.liteRows()
+	c.consumerGauges(emit, lite)
+	emitLite(lite, emit)
 	emit("rocketmq_topic_number", float64(b.Topics.Len()))
 	emit("rocketmq_consumer_group_number", float64(b.Groups.Len()))
 	emit("rocketmq_broker_permission", float64(b.Permission()))

@@ -71,7 +71,12 @@ type subscribed struct {
 	pop          bool
 }
 
-func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
+// consumerGauges writes the consumer gauges of the groups that are not lite
+// groups (Apache's ConsumerLagCalculator leaves those to the lite one), and
+// drops from lite (lite.go) the rows it wrote itself: a group with offsets
+// of lite topics that also consumes their parent as any topic would
+// otherwise have two rows of one label set, which fails the whole scrape.
+func (c *collector) consumerGauges(emit func(string, float64, ...string), lite map[groupTopic]liteRow) {
 	b := c.b
 	var subs []subscribed
 	anyPop := false
@@ -99,6 +104,9 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 	scan := int64(maxLagScan)
 	now := time.Now().UnixMilli()
 	record := func(s subscribed, r consumerRow, retry bool) {
+		if !retry {
+			delete(lite, groupTopic{s.group, s.topic})
+		}
 		is := []string{s.group, s.topic, strconv.FormatBool(retry), strconv.FormatBool(isSystem(s.topic, s.group))}
 		emit("rocketmq_consumer_lag_messages", float64(r.lag), is...)
 		emit("rocketmq_consumer_lag_latency_milliseconds", float64(since(now, r.lagTs)), is...)
@@ -107,7 +115,7 @@ func (c *collector) consumerGauges(emit func(string, float64, ...string)) {
 		emit("rocketmq_consumer_ready_messages", float64(r.ready), is...)
 	}
 	for _, s := range subs {
-		if !b.Groups.Contains(s.group) {
+		if gc, ok := b.Groups.Lookup(s.group); !ok || gc.LiteBindTopic() != "" {
 			continue
 		}
 		tc, ok := b.Topics.Get(s.topic)

@@ -279,7 +279,7 @@ func BenchmarkConsumerGauges(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c.consumerGauges(emit)
+		c.consumerGauges(emit, nil)
 	}
 }
 
@@ -290,5 +290,9 @@ func sourceOf(b *broker.Broker) Source {
 		Stats: &b.Stats, Tx: &b.Tx, Timer: &b.Timer, Revive: &b.Revive,
 		StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
 		Permission: func() int32 { return b.Config().BrokerPermission }, TimerTiming: b.Role.TimerTiming,
-		EachPopInFlight: b.Pops.EachInFlight}
+		EachPopInFlight: b.Pops.EachInFlight, LiteLag: &b.LiteLag,
+		LiteLagEnabled: func() (bool, bool) {
+			c := b.Config()
+			return c.LiteLagCountMetricsEnable, c.LiteLagLatencyMetricsEnable
+		}}
 }

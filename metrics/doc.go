@@ -7,7 +7,8 @@
 // request-latency interceptor (which also times topic and group creation),
 // and a collector that reads what it is handed (Source: the tables, the
 // store, the counters) when scraped (consumer.go computes the consumer
-// gauges as Apache's ConsumerLagCalculator). It links no broker service.
+// gauges as Apache's ConsumerLagCalculator, lite.go the lite groups' as
+// Apache 5.5's LiteConsumerLagCalculator). It links no broker service.
 //
 // Never: adds work to a send or a pull beyond what stats.Stats counts (a
 // map read and four atomic adds per pull answer; six per send, the size
@@ -17,8 +18,9 @@
 // lock across a store read at scrape (the consumer gauges read at most
 // maxLagQueues queues per scrape); keeps a label set a client can grow
 // without a bound (topics and groups come from stats.Stats, TxStats and
-// TimerStats, which bound their keys; request codes from a fixed table plus
-// the codes seen, bounded).
+// TimerStats, which bound their keys; the lite rows' from the groups and
+// parent topics of the LMQ offsets, whose groups must exist; request codes
+// from a fixed table plus the codes seen, bounded).
 //
 // Goroutines: the HTTP server's, started by Start and stopped by Shutdown.
 package metrics

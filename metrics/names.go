@@ -12,7 +12,8 @@ import (
 // getResponseCodeDesc (the RequestCode / ResponseCode field names in lower
 // case; an unknown code is its number) and MQVersion.getVersionDesc (the
 // Version enum's name at the ordinal a client sends; past the end, the
-// last). Extracted from the Apache 5.3.3 sources.
+// last). Extracted from the Apache 5.3.3 sources; the lite topic codes
+// from 5.5.0's.
 
 var requestCodeNames = map[int32]string{
 	10:     "send_message",
@@ -167,6 +168,17 @@ var requestCodeNames = map[int32]string{
 	200054: "notification",
 	200055: "polling_info",
 	200056: "pop_rollback",
+	// Apache 5.5's lite topic codes.
+	200070: "pop_lite_message",
+	200071: "lite_subscription_ctl",
+	200072: "ack_lite_message",
+	200073: "notify_unsubscribe_lite",
+	200074: "get_broker_lite_info",
+	200075: "get_parent_topic_info",
+	200076: "get_lite_topic_info",
+	200077: "get_lite_client_info",
+	200078: "get_lite_group_info",
+	200079: "trigger_lite_dispatch",
 	200151: "batch_ack_message",
 }
 
@@ -235,6 +247,8 @@ var responseCodeNames = map[int32]string{
 	2014:  "controller_broker_id_invalid",
 	2015:  "controller_jraft_internal_error",
 	2016:  "controller_broker_live_info_not_exists",
+	2017:  "lmq_quota_exceeded", // Apache 5.5's lite topic codes
+	2018:  "lite_subscription_quota_exceeded",
 	3001:  "user_not_exist",
 	3002:  "policy_not_exist",
 }

@@ -32,6 +32,7 @@ type Source struct {
 	Tx      *stats.TxStats
 	Timer   *stats.TimerStats
 	Revive  *stats.PopStats
+	LiteLag *stats.LiteLag
 
 	StoreRoot  string // storePathRootDir, whose disk is reported
 	TimerWheel bool   // timerWheelEnable: the timer metrics exist only then
@@ -43,4 +44,7 @@ type Source struct {
 	// EachPopInFlight calls fn for each queue's messages popped and not
 	// acknowledged.
 	EachPopInFlight func(fn func(group, topic string, queueID int32, n int64))
+	// LiteLagEnabled is liteLagCountMetricsEnable and
+	// liteLagLatencyMetricsEnable in force (nil: both off).
+	LiteLagEnabled func() (count, latency bool)
 }

@@ -15,9 +15,14 @@ import (
 
 // liteBroker is a broker with lite topics on (enableLmq,
 // enableMultiDispatch), parent topic P (LITE, 1 queue) and lite group G.
-func liteBroker(t *testing.T) (*broker.Broker, *remoting.Client) {
+func liteBroker(t *testing.T, edits ...func(*broker.Config)) (*broker.Broker, *remoting.Client) {
 	t.Helper()
-	b, cl := serveBroker(t, func(c *broker.Config) { c.Store.EnableLmq, c.Store.EnableMultiDispatch = true, true }, nil)
+	b, cl := serveBroker(t, func(c *broker.Config) {
+		c.Store.EnableLmq, c.Store.EnableMultiDispatch = true, true
+		for _, e := range edits {
+			e(c)
+		}
+	}, nil)
 	if err := b.Topics.Put(tables.TopicConfig{TopicName: "P", ReadQueueNums: 1, WriteQueueNums: 1,
 		Perm: message.PermRead | message.PermWrite, Attributes: map[string]string{tables.AttrMessageType: "LITE"}}); err != nil {
 		t.Fatal(err)
@@ -179,6 +184,57 @@ func TestLitePopAckOverTheWire(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// With liteLagLatencyCollectEnable a lite pop that fills its batch notes
+// the store time of the first message it left behind (Apache's
+// collectLiteConsumerLagMetrics); one that does not takes the lite topic
+// out again.
+func TestLitePopNotesLag(t *testing.T) {
+	b, cl := liteBroker(t, func(c *broker.Config) { c.LiteLagLatencyCollectEnable = true })
+	lmq := message.LiteQueue("P", "a")
+	for i := 0; i < 5; i++ {
+		sendLite(t, b, cl, "a", "a"+strconv.Itoa(i))
+	}
+	waitForT(t, 5*time.Second, func() bool { return b.Store.MaxOffset(lmq, 0) == 5 })
+	expectCode(t, invoke(t, cl, b, ctlReq(ctlBodyOf("PARTIAL_ADD", "c1", "a"))), remoting.Success)
+	noted := func() map[string]int64 {
+		out := map[string]int64{}
+		b.LiteLag.Range(func(group, parent string, oldest int64) bool { out[group+"/"+parent] = oldest; return true })
+		return out
+	}
+	var got []litePopped
+	waitForT(t, 10*time.Second, func() bool {
+		resp := invoke(t, cl, b, popLiteReq("c1", 2, 10*time.Second, 0))
+		if resp.Code == remoting.Success {
+			got, _ = decodePopLiteAnswer(t, resp)
+		}
+		return len(got) > 0
+	})
+	third, ok := b.Store.StoreTimeAt(lmq, 0, 2)
+	if len(got) != 2 || !ok {
+		t.Fatalf("popped %+v; a2 stored at %d %v", got, third, ok)
+	}
+	if n := noted(); len(n) != 1 || n["G/P"] != third {
+		t.Fatalf("noted %v, want G/P at a2's store time %d", n, third)
+	}
+	for _, m := range got {
+		expectCode(t, invoke(t, cl, b, ackLiteReq(m)), remoting.Success)
+	}
+	got = nil
+	waitForT(t, 10*time.Second, func() bool {
+		resp := invoke(t, cl, b, popLiteReq("c1", 32, 10*time.Second, 0))
+		if resp.Code == remoting.Success {
+			got, _ = decodePopLiteAnswer(t, resp)
+		}
+		return len(got) > 0
+	})
+	if len(got) != 3 {
+		t.Fatalf("second pop %+v", got)
+	}
+	if n := noted(); len(n) != 0 {
+		t.Fatalf("noted %v after a pop that caught up", n)
+	}
 }
 
 // POP_LITE_MESSAGE's checks in Apache's order, with its remarks.

@@ -28,6 +28,7 @@ package store
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -270,13 +271,22 @@ func (s *Store) LmqNum() int64 { return s.lmqNum.Load() }
 func (s *Store) LmqExists(name string) bool { return isLMQ(name) && s.findCQ(name, 0) != nil }
 
 // ForEachLMQ calls fn with each LMQ's name and max offset, in no order,
-// until fn returns false. It copies the list of queues first (one slice
-// for all, nothing per LMQ) and calls fn without a store lock held, so fn
-// may call the store (MaxOffset, DeleteTopic, …); an LMQ made meanwhile
-// may be missed, one deleted meanwhile may still be seen.
+// until fn returns false. It copies the list of queues first (into a
+// recycled slice, nothing per LMQ) and calls fn without a store lock held,
+// so fn may call the store (MaxOffset, DeleteTopic, …); an LMQ made
+// meanwhile may be missed, one deleted meanwhile may still be seen.
 func (s *Store) ForEachLMQ(fn func(name string, maxOffset int64) bool) {
+	var qs []*consumeQueue
+	if s.lmqListMu.TryLock() {
+		qs = s.lmqList[:0]
+		defer func() {
+			clear(qs) // keeps no deleted queue alive
+			s.lmqList = qs[:0]
+			s.lmqListMu.Unlock()
+		}()
+	}
 	s.cqMu.RLock()
-	qs := make([]*consumeQueue, 0, len(s.lmqs))
+	qs = slices.Grow(qs, len(s.lmqs))
 	for _, cq := range s.lmqs {
 		qs = append(qs, cq)
 	}

@@ -33,6 +33,11 @@ type Config struct {
 	// read the highest queue first.
 	PopFromRetryProbabilityForPriority int
 	PriorityOrderAsc                   bool
+	// LiteLagLatencyCollectEnable: a lite pop that fills its batch notes,
+	// in Deps.LiteLag, the store time of the first message it left behind
+	// in a lite topic, keeping LiteLagLatencyTopK per group.
+	LiteLagLatencyCollectEnable bool
+	LiteLagLatencyTopK          int
 }
 
 // Store is what the service reads and appends.
@@ -44,6 +49,7 @@ type Store interface {
 	RecordAt(phyOffset int64, size int32) ([]byte, error)
 	MinOffset(topic string, queueID int32) int64
 	MaxOffset(topic string, queueID int32) int64
+	StoreTimeAt(topic string, queueID int32, offset int64) (int64, bool)
 	// Park and WakeTopic are the store's arrival waiter, where pops
 	// that found nothing wait.
 	Park(w *store.Parked) bool
@@ -96,6 +102,9 @@ type Deps struct {
 	Counts *stats.Stats
 	Revive *stats.PopStats
 	Got    func(found bool, msgs int)
+	// LiteLag is where lite pops note what they leave behind
+	// (LiteLagLatencyCollectEnable): the lite groups' lag latency.
+	LiteLag *stats.LiteLag
 	// StoreHost is brokerIP1:listenPort, written into every stored record.
 	StoreHost netip.AddrPort
 	// Lite are the clients' lite subscriptions and events; nil: lite

@@ -197,13 +197,13 @@ func (p *Service) popLiteOnce(r *LiteRequest) Result {
 		if !message.LiteQueueOf(lmq, r.Topic) {
 			continue
 		}
-		counts = p.popLiteQueue(&st, r, lmq, counts)
+		counts = p.popLiteQueue(&st, r, lmq, counts, &cfg)
 	}
 	res := Result{Status: NotFound, PopTime: popTime, InvisibleTime: r.InvisibleTime, ReviveQid: message.PopOrderReviveQueue,
 		OrderCountInfo: string(counts)}
 	if st.count > 0 {
 		res.Status, res.Vec, res.Count = Found, st.vec, st.count
-		p.d.Counts.Out(r.Group, r.Topic, int64(st.count), int64(st.bytes))
+		p.d.Counts.OutLite(r.Group, r.Topic, int64(st.count), int64(st.bytes))
 		p.d.Got(true, st.count)
 		rels := st.releases
 		res.Release = func() {
@@ -217,7 +217,7 @@ func (p *Service) popLiteOnce(r *LiteRequest) Result {
 
 // popLiteQueue reads one lite topic into st (popLiteTopic) and appends the
 // consume counts of what it handed out.
-func (p *Service) popLiteQueue(st *popState, r *LiteRequest, lmq string, counts []byte) []byte {
+func (p *Service) popLiteQueue(st *popState, r *LiteRequest, lmq string, counts []byte, cfg *Config) []byte {
 	k := orderKey{topic: lmq, group: r.Group}
 	lo := p.lite.orders
 	if lo.blocked(k, r.AttemptID, r.InvisibleTime) {
@@ -273,7 +273,25 @@ func (p *Service) popLiteQueue(st *popState, r *LiteRequest, lmq string, counts 
 	p.d.Lite.DispatchAt(r.Group, lmq, satAdd(st.popTime, r.InvisibleTime))
 	st.add(res.Vec, res.Release)
 	st.count += len(offsets)
+	if cfg.LiteLagLatencyCollectEnable && p.d.LiteLag != nil {
+		p.noteLiteLag(st, r, lmq, res.NextBeginOffset, cfg.LiteLagLatencyTopK)
+	}
 	return counts
+}
+
+// noteLiteLag is Apache's collectLiteConsumerLagMetrics after a pop read
+// lmq up to next: a batch still short of maxMsgNum caught the lite topic
+// up; a full one left the message at next behind, if there is one.
+func (p *Service) noteLiteLag(st *popState, r *LiteRequest, lmq string, next int64, topK int) {
+	if st.count < int(r.MaxMsgNum) {
+		p.d.LiteLag.Remove(r.Group, r.Topic, lmq)
+		return
+	}
+	if ts, ok := p.d.Store.StoreTimeAt(lmq, 0, next); ok && ts > 0 {
+		p.d.LiteLag.Update(r.Group, r.Topic, lmq, ts, topK)
+		return
+	}
+	p.d.LiteLag.Remove(r.Group, r.Topic, lmq)
 }
 
 // lmqOffset is the record's offset in lmq: the INNER_MULTI_QUEUE_OFFSET
@@ -328,6 +346,9 @@ func (p *Service) ForgetLite(group, lmq string) {
 	if group != "" {
 		delete(lo.table, orderKey{topic: lmq, group: group})
 		return
+	}
+	if parent, _, ok := message.ParseLiteQueue(lmq); ok && p.d.LiteLag != nil {
+		p.d.LiteLag.Forget(parent, lmq)
 	}
 	for k := range lo.table {
 		if k.topic == lmq {

@@ -33,7 +33,11 @@ type Flow struct {
 	Msgs, Bytes atomic.Int64
 	Calls       atomic.Int64 // sends or pulls counted (StatsItem's times)
 	marks       marks        // for the rates (rates.go)
+	lite        atomic.Bool  // counted by lite pops (OutLite)
 }
+
+// Lite reports whether lite pops counted this flow (OutLite).
+func (f *Flow) Lite() bool { return f.lite.Load() }
 
 // InFlow is a topic's flow in, with the histogram of the sends' sizes:
 // Apache's rocketmq_message_size, one observation per send of its record
@@ -110,21 +114,34 @@ func (s *Stats) In(topic string, typ MessageType, msgs, bytes int64) {
 
 // Out counts msgs (bytes in all, as stored: records) handed to group from
 // topic.
-func (s *Stats) Out(group, topic string, msgs, bytes int64) {
+func (s *Stats) Out(group, topic string, msgs, bytes int64) { s.out1(group, topic, msgs, bytes) }
+
+// OutLite counts a lite pop's messages (topic: the parent) as Out does and
+// marks the flow a lite one: Apache's lite pops label their messages out
+// is_retry="false", which the other pops' and the pulls' rows do not have.
+func (s *Stats) OutLite(group, topic string, msgs, bytes int64) {
+	if f := s.out1(group, topic, msgs, bytes); f != nil && !f.lite.Load() {
+		f.lite.Store(true)
+	}
+}
+
+// out1 counts one answer and returns its key's flow, nil past the bound.
+func (s *Stats) out1(group, topic string, msgs, bytes int64) *Flow {
 	s.totOut.add(msgs, bytes)
 	k := GroupTopic{group, topic}
 	if f, ok := s.out.Load(k); ok {
 		f.(*Flow).add(msgs, bytes)
-		return
+		return f.(*Flow)
 	}
 	if s.outKeys.Load() >= MaxKeys {
-		return
+		return nil
 	}
 	f, loaded := s.out.LoadOrStore(GroupTopic{strings.Clone(group), strings.Clone(topic)}, &Flow{})
 	if !loaded {
 		s.outKeys.Add(1)
 	}
 	f.(*Flow).add(msgs, bytes)
+	return f.(*Flow)
 }
 
 // Totals are the messages and bytes in and out since start, every key

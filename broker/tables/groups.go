@@ -199,6 +199,14 @@ func (g *Groups) Contains(name string) bool {
 	return ok
 }
 
+// Lookup returns a group's config, never creating it.
+func (g *Groups) Lookup(name string) (*GroupConfig, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	gc, ok := g.table[name]
+	return gc, ok
+}
+
 // Put creates or replaces a group's config after check.
 //
 // The request's attributes alter the group's current ones as Apache's

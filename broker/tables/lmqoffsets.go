@@ -92,6 +92,23 @@ func (o *Offsets) lmqEachLocked(fn func(topic, group string, off int64)) {
 	}
 }
 
+// EachLMQGroup calls fn with every group's offset of lmq (queue 0). It
+// holds the read lock for this one LMQ only, so that a pass over many
+// (the metrics' lite lag) never keeps a commit waiting long; fn must not
+// call o.
+func (o *Offsets) EachLMQGroup(lmq string, fn func(group string, off int64)) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	e, ok := o.lmq[lmq]
+	if !ok {
+		return
+	}
+	fn(e.group, e.off)
+	for g, off := range e.more {
+		fn(g, off)
+	}
+}
+
 // lmqCountLocked is the number of (LMQ, group) offsets.
 func (o *Offsets) lmqCountLocked() int {
 	n := 0

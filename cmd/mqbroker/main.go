@@ -284,6 +284,10 @@ func metricsOf(b *broker.Broker) (metrics.Config, metrics.Source) {
 			StoreRoot: cfg.Store.StorePathRootDir, TimerWheel: cfg.TimerWheelEnable,
 			Permission:      func() int32 { return b.Config().BrokerPermission },
 			TimerTiming:     b.Role.TimerTiming,
-			EachPopInFlight: b.Pops.EachInFlight,
+			EachPopInFlight: b.Pops.EachInFlight, LiteLag: &b.LiteLag,
+			LiteLagEnabled: func() (bool, bool) {
+				c := b.Config()
+				return c.LiteLagCountMetricsEnable, c.LiteLagLatencyMetricsEnable
+			},
 		}
 }

@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
@@ -25,9 +29,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lite topics with the official Java SDK 5.1.0: a Producer sending with
- * setLiteTopic and LitePushConsumers, through Apache 5.5's proxy (cluster
- * mode) to the broker under test. The Go side (lite_java_test.go) starts the
- * servers and creates the LITE parent topic and the lite groups.
+ * setLiteTopic and LitePushConsumers, through a gRPC proxy to the broker
+ * under test. Each case runs over every transport of -Dtransports (plain,
+ * tls: ClientConfiguration.enableSsl) at once, each with its own endpoint
+ * (-D&lt;transport&gt;.proxy), parent topic and lite groups. The Go side
+ * (lite_java_test.go) starts the servers, creates the topics and groups,
+ * and checks which transport each endpoint saw.
  */
 class LiteTest {
     private static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
@@ -38,9 +45,58 @@ class LiteTest {
         return v;
     }
 
-    private static ClientConfiguration config() {
-        return ClientConfiguration.newBuilder().setEndpoints(prop("proxy"))
-            .setRequestTimeout(Duration.ofSeconds(10)).build();
+    /** A transport the cases run over, and its own endpoint, topic and groups. */
+    record Transport(String name, boolean ssl) {
+        String prop(String k) {
+            return LiteTest.prop(name + "." + k);
+        }
+
+        ClientConfiguration config() {
+            return ClientConfiguration.newBuilder().setEndpoints(prop("proxy")).enableSsl(ssl)
+                .setRequestTimeout(Duration.ofSeconds(10)).build();
+        }
+    }
+
+    interface Case {
+        void run(Transport t) throws Exception;
+    }
+
+    /** Runs c over every transport at once; the first failure is thrown, the others suppressed in it. */
+    private static void overEachTransport(Case c) throws Exception {
+        List<Transport> ts = new ArrayList<>();
+        for (String name : prop("transports").split(",")) {
+            ts.add(new Transport(name, name.equals("tls")));
+        }
+        ExecutorService ex = Executors.newFixedThreadPool(ts.size());
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (Transport t : ts) {
+                fs.add(ex.submit(() -> {
+                    c.run(t);
+                    return null;
+                }));
+            }
+            Throwable first = null;
+            for (Future<?> f : fs) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    if (first == null) {
+                        first = e.getCause();
+                    } else {
+                        first.addSuppressed(e.getCause());
+                    }
+                }
+            }
+            if (first instanceof Error e) {
+                throw e;
+            }
+            if (first instanceof Exception e) {
+                throw e;
+            }
+        } finally {
+            ex.shutdownNow();
+        }
     }
 
     private static Message msg(String topic, String lite, String body) {
@@ -93,8 +149,8 @@ class LiteTest {
         }
     }
 
-    private static LitePushConsumer consumer(String group, String topic, Seen seen) throws Exception {
-        return PROVIDER.newLitePushConsumerBuilder().setClientConfiguration(config()).setConsumerGroup(group)
+    private static LitePushConsumer consumer(Transport t, String group, String topic, Seen seen) throws Exception {
+        return PROVIDER.newLitePushConsumerBuilder().setClientConfiguration(t.config()).setConsumerGroup(group)
             .bindTopic(topic).setConsumptionThreadCount(1).setMessageListener(seen).build();
     }
 
@@ -106,13 +162,17 @@ class LiteTest {
      */
     @Test
     void delivery() throws Exception {
-        String topic = prop("topic"), group = prop("group");
+        overEachTransport(LiteTest::delivery);
+    }
+
+    private static void delivery(Transport t) throws Exception {
+        String topic = t.prop("topic"), group = t.prop("group"), tr = t.name() + ": ";
         String[] lites = {"l1", "l2", "l3", "l4"};
         int n = 5;
         Seen seen = new Seen();
         seen.failOnce.put("l2-2", 1);
-        try (Producer p = PROVIDER.newProducerBuilder().setClientConfiguration(config()).setTopics(topic).build();
-             LitePushConsumer c = consumer(group, topic, seen)) {
+        try (Producer p = PROVIDER.newProducerBuilder().setClientConfiguration(t.config()).setTopics(topic).build();
+             LitePushConsumer c = consumer(t, group, topic, seen)) {
             c.subscribeLite("l1");
             c.subscribeLite("l2");
             c.subscribeLite("l3");
@@ -123,36 +183,36 @@ class LiteTest {
             }
             long began = System.currentTimeMillis();
             assertTrue(waitFor(30_000, () -> seen.firsts("l1").size() == n && seen.firsts("l2").size() == n
-                && seen.firsts("l3").size() == n), "first deliveries: " + seen.byLite);
-            System.out.println("LITE firsts after " + (System.currentTimeMillis() - began) + " ms: " + seen.byLite);
+                && seen.firsts("l3").size() == n), tr + "first deliveries: " + seen.byLite);
+            System.out.println("LITE " + tr + "firsts after " + (System.currentTimeMillis() - began) + " ms: " + seen.byLite);
             for (String l : new String[] {"l1", "l2", "l3"}) {
                 List<String> want = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     want.add(l + "-" + i);
                 }
-                assertEquals(want, seen.firsts(l), "order of " + l);
+                assertEquals(want, seen.firsts(l), tr + "order of " + l);
             }
-            assertFalse(seen.byLite.containsKey("l4"), "l4 was not subscribed: " + seen.byLite.get("l4"));
+            assertFalse(seen.byLite.containsKey("l4"), tr + "l4 was not subscribed: " + seen.byLite.get("l4"));
             // The failed one again, from the broker, once its invisible time is over.
             long failedAt = System.currentTimeMillis();
-            assertTrue(waitFor(60_000, () -> seen.has("l2", "l2-2#2")), "l2-2 redelivered: " + seen.byLite.get("l2"));
-            System.out.println("LITE redelivered l2-2 after " + (System.currentTimeMillis() - failedAt) + " ms: "
+            assertTrue(waitFor(60_000, () -> seen.has("l2", "l2-2#2")), tr + "l2-2 redelivered: " + seen.byLite.get("l2"));
+            System.out.println("LITE " + tr + "redelivered l2-2 after " + (System.currentTimeMillis() - failedAt) + " ms: "
                 + seen.byLite.get("l2"));
             // Redelivery starts at the failed offset: l2-3 and l2-4 follow it
             // again (at least once), never before it.
             List<String> l2 = seen.byLite.get("l2");
             int again = l2.indexOf("l2-2#2");
             for (int i = 0; i < again; i++) {
-                assertTrue(l2.get(i).endsWith("#1"), "before the redelivery: " + l2);
+                assertTrue(l2.get(i).endsWith("#1"), tr + "before the redelivery: " + l2);
             }
             // Unsubscribed: l3's next message is not delivered; l1's is.
             c.unsubscribeLite("l3");
             p.send(msg(topic, "l3", "l3-late"));
             p.send(msg(topic, "l1", "l1-late"));
-            assertTrue(waitFor(20_000, () -> seen.has("l1", "l1-late#1")), "l1-late: " + seen.byLite.get("l1"));
+            assertTrue(waitFor(20_000, () -> seen.has("l1", "l1-late#1")), tr + "l1-late: " + seen.byLite.get("l1"));
             Thread.sleep(3000);
-            assertFalse(seen.all.contains("l3/l3-late"), "l3 unsubscribed: " + seen.byLite.get("l3"));
-            System.out.println("LITE total deliveries " + seen.all.size() + ": " + seen.all);
+            assertFalse(seen.all.contains("l3/l3-late"), tr + "l3 unsubscribed: " + seen.byLite.get("l3"));
+            System.out.println("LITE " + tr + "total deliveries " + seen.all.size() + ": " + seen.all);
         }
     }
 
@@ -163,23 +223,27 @@ class LiteTest {
      */
     @Test
     void exclusive() throws Exception {
-        String topic = prop("topic"), group = prop("groupX");
+        overEachTransport(LiteTest::exclusive);
+    }
+
+    private static void exclusive(Transport t) throws Exception {
+        String topic = t.prop("topic"), group = t.prop("groupX"), tr = t.name() + ": ";
         Seen a = new Seen(), b = new Seen();
-        try (Producer p = PROVIDER.newProducerBuilder().setClientConfiguration(config()).setTopics(topic).build();
-             LitePushConsumer ca = consumer(group, topic, a)) {
+        try (Producer p = PROVIDER.newProducerBuilder().setClientConfiguration(t.config()).setTopics(topic).build();
+             LitePushConsumer ca = consumer(t, group, topic, a)) {
             ca.subscribeLite("x1");
             p.send(msg(topic, "x1", "x1-0"));
-            assertTrue(waitFor(20_000, () -> a.has("x1", "x1-0#1")), "a got x1-0: " + a.byLite);
-            try (LitePushConsumer cb = consumer(group, topic, b)) {
+            assertTrue(waitFor(20_000, () -> a.has("x1", "x1-0#1")), tr + "a got x1-0: " + a.byLite);
+            try (LitePushConsumer cb = consumer(t, group, topic, b)) {
                 cb.subscribeLite("x1");
                 assertTrue(waitFor(10_000, () -> !ca.getLiteTopicSet().contains("x1")),
-                    "a still holds x1: " + ca.getLiteTopicSet());
-                assertTrue(cb.getLiteTopicSet().contains("x1"));
+                    tr + "a still holds x1: " + ca.getLiteTopicSet());
+                assertTrue(cb.getLiteTopicSet().contains("x1"), tr + "b holds x1");
                 p.send(msg(topic, "x1", "x1-1"));
-                assertTrue(waitFor(20_000, () -> b.has("x1", "x1-1#1")), "b got x1-1: " + b.byLite);
+                assertTrue(waitFor(20_000, () -> b.has("x1", "x1-1#1")), tr + "b got x1-1: " + b.byLite);
                 Thread.sleep(2000);
-                assertFalse(a.has("x1", "x1-1#1"), "a after eviction: " + a.byLite);
-                System.out.println("LITE exclusive: a=" + a.all + " b=" + b.all);
+                assertFalse(a.has("x1", "x1-1#1"), tr + "a after eviction: " + a.byLite);
+                System.out.println("LITE " + tr + "exclusive: a=" + a.all + " b=" + b.all);
             }
         }
     }
