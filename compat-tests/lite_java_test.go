@@ -23,8 +23,8 @@ const liteBrokerConf = "\nenableLmq=true\nenableMultiDispatch=true\n"
 const liteProxyJSON = `,"defaultInvisibleTimeMills":15000,"renewAheadTimeMillis":5000`
 
 // TestJavaLite: lite topics (Apache 5.5, RIP-83) with the official Java SDK
-// 5.1.0 (java-lite/) through Apache 5.5's proxy in cluster mode — the only
-// proxy serving them in 5.5 — to a rocketgo broker with enableLmq and
+// 5.1.0 (java-lite/) through rocketgo's proxy in cluster mode to a rocketgo
+// broker with enableLmq and
 // enableMultiDispatch: a LITE parent topic and lite groups
 // (+lite.bind.topic) made by admin requests. LiteTest#delivery: a producer
 // sends 5 messages to each of 4 lite topics, a LitePushConsumer subscribed
@@ -40,10 +40,10 @@ const liteProxyJSON = `,"defaultInvisibleTimeMills":15000,"renewAheadTimeMillis"
 // of the proxy per transport sees each connection's first byte, so that
 // the test proves which one the SDK used (the SDK's default is TLS).
 // ROCKETGO_LITE_TARGETS=rocketgo,apache also runs them against Apache's
-// broker (differential). The same script runs through rocketgo's proxy in
-// cluster mode too; ROCKETGO_LITE_PROXIES names the proxies (apache,
-// rocketgo, local: mqbroker --enable-proxy, a rocketgo broker only, last
-// as it restarts the broker).
+// broker (differential); ROCKETGO_LITE_PROXIES names the proxies (apache:
+// Apache 5.5's, in cluster mode, the only one serving lite in 5.5;
+// rocketgo; local: mqbroker --enable-proxy, a rocketgo broker only, last as
+// it restarts the broker).
 func TestJavaLite(t *testing.T) {
 	requireJava(t)
 	t.Parallel() // its own Maven project
