@@ -55,6 +55,7 @@ var commands = []command{
 	{"topicRoute", "Examine topic route info.", topicRoute},
 	{"topicStatus", "Examine topic Status info.", topicStatus},
 	{"consumerProgress", "Query consumer's progress, speed.", consumerProgress},
+	{"consumerStatus", "Query consumer's internal data structure.", consumerStatus},
 	{"consumerConnection", "Query consumer's socket connection, client version and subscription.", consumerConnection},
 	{"producerConnection", "Query producer's socket connection and client version.", producerConnection},
 	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},

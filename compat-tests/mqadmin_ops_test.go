@@ -1,0 +1,162 @@
+package compattest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/producer"
+)
+
+// mqadminClientSteps is TestMQAdminTable's part with clients online: a
+// topic with eight messages from the official Go client's producer, all
+// consumed by an Apache Java push consumer (PushConsumer.java), both left
+// running; then the commands that ask the broker about them or ask them
+// through it.
+func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
+	ns, b := c.nsAddr, c.brokerAddr
+	topic, group, producerGroup := uniq("AdmCT"), uniq("AdmCG"), uniq("AdmCP")
+	runGoAdmin(t, []string{"updateTopic", "-n", ns, "-c", clusterName, "-t", topic, "-r", "4", "-w", "4"})
+	p := newProducer(t, c, producer.WithGroupName(producerGroup))
+	t.Cleanup(p.shutdown)
+	for i := 0; i < 8; i++ {
+		p.mustSend(t, newMsg(topic, fmt.Sprintf("adm-%d", i), "TagA"))
+	}
+	clientID := startJavaPushConsumer(t, cp, ns, group, topic)
+	if !waitFor(t, 60*time.Second, func() bool {
+		out := runGoAdmin(t, []string{"consumerProgress", "-n", ns, "-g", group})
+		return strings.Contains(out, topic) && strings.Contains(out, "Consume Diff Total: 0\n")
+	}) {
+		t.Fatalf("group %s: offsets not committed within 60 s", group)
+	}
+	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"consumerStatus", "-n", ns, "-g", group, "-i", clientID}, norm: runningInfoNorm},
+		{args: []string{"consumerStatus", "-n", ns, "--consumerGroup", group, "-i", clientID, "-b", b, "-s"}, norm: runningInfoNorm},
+	})
+	t.Run("consumerStatus", func(t *testing.T) { consumerStatusFiles(t, java, []string{"consumerStatus", "-n", ns, "-g", group}) })
+}
+
+// startJavaPushConsumer starts PushConsumer.java on group and topic and
+// returns its client id; the test's cleanup ends it.
+func startJavaPushConsumer(t *testing.T, cp, ns, group, topic string) string {
+	t.Helper()
+	cmd := exec.Command("java", "-Xmx128m", "-Duser.home="+t.TempDir(), "-Drocketmq.client.logRoot="+t.TempDir(),
+		"-cp", cp, filepath.Join("java", "mqadmin", "PushConsumer.java"), ns, group, topic)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = in.Close() // the consumer shuts down at the end of its input
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	id := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		id <- strings.TrimSpace(line)
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case s := <-id:
+		if s == "" {
+			t.Fatalf("Java push consumer: no client id\n%s", stderr.String())
+		}
+		return s
+	case <-time.After(60 * time.Second):
+		t.Fatalf("Java push consumer: not started in 60 s\n%s", stderr.String())
+		return ""
+	}
+}
+
+// consumerStatusFiles runs consumerStatus without -i by both tools: each
+// prints a line per consumer naming the file (<ms>/<clientId>, under the
+// working directory) it wrote the consumer's running info in, and the
+// group's analysis. The lines are compared with the directory masked, then
+// the files' contents as runningInfoNorm leaves them; the directories are
+// removed.
+func consumerStatusFiles(t *testing.T, java *javaAdmin, args []string) {
+	outs := []string{java.run(t, args), runGoAdmin(t, args)}
+	var files [2][]string
+	for i, out := range outs {
+		for _, m := range statusFile.FindAllStringSubmatch(out, -1) {
+			t.Cleanup(func() { _ = os.RemoveAll(m[1]) })
+			files[i] = append(files[i], filepath.Join(m[1], m[2]))
+		}
+	}
+	if len(files[0]) != 1 || len(files[1]) != 1 {
+		t.Fatalf("consumerStatus: consumer files Java %v Go %v\nJava:\n%s\nGo:\n%s", files[0], files[1], outs[0], outs[1])
+	}
+	if j, g := statusFile.ReplaceAllString(outs[0], "MS/$2"), statusFile.ReplaceAllString(outs[1], "MS/$2"); j != g {
+		t.Errorf("consumerStatus: outputs differ\nJava:\n%s\nGo:\n%s", outs[0], outs[1])
+	}
+	var infos [2]string
+	for i := range files {
+		b, err := os.ReadFile(files[i][0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos[i] = string(b)
+	}
+	if runningInfoNorm(infos[0]) != runningInfoNorm(infos[1]) {
+		t.Errorf("consumerStatus: running info files differ\nJava:\n%s\nGo:\n%s", infos[0], infos[1])
+	}
+}
+
+// statusFile is consumerStatus's file column: the time in ms, the client id.
+var statusFile = regexp.MustCompile(`(?m) (\d{13})/(\S+)$`)
+
+// runningInfoNorm leaves of ConsumerRunningInfo.formatString what does not
+// move between the two tools' reads seconds apart: the properties sorted
+// (Apache prints a Java Properties in its hash order, the Go tool sorts),
+// a queue's last lock, pull and consume times masked, of the RT&TPS table
+// the topics only (rates over the last seconds), and of the consumer's
+// thread dump (-s) its first line. Subscriptions, offsets, cached counts
+// and every other field stay compared.
+func runningInfoNorm(s string) string {
+	var out, props []string
+	section := ""
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "#") && strings.HasSuffix(l, "#") {
+			section = l
+		}
+		switch {
+		case section == "#Consumer Properties#" && l != section && l != "":
+			props = append(props, l)
+			continue
+		case section == "#Consumer RT&TPS#" && l != section && !strings.HasPrefix(l, "#") && l != "":
+			l = strings.Fields(l)[0]
+		case section == "#Consumer jstack#" && l != section:
+			continue
+		}
+		slices.Sort(props)
+		out, props = append(out, props...), nil
+		out = append(out, processQueueTimes.ReplaceAllString(l, "${1}=*"))
+	}
+	return strings.Join(out, "\n")
+}
+
+var processQueueTimes = regexp.MustCompile(`(last(Lock|Pull|Consume)Timestamp)=\d+`)
