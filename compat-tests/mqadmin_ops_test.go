@@ -40,6 +40,7 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 	runMQAdminSteps(t, java, []mqadminStep{
 		{args: []string{"consumerStatus", "-n", ns, "-g", group, "-i", clientID}, norm: runningInfoNorm},
 		{args: []string{"consumerStatus", "-n", ns, "--consumerGroup", group, "-i", clientID, "-b", b, "-s"}, norm: runningInfoNorm},
+		{args: []string{"producer", "-n", ns, "-b", b}, norm: producerTimeNorm, want: "producer group (" + producerGroup + ") instance : clientId="},
 	})
 	t.Run("consumerStatus", func(t *testing.T) { consumerStatusFiles(t, java, []string{"consumerStatus", "-n", ns, "-g", group}) })
 }
@@ -160,3 +161,9 @@ func runningInfoNorm(s string) string {
 }
 
 var processQueueTimes = regexp.MustCompile(`(last(Lock|Pull|Consume)Timestamp)=\d+`)
+
+// producerTimeNorm masks ProducerInfo's lastUpdateTimestamp, the time of
+// the producer's last heartbeat, which moves between the tools' runs.
+func producerTimeNorm(s string) string { return producerTime.ReplaceAllString(s, "${1}*") }
+
+var producerTime = regexp.MustCompile(`(lastUpdateTimestamp=)\d+`)

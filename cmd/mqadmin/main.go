@@ -49,6 +49,7 @@ var commands = []command{
 	{"updateTopicList", "create or update topic in batch", updateTopicList},
 	{"deleteTopic", "Delete topic from broker and NameServer.", deleteTopic},
 	{"getBrokerConfig", "Get broker config by cluster or special broker.", getBrokerConfig},
+	{"producer", "Query producer's instances, connection, status, etc.", producer},
 	{"clusterList", "List cluster infos.", clusterList},
 	{"clusterRT", "List All clusters Message Send RT.", clusterRT},
 	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
