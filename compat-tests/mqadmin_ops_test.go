@@ -45,6 +45,20 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 	t.Run("consumerStatus", func(t *testing.T) { consumerStatusFiles(t, java, []string{"consumerStatus", "-n", ns, "-g", group}) })
 }
 
+// mqadminOpsSteps is TestMQAdminTable's part for the operators' commands
+// that need no client online: consume modes, consume queues, the master
+// flush offset, lite topics, exports, cold data, the commit log's read
+// ahead, and the commands a rocketgo broker refuses as not supported.
+func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
+	ns, b := c.nsAddr, c.brokerAddr
+	topic, group := uniq("AdmOT"), uniq("AdmOG")
+	runGoAdmin(t, []string{"updateTopic", "-n", ns, "-c", clusterName, "-t", topic, "-r", "2", "-w", "2"})
+	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"setConsumeMode", "-n", ns, "-b", b, "-t", topic, "-g", group, "-m", "POP", "-q", "2"}},
+		{args: []string{"setConsumeMode", "-n", ns, "--clusterName", clusterName, "-t", topic, "-g", group, "--mode", "PULL"}, want: "success"},
+	})
+}
+
 // startJavaPushConsumer starts PushConsumer.java on group and topic and
 // returns its client id; the test's cleanup ends it.
 func startJavaPushConsumer(t *testing.T, cp, ns, group, topic string) string {

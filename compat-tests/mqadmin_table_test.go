@@ -124,6 +124,7 @@ func TestMQAdminTable(t *testing.T) {
 		})
 	})
 	t.Run("clients", func(t *testing.T) { mqadminClientSteps(t, java, c, cp) })
+	t.Run("ops", func(t *testing.T) { mqadminOpsSteps(t, java, c) })
 
 	t.Run("exit", func(t *testing.T) {
 		for _, tc := range []struct {

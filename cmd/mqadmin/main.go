@@ -62,6 +62,7 @@ var commands = []command{
 	{"updateSubGroup", "Update or create subscription group.", updateSubGroup},
 	{"deleteSubGroup", "Delete subscription group from broker.", deleteSubGroup},
 	{"updateSubGroupList", "Update or create subscription group in batch", updateSubGroupList},
+	{"setConsumeMode", "Set consume message mode. pull/pop etc.", setConsumeMode},
 	{"updateBrokerConfig", "Update broker's config.", updateBrokerConfig},
 	{"resetOffsetByTime", "Reset consumer offset by timestamp(without client restart).", resetOffsetByTime},
 	{"queryMsgById", "Query Message by Id.", queryMsgByID},
