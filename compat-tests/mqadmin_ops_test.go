@@ -30,10 +30,11 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 	for i := 0; i < 8; i++ {
 		p.mustSend(t, newMsg(topic, fmt.Sprintf("adm-%d", i), "TagA"))
 	}
-	clientID := startJavaPushConsumer(t, cp, ns, group, topic)
+	clientID := startJavaPushConsumer(t, cp, ns, group, topic, "TagA || TagB || TagC")
 	if !waitFor(t, 60*time.Second, func() bool {
-		out := runGoAdmin(t, []string{"consumerProgress", "-n", ns, "-g", group})
-		return strings.Contains(out, topic) && strings.Contains(out, "Consume Diff Total: 0\n")
+		// fails until the consumer's heartbeat made the group's retry topic
+		out, _, rc := runGoAdminRC(t, []string{"consumerProgress", "-n", ns, "-g", group})
+		return rc == 0 && strings.Contains(out, topic) && strings.Contains(out, "Consume Diff Total: 0\n")
 	}) {
 		t.Fatalf("group %s: offsets not committed within 60 s", group)
 	}
@@ -41,6 +42,9 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 		{args: []string{"consumerStatus", "-n", ns, "-g", group, "-i", clientID}, norm: runningInfoNorm},
 		{args: []string{"consumerStatus", "-n", ns, "--consumerGroup", group, "-i", clientID, "-b", b, "-s"}, norm: runningInfoNorm},
 		{args: []string{"producer", "-n", ns, "-b", b}, norm: producerTimeNorm, want: "producer group (" + producerGroup + ") instance : clientId="},
+		{args: []string{"queryCq", "-n", ns, "-t", topic, "-q", "0", "-i", "0"}, want: "idx: 1\n"},
+		{args: []string{"queryCq", "-n", ns, "--topic", topic, "-q", "1", "-i", "1", "-c", "1", "-b", b, "-g", group}, want: "TagB"},
+		{args: []string{"queryCq", "-n", ns, "-t", topic, "-q", "2", "-i", "0", "--consumer", group + "x"}, want: "is not online!"},
 	})
 	t.Run("consumerStatus", func(t *testing.T) { consumerStatusFiles(t, java, []string{"consumerStatus", "-n", ns, "-g", group}) })
 }
@@ -59,12 +63,13 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	})
 }
 
-// startJavaPushConsumer starts PushConsumer.java on group and topic and
-// returns its client id; the test's cleanup ends it.
-func startJavaPushConsumer(t *testing.T, cp, ns, group, topic string) string {
+// startJavaPushConsumer starts PushConsumer.java on group and topic with
+// the tag expression expr and returns its client id; the test's cleanup
+// ends it.
+func startJavaPushConsumer(t *testing.T, cp, ns, group, topic, expr string) string {
 	t.Helper()
 	cmd := exec.Command("java", "-Xmx128m", "-Duser.home="+t.TempDir(), "-Drocketmq.client.logRoot="+t.TempDir(),
-		"-cp", cp, filepath.Join("java", "mqadmin", "PushConsumer.java"), ns, group, topic)
+		"-cp", cp, filepath.Join("java", "mqadmin", "PushConsumer.java"), ns, group, topic, expr)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,7 @@ var commands = []command{
 	{"getNamesrvConfig", "Get configs of name server.", getNamesrvConfig},
 	{"updateNamesrvConfig", "Update configs of name server.", updateNamesrvConfig},
 	{"getConsumerConfig", "Get consumer config by subscription group name.", getConsumerConfig},
+	{"queryCq", "Query cq command.", queryCq},
 	{"sendMessage", "Send a message.", sendMessage},
 	{"consumeMessage", "Consume message.", consumeMessage},
 	{"printMsg", "Print Message Detail.", printMsg},
