@@ -60,6 +60,8 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	runMQAdminSteps(t, java, []mqadminStep{
 		{args: []string{"setConsumeMode", "-n", ns, "-b", b, "-t", topic, "-g", group, "-m", "POP", "-q", "2"}},
 		{args: []string{"setConsumeMode", "-n", ns, "--clusterName", clusterName, "-t", topic, "-g", group, "--mode", "PULL"}, want: "success"},
+		{args: []string{"checkMsgSendRT", "-n", ns, "-t", topic, "-a", "5", "--size", "64"}, norm: sendRTNorm, want: "  1     true "},
+		{args: []string{"sendMsgStatus", "-n", ns, "-b", c.brokerName, "-c", "3", "-s", "30"}, norm: sendStatusNorm, want: "sendStatus=SEND_OK"},
 	})
 }
 
@@ -186,3 +188,22 @@ var processQueueTimes = regexp.MustCompile(`(last(Lock|Pull|Consume)Timestamp)=\
 func producerTimeNorm(s string) string { return producerTime.ReplaceAllString(s, "${1}*") }
 
 var producerTime = regexp.MustCompile(`(lastUpdateTimestamp=)\d+`)
+
+// sendRTNorm masks checkMsgSendRT's times: each send's and their mean.
+// Queues and results stay compared.
+func sendRTNorm(s string) string {
+	s = sendRT.ReplaceAllString(s, "${1}*")
+	return avgRT.ReplaceAllString(s, "Avg RT: *")
+}
+
+var (
+	sendRT = regexp.MustCompile(`(?m)^(\S+\s+\d+\s+(true|false)\s+)\d+$`)
+	avgRT  = regexp.MustCompile(`(?m)^Avg RT: \S+$`)
+)
+
+// sendStatusNorm masks what each send of sendMsgStatus makes anew: its
+// time, the message's ids (the client's UNIQ_KEY, the broker's offset id)
+// and its queue offset. Status, queue and recall handle stay compared.
+func sendStatusNorm(s string) string { return sendStatusMoving.ReplaceAllString(s, "${1}*") }
+
+var sendStatusMoving = regexp.MustCompile(`(rt=|msgId=|offsetMsgId=|queueOffset=)[0-9A-F]+`)
