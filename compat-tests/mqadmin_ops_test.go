@@ -61,6 +61,8 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 		{args: []string{"setConsumeMode", "-n", ns, "-b", b, "-t", topic, "-g", group, "-m", "POP", "-q", "2"}},
 		{args: []string{"setConsumeMode", "-n", ns, "--clusterName", clusterName, "-t", topic, "-g", group, "--mode", "PULL"}, want: "success"},
 		{args: []string{"checkMsgSendRT", "-n", ns, "-t", topic, "-a", "5", "--size", "64"}, norm: sendRTNorm, want: "  1     true "},
+		// a master ignores it (a slave with a controller truncates to it)
+		{args: []string{"resetMasterFlushOffset", "-n", ns, "-b", b, "--offset", "1234"}, want: "success"},
 		{args: []string{"sendMsgStatus", "-n", ns, "-b", c.brokerName, "-c", "3", "-s", "30"}, norm: sendStatusNorm, want: "sendStatus=SEND_OK"},
 	})
 }

@@ -53,6 +53,7 @@ var commands = []command{
 	{"clusterList", "List cluster infos.", clusterList},
 	{"clusterRT", "List All clusters Message Send RT.", clusterRT},
 	{"checkMsgSendRT", "Check message send response time.", checkMsgSendRT},
+	{"resetMasterFlushOffset", "Reset master flush offset in slave.", resetMasterFlushOffset},
 	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
 	{"topicRoute", "Examine topic route info.", topicRoute},
 	{"topicStatus", "Examine topic Status info.", topicStatus},
