@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
 )
 
@@ -66,6 +68,54 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 		{args: []string{"sendMsgStatus", "-n", ns, "-b", c.brokerName, "-c", "3", "-s", "30"}, norm: sendStatusNorm, want: "sendStatus=SEND_OK"},
 	})
 }
+
+// mqadminLiteSteps is TestMQAdminTable's part for Apache 5.5's lite-topic
+// commands: a LITE parent topic, a lite group, four messages for the lite
+// topics a (three) and b (one) from the official Go client, and a client
+// subscribed to both by LITE_SUBSCRIPTION_CTL from offset 1 of a and 0 of
+// b (lags 2 and 1).
+func mqadminLiteSteps(t *testing.T, java *javaAdmin, c *cluster) {
+	ns, b := c.nsAddr, c.brokerAddr
+	topic, group, group2 := uniq("AdmLP"), uniq("AdmLG"), uniq("AdmLG2")
+	client := "127.0.0.1@adm-lite@1"
+	createTypedTopic(t, c, topic, "LITE")
+	createLiteGroup(t, c, group, topic, "")
+	createLiteGroup(t, c, group2, topic, "")
+	p := newProducer(t, c)
+	t.Cleanup(p.shutdown)
+	for i, lite := range []string{"a", "a", "a", "b"} {
+		m := primitive.NewMessage(topic, []byte(lite+strconv.Itoa(i)))
+		m.WithProperty("__LITE_TOPIC", lite)
+		p.mustSend(t, m)
+	}
+	// the subscription puts the group's offsets where its offset option says
+	for lite, off := range map[string]string{"a": "1", "b": "0"} {
+		body := `{"subscriptionSet":[{"action":"PARTIAL_ADD","clientId":"` + client + `","group":"` + group + `","topic":"` + topic +
+			`","liteTopicSet":["` + lite + `"],"offsetOption":{"type":"OFFSET","value":` + off + `},"version":1}]}`
+		if resp, err := rawInvoke(b, newRequest(200071, map[string]string{}, []byte(body)), 5*time.Second); err != nil || resp.Code != 0 {
+			t.Fatalf("LITE_SUBSCRIPTION_CTL: %v %+v", err, resp)
+		}
+	}
+	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"getParentTopicInfo", "-n", ns, "-p", topic}, want: group2},
+		{args: []string{"getLiteTopicInfo", "-n", ns, "-p", topic, "-l", "a", "-s"}, want: client + "@" + group},
+		{args: []string{"getLiteTopicInfo", "-n", ns, "--parentTopic", topic, "--liteTopic", "none"}, want: "0              0"},
+		{args: []string{"getLiteClientInfo", "-n", ns, "-p", topic, "-g", group, "-c", client, "-s"}, want: "Lite Topics: ["},
+		{args: []string{"getLiteClientInfo", "-n", ns, "-p", topic, "-g", group + "x", "-c", client}, want: "error."},
+		{args: []string{"getLiteGroupInfo", "-n", ns, "-p", topic, "-g", group}, norm: liteAgoNorm, want: "Total Lag Count: 3"},
+		{args: []string{"getLiteGroupInfo", "-n", ns, "-p", topic, "-g", group, "-l", "a", "-k", "1"}, norm: liteAgoNorm, want: "Total Lag Count: 2"},
+		{args: []string{"getBrokerLiteInfo", "-n", ns, "-b", b, "-d"}, want: "Group Meta: {"},
+		{args: []string{"getBrokerLiteInfo", "-n", ns, "--cluster", clusterName}, want: b},
+		{args: []string{"triggerLiteDispatch", "-n", ns, "-p", topic, "-g", group, "-c", client}, want: "dispatched"},
+		{args: []string{"triggerLiteDispatch", "-n", ns, "-p", topic, "-g", group, "--brokerName", "no-such-broker"}},
+	})
+}
+
+// liteAgoNorm masks how long ago getLiteGroupInfo's oldest unconsumed
+// message was stored (seconds, by the clock); its time stays compared.
+func liteAgoNorm(s string) string { return liteAgo.ReplaceAllString(s, "(* s ago)") }
+
+var liteAgo = regexp.MustCompile(`\(\d+ s ago\)`)
 
 // startJavaPushConsumer starts PushConsumer.java on group and topic with
 // the tag expression expr and returns its client id; the test's cleanup

@@ -33,7 +33,7 @@ func TestMQAdminTable(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := newCluster(t, "mqadmin-table")
+	c := newClusterConf(t, "mqadmin-table", liteBrokerConf) // lite topics too
 	java := startJavaAdmin(t, cp, home)
 	start := time.Now()
 
@@ -125,6 +125,7 @@ func TestMQAdminTable(t *testing.T) {
 	})
 	t.Run("clients", func(t *testing.T) { mqadminClientSteps(t, java, c, cp) })
 	t.Run("ops", func(t *testing.T) { mqadminOpsSteps(t, java, c) })
+	t.Run("lite", func(t *testing.T) { mqadminLiteSteps(t, java, c) })
 
 	t.Run("exit", func(t *testing.T) {
 		for _, tc := range []struct {

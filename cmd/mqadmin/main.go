@@ -116,6 +116,12 @@ var commands = []command{
 	{"updateControllerConfig", "Update controller config.", updateControllerConfig},
 	{"electMaster", "Re-elect the specified broker as master.", electMaster},
 	{"cleanBrokerMetadata", "Clean metadata of broker on controller.", cleanBrokerMetadata},
+	{"getBrokerLiteInfo", "Get broker lite info.", getBrokerLiteInfo},
+	{"getParentTopicInfo", "Get parent topic info.", getParentTopicInfo},
+	{"getLiteTopicInfo", "Get lite topic info.", getLiteTopicInfo},
+	{"getLiteClientInfo", "Get lite client info.", getLiteClientInfo},
+	{"getLiteGroupInfo", "Get lite group info.", getLiteGroupInfo},
+	{"triggerLiteDispatch", "Trigger Lite Dispatch.", triggerLiteDispatch},
 }
 
 // callTimeout bounds each request (a host that accepts and never answers
