@@ -5,18 +5,17 @@ import (
 	"sort"
 	"strconv"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/rocketgo/rocketgo/internal/fastjson"
+	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
 // ConsumerRunningInfo is a consumer's answer to GET_CONSUMER_RUNNING_INFO,
 // relayed by a broker: its properties, subscriptions, queues and rates, in
-// the orders of Apache's TreeMaps and TreeSet (the properties, a Java
-// Properties, are sorted).
+// the orders of the Java Properties, TreeMaps and TreeSet Apache's tool
+// decodes them into.
 type ConsumerRunningInfo struct {
-	Properties       []Property // sorted by name; values as the client wrote them
+	Properties       []Property // values as the client wrote them
 	Subscriptions    []Subscription
 	MQTable          []QueueProcess
 	MQPopTable       []QueuePop
@@ -126,7 +125,8 @@ func DecodeConsumerRunningInfo(b []byte) (*ConsumerRunningInfo, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	sort.Slice(ci.Properties, func(i, j int) bool { return ci.Properties[i].Name < ci.Properties[j].Name })
+	// Apache's tool puts them in a Properties in the order sent
+	message.ConcurrentHashMapOrder(ci.Properties, 16, func(p Property) int32 { return message.JavaHash(p.Name) })
 	sort.Slice(ci.Subscriptions, func(i, j int) bool { return ci.Subscriptions[i].key() < ci.Subscriptions[j].key() })
 	sort.Slice(ci.StatusTable, func(i, j int) bool { return ci.StatusTable[i].Topic < ci.StatusTable[j].Topic })
 	sort.Slice(ci.UserConsumerInfo, func(i, j int) bool { return ci.UserConsumerInfo[i].Name < ci.UserConsumerInfo[j].Name })
@@ -138,14 +138,17 @@ func DecodeConsumerRunningInfo(b []byte) (*ConsumerRunningInfo, error) {
 func (ci *ConsumerRunningInfo) decodeMember(name string, v []byte) error {
 	switch name {
 	case "properties":
-		var m map[string]jsoniter.RawMessage
-		if err := json.Unmarshal(v, &m); err != nil {
+		fs, err := fastjson.Fields(v)
+		if err != nil {
 			return err
 		}
-		for k, raw := range m {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				s = string(raw) // a number or a boolean, as its text
+		for _, f := range fs {
+			var k, s string
+			if err := json.Unmarshal(f.Key, &k); err != nil {
+				return err
+			}
+			if json.Unmarshal(f.Val, &s) != nil {
+				s = string(f.Val) // a number or a boolean, as its text
 			}
 			ci.Properties = append(ci.Properties, Property{Name: k, Value: s})
 		}

@@ -7,7 +7,7 @@ import (
 // TestDecodeConsumerRunningInfo: a running info as the official Go client
 // writes it (object keys, "dropped", an empty jstack) and as Java's does
 // (pop table, user info, no jstack): the orders are Apache's TreeMaps' and
-// TreeSet's, the properties sorted; every cut of it is an error or a value,
+// TreeSet's, the properties a Java Properties'; every cut of it is an error or a value,
 // never a panic.
 func TestDecodeConsumerRunningInfo(t *testing.T) {
 	goBody := `{"properties":{"PROP_CONSUME_TYPE":"CONSUME_PASSIVELY","A":7},"statusTable":{"T":{"pullRT":1.5},"%RETRY%G":{}},` +
@@ -17,7 +17,7 @@ func TestDecodeConsumerRunningInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ci.Properties) != 2 || ci.Properties[0] != (Property{"A", "7"}) || ci.Properties[1].Value != "CONSUME_PASSIVELY" {
+	if len(ci.Properties) != 2 || ci.Properties[1] != (Property{"A", "7"}) || ci.Properties[0].Value != "CONSUME_PASSIVELY" {
 		t.Errorf("properties %v", ci.Properties)
 	}
 	if len(ci.Subscriptions) != 2 || ci.Subscriptions[0].Topic != "%RETRY%G" || !ci.Subscriptions[0].ClassFilterMode {
