@@ -57,15 +57,19 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	ns, b := c.nsAddr, c.brokerAddr
 	topic, group := uniq("AdmOT"), uniq("AdmOG")
-	runGoAdmin(t, []string{"updateTopic", "-n", ns, "-c", clusterName, "-t", topic, "-r", "2", "-w", "2"})
+	runGoAdmin(t, []string{"updateTopic", "-n", ns, "-c", clusterName, "-t", topic, "-r", "2", "-w", "2", "-a", "+message.type=NORMAL"})
 	runMQAdminSteps(t, java, []mqadminStep{
 		{args: []string{"setConsumeMode", "-n", ns, "-b", b, "-t", topic, "-g", group, "-m", "POP", "-q", "2"}},
 		{args: []string{"setConsumeMode", "-n", ns, "--clusterName", clusterName, "-t", topic, "-g", group, "--mode", "PULL"}, want: "success"},
 		{args: []string{"checkMsgSendRT", "-n", ns, "-t", topic, "-a", "5", "--size", "64"}, norm: sendRTNorm, want: "  1     true "},
 		// a master ignores it (a slave with a controller truncates to it)
 		{args: []string{"resetMasterFlushOffset", "-n", ns, "-b", b, "--offset", "1234"}, want: "success"},
+		{args: []string{"updateSubGroup", "-n", ns, "-b", b, "-g", group + "E",
+			"-p", `{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":5000,"max":7200000,"multiplier":2}}`}},
+		{args: []string{"updateTopic", "-n", ns, "-b", b, "-t", "%RETRY%" + group + "E", "-r", "1", "-w", "1"}},
 		{args: []string{"sendMsgStatus", "-n", ns, "-b", c.brokerName, "-c", "3", "-s", "30"}, norm: sendStatusNorm, want: "sendStatus=SEND_OK"},
 	})
+	exportSteps(t, java, ns, b)
 }
 
 // mqadminLiteSteps is TestMQAdminTable's part for Apache 5.5's lite-topic
@@ -115,6 +119,49 @@ func mqadminLiteSteps(t *testing.T, java *javaAdmin, c *cluster) {
 func liteAgoNorm(s string) string { return liteAgo.ReplaceAllString(s, "(* s ago)") }
 
 var liteAgo = regexp.MustCompile(`\(\d+ s ago\)`)
+
+// exportSteps runs the export commands by both tools, each into a
+// directory of its own (-f): stdout equal with the directories named
+// alike, and the files written equal but for exportNorm's values.
+func exportSteps(t *testing.T, java *javaAdmin, ns, b string) {
+	for _, tc := range []struct {
+		args []string
+		file string
+	}{
+		{[]string{"exportMetadata", "-n", ns, "-b", b, "-t"}, "topic.json"},
+		{[]string{"exportMetadata", "-n", ns, "-b", b, "--subscriptionGroup", "-s"}, "subscriptionGroup.json"},
+		{[]string{"exportMetadata", "-n", ns, "-c", clusterName, "-s"}, "metadata.json"},
+		{[]string{"exportMetadata", "-n", ns, "-c", clusterName, "-g"}, "subscriptionGroup.json"},
+		{[]string{"exportConfigs", "-n", ns, "-c", clusterName}, "configs.json"},
+		{[]string{"exportMetrics", "-n", ns, "--clusterName", clusterName}, "metrics.json"},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			var outs, files [2]string
+			for i, run := range []func(*testing.T, []string) string{java.run, runGoAdmin} {
+				dir := t.TempDir()
+				outs[i] = strings.ReplaceAll(run(t, append(tc.args, "-f", dir)), dir, "DIR")
+				body, err := os.ReadFile(filepath.Join(dir, tc.file))
+				if err != nil {
+					t.Fatalf("%v: %v\n%s", tc.args, err, outs[i])
+				}
+				files[i] = string(body)
+			}
+			if outs[0] != outs[1] || !strings.Contains(outs[0], "export DIR/"+tc.file+" success") {
+				t.Errorf("%v: outputs differ\nJava:\n%s\nGo:\n%s", tc.args, outs[0], outs[1])
+			}
+			if exportNorm(files[0]) != exportNorm(files[1]) {
+				t.Errorf("%v: %s differs\nJava:\n%s\nGo:\n%s", tc.args, tc.file, files[0], files[1])
+			}
+		})
+	}
+}
+
+// exportNorm masks what moves between the two tools' exports: the time of
+// the export, rates and disk use. Every key, topic, group and count stays
+// compared.
+func exportNorm(s string) string { return exportMoving.ReplaceAllString(s, `"$1":*`) }
+
+var exportMoving = regexp.MustCompile(`"(exportTime|\w+Tps|\w+DiskRatio)":("[^"]*"|[-0-9.E]+)`)
 
 // startJavaPushConsumer starts PushConsumer.java on group and topic with
 // the tag expression expr and returns its client id; the test's cleanup

@@ -82,15 +82,16 @@ func javaString(s *string) string {
 	return *s
 }
 
-// subscriptionJSON is fastjson 1's JSON.toJSONString(subscriptionData,
-// true), as Apache's queryCq prints it: fields by name, null ones left out,
-// the tag and code sets in the order of the HashSets the tool decoded.
+// subscriptionJSON is fastjson2's JSON.toJSONString(subscriptionData,
+// PrettyFormat), as Apache's queryCq prints it: fields by name, null ones
+// left out, the tag and code sets in the order of the HashSets the tool
+// decoded, an item a line.
 func subscriptionJSON(s *adminclient.SubscriptionData) string {
 	tags := append([]string(nil), s.TagsSet...)
 	message.HashMapOrder(tags, 16, message.JavaHash)
 	codes := append([]int32(nil), s.CodeSet...)
 	message.HashMapOrder(codes, 16, func(c int32) int32 { return c })
-	tagList, codeList := fjList{}, fjList{}
+	tagList, codeList := fjSet{}, fjSet{}
 	for _, t := range tags {
 		tagList = append(tagList, fjString(t))
 	}
