@@ -153,13 +153,16 @@ func getConsumerStatus(t *testing.T, c *cluster, topic, group string) {
 // equal after norm (when set), as sets of lines when sets. between, when
 // set, is a Go mqadmin command run after Java's and before the Go tool's,
 // undoing what Java's changed (so that both start from the same state);
-// settle, when set, waits before each tool's run until that state shows.
+// settle, when set, waits before each tool's run until that state shows;
+// want, when set, is a text both outputs must hold (two empty outputs are
+// equal and prove nothing).
 type mqadminStep struct {
 	args    []string
 	sets    bool
 	norm    func(string) string
 	between []string
 	settle  func(t *testing.T)
+	want    string
 }
 
 func runMQAdminSteps(t *testing.T, ja *javaAdmin, steps []mqadminStep) {
@@ -176,6 +179,9 @@ func runMQAdminSteps(t *testing.T, ja *javaAdmin, steps []mqadminStep) {
 				s.settle(t)
 			}
 			goOut := runGoAdmin(t, s.args)
+			if !strings.Contains(java, s.want) || !strings.Contains(goOut, s.want) {
+				t.Errorf("mqadmin %s: an output lacks %q\nJava:\n%s\nGo:\n%s", strings.Join(s.args, " "), s.want, java, goOut)
+			}
 			j, g := java, goOut
 			if s.norm != nil {
 				j, g = s.norm(j), s.norm(g)

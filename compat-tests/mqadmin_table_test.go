@@ -19,7 +19,8 @@ import (
 // command after command, Java's first: the usage block of every Go command
 // ("help <cmd>"), then the daily commands — topics, groups, offsets, name
 // server and KV configs, write permission, cleanup, a send and its
-// consumption and printing — with short and long options; outputs equal
+// consumption and printing, then with clients online (mqadminClientSteps)
+// — with short and long options; outputs equal
 // line for line, or as sets of lines where Apache prints a Java hash
 // container the Go tool sorts. Then refused command lines and a failed
 // request, each in a JVM of its own (commons-cli's refusal ends the JVM):
@@ -32,7 +33,7 @@ func TestMQAdminTable(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "conf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := newCluster(t, "mqadmin-table")
+	c := newClusterConf(t, "mqadmin-table", liteBrokerConf) // lite topics too
 	java := startJavaAdmin(t, cp, home)
 	start := time.Now()
 
@@ -103,25 +104,28 @@ func TestMQAdminTable(t *testing.T) {
 		{args: []string{"resetOffsetByTime", "-n", ns, "-g", group, "-t", topic, "-s", "0"}, sets: true},
 	}
 	t.Run("commands", func(t *testing.T) { runMQAdminSteps(t, java, steps) })
-	// the two messages sent (one by each tool) under the key, then one by
-	// its UNIQ_KEY (Apache's command runs once per JVM, as sendMessage)
-	var ids []string
-	for _, l := range lines(runGoAdmin(t, []string{"queryMsgByKey", "-n", ns, "-t", topic, "-k", "AdmKey"}))[1:] {
-		if f := strings.Fields(l); len(f) >= 3 {
-			ids = append(ids, f[0])
+	t.Run("query", func(t *testing.T) {
+		// the two messages sent (one by each tool) under the key, then one by
+		// its UNIQ_KEY (Apache's command runs once per JVM, as sendMessage)
+		var ids []string
+		for _, l := range lines(runGoAdmin(t, []string{"queryMsgByKey", "-n", ns, "-t", topic, "-k", "AdmKey"}))[1:] {
+			if f := strings.Fields(l); len(f) >= 3 {
+				ids = append(ids, f[0])
+			}
 		}
-	}
-	if len(ids) != 2 {
-		t.Fatalf("queryMsgByKey AdmKey: %v", ids)
-	}
-	// Both tools write the body there (Apache's fixed path).
-	t.Cleanup(func() { _ = os.Remove(filepath.Join("/tmp/rocketmq/msgbodys", ids[0])) })
-	more := []mqadminStep{
-		{args: []string{"queryMsgByKey", "-n", ns, "-t", topic, "-k", "AdmKey"}, sets: true},
-		{args: []string{"queryMsgByUniqueKey", "-n", ns, "-t", topic, "-i", ids[0]}},
-	}
-	t.Run("query", func(t *testing.T) { runMQAdminSteps(t, java, more) })
-	steps = append(steps, more...)
+		if len(ids) != 2 {
+			t.Fatalf("queryMsgByKey AdmKey: %v", ids)
+		}
+		// Both tools write the body there (Apache's fixed path).
+		t.Cleanup(func() { _ = os.Remove(filepath.Join("/tmp/rocketmq/msgbodys", ids[0])) })
+		runMQAdminSteps(t, java, []mqadminStep{
+			{args: []string{"queryMsgByKey", "-n", ns, "-t", topic, "-k", "AdmKey"}, sets: true},
+			{args: []string{"queryMsgByUniqueKey", "-n", ns, "-t", topic, "-i", ids[0]}},
+		})
+	})
+	t.Run("clients", func(t *testing.T) { mqadminClientSteps(t, java, c, cp) })
+	t.Run("ops", func(t *testing.T) { mqadminOpsSteps(t, java, c) })
+	t.Run("lite", func(t *testing.T) { mqadminLiteSteps(t, java, c) })
 
 	t.Run("exit", func(t *testing.T) {
 		for _, tc := range []struct {

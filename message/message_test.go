@@ -347,3 +347,17 @@ func TestAppendPropertyAfterUnterminated(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentHashMapOrder: the orders in which Apache 5.5's tool printed
+// java.util.Properties it filled (exportConfigs' broker configs: fourteen
+// keys, a resize of the sixteen-bin table that reverses one bin).
+func TestConcurrentHashMapOrder(t *testing.T) {
+	keys := []string{"brokerClusterName", "brokerId", "brokerName", "brokerRole", "fileReservedTime", "flushDiskType", "maxMessageSize",
+		"messageDelayLevel", "msgTraceTopicName", "slaveReadEnable", "traceOn", "traceTopicEnable", "autoCreateTopicEnable", "autoCreateSubscriptionGroup"}
+	ConcurrentHashMapOrder(keys, 16, JavaHash)
+	want := "brokerId traceOn flushDiskType msgTraceTopicName traceTopicEnable messageDelayLevel autoCreateTopicEnable brokerRole " +
+		"slaveReadEnable fileReservedTime brokerClusterName brokerName maxMessageSize autoCreateSubscriptionGroup"
+	if got := strings.Join(keys, " "); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

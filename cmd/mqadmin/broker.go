@@ -119,3 +119,12 @@ func updateBrokerConfig(a *admin, o *options, args []string) error {
 	}
 	return nil
 }
+
+// brokerConfig is GET_BROKER_CONFIG's properties.
+func (a *admin) brokerConfig(addr string) (map[string]string, error) {
+	resp, err := a.Call(addr, remoting.GetBrokerConfig, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return parseProperties(string(resp.Body)), nil
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rocketgo/rocketgo/internal/adminclient"
@@ -169,4 +171,28 @@ func clusterAddrs(ci *adminclient.ClusterInfo, cluster string) []string {
 func deleteExpiredCommitLog(a *admin, o *options, args []string) error {
 	o.String("n", "namesrvAddr", "Name server address") // Apache's command redeclares it
 	return cleanOnBrokers(a, o, args, remoting.DeleteExpiredCommitLog, "clustername")
+}
+
+// resetMasterFlushOffset tells the slave of -b the master flush offset to
+// truncate to (RESET_MASTER_FLUSH_OFFSET; a controller sends it too). Both
+// options are needed, though Apache's tool declares neither required.
+func resetMasterFlushOffset(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "which broker to reset")
+	offset := o.String("o", "offset", "the offset to reset at")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	if !o.Given("b") || !o.Given("o") {
+		return errors.New("-b broker address and -o offset are required")
+	}
+	off, err := strconv.ParseInt(strings.TrimSpace(*offset), 10, 64)
+	if err != nil {
+		return fmt.Errorf("-o: %q is not a 64-bit integer", *offset)
+	}
+	if _, err := a.Call(strings.TrimSpace(*broker), remoting.ResetMasterFlushOffset,
+		map[string]string{"masterFlushOffset": strconv.FormatInt(off, 10)}, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "reset master flush offset to %d success\n", off)
+	return nil
 }

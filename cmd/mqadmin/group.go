@@ -211,3 +211,59 @@ func deleteSubGroup(a *admin, o *options, args []string) error {
 	}
 	return nil
 }
+
+// setConsumeMode sets how the group consumes the topic (PULL or POP, and
+// with POP how many consumers share a queue) on the broker of -b or on
+// each master of -c's cluster (SET_MESSAGE_REQUEST_MODE).
+func setConsumeMode(a *admin, o *options, args []string) error {
+	broker := o.String("b", "brokerAddr", "create subscription group to which broker")
+	cluster := o.String("c", "clusterName", "create subscription group to which cluster")
+	topic := o.Req("t", "topicName", "topic name")
+	group := o.Req("g", "groupName", "consumer group name")
+	mode := o.Req("m", "mode", "consume mode. PULL/POP")
+	share := o.Int32("q", "popShareQueueNum", 0, "num of queue which share in pop mode")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	m := strings.TrimSpace(*mode)
+	if m != "PULL" && m != "POP" { // MessageRequestMode.valueOf
+		return fmt.Errorf("-m %q: no MessageRequestMode (PULL or POP)", m)
+	}
+	body, err := json.Marshal(struct {
+		Topic            string `json:"topic"`
+		ConsumerGroup    string `json:"consumerGroup"`
+		Mode             string `json:"mode"`
+		PopShareQueueNum int32  `json:"popShareQueueNum"`
+	}{strings.TrimSpace(*topic), strings.TrimSpace(*group), m, *share})
+	if err != nil {
+		return err
+	}
+	done := func() {
+		fmt.Fprintf(a.out, "topic[%s] group[%s] consume mode[%s] popShareQueueNum[%d]", strings.TrimSpace(*topic), strings.TrimSpace(*group), m, *share)
+	}
+	switch {
+	case o.Given("b"):
+		addr := strings.TrimSpace(*broker)
+		if _, err := a.Call(addr, remoting.SetMessageRequestMode, nil, body); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "set consume mode to %s success.\n", addr)
+		done()
+	case o.Given("c"):
+		bs, err := a.clusterBrokers(*cluster)
+		if err != nil {
+			return err
+		}
+		for _, addr := range addrsOf(bs, false) {
+			if _, err := a.Call(addr, remoting.SetMessageRequestMode, nil, body); err != nil {
+				fmt.Fprintf(a.errOut, "%v\n", err) // Apache goes on with the next master
+				continue
+			}
+			fmt.Fprintf(a.out, "set consume mode to %s success.\n", addr)
+		}
+		done()
+	default:
+		a.usage()
+	}
+	return nil
+}

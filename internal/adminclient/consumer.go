@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocketgo/rocketgo/internal/fastjson"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -175,3 +176,51 @@ func (c *Client) ProducerConnection(group, topic string) ([]Connection, error) {
 
 // ErrProducerNotOnline is Apache's "Not found the producer group connection".
 var ErrProducerNotOnline = errors.New("not found the producer group connection")
+
+// ProducerInfo is one producer connection of GET_ALL_PRODUCER_INFO.
+type ProducerInfo struct {
+	ClientID            string `json:"clientId"`
+	RemoteIP            string `json:"remoteIP"`
+	Language            string `json:"language"`
+	Version             int    `json:"version"`
+	LastUpdateTimestamp int64  `json:"lastUpdateTimestamp"`
+}
+
+// ProducerGroup is one group of a ProducerTableInfo.
+type ProducerGroup struct {
+	Group     string
+	Producers []ProducerInfo
+}
+
+// AllProducerInfo is GET_ALL_PRODUCER_INFO: the producers connected to
+// the broker at addr, by group, in the order of the broker's answer (a
+// Java HashMap's, which Apache's tool walks).
+func (c *Client) AllProducerInfo(addr string) ([]ProducerGroup, error) {
+	resp, err := c.Call(addr, remoting.GetAllProducerInfo, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	data, err := field(resp.Body, "data")
+	if err != nil || data == nil || string(data) == "null" {
+		if err != nil {
+			err = fmt.Errorf("%s: producer table: %w", addr, err)
+		}
+		return nil, err
+	}
+	fs, err := fastjson.Fields(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: producer table: %w", addr, err)
+	}
+	out := make([]ProducerGroup, 0, len(fs))
+	for _, f := range fs {
+		var g ProducerGroup
+		if err := json.Unmarshal(f.Key, &g.Group); err != nil {
+			return nil, fmt.Errorf("%s: producer table: %w", addr, err)
+		}
+		if err := json.Unmarshal(f.Val, &g.Producers); err != nil {
+			return nil, fmt.Errorf("%s: producer table %s: %w", addr, g.Group, err)
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}

@@ -3,6 +3,8 @@ package adminclient
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/rocketgo/rocketgo/remoting"
 )
@@ -68,4 +70,37 @@ func (r *Route) SortedBrokers() []BrokerData {
 	out := append([]BrokerData(nil), r.BrokerDatas...)
 	sort.Slice(out, func(i, j int) bool { return out[i].BrokerName < out[j].BrokerName })
 	return out
+}
+
+// PublishQueues is MQClientInstance.topicRouteData2TopicPublishInfo's queue
+// list, the queues a producer of topic picks among: those of the ordered
+// topic's conf, else each writable queue of the brokers with a master, by
+// broker name.
+func (r *Route) PublishQueues(topic string) ([]MessageQueue, error) {
+	var out []MessageQueue
+	if r.OrderTopicConf != nil && *r.OrderTopicConf != "" {
+		for _, b := range strings.Split(*r.OrderTopicConf, ";") {
+			name, nums, ok := strings.Cut(b, ":")
+			n, err := strconv.ParseInt(nums, 10, 32)
+			if !ok || err != nil {
+				return nil, fmt.Errorf("route of %s: orderTopicConf %q", topic, *r.OrderTopicConf)
+			}
+			for i := 0; i < int(min(n, 1<<16)); i++ {
+				out = append(out, MessageQueue{Topic: topic, BrokerName: name, QueueID: i})
+			}
+		}
+		return out, nil
+	}
+	qds := append([]QueueData(nil), r.QueueDatas...)
+	sort.SliceStable(qds, func(i, j int) bool { return qds[i].BrokerName < qds[j].BrokerName })
+	masters := r.Masters()
+	for _, qd := range qds {
+		if qd.Perm&2 == 0 || masters[qd.BrokerName] == "" { // PermName.isWriteable, a master
+			continue
+		}
+		for i := 0; i < int(qd.WriteQueueNums) && i < 1<<16; i++ {
+			out = append(out, MessageQueue{Topic: topic, BrokerName: qd.BrokerName, QueueID: i})
+		}
+	}
+	return out, nil
 }
