@@ -285,8 +285,16 @@ func (s *Service) LiteGroupInfo(group, lite string, topK int) ([]byte, error) {
 		}
 	}
 	byCount := append([]LagInfo(nil), lags...)
-	sort.Slice(byCount, func(i, j int) bool { return byCount[i].LagCount > byCount[j].LagCount })
-	sort.Slice(lags, func(i, j int) bool { return lags[i].EarliestUnconsumedTimestamp < lags[j].EarliestUnconsumedTimestamp })
+	// Ties go by name, so that two calls list the same lag in one order.
+	sort.Slice(byCount, func(i, j int) bool {
+		a, b := byCount[i], byCount[j]
+		return a.LagCount > b.LagCount || a.LagCount == b.LagCount && a.LiteTopic < b.LiteTopic
+	})
+	sort.Slice(lags, func(i, j int) bool {
+		a, b := lags[i], lags[j]
+		return a.EarliestUnconsumedTimestamp < b.EarliestUnconsumedTimestamp ||
+			a.EarliestUnconsumedTimestamp == b.EarliestUnconsumedTimestamp && a.LiteTopic < b.LiteTopic
+	})
 	b.LagCountTopK = byCount[:min(topK, len(byCount))]
 	b.LagTimestampTopK = lags[:min(topK, len(lags))]
 	return jsonlib.Std.Marshal(b)
