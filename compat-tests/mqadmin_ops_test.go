@@ -68,6 +68,14 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 			"-p", `{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":5000,"max":7200000,"multiplier":2}}`}},
 		{args: []string{"updateTopic", "-n", ns, "-b", b, "-t", "%RETRY%" + group + "E", "-r", "1", "-w", "1"}},
 		{args: []string{"sendMsgStatus", "-n", ns, "-b", c.brokerName, "-c", "3", "-s", "30"}, norm: sendStatusNorm, want: "sendStatus=SEND_OK"},
+		{args: []string{"updateColdDataFlowCtrGroupConfig", "-n", ns, "-b", b, "-g", group, "-v", "1024"}, want: "success"},
+		{args: []string{"updateColdDataFlowCtrGroupConfig", "-n", ns, "--clusterName", clusterName, "-g", group + "2", "--threshold", "2048"}, want: "success"},
+		{args: []string{"getColdDataFlowCtrInfo", "-n", ns, "-b", b}, want: `"` + group + `2":2048`},
+		{args: []string{"removeColdDataFlowCtrGroupConfig", "-n", ns, "-c", clusterName, "-g", group + "2"}, want: "success"},
+		{args: []string{"getColdDataFlowCtrInfo", "-n", ns, "-c", clusterName}, want: `"` + group + `":1024`},
+		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-b", b, "-m", "1"}, want: "mode: 1"},
+		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "--commitLogReadAheadMode", "0"}, want: "mode: 0"},
+		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "-m", "2"}, want: "error"},
 	})
 	exportSteps(t, java, ns, b)
 }
