@@ -52,8 +52,8 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 
 // mqadminOpsSteps is TestMQAdminTable's part for the operators' commands
 // that need no client online: consume modes, consume queues, the master
-// flush offset, lite topics, exports, cold data, the commit log's read
-// ahead, and the commands a rocketgo broker refuses as not supported.
+// flush offset, cold data, the commit log's read ahead, exports, and the
+// commands a rocketgo broker refuses as not supported.
 func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	ns, b := c.nsAddr, c.brokerAddr
 	topic, group := uniq("AdmOT"), uniq("AdmOG")
@@ -78,6 +78,7 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "-m", "2"}, want: "error"},
 	})
 	exportSteps(t, java, ns, b)
+	unsupportedSteps(t, java, ns, b)
 }
 
 // mqadminLiteSteps is TestMQAdminTable's part for Apache 5.5's lite-topic
@@ -127,6 +128,56 @@ func mqadminLiteSteps(t *testing.T, java *javaAdmin, c *cluster) {
 func liteAgoNorm(s string) string { return liteAgo.ReplaceAllString(s, "(* s ago)") }
 
 var liteAgo = regexp.MustCompile(`\(\d+ s ago\)`)
+
+// unsupportedSteps runs the commands whose requests a rocketgo broker
+// answers REQUEST_CODE_NOT_SUPPORTED (broker containers, the timer engine
+// switch, RocksDB stores) by both tools: stdout equal (what Apache's prints
+// before the refusal), the refusal on stderr in both ("request type N not
+// supported": Apache's stack trace, exit 0; the Go tool's error, exit 1);
+// and the lines they print without asking the broker.
+func unsupportedSteps(t *testing.T, java *javaAdmin, ns, b string) {
+	for _, tc := range []struct {
+		args []string
+		code int // 0: no request refused
+	}{
+		{[]string{"addBroker", "-n", ns, "-c", b, "-b", "/tmp/broker-a.conf"}, 902},
+		{[]string{"removeBroker", "-n", ns, "--brokerContainerAddr", b, "-b", clusterName + ":broker-a:1"}, 903},
+		{[]string{"removeBroker", "-n", ns, "-c", b, "-b", clusterName + ":broker-a:-1"}, 0},
+		{[]string{"switchTimerEngine", "-n", ns, "-b", b, "-e", "R"}, 5001},
+		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "--engineType", "F"}, 5001},
+		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "-e", "X"}, 0},
+		{[]string{"checkRocksdbCqWriteProgress", "-n", ns, "-c", clusterName, "-t", "T", "-cf", "0"}, 354},
+		{[]string{"checkRocksdbCqWriteProgress", "--nameserverAddr", ns, "-c", "NoSuchCluster"}, 0},
+		{[]string{"rocksDBConfigToJson", "-n", ns, "-c", clusterName}, 355},
+		{[]string{"rocksDBConfigToJson", "-b", b, "-t", "topics;consumerOffsets"}, 355},
+		{[]string{"rocksDBConfigToJson", "-t", "topics"}, 0},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			before := len(java.stderr.String())
+			jOut := java.run(t, tc.args)
+			jErr := java.stderr.String()[before:]
+			gOut, gErr, gRC := runGoAdminRC(t, tc.args)
+			if jOut != gOut {
+				t.Errorf("%v: outputs differ\nJava:\n%s\nGo:\n%s", tc.args, jOut, gOut)
+			}
+			if tc.code == 0 {
+				if gRC != 0 || jOut == "" {
+					t.Errorf("%v: Go exit %d, stdout %q\n%s", tc.args, gRC, gOut, gErr)
+				}
+				return
+			}
+			refusal := fmt.Sprintf("request type %d not supported", tc.code)
+			// the JVM's stderr reaches the buffer through a pipe, maybe after its stdout
+			waitFor(t, 5*time.Second, func() bool {
+				jErr = java.stderr.String()[before:]
+				return strings.Contains(jErr, refusal)
+			})
+			if gRC != 1 || !strings.Contains(gErr, refusal) || !strings.Contains(jErr, refusal) {
+				t.Errorf("%v: Go exit %d, want 1; stderr lacks %q\nJava:\n%s\nGo:\n%s", tc.args, gRC, refusal, jErr, gErr)
+			}
+		})
+	}
+}
 
 // exportSteps runs the export commands by both tools, each into a
 // directory of its own (-f): stdout equal with the directories named
