@@ -51,9 +51,10 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 }
 
 // mqadminOpsSteps is TestMQAdminTable's part for the operators' commands
-// that need no client online: consume modes, consume queues, the master
-// flush offset, cold data, the commit log's read ahead, exports, and the
-// commands a rocketgo broker refuses as not supported.
+// that need no client online: consume modes, send times, the master flush
+// offset, cold data, the commit log's read ahead, pop records, a commit
+// log file's dump, exports, and the commands a rocketgo broker refuses as
+// not supported.
 func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	ns, b := c.nsAddr, c.brokerAddr
 	topic, group := uniq("AdmOT"), uniq("AdmOG")
@@ -76,6 +77,21 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-b", b, "-m", "1"}, want: "mode: 1"},
 		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "--commitLogReadAheadMode", "0"}, want: "mode: 0"},
 		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "-m", "2"}, want: "error"},
+		{args: []string{"exportPopRecord", "-n", ns, "-b", b}, want: "dryRun=false"},
+		{args: []string{"exportPopRecord", "-n", ns, "--clusterName", clusterName, "-d", "false"}, want: "dryRun=true"},
+	})
+	// the broker's first commit log file as it is now: both tools read the same bytes
+	log := filepath.Join(t.TempDir(), "commitlog")
+	data, err := os.ReadFile(filepath.Join(c.dir, "store", "commitlog", "00000000000000000000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"dumpCompactionLog", "-n", ns, "-f", log}, want: "MessageExt [brokerName=null, queueId="},
+		{args: []string{"dumpCompactionLog", "-n", ns}, want: "miss dump log file name"},
 	})
 	exportSteps(t, java, ns, b)
 	unsupportedSteps(t, java, ns, b)
