@@ -112,6 +112,13 @@ func mqadminLiteSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	p := newProducer(t, c)
 	t.Cleanup(p.shutdown)
 	for i, lite := range []string{"a", "a", "a", "b"} {
+		if lite == "b" {
+			// b's message stored a millisecond or more after a's: the
+			// broker orders lite topics stored in the same millisecond
+			// as they come (its answers differ call to call)
+			sent := time.Now().UnixMilli()
+			waitFor(t, time.Second, func() bool { return time.Now().UnixMilli() > sent+1 })
+		}
 		m := primitive.NewMessage(topic, []byte(lite+strconv.Itoa(i)))
 		m.WithProperty("__LITE_TOPIC", lite)
 		p.mustSend(t, m)
@@ -149,24 +156,26 @@ var liteAgo = regexp.MustCompile(`\(\d+ s ago\)`)
 // answers REQUEST_CODE_NOT_SUPPORTED (broker containers, the timer engine
 // switch, RocksDB stores) by both tools: stdout equal (what Apache's prints
 // before the refusal), the refusal on stderr in both ("request type N not
-// supported": Apache's stack trace, exit 0; the Go tool's error, exit 1);
-// and the lines they print without asking the broker.
+// supported": Apache's stack trace, exit 0; the Go tool's error, exit 1,
+// or 0 where Apache's goes on to the next broker); and the lines they print
+// without asking the broker.
 func unsupportedSteps(t *testing.T, java *javaAdmin, ns, b string) {
 	for _, tc := range []struct {
 		args []string
 		code int // 0: no request refused
+		rc   int // the Go tool's exit status: 0 where Apache's goes on past a refusal
 	}{
-		{[]string{"addBroker", "-n", ns, "-c", b, "-b", "/tmp/broker-a.conf"}, 902},
-		{[]string{"removeBroker", "-n", ns, "--brokerContainerAddr", b, "-b", clusterName + ":broker-a:1"}, 903},
-		{[]string{"removeBroker", "-n", ns, "-c", b, "-b", clusterName + ":broker-a:-1"}, 0},
-		{[]string{"switchTimerEngine", "-n", ns, "-b", b, "-e", "R"}, 5001},
-		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "--engineType", "F"}, 5001},
-		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "-e", "X"}, 0},
-		{[]string{"checkRocksdbCqWriteProgress", "-n", ns, "-c", clusterName, "-t", "T", "-cf", "0"}, 354},
-		{[]string{"checkRocksdbCqWriteProgress", "--nameserverAddr", ns, "-c", "NoSuchCluster"}, 0},
-		{[]string{"rocksDBConfigToJson", "-n", ns, "-c", clusterName}, 355},
-		{[]string{"rocksDBConfigToJson", "-b", b, "-t", "topics;consumerOffsets"}, 355},
-		{[]string{"rocksDBConfigToJson", "-t", "topics"}, 0},
+		{[]string{"addBroker", "-n", ns, "-c", b, "-b", "/tmp/broker-a.conf"}, 902, 1},
+		{[]string{"removeBroker", "-n", ns, "--brokerContainerAddr", b, "-b", clusterName + ":broker-a:1"}, 903, 1},
+		{[]string{"removeBroker", "-n", ns, "-c", b, "-b", clusterName + ":broker-a:-1"}, 0, 0},
+		{[]string{"switchTimerEngine", "-n", ns, "-b", b, "-e", "R"}, 5001, 1},
+		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "--engineType", "F"}, 5001, 0},
+		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "-e", "X"}, 0, 0},
+		{[]string{"checkRocksdbCqWriteProgress", "-n", ns, "-c", clusterName, "-t", "T", "-cf", "0"}, 354, 1},
+		{[]string{"checkRocksdbCqWriteProgress", "--nameserverAddr", ns, "-c", "NoSuchCluster"}, 0, 0},
+		{[]string{"rocksDBConfigToJson", "-n", ns, "-c", clusterName}, 355, 1},
+		{[]string{"rocksDBConfigToJson", "-b", b, "-t", "topics;consumerOffsets"}, 355, 1},
+		{[]string{"rocksDBConfigToJson", "-t", "topics"}, 0, 0},
 	} {
 		t.Run(tc.args[0], func(t *testing.T) {
 			before := len(java.stderr.String())
@@ -182,14 +191,17 @@ func unsupportedSteps(t *testing.T, java *javaAdmin, ns, b string) {
 				}
 				return
 			}
+			if gRC != tc.rc {
+				t.Errorf("%v: Go exit %d, want %d\n%s", tc.args, gRC, tc.rc, gErr)
+			}
 			refusal := fmt.Sprintf("request type %d not supported", tc.code)
 			// the JVM's stderr reaches the buffer through a pipe, maybe after its stdout
 			waitFor(t, 5*time.Second, func() bool {
 				jErr = java.stderr.String()[before:]
 				return strings.Contains(jErr, refusal)
 			})
-			if gRC != 1 || !strings.Contains(gErr, refusal) || !strings.Contains(jErr, refusal) {
-				t.Errorf("%v: Go exit %d, want 1; stderr lacks %q\nJava:\n%s\nGo:\n%s", tc.args, gRC, refusal, jErr, gErr)
+			if !strings.Contains(gErr, refusal) || !strings.Contains(jErr, refusal) {
+				t.Errorf("%v: stderr lacks %q\nJava:\n%s\nGo:\n%s", tc.args, refusal, jErr, gErr)
 			}
 		})
 	}

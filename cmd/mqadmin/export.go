@@ -123,7 +123,8 @@ func javaDouble(v float64) string {
 		if !strings.Contains(mant, ".") {
 			mant += ".0"
 		}
-		return mant + "E" + strings.TrimPrefix(strings.TrimPrefix(exp, "+"), "0")
+		e, _ := strconv.Atoi(exp) // "+07", "-04": FormatFloat's forms
+		return mant + "E" + strconv.Itoa(e)
 	}
 	s := strconv.FormatFloat(v, 'f', -1, 64)
 	if !strings.Contains(s, ".") {

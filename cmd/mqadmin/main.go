@@ -2,8 +2,9 @@
 // Java: Apache 5.5.0's command names, options (short and long, read as
 // commons-cli's DefaultParser reads them, required ones enforced with its
 // messages) and printf formats, for topics, groups, offsets, messages,
-// brokers, name servers, controllers and ACL 2.0. docs/mqadmin.md lists
-// the commands and where the output differs.
+// brokers, exports, name servers, controllers, lite topics and ACL 2.0.
+// docs/mqadmin.md lists the commands, those left out, and where the output
+// differs.
 //
 //	mqadmin                              the command list
 //	mqadmin help <cmd>                   its usage block (HelpFormatter's)
