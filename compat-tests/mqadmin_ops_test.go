@@ -51,9 +51,10 @@ func mqadminClientSteps(t *testing.T, java *javaAdmin, c *cluster, cp string) {
 }
 
 // mqadminOpsSteps is TestMQAdminTable's part for the operators' commands
-// that need no client online: consume modes, consume queues, the master
-// flush offset, lite topics, exports, cold data, the commit log's read
-// ahead, and the commands a rocketgo broker refuses as not supported.
+// that need no client online: consume modes, send times, the master flush
+// offset, cold data, the commit log's read ahead, pop records, a commit
+// log file's dump, exports, and the commands a rocketgo broker refuses as
+// not supported.
 func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	ns, b := c.nsAddr, c.brokerAddr
 	topic, group := uniq("AdmOT"), uniq("AdmOG")
@@ -68,8 +69,32 @@ func mqadminOpsSteps(t *testing.T, java *javaAdmin, c *cluster) {
 			"-p", `{"type":"EXPONENTIAL","exponentialRetryPolicy":{"initial":5000,"max":7200000,"multiplier":2}}`}},
 		{args: []string{"updateTopic", "-n", ns, "-b", b, "-t", "%RETRY%" + group + "E", "-r", "1", "-w", "1"}},
 		{args: []string{"sendMsgStatus", "-n", ns, "-b", c.brokerName, "-c", "3", "-s", "30"}, norm: sendStatusNorm, want: "sendStatus=SEND_OK"},
+		{args: []string{"updateColdDataFlowCtrGroupConfig", "-n", ns, "-b", b, "-g", group, "-v", "1024"}, want: "success"},
+		{args: []string{"updateColdDataFlowCtrGroupConfig", "-n", ns, "--clusterName", clusterName, "-g", group + "2", "--threshold", "2048"}, want: "success"},
+		{args: []string{"getColdDataFlowCtrInfo", "-n", ns, "-b", b}, want: `"` + group + `2":2048`},
+		{args: []string{"removeColdDataFlowCtrGroupConfig", "-n", ns, "-c", clusterName, "-g", group + "2"}, want: "success"},
+		{args: []string{"getColdDataFlowCtrInfo", "-n", ns, "-c", clusterName}, want: `"` + group + `":1024`},
+		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-b", b, "-m", "1"}, want: "mode: 1"},
+		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "--commitLogReadAheadMode", "0"}, want: "mode: 0"},
+		{args: []string{"setCommitLogReadAheadMode", "-n", ns, "-c", clusterName, "-m", "2"}, want: "error"},
+		{args: []string{"exportPopRecord", "-n", ns, "-b", b}, want: "dryRun=false"},
+		{args: []string{"exportPopRecord", "-n", ns, "--clusterName", clusterName, "-d", "false"}, want: "dryRun=true"},
+	})
+	// the broker's first commit log file as it is now: both tools read the same bytes
+	log := filepath.Join(t.TempDir(), "commitlog")
+	data, err := os.ReadFile(filepath.Join(c.dir, "store", "commitlog", "00000000000000000000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runMQAdminSteps(t, java, []mqadminStep{
+		{args: []string{"dumpCompactionLog", "-n", ns, "-f", log}, want: "MessageExt [brokerName=null, queueId="},
+		{args: []string{"dumpCompactionLog", "-n", ns}, want: "miss dump log file name"},
 	})
 	exportSteps(t, java, ns, b)
+	unsupportedSteps(t, java, ns, b)
 }
 
 // mqadminLiteSteps is TestMQAdminTable's part for Apache 5.5's lite-topic
@@ -87,6 +112,13 @@ func mqadminLiteSteps(t *testing.T, java *javaAdmin, c *cluster) {
 	p := newProducer(t, c)
 	t.Cleanup(p.shutdown)
 	for i, lite := range []string{"a", "a", "a", "b"} {
+		if lite == "b" {
+			// b's message stored a millisecond or more after a's: the
+			// broker orders lite topics stored in the same millisecond
+			// as they come (its answers differ call to call)
+			sent := time.Now().UnixMilli()
+			waitFor(t, time.Second, func() bool { return time.Now().UnixMilli() > sent+1 })
+		}
 		m := primitive.NewMessage(topic, []byte(lite+strconv.Itoa(i)))
 		m.WithProperty("__LITE_TOPIC", lite)
 		p.mustSend(t, m)
@@ -119,6 +151,61 @@ func mqadminLiteSteps(t *testing.T, java *javaAdmin, c *cluster) {
 func liteAgoNorm(s string) string { return liteAgo.ReplaceAllString(s, "(* s ago)") }
 
 var liteAgo = regexp.MustCompile(`\(\d+ s ago\)`)
+
+// unsupportedSteps runs the commands whose requests a rocketgo broker
+// answers REQUEST_CODE_NOT_SUPPORTED (broker containers, the timer engine
+// switch, RocksDB stores) by both tools: stdout equal (what Apache's prints
+// before the refusal), the refusal on stderr in both ("request type N not
+// supported": Apache's stack trace, exit 0; the Go tool's error, exit 1,
+// or 0 where Apache's goes on to the next broker); and the lines they print
+// without asking the broker.
+func unsupportedSteps(t *testing.T, java *javaAdmin, ns, b string) {
+	for _, tc := range []struct {
+		args []string
+		code int // 0: no request refused
+		rc   int // the Go tool's exit status: 0 where Apache's goes on past a refusal
+	}{
+		{[]string{"addBroker", "-n", ns, "-c", b, "-b", "/tmp/broker-a.conf"}, 902, 1},
+		{[]string{"removeBroker", "-n", ns, "--brokerContainerAddr", b, "-b", clusterName + ":broker-a:1"}, 903, 1},
+		{[]string{"removeBroker", "-n", ns, "-c", b, "-b", clusterName + ":broker-a:-1"}, 0, 0},
+		{[]string{"switchTimerEngine", "-n", ns, "-b", b, "-e", "R"}, 5001, 1},
+		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "--engineType", "F"}, 5001, 0},
+		{[]string{"switchTimerEngine", "-n", ns, "-c", clusterName, "-e", "X"}, 0, 0},
+		{[]string{"checkRocksdbCqWriteProgress", "-n", ns, "-c", clusterName, "-t", "T", "-cf", "0"}, 354, 1},
+		{[]string{"checkRocksdbCqWriteProgress", "--nameserverAddr", ns, "-c", "NoSuchCluster"}, 0, 0},
+		{[]string{"rocksDBConfigToJson", "-n", ns, "-c", clusterName}, 355, 1},
+		{[]string{"rocksDBConfigToJson", "-b", b, "-t", "topics;consumerOffsets"}, 355, 1},
+		{[]string{"rocksDBConfigToJson", "-t", "topics"}, 0, 0},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			before := len(java.stderr.String())
+			jOut := java.run(t, tc.args)
+			jErr := java.stderr.String()[before:]
+			gOut, gErr, gRC := runGoAdminRC(t, tc.args)
+			if jOut != gOut {
+				t.Errorf("%v: outputs differ\nJava:\n%s\nGo:\n%s", tc.args, jOut, gOut)
+			}
+			if tc.code == 0 {
+				if gRC != 0 || jOut == "" {
+					t.Errorf("%v: Go exit %d, stdout %q\n%s", tc.args, gRC, gOut, gErr)
+				}
+				return
+			}
+			if gRC != tc.rc {
+				t.Errorf("%v: Go exit %d, want %d\n%s", tc.args, gRC, tc.rc, gErr)
+			}
+			refusal := fmt.Sprintf("request type %d not supported", tc.code)
+			// the JVM's stderr reaches the buffer through a pipe, maybe after its stdout
+			waitFor(t, 5*time.Second, func() bool {
+				jErr = java.stderr.String()[before:]
+				return strings.Contains(jErr, refusal)
+			})
+			if !strings.Contains(gErr, refusal) || !strings.Contains(jErr, refusal) {
+				t.Errorf("%v: stderr lacks %q\nJava:\n%s\nGo:\n%s", tc.args, refusal, jErr, gErr)
+			}
+		})
+	}
+}
 
 // exportSteps runs the export commands by both tools, each into a
 // directory of its own (-f): stdout equal with the directories named

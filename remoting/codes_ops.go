@@ -16,3 +16,14 @@ const (
 	GetColdDataFlowCtrInfo      int32 = 2003
 	SetCommitLogReadMode        int32 = 2004
 )
+
+// Operators' request codes of Apache 5.5 that a rocketgo broker does not
+// serve (it answers REQUEST_CODE_NOT_SUPPORTED): mqadmin sends them for
+// RocksDB stores, broker containers and the timer engine switch.
+const (
+	CheckRocksdbCqWriteProgress int32 = 354
+	ExportRocksDBConfigToJSON   int32 = 355
+	AddBroker                   int32 = 902
+	RemoveBroker                int32 = 903
+	SwitchTimerEngine           int32 = 5001
+)

@@ -123,7 +123,8 @@ func javaDouble(v float64) string {
 		if !strings.Contains(mant, ".") {
 			mant += ".0"
 		}
-		return mant + "E" + strings.TrimPrefix(strings.TrimPrefix(exp, "+"), "0")
+		e, _ := strconv.Atoi(exp) // "+07", "-04": FormatFloat's forms
+		return mant + "E" + strconv.Itoa(e)
 	}
 	s := strconv.FormatFloat(v, 'f', -1, 64)
 	if !strings.Contains(s, ".") {
@@ -842,4 +843,58 @@ func (a *admin) brokerMetrics(addr string, total *metricsTotal) (fjValue, error)
 	}
 	version := hashMap(fjField{"rocketmqVersion", fjString(remoting.DefaultVersion)}, fjField{"clientInfo", clientSet})
 	return hashMap(fjField{"runtimeEnv", env}, fjField{"runtimeQuota", quota}, fjField{"runtimeVersion", version}), nil
+}
+
+// exportPopRecord asks the broker of -b, or every broker (slaves too) of
+// -c's cluster, to write out its pop consumers' records (POP_ROLLBACK).
+// As Apache's, a dry run is "-d false" (its test reads the option so).
+func exportPopRecord(a *admin, o *options, args []string) error {
+	cluster := o.String("c", "clusterName", "choose one cluster to export")
+	broker := o.String("b", "brokerAddr", "choose one broker to export")
+	dry := o.String("d", "dryRun", "no actual changes will be made")
+	if err := a.parse(o, args); err != nil {
+		return err
+	}
+	dryRun := o.Given("d") && strings.EqualFold(*dry, "false")
+	export := func(addr, name string) {
+		var err error
+		if !dryRun {
+			_, err = a.Call(addr, remoting.PopRollback, nil, nil)
+		}
+		if err != nil {
+			fmt.Fprintf(a.out, "Export broker records error, brokerName=%s, brokerAddr=%s, dryRun=%t\n%v", name, addr, dryRun, err)
+			return
+		}
+		fmt.Fprintf(a.out, "Export broker records, brokerName=%s, brokerAddr=%s, dryRun=%t\n", name, addr, dryRun)
+	}
+	switch {
+	case o.Given("b"):
+		addr := strings.TrimSpace(*broker)
+		props, err := a.brokerConfig(addr)
+		if err != nil {
+			return err
+		}
+		name, ok := props["brokerName"]
+		if !ok {
+			name = "null"
+		}
+		export(addr, name)
+	case o.Given("c"):
+		ci, err := a.ClusterInfo()
+		if err != nil {
+			return err
+		}
+		// Apache walks the cluster's broker names (a HashSet) and each
+		// one's addresses by id
+		for _, n := range javaSetOrder(ci.ClusterAddrTable[strings.TrimSpace(*cluster)]) {
+			bd, ok := ci.BrokerAddrTable[n]
+			if !ok {
+				continue
+			}
+			for _, id := range bd.IDs() {
+				export(bd.BrokerAddrs[strconv.FormatInt(id, 10)], n)
+			}
+		}
+	}
+	return nil
 }

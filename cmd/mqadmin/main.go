@@ -2,8 +2,9 @@
 // Java: Apache 5.5.0's command names, options (short and long, read as
 // commons-cli's DefaultParser reads them, required ones enforced with its
 // messages) and printf formats, for topics, groups, offsets, messages,
-// brokers, name servers, controllers and ACL 2.0. docs/mqadmin.md lists
-// the commands and where the output differs.
+// brokers, exports, name servers, controllers, lite topics and ACL 2.0.
+// docs/mqadmin.md lists the commands, those left out, and where the output
+// differs.
 //
 //	mqadmin                              the command list
 //	mqadmin help <cmd>                   its usage block (HelpFormatter's)
@@ -53,6 +54,8 @@ var commands = []command{
 	{"clusterList", "List cluster infos.", clusterList},
 	{"clusterRT", "List All clusters Message Send RT.", clusterRT},
 	{"checkMsgSendRT", "Check message send response time.", checkMsgSendRT},
+	{"addBroker", "Add a broker to specified container.", addBroker},
+	{"removeBroker", "Remove a broker from specified container.", removeBroker},
 	{"resetMasterFlushOffset", "Reset master flush offset in slave.", resetMasterFlushOffset},
 	{"brokerStatus", "Fetch broker runtime status data.", brokerStatus},
 	{"topicRoute", "Examine topic route info.", topicRoute},
@@ -96,6 +99,11 @@ var commands = []command{
 	{"deleteKvConfig", "Delete KV config.", deleteKvConfig},
 	{"updateOrderConf", "Create or update or delete order conf.", updateOrderConf},
 	{"allocateMQ", "Allocate MQ.", allocateMQ},
+	{"dumpCompactionLog", "Parse compaction log to message.", dumpCompactionLog},
+	{"getColdDataFlowCtrInfo", "Get cold data flow ctr info.", getColdDataFlowCtrInfo},
+	{"updateColdDataFlowCtrGroupConfig", "Add or update cold data flow ctr group config.", updateColdDataFlowCtrGroupConfig},
+	{"removeColdDataFlowCtrGroupConfig", "Remove consumer from cold ctr config.", removeColdDataFlowCtrGroupConfig},
+	{"setCommitLogReadAheadMode", "Set read ahead mode for all commitlog files.", setCommitLogReadAheadMode},
 	{"createUser", "Create user to cluster.", createUser},
 	{"updateUser", "Update user to cluster.", updateUser},
 	{"deleteUser", "Delete user from cluster.", deleteUser},
@@ -111,6 +119,7 @@ var commands = []command{
 	{"exportMetadata", "Export metadata.", exportMetadata},
 	{"exportConfigs", "Export configs.", exportConfigs},
 	{"exportMetrics", "Export metrics.", exportMetrics},
+	{"exportPopRecord", "Export pop consumer record", exportPopRecord},
 	{"haStatus", "Fetch ha runtime status data.", haStatus},
 	{"getSyncStateSet", "Fetch syncStateSet for target brokers.", getSyncStateSet},
 	{"getBrokerEpoch", "Fetch broker epoch entries.", getBrokerEpoch},
@@ -119,6 +128,9 @@ var commands = []command{
 	{"updateControllerConfig", "Update controller config.", updateControllerConfig},
 	{"electMaster", "Re-elect the specified broker as master.", electMaster},
 	{"cleanBrokerMetadata", "Clean metadata of broker on controller.", cleanBrokerMetadata},
+	{"rocksDBConfigToJson", rocksDBConfigToJSONDesc, rocksDBConfigToJSON},
+	{"checkRocksdbCqWriteProgress", "check if rocksdb cq is same as file cq", checkRocksdbCqWriteProgress},
+	{"switchTimerEngine", "switch the engine of timer message in broker", switchTimerEngine},
 	{"getBrokerLiteInfo", "Get broker lite info.", getBrokerLiteInfo},
 	{"getParentTopicInfo", "Get parent topic info.", getParentTopicInfo},
 	{"getLiteTopicInfo", "Get lite topic info.", getLiteTopicInfo},

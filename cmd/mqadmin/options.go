@@ -82,7 +82,11 @@ func (o *options) StringDef(short, long, def, desc string) *string {
 // Req is String for a required option.
 func (o *options) Req(short, long, desc string) *string {
 	p := o.String(short, long, desc)
-	o.require(o.list[len(o.list)-1])
+	key := short
+	if key == "" {
+		key = long
+	}
+	o.require(o.lookup(key)) // not the list's last: a redeclared option keeps its place
 	return p
 }
 

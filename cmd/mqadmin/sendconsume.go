@@ -285,14 +285,20 @@ func messageExtString(m *adminclient.Message) string {
 	for i, b := range m.Body {
 		body[i] = strconv.Itoa(int(int8(b)))
 	}
+	return messageExtText(m, m.BrokerName, "["+strings.Join(body, ", ")+"]")
+}
+
+// messageExtText is MessageExt.toString with the broker name and the body
+// (Arrays.toString of it, "null" for none) as given.
+func messageExtText(m *adminclient.Message, brokerName, body string) string {
 	txID := "null"
 	if v, ok := m.Prop(message.PropTransactionPrepared); ok && javaBool(v) {
 		txID, _ = m.Prop(message.PropUniqClientMessageID)
 	}
 	return fmt.Sprintf("MessageExt [brokerName=%s, queueId=%d, storeSize=%d, queueOffset=%d, sysFlag=%d, bornTimestamp=%d, "+
 		"bornHost=/%s, storeTimestamp=%d, storeHost=/%s, msgId=%s, commitLogOffset=%d, bodyCRC=%d, reconsumeTimes=%d, "+
-		"preparedTransactionOffset=%d, toString()=Message{topic='%s', flag=%d, properties=%s, body=[%s], transactionId='%s'}]",
-		m.BrokerName, m.QueueID, m.StoreSize, m.QueueOffset, m.SysFlag, m.BornTimestamp, m.BornHost, m.StoreTimestamp,
+		"preparedTransactionOffset=%d, toString()=Message{topic='%s', flag=%d, properties=%s, body=%s, transactionId='%s'}]",
+		brokerName, m.QueueID, m.StoreSize, m.QueueOffset, m.SysFlag, m.BornTimestamp, m.BornHost, m.StoreTimestamp,
 		m.StoreHost, m.OffsetMsgID(), m.PhysicalOffset, m.BodyCRC, m.ReconsumeTimes, m.PreparedTransactionOffset,
-		m.Topic, m.Flag, javaMapString(m.Props), strings.Join(body, ", "), txID)
+		m.Topic, m.Flag, javaMapString(m.Props), body, txID)
 }

@@ -63,22 +63,32 @@ func (m *Message) MsgID() string {
 func decodeMessages(b []byte) ([]*Message, error) {
 	var out []*Message
 	for len(b) > 0 {
-		r, rest, err := message.DecodeRecord(b)
+		m, rest, err := DecodeMessage(b)
 		if err != nil {
 			return out, fmt.Errorf("message %d: %w", len(out), err)
-		}
-		r.Body = append([]byte(nil), r.Body...)
-		m := &Message{Record: r, StoreSize: len(b) - len(rest)}
-		for _, chunk := range strings.Split(r.Properties, string(rune(message.PropertySeparator))) {
-			k, v, ok := strings.Cut(chunk, string(rune(message.NameValueSeparator)))
-			if ok && k != "" && v != "" { // Java skips a chunk without both
-				m.put(k, v)
-			}
 		}
 		out = append(out, m)
 		b = rest
 	}
 	return out, nil
+}
+
+// DecodeMessage decodes the stored record (the commit log's layout) at the
+// head of b, its body copied, and returns the rest of b.
+func DecodeMessage(b []byte) (*Message, []byte, error) {
+	r, rest, err := message.DecodeRecord(b)
+	if err != nil {
+		return nil, b, err
+	}
+	r.Body = append([]byte(nil), r.Body...)
+	m := &Message{Record: r, StoreSize: len(b) - len(rest)}
+	for _, chunk := range strings.Split(r.Properties, string(rune(message.PropertySeparator))) {
+		k, v, ok := strings.Cut(chunk, string(rune(message.NameValueSeparator)))
+		if ok && k != "" && v != "" { // Java skips a chunk without both
+			m.put(k, v)
+		}
+	}
+	return m, rest, nil
 }
 
 // ViewMessage is VIEW_MESSAGE_BY_ID: the record at a commit-log offset.
