@@ -68,7 +68,7 @@ while getopts "s:x:d:n:r:R:S:c:w:P:G:T:K:o:qH" opt; do
 	P) NS_CONNS=$OPTARG ;; G) REG_TOPICS=$OPTARG ;; T) TOPICS=$OPTARG ;; K) IDLE=$OPTARG ;;
 	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 NS_CONNS=10,100 REG_TOPICS=100,1000 TOPICS=1,10,100 IDLE=0,100,1000 ;;
 	H) HA=1 ;;
-	*) sed -n '2,58p' "$0"; exit 2 ;;
+	*) sed -n '2,55p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -91,6 +91,13 @@ if [ ${#NAMES[@]} -eq 0 ]; then
 fi
 for s in "${SCRIPTS[@]}"; do [ -x "$s" ] || { echo "compare: $s is not an executable start script" >&2; exit 2; }; done
 has_rows() { [[ ",$ROWS," == *",$1,"* ]]; }
+run_ok() { [ "$1" = base ] || declare -F "run_$1" >/dev/null; }
+# The scale row groups: run_ns, run_topics, run_conns.
+# shellcheck source=bench/scale.sh
+. "$ROOT/bench/scale.sh"
+for g in ${ROWS//,/ }; do
+	run_ok "$g" || { echo "compare: unknown row group $g (base, ns, topics, conns, all)" >&2; exit 2; }
+done
 OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 RES=$OUT/results.tsv
@@ -300,12 +307,6 @@ disk() {
 	echo "disk 4 KiB O_DSYNC (≈ SYNC_FLUSH commits/s bound): $dsync"
 }
 
-# The scale row groups: run_ns, run_topics, run_conns.
-# shellcheck source=bench/scale.sh
-. "$ROOT/bench/scale.sh"
-for g in ${ROWS//,/ }; do
-	declare -F "run_$g" >/dev/null || { echo "compare: unknown row group $g (base, ns, topics, conns, all)" >&2; exit 2; }
-done
 if has_rows conns; then
 	# Each idle connection is a descriptor in the client and in the server
 	# (they inherit this shell's limit).
