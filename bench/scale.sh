@@ -77,8 +77,10 @@ run_ns() {
 # run_topics REP IDX: a broker started with T topics of 8 queues (its
 # topics.json), then 1 KiB sends round robin over all T x 8 queues (-c/-w,
 # a warm-up, then D seconds):
-#   topics_send_tps@T, topics_send_p99_ms@T, and the broker's peak VmRSS,
-#   RssAnon and memory mappings (/proc/PID/maps lines) over warm-up and run.
+#   topics_send_tps@T, topics_send_p99_ms@T, topics_send_errs@T (refused or
+#   unanswered sends: a broker out of mappings refuses them), and the
+#   broker's peak VmRSS, RssAnon and memory mappings (/proc/PID/maps lines)
+#   over warm-up and run.
 run_topics() {
 	local rep=$1 i=$2 name=${NAMES[$2]} pre t f rmax amax mmax
 	for t in ${TOPICS//,/ }; do
@@ -94,6 +96,7 @@ run_topics() {
 		read -r rmax amax mmax <<<"$SAMPLED"
 		record "$rep" "$name" "topics_send_tps@$t" "$(field "$pre.txt" send tps)"
 		record "$rep" "$name" "topics_send_p99_ms@$t" "$(field "$pre.txt" send p99_ms)"
+		record "$rep" "$name" "topics_send_errs@$t" "$(field "$pre.txt" send errs)"
 		FAILED=""
 		record "$rep" "$name" "topics_rss_mb@$t" "$((rmax / 1024))"
 		record "$rep" "$name" "topics_rss_anon_mb@$t" "$((amax / 1024))"
