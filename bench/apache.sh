@@ -20,10 +20,11 @@ case "${1:-}" in
 start)
 	[ -x "$REF" ] || { echo "no Apache reference harness at $REF" >&2; exit 3; }
 	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
-	mkdir -p "$dir/namesrv" "$dir/broker/store"
+	mkdir -p "$dir/namesrv" "$dir/broker/store/config"
+	if [ -n "${BENCH_TOPICS_JSON:-}" ]; then cp "$BENCH_TOPICS_JSON" "$dir/broker/store/config/topics.json"; fi
 	"$REF" namesrv "$ns" "$dir/namesrv" >>"$dir/namesrv.log" 2>&1 &
 	echo $! >"$dir/namesrv.pid"
-	wait_port "$ns" 60
+	wait_port "$ns" 60 "$(cat "$dir/namesrv.pid")"
 	cp=$("$REF" classpath)
 	b=$dir/broker
 	cat >"$b/broker.properties" <<CONF
@@ -51,7 +52,7 @@ CONF
 		-cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$b/broker.properties" -n "127.0.0.1:$ns" \
 		>>"$dir/broker.log" 2>&1 &
 	echo $! >"$dir/broker.pid"
-	wait_port "$bp" 60
+	wait_port "$bp" 60 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
 	;;
 stop)

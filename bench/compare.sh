@@ -1,64 +1,103 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark of two brokers with the same mqbench workloads.
+# Side-by-side benchmark of brokers with the same mqbench workloads.
 #
-#   bench/compare.sh [options] [A_NAME A_SCRIPT B_NAME B_SCRIPT]
+#   bench/compare.sh [options] [NAME SCRIPT [NAME SCRIPT ...]]
 #
 # A system is a start/stop script with bench/rocketgo.sh's contract:
 #   SCRIPT start DIR NS_PORT BROKER_PORT FLUSH_TYPE  -> prints "broker_pid=<pid> launched_ns=<ns>"
 #   SCRIPT stop DIR
-# Defaults: A = rocketgo (bench/rocketgo.sh), B = apache (bench/apache.sh, which
-# needs compat-tests/reference/run.sh). Without the reference the
-# script refuses unless B is given, e.g. "rocketgo bench/rocketgo.sh rocketgo2
-# bench/rocketgo.sh" (A/A run to check the method and the noise).
+# (DIR/namesrv.pid and DIR/broker.pid hold the two processes; with
+# BENCH_TOPICS_JSON set, that file is the broker's config/topics.json.)
+# Systems come from -s (names of bench/NAME.sh: rocketgo, apache, rust) or
+# as NAME SCRIPT pairs, e.g. "rocketgo bench/rocketgo.sh rocketgo2
+# bench/rocketgo.sh" (A/A run to check the method and the noise). Default:
+# rocketgo and apache (bench/apache.sh, which needs
+# compat-tests/reference/run.sh; without it the script refuses unless the
+# systems are given).
 #
-# For each repetition both systems run, in alternating order (AB, BA, ...):
-#   ASYNC_FLUSH start: start-up time to the first accepted send (mqbench
-#     probe), idle RSS, a warm-up, send TPS at 128 B / 1 KiB / 4 KiB (RSS
-#     sampled meanwhile), send p99 of 4 KiB at a fixed rate (-S), N stored
-#     messages then consume catch-up TPS, and end-to-end latency at a fixed
-#     rate on a new topic (time from its creation to the first message
-#     consumed, that message's latency, p99 and the worst second's p99) and
-#     then on the same topic, warm (p50, p99, worst second's p99);
-#   SYNC_FLUSH start: send TPS at 128 B / 1 KiB / 4 KiB, and MiB/s of 1 KiB messages sent in
-#     batches of 16 (to set against the disk's sequential bandwidth).
-# Each start gets a fresh store. Medians over the repetitions and the ratio
-# A/B are printed; raw numbers go to OUT/results.tsv, mqbench output, CSV and
-# SVG files to OUT/. Disk sequential-write measurements (dd, fdatasync at
+# For each repetition every system runs, in rotating order (ABC, BCA, ...),
+# the row groups of -x, each start on a fresh store:
+#   base (the default):
+#     ASYNC_FLUSH start: start-up time to the first accepted send (mqbench
+#       probe), idle RSS, a warm-up, send TPS at 128 B / 1 KiB / 4 KiB (RSS
+#       sampled meanwhile), send p99 of 4 KiB at a fixed rate (-S), N stored
+#       messages then consume catch-up TPS, and end-to-end latency at a fixed
+#       rate on a new topic (time from its creation to the first message
+#       consumed, that message's latency, p99 and the worst second's p99) and
+#       then on the same topic, warm (p50, p99, worst second's p99);
+#     SYNC_FLUSH start: send TPS at 128 B / 1 KiB / 4 KiB, and MiB/s of 1 KiB
+#       messages sent in batches of 16 (to set against the disk's sequential
+#       bandwidth).
+#   ns, topics, conns: the scale rows of bench/scale.sh (name server route
+#     queries and registration, send over many topics, idle connections).
+# Medians over the repetitions and the ratios of the first system to each
+# other are printed (and written as a Markdown table to OUT/summary.md); a
+# cell a system could not fill says "n/a (reason)". Raw numbers go to
+# OUT/results.tsv, mqbench output, CSV and SVG files to OUT/, and
+# bench/scale_plot.py draws the scale rows as curves (OUT/scale-*.svg).
+# With the base rows, disk sequential-write measurements (dd, fdatasync at
 # the end; O_DIRECT; 4 KiB O_DSYNC writes) are printed first.
 #
 # Options:
+#   -s LIST      systems, comma-separated: NAME (bench/NAME.sh) or NAME=SCRIPT
+#   -x LIST      row groups, comma-separated: base, ns, topics, conns, or all (default base)
 #   -d SECONDS   each send run (default 20)        -n N     catch-up messages (default 1000000)
 #   -r REPS      repetitions (default 3)            -R RATE  e2e rate msgs/s (default 10000)
 #   -S RATE      fixed-rate 4 KiB send row, msgs/s (default 20000)
 #   -c CONNS     connections (default 4)            -w WIN   window per connection (default 32)
+#   -P LIST      ns: route-query client connections (default 100,1000)
+#   -G LIST      ns: topics of the registering broker (default 10000,50000)
+#   -T LIST      topics: topic counts, 8 queues each (default 1,1000,10000)
+#   -K LIST      conns: idle connections (default 0,1000,10000)
 #   -o DIR       output dir (default bench/results/<date>)
-#   -q           quick: -d 3 -n 50000 -r 1, 1 s warm-up
+#   -q           quick: -d 3 -n 50000 -r 1, 1 s warm-up, scale lists a tenth or less
 #   -H           also the replication rows (bench/replication.sh: slave catch-up MB/s,
 #                ASYNC vs SYNC_MASTER send TPS and p99), same reps, into OUT/replication
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 D=20 N=1000000 REPS=3 RATE=10000 SRATE=20000 C=4 W=32 OUT="" WARM=5 HA=0 QUICK=0
-while getopts "d:n:r:R:S:c:w:o:qH" opt; do
+SYS="" ROWS=base NS_CONNS=100,1000 REG_TOPICS=10000,50000 TOPICS=1,1000,10000 IDLE=0,1000,10000
+while getopts "s:x:d:n:r:R:S:c:w:P:G:T:K:o:qH" opt; do
 	case $opt in
+	s) SYS=$OPTARG ;; x) ROWS=$OPTARG ;;
 	d) D=$OPTARG ;; n) N=$OPTARG ;; r) REPS=$OPTARG ;; R) RATE=$OPTARG ;; S) SRATE=$OPTARG ;;
 	c) C=$OPTARG ;; w) W=$OPTARG ;; o) OUT=$OPTARG ;;
-	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 ;;
+	P) NS_CONNS=$OPTARG ;; G) REG_TOPICS=$OPTARG ;; T) TOPICS=$OPTARG ;; K) IDLE=$OPTARG ;;
+	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 NS_CONNS=10,100 REG_TOPICS=100,1000 TOPICS=1,10,100 IDLE=0,100,1000 ;;
 	H) HA=1 ;;
-	*) sed -n '2,30p' "$0"; exit 2 ;;
+	*) sed -n '2,55p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-if [ $# -ge 4 ]; then
-	NAMES=("$1" "$3") SCRIPTS=("$2" "$4")
-else
+[ "$ROWS" = all ] && ROWS=base,ns,topics,conns
+NAMES=() SCRIPTS=()
+for s in ${SYS//,/ }; do
+	case $s in
+	*=*) NAMES+=("${s%%=*}") SCRIPTS+=("${s#*=}") ;;
+	*) NAMES+=("$s") SCRIPTS+=("$ROOT/bench/$s.sh") ;;
+	esac
+done
+while [ $# -ge 2 ]; do NAMES+=("$1") SCRIPTS+=("$2"); shift 2; done
+if [ ${#NAMES[@]} -eq 0 ]; then
 	NAMES=(rocketgo apache) SCRIPTS=("$ROOT/bench/rocketgo.sh" "$ROOT/bench/apache.sh")
 	if [ ! -x "$ROOT/compat-tests/reference/run.sh" ] && [ -z "${APACHE_REFERENCE:-}" ]; then
 		echo "compare: no Apache reference (compat-tests/reference/run.sh);" >&2
-		echo "  give both systems explicitly, e.g.: $0 -q rocketgo bench/rocketgo.sh rocketgo2 bench/rocketgo.sh" >&2
+		echo "  give the systems explicitly, e.g.: $0 -q -s rocketgo,rust or $0 -q rocketgo bench/rocketgo.sh rocketgo2 bench/rocketgo.sh" >&2
 		exit 3
 	fi
 fi
+for s in "${SCRIPTS[@]}"; do [ -x "$s" ] || { echo "compare: $s is not an executable start script" >&2; exit 2; }; done
+has_rows() { [[ ",$ROWS," == *",$1,"* ]]; }
+run_ok() { [ "$1" = base ] || declare -F "run_$1" >/dev/null; }
+# The scale row groups: run_ns, run_topics, run_conns.
+# shellcheck source=bench/scale.sh
+. "$ROOT/bench/scale.sh"
+for g in ${ROWS//,/ }; do
+	run_ok "$g" || { echo "compare: unknown row group $g (base, ns, topics, conns, all)" >&2; exit 2; }
+done
 OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 RES=$OUT/results.tsv
@@ -68,76 +107,136 @@ MQB=$BIN/mqbench
 
 log() { echo "[$(date +%T)] $*" >&2; }
 
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-
 # rss_kb PID [FIELD]: VmRSS (default) or RssAnon (heap, stacks: without the
 # mapped store files, which VmRSS counts once touched) in kB.
 rss_kb() { awk -v f="${2:-VmRSS}:" '$1==f{print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-# sample_rss PID FILE: max VmRSS and max RssAnon (kB) into FILE every 200 ms until killed.
+# maps PID: the process's memory mappings (lines of /proc/PID/maps): every
+# mapped store file is one or more, and the kernel allows vm.max_map_count.
+maps() { wc -l <"/proc/$1/maps" 2>/dev/null || echo 0; }
+
+# sample_rss PID FILE: max VmRSS, max RssAnon (kB) and max mappings into
+# FILE every 200 ms (mappings every second: reading tens of thousands costs)
+# until killed.
 sample_rss() {
-	local max=0 amax=0 v a
+	local max=0 amax=0 mmax=0 v a m n=0
 	while kill -0 "$1" 2>/dev/null; do
 		v=$(rss_kb "$1") a=$(rss_kb "$1" RssAnon)
 		((v > max)) && max=$v
 		((a > amax)) && amax=$a
-		echo "$max $amax" >"$2"
+		if ((n++ % 5 == 0)); then
+			m=$(maps "$1")
+			((m > mmax)) && mmax=$m
+		fi
+		echo "$max $amax $mmax" >"$2"
 		sleep 0.2
 	done
 }
 
-record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RES"; } # rep system metric value
+# sampler_start PID FILE / sampler_stop: sample_rss in the background;
+# sampler_stop leaves "max_rss_kb max_anon_kb max_maps" in SAMPLED.
+sampler_start() {
+	: >"$2"
+	sample_rss "$1" "$2" &
+	SAMPLER=$! SAMPLER_FILE=$2
+}
+sampler_stop() {
+	kill "$SAMPLER" 2>/dev/null || true
+	wait "$SAMPLER" 2>/dev/null || true
+	SAMPLED=$(cat "$SAMPLER_FILE" 2>/dev/null || true)
+	[ -n "$SAMPLED" ] || SAMPLED="0 0 0"
+}
 
-field() { sed -n "s/^SUMMARY role=$2 .* $3=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
-first() { sed -n "s/^FIRST .* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
+# record REP SYSTEM METRIC VALUE: an empty VALUE is recorded as
+# "n/a (why)", why being the last failure (FAILED) if any.
+record() { # rep system metric value
+	local v=$4
+	[ -n "$v" ] || v="n/a (${FAILED:-no value})"
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$v" >>"$RES"
+}
 
-# bench NAME LOGBASE mqbench-args...: runs mqbench, keeps output, CSV, SVG.
+# field FILE ROLE KEY: KEY of ROLE's SUMMARY line; nothing if the run failed.
+field() { [ -e "$1.failed" ] || sed -n "s/^SUMMARY role=$2 .* $3=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
+first() { [ -e "$1.failed" ] || sed -n "s/^FIRST .* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1; }
+
+# bench LOGBASE mqbench-args...: runs mqbench, keeps output, CSV, SVG. A
+# failure is logged, marked (LOGBASE.txt.failed, which field reads as no
+# value) and kept in FAILED; the run goes on.
 bench() {
 	local base=$1
 	shift
+	FAILED=""
+	rm -f "$base.txt.failed"
 	"$MQB" "$@" -csv "$base.csv" -plot "$base.svg" >"$base.txt" 2>&1 || {
-		log "mqbench failed ($base.txt):"; tail -5 "$base.txt" >&2; return 1; }
+		FAILED="mqbench $1: $(grep -v '^ *[0-9.]* [a-z2]* ' "$base.txt" | tail -1 | cut -c1-120)"
+		echo "$FAILED" >"$base.txt.failed"
+		log "mqbench failed ($base.txt):"; tail -5 "$base.txt" >&2; }
 }
 
 PIDS_TO_STOP=()
-cleanup() { for d in "${PIDS_TO_STOP[@]}"; do "${d%%|*}" stop "${d#*|}" >/dev/null 2>&1 || true; done; }
+cleanup() {
+	for d in "${PIDS_TO_STOP[@]}"; do
+		"${d%%|*}" stop "${d#*|}" >/dev/null 2>&1 || true
+		rm -rf "${d#*|}"
+	done
+}
 trap cleanup EXIT
 
-# run_system REP IDX
-run_system() {
-	local rep=$1 i=$2 name=${NAMES[$2]} script=${SCRIPTS[$2]}
-	local dir ns bp out pid launched ns_addr
+# start_system REP IDX GROUP FLUSH [broker.conf lines]: starts system IDX
+# on a fresh store and free ports; sets DIR NS_ADDR BP PID NS_PID LAUNCHED.
+# On failure it records "<GROUP> start failed" for the system (every cell of
+# the group then says so), cleans up and returns 1.
+start_system() {
+	local rep=$1 i=$2 group=$3 flush=$4 name=${NAMES[$2]} script=${SCRIPTS[$2]} out ns
+	shift 4
+	# Let the previous run's dirty pages reach the disk first: writeback
+	# competing with the next run skews it (seen: 2x on A/A runs).
+	sync
+	sleep 2
+	DIR=$(mktemp -d "/tmp/mqbench-$name-$group.XXXXXX")
+	read -r ns BP < <(pick_ports 2)
+	NS_ADDR=127.0.0.1:$ns
+	log "$name rep $rep: start $group $flush (ns $NS_ADDR, broker $BP, $DIR)"
+	PIDS_TO_STOP+=("$script|$DIR")
+	if ! out=$("$script" start "$DIR" "$ns" "$BP" "$flush" "$@" 2>"$DIR/start.err"); then
+		# Seen with Apache (its port not open within the start script's
+		# wait, once in four runs): that repetition lacks its numbers.
+		cat "$DIR/start.err" >&2
+		FAILED="start failed: $(tail -1 "$DIR/start.err" | cut -c1-120)"
+		log "$name rep $rep: $group $flush $FAILED"
+		record "$rep" "$name" "_failed:$group" "n/a ($FAILED)"
+		stop_system "$i"
+		return 1
+	fi
+	cat "$DIR/start.err" >&2
+	PID=$(sed -n 's/.*broker_pid=\([0-9]*\).*/\1/p' <<<"$out")
+	LAUNCHED=$(sed -n 's/.*launched_ns=\([0-9]*\).*/\1/p' <<<"$out")
+	NS_PID=$(cat "$DIR/namesrv.pid" 2>/dev/null || echo 0)
+}
+
+# stop_system IDX: stops the system started last and removes its store.
+stop_system() {
+	"${SCRIPTS[$1]}" stop "$DIR" || true
+	rm -rf "$DIR"
+}
+
+# run_base REP IDX
+run_base() {
+	local rep=$1 i=$2 name=${NAMES[$2]}
 	for flush in ASYNC_FLUSH SYNC_FLUSH; do
-		# Let the previous run's dirty pages reach the disk first: writeback
-		# competing with the next run skews it (seen: 2x on A/A runs).
-		sync
-		sleep 2
-		dir=$(mktemp -d "/tmp/mqbench-$name-$flush.XXXXXX")
-		ns=$(free_port) bp=$(free_port)
-		ns_addr=127.0.0.1:$ns
-		log "$name rep $rep: start $flush (ns $ns_addr, broker $bp, $dir)"
-		PIDS_TO_STOP+=("$script|$dir")
-		if ! out=$("$script" start "$dir" "$ns" "$bp" "$flush"); then
-			# Seen with Apache (its port not open within the start script's
-			# wait, once in four runs): that repetition lacks its numbers.
-			log "$name rep $rep: $flush start failed, skipped"
-			"$script" stop "$dir" >/dev/null 2>&1 || true
-			rm -rf "$dir"
-			continue
-		fi
-		pid=$(sed -n 's/.*broker_pid=\([0-9]*\).*/\1/p' <<<"$out")
-		launched=$(sed -n 's/.*launched_ns=\([0-9]*\).*/\1/p' <<<"$out")
+		start_system "$rep" "$i" base "$flush" || continue
+		local pid=$PID ns_addr=$NS_ADDR
 		local pre=$OUT/$name-r$rep-${flush%%_*}
 		# Every start waits for its first accepted send: the broker's port opens
 		# before it has registered with the name server (Apache: up to seconds).
-		"$MQB" probe -n "$ns_addr" -t bench_probe -create-topic -q 1 -since "$launched" -timeout 120s >"$pre-probe.txt" 2>&1
+		"$MQB" probe -n "$ns_addr" -t bench_probe -create-topic -q 1 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
 		if [ $flush = ASYNC_FLUSH ]; then
+			FAILED="probe: $(tail -1 "$pre-probe.txt")"
 			record "$rep" "$name" startup_ms "$(sed -n 's/PROBE first_send_ms=//p' "$pre-probe.txt")"
 			sleep 2
 			record "$rep" "$name" rss_idle_mb "$(( $(rss_kb "$pid") / 1024 ))"
 			record "$rep" "$name" rss_anon_idle_mb "$(( $(rss_kb "$pid" RssAnon) / 1024 ))"
-			sample_rss "$pid" "$pre-rss" &
-			local sampler=$!
+			sampler_start "$pid" "$pre-rss"
 			bench "$pre-warm" produce -n "$ns_addr" -t bench_warm -create-topic -c "$C" -w "$W" -s 1024 -d "${WARM}s"
 			for s in 128 1024 4096; do
 				bench "$pre-send$s" produce -n "$ns_addr" -t "bench_s$s" -create-topic -c "$C" -w "$W" -s $s -d "${D}s"
@@ -163,11 +262,10 @@ run_system() {
 			record "$rep" "$name" e2e_p50_ms "$(field "$pre-e2ew.txt" e2e p50_ms)"
 			record "$rep" "$name" e2e_p99_ms "$(field "$pre-e2ew.txt" e2e p99_ms)"
 			record "$rep" "$name" e2e_worst_s_p99_ms "$(field "$pre-e2ew.txt" e2e worst_p99_ms)"
-			kill "$sampler" 2>/dev/null || true
-			wait "$sampler" 2>/dev/null || true
-			read -r rmax amax <"$pre-rss" || true
-			record "$rep" "$name" rss_load_mb "$(( ${rmax:-0} / 1024 ))"
-			record "$rep" "$name" rss_anon_load_mb "$(( ${amax:-0} / 1024 ))"
+			sampler_stop
+			read -r rmax amax _ <<<"$SAMPLED"
+			record "$rep" "$name" rss_load_mb "$(( rmax / 1024 ))"
+			record "$rep" "$name" rss_anon_load_mb "$(( amax / 1024 ))"
 		else
 			bench "$pre-warm" produce -n "$ns_addr" -t bench_warm -create-topic -c "$C" -w "$W" -s 1024 -d "${WARM}s"
 			for s in 128 1024 4096; do
@@ -179,8 +277,7 @@ run_system() {
 			bench "$pre-sendb16" produce -n "$ns_addr" -t bench_b16 -create-topic -c "$C" -w "$((W * 4))" -b 16 -s 1024 -d "${D}s"
 			record "$rep" "$name" send_mibps_1024x16_sync "$(field "$pre-sendb16.txt" send mibps)"
 		fi
-		"$script" stop "$dir"
-		rm -rf "$dir"
+		stop_system "$i"
 	done
 }
 
@@ -210,49 +307,32 @@ disk() {
 	echo "disk 4 KiB O_DSYNC (≈ SYNC_FLUSH commits/s bound): $dsync"
 }
 
+if has_rows conns; then
+	# Each idle connection is a descriptor in the client and in the server
+	# (they inherit this shell's limit).
+	ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+fi
+
 {
-	echo "# compare: ${NAMES[0]} vs ${NAMES[1]}; send ${D}s x 128/1024/4096 B, catch-up $N, e2e ${RATE}/s, c=$C w=$W, reps=$REPS, $(nproc) CPUs"
-	disk
+	echo "# compare: ${NAMES[*]}; rows $ROWS; send ${D}s x 128/1024/4096 B, catch-up $N, e2e ${RATE}/s, c=$C w=$W, reps=$REPS, $(nproc) CPUs"
+	has_rows ns && echo "# ns: route queries with $NS_CONNS connections x $NS_WINDOW in flight, registration of $REG_TOPICS topics"
+	has_rows topics && echo "# topics: $TOPICS topics x 8 queues; vm.max_map_count $(cat /proc/sys/vm/max_map_count)"
+	has_rows conns && echo "# conns: $IDLE idle connections; open files limit $(ulimit -n)"
+	if has_rows base; then disk; fi
 } | tee "$OUT/summary.txt"
 
+# Systems rotate: ABC, BCA, CAB, ... (AB, BA with two).
 for ((rep = 1; rep <= REPS; rep++)); do
-	if ((rep % 2)); then order=(0 1); else order=(1 0); fi
-	for i in "${order[@]}"; do run_system "$rep" "$i"; done
+	for ((k = 0; k < ${#NAMES[@]}; k++)); do
+		i=$(((k + rep - 1) % ${#NAMES[@]}))
+		for g in ${ROWS//,/ }; do "run_$g" "$rep" "$i"; done
+	done
 done
 
-# Medians per metric and system, ratio A/B.
-python3 - "$RES" "${NAMES[0]}" "${NAMES[1]}" "$OUT/disk_mbps" "$OUT/disk_direct_mbps" <<'PY' | tee -a "$OUT/summary.txt"
-import sys, statistics, collections
-res, a, b, diskfile, directfile = sys.argv[1:6]
-vals = collections.defaultdict(list)
-order = []
-for line in open(res):
-    rep, sysname, metric, v = line.rstrip("\n").split("\t")
-    if metric not in order:
-        order.append(metric)
-    try:
-        vals[(sysname, metric)].append(float(v))
-    except ValueError:
-        pass
-def med(k):
-    return statistics.median(vals[k]) if vals[k] else float("nan")
-print(f"{'metric':28} {a:>14} {b:>14} {'ratio ' + a + '/' + b:>16}")
-for m in order:
-    x, y = med((a, m)), med((b, m))
-    r = x / y if y else float("nan")
-    print(f"{m:28} {x:14.3f} {y:14.3f} {r:16.3f}")
-for label, f in (("disk", diskfile), ("O_DIRECT disk", directfile)):
-    try:
-        disk = float(open(f).read())
-    except (OSError, ValueError):
-        continue
-    for name in (a, b):
-        v = vals[(name, "send_mibps_1024x16_sync")]
-        if v:
-            pct = [x * 1.048576 / disk * 100 for x in v]
-            print(f"SYNC_FLUSH 1 KiB x16 of {disk:.0f} MB/s {label}, {name}: median {statistics.median(pct):.0f}%"
-                  f" (per rep {' / '.join(f'{p:.0f}' for p in pct)})")
-PY
+python3 "$ROOT/bench/summary.py" "$OUT" "${NAMES[@]}" | tee -a "$OUT/summary.txt"
+if has_rows ns || has_rows topics || has_rows conns; then
+	python3 "$ROOT/bench/scale_plot.py" "$OUT" "${NAMES[@]}" >&2 || log "scale_plot.py failed"
+fi
 if ((HA)); then
 	if ((QUICK)); then qa=(-q); else qa=(-r "$REPS"); fi
 	"$ROOT/bench/replication.sh" "${qa[@]}" -o "$OUT/replication" rocketgo apache

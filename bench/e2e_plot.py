@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Per-second end-to-end p99 of two brokers from a compare.sh output dir.
+"""Per-second end-to-end p99 of brokers from a compare.sh output dir.
 
-    bench/e2e_plot.py OUT [A_NAME B_NAME] [-o FILE.svg]
+    bench/e2e_plot.py OUT [NAME ...] [-o FILE.svg]
 
 Reads OUT/<name>-r<rep>-ASYNC-e2e.csv (new topic) and -e2ew.csv (the same
 topic, warm) that mqbench -csv wrote, and draws one panel per phase: the
 e2e role's p99 per interval, one line per broker and repetition, log scale.
+NAMEs default to rocketgo and apache.
 Writes OUT/e2e_p99.svg unless -o is given.
 """
 import csv, glob, math, os, sys
@@ -19,9 +20,10 @@ if "-o" in args:
 if not args:
     sys.exit(__doc__)
 out = args[0]
-names = args[1:3] if len(args) >= 3 else ["rocketgo", "apache"]
+names = args[1:] or ["rocketgo", "apache"]
 out_file = out_file or os.path.join(out, "e2e_p99.svg")
-colors = {names[0]: "#1f77b4", names[1]: "#d62728"}
+palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+colors = {n: palette[i % len(palette)] for i, n in enumerate(names)}
 
 
 def series(name, suffix):
@@ -50,7 +52,7 @@ hi = 10 ** math.ceil(math.log10(max(allv)))
 tmax = max(allt)
 svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
        f'<rect width="{W}" height="{H}" fill="white"/>',
-       f'<text x="{L}" y="22" font-size="14">end-to-end p99 per second (ms, log scale): {names[0]} vs {names[1]}</text>']
+       f'<text x="{L}" y="22" font-size="14">end-to-end p99 per second (ms, log scale): {" vs ".join(names)}</text>']
 for pi, (title, suffix) in enumerate(panels):
     top = T + pi * (PH + GAP) + 20
     x = lambda t: L + (W - L - R) * t / tmax

@@ -28,11 +28,16 @@ print(*out)
 PY
 }
 
-# wait_port PORT SECONDS: until 127.0.0.1:PORT accepts, or fail.
+# wait_port PORT SECONDS [PID]: until 127.0.0.1:PORT accepts, or fail;
+# at once if process PID (the server that should open it) has exited.
 wait_port() {
 	local end=$((SECONDS + $2))
 	while ((SECONDS < end)); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+			echo "port $1: process $3 exited" >&2
+			return 1
+		fi
 		sleep 0.05
 	done
 	echo "port $1 not open after $2 s" >&2

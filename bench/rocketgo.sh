@@ -8,7 +8,9 @@
 # bin/mqbroker (logs DIR/*.log, store DIR/store), records their pids in
 # DIR/{namesrv,broker}.pid and returns once the ports accept connections.
 # It prints "broker_pid=<pid> launched_ns=<unix ns>" (the moment the broker
-# was launched, for start-up time measurements).
+# was launched, for start-up time measurements). With BENCH_TOPICS_JSON set,
+# that file becomes the broker's config/topics.json before it starts (a
+# broker holding many topics without creating them one by one).
 # This is the contract bench/compare.sh expects from any start script
 # (the Apache reference harness gets a wrapper with the same interface).
 set -euo pipefail
@@ -22,7 +24,8 @@ case "${1:-}" in
 start)
 	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
 	shift 4; [ $# -gt 0 ] && shift
-	mkdir -p "$dir/store"
+	mkdir -p "$dir/store/config"
+	if [ -n "${BENCH_TOPICS_JSON:-}" ]; then cp "$BENCH_TOPICS_JSON" "$dir/store/config/topics.json"; fi
 	printf "listenPort=%s\nkvConfigPath=%s\n" "$ns" "$dir/kvConfig.json" >"$dir/namesrv.conf"
 	{
 		echo "brokerClusterName=BenchCluster"
@@ -38,11 +41,11 @@ start)
 	} >"$dir/broker.conf"
 	"$BIN/mqnamesrv" -c "$dir/namesrv.conf" >>"$dir/namesrv.log" 2>&1 &
 	echo $! >"$dir/namesrv.pid"
-	wait_port "$ns" 15
+	wait_port "$ns" 15 "$(cat "$dir/namesrv.pid")"
 	launched=$(date +%s%N)
 	"$BIN/mqbroker" -c "$dir/broker.conf" -n "127.0.0.1:$ns" >>"$dir/broker.log" 2>&1 &
 	echo $! >"$dir/broker.pid"
-	wait_port "$bp" 15
+	wait_port "$bp" 15 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
 	;;
 stop)

@@ -17,18 +17,26 @@ import (
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
+// bigBuf is the buffer size of send and pull connections: a window of
+// 4 KiB sends or of 32-message pulls in one read or write.
+const bigBuf = 512 << 10
+
 type pconn struct {
-	addr   string
-	nc     net.Conn
-	w      reqWriter
-	handle func(r *resp) // runs on the reader goroutine; r is valid only during the call
+	addr    string
+	nc      net.Conn
+	w       reqWriter
+	handle  func(r *resp) // runs on the reader goroutine; r is valid only during the call
+	bufSize int
 
 	done chan struct{} // closed when the reader exits
 	once sync.Once
 	err  error
 }
 
-func dialPconn(addr string, ser remoting.SerializeType, handle func(*resp)) (*pconn, error) {
+// dialPconn connects to addr. bufSize is the read buffer's size and the
+// frame buffer's first size, half of it the write buffer's: large for the
+// send and pull paths, small for runs with many connections.
+func dialPconn(addr string, ser remoting.SerializeType, bufSize int, handle func(*resp)) (*pconn, error) {
 	nc, err := net.DialTimeout("tcp", addr, 3*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
@@ -36,9 +44,9 @@ func dialPconn(addr string, ser remoting.SerializeType, handle func(*resp)) (*pc
 	if tc, ok := nc.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true) // already the default; explicit because latency is measured
 	}
-	c := &pconn{addr: addr, nc: nc, handle: handle, done: make(chan struct{})}
+	c := &pconn{addr: addr, nc: nc, handle: handle, bufSize: bufSize, done: make(chan struct{})}
 	c.w.ser = ser
-	c.w.buf = make([]byte, 0, 256<<10)
+	c.w.buf = make([]byte, 0, bufSize/2)
 	go c.readLoop()
 	return c, nil
 }
@@ -71,8 +79,8 @@ func (c *pconn) close() {
 
 func (c *pconn) readLoop() {
 	defer close(c.done)
-	br := bufio.NewReaderSize(c.nc, 512<<10)
-	frame := make([]byte, 0, 512<<10)
+	br := bufio.NewReaderSize(c.nc, c.bufSize)
+	frame := make([]byte, 0, c.bufSize)
 	var lp [4]byte
 	var r resp
 	for {

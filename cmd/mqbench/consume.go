@@ -174,7 +174,7 @@ func (cs *consumer) issue(qi int, rng pullRange) error {
 	w := &cs.c.w
 	w.begin(remoting.PullMessage, opaque)
 	w.strS("consumerGroup", cs.o.group)
-	w.strS("topic", cs.o.topic)
+	w.strS("topic", qs.t.topic)
 	w.int("queueId", int64(qs.t.queueID))
 	w.int("queueOffset", rng.start)
 	w.int("maxMsgNums", n)
@@ -324,7 +324,7 @@ func runConsumers(o *options, targets []target, startAt []int64, r *role, e2e bo
 			continue
 		}
 		cs.events = make(chan pullDone, len(cs.qs)*o.window+1)
-		c, err := dialPconn(cs.qs[0].t.addr, o.ser, cs.onResp)
+		c, err := dialPconn(cs.qs[0].t.addr, o.ser, bigBuf, cs.onResp)
 		if err != nil {
 			for _, x := range css[:i] {
 				if x.c != nil {

@@ -8,6 +8,8 @@
 //	mqbench e2e     -n 127.0.0.1:9876 -t BenchTopic -create-topic -rate 10000 -d 30s
 //	mqbench probe   -n 127.0.0.1:9876 -t BenchTopic -create-topic -since $(date +%s%N)
 //	mqbench grpc-produce -proxy 127.0.0.1:8081 -tls -t BenchTopic -c 4 -w 32 -s 1024 -d 30s
+//	mqbench route   -n 127.0.0.1:9876 -t BenchTopic -c 100 -w 1 -d 30s
+//	mqbench idle    -broker 127.0.0.1:10911 -c 10000 -d 1h
 //
 // Every mode prints one row per interval and role (send: send round trip;
 // pull: pull round trip; e2e: born-to-consumed latency from a wall-clock
@@ -37,6 +39,7 @@ type options struct {
 	broker      string
 	brokerName  string
 	topic       string
+	topics      int
 	group       string
 	conns       int
 	window      int
@@ -60,13 +63,15 @@ type options struct {
 	e2e         bool
 	since       int64
 	timeout     time.Duration
+	routeOnly   bool
+	heartbeat   time.Duration
 	proxy       string
 	tls         bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
-		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|grpc-produce [flags]  (mqbench <mode> -h lists flags)")
+		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|route|idle|grpc-produce [flags]  (mqbench <mode> -h lists flags)")
 	}
 	o := &options{mode: args[0]}
 	fs := flag.NewFlagSet("mqbench "+o.mode, flag.ContinueOnError)
@@ -75,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.broker, "broker", "", "broker address; bypasses the name server (queues 0..-q-1)")
 	fs.StringVar(&o.brokerName, "broker-name", "", "broker name sent as bname with -broker")
 	fs.StringVar(&o.topic, "t", "BenchmarkTest", "topic")
+	fs.IntVar(&o.topics, "topics", 1, "with N > 1: the N topics <-t>_0..<-t>_<N-1>, taken round robin, each laid out as the first")
 	fs.StringVar(&o.group, "g", "", "producer / consumer group (default mqbench_<mode>_<pid>)")
 	fs.IntVar(&o.conns, "c", 4, "connections (producer threads / consumer workers)")
 	fs.IntVar(&o.window, "w", 32, "in-flight requests per producer connection / per consumed queue")
@@ -96,7 +102,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.from, "from", "", "consume from: earliest (consume default) or latest (e2e default)")
 	fs.BoolVar(&o.e2e, "e2e", false, "consume: measure born-to-consumed latency instead of pull round trip")
 	fs.Int64Var(&o.since, "since", 0, "probe: Unix-ns start time the start-up time is measured from")
-	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "probe: give up after this long")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "probe, route: give up waiting for the broker or the route after this long")
+	fs.BoolVar(&o.routeOnly, "route", false, "probe: wait for -t's route on the name server instead of a send; also count its topics")
+	fs.DurationVar(&o.heartbeat, "hb", 30*time.Second, "idle: each connection's request interval (0: only the first)")
 	fs.StringVar(&o.proxy, "proxy", "", "grpc-produce: the gRPC proxy (host:port)")
 	fs.BoolVar(&o.tls, "tls", false, "grpc-produce: TLS to the proxy (certificate not verified)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -164,8 +172,12 @@ func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 		return nil, runProbe(o, a, out)
 	case "grpc-produce":
 		return runGRPCProduce(o, a, out, stop)
+	case "route":
+		return runRoute(o, a, out, stop)
+	case "idle":
+		return nil, runIdle(o, a, out, stop)
 	}
-	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe or grpc-produce", o.mode)
+	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe, route, idle or grpc-produce", o.mode)
 }
 
 func describe(out io.Writer, o *options, targets []target) {
@@ -173,8 +185,8 @@ func describe(out io.Writer, o *options, targets []target) {
 	for _, t := range targets {
 		brokers[t.addr] = true
 	}
-	fmt.Fprintf(out, "# mqbench %s topic=%s queues=%d brokers=%d conns=%d window=%d size=%d batch=%d keys=%v tag=%q ser=%s count=%d duration=%s rate=%g\n",
-		o.mode, o.topic, len(targets), len(brokers), o.conns, o.window, o.size, o.batch, o.keys, o.tag, o.ser, o.count, o.duration, o.rate)
+	fmt.Fprintf(out, "# mqbench %s topic=%s topics=%d queues=%d brokers=%d conns=%d window=%d size=%d batch=%d keys=%v tag=%q ser=%s count=%d duration=%s rate=%g\n",
+		o.mode, o.topic, max(o.topics, 1), len(targets), len(brokers), o.conns, o.window, o.size, o.batch, o.keys, o.tag, o.ser, o.count, o.duration, o.rate)
 }
 
 // deadline closes the returned channel when stop closes, when d elapses
@@ -255,7 +267,7 @@ func startOffsets(a *adminclient.Client, o *options, targets []target) ([]int64,
 		return at, nil
 	}
 	for i, t := range targets {
-		off, err := maxOffset(a, t, o.topic)
+		off, err := maxOffset(a, t, t.topic)
 		if err != nil {
 			return nil, err
 		}
@@ -363,12 +375,16 @@ func runE2E(o *options, a *adminclient.Client, out io.Writer, stop <-chan struct
 
 // runProbe retries until one message is accepted and prints the time since
 // -since (the moment the broker was launched): start-up time to first send.
+// With -route it waits for the route instead (probeRoute).
 func runProbe(o *options, a *adminclient.Client, out io.Writer) error {
 	since := time.Now()
 	if o.since > 0 {
 		since = time.Unix(0, o.since)
 	}
 	a.Timeout = time.Second
+	if o.routeOnly {
+		return probeRoute(o, a, out, since)
+	}
 	end := time.Now().Add(o.timeout)
 	var last error
 	for time.Now().Before(end) {
@@ -376,7 +392,7 @@ func runProbe(o *options, a *adminclient.Client, out io.Writer) error {
 		if err == nil {
 			t := targets[0]
 			resp, err := a.Invoke(t.addr, remoting.SendMessageV2, map[string]string{
-				"a": o.group, "b": o.topic, "c": "TBW102", "d": "4", "e": fmt.Sprint(t.queueID), "f": "0",
+				"a": o.group, "b": t.topic, "c": "TBW102", "d": "4", "e": fmt.Sprint(t.queueID), "f": "0",
 				"g": fmt.Sprint(time.Now().UnixMilli()), "h": "0", "i": "WAIT\x01true\x02", "n": t.brokerName,
 			}, make([]byte, o.size))
 			switch {

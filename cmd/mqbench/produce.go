@@ -68,7 +68,7 @@ func newProducer(o *options, idx int, targets []target, st *stats) (*producer, e
 		p.uniqPfx[2*i] = "0123456789ABCDEF"[b>>4]
 		p.uniqPfx[2*i+1] = "0123456789ABCDEF"[b&0xF]
 	}
-	c, err := dialPconn(targets[0].addr, o.ser, p.onResp)
+	c, err := dialPconn(targets[0].addr, o.ser, bigBuf, p.onResp)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (p *producer) appendSend(slot int32, t *target, maxN int64) int32 {
 		w.begin(remoting.SendMessageV2, opaque)
 	}
 	w.strS("a", p.o.group)
-	w.strS("b", p.o.topic)
+	w.strS("b", t.topic)
 	w.strS("c", "TBW102")
 	w.int("d", 4)
 	w.int("e", int64(t.queueID))

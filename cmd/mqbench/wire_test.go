@@ -78,7 +78,7 @@ func TestHotPathAllocs(t *testing.T) {
 			c: &pconn{}, st: &stats{}}
 		p.c.w.ser = remoting.RocketMQ
 		p.c.w.buf = make([]byte, 0, 64<<10)
-		tg := target{addr: "x", brokerName: "b", queueID: 3}
+		tg := target{addr: "x", brokerName: "b", topic: "T", queueID: 3}
 		p.appendSend(0, &tg, 1<<40) // warm the scratch buffers
 		if n := testing.AllocsPerRun(200, func() {
 			p.c.w.buf = p.c.w.buf[:0]

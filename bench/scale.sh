@@ -1,0 +1,158 @@
+# Scale row groups of bench/compare.sh; sourced by it, never run. Each
+# run_GROUP REP IDX runs one system (IDX into NAMES/SCRIPTS) once, every
+# point on a fresh start and store, and records metrics named
+# GROUP_MEASURE@X (X: the point's connections or topics), which
+# bench/scale_plot.py draws as curves. Uses compare.sh's helpers (record,
+# bench, field, start_system, sampler_*, rss_kb) and settings (OUT, MQB, D,
+# WARM, C, W, NS_CONNS, REG_TOPICS, TOPICS, IDLE).
+
+# In-flight route queries per client connection: a client refreshes a
+# topic's route with one synchronous request at a time.
+NS_WINDOW=${NS_WINDOW:-1}
+
+# topics_json FILE PREFIX N: Apache's topics.json (TopicConfigSerializeWrapper)
+# holding N topics of 8 read and write queues, named as mqbench -topics
+# names them (PREFIX alone for 1, else PREFIX_0 .. PREFIX_<N-1>).
+topics_json() {
+	python3 - "$@" <<'PY'
+import json, sys, time
+path, prefix, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+names = [prefix] if n == 1 else [f"{prefix}_{i}" for i in range(n)]
+table = {t: {"topicName": t, "readQueueNums": 8, "writeQueueNums": 8, "perm": 6,
+             "topicFilterType": "SINGLE_TAG", "topicSysFlag": 0, "order": False, "attributes": {}}
+         for t in names}
+with open(path, "w") as f:
+    json.dump({"topicConfigTable": table,
+               "dataVersion": {"counter": 1, "stateVersion": 0, "timestamp": int(time.time() * 1000)}}, f)
+PY
+}
+
+# last_topic PREFIX N: the last of the N topics topics_json names.
+last_topic() { if [ "$2" -eq 1 ]; then echo "$1"; else echo "$1_$(($2 - 1))"; fi; }
+
+# run_ns REP IDX: the name server.
+#   ns_route_*@P   P client connections each with NS_WINDOW route queries
+#                  (GET_ROUTEINFO_BY_TOPIC, one topic of 8 queues) in flight
+#                  for D seconds: answers/s, p99, the name server's peak
+#                  VmRSS meanwhile; ns_rss_idle_mb before them.
+#   ns_reg_*@G     a broker started with G topics (8 queues each) in its
+#                  topics.json: ms from its launch until the name server
+#                  routes the last of them (the broker's start and its
+#                  registration), the topics the name server then lists, and
+#                  both processes' VmRSS 2 s later.
+run_ns() {
+	local rep=$1 i=$2 name=${NAMES[$2]} pre p g f
+	pre=$OUT/$name-r$rep-ns
+	if start_system "$rep" "$i" ns ASYNC_FLUSH; then
+		"$MQB" probe -n "$NS_ADDR" -t bench_route -create-topic -q 8 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		sleep 1
+		record "$rep" "$name" ns_rss_idle_mb "$(($(rss_kb "$NS_PID") / 1024))"
+		for p in ${NS_CONNS//,/ }; do
+			sampler_start "$NS_PID" "$pre-route$p-rss"
+			bench "$pre-route$p" route -n "$NS_ADDR" -t bench_route -c "$p" -w "$NS_WINDOW" -d "${D}s" -timeout 60s
+			sampler_stop
+			record "$rep" "$name" "ns_route_qps@$p" "$(field "$pre-route$p.txt" route tps)"
+			record "$rep" "$name" "ns_route_p99_ms@$p" "$(field "$pre-route$p.txt" route p99_ms)"
+			record "$rep" "$name" "ns_route_rss_mb@$p" "$((${SAMPLED%% *} / 1024))"
+		done
+		stop_system "$i"
+	fi
+	for g in ${REG_TOPICS//,/ }; do
+		f=$OUT/topics-reg$g.json
+		[ -s "$f" ] || topics_json "$f" reg "$g"
+		BENCH_TOPICS_JSON=$f start_system "$rep" "$i" ns ASYNC_FLUSH || continue
+		FAILED=""
+		"$MQB" probe -route -n "$NS_ADDR" -t "$(last_topic reg "$g")" -since "$LAUNCHED" -timeout 300s >"$pre-reg$g.txt" 2>&1 ||
+			FAILED="probe: $(tail -1 "$pre-reg$g.txt" | cut -c1-120)"
+		sleep 2
+		record "$rep" "$name" "ns_reg_ms@$g" "$(sed -n 's/^PROBE route_ms=\([0-9.]*\).*/\1/p' "$pre-reg$g.txt")"
+		record "$rep" "$name" "ns_reg_topics@$g" "$(sed -n 's/^PROBE .*ns_topics=\([0-9]*\).*/\1/p' "$pre-reg$g.txt")"
+		FAILED=""
+		record "$rep" "$name" "ns_reg_ns_rss_mb@$g" "$(($(rss_kb "$NS_PID") / 1024))"
+		record "$rep" "$name" "ns_reg_broker_rss_mb@$g" "$(($(rss_kb "$PID") / 1024))"
+		stop_system "$i"
+	done
+}
+
+# run_topics REP IDX: a broker started with T topics of 8 queues (its
+# topics.json), then 1 KiB sends round robin over all T x 8 queues (-c/-w,
+# a warm-up, then D seconds):
+#   topics_send_tps@T, topics_send_p99_ms@T, topics_send_errs@T (refused or
+#   unanswered sends: a broker out of mappings refuses them), and the
+#   broker's peak VmRSS, RssAnon and memory mappings (/proc/PID/maps lines)
+#   over warm-up and run.
+run_topics() {
+	local rep=$1 i=$2 name=${NAMES[$2]} pre t f rmax amax mmax
+	for t in ${TOPICS//,/ }; do
+		f=$OUT/topics-tp$t.json
+		[ -s "$f" ] || topics_json "$f" tp "$t"
+		BENCH_TOPICS_JSON=$f start_system "$rep" "$i" topics ASYNC_FLUSH || continue
+		pre=$OUT/$name-r$rep-topics$t
+		"$MQB" probe -n "$NS_ADDR" -t "$(last_topic tp "$t")" -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		sampler_start "$PID" "$pre-rss"
+		bench "$pre-warm" produce -n "$NS_ADDR" -t tp -topics "$t" -c "$C" -w "$W" -s 1024 -d "${WARM}s"
+		bench "$pre" produce -n "$NS_ADDR" -t tp -topics "$t" -c "$C" -w "$W" -s 1024 -d "${D}s"
+		sampler_stop
+		read -r rmax amax mmax <<<"$SAMPLED"
+		record "$rep" "$name" "topics_send_tps@$t" "$(field "$pre.txt" send tps)"
+		record "$rep" "$name" "topics_send_p99_ms@$t" "$(field "$pre.txt" send p99_ms)"
+		record "$rep" "$name" "topics_send_errs@$t" "$(field "$pre.txt" send errs)"
+		FAILED=""
+		record "$rep" "$name" "topics_rss_mb@$t" "$((rmax / 1024))"
+		record "$rep" "$name" "topics_rss_anon_mb@$t" "$((amax / 1024))"
+		record "$rep" "$name" "topics_maps@$t" "$mmax"
+		stop_system "$i"
+	done
+}
+
+# run_conns REP IDX: K idle client connections to the broker (mqbench idle:
+# each sends a producer HEART_BEAT when it opens and every 30 s), then the
+# send load of the base rows (1 KiB, -c/-w, D seconds) beside them:
+#   conns_rss_mb@K            the broker's VmRSS with them open, 2 s after
+#   conns_rss_per_conn_kb@K   (that - VmRSS before they opened) / K
+#   conns_send_tps@K, conns_send_p99_ms@K   the active clients' sends
+#   conns_closed@K            idle connections the broker closed meanwhile
+run_conns() {
+	local rep=$1 i=$2 name=${NAMES[$2]} pre k rss0 rss1 idle_pid end
+	for k in ${IDLE//,/ }; do
+		pre=$OUT/$name-r$rep-conns$k
+		if ((k + 256 > $(ulimit -n))); then
+			FAILED="open files limit $(ulimit -n)"
+			for m in rss_mb rss_per_conn_kb send_tps send_p99_ms closed; do record "$rep" "$name" "conns_$m@$k" ""; done
+			continue
+		fi
+		start_system "$rep" "$i" conns ASYNC_FLUSH || continue
+		"$MQB" probe -n "$NS_ADDR" -t bench_conns -create-topic -q 8 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		sleep 1
+		rss0=$(rss_kb "$PID")
+		idle_pid=""
+		FAILED=""
+		if ((k > 0)); then
+			"$MQB" idle -broker "127.0.0.1:$BP" -c "$k" -d 24h >"$pre-idle.txt" 2>&1 &
+			idle_pid=$!
+			end=$((SECONDS + 120))
+			until grep -q '^IDLE open=' "$pre-idle.txt" || ((SECONDS > end)) || ! kill -0 "$idle_pid" 2>/dev/null; do sleep 0.2; done
+			grep -q "^IDLE open=$k failed=0" "$pre-idle.txt" ||
+				FAILED="idle: $(grep -E '^IDLE|failure|mqbench' "$pre-idle.txt" | tail -1 | cut -c1-120)"
+			sleep 2
+		fi
+		rss1=$(rss_kb "$PID")
+		if [ -z "$FAILED" ]; then
+			record "$rep" "$name" "conns_rss_mb@$k" "$((rss1 / 1024))"
+			((k > 0)) && record "$rep" "$name" "conns_rss_per_conn_kb@$k" "$(awk -v a="$rss0" -v b="$rss1" -v k="$k" 'BEGIN{printf "%.2f", (b-a)/k}')"
+		else
+			record "$rep" "$name" "conns_rss_mb@$k" ""
+			((k > 0)) && record "$rep" "$name" "conns_rss_per_conn_kb@$k" ""
+		fi
+		bench "$pre" produce -n "$NS_ADDR" -t bench_conns -c "$C" -w "$W" -s 1024 -d "${D}s"
+		record "$rep" "$name" "conns_send_tps@$k" "$(field "$pre.txt" send tps)"
+		record "$rep" "$name" "conns_send_p99_ms@$k" "$(field "$pre.txt" send p99_ms)"
+		if [ -n "$idle_pid" ]; then
+			kill -TERM "$idle_pid" 2>/dev/null || true
+			wait "$idle_pid" 2>/dev/null || true
+			FAILED="idle: no end line"
+			record "$rep" "$name" "conns_closed@$k" "$(sed -n 's/^IDLE alive=[0-9]* closed=\([0-9]*\).*/\1/p' "$pre-idle.txt")"
+		fi
+		stop_system "$i"
+	done
+}
