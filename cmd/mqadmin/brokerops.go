@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,11 +37,7 @@ func getConsumerConfig(a *admin, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(ci.BrokerAddrTable))
-	for n := range ci.BrokerAddrTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(ci.BrokerAddrTable))
 	for _, n := range names {
 		bd := ci.BrokerAddrTable[n]
 		addr := bd.SelectAddr()

@@ -9,7 +9,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,11 +126,7 @@ func checkRocksdbCqWriteProgress(a *admin, o *options, args []string) error {
 	}
 	// Apache asks the master of every broker the name server knows, of
 	// any cluster, in its table's order (here sorted), and stops at the first refusal
-	names := make([]string, 0, len(ci.BrokerAddrTable))
-	for n := range ci.BrokerAddrTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(ci.BrokerAddrTable))
 	ext := map[string]string{"topic": strings.TrimSpace(*topic), "checkStoreTime": strconv.FormatInt(since, 10)}
 	for _, n := range names {
 		addr := ci.BrokerAddrTable[n].BrokerAddrs["0"]
@@ -207,11 +204,7 @@ func rocksDBConfigToJSON(a *admin, o *options, args []string) error {
 			return nil
 		}
 		// Apache asks the master of every broker the name server knows
-		names := make([]string, 0, len(ci.BrokerAddrTable))
-		for n := range ci.BrokerAddrTable {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(ci.BrokerAddrTable))
 		var failed error
 		for _, n := range names {
 			if _, err := a.Call(ci.BrokerAddrTable[n].BrokerAddrs["0"], remoting.ExportRocksDBConfigToJSON, ext, nil); err != nil {
