@@ -8,7 +8,6 @@ package main
 // anything else (TOPIC_NOT_EXIST, SYSTEM_BUSY) is a failure.
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 
+	jsoniter "github.com/json-iterator/go"
 	"github.com/rocketgo/rocketgo/remoting"
 )
 
@@ -96,7 +96,7 @@ func TestIdleRequests(t *testing.T) {
 			ProducerSet []struct {
 				GroupName string `json:"groupName"`
 			} `json:"producerDataSet"`
-			ConsumerSet []json.RawMessage `json:"consumerDataSet"`
+			ConsumerSet []jsoniter.RawMessage `json:"consumerDataSet"`
 		}
 		if err := json.Unmarshal(c.Body, &hb); err != nil || hb.ClientID == "" || len(hb.ProducerSet) != 1 ||
 			hb.ProducerSet[0].GroupName != `g"1` || hb.ConsumerSet == nil {
