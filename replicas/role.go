@@ -85,19 +85,10 @@ func (r *Roles) Apply(st ReplicaState) (Role, bool, error) {
 		return role, true, nil
 	}
 	role.Master = true
-	if r.epochs.LastEpoch() >= st.MasterEpoch {
-		if err := r.epochs.TruncateFromEpoch(st.MasterEpoch); err != nil {
-			return Role{}, false, fmt.Errorf("change to master epoch %d: %w", st.MasterEpoch, err)
-		}
-	}
+	// The HA service records the term again at the commit log end it
+	// finds once replication has stopped (autoswitch.BecomeMaster).
 	start := r.maxOffset()
-	err := r.epochs.Append(st.MasterEpoch, start)
-	switch {
-	case errors.Is(err, store.ErrEpochOrder):
-		// Nothing written since the last term started: Apache's appendEntry
-		// refuses the same entry, logs it and the broker still becomes master.
-		r.log.Warn().Err(err).Msg("epoch entry not appended")
-	case err != nil:
+	if err := r.epochs.BeginTerm(st.MasterEpoch, start); err != nil {
 		return Role{}, false, fmt.Errorf("change to master epoch %d: %w", st.MasterEpoch, err)
 	}
 	r.epoch = st.MasterEpoch

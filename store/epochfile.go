@@ -11,6 +11,14 @@ package store
 //	<CRC-32 of the entry lines & 0x7FFFFFFF, decimal; 0 = not checked>\n
 //	<epoch>-<startOffset>\n   one line per entry, epochs ascending
 //
+// Start offsets never go down, and two epochs may start at one offset: a
+// term in which nothing was written keeps its entry, empty. Apache refuses
+// the later of the two, so a master elected where the previous term began
+// writes under that term's label; a replica which wrote in that term then
+// finds the consistent point at the end of its own bytes, not at the term's
+// start, and keeps a tail no other replica has. Apache reads such a file
+// (it checks no order).
+//
 // Written with the previous content kept as <path>.bak; read falls back to
 // the .bak when the main file is missing, empty or does not parse.
 
@@ -32,8 +40,8 @@ import (
 // store root (storePathEpochFile).
 const FileEpochCheckpoint = "epochFileCheckpoint"
 
-// ErrEpochOrder is returned when an epoch entry does not have a strictly
-// larger epoch and start offset than the last one.
+// ErrEpochOrder is returned when an epoch entry does not have a larger
+// epoch than the last one, or starts before it.
 var ErrEpochOrder = errors.New("epoch entry not after the last entry")
 
 // ErrEpochFile is wrapped by every refusal of an epoch file's content.
@@ -64,8 +72,8 @@ type EpochCache struct {
 }
 
 // NewEpochCache returns an unbacked cache of entries, which must be in
-// strictly increasing epoch and start offset order; end offsets are
-// derived from the next entry's start.
+// strictly increasing epoch order, their starts never going down; end
+// offsets are derived from the next entry's start.
 func NewEpochCache(entries []EpochEntry) (*EpochCache, error) {
 	c := &EpochCache{}
 	if err := c.set(entries); err != nil {
@@ -91,7 +99,7 @@ func OpenEpochFile(path string) (*EpochCache, error) {
 func (c *EpochCache) set(entries []EpochEntry) error {
 	out := make([]EpochEntry, len(entries))
 	for i, e := range entries {
-		if i > 0 && (e.Epoch <= out[i-1].Epoch || e.StartOffset <= out[i-1].StartOffset) {
+		if i > 0 && (e.Epoch <= out[i-1].Epoch || e.StartOffset < out[i-1].StartOffset) {
 			return fmt.Errorf("entry %d-%d after %d-%d: %w", e.Epoch, e.StartOffset,
 				out[i-1].Epoch, out[i-1].StartOffset, ErrEpochOrder)
 		}
@@ -191,20 +199,45 @@ func (c *EpochCache) Next(epoch int32) (EpochEntry, bool) {
 }
 
 // Append adds the entry of a new term starting at startOffset and persists
-// the list. The epoch and the start must both exceed the last entry's: a
-// new master appends (its epoch, its max offset) after truncating.
+// the list (a slave learning its master's term). The epoch must exceed the
+// last entry's and the start must not be below it.
 func (c *EpochCache) Append(epoch int32, startOffset int64) error {
-	return c.change(func() error {
-		if n := len(c.entries); n > 0 {
-			last := &c.entries[n-1]
-			if last.Epoch >= epoch || last.StartOffset >= startOffset {
-				return fmt.Errorf("append %d-%d after %d-%d: %w", epoch, startOffset,
-					last.Epoch, last.StartOffset, ErrEpochOrder)
-			}
-			last.EndOffset = startOffset
+	return c.change(func() error { return c.appendLocked(epoch, startOffset) })
+}
+
+func (c *EpochCache) appendLocked(epoch int32, startOffset int64) error {
+	if n := len(c.entries); n > 0 {
+		last := &c.entries[n-1]
+		if last.Epoch >= epoch || last.StartOffset > startOffset {
+			return fmt.Errorf("append %d-%d after %d-%d: %w", epoch, startOffset,
+				last.Epoch, last.StartOffset, ErrEpochOrder)
 		}
-		c.entries = append(c.entries, EpochEntry{Epoch: epoch, StartOffset: startOffset, EndOffset: math.MaxInt64})
+		last.EndOffset = startOffset
+	}
+	c.entries = append(c.entries, EpochEntry{Epoch: epoch, StartOffset: startOffset, EndOffset: math.MaxInt64})
+	return nil
+}
+
+// BeginTerm records that this store's own term epoch begins at start, its
+// commit log end (a broker becoming master): entries of epoch and later
+// are dropped, as are entries starting beyond start (bytes the store no
+// longer holds), then (epoch, start) is appended and the list persisted.
+// Nothing is written when the last entry already is (epoch, start).
+func (c *EpochCache) BeginTerm(epoch int32, start int64) error {
+	c.mu.RLock()
+	n := len(c.entries)
+	same := n > 0 && c.entries[n-1].Epoch == epoch && c.entries[n-1].StartOffset == start
+	c.mu.RUnlock()
+	if same {
 		return nil
+	}
+	return c.change(func() error {
+		n := len(c.entries)
+		for n > 0 && (c.entries[n-1].Epoch >= epoch || c.entries[n-1].StartOffset > start) {
+			n--
+		}
+		c.entries = c.entries[:n]
+		return c.appendLocked(epoch, start)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,8 +131,9 @@ func TestEpochFileWritesLikeApache(t *testing.T) {
 	}
 }
 
-// Appends that do not move both epoch and start forward are refused, as
-// Apache's appendEntry refuses them.
+// Appends that do not move the epoch forward, or move the start back, are
+// refused; an epoch starting where the last began (a term in which
+// nothing was written) is kept, unlike Apache's appendEntry.
 func TestEpochFileAppendOrder(t *testing.T) {
 	c, err := OpenEpochFile(filepath.Join(t.TempDir(), FileEpochCheckpoint))
 	if err != nil {
@@ -143,7 +145,7 @@ func TestEpochFileAppendOrder(t *testing.T) {
 	if err := c.Append(5, 100); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []EpochEntry{{Epoch: 5, StartOffset: 500}, {Epoch: 6, StartOffset: 100}, {Epoch: 4, StartOffset: 900}} {
+	for _, bad := range []EpochEntry{{Epoch: 5, StartOffset: 500}, {Epoch: 6, StartOffset: 99}, {Epoch: 4, StartOffset: 900}} {
 		if err := c.Append(bad.Epoch, bad.StartOffset); !errors.Is(err, ErrEpochOrder) {
 			t.Errorf("append %d-%d: %v, want ErrEpochOrder", bad.Epoch, bad.StartOffset, err)
 		}
@@ -151,17 +153,83 @@ func TestEpochFileAppendOrder(t *testing.T) {
 	if c.LastEpoch() != 5 || c.Len() != 2 {
 		t.Fatalf("after refusals: %v", c.All())
 	}
+	if err := c.Append(6, 100); err != nil {
+		t.Fatalf("an epoch at the last one's start: %v", err)
+	}
 	if e, ok := c.ByOffset(99); !ok || e.Epoch != 1 {
 		t.Errorf("ByOffset(99) = %v %v", e, ok)
 	}
-	if e, ok := c.ByOffset(1 << 40); !ok || e.Epoch != 5 {
-		t.Errorf("ByOffset(1<<40) = %v %v", e, ok)
+	if e, ok := c.ByOffset(100); !ok || e.Epoch != 6 {
+		t.Errorf("ByOffset(100) = %v %v: the empty epoch 5 holds no offset", e, ok)
 	}
 	if e, ok := c.Next(1); !ok || e.Epoch != 5 {
 		t.Errorf("Next(1) = %v %v", e, ok)
 	}
-	if _, ok := c.Next(5); ok {
-		t.Error("Next(5) found an entry")
+	if _, ok := c.Next(6); ok {
+		t.Error("Next(6) found an entry")
+	}
+	reopened, err := OpenEpochFile(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reopened.All(); !slices.Equal(got, c.All()) {
+		t.Errorf("reopened %v, wrote %v", got, c.All())
+	}
+}
+
+// BeginTerm drops the entries of the term and later and those past the
+// store's end, then appends the term.
+func TestEpochFileBeginTerm(t *testing.T) {
+	c, err := OpenEpochFile(filepath.Join(t.TempDir(), FileEpochCheckpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []EpochEntry{{Epoch: 1, StartOffset: 0}, {Epoch: 3, StartOffset: 100}, {Epoch: 4, StartOffset: 300}} {
+		if err := c.Append(e.Epoch, e.StartOffset); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, step := range []struct {
+		epoch int32
+		start int64
+		want  []EpochEntry
+	}{
+		// The store ends inside epoch 3: epoch 4's entry goes.
+		{5, 200, []EpochEntry{{1, 0, 100}, {3, 100, 200}, {5, 200, math.MaxInt64}}},
+		// The same term again, its start moved by bytes received late.
+		{5, 260, []EpochEntry{{1, 0, 100}, {3, 100, 260}, {5, 260, math.MaxInt64}}},
+		// Nothing written in 5: 6 starts at the same offset, 5 stays empty.
+		{6, 260, []EpochEntry{{1, 0, 100}, {3, 100, 260}, {5, 260, 260}, {6, 260, math.MaxInt64}}},
+		{6, 260, []EpochEntry{{1, 0, 100}, {3, 100, 260}, {5, 260, 260}, {6, 260, math.MaxInt64}}},
+	} {
+		if err := c.BeginTerm(step.epoch, step.start); err != nil {
+			t.Fatalf("BeginTerm(%d, %d): %v", step.epoch, step.start, err)
+		}
+		if got := c.All(); !slices.Equal(got, step.want) {
+			t.Fatalf("BeginTerm(%d, %d): %v, want %v", step.epoch, step.start, got, step.want)
+		}
+	}
+}
+
+// A replica that wrote in a term its successor began at the same offset
+// without writing finds the point at the term's start: its own bytes of
+// that term are not kept under the successor's.
+func TestEpochFileConsistentPointEmptyTerm(t *testing.T) {
+	// The old master wrote 4000..4500 in epoch 7; the new master had epoch
+	// 7's entry from a heartbeat, nothing of its bytes, and wrote 4000..4800
+	// in epoch 8.
+	old, err := NewEpochCache([]EpochEntry{{Epoch: 2, StartOffset: 0}, {Epoch: 7, StartOffset: 4000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.SetLastEnd(4500)
+	newer, err := NewEpochCache([]EpochEntry{{Epoch: 2, StartOffset: 0}, {Epoch: 7, StartOffset: 4000}, {Epoch: 8, StartOffset: 4000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer.SetLastEnd(4800)
+	if p, e, ok := old.Consistent(newer); !ok || p != 4000 || e != 7 {
+		t.Errorf("old against new: point %d epoch %d %v, want 4000 in epoch 7", p, e, ok)
 	}
 }
 

@@ -276,9 +276,12 @@ func (s *Service) Addr() string {
 func (s *Service) UpdateMasterAddress(string) {}
 
 // BecomeMaster stops following, drops slave connections of a previous term
-// and serves slaves under epoch. The caller appended the epoch entry
-// (replicas.Roles.Apply); a replica store is switched to take Puts first
-// (a record the last frame split is cut, and the entry moved with it).
+// and serves slaves under epoch. A replica store is switched to take Puts
+// first (a record the last frame split is cut), and the term's epoch entry
+// is set at the commit log end found then: the caller's entry
+// (replicas.Roles.Apply) was taken while the old master's frames could
+// still arrive, and bytes of the old term must not be labelled with the
+// new one, nor the cut record's offset kept.
 func (s *Service) BecomeMaster(epoch int32, selfID int64, syncStateSet []int64, setEpoch int32) error {
 	t := &term{master: true, epoch: epoch, self: selfID, done: make(chan struct{}), setEpoch: setEpoch,
 		sync:  NewSyncSet(selfID, syncStateSet, s.cfg.HAMaxTimeSlaveNotCatchup),
@@ -288,16 +291,8 @@ func (s *Service) BecomeMaster(epoch int32, selfID int64, syncStateSet []int64, 
 		if err != nil {
 			return err
 		}
-		if e, ok := s.epochs.Last(); ok && e.Epoch == epoch && e.StartOffset > end {
-			// Apply recorded the end before the split record was cut.
-			if err := s.epochs.TruncateFromEpoch(epoch); err != nil {
-				return err
-			}
-			// Refused as out of order only when the previous term starts
-			// at end: nothing of this term is left, as Apply's refusal.
-			if err := s.epochs.Append(epoch, end); err != nil && !errors.Is(err, store.ErrEpochOrder) {
-				return err
-			}
+		if err := s.epochs.BeginTerm(epoch, end); err != nil {
+			return err
 		}
 		s.st.EnableSource(store.Replicated, s.cfg.SlaveTimeout, 0)
 		s.applySetLocked(t)

@@ -3,7 +3,6 @@ package autoswitch
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -77,7 +76,7 @@ func openNodeSize(t testing.TB, cfg Config, size int64) *node {
 // do: the epoch entry first, then the service.
 func (n *node) master(t testing.TB, epoch int32, self int64, set []int64, setEpoch int32) {
 	t.Helper()
-	if err := n.epochs.Append(epoch, n.st.MaxPhyOffset()); err != nil {
+	if err := n.epochs.BeginTerm(epoch, n.st.MaxPhyOffset()); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.svc.BecomeMaster(epoch, self, set, setEpoch); err != nil {
@@ -251,12 +250,11 @@ func TestMasterFlowControl(t *testing.T) {
 // Mastership moves between two brokers and back again with nothing
 // written in between (admin elections on a quiet set), from an empty
 // commit log and from one holding data: each time the new slave follows
-// (acknowledges the master's end, holds its epoch entries). A term in which nothing was written
-// gets no epoch entry (its start equals the previous one's: refused, as
-// replicas.Roles.Apply and Apache's appendEntry refuse it), and a slave
-// whose consistent point is the start of the epoch it shares with the
-// master keeps that entry: dropped, the slave later elected would start
-// an epoch file no other broker's matches.
+// (acknowledges the master's end, holds its epoch entries). A term in
+// which nothing was written keeps an empty epoch entry, and a slave whose
+// consistent point is the start of the epoch it shares with the master
+// keeps that entry: dropped, the slave later elected would start an epoch
+// file no other broker's matches.
 func TestMastershipBackAndForthQuiet(t *testing.T) {
 	for _, data := range []int{0, 200} {
 		t.Run(fmt.Sprintf("data=%d", data), func(t *testing.T) {
@@ -266,12 +264,7 @@ func TestMastershipBackAndForthQuiet(t *testing.T) {
 			for epoch := int32(1); epoch <= 6; epoch++ {
 				i := int(epoch-1) % 2
 				m, sl := nodes[i], nodes[1-i]
-				if err := m.epochs.Append(epoch, m.st.MaxPhyOffset()); err != nil && !errors.Is(err, store.ErrEpochOrder) {
-					t.Fatal(err)
-				}
-				if err := m.svc.BecomeMaster(epoch, int64(i+1), []int64{int64(i + 1)}, epoch); err != nil {
-					t.Fatal(err)
-				}
+				m.master(t, epoch, int64(i+1), []int64{int64(i + 1)}, epoch)
 				if epoch == 1 {
 					put(t, m.st, 0, data, 2)
 				}
@@ -299,4 +292,44 @@ func TestMastershipBackAndForthQuiet(t *testing.T) {
 			sameLogs(t, nodes[1], nodes[0], 2)
 		})
 	}
+}
+
+// A slave that learnt the master's term from a heartbeat, before any of
+// its bytes, is elected while the old master still writes in that term
+// (unacknowledged: the new master never had those bytes). The new master
+// writes from the same offset under its own epoch; when the old master
+// follows it, it cuts its own bytes of the old term at the term's start
+// and then holds exactly the new master's log. Had the new term no entry
+// of its own, both would hold the old term's entry, the consistent point
+// would be the shorter of the two ends, and the old master would keep
+// bytes no other replica has.
+func TestElectedWhereTheOldTermBegan(t *testing.T) {
+	cfg := testConfig()
+	a, b := openNode(t, cfg), openNode(t, cfg)
+	a.master(t, 1, 1, []int64{1}, 1)
+	put(t, a.st, 0, 40, 2)
+	if err := b.svc.BecomeSlave(a.svc.Addr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	sameLogs(t, a, b, 2)
+	// b's term 2 begins where term 1 ended; a follows and takes (2, end)
+	// from a heartbeat.
+	b.master(t, 2, 2, []int64{2}, 2)
+	if err := a.svc.BecomeSlave(b.svc.Addr(), 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, func() bool { return a.epochs.LastEpoch() == 2 })
+	start := a.st.MaxPhyOffset()
+	// a is elected (term 3) without a byte of term 2; b, not yet told,
+	// writes in term 2.
+	a.master(t, 3, 1, []int64{1}, 3)
+	put(t, b.st, 1000, 25, 2)
+	put(t, a.st, 2000, 40, 2)
+	if got := a.epochs.All(); len(got) != 3 || got[1].StartOffset != start || got[2].StartOffset != start {
+		t.Fatalf("new master's epoch entries %v, want terms 2 and 3 both at %d", got, start)
+	}
+	if err := b.svc.BecomeSlave(a.svc.Addr(), 3, 2); err != nil {
+		t.Fatal(err)
+	}
+	sameLogs(t, a, b, 2)
 }
