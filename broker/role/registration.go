@@ -397,7 +397,7 @@ func (r *registrar) estimate(topics []*tables.TopicConfig) int {
 	if r.s.d.Config().CompressedRegister {
 		return 0 // encoded and checked instead: deflate gains too much to guess
 	}
-	n := 128
+	n := 256
 	for _, tc := range topics {
 		n += 192 + 2*len(tc.TopicName) + 2*len(tc.TopicFilterType)
 		for k, v := range tc.Attributes {
@@ -409,8 +409,20 @@ func (r *registrar) estimate(topics []*tables.TopicConfig) int {
 
 // registerBody is Apache's RegisterBrokerBody.
 type registerBody struct {
-	FilterServerList            []string          `json:"filterServerList"`
-	TopicConfigSerializeWrapper tables.TopicsFile `json:"topicConfigSerializeWrapper"`
+	FilterServerList            []string       `json:"filterServerList"`
+	TopicConfigSerializeWrapper registerTopics `json:"topicConfigSerializeWrapper"`
+}
+
+// registerTopics is Apache's TopicConfigAndMappingSerializeWrapper with no
+// static topic mapping: Apache's broker always sends the mapping fields,
+// and a name server that requires them (rocketmq-rust's) refuses a body
+// without them.
+type registerTopics struct {
+	DataVersion                remoting.DataVersion           `json:"dataVersion"`
+	MappingDataVersion         remoting.DataVersion           `json:"mappingDataVersion"`
+	TopicConfigTable           map[string]*tables.TopicConfig `json:"topicConfigTable"`
+	TopicQueueMappingDetailMap struct{}                       `json:"topicQueueMappingDetailMap"`
+	TopicQueueMappingInfoMap   struct{}                       `json:"topicQueueMappingInfoMap"`
 }
 
 func (r *registrar) encode(topics []*tables.TopicConfig, version remoting.DataVersion) ([]byte, error) {
@@ -422,7 +434,8 @@ func (r *registrar) encode(topics []*tables.TopicConfig, version remoting.DataVe
 		m[tc.TopicName] = tc
 	}
 	return json.Marshal(registerBody{FilterServerList: []string{},
-		TopicConfigSerializeWrapper: tables.TopicsFile{DataVersion: version, TopicConfigTable: m}})
+		TopicConfigSerializeWrapper: registerTopics{DataVersion: version, TopicConfigTable: m,
+			MappingDataVersion: remoting.DataVersion{Timestamp: time.Now().UnixMilli()}}})
 }
 
 // encodeCompressedBody writes RegisterBrokerBody.encode(true): a zlib stream

@@ -2,11 +2,14 @@ package role
 
 import (
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	jsoniter "github.com/json-iterator/go"
 	"github.com/rocketgo/rocketgo/broker/tables"
 	"github.com/rocketgo/rocketgo/internal/testutil"
 	"github.com/rocketgo/rocketgo/message"
@@ -56,6 +59,7 @@ func TestRegistrationBodies(t *testing.T) {
 			if est := r.estimate(topics); est < len(body) {
 				t.Errorf("estimate %d below the JSON body's %d bytes", est, len(body))
 			}
+			checkApacheWrapperKeys(t, body)
 		}
 		if err != nil {
 			t.Fatalf("compressed=%v: %v", compressed, err)
@@ -69,6 +73,40 @@ func TestRegistrationBodies(t *testing.T) {
 			t.Errorf("compressed=%v: topic %+v", compressed, got)
 		}
 		t.Logf("compressed=%v: %d topics in %d bytes", compressed, len(topics), len(body))
+	}
+}
+
+// checkApacheWrapperKeys fails unless the JSON body's wrapper has the keys
+// of Apache's TopicConfigAndMappingSerializeWrapper, its mapping maps and
+// every topic's attributes being objects: a name server decoding strictly
+// (rocketmq-rust's) refuses a body without them.
+func checkApacheWrapperKeys(t *testing.T, body []byte) {
+	t.Helper()
+	var b struct {
+		Wrapper map[string]jsoniter.RawMessage `json:"topicConfigSerializeWrapper"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"dataVersion", "mappingDataVersion", "topicConfigTable", "topicQueueMappingDetailMap", "topicQueueMappingInfoMap"}
+	if got := slices.Sorted(maps.Keys(b.Wrapper)); !slices.Equal(got, want) {
+		t.Fatalf("wrapper keys %v, Apache's %v", got, want)
+	}
+	for _, k := range want[3:] {
+		if string(b.Wrapper[k]) != "{}" {
+			t.Errorf("%s = %s, want {}", k, b.Wrapper[k])
+		}
+	}
+	var table map[string]struct {
+		Attributes jsoniter.RawMessage `json:"attributes"`
+	}
+	if err := json.Unmarshal(b.Wrapper["topicConfigTable"], &table); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range table {
+		if len(tc.Attributes) == 0 || tc.Attributes[0] != '{' {
+			t.Fatalf("topic %s: attributes %s, want an object", name, tc.Attributes)
+		}
 	}
 }
 
