@@ -16,7 +16,8 @@ import (
 //   - TruncateReplica: a slave cuts a divergent tail (Apache's
 //     DefaultMessageStore.truncateFiles after the handshake's consistent
 //     point): commit log, consume queues and the queue offset table, with
-//     the dispatcher paused.
+//     the dispatcher paused; sends waiting on the cut records are answered
+//     ErrTruncated (wait.go's cut).
 //   - LeaveReplica: a slave promoted to master cuts a record its last frame
 //     left incomplete (Apache's truncateInvalidMsg) and accepts Puts again.
 //
@@ -61,10 +62,22 @@ func (s *Store) dispatchEnd() int64 {
 // cursor. Nothing to do at or beyond the end. Refused on a store that is
 // not a replica, below the first file, or while a reader holds a file that
 // would be cut (the caller retries: Apache's slave retries the handshake).
+//
+// Sends still waiting on records beyond offset (written while this store
+// was master) are answered ErrTruncated, and the flushed and replicated
+// marks come down to offset: the records written there next are others.
 func (s *Store) TruncateReplica(offset int64) error {
 	if offset >= s.cl.maxOffset.Load() {
 		return nil
 	}
+	cut, err := s.truncateReplica(offset)
+	if cut {
+		s.waits.cut(offset, ErrTruncated) // outside the store's locks: it answers sends
+	}
+	return err
+}
+
+func (s *Store) truncateReplica(offset int64) (bool, error) {
 	s.dispatchMu.Lock()
 	defer s.dispatchMu.Unlock()
 	s.cutMu.Lock()
@@ -72,9 +85,9 @@ func (s *Store) TruncateReplica(offset int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.replica {
-		return fmt.Errorf("truncate at %d: %w", offset, ErrNotReplica)
+		return false, fmt.Errorf("truncate at %d: %w", offset, ErrNotReplica)
 	}
-	return s.truncateLocked(offset)
+	return true, s.truncateLocked(offset)
 }
 
 // truncateLocked cuts at offset. Caller holds dispatchMu, cutMu and mu.
@@ -125,24 +138,33 @@ func (s *Store) truncateLocked(offset int64) error {
 // sets it again), a record the last frame split is cut, and the commit
 // log end is returned. No-op on a store that is not a replica.
 func (s *Store) LeaveReplica() (int64, error) {
+	end, cut, err := s.leaveReplica()
+	if cut {
+		s.waits.cut(end, ErrTruncated) // as TruncateReplica
+	}
+	return end, err
+}
+
+func (s *Store) leaveReplica() (end int64, cut bool, err error) {
 	s.dispatchMu.Lock()
 	defer s.dispatchMu.Unlock()
 	// Dispatched without the append lock, as the dispatcher does (the
 	// caller stopped replicating: nothing is appended meanwhile).
 	s.confirmGate.Store(false)
 	if err := s.dispatchAvailable(); err != nil {
-		return 0, fmt.Errorf("leave replica: %w", err)
+		return 0, false, fmt.Errorf("leave replica: %w", err)
 	}
 	s.cutMu.Lock()
 	defer s.cutMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.replica {
-		return s.cl.maxOffset.Load(), nil
+		return s.cl.maxOffset.Load(), false, nil
 	}
 	if split := s.splitAt.Load(); split >= 0 && split < s.cl.maxOffset.Load() {
+		cut = true
 		if err := s.truncateLocked(split); err != nil {
-			return 0, fmt.Errorf("leave replica: %w", err)
+			return split, cut, fmt.Errorf("leave replica: %w", err)
 		}
 	}
 	// A replica's appends leave the queue offset table alone (records
@@ -154,7 +176,7 @@ func (s *Store) LeaveReplica() (int64, error) {
 	s.cqMu.RUnlock()
 	s.replica = false
 	s.replicaDispatch.Store(false)
-	return s.cl.maxOffset.Load(), nil
+	return s.cl.maxOffset.Load(), cut, nil
 }
 
 // ConfirmGated reports whether dispatch stops at the confirm offset.

@@ -97,6 +97,50 @@ func TestTruncateReplicaAndLeave(t *testing.T) {
 	}
 }
 
+// A master's send still waiting for replicas when the store becomes a
+// replica and cuts its commit log is answered ErrTruncated, and the
+// replicated mark comes down to the cut: a record written at those offsets
+// later waits for its own acknowledgement.
+func TestTruncateAnswersCutWaiters(t *testing.T) {
+	s := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, s)
+	s.EnableSource(Replicated, time.Minute, 0)
+	res := putN(t, s, "TopicA", 1, 0, 10)
+	s.Advance(Replicated, res[9].PhysicalOffset) // records 0..8 acknowledged
+	answers := make(chan error, 4)
+	s.Wait(s.MaxPhyOffset(), Replicated, func(err error) { answers <- err }) // record 9
+	s.BecomeReplica()
+	if err := s.TruncateReplica(res[5].PhysicalOffset); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-answers:
+		if !errors.Is(err, ErrTruncated) {
+			t.Fatalf("the cut record's send answered %v, want ErrTruncated", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cut record's send not answered")
+	}
+	if _, err := s.LeaveReplica(); err != nil {
+		t.Fatal(err)
+	}
+	again := putN(t, s, "TopicA", 1, 100, 1) // at res[5]'s offset, below the old mark
+	end := again[0].PhysicalOffset + int64(again[0].WroteBytes)
+	if again[0].PhysicalOffset != res[5].PhysicalOffset || end > res[9].PhysicalOffset {
+		t.Fatalf("new record at %d..%d, want it at %d below %d", again[0].PhysicalOffset, end, res[5].PhysicalOffset, res[9].PhysicalOffset)
+	}
+	s.Wait(end, Replicated, func(err error) { answers <- err })
+	select {
+	case err := <-answers:
+		t.Fatalf("a record written after the cut answered %v without an acknowledgement", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	s.Advance(Replicated, end)
+	if err := <-answers; err != nil {
+		t.Fatalf("acknowledged: %v", err)
+	}
+}
+
 // With ConfirmGate (controller mode) the confirm offset survives a
 // restart in the checkpoint (Apache's confirmPhyOffset, byte 32) and
 // recovery dispatches no further; the records after it keep their queue

@@ -24,7 +24,11 @@ var (
 	// ErrReplicaNotAvailable: a wait for replicas with none to ask
 	// (SLAVE_NOT_AVAILABLE, 11).
 	ErrReplicaNotAvailable = errors.New("store: replica not available")
-	ErrCorrupt             = errors.New("store: corrupt data")
+	// ErrTruncated: a record a send waited on was cut by a replica
+	// truncation (this store lost the master role before the record was
+	// durable as asked, and the new master does not hold it).
+	ErrTruncated = errors.New("store: record cut by a replica truncation")
+	ErrCorrupt   = errors.New("store: corrupt data")
 	// ErrReplica: a slave's store refuses Put; its commit log grows only
 	// by AppendReplica.
 	ErrReplica = errors.New("store: replica refuses writes")

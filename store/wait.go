@@ -368,6 +368,35 @@ func (w *offsetWaiter) fail(src Durability, err error, sticky bool) {
 	w.answerCollected()
 }
 
+// cut is a truncation of the commit log at offset: the bytes beyond it are
+// gone, so no source covers them any more (a source's offset comes down to
+// offset) and every waiter whose record ended beyond it gets err. Records
+// written there later have other contents: a waiter for the cut one must
+// not be answered by their progress.
+func (w *offsetWaiter) cut(offset int64, err error) {
+	w.answerMu.Lock()
+	defer w.answerMu.Unlock()
+	w.mu.Lock()
+	for i := range w.srcs {
+		w.srcs[i].reached = min(w.srcs[i].reached, offset)
+	}
+	for need := range w.lists {
+		l := w.lists[need]
+		k := len(l) // sorted by end: the cut waiters are a suffix
+		for k > 0 && l[k-1].end > offset {
+			k--
+		}
+		for _, r := range l[k:] {
+			w.out = append(w.out, waitAnswer{done: r.done, err: err})
+		}
+		clear(l[k:])
+		w.n.Add(-int64(len(l) - k))
+		w.lists[need] = l[:k]
+	}
+	w.mu.Unlock()
+	w.answerCollected()
+}
+
 // close answers every waiter with err, and every later one.
 func (w *offsetWaiter) close(err error) {
 	w.answerMu.Lock()

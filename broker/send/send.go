@@ -267,16 +267,19 @@ func (s *Service) waitThen(end int64, need store.Durability, done func(Status)) 
 
 // waitStatus is how a send that waited for need is answered after the wait
 // ended with err: a failed replication is SLAVE_NOT_AVAILABLE (no usable
-// slave) or FLUSH_SLAVE_TIMEOUT; any other failure (the flush time-out, a
-// failed fsync, the store shutting down) FLUSH_DISK_TIMEOUT when the send
-// waited for the flush, else FLUSH_SLAVE_TIMEOUT.
+// slave) or FLUSH_SLAVE_TIMEOUT (also a record cut by a truncation after
+// the broker lost the master role, when it waited for replicas); any other
+// failure (the flush time-out, a failed fsync, the store shutting down)
+// FLUSH_DISK_TIMEOUT when the send waited for the flush, else
+// FLUSH_SLAVE_TIMEOUT.
 func waitStatus(need store.Durability, err error) Status {
 	switch {
 	case err == nil:
 		return OK
 	case errors.Is(err, store.ErrReplicaNotAvailable):
 		return SlaveNotAvailable
-	case errors.Is(err, store.ErrReplicaTimeout), need&store.Flushed == 0:
+	case errors.Is(err, store.ErrReplicaTimeout), need&store.Flushed == 0,
+		errors.Is(err, store.ErrTruncated) && need&store.Replicated != 0:
 		return FlushSlaveTimeout
 	}
 	return FlushDiskTimeout

@@ -3,6 +3,7 @@ package autoswitch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -332,4 +333,36 @@ func TestElectedWhereTheOldTermBegan(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameLogs(t, a, b, 2)
+}
+
+// A master's send still waiting for its slaves when the broker becomes a
+// slave is answered at once with the replica time-out (FLUSH_SLAVE_TIMEOUT,
+// as Apache answers it when its wait ends): left waiting, the acks of
+// another record written at its offset after a truncation could answer it.
+func TestBecomeSlaveAnswersWaitingSends(t *testing.T) {
+	cfg := testConfig()
+	cfg.AllAckInSyncStateSet = true
+	cfg.SlaveTimeout = time.Minute // only the role change may answer it
+	a, b := openNode(t, cfg), openNode(t, cfg)
+	a.master(t, 1, 1, []int64{1, 2}, 1) // 2 is a member, not connected: nothing is acknowledged
+	put(t, a.st, 0, 5, 2)
+	got := make(chan error, 1)
+	a.st.Wait(a.st.MaxPhyOffset(), store.Replicated, func(err error) { got <- err })
+	select {
+	case err := <-got:
+		t.Fatalf("answered %v before any slave acknowledged", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	b.master(t, 2, 2, []int64{2}, 2)
+	if err := a.svc.BecomeSlave(b.svc.Addr(), 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if !errors.Is(err, store.ErrReplicaTimeout) {
+			t.Fatalf("answered %v, want the replica time-out", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting send was not answered when the broker became a slave")
+	}
 }
