@@ -1,10 +1,11 @@
 # Scale row groups of bench/compare.sh; sourced by it, never run. Each
 # run_GROUP REP IDX runs one system (IDX into NAMES/SCRIPTS) once, every
 # point on a fresh start and store, and records metrics named
-# GROUP_MEASURE@X (X: the point's connections or topics), which
-# bench/scale_plot.py draws as curves. Uses compare.sh's helpers (record,
-# bench, field, start_system, sampler_*, rss_kb) and settings (OUT, MQB, D,
-# WARM, C, W, NS_CONNS, REG_TOPICS, TOPICS, IDLE).
+# GROUP_MEASURE@X (X: the point's connections, topics, GiB or consumer
+# groups), which bench/scale_plot.py draws as curves. Uses compare.sh's
+# helpers (record, bench, field, start_system, sampler_*, rss_kb) and
+# settings (OUT, MQB, D, WARM, C, W, NS_CONNS, REG_TOPICS, TOPICS, IDLE,
+# BACKLOG, GROUP_COUNTS).
 
 # In-flight route queries per client connection: a client refreshes a
 # topic's route with one synchronous request at a time.
@@ -153,6 +154,110 @@ run_conns() {
 			FAILED="idle: no end line"
 			record "$rep" "$name" "conns_closed@$k" "$(sed -n 's/^IDLE alive=[0-9]* closed=\([0-9]*\).*/\1/p' "$pre-idle.txt")"
 		fi
+		stop_system "$i"
+	done
+}
+
+# drop_cache: writes dirty pages and empties the page cache (root only), so
+# that what follows reads the store from the disk; false when not allowed.
+drop_cache() {
+	sync
+	{ echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null
+}
+
+# run_backlog REP IDX: for each B of BACKLOG (GiB), on a fresh store:
+#   backlog_fill_mibps@B      B GiB of 16 KiB messages sent to one topic
+#                             of 8 queues as fast as the system takes them
+#                             (-c/-w), ASYNC_FLUSH
+#   backlog_recovery_ms@B     kill -9 of the broker, the page cache
+#                             emptied, the name server restarted: ms from
+#                             the broker's launch on the same store to its
+#                             first accepted send (recovery, then
+#                             registration)
+#   backlog_catchup_mibps@B, backlog_catchup_tps@B
+#                             the page cache emptied again, one consumer
+#                             group reads the whole backlog from the start
+#                             (-c workers, 32 messages a pull)
+#   backlog_live_p99_ms@B, backlog_live_tps@B
+#                             meanwhile 1 KiB sends at LIVE_RATE msgs/s to
+#                             another topic: the live traffic's p99 and the
+#                             rate it got
+# Without root the page cache cannot be emptied: the recovery and catch-up
+# cells then say so.
+LIVE_RATE=${LIVE_RATE:-2000}
+run_backlog() {
+	local rep=$1 i=$2 name=${NAMES[$2]} script=${SCRIPTS[$2]} pre b n out live_pid cold
+	for b in ${BACKLOG//,/ }; do
+		n=$((b * 65536)) # 16 KiB messages
+		start_system "$rep" "$i" backlog ASYNC_FLUSH || continue
+		pre=$OUT/$name-r$rep-backlog$b
+		"$MQB" probe -n "$NS_ADDR" -t bench_backlog -create-topic -q 8 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		bench "$pre-fill" produce -n "$NS_ADDR" -t bench_backlog -c "$C" -w "$W" -s 16384 -count "$n"
+		record "$rep" "$name" "backlog_fill_mibps@$b" "$(field "$pre-fill.txt" send mibps)"
+		kill -KILL "$PID" 2>/dev/null || true
+		while kill -0 "$PID" 2>/dev/null; do sleep 0.1; done
+		rm -f "$DIR/broker.pid"
+		"$script" stop "$DIR" >/dev/null 2>&1 || true
+		cold=1
+		drop_cache || cold=0
+		FAILED=""
+		if ! out=$("$script" start "$DIR" "${NS_ADDR##*:}" "$BP" ASYNC_FLUSH 2>>"$DIR/start.err"); then
+			FAILED="restart failed: $(tail -1 "$DIR/start.err" | cut -c1-120)"
+			for m in recovery_ms catchup_mibps catchup_tps live_p99_ms live_tps; do record "$rep" "$name" "backlog_$m@$b" ""; done
+			stop_system "$i"
+			continue
+		fi
+		PID=$(sed -n 's/.*broker_pid=\([0-9]*\).*/\1/p' <<<"$out")
+		LAUNCHED=$(sed -n 's/.*launched_ns=\([0-9]*\).*/\1/p' <<<"$out")
+		"$MQB" probe -n "$NS_ADDR" -t bench_live -create-topic -q 8 -since "$LAUNCHED" -timeout 600s >"$pre-recovery.txt" 2>&1 ||
+			FAILED="probe: $(tail -1 "$pre-recovery.txt" | cut -c1-120)"
+		((cold)) || FAILED="page cache not emptied (not root)"
+		((cold)) && record "$rep" "$name" "backlog_recovery_ms@$b" "$(sed -n 's/PROBE first_send_ms=//p' "$pre-recovery.txt")" ||
+			record "$rep" "$name" "backlog_recovery_ms@$b" ""
+		drop_cache || cold=0
+		"$MQB" produce -n "$NS_ADDR" -t bench_live -c 2 -w 8 -s 1024 -rate "$LIVE_RATE" -d 24h >"$pre-live.txt" 2>&1 &
+		live_pid=$!
+		bench "$pre-catchup" consume -n "$NS_ADDR" -t bench_backlog -c "$C" -w 4 -count "$n"
+		kill -INT "$live_pid" 2>/dev/null || true
+		wait "$live_pid" 2>/dev/null || true
+		((cold)) || FAILED="page cache not emptied (not root)"
+		if ((cold)); then
+			record "$rep" "$name" "backlog_catchup_mibps@$b" "$(field "$pre-catchup.txt" pull mibps)"
+			record "$rep" "$name" "backlog_catchup_tps@$b" "$(field "$pre-catchup.txt" pull tps)"
+		else
+			record "$rep" "$name" "backlog_catchup_mibps@$b" ""
+			record "$rep" "$name" "backlog_catchup_tps@$b" ""
+		fi
+		FAILED="live sender: no summary"
+		record "$rep" "$name" "backlog_live_p99_ms@$b" "$(sed -n 's/^SUMMARY role=send .* p99_ms=\([0-9.]*\).*/\1/p' "$pre-live.txt" | tail -1)"
+		record "$rep" "$name" "backlog_live_tps@$b" "$(sed -n 's/^SUMMARY role=send .* tps=\([0-9.]*\).*/\1/p' "$pre-live.txt" | tail -1)"
+		stop_system "$i"
+	done
+}
+
+# run_groups REP IDX: for each G of GROUP_COUNTS (-g), on a fresh store holding 20,000
+# messages of 1 KiB in one topic of 8 queues, G consumer groups read it
+# over and over (mqbench consume -groups G -loop) for D seconds, each group
+# on its own connection with one pull of 32 messages in flight per queue,
+# as a push consumer pulls:
+#   groups_pull_tps@G     messages read per second, all groups together
+#   groups_pull_p99_ms@G  pull round trip p99
+#   groups_rss_mb@G       the broker's peak VmRSS meanwhile
+run_groups() {
+	local rep=$1 i=$2 name=${NAMES[$2]} pre g rmax
+	for g in ${GROUP_COUNTS//,/ }; do
+		start_system "$rep" "$i" groups ASYNC_FLUSH || continue
+		pre=$OUT/$name-r$rep-groups$g
+		"$MQB" probe -n "$NS_ADDR" -t bench_groups -create-topic -q 8 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		bench "$pre-fill" produce -n "$NS_ADDR" -t bench_groups -c "$C" -w "$W" -s 1024 -count 20000
+		sampler_start "$PID" "$pre-rss"
+		bench "$pre" consume -n "$NS_ADDR" -t bench_groups -g "bench_g$rep" -groups "$g" -loop -c "$g" -w 1 -d "${D}s"
+		sampler_stop
+		read -r rmax _ <<<"$SAMPLED"
+		record "$rep" "$name" "groups_pull_tps@$g" "$(field "$pre.txt" pull tps)"
+		record "$rep" "$name" "groups_pull_p99_ms@$g" "$(field "$pre.txt" pull p99_ms)"
+		FAILED=""
+		record "$rep" "$name" "groups_rss_mb@$g" "$((rmax / 1024))"
 		stop_system "$i"
 	done
 }

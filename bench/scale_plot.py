@@ -9,7 +9,7 @@ repetitions against X, one line per system (NAMEs in the order given; by
 default every system in the file). A point a system could not measure is
 left out (its line breaks there). X is spaced evenly, labelled with its
 values; latency and time panels use a log scale. Writes DIR/scale-ROW.svg
-(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, and
+(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, and
 prints the files written.
 """
 import collections
@@ -37,6 +37,15 @@ ROWS = [
         ("conns_send_p99_ms", "send p99 (ms)", True),
         ("conns_rss_mb", "broker VmRSS (MB)", False),
         ("conns_rss_per_conn_kb", "VmRSS per idle connection (KB)", False)]),
+    ("backlog", "A backlog of X GiB: recovery after kill -9, cold catch-up beside live sends", "backlog (GiB)", [
+        ("backlog_recovery_ms", "launch to first accepted send (ms)", True),
+        ("backlog_catchup_mibps", "catch-up read (MiB/s)", False),
+        ("backlog_live_p99_ms", "live send p99 (ms)", True),
+        ("backlog_fill_mibps", "fill, 16 KiB sends (MiB/s)", False)]),
+    ("groups", "X consumer groups reading one topic (1 KiB, hot)", "consumer groups", [
+        ("groups_pull_tps", "messages read/s, all groups", False),
+        ("groups_pull_p99_ms", "pull p99 (ms)", True),
+        ("groups_rss_mb", "broker VmRSS (MB)", False)]),
 ]
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 

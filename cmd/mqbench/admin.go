@@ -17,6 +17,7 @@ type target struct {
 	brokerName string
 	topic      string
 	queueID    int32
+	group      string // consume: the pulling group; "" = -g
 }
 
 // newAdmin returns the control-plane client for o's name servers.

@@ -176,6 +176,33 @@ func TestBenchAgainstServers(t *testing.T) {
 		t.Fatalf("consumed %d (errors %d), want 5000", c.msgs, c.errs)
 	}
 
+	// Three more groups read everything again: each reads a queue once,
+	// so 15000 means every group read all 5000.
+	go3 := base("consume")
+	go3.count, go3.duration, go3.groups, go3.group = 15000, 0, 3, "mqbench_groups"
+	done = make(chan struct{})
+	timer = time.AfterFunc(15*time.Second, func() { close(done) })
+	sums, err = run(go3, w, done)
+	timer.Stop()
+	must(t, err)
+	if c := summaryOf(t, sums, "pull"); c.msgs != 15000 || c.errs != 0 {
+		t.Fatalf("3 groups consumed %d (errors %d), want 15000", c.msgs, c.errs)
+	}
+	if _, err := parseFlags([]string{"produce", "-groups", "2"}, io.Discard); err == nil {
+		t.Fatal("-groups accepted for produce")
+	}
+	// -loop: 5000 stored, 12000 read by one group going round.
+	lo := base("consume")
+	lo.count, lo.duration, lo.loop = 12000, 0, true
+	done = make(chan struct{})
+	timer = time.AfterFunc(15*time.Second, func() { close(done) })
+	sums, err = run(lo, w, done)
+	timer.Stop()
+	must(t, err)
+	if c := summaryOf(t, sums, "pull"); c.msgs < 12000 || c.errs != 0 {
+		t.Fatalf("-loop consumed %d (errors %d), want 12000", c.msgs, c.errs)
+	}
+
 	// End to end at a fixed rate: everything sent is consumed from the tail.
 	eo := base("e2e")
 	eo.count, eo.rate = 600, 2000

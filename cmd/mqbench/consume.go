@@ -9,6 +9,8 @@ package main
 // maxOffset; when a worker has read up to maxOffset it parks one long-poll
 // pull (SUSPEND) at the queue's next offset. A range answered short (byte
 // limit) is re-pulled from nextBeginOffset, so no message is counted twice.
+// With -loop a worker that has read a queue to its end reads it again from
+// where it started, so a short backlog keeps the pulls busy for -d.
 
 import (
 	"encoding/binary"
@@ -33,6 +35,7 @@ type pullRange struct {
 
 type qstate struct {
 	t        target
+	first    int64 // where the run started reading (-loop goes back there)
 	next     int64 // first offset not yet covered by a pull
 	maxOff   int64 // last maxOffset the broker reported (-1 unknown)
 	gaps     []pullRange
@@ -173,7 +176,11 @@ func (cs *consumer) issue(qi int, rng pullRange) error {
 	cs.mu.Unlock()
 	w := &cs.c.w
 	w.begin(remoting.PullMessage, opaque)
-	w.strS("consumerGroup", cs.o.group)
+	group := qs.t.group
+	if group == "" {
+		group = cs.o.group
+	}
+	w.strS("consumerGroup", group)
 	w.strS("topic", qs.t.topic)
 	w.int("queueId", int64(qs.t.queueID))
 	w.int("queueOffset", rng.start)
@@ -213,6 +220,8 @@ func (cs *consumer) fill(qi int) {
 			end := min(qs.next+b, qs.maxOff)
 			_ = cs.issue(qi, pullRange{qs.next, end})
 			qs.next = end
+		case cs.o.loop && qs.maxOff > qs.first:
+			qs.next = qs.first // read the queue again instead of waiting at its end
 		case qs.inflight == 0:
 			_ = cs.issue(qi, pullRange{qs.next, -1})
 		default:
@@ -316,7 +325,7 @@ func runConsumers(o *options, targets []target, startAt []int64, r *role, e2e bo
 		}
 		for k, ti := range byAddr[addr] {
 			cs := mine[k%len(mine)]
-			cs.qs = append(cs.qs, &qstate{t: targets[ti], next: startAt[ti], maxOff: -1})
+			cs.qs = append(cs.qs, &qstate{t: targets[ti], first: startAt[ti], next: startAt[ti], maxOff: -1})
 		}
 	}
 	for i, cs := range css {

@@ -41,6 +41,8 @@ type options struct {
 	topic       string
 	topics      int
 	group       string
+	groups      int
+	loop        bool
 	conns       int
 	window      int
 	size        int
@@ -82,6 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.topic, "t", "BenchmarkTest", "topic")
 	fs.IntVar(&o.topics, "topics", 1, "with N > 1: the N topics <-t>_0..<-t>_<N-1>, taken round robin, each laid out as the first")
 	fs.StringVar(&o.group, "g", "", "producer / consumer group (default mqbench_<mode>_<pid>)")
+	fs.IntVar(&o.groups, "groups", 1, "consume: N consumer groups <-g>_0..<-g>_<N-1>, each reading every queue (-count counts all their messages)")
+	fs.BoolVar(&o.loop, "loop", false, "consume: at a queue's end read it again from the start offset instead of waiting")
 	fs.IntVar(&o.conns, "c", 4, "connections (producer threads / consumer workers)")
 	fs.IntVar(&o.window, "w", 32, "in-flight requests per producer connection / per consumed queue")
 	fs.IntVar(&o.size, "s", 128, "message body size in bytes")
@@ -127,8 +131,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			o.from = "latest"
 		}
 	}
-	if o.conns < 1 || o.window < 1 || o.size < 0 || o.batch < 1 || o.queues < 1 || o.pullBatch < 1 {
-		return nil, errors.New("-c, -w, -b, -q, -pull-batch must be >= 1 and -s >= 0")
+	if o.conns < 1 || o.window < 1 || o.size < 0 || o.batch < 1 || o.queues < 1 || o.pullBatch < 1 || o.groups < 1 {
+		return nil, errors.New("-c, -w, -b, -q, -pull-batch, -groups must be >= 1 and -s >= 0")
+	}
+	if (o.groups > 1 || o.loop) && o.mode != "consume" {
+		return nil, errors.New("-groups and -loop are for consume")
 	}
 	if o.interval <= 0 {
 		o.interval = time.Second
@@ -185,8 +192,8 @@ func describe(out io.Writer, o *options, targets []target) {
 	for _, t := range targets {
 		brokers[t.addr] = true
 	}
-	fmt.Fprintf(out, "# mqbench %s topic=%s topics=%d queues=%d brokers=%d conns=%d window=%d size=%d batch=%d keys=%v tag=%q ser=%s count=%d duration=%s rate=%g\n",
-		o.mode, o.topic, max(o.topics, 1), len(targets), len(brokers), o.conns, o.window, o.size, o.batch, o.keys, o.tag, o.ser, o.count, o.duration, o.rate)
+	fmt.Fprintf(out, "# mqbench %s topic=%s topics=%d queues=%d brokers=%d conns=%d window=%d size=%d batch=%d keys=%v tag=%q ser=%s count=%d duration=%s rate=%g groups=%d\n",
+		o.mode, o.topic, max(o.topics, 1), len(targets), len(brokers), o.conns, o.window, o.size, o.batch, o.keys, o.tag, o.ser, o.count, o.duration, o.rate, o.groups)
 }
 
 // deadline closes the returned channel when stop closes, when d elapses
@@ -286,6 +293,7 @@ func runConsume(o *options, a *adminclient.Client, out io.Writer, stop <-chan st
 		return nil, err
 	}
 	describe(out, o, targets)
+	targets, at = perGroup(o, targets, at)
 	name := "pull"
 	if o.e2e {
 		name = "e2e"
@@ -295,6 +303,24 @@ func runConsume(o *options, a *adminclient.Client, out io.Writer, stop <-chan st
 	return measured(o, out, stop, total.done, pull, func(runStop <-chan struct{}) error {
 		return runConsumers(o, targets, at, pull, o.e2e, runStop, total, nil)
 	})
+}
+
+// perGroup repeats every target (and its start offset) for each of the
+// -groups groups, named <-g>_<k>; one group keeps -g as it is.
+func perGroup(o *options, targets []target, at []int64) ([]target, []int64) {
+	if o.groups <= 1 {
+		return targets, at
+	}
+	ts := make([]target, 0, len(targets)*o.groups)
+	offs := make([]int64, 0, len(at)*o.groups)
+	for k := range o.groups {
+		for i, t := range targets {
+			t.group = fmt.Sprintf("%s_%d", o.group, k)
+			ts = append(ts, t)
+			offs = append(offs, at[i])
+		}
+	}
+	return ts, offs
 }
 
 // runE2E consumes from the queues' current ends while producing (at -rate),
