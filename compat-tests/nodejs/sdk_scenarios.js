@@ -33,6 +33,7 @@ const CFG = JSON.parse(process.env.SDK_TEST_CONFIG);
 const TLS = Boolean(CFG.tls);
 const COUNT = CFG.count || 4;
 const TIMEOUT_MS = (CFG.timeout_s || 40) * 1000;
+const DISPATCH_PAUSE_MS = 500; // see scenarioPriority
 const ID = 'sdk-id'; // the user property naming each message
 // Apache's proxy raises a long poll below 5 s to 5 s and refuses a receive
 // whose deadline (request timeout + await duration) leaves less than that.
@@ -172,6 +173,10 @@ async function scenarioPriority(p, sc) {
         sent.push(Object.assign(sentView(id, body, {}, r), { priority: prio }));
       }
     }
+    // A send is answered once stored; its consume queue entry follows
+    // (asynchronous dispatch, as in Apache). A receive at once can find
+    // only the messages dispatched so far and hand out a low priority.
+    await new Promise(r => setTimeout(r, DISPATCH_PAUSE_MS));
     const got = await receiveUntil(c, g => g.length >= sent.length, Date.now() + TIMEOUT_MS, 1);
     return { sent, received: got };
   } finally {

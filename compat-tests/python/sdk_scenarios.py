@@ -34,6 +34,7 @@ CFG = json.loads(os.environ["SDK_TEST_CONFIG"])
 TLS = bool(CFG.get("tls"))
 COUNT = int(CFG.get("count", 4))
 TIMEOUT = float(CFG.get("timeout_s", 40))
+DISPATCH_PAUSE = 0.5  # seconds; see scenario_priority
 ID = "sdk-id"  # the user property naming each message
 # Apache's proxy raises a long poll below 5 s to 5 s and refuses a receive
 # whose deadline (request timeout + await duration) leaves less than that.
@@ -190,6 +191,10 @@ def scenario_priority(p, sc):
                 m.priority = prio
                 r = p.send(m)
                 sent.append(dict(sent_view(mid, mid.encode(), receipt=r), priority=prio))
+        # A send is answered once stored; its consume queue entry follows
+        # (asynchronous dispatch, as in Apache). A receive at once can find
+        # only the messages dispatched so far and hand out a low priority.
+        time.sleep(DISPATCH_PAUSE)
         got = receive_until(c, lambda g: len(g) >= len(sent), time.time() + TIMEOUT, batch=1)
         return {"sent": sent, "received": got}
     finally:
