@@ -121,6 +121,12 @@ func TestTruncateAnswersCutWaiters(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the cut record's send not answered")
 	}
+	// A send whose wait comes after the cut (its goroutine was late) is
+	// refused at once: its record is beyond the end.
+	s.Wait(res[8].PhysicalOffset, Replicated, func(err error) { answers <- err })
+	if err := <-answers; !errors.Is(err, ErrTruncated) {
+		t.Fatalf("a wait after the cut answered %v, want ErrTruncated", err)
+	}
 	if _, err := s.LeaveReplica(); err != nil {
 		t.Fatal(err)
 	}

@@ -266,6 +266,10 @@ func TestLimitSourceRefusesAtOnce(t *testing.T) {
 	s := openStarted(t, testConfig(t.TempDir()))
 	defer shutdown(t, s)
 	s.EnableSource(Replicated, time.Minute, 0)
+	putN(t, s, "TopicA", 1, 0, 20) // the offsets waited for are written
+	if s.MaxPhyOffset() < 1000 {
+		t.Fatalf("commit log end %d, want 1000 or more", s.MaxPhyOffset())
+	}
 	got := make(chan error, 4)
 	s.LimitSource(Replicated, false, 1000)
 	s.Wait(100, Replicated, func(err error) { got <- err })

@@ -228,6 +228,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 	s.replicaDispatch.Store(cfg.Replica)
 	s.confirmGate.Store(cfg.ConfirmGate)
 	s.splitAt.Store(-1)
+	s.waits.end = &s.cl.maxOffset
 	s.arrivals.init()
 	s.cqMapLimit.Store(int64(cfg.MaxMappedConsumeQueueFiles))
 	s.cl.q = mappedQueue{dir: cfg.commitLogDir(), fileSize: cfg.MappedFileSizeCommitLog, ops: &s.ops, reap: s.reapLater}

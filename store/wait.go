@@ -116,6 +116,12 @@ type offsetWaiter struct {
 	answerMu sync.Mutex
 	out      []waitAnswer // guarded by answerMu
 
+	// end is the commit log's end (nil: not checked). A waiter's record was
+	// appended before it waits, so an end beyond it means a truncation cut
+	// the record first; read under mu, which cut takes after the end came
+	// down, so a waiter is either cut or refused.
+	end *atomic.Int64
+
 	mu     sync.Mutex
 	closed error // guarded by mu: once set, every waiter gets it
 	srcs   [numSources]sourceState
@@ -184,6 +190,11 @@ func (w *offsetWaiter) wait(end int64, need Durability, done func(error)) {
 		return
 	}
 	w.mu.Lock()
+	if w.end != nil && end > w.end.Load() {
+		w.mu.Unlock()
+		done(fmt.Errorf("commit log offset %d beyond the end %d: %w", end, w.end.Load(), ErrTruncated))
+		return
+	}
 	if w.closed == nil && end <= w.reachedLocked(need) {
 		w.mu.Unlock()
 		done(nil) // durable already, even if a source failed since

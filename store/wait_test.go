@@ -315,14 +315,16 @@ func TestGroupCommit(t *testing.T) {
 	}
 }
 
-// TestWaitFlushShutdown: Shutdown answers every waiter for data never
-// written (ErrClosed), and WaitFlush after it answers at once.
+// TestWaitFlushShutdown: Shutdown answers every waiter it leaves waiting
+// (ErrClosed: sends waiting for replicas that never acknowledged), and
+// WaitFlush after it answers at once.
 func TestWaitFlushShutdown(t *testing.T) {
 	t.Parallel()
 	s := openStarted(t, testConfig(t.TempDir()))
+	s.EnableSource(Replicated, time.Minute, 0)
 	var a answers
-	for i := range 10 {
-		s.WaitFlush(s.MaxPhyOffset()+int64(1000+i), a.cb(i))
+	for i, r := range putN(t, s, "TopicA", 1, 0, 10) {
+		s.Wait(r.PhysicalOffset+int64(r.WroteBytes), Replicated, a.cb(i))
 	}
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
