@@ -99,8 +99,12 @@ run_topics() {
 		record "$rep" "$name" "topics_send_p99_ms@$t" "$(field "$pre.txt" send p99_ms)"
 		record "$rep" "$name" "topics_send_errs@$t" "$(field "$pre.txt" send errs)"
 		FAILED=""
-		record "$rep" "$name" "topics_rss_mb@$t" "$((rmax / 1024))"
-		record "$rep" "$name" "topics_rss_anon_mb@$t" "$((amax / 1024))"
+		if ((rmax == 0)); then # never sampled: the broker was gone
+			FAILED="broker not running"
+			rmax="" amax="" mmax=""
+		fi
+		record "$rep" "$name" "topics_rss_mb@$t" "${rmax:+$((rmax / 1024))}"
+		record "$rep" "$name" "topics_rss_anon_mb@$t" "${amax:+$((amax / 1024))}"
 		record "$rep" "$name" "topics_maps@$t" "$mmax"
 		stop_system "$i"
 	done
@@ -256,8 +260,9 @@ run_groups() {
 		read -r rmax _ <<<"$SAMPLED"
 		record "$rep" "$name" "groups_pull_tps@$g" "$(field "$pre.txt" pull tps)"
 		record "$rep" "$name" "groups_pull_p99_ms@$g" "$(field "$pre.txt" pull p99_ms)"
-		FAILED=""
-		record "$rep" "$name" "groups_rss_mb@$g" "$((rmax / 1024))"
+		FAILED="broker not running" # when never sampled
+		((rmax > 0)) || rmax=""
+		record "$rep" "$name" "groups_rss_mb@$g" "${rmax:+$((rmax / 1024))}"
 		stop_system "$i"
 	done
 }
