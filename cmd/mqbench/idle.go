@@ -110,7 +110,8 @@ func runIdle(o *options, a *adminclient.Client, out io.Writer, stop <-chan struc
 	start := time.Now()
 	conns := make([]*idleConn, o.conns)
 	var failed atomic.Int64
-	var firstErr atomic.Value
+	var firstErr error
+	var errOnce sync.Once // the failures' errors have several types: no atomic.Value
 	sem := make(chan struct{}, 64)
 	var wg sync.WaitGroup
 	for i := range conns {
@@ -129,13 +130,13 @@ func runIdle(o *options, a *adminclient.Client, out io.Writer, stop <-chan struc
 				nc.Close()
 			}
 			failed.Add(1)
-			firstErr.CompareAndSwap(nil, err)
+			errOnce.Do(func() { firstErr = err })
 		}()
 	}
 	wg.Wait()
 	fmt.Fprintf(out, "IDLE open=%d failed=%d ms=%.0f\n", int64(o.conns)-failed.Load(), failed.Load(), float64(time.Since(start))/1e6)
-	if err, ok := firstErr.Load().(error); ok {
-		fmt.Fprintf(out, "# first failure: %v\n", err)
+	if firstErr != nil {
+		fmt.Fprintf(out, "# first failure: %v\n", firstErr)
 	}
 	done := deadline(stop, o.duration, nil)
 	if o.heartbeat > 0 && len(conns) > 0 {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"net"
 	"slices"
+	"strings"
 	"testing"
 
 	jsoniter "github.com/json-iterator/go"
@@ -106,5 +109,38 @@ func TestIdleRequests(t *testing.T) {
 		if err != nil || c.Code != remoting.GetRouteInfoByTopic || c.Str("topic") != "T" {
 			t.Fatalf("%s route: %+v, %v", ser, c, err)
 		}
+	}
+}
+
+// Connections that fail in different ways (an error of one type, then of
+// another) are counted, and the first failure is printed: the run goes on.
+func TestIdleFailuresOfSeveralKinds(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for i := 0; ; i++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if i%2 == 1 {
+				_, _ = c.Write([]byte{0, 0, 0, 1}) // a frame length below 4
+			}
+			c.Close() // else EOF
+		}
+	}()
+	o := &options{ser: remoting.RocketMQ, group: "g", topic: "T", conns: 40, broker: ln.Addr().String()}
+	var out bytes.Buffer
+	stop := make(chan struct{})
+	close(stop)
+	if err := runIdle(o, nil, &out, stop); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "IDLE open=0 failed=40") || !strings.Contains(out.String(), "# first failure: ") {
+		t.Fatalf("output:\n%s", out.String())
 	}
 }
