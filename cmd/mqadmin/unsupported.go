@@ -116,20 +116,14 @@ func checkRocksdbCqWriteProgress(a *admin, o *options, args []string) error {
 		}
 		since = n
 	}
-	ci, err := a.ClusterInfo()
-	if err != nil {
+	masters, err := a.everyMaster(*cluster)
+	if err != nil || masters == nil {
 		return err
 	}
-	if _, ok := ci.ClusterAddrTable[strings.TrimSpace(*cluster)]; !ok {
-		fmt.Fprint(a.out, "clusterAddrTable is empty")
-		return nil
-	}
-	// Apache asks the master of every broker the name server knows, of
-	// any cluster, in its table's order (here sorted), and stops at the first refusal
-	names := slices.Sorted(maps.Keys(ci.BrokerAddrTable))
+	// Apache stops at the first refusal
 	ext := map[string]string{"topic": strings.TrimSpace(*topic), "checkStoreTime": strconv.FormatInt(since, 10)}
-	for _, n := range names {
-		addr := ci.BrokerAddrTable[n].BrokerAddrs["0"]
+	for _, m := range masters {
+		n, addr := m.name, m.addr
 		resp, err := a.Call(addr, remoting.CheckRocksdbCqWriteProgress, ext, nil)
 		if err != nil {
 			return err
@@ -148,6 +142,29 @@ func checkRocksdbCqWriteProgress(a *admin, o *options, args []string) error {
 		}
 	}
 	return nil
+}
+
+// namedMaster is a broker group's name and its master's address.
+type namedMaster struct{ name, addr string }
+
+// everyMaster is what Apache's RocksDB commands ask: the master of every
+// broker group the name servers know, of any cluster, by name (Apache:
+// its table's order). Nil, after Apache's message, when cluster is not
+// one of the name servers' clusters.
+func (a *admin) everyMaster(cluster string) ([]namedMaster, error) {
+	ci, err := a.ClusterInfo()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := ci.ClusterAddrTable[strings.TrimSpace(cluster)]; !ok {
+		fmt.Fprint(a.out, "clusterAddrTable is empty")
+		return nil, nil
+	}
+	out := make([]namedMaster, 0, len(ci.BrokerAddrTable))
+	for _, n := range slices.Sorted(maps.Keys(ci.BrokerAddrTable)) {
+		out = append(out, namedMaster{n, ci.BrokerAddrTable[n].BrokerAddrs["0"]})
+	}
+	return out, nil
 }
 
 // rocksDBConfigTypes are ExportRocksDBConfigToJsonRequestHeader.ConfigType's names.
@@ -195,20 +212,14 @@ func rocksDBConfigToJSON(a *admin, o *options, args []string) error {
 			fmt.Fprint(a.out, "rpc mode Invalid args, please input cluster\n")
 			return errors.New("-c cluster is required with -n")
 		}
-		ci, err := a.ClusterInfo()
-		if err != nil {
+		masters, err := a.everyMaster(*cluster)
+		if err != nil || masters == nil {
 			return err
 		}
-		if _, ok := ci.ClusterAddrTable[strings.TrimSpace(*cluster)]; !ok {
-			fmt.Fprint(a.out, "clusterAddrTable is empty")
-			return nil
-		}
-		// Apache asks the master of every broker the name server knows
-		names := slices.Sorted(maps.Keys(ci.BrokerAddrTable))
 		var failed error
-		for _, n := range names {
-			if _, err := a.Call(ci.BrokerAddrTable[n].BrokerAddrs["0"], remoting.ExportRocksDBConfigToJSON, ext, nil); err != nil {
-				fmt.Fprint(a.out, n)
+		for _, m := range masters {
+			if _, err := a.Call(m.addr, remoting.ExportRocksDBConfigToJSON, ext, nil); err != nil {
+				fmt.Fprint(a.out, m.name)
 				failed = errors.Join(failed, err)
 			}
 		}
