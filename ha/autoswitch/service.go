@@ -315,10 +315,10 @@ func (s *Service) BecomeSlave(masterHAAddr string, masterEpoch int32, selfID int
 	t.client = &client{s: s, t: t}
 	if err := s.swapTerm(t, func() error {
 		s.inSync.Store(0)
-		// A send still waiting for the slaves' acks cannot be confirmed by
-		// this broker any more: answered now, as Apache answers it once
-		// the wait times out. Left waiting, it could be answered by the acks
-		// of another record written at its offset after a truncation.
+		// A send still waiting for the slaves' acks gets none here any
+		// more: answered now with what Apache answers once its wait times
+		// out, not slaveTimeout later. (A truncation answers waits on the
+		// records it cuts in any case: store.TruncateReplica.)
 		s.st.FailWaits(store.Replicated, fmt.Errorf("no longer master (epoch %d): %w", masterEpoch, store.ErrReplicaTimeout))
 		s.st.BecomeReplica()
 		s.st.SetConfirmGate(true)

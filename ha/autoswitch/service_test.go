@@ -337,8 +337,7 @@ func TestElectedWhereTheOldTermBegan(t *testing.T) {
 
 // A master's send still waiting for its slaves when the broker becomes a
 // slave is answered at once with the replica time-out (FLUSH_SLAVE_TIMEOUT,
-// as Apache answers it when its wait ends): left waiting, the acks of
-// another record written at its offset after a truncation could answer it.
+// as Apache answers it when its wait ends), not slaveTimeout later.
 func TestBecomeSlaveAnswersWaitingSends(t *testing.T) {
 	cfg := testConfig()
 	cfg.AllAckInSyncStateSet = true
