@@ -63,7 +63,7 @@ java-deps:
 	mvn -q -B -f store/testdata/apache/gen/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/null
 	mvn -q -B -P rmq4 -f compat-tests/java/pom.xml test-compile
 	mvn -q -B -P rmq5 -f compat-tests/java/pom.xml test-compile
-	mvn -q -B -f compat-tests/java-lite/pom.xml test-compile
+	mvn -q -B -f compat-tests/java-newest/pom.xml test-compile
 
 unit:
 	$(GO) test -race -count=1 -timeout 10m $(PKGS)
@@ -216,8 +216,9 @@ test-docker-if-engine:
 
 # The Java clients (4.9.8, 5.3.3; JSON and ROCKETMQ headers) and mqadmin, run by
 # Maven from compat-tests/java (the first run downloads the pinned jars), the
-# Java 5.x SDK through mqproxy (compat-tests/java-grpc), the Java SDK 5.1.0's
-# lite consumer through mqproxy (compat-tests/java-lite, TestJavaLite;
+# Java 5.x SDK through mqproxy (compat-tests/java-grpc), the Java SDK 5.2.0's
+# lite consumer through mqproxy and its priority messages through mqproxy and
+# local mode (compat-tests/java-newest, TestJavaLite, TestJavaPriority;
 # test-proxy-apache adds Apache's proxy, local mode and Apache's broker),
 # and the differential tests against the Apache reference (compat-tests/reference). The proxy tests
 # run here in front of a rocketgo broker only (the Go ones also run in
@@ -230,7 +231,7 @@ test-docker-if-engine:
 # tests; the dashboard one skips, saying so, without the cached jar, and
 # opens three pages in chromium when it and a jar with the front end are
 # there); the comparisons with Apache stay in test-trace and test-dashboard.
-JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite
+JAVA_TESTS_A := TestJavaClients|TestMQAdmin|TestReference|TestJavaTransactions|TestHostsInterop|TestHAReference|TestReplicationJavaMetadata|TestReplicationMQAdmin|TestJavaGRPC|TestProxyRestartTransactionCheck|TestJavaTLS|TestNamesrvAuthMQAdmin|TestNamesrvAuthApacheBroker|TestJavaLite|TestJavaPriority
 # test-java-b also takes the official Python and Node.js 5.x SDKs through
 # the proxy (TestPythonSDK, TestNodeSDK: ~30 s side by side; TestLiteSDK,
 # their lite consumers against Apache 5.5's broker: ~3 min beside them),
@@ -302,7 +303,8 @@ test-dashboard: build
 # rocketgo and Apache brokers: the proof that they encode Apache's behaviour
 # (about 12 minutes); TestJavaLite through Apache's proxy, mqproxy and local
 # mode against rocketgo's and Apache's brokers, and TestLiteAdminDifferential
-# (Apache's lite mqadmin commands on both brokers; about 6 minutes); and
+# (Apache's lite mqadmin commands on both brokers; about 6 minutes);
+# TestJavaPriority the same way; and
 # TestLiteSDK with Apache's proxy and every transport (ROCKETGO_LITE_FULL),
 # then in front of Apache's broker.
 PROXY_TESTS := TestProxyProducers|TestProxyHostile|TestProxySimpleConsumer|TestProxyFIFOConsumer|TestProxyRestartTransactionCheck|TestJavaGRPC
@@ -313,6 +315,8 @@ test-proxy-apache: build
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -v -run '$(PROXY_TESTS)' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_TARGETS=rocketgo,apache ROCKETGO_LITE_PROXIES=apache,rocketgo,local \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v -run 'TestJavaLite|TestLiteAdminDifferential' ./...
+	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_PRIORITY_TARGETS=rocketgo,apache ROCKETGO_PRIORITY_PROXIES=apache,rocketgo,local \
+		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -v -run 'TestJavaPriority' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_FULL=1 \
 		ROCKETGO_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 14m -v -run 'TestLiteSDK' ./...
 	cd compat-tests && ROCKETGO_JAVA=1 ROCKETGO_LITE_BROKER=apache \

@@ -17,13 +17,13 @@ import (
 const liteBrokerConf = "\nenableLmq=true\nenableMultiDispatch=true\n"
 
 // liteProxyJSON makes the proxy's receive invisible time short, so that a
-// failed lite message comes back within seconds (the Java SDK 5.1.0 nacks
-// without the lite topic: the broker redelivers when the batch's invisible
+// failed lite message comes back within seconds (the Java SDK, 5.1.0 and
+// 5.2.0, nacks without the lite topic: the broker redelivers when the batch's invisible
 // time ends), and renews held messages within 5 s of their end.
 const liteProxyJSON = `,"defaultInvisibleTimeMills":15000,"renewAheadTimeMillis":5000`
 
 // TestJavaLite: lite topics (Apache 5.5, RIP-83) with the official Java SDK
-// 5.1.0 (java-lite/) through rocketgo's proxy in cluster mode to a rocketgo
+// 5.2.0 (java-newest/) through rocketgo's proxy in cluster mode to a rocketgo
 // broker with enableLmq and
 // enableMultiDispatch: a LITE parent topic and lite groups
 // (+lite.bind.topic) made by admin requests. LiteTest#delivery: a producer
@@ -86,7 +86,7 @@ func runJavaLite(t *testing.T, c *cluster, pp *proxyProc) {
 		relays[tr] = startTransportRelay(t, pp.addr)
 		props[tr+".proxy"], props[tr+".topic"], props[tr+".group"], props[tr+".groupX"] = relays[tr].addr, topic, group, groupX
 	}
-	out := runMaven(t, mavenRun{dir: "java-lite", serialize: "JSON", class: "LiteTest#delivery+exclusive", props: props})
+	out := runMaven(t, mavenRun{dir: "java-newest", serialize: "JSON", class: "LiteTest#delivery+exclusive", props: props})
 	for name, s := range out {
 		for _, line := range strings.Split(s, "\n") {
 			if strings.HasPrefix(line, "LITE ") {
@@ -94,8 +94,15 @@ func runJavaLite(t *testing.T, c *cluster, pp *proxyProc) {
 			}
 		}
 	}
-	for _, tr := range transports {
-		tlsN, plainN := relays[tr].tls.Load(), relays[tr].plain.Load()
+	relaysSawTheirTransport(t, relays)
+}
+
+// relaysSawTheirTransport fails t unless each relay saw only connections of
+// its transport (named by the map's key, plain or tls), and some.
+func relaysSawTheirTransport(t *testing.T, relays map[string]*transportRelay) {
+	t.Helper()
+	for tr, r := range relays {
+		tlsN, plainN := r.tls.Load(), r.plain.Load()
 		t.Logf("%s: %d TLS and %d plaintext connections to the proxy", tr, tlsN, plainN)
 		ok := tlsN > 0 && plainN == 0
 		if tr == "plain" {

@@ -141,7 +141,7 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 	createTypedTopic(t, c, topic, "LITE")
 	createTypedTopic(t, c, normal, "NORMAL")
 	groups := map[string]string{}
-	for _, sc := range []string{"push", "retry", "dlq", "simple", "simple_dlq", "hostile", "exclusive"} {
+	for _, sc := range []string{"push", "retry", "dlq", "simple", "simple_dlq", "hostile", "exclusive", "unacked"} {
 		groups[sc] = uniq("LG" + sc)
 	}
 	createSDKGroup(t, c, groups["push"], topic, true, 16)
@@ -151,6 +151,7 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 	createSDKGroup(t, c, groups["simple_dlq"], topic, false, 1)
 	createSDKGroup(t, c, groups["hostile"], topic, false, 16)
 	createSDKGroup(t, c, groups["exclusive"], topic, false, 16, `"+lite.sub.model":"Exclusive"`)
+	createSDKGroup(t, c, groups["unacked"], topic, false, 16)
 	regular := uniq("LGregular")
 	createSDKGroup(t, c, regular, "", false, 16)
 	// simple_dlq waits out an invisible time twice (about 60 s): once,
@@ -197,7 +198,7 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 		}
 		results[r.Scenario] = r
 	}
-	for _, sc := range []string{"push", "retry", "dlq", "simple", "simple_dlq", "hostile", "exclusive"} {
+	for _, sc := range []string{"push", "retry", "dlq", "simple", "simple_dlq", "hostile", "exclusive", "unacked"} {
 		t.Run(sc, func(t *testing.T) {
 			r, ok := results[sc]
 			if sc == "simple_dlq" && !withSimpleDLQ {
@@ -233,6 +234,8 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 				checkLiteHostile(t, r, topic, normal, groups["hostile"], regular)
 			case "exclusive":
 				checkLiteExclusive(t, r)
+			case "unacked":
+				checkLiteUnacked(t, r)
 			}
 		})
 	}
@@ -448,6 +451,28 @@ func checkLiteHostile(t *testing.T, r liteResult, topic, normal, group, regular 
 	wantText := "Too many syncLiteSubscription requests, topic=" + topic + ", group=" + group
 	if !slices.Equal(flood.Texts, []string{wantText}) {
 		t.Errorf("flood texts %q, want %q", flood.Texts, wantText)
+	}
+}
+
+// checkLiteUnacked: a lite push consumer receiving with auto-renew that
+// acks nothing was refused, once it held more than 100 messages
+// (maxLiteRenewNumPerChannel), with FORBIDDEN and Apache's text naming the
+// count it held; every receive before that was answered.
+func checkLiteUnacked(t *testing.T, r liteResult) {
+	var got []json.RawMessage
+	if err := json.Unmarshal(r.Hostile["unacked"], &got); err != nil || len(got) != 5 {
+		t.Fatalf("unacked: %s", r.Hostile["unacked"])
+	}
+	var held int
+	var code, text, client string
+	_ = json.Unmarshal(got[0], &held)
+	_ = json.Unmarshal(got[1], &code)
+	_ = json.Unmarshal(got[2], &text)
+	_ = json.Unmarshal(got[3], &client)
+	t.Logf("unacked: held %d, then %s %q; receives %s", held, code, text, got[4])
+	want := fmt.Sprintf("The client [%s] has too many unacked messages. Unacked count: %d", client, held)
+	if held <= 100 || code != "FORBIDDEN" || text != want {
+		t.Errorf("after %d held: %s %q, want more than 100 held, then FORBIDDEN %q", held, code, text, want)
 	}
 }
 

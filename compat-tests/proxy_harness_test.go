@@ -225,8 +225,16 @@ func clientCtx(clientID string) (context.Context, context.CancelFunc) {
 // send another type to it.
 func createTypedTopic(t *testing.T, c *cluster, topic, mtype string) {
 	t.Helper()
+	createTypedTopicQueues(t, c, topic, mtype, 8)
+}
+
+// createTypedTopicQueues is createTypedTopic with queues read and write
+// queues.
+func createTypedTopicQueues(t *testing.T, c *cluster, topic, mtype string, queues int) {
+	t.Helper()
+	n := strconv.Itoa(queues)
 	resp, err := rawInvoke(c.brokerAddr, newRequest(17, map[string]string{
-		"topic": topic, "defaultTopic": "TBW102", "readQueueNums": "8", "writeQueueNums": "8", "perm": "6",
+		"topic": topic, "defaultTopic": "TBW102", "readQueueNums": n, "writeQueueNums": n, "perm": "6",
 		"topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
 		"attributes": "+message.type=" + mtype,
 	}, nil), 5*time.Second)

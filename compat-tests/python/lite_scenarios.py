@@ -9,7 +9,8 @@ LITE_TEST_CONFIG environment variable
     {"endpoint": "127.0.0.1:PORT", "tls": false, "timeout_s": 60,
      "topic": "P", "normal_topic": "N",
      "scenarios": {"push": {"group": "G"}, "retry": {...}, "dlq": {...},
-                   "simple": {...}, "simple_dlq": {...}, "hostile": {"group": "G", "regular_group": "R"}}}
+                   "simple": {...}, "simple_dlq": {...}, "exclusive": {...}, "unacked": {...},
+                   "hostile": {"group": "G", "regular_group": "R"}}}
 
 The SDK scenarios run concurrently, each on lite topics of its own under the
 one LITE topic; "hostile" (raw gRPC on the SDK's generated stubs, with a
@@ -33,7 +34,8 @@ from rocketmq import (ClientConfiguration, ConsumeResult, Credentials,
                       MessageListener, Producer)
 from rocketmq.grpc_protocol import (ClientType, LiteSubscriptionAction,
                                     MessageType, MessagingServiceStub,
-                                    Resource, SendMessageRequest,
+                                    ReceiveMessageRequest, Resource,
+                                    SendMessageRequest,
                                     SyncLiteSubscriptionRequest,
                                     TelemetryCommand)
 from rocketmq.grpc_protocol import definition_pb2
@@ -446,7 +448,94 @@ def scenario_exclusive(_p, sc):
     return {"hostile": {"exclusive": [settings_ok, add_a, add_b, notified, lt]}}
 
 
-SCENARIOS = {"exclusive": scenario_exclusive, "push": scenario_push, "retry": scenario_retry, "dlq": scenario_dlq, "simple": scenario_simple,
+def scenario_unacked(p, sc):
+    """A lite push consumer (a raw telemetry stream) that receives with
+    auto-renew and acks nothing: once it holds more than the proxy's
+    maxLiteRenewNumPerChannel (100) messages, its next receive is refused
+    with FORBIDDEN before any broker is asked. A lite topic's messages are
+    handed out in order, one batch at a time, so the messages are spread
+    over four lite topics of 32 (a receive's largest batch)."""
+    import queue
+    s = stub()
+    g, lites = sc["group"], [lite("u%d" % k) for k in range(4)]
+    client = "lite-unacked-" + RUN
+    meta = (("x-mq-client-id", client), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
+    q = queue.Queue()
+    cmd = TelemetryCommand()
+    st = cmd.settings
+    st.client_type = ClientType.LITE_PUSH_CONSUMER
+    host, port = CFG["endpoint"].rsplit(":", 1)
+    a = st.access_point.addresses.add()
+    a.host, a.port = host, int(port)
+    st.request_timeout.seconds = 5
+    st.subscription.group.name = g
+    e = st.subscription.subscriptions.add()
+    e.topic.name = TOPIC
+    e.expression.type = definition_pb2.FilterType.TAG
+    e.expression.expression = "*"
+    q.put(cmd)
+
+    def reqs():
+        while True:
+            c = q.get()
+            if c is None:
+                return
+            yield c
+    responses = s.Telemetry(reqs(), metadata=meta)
+    got = []
+
+    def read():
+        try:
+            for r in responses:
+                got.append(r)
+        except Exception:
+            pass
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        deadline = time.time() + 10
+        while not got and time.time() < deadline:
+            time.sleep(0.05)
+        req = SyncLiteSubscriptionRequest()
+        req.action = LiteSubscriptionAction.PARTIAL_ADD
+        req.topic.name = TOPIC
+        req.group.name = g
+        req.lite_topic_set.extend(lites)
+        r = s.SyncLiteSubscription(req, metadata=meta, timeout=10)
+        if r.status.code != definition_pb2.Code.OK:
+            raise RuntimeError("subscribe: %s" % r.status)
+        for lt in lites:
+            for i in range(32):
+                send(p, lt, "%s-%d" % (lt, i))
+        count = 32 * len(lites)
+        held, answers = 0, []
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            rq = ReceiveMessageRequest()
+            rq.group.name = g
+            rq.message_queue.topic.name = TOPIC
+            rq.filter_expression.type = definition_pb2.FilterType.TAG
+            rq.filter_expression.expression = "*"
+            rq.batch_size = 32
+            rq.auto_renew = True
+            rq.long_polling_timeout.seconds = 5
+            code, text, n = None, "", 0
+            for resp in s.ReceiveMessage(rq, metadata=meta, timeout=20):
+                if resp.HasField("status") and code is None:
+                    code, text = definition_pb2.Code.Name(resp.status.code), resp.status.message
+                elif resp.HasField("message"):
+                    n += 1
+            held += n
+            answers.append([code, n])
+            if code not in ("OK", "MESSAGE_NOT_FOUND"):
+                return {"hostile": {"unacked": [held, code, text, client, answers]}}
+            if code == "MESSAGE_NOT_FOUND" and held < count:
+                time.sleep(0.2)
+        return {"hostile": {"unacked": [held, "TIMEOUT", "", client, answers]}}
+    finally:
+        q.put(None)
+
+
+SCENARIOS = {"exclusive": scenario_exclusive, "unacked": scenario_unacked, "push": scenario_push, "retry": scenario_retry, "dlq": scenario_dlq, "simple": scenario_simple,
              "simple_dlq": scenario_simple_dlq}
 
 

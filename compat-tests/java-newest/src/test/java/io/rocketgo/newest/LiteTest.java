@@ -1,4 +1,4 @@
-package io.rocketgo.lite;
+package io.rocketgo.newest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,18 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
-import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
 import org.apache.rocketmq.client.apis.consumer.ConsumeResult;
 import org.apache.rocketmq.client.apis.consumer.LitePushConsumer;
@@ -28,76 +22,15 @@ import org.apache.rocketmq.client.apis.producer.Producer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lite topics with the official Java SDK 5.1.0: a Producer sending with
+ * Lite topics with the official Java SDK: a Producer sending with
  * setLiteTopic and LitePushConsumers, through a gRPC proxy to the broker
- * under test. Each case runs over every transport of -Dtransports (plain,
- * tls: ClientConfiguration.enableSsl) at once, each with its own endpoint
- * (-D&lt;transport&gt;.proxy), parent topic and lite groups. The Go side
+ * under test. Each case runs over every transport (see Transport) at once,
+ * each with its own endpoint, parent topic and lite groups. The Go side
  * (lite_java_test.go) starts the servers, creates the topics and groups,
  * and checks which transport each endpoint saw.
  */
 class LiteTest {
     private static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
-
-    private static String prop(String k) {
-        String v = System.getProperty(k);
-        assertNotNull(v, "-D" + k + " not set");
-        return v;
-    }
-
-    /** A transport the cases run over, and its own endpoint, topic and groups. */
-    record Transport(String name, boolean ssl) {
-        String prop(String k) {
-            return LiteTest.prop(name + "." + k);
-        }
-
-        ClientConfiguration config() {
-            return ClientConfiguration.newBuilder().setEndpoints(prop("proxy")).enableSsl(ssl)
-                .setRequestTimeout(Duration.ofSeconds(10)).build();
-        }
-    }
-
-    interface Case {
-        void run(Transport t) throws Exception;
-    }
-
-    /** Runs c over every transport at once; the first failure is thrown, the others suppressed in it. */
-    private static void overEachTransport(Case c) throws Exception {
-        List<Transport> ts = new ArrayList<>();
-        for (String name : prop("transports").split(",")) {
-            ts.add(new Transport(name, name.equals("tls")));
-        }
-        ExecutorService ex = Executors.newFixedThreadPool(ts.size());
-        try {
-            List<Future<?>> fs = new ArrayList<>();
-            for (Transport t : ts) {
-                fs.add(ex.submit(() -> {
-                    c.run(t);
-                    return null;
-                }));
-            }
-            Throwable first = null;
-            for (Future<?> f : fs) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    if (first == null) {
-                        first = e.getCause();
-                    } else {
-                        first.addSuppressed(e.getCause());
-                    }
-                }
-            }
-            if (first instanceof Error e) {
-                throw e;
-            }
-            if (first instanceof Exception e) {
-                throw e;
-            }
-        } finally {
-            ex.shutdownNow();
-        }
-    }
 
     private static Message msg(String topic, String lite, String body) {
         return PROVIDER.newMessageBuilder().setTopic(topic).setLiteTopic(lite).setTag("TA")
@@ -162,7 +95,7 @@ class LiteTest {
      */
     @Test
     void delivery() throws Exception {
-        overEachTransport(LiteTest::delivery);
+        Transport.each(LiteTest::delivery);
     }
 
     private static void delivery(Transport t) throws Exception {
@@ -223,7 +156,7 @@ class LiteTest {
      */
     @Test
     void exclusive() throws Exception {
-        overEachTransport(LiteTest::exclusive);
+        Transport.each(LiteTest::exclusive);
     }
 
     private static void exclusive(Transport t) throws Exception {
