@@ -176,6 +176,11 @@ func (b *Broker) UpdateConfig(body []byte) (ConfigChange, error) {
 			b.cfgMu.Unlock()
 			return ch, remoting.Refuse(remoting.NoPermission, ErrConfigBlackListed, "Can not update config in black list.")
 		}
+		if rocksDBStoreKey(kv) {
+			// Written to the file, it would stop the next start.
+			b.cfgMu.Unlock()
+			return ch, remoting.Refuse(remoting.InvalidParameter, ErrRocksDBStore, "The value[%s] of config %s is invalid.", logging.Cut(kv[1]), kv[0])
+		}
 	}
 	rec, cur := f.recorded, *b.Config()
 	extras := append([][2]string(nil), f.extras...)
@@ -330,16 +335,17 @@ func (b *Broker) persistConfigIfDirty() error {
 // records it as the file UPDATE_BROKER_CONFIG writes back to, with the keys
 // of the file this broker does not know, so that a write-back keeps them.
 func LoadConfigFile(path string, cfg *Config, log zerolog.Logger) error {
-	if err := config.Load(path, cfg, log); err != nil {
+	pairs, err := config.ReadPropertiesFile(path)
+	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("broker: read %s: %w", path, err)
+	for _, kv := range pairs {
+		if rocksDBStoreKey(kv) {
+			return fmt.Errorf("broker: %s: %s=true: %w", path, kv[0], ErrRocksDBStore)
+		}
 	}
-	pairs, err := config.ReadProperties(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("broker: %s: %w", path, err)
+	if err := config.Load(path, cfg, log); err != nil {
+		return err
 	}
 	cfg.ConfigFile, cfg.ConfigFileExtras = path, nil
 	for _, kv := range pairs {
@@ -353,3 +359,18 @@ func LoadConfigFile(path string, cfg *Config, log zerolog.Logger) error {
 	}
 	return nil
 }
+
+// rocksDBStoreKey reports a pair that turns on one of Apache 5.4's RocksDB
+// stores of half and timer messages (rocksdbstore/ under the store root),
+// true as Java's Boolean.parseBoolean reads it. Ignoring it as other
+// unknown keys would start a broker that never checks the pending
+// transactions or fires the timers held there.
+func rocksDBStoreKey(kv [2]string) bool {
+	return (kv[0] == "transRocksDBEnable" || kv[0] == "timerRocksDBEnable") && strings.EqualFold(strings.TrimSpace(kv[1]), "true")
+}
+
+// ErrRocksDBStore refuses a config file that asks for a RocksDB store of
+// transactional or timer messages.
+var ErrRocksDBStore = errors.New("rocketgo keeps transactional and timer messages in Apache's file stores only " +
+	"and does not read an Apache broker's rocksdbstore/: resolve pending transactions and timers on Apache, " +
+	"or set it false there first (docs/compatibility.md)")

@@ -232,3 +232,47 @@ func TestRegistrationFollowsRuntimeConfig(t *testing.T) {
 		t.Fatalf("the table's perm changed to %d", tc.Perm)
 	}
 }
+
+// A config file asking for Apache's RocksDB store of half or timer messages
+// is refused at load, whatever the case of the value; false, or another
+// unknown key, is kept as any unknown key is.
+func TestRocksDBStoreKeysRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		line   string
+		refuse bool
+	}{
+		{"transRocksDBEnable=true", true},
+		{"timerRocksDBEnable = TRUE ", true},
+		{"transRocksDBEnable=false", false},
+		{"timerRocksDBEnable=", false},
+		{"transRocksDBBatchSize=10", false},
+	} {
+		path := filepath.Join(dir, "broker.conf")
+		if err := os.WriteFile(path, []byte("brokerName=b\n"+tc.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		err := LoadConfigFile(path, &cfg, zerolog.Nop())
+		if got := errors.Is(err, ErrRocksDBStore); got != tc.refuse {
+			t.Errorf("%q: err %v, want refused %v", tc.line, err, tc.refuse)
+		}
+		if !tc.refuse && err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+		}
+	}
+}
+
+// UPDATE_BROKER_CONFIG refuses to turn a RocksDB store on: written to the
+// file, the key would stop the next start.
+func TestUpdateConfigRefusesRocksDBStore(t *testing.T) {
+	b, _ := testBroker(t, t.TempDir(), optIn)
+	_, err := b.UpdateConfig([]byte("transRocksDBEnable=true\n"))
+	var r *remoting.Refusal
+	if !errors.As(err, &r) || r.Code != remoting.InvalidParameter || !errors.Is(err, ErrRocksDBStore) {
+		t.Fatalf("err %v, want INVALID_PARAMETER refusal of ErrRocksDBStore", err)
+	}
+	if _, err := b.UpdateConfig([]byte("transRocksDBEnable=false\n")); err != nil {
+		t.Fatalf("false: %v", err)
+	}
+}

@@ -44,7 +44,8 @@ func Render(root, home string, machine map[string]string, sections []Section) ([
 	b.WriteString("Every key each server reads, with its default and meaning, generated from the config structs\n")
 	b.WriteString("(`go test ./internal/configdoc -run TestReference -update` rewrites this file; the test fails\n")
 	b.WriteString("when it is stale). Keys are Apache's where Apache has them; an unknown key is logged once and\n")
-	b.WriteString("ignored.\n\n")
+	b.WriteString("ignored, but a broker refuses `transRocksDBEnable=true` and `timerRocksDBEnable=true` (Apache's\n")
+	b.WriteString("RocksDB stores, which rocketgo does not read: docs/compatibility.md).\n\n")
 	for _, s := range sections {
 		fmt.Fprintf(&b, "- [%s](#%s)\n", s.Title, anchor(s.Title))
 	}
