@@ -58,7 +58,7 @@ func (s *Store) dispatchLoop() {
 // stays at that record). Only one goroutine calls it at a time (the
 // dispatcher, or Open/Shutdown when the dispatcher is not running).
 func (s *Store) dispatchAvailable() error {
-	s.round++
+	s.round = s.entries + 1 // never 0, the touched of a queue never written
 	s.touched = s.touched[:0]
 	var err error
 	for !s.dispatchStalled.Load() {
@@ -180,6 +180,7 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 		return err
 	}
 	if wrote {
+		s.entries++
 		s.lastDispatchTs.Store(v.StoreTimestamp)
 		if cq.touched.Load() != s.round {
 			cq.touched.Store(s.round)

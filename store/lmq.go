@@ -224,7 +224,11 @@ func (s *Store) dispatchLMQ(v *message.RecordView, e cqEntry) error {
 		if wrote, err = cq.put(e, off); err != nil {
 			return false
 		}
-		if wrote && cq.touched.Load() != s.round {
+		if !wrote {
+			return true
+		}
+		s.entries++
+		if cq.touched.Load() != s.round {
 			cq.touched.Store(s.round)
 			s.touched = append(s.touched, cq)
 		}

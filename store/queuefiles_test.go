@@ -146,15 +146,28 @@ func TestManyQueuesBoundedMappings(t *testing.T) {
 	if cold < 0 {
 		t.Fatal("every queue mapped")
 	}
+	// With more than half the limit mapped, a queue is mapped once it is
+	// written again soon (mayMap), not for a single entry.
 	topic := fmt.Sprintf("M%d", cold)
-	if _, err := s.Put(testMsg(topic, 0, 0)); err != nil {
-		t.Fatal(err)
+	for range cfg.MaxMappedConsumeQueueFiles + 1 { // the queue's last write falls further back than the limit
+		if _, err := s.Put(testMsg("other", 0, 0)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dispatched(t, s)
-	if !isMapped(s.findCQ(topic, 0)) {
-		t.Fatal("a queue written with room under the limit is not mapped")
+	for i := range 2 {
+		if _, err := s.Put(testMsg(topic, 0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		dispatched(t, s)
+		if i == 0 && isMapped(s.findCQ(topic, 0)) {
+			t.Fatal("a cold queue mapped for one entry past half the limit")
+		}
 	}
-	if recs := readAll(t, s, topic, 0); len(recs) != 3 {
+	if !isMapped(s.findCQ(topic, 0)) {
+		t.Fatal("a queue written again with room under the limit is not mapped")
+	}
+	if recs := readAll(t, s, topic, 0); len(recs) != 4 {
 		t.Fatalf("%s: %d records", topic, len(recs))
 	}
 	// Blocks are allocated ahead of every write position: no hole below it.
@@ -181,14 +194,55 @@ func TestManyQueuesBoundedMappings(t *testing.T) {
 	for i := range n {
 		want := int64(2)
 		if i == cold {
-			want = 3
+			want = 4
 		}
 		if got := s.MaxOffset(fmt.Sprintf("M%d", i), 0); got != want {
 			t.Fatalf("M%d: max offset %d after a restart, want %d", i, got, want)
 		}
 	}
-	if recs := readAll(t, s, topic, 0); len(recs) != 3 {
+	if recs := readAll(t, s, topic, 0); len(recs) != 4 {
 		t.Fatalf("%s after a restart: %d records", topic, len(recs))
+	}
+}
+
+// TestRoundRobinPastTheLimitIsNotRemapped: sends spread round robin over
+// more queues than may be mapped leave the mappings alone once half the
+// limit is mapped: the cold queues' entries go with pwrite, none is mapped
+// for one entry and unmapped before its next.
+func TestRoundRobinPastTheLimitIsNotRemapped(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxMappedConsumeQueueFiles = 32
+	var maps, unmaps atomic.Int64
+	ops := hostOps()
+	mmap, munmap := ops.mmap, ops.munmap
+	ops.mmap = func(fd int, size int64) ([]byte, error) {
+		if p, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd)); strings.Contains(p, "consumequeue") {
+			maps.Add(1)
+		}
+		return mmap(fd, size)
+	}
+	ops.munmap = func(path string, b []byte) error {
+		if strings.Contains(path, "consumequeue") {
+			unmaps.Add(1)
+		}
+		return munmap(path, b)
+	}
+	s := openWithOps(t, cfg, ops)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, s)
+	const n, sprays = 300, 5
+	for range sprays {
+		spray(t, s, "R", n)
+		dispatched(t, s)
+		testutil.WaitFor(t, 10*time.Second, func() bool { return s.pendBytes.Load() == 0 })
+	}
+	checkSpray(t, s, "R", n, sprays)
+	t.Logf("%d sprays over %d queues: %d consume queue files mapped, %d unmapped", sprays, n, maps.Load(), unmaps.Load())
+	if maps.Load() > 32 || unmaps.Load() > 0 {
+		t.Fatalf("%d maps and %d unmaps of consume queue files, want at most 32 and none", maps.Load(), unmaps.Load())
 	}
 }
 

@@ -119,9 +119,14 @@ type Store struct {
 	// split (replica.go); splitAt is where it waits, -1 when it does not.
 	replicaDispatch atomic.Bool
 	splitAt         atomic.Int64
-	round           uint64 // dispatcher only
-	touched         []*consumeQueue
-	onDispatch      func(topic string, queueID int32, maxOffset int64)
+	// round is the dispatcher's current round, named by entries (the
+	// consume queue entries written before it) + 1: a queue's touched is
+	// the round that last wrote it, so entries+1-touched bounds how many
+	// entries were written since (mayMap). Dispatcher only.
+	round      uint64
+	entries    uint64
+	touched    []*consumeQueue
+	onDispatch func(topic string, queueID int32, maxOffset int64)
 	// dispatchMu is held by whoever dispatches (the dispatcher's rounds)
 	// and by TruncateReplica, which must not run beside one.
 	dispatchMu sync.Mutex
