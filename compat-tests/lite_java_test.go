@@ -87,14 +87,21 @@ func runJavaLite(t *testing.T, c *cluster, pp *proxyProc) {
 		props[tr+".proxy"], props[tr+".topic"], props[tr+".group"], props[tr+".groupX"] = relays[tr].addr, topic, group, groupX
 	}
 	out := runMaven(t, mavenRun{dir: "java-newest", serialize: "JSON", class: "LiteTest#delivery+exclusive", props: props})
+	logLines(t, out, "LITE ")
+	relaysSawTheirTransport(t, relays)
+}
+
+// logLines logs the lines of each JUnit case's output that start with
+// prefix, named by the case.
+func logLines(t *testing.T, out map[string]string, prefix string) {
+	t.Helper()
 	for name, s := range out {
 		for _, line := range strings.Split(s, "\n") {
-			if strings.HasPrefix(line, "LITE ") {
+			if strings.HasPrefix(line, prefix) {
 				t.Logf("%s: %s", name, line)
 			}
 		}
 	}
-	relaysSawTheirTransport(t, relays)
 }
 
 // relaysSawTheirTransport fails t unless each relay saw only connections of

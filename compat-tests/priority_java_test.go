@@ -64,12 +64,6 @@ func runJavaPriority(t *testing.T, c *cluster, pp *proxyProc) {
 		props[tr+".proxy"], props[tr+".topic"], props[tr+".normal"], props[tr+".group"] = relays[tr].addr, topic, normal, uniq("JPRG")
 	}
 	out := runMaven(t, mavenRun{dir: "java-newest", serialize: "JSON", class: "PriorityTest#order+wrongTopic", props: props})
-	for name, s := range out {
-		for _, line := range strings.Split(s, "\n") {
-			if strings.HasPrefix(line, "PRIORITY ") {
-				t.Logf("%s: %s", name, line)
-			}
-		}
-	}
+	logLines(t, out, "PRIORITY ")
 	relaysSawTheirTransport(t, relays)
 }

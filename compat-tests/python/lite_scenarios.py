@@ -383,16 +383,13 @@ def scenario_hostile(_p, sc):
     return {"hostile": out}
 
 
-def scenario_exclusive(_p, sc):
-    """An Exclusive lite group (lite.sub.model): client A, with a raw
-    telemetry stream, subscribes a lite topic; client B subscribes it too;
-    the broker evicts A and says so (NOTIFY_UNSUBSCRIBE_LITE), which the
-    proxy relays on A's stream as NotifyUnsubscribeLiteCommand."""
+def lite_stream(s, group, meta, on_response=None):
+    """Opens a raw telemetry stream as a LITE_PUSH_CONSUMER of group (the
+    channel the proxy ties a lite client's receives to) and waits up to
+    10 s for the answer to its settings. Returns the queue of commands to
+    send on it (None ends it) and the responses so far, appended by a
+    reader thread that also calls on_response with each."""
     import queue
-    s = stub()
-    g, lt = sc["group"], lite("x1")
-    meta_a = (("x-mq-client-id", "lite-excl-a-" + RUN), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
-    meta_b = (("x-mq-client-id", "lite-excl-b-" + RUN), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
     q = queue.Queue()
     cmd = TelemetryCommand()
     st = cmd.settings
@@ -401,7 +398,7 @@ def scenario_exclusive(_p, sc):
     a = st.access_point.addresses.add()
     a.host, a.port = host, int(port)
     st.request_timeout.seconds = 5
-    st.subscription.group.name = g
+    st.subscription.group.name = group
     e = st.subscription.subscriptions.add()
     e.topic.name = TOPIC
     e.expression.type = definition_pb2.FilterType.TAG
@@ -414,22 +411,35 @@ def scenario_exclusive(_p, sc):
             if c is None:
                 return
             yield c
-    responses = s.Telemetry(reqs(), metadata=meta_a)
+    responses = s.Telemetry(reqs(), metadata=meta)
     got = []
-    done = threading.Event()
 
     def read():
         try:
             for r in responses:
                 got.append(r)
-                if r.HasField("notify_unsubscribe_lite_command"):
-                    done.set()
+                if on_response:
+                    on_response(r)
         except Exception:
             pass
     threading.Thread(target=read, daemon=True).start()
     deadline = time.time() + 10
     while not got and time.time() < deadline:
         time.sleep(0.05)
+    return q, got
+
+
+def scenario_exclusive(_p, sc):
+    """An Exclusive lite group (lite.sub.model): client A, with a raw
+    telemetry stream, subscribes a lite topic; client B subscribes it too;
+    the broker evicts A and says so (NOTIFY_UNSUBSCRIBE_LITE), which the
+    proxy relays on A's stream as NotifyUnsubscribeLiteCommand."""
+    s = stub()
+    g, lt = sc["group"], lite("x1")
+    meta_a = (("x-mq-client-id", "lite-excl-a-" + RUN), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
+    meta_b = (("x-mq-client-id", "lite-excl-b-" + RUN), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
+    done = threading.Event()
+    q, got = lite_stream(s, g, meta_a, lambda r: r.HasField("notify_unsubscribe_lite_command") and done.set())
     settings_ok = bool(got) and got[0].status.code == definition_pb2.Code.OK
 
     def sync_as(meta):
@@ -455,46 +465,12 @@ def scenario_unacked(p, sc):
     with FORBIDDEN before any broker is asked. A lite topic's messages are
     handed out in order, one batch at a time, so the messages are spread
     over four lite topics of 32 (a receive's largest batch)."""
-    import queue
     s = stub()
     g, lites = sc["group"], [lite("u%d" % k) for k in range(4)]
     client = "lite-unacked-" + RUN
     meta = (("x-mq-client-id", client), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
-    q = queue.Queue()
-    cmd = TelemetryCommand()
-    st = cmd.settings
-    st.client_type = ClientType.LITE_PUSH_CONSUMER
-    host, port = CFG["endpoint"].rsplit(":", 1)
-    a = st.access_point.addresses.add()
-    a.host, a.port = host, int(port)
-    st.request_timeout.seconds = 5
-    st.subscription.group.name = g
-    e = st.subscription.subscriptions.add()
-    e.topic.name = TOPIC
-    e.expression.type = definition_pb2.FilterType.TAG
-    e.expression.expression = "*"
-    q.put(cmd)
-
-    def reqs():
-        while True:
-            c = q.get()
-            if c is None:
-                return
-            yield c
-    responses = s.Telemetry(reqs(), metadata=meta)
-    got = []
-
-    def read():
-        try:
-            for r in responses:
-                got.append(r)
-        except Exception:
-            pass
-    threading.Thread(target=read, daemon=True).start()
+    q, _ = lite_stream(s, g, meta)
     try:
-        deadline = time.time() + 10
-        while not got and time.time() < deadline:
-            time.sleep(0.05)
         req = SyncLiteSubscriptionRequest()
         req.action = LiteSubscriptionAction.PARTIAL_ADD
         req.topic.name = TOPIC
