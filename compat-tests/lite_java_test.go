@@ -47,25 +47,36 @@ const liteProxyJSON = `,"defaultInvisibleTimeMills":15000,"renewAheadTimeMillis"
 func TestJavaLite(t *testing.T) {
 	requireJava(t)
 	t.Parallel() // its own Maven project
+	// Apache's proxy and local mode: make test-proxy-apache.
+	eachBrokerAndProxy(t, "LITE", []string{"rocketgo"}, liteBrokerConf, liteProxyJSON, runJavaLite)
+}
+
+// eachBrokerAndProxy runs fn for each broker of ROCKETGO_<what>_TARGETS
+// (rocketgo, apache; default rocketgo), started with brokerConf, and each
+// proxy in front of it of ROCKETGO_<what>_PROXIES (apache, rocketgo,
+// local; default proxies, local last as it restarts the broker), the
+// proxy started with proxyJSON and serving TLS with a certificate of the
+// test's own CA besides plaintext.
+func eachBrokerAndProxy(t *testing.T, what string, proxies []string, brokerConf, proxyJSON string,
+	fn func(t *testing.T, c *cluster, pp *proxyProc)) {
 	kinds := []string{"rocketgo"}
-	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_TARGETS")); v != "" {
+	if v := strings.TrimSpace(os.Getenv("ROCKETGO_" + what + "_TARGETS")); v != "" {
 		kinds = strings.Split(v, ",")
 	}
-	proxies := []string{"rocketgo"} // Apache's proxy and local mode: make test-proxy-apache
-	if v := strings.TrimSpace(os.Getenv("ROCKETGO_LITE_PROXIES")); v != "" {
+	if v := strings.TrimSpace(os.Getenv("ROCKETGO_" + what + "_PROXIES")); v != "" {
 		proxies = strings.Split(v, ",")
 	}
 	pki := newTLSPKI(t)
 	tlsJSON := fmt.Sprintf(`,"tlsTestModeEnable":false,"tlsCertPath":%q,"tlsKeyPath":%q`, pki.serverCert, pki.serverKey)
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
-			c := startTargetBroker(t, kind, uniq("lite-"+kind), liteBrokerConf).c
+			c := startTargetBroker(t, kind, uniq(strings.ToLower(what)+"-"+kind), brokerConf).c
 			for _, impl := range proxies {
 				t.Run(impl, func(t *testing.T) {
 					if impl == "local" && kind != "rocketgo" {
 						t.Skip("local mode is a rocketgo broker's")
 					}
-					runJavaLite(t, c, startProxyImpl(t, c, liteProxyJSON+tlsJSON, impl))
+					fn(t, c, startProxyImpl(t, c, proxyJSON+tlsJSON, impl))
 				})
 			}
 		})

@@ -1,8 +1,6 @@
 package compattest
 
 import (
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,29 +24,7 @@ import (
 func TestJavaPriority(t *testing.T) {
 	requireJava(t)
 	// Not parallel: TestJavaLite runs Maven in the same project.
-	kinds := []string{"rocketgo"}
-	if v := strings.TrimSpace(os.Getenv("ROCKETGO_PRIORITY_TARGETS")); v != "" {
-		kinds = strings.Split(v, ",")
-	}
-	proxies := []string{"rocketgo", "local"}
-	if v := strings.TrimSpace(os.Getenv("ROCKETGO_PRIORITY_PROXIES")); v != "" {
-		proxies = strings.Split(v, ",")
-	}
-	pki := newTLSPKI(t)
-	tlsJSON := fmt.Sprintf(`,"tlsTestModeEnable":false,"tlsCertPath":%q,"tlsKeyPath":%q`, pki.serverCert, pki.serverKey)
-	for _, kind := range kinds {
-		t.Run(kind, func(t *testing.T) {
-			c := startTargetBroker(t, kind, uniq("jprio-"+kind), "").c
-			for _, impl := range proxies {
-				t.Run(impl, func(t *testing.T) {
-					if impl == "local" && kind != "rocketgo" {
-						t.Skip("local mode is a rocketgo broker's")
-					}
-					runJavaPriority(t, c, startProxyImpl(t, c, tlsJSON, impl))
-				})
-			}
-		})
-	}
+	eachBrokerAndProxy(t, "PRIORITY", []string{"rocketgo", "local"}, "", "", runJavaPriority)
 }
 
 func runJavaPriority(t *testing.T, c *cluster, pp *proxyProc) {

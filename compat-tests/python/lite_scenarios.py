@@ -288,13 +288,13 @@ def stub():
 META = (("x-mq-client-id", "lite-hostile-" + RUN), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
 
 
-def sync(s, action, group, lites, topic=TOPIC):
+def sync(s, action, group, lites, topic=TOPIC, meta=META):
     req = SyncLiteSubscriptionRequest()
     req.action = action
     req.topic.name = topic
     req.group.name = group
     req.lite_topic_set.extend(lites)
-    r = s.SyncLiteSubscription(req, metadata=META, timeout=10)
+    r = s.SyncLiteSubscription(req, metadata=meta, timeout=10)
     return [definition_pb2.Code.Name(r.status.code), r.status.message]
 
 
@@ -442,16 +442,8 @@ def scenario_exclusive(_p, sc):
     q, got = lite_stream(s, g, meta_a, lambda r: r.HasField("notify_unsubscribe_lite_command") and done.set())
     settings_ok = bool(got) and got[0].status.code == definition_pb2.Code.OK
 
-    def sync_as(meta):
-        req = SyncLiteSubscriptionRequest()
-        req.action = LiteSubscriptionAction.PARTIAL_ADD
-        req.topic.name = TOPIC
-        req.group.name = g
-        req.lite_topic_set.append(lt)
-        r = s.SyncLiteSubscription(req, metadata=meta, timeout=10)
-        return definition_pb2.Code.Name(r.status.code)
-    add_a = sync_as(meta_a)
-    add_b = sync_as(meta_b)
+    add_a = sync(s, LiteSubscriptionAction.PARTIAL_ADD, g, [lt], meta=meta_a)[0]
+    add_b = sync(s, LiteSubscriptionAction.PARTIAL_ADD, g, [lt], meta=meta_b)[0]
     done.wait(10)
     q.put(None)
     notified = [r.notify_unsubscribe_lite_command.lite_topic for r in got if r.HasField("notify_unsubscribe_lite_command")]
@@ -471,14 +463,9 @@ def scenario_unacked(p, sc):
     meta = (("x-mq-client-id", client), ("x-mq-language", "PYTHON"), ("x-mq-protocol", "v2"))
     q, _ = lite_stream(s, g, meta)
     try:
-        req = SyncLiteSubscriptionRequest()
-        req.action = LiteSubscriptionAction.PARTIAL_ADD
-        req.topic.name = TOPIC
-        req.group.name = g
-        req.lite_topic_set.extend(lites)
-        r = s.SyncLiteSubscription(req, metadata=meta, timeout=10)
-        if r.status.code != definition_pb2.Code.OK:
-            raise RuntimeError("subscribe: %s" % r.status)
+        code, text = sync(s, LiteSubscriptionAction.PARTIAL_ADD, g, lites, meta=meta)
+        if code != "OK":
+            raise RuntimeError("subscribe: %s %s" % (code, text))
         for lt in lites:
             for i in range(32):
                 send(p, lt, "%s-%d" % (lt, i))
