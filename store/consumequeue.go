@@ -435,8 +435,8 @@ func (cq *consumeQueue) writeLocked(mf *mappedFile, e cqEntry) error {
 // that last wrote it. Queues that come back sooner than that fit in the
 // limit together; the others, written round robin among more queues than
 // may be mapped, would each be mapped for one entry and unmapped by the
-// unmapper (least recently written first) before their next: munmap then
-// took a third of the broker's CPU at 80,000 queues. Their entries go with
+// unmapper (least recently written first) before their next, and munmap
+// costs a third of the broker's CPU at 80,000 queues. Their entries go with
 // pwrite instead, and reads of them with pread. Dispatcher only.
 func (cq *consumeQueue) mayMap() bool {
 	mapped, limit := cq.s.cqMapped.Load(), cq.s.cqMapLimit.Load()
