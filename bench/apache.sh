@@ -2,8 +2,9 @@
 # Start/stop adapter for the Apache RocketMQ reference
 # (compat-tests/reference/run.sh), with the same contract as bench/rocketgo.sh:
 #
-#   bench/apache.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE]
+#   bench/apache.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [extra broker.properties lines...]
 #   bench/apache.sh stop  DIR
+#   bench/apache.sh heap  DIR   -> the broker's used Java heap in bytes after a full GC (jcmd)
 #
 # The name server is started through run.sh. The broker is started with
 # run.sh's classpath and JVM flags but with a broker.properties written here,
@@ -20,6 +21,7 @@ case "${1:-}" in
 start)
 	[ -x "$REF" ] || { echo "no Apache reference harness at $REF" >&2; exit 3; }
 	dir=$2 ns=$3 bp=$4 flush=${5:-ASYNC_FLUSH}
+	shift 4; [ $# -gt 0 ] && shift
 	mkdir -p "$dir/namesrv" "$dir/broker/store/config"
 	if [ -n "${BENCH_TOPICS_JSON:-}" ]; then cp "$BENCH_TOPICS_JSON" "$dir/broker/store/config/topics.json"; fi
 	"$REF" namesrv "$ns" "$dir/namesrv" >>"$dir/namesrv.log" 2>&1 &
@@ -41,6 +43,7 @@ autoCreateTopicEnable=true
 diskMaxUsedSpaceRatio=99
 timerWheelEnable=false
 CONF
+	for l in "$@"; do echo "$l"; done >>"$b/broker.properties"
 	launched=$(date +%s%N)
 	ROCKETMQ_HOME=$b java -server -Xms256m -Xmx256m -Xmn128m -XX:MaxDirectMemorySize=256m \
 		-XX:+UseG1GC -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 \
@@ -54,6 +57,12 @@ CONF
 	echo $! >"$dir/broker.pid"
 	wait_port "$bp" 60 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
+	;;
+heap)
+	pid=$(cat "$2/broker.pid")
+	jcmd "$pid" GC.run >/dev/null
+	# "garbage-first heap   total 262144K, used 81234K"
+	jcmd "$pid" GC.heap_info | sed -n 's/.* heap .*used \([0-9]*\)K.*/\1/p' | head -1 | awk '{print $1 * 1024}'
 	;;
 stop)
 	exec "$(dirname "$0")/rocketgo.sh" stop "$2"

@@ -28,10 +28,11 @@
 #     SYNC_FLUSH start: send TPS at 128 B / 1 KiB / 4 KiB, and MiB/s of 1 KiB
 #       messages sent in batches of 16 (to set against the disk's sequential
 #       bandwidth).
-#   ns, topics, conns, backlog, groups: the scale rows of bench/scale.sh
-#     (name server route queries and registration, send over many topics,
-#     idle connections, recovery and cold catch-up of a big backlog, many
-#     consumer groups reading one topic).
+#   ns, topics, conns, backlog, groups, lite: the scale rows of
+#     bench/scale.sh (name server route queries and registration, send over
+#     many topics, idle connections, recovery and cold catch-up of a big
+#     backlog, many consumer groups reading one topic, many lite topics
+#     under one parent: send, pop and ack, heap per lite topic).
 # Medians over the repetitions and the ratios of the first system to each
 # other are printed (and written as a Markdown table to OUT/summary.md); a
 # cell a system could not fill says "n/a (reason)". Raw numbers go to
@@ -42,7 +43,7 @@
 #
 # Options:
 #   -s LIST      systems, comma-separated: NAME (bench/NAME.sh) or NAME=SCRIPT
-#   -x LIST      row groups, comma-separated: base, ns, topics, conns, backlog, groups, or all (default base)
+#   -x LIST      row groups, comma-separated: base, ns, topics, conns, backlog, groups, lite, or all (default base)
 #   -d SECONDS   each send run (default 20)        -n N     catch-up messages (default 1000000)
 #   -r REPS      repetitions (default 3)            -R RATE  e2e rate msgs/s (default 10000)
 #   -S RATE      fixed-rate 4 KiB send row, msgs/s (default 20000)
@@ -52,6 +53,7 @@
 #   -T LIST      topics: topic counts, 8 queues each (default 1,1000,10000)
 #   -K LIST      conns: idle connections (default 0,1000,10000)
 #   -g LIST      groups: consumer groups reading one topic (default 1,100,1000)
+#   -L LIST      lite: lite topics under one parent (default 1000,100000)
 #   -B LIST      backlog: GiB of commit log (default 10; needs that much free disk and root
 #                to empty the page cache)
 #   -o DIR       output dir (default bench/results/<date>)
@@ -64,20 +66,20 @@ BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
 # shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 D=20 N=1000000 REPS=3 RATE=10000 SRATE=20000 C=4 W=32 OUT="" WARM=5 HA=0 QUICK=0
-SYS="" ROWS=base NS_CONNS=100,1000 REG_TOPICS=10000,50000 TOPICS=1,1000,10000 IDLE=0,1000,10000 BACKLOG=10 GROUP_COUNTS=1,100,1000
-while getopts "s:x:d:n:r:R:S:c:w:P:G:T:K:B:g:o:qH" opt; do
+SYS="" ROWS=base NS_CONNS=100,1000 REG_TOPICS=10000,50000 TOPICS=1,1000,10000 IDLE=0,1000,10000 BACKLOG=10 GROUP_COUNTS=1,100,1000 LITES=1000,100000
+while getopts "s:x:d:n:r:R:S:c:w:P:G:T:K:B:g:L:o:qH" opt; do
 	case $opt in
 	s) SYS=$OPTARG ;; x) ROWS=$OPTARG ;;
 	d) D=$OPTARG ;; n) N=$OPTARG ;; r) REPS=$OPTARG ;; R) RATE=$OPTARG ;; S) SRATE=$OPTARG ;;
 	c) C=$OPTARG ;; w) W=$OPTARG ;; o) OUT=$OPTARG ;;
-	P) NS_CONNS=$OPTARG ;; G) REG_TOPICS=$OPTARG ;; T) TOPICS=$OPTARG ;; K) IDLE=$OPTARG ;; B) BACKLOG=$OPTARG ;; g) GROUP_COUNTS=$OPTARG ;;
-	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 NS_CONNS=10,100 REG_TOPICS=100,1000 TOPICS=1,10,100 IDLE=0,100,1000 BACKLOG=1 GROUP_COUNTS=1,10,100 ;;
+	P) NS_CONNS=$OPTARG ;; G) REG_TOPICS=$OPTARG ;; T) TOPICS=$OPTARG ;; K) IDLE=$OPTARG ;; B) BACKLOG=$OPTARG ;; g) GROUP_COUNTS=$OPTARG ;; L) LITES=$OPTARG ;;
+	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 NS_CONNS=10,100 REG_TOPICS=100,1000 TOPICS=1,10,100 IDLE=0,100,1000 BACKLOG=1 GROUP_COUNTS=1,10,100 LITES=100,1000 ;;
 	H) HA=1 ;;
 	*) sed -n '2,60p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ "$ROWS" = all ] && ROWS=base,ns,topics,conns,backlog,groups
+[ "$ROWS" = all ] && ROWS=base,ns,topics,conns,backlog,groups,lite
 NAMES=() SCRIPTS=()
 for s in ${SYS//,/ }; do
 	case $s in
@@ -98,11 +100,11 @@ for s in "${SCRIPTS[@]}"; do [ -x "$s" ] || { echo "compare: $s is not an execut
 has_rows() { [[ ",$ROWS," == *",$1,"* ]]; }
 run_ok() { [ "$1" = base ] || declare -F "run_$1" >/dev/null; }
 # The scale row groups: run_ns, run_topics, run_conns, run_backlog,
-# run_groups.
+# run_groups, run_lite.
 # shellcheck source=bench/scale.sh
 . "$ROOT/bench/scale.sh"
 for g in ${ROWS//,/ }; do
-	run_ok "$g" || { echo "compare: unknown row group $g (base, ns, topics, conns, backlog, groups, all)" >&2; exit 2; }
+	run_ok "$g" || { echo "compare: unknown row group $g (base, ns, topics, conns, backlog, groups, lite, all)" >&2; exit 2; }
 done
 OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
@@ -325,6 +327,7 @@ fi
 	has_rows topics && echo "# topics: $TOPICS topics x 8 queues; vm.max_map_count $(cat /proc/sys/vm/max_map_count)"
 	has_rows conns && echo "# conns: $IDLE idle connections; open files limit $(ulimit -n)"
 	has_rows groups && echo "# groups: $GROUP_COUNTS consumer groups reading one topic"
+	has_rows lite && echo "# lite: $LITES lite topics under one parent"
 	has_rows backlog && echo "# backlog: $BACKLOG GiB of 16 KiB messages; live sends ${LIVE_RATE}/s; $(df -h --output=avail "${TMPDIR:-/tmp}" | tail -1 | tr -d ' ') free"
 	if has_rows base; then disk; fi
 } | tee "$OUT/summary.txt"
@@ -338,7 +341,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 
 python3 "$ROOT/bench/summary.py" "$OUT" "${NAMES[@]}" | tee -a "$OUT/summary.txt"
-if has_rows ns || has_rows topics || has_rows conns || has_rows backlog || has_rows groups; then
+if has_rows ns || has_rows topics || has_rows conns || has_rows backlog || has_rows groups || has_rows lite; then
 	python3 "$ROOT/bench/scale_plot.py" "$OUT" "${NAMES[@]}" >&2 || log "scale_plot.py failed"
 fi
 if ((HA)); then

@@ -3,6 +3,7 @@
 #
 #   bench/rocketgo.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [extra broker.conf lines...]
 #   bench/rocketgo.sh stop  DIR
+#   bench/rocketgo.sh heap  DIR   -> the broker's live heap in bytes after a GC
 #
 # start writes DIR/{namesrv,broker}.conf, launches bin/mqnamesrv and
 # bin/mqbroker (logs DIR/*.log, store DIR/store), records their pids in
@@ -13,6 +14,9 @@
 # broker holding many topics without creating them one by one).
 # This is the contract bench/compare.sh expects from any start script
 # (the Apache reference harness gets a wrapper with the same interface).
+# heap is optional in that contract (the lite rows use it): the broker
+# serves pprof on a port of its own (DIR/pprof.addr), and heap reads
+# HeapAlloc there after the collection pprof's gc=1 runs.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -42,11 +46,15 @@ start)
 	"$BIN/mqnamesrv" -c "$dir/namesrv.conf" >>"$dir/namesrv.log" 2>&1 &
 	echo $! >"$dir/namesrv.pid"
 	wait_port "$ns" 15 "$(cat "$dir/namesrv.pid")"
+	echo "${ROCKETGO_PPROF:-127.0.0.1:$(pick_ports 1)}" >"$dir/pprof.addr"
 	launched=$(date +%s%N)
-	"$BIN/mqbroker" -c "$dir/broker.conf" -n "127.0.0.1:$ns" >>"$dir/broker.log" 2>&1 &
+	ROCKETGO_PPROF=$(cat "$dir/pprof.addr") "$BIN/mqbroker" -c "$dir/broker.conf" -n "127.0.0.1:$ns" >>"$dir/broker.log" 2>&1 &
 	echo $! >"$dir/broker.pid"
 	wait_port "$bp" 15 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
+	;;
+heap)
+	curl -sf "http://$(cat "$2/pprof.addr")/debug/pprof/heap?debug=1&gc=1" | sed -n 's/^# HeapAlloc = \([0-9]*\).*/\1/p'
 	;;
 stop)
 	dir=$2
@@ -61,7 +69,7 @@ stop)
 	done
 	;;
 *)
-	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR" >&2
+	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR | heap DIR" >&2
 	exit 2
 	;;
 esac

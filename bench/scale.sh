@@ -1,11 +1,11 @@
 # Scale row groups of bench/compare.sh; sourced by it, never run. Each
 # run_GROUP REP IDX runs one system (IDX into NAMES/SCRIPTS) once, every
 # point on a fresh start and store, and records metrics named
-# GROUP_MEASURE@X (X: the point's connections, topics, GiB or consumer
-# groups), which bench/scale_plot.py draws as curves. Uses compare.sh's
+# GROUP_MEASURE@X (X: the point's connections, topics, GiB, consumer
+# groups or lite topics), which bench/scale_plot.py draws as curves. Uses compare.sh's
 # helpers (record, bench, field, start_system, sampler_*, rss_kb) and
 # settings (OUT, MQB, D, WARM, C, W, NS_CONNS, REG_TOPICS, TOPICS, IDLE,
-# BACKLOG, GROUP_COUNTS).
+# BACKLOG, GROUP_COUNTS, LITES).
 
 # In-flight route queries per client connection: a client refreshes a
 # topic's route with one synchronous request at a time.
@@ -76,20 +76,37 @@ run_ns() {
 }
 
 # run_topics REP IDX: a broker started with T topics of 8 queues (its
-# topics.json), then 1 KiB sends round robin over all T x 8 queues (-c/-w,
-# a warm-up, then D seconds):
+# topics.json). A queue's files are made by its first message, so first
+# one message to each of the T x 8 queues (one connection, -c x -w in
+# flight) and the wait until every queue has its consume queue file:
+#   topics_queues_made_s@T   seconds from the first of those sends until
+#                            the last file exists (polled every second)
+# then, on a broker holding T topics, 1 KiB sends round robin over all
+# T x 8 queues (-c/-w, a warm-up, then D seconds):
 #   topics_send_tps@T, topics_send_p99_ms@T, topics_send_errs@T (refused or
 #   unanswered sends: a broker out of mappings refuses them), and the
 #   broker's peak VmRSS, RssAnon and memory mappings (/proc/PID/maps lines)
 #   over warm-up and run.
 run_topics() {
-	local rep=$1 i=$2 name=${NAMES[$2]} pre t f rmax amax mmax
+	local rep=$1 i=$2 name=${NAMES[$2]} pre t f rmax amax mmax t0 made end
 	for t in ${TOPICS//,/ }; do
 		f=$OUT/topics-tp$t.json
 		[ -s "$f" ] || topics_json "$f" tp "$t"
 		BENCH_TOPICS_JSON=$f start_system "$rep" "$i" topics ASYNC_FLUSH || continue
 		pre=$OUT/$name-r$rep-topics$t
 		"$MQB" probe -n "$NS_ADDR" -t "$(last_topic tp "$t")" -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		t0=$(date +%s%N) made=""
+		bench "$pre-fill" produce -n "$NS_ADDR" -t tp -topics "$t" -c 1 -w "$((C * W))" -s 1024 -count "$((t * 8))"
+		end=$((SECONDS + 300))
+		while ((SECONDS < end)); do
+			if (($(find "$DIR" -path '*/consumequeue/tp*' -type f 2>/dev/null | wc -l) >= t * 8)); then
+				made=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN{printf "%.1f", (b-a)/1e9}')
+				break
+			fi
+			sleep 1
+		done
+		FAILED="fewer than $((t * 8)) consume queue files after 300 s"
+		record "$rep" "$name" "topics_queues_made_s@$t" "$made"
 		sampler_start "$PID" "$pre-rss"
 		bench "$pre-warm" produce -n "$NS_ADDR" -t tp -topics "$t" -c "$C" -w "$W" -s 1024 -d "${WARM}s"
 		bench "$pre" produce -n "$NS_ADDR" -t tp -topics "$t" -c "$C" -w "$W" -s 1024 -d "${D}s"
@@ -263,6 +280,79 @@ run_groups() {
 		FAILED="broker not running" # when never sampled
 		((rmax > 0)) || rmax=""
 		record "$rep" "$name" "groups_rss_mb@$g" "${rmax:+$((rmax / 1024))}"
+		stop_system "$i"
+	done
+}
+
+# run_lite REP IDX: L lite topics (Apache 5.5, RIP-83) under one LITE parent
+# of 8 queues, on a broker with enableLmq and enableMultiDispatch and its
+# LMQ, subscription and client event quotas at 2 L (with the default of 100
+# events a client, a client subscribed to more lite topics with messages
+# than that gets the rest by the full dispatch, 10 s later: the pops would
+# measure that delay); 1 KiB messages:
+#   lite_create_tps@L        L sends, one to each lite topic (each makes its
+#                            lite topic's queue): messages/s
+#   lite_pop_tps@L           those L messages popped (POP_LITE_MESSAGE, 32 at
+#                            most) and acked one by one, as the proxy does, by
+#                            C clients subscribed to L/C lite topics each
+#   lite_pop_p99_ms@L        the pops' round trip
+#   lite_heap_b_per_lite@L   the broker's live heap after a collection (the
+#                            start script's heap command), after minus before
+#                            the lite topics, over L: a lite topic made,
+#                            subscribed and consumed, held idle
+#   lite_send_tps@L, lite_send_p99_ms@L   D seconds of sends round robin
+#                            over the L lite topics (-c/-w)
+#   lite_rss_mb@L, lite_maps@L   the broker's peak VmRSS and mappings through
+#                            all of it
+# A start script without a heap command gets n/a: the row is for systems
+# that serve lite topics.
+run_lite() {
+	local rep=$1 i=$2 name=${NAMES[$2]} script=${SCRIPTS[$2]} pre l h0 h1 rmax mmax m
+	for l in ${LITES//,/ }; do
+		if ! grep -q '^heap)' "$script"; then
+			FAILED="$(basename "$script") has no heap command"
+			for m in create_tps pop_tps pop_p99_ms heap_b_per_lite send_tps send_p99_ms rss_mb maps; do record "$rep" "$name" "lite_$m@$l" ""; done
+			continue
+		fi
+		start_system "$rep" "$i" lite ASYNC_FLUSH enableLmq=true enableMultiDispatch=true \
+			"maxLmqConsumeQueueNum=$((2 * l))" "maxLiteSubscriptionCount=$((2 * l))" "maxClientEventCount=$((2 * l))" || continue
+		pre=$OUT/$name-r$rep-lite$l
+		"$MQB" probe -n "$NS_ADDR" -t bench_probe -create-topic -q 1 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		h0=$("$script" heap "$DIR" 2>"$pre-heap.err" || true)
+		sampler_start "$PID" "$pre-rss"
+		bench "$pre-create" produce -n "$NS_ADDR" -t bench_lite -create-topic -q 8 -lite "$l" -count "$l" -c "$C" -w "$W" -s 1024
+		record "$rep" "$name" "lite_create_tps@$l" "$(field "$pre-create.txt" send tps)"
+		# -count ends it; timeout (SIGTERM: mqbench prints its summary) when
+		# a system never hands out all of them.
+		FAILED=""
+		timeout 600 "$MQB" lite-consume -n "$NS_ADDR" -t bench_lite -g bench_lite_g -lite "$l" -count "$l" -c "$C" \
+			-csv "$pre-pop.csv" -plot "$pre-pop.svg" >"$pre-pop.txt" 2>&1 || FAILED="lite-consume: $(tail -1 "$pre-pop.txt" | cut -c1-120)"
+		local popped
+		popped=$(sed -n 's/^SUMMARY role=pop msgs=\([0-9]*\).*/\1/p' "$pre-pop.txt" | tail -1)
+		if [ -z "$FAILED" ] && [ "${popped:-0}" -ge "$l" ]; then
+			record "$rep" "$name" "lite_pop_tps@$l" "$(field "$pre-pop.txt" pop tps)"
+			record "$rep" "$name" "lite_pop_p99_ms@$l" "$(field "$pre-pop.txt" pop p99_ms)"
+		else
+			FAILED=${FAILED:-"popped ${popped:-0} of $l in 600 s"}
+			record "$rep" "$name" "lite_pop_tps@$l" ""
+			record "$rep" "$name" "lite_pop_p99_ms@$l" ""
+		fi
+		h1=$("$script" heap "$DIR" 2>>"$pre-heap.err" || true)
+		FAILED="heap: $(tail -1 "$pre-heap.err" 2>/dev/null | cut -c1-120)"
+		if [ -n "$h0" ] && [ -n "$h1" ]; then
+			record "$rep" "$name" "lite_heap_b_per_lite@$l" "$(awk -v a="$h0" -v b="$h1" -v l="$l" 'BEGIN{printf "%.0f", (b-a)/l}')"
+		else
+			record "$rep" "$name" "lite_heap_b_per_lite@$l" ""
+		fi
+		bench "$pre" produce -n "$NS_ADDR" -t bench_lite -lite "$l" -c "$C" -w "$W" -s 1024 -d "${D}s"
+		record "$rep" "$name" "lite_send_tps@$l" "$(field "$pre.txt" send tps)"
+		record "$rep" "$name" "lite_send_p99_ms@$l" "$(field "$pre.txt" send p99_ms)"
+		sampler_stop
+		read -r rmax _ mmax <<<"$SAMPLED"
+		FAILED="broker not running" # when never sampled
+		((rmax > 0)) || rmax="" mmax=""
+		record "$rep" "$name" "lite_rss_mb@$l" "${rmax:+$((rmax / 1024))}"
+		record "$rep" "$name" "lite_maps@$l" "$mmax"
 		stop_system "$i"
 	done
 }

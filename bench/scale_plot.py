@@ -3,13 +3,13 @@
 
     bench/scale_plot.py OUT [NAME ...] [-o DIR]
 
-Reads OUT/results.tsv, takes the metrics named MEASURE@X (X: connections or
-topics) and draws, per row, one panel per measure: the median over the
+Reads OUT/results.tsv, takes the metrics named MEASURE@X (X: connections,
+topics, GiB, groups or lite topics) and draws, per row, one panel per measure: the median over the
 repetitions against X, one line per system (NAMEs in the order given; by
 default every system in the file). A point a system could not measure is
 left out (its line breaks there). X is spaced evenly, labelled with its
 values; latency and time panels use a log scale. Writes DIR/scale-ROW.svg
-(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, and
+(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, lite, and
 prints the files written.
 """
 import collections
@@ -31,7 +31,8 @@ ROWS = [
         ("topics_send_tps", "send TPS", False),
         ("topics_send_p99_ms", "send p99 (ms)", True),
         ("topics_rss_mb", "broker VmRSS (MB)", False),
-        ("topics_maps", "broker memory mappings", True)]),
+        ("topics_maps", "broker memory mappings", True),
+        ("topics_queues_made_s", "first message to each queue until all are made (s)", True)]),
     ("conns", "Send beside X idle client connections (1 KiB)", "idle connections", [
         ("conns_send_tps", "send TPS", False),
         ("conns_send_p99_ms", "send p99 (ms)", True),
@@ -46,6 +47,11 @@ ROWS = [
         ("groups_pull_tps", "messages read/s, all groups", False),
         ("groups_pull_p99_ms", "pull p99 (ms)", True),
         ("groups_rss_mb", "broker VmRSS (MB)", False)]),
+    ("lite", "X lite topics under one LITE parent (1 KiB)", "lite topics", [
+        ("lite_send_tps", "send TPS, round robin", False),
+        ("lite_pop_tps", "one message per lite topic popped and acked/s", False),
+        ("lite_heap_b_per_lite", "broker heap per lite topic (B)", False),
+        ("lite_rss_mb", "broker VmRSS (MB)", False)]),
 ]
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 

@@ -18,7 +18,7 @@ import os
 import statistics
 import sys
 
-GROUPS = ("ns", "topics", "conns")
+GROUPS = ("ns", "topics", "conns", "backlog", "groups", "lite")
 
 
 def group_of(metric):

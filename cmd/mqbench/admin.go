@@ -135,7 +135,11 @@ func resolveTopic(a *adminclient.Client, o *options, topic string, write bool) (
 		}
 		var out []target
 		for addr, name := range brokers {
-			if err := a.CreateTopic(addr, adminclient.TopicConfig{Name: topic, Read: o.queues, Write: o.queues, Perm: 6}); err != nil {
+			tc := adminclient.TopicConfig{Name: topic, Read: o.queues, Write: o.queues, Perm: 6}
+			if o.lite > 0 {
+				tc.Attributes = liteTopicAttrs
+			}
+			if err := a.CreateTopic(addr, tc); err != nil {
 				return nil, err
 			}
 			for q := 0; q < o.queues; q++ {

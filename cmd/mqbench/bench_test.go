@@ -108,7 +108,7 @@ func TestBenchAgainstServers(t *testing.T) {
 	// The HA and VIP ports default to listenPort+1 and -2, which another
 	// package's servers may hold: free ones of their own.
 	must(t, os.WriteFile(brokerConf, fmt.Appendf(nil, "brokerName=broker-t\nlistenPort=%d\nhaListenPort=%d\nfastListenPort=%d\n"+
-		"brokerIP1=127.0.0.1\nstorePathRootDir=%s\nmappedFileSizeCommitLog=16777216\n",
+		"brokerIP1=127.0.0.1\nstorePathRootDir=%s\nmappedFileSizeCommitLog=16777216\nenableLmq=true\nenableMultiDispatch=true\n",
 		brokerPort, freePort(t), freePort(t), filepath.Join(dir, "store")), 0o644))
 	startServer(t, dir, "mqnamesrv", "-c", nsConf)
 	waitFor(t, 10*time.Second, "name server up", func() error {
@@ -219,6 +219,36 @@ func TestBenchAgainstServers(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "FIRST topic=BenchTestTopic created=false") {
 		t.Fatalf("no FIRST line in output:\n%s", out.String())
+	}
+
+	// Lite topics: one message to each of 50, then 50 more round robin;
+	// each lite topic's queue holds 2; two clients pop and ack all 100.
+	lp := base("produce")
+	lp.topic, lp.createTopic, lp.lite, lp.count, lp.tag = "BenchLite", true, 50, 100, ""
+	sums, err = run(lp, w, nil)
+	must(t, err)
+	if s := summaryOf(t, sums, "send"); s.msgs != 100 || s.errs != 0 {
+		t.Fatalf("lite sends acknowledged %d (errors %d), want 100", s.msgs, s.errs)
+	}
+	for _, k := range []int{0, 49} {
+		n, err := a.MaxOffset(brokerAddr, "%LMQ%$BenchLite$"+liteName(k), 0)
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("lite topic %s holds %d messages, want 2", liteName(k), n)
+		}
+	}
+	lc := base("lite-consume")
+	lc.topic, lc.group, lc.lite, lc.count, lc.duration = "BenchLite", "BenchLiteGroup", 50, 100, 0
+	done = make(chan struct{})
+	timer = time.AfterFunc(30*time.Second, func() { close(done) })
+	sums, err = run(lc, w, done)
+	timer.Stop()
+	must(t, err)
+	if c := summaryOf(t, sums, "pop"); c.msgs != 100 || c.errs != 0 {
+		t.Fatalf("lite popped and acked %d (errors %d), want 100", c.msgs, c.errs)
+	}
+	if _, err := parseFlags([]string{"consume", "-lite", "2"}, io.Discard); err == nil {
+		t.Fatal("-lite accepted for consume")
 	}
 
 	for _, f := range []string{"p", "c", "e"} {

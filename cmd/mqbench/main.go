@@ -10,6 +10,8 @@
 //	mqbench grpc-produce -proxy 127.0.0.1:8081 -tls -t BenchTopic -c 4 -w 32 -s 1024 -d 30s
 //	mqbench route   -n 127.0.0.1:9876 -t BenchTopic -c 100 -w 1 -d 30s
 //	mqbench idle    -broker 127.0.0.1:10911 -c 10000 -d 1h
+//	mqbench produce -n 127.0.0.1:9876 -t LiteParent -create-topic -lite 100000 -count 100000
+//	mqbench lite-consume -n 127.0.0.1:9876 -t LiteParent -g LiteGroup -lite 100000 -count 100000
 //
 // Every mode prints one row per interval and role (send: send round trip;
 // pull: pull round trip; e2e: born-to-consumed latency from a wall-clock
@@ -40,6 +42,7 @@ type options struct {
 	brokerName  string
 	topic       string
 	topics      int
+	lite        int
 	group       string
 	groups      int
 	loop        bool
@@ -73,7 +76,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
-		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|route|idle|grpc-produce [flags]  (mqbench <mode> -h lists flags)")
+		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|route|idle|grpc-produce|lite-consume [flags]  (mqbench <mode> -h lists flags)")
 	}
 	o := &options{mode: args[0]}
 	fs := flag.NewFlagSet("mqbench "+o.mode, flag.ContinueOnError)
@@ -83,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.brokerName, "broker-name", "", "broker name sent as bname with -broker")
 	fs.StringVar(&o.topic, "t", "BenchmarkTest", "topic")
 	fs.IntVar(&o.topics, "topics", 1, "with N > 1: the N topics <-t>_0..<-t>_<N-1>, taken round robin, each laid out as the first")
+	fs.IntVar(&o.lite, "lite", 0, "produce: N lite topics lite0..lite<N-1> under -t (a LITE parent), taken round robin; lite-consume: subscribe to and pop them")
 	fs.StringVar(&o.group, "g", "", "producer / consumer group (default mqbench_<mode>_<pid>)")
 	fs.IntVar(&o.groups, "groups", 1, "consume: N consumer groups <-g>_0..<-g>_<N-1>, each reading every queue (-count counts all their messages)")
 	fs.BoolVar(&o.loop, "loop", false, "consume: at a queue's end read it again from the start offset instead of waiting")
@@ -134,6 +138,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.conns < 1 || o.window < 1 || o.size < 0 || o.batch < 1 || o.queues < 1 || o.pullBatch < 1 || o.groups < 1 {
 		return nil, errors.New("-c, -w, -b, -q, -pull-batch, -groups must be >= 1 and -s >= 0")
 	}
+	if o.lite < 0 || (o.lite > 0 && o.mode != "produce" && o.mode != "lite-consume") {
+		return nil, errors.New("-lite N (N >= 1) is for produce and lite-consume")
+	}
 	if (o.groups > 1 || o.loop) && o.mode != "consume" {
 		return nil, errors.New("-groups and -loop are for consume")
 	}
@@ -183,8 +190,10 @@ func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 		return runRoute(o, a, out, stop)
 	case "idle":
 		return nil, runIdle(o, a, out, stop)
+	case "lite-consume":
+		return runLiteConsume(o, a, out, stop)
 	}
-	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe, route, idle or grpc-produce", o.mode)
+	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe, route, idle, grpc-produce or lite-consume", o.mode)
 }
 
 func describe(out io.Writer, o *options, targets []target) {

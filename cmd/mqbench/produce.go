@@ -98,7 +98,8 @@ func (p *producer) onResp(r *resp) {
 }
 
 // appendProps appends one message's properties: KEYS, TAGS, UNIQ_KEY (as
-// the Java producer sets them) and, for single messages, WAIT=true.
+// the Java producer sets them), __LITE_TOPIC with -lite and, for single
+// messages, WAIT=true.
 func (p *producer) appendProps(dst []byte, wait bool) []byte {
 	if p.o.keys {
 		dst = append(dst, "KEYS\x01k"...)
@@ -118,6 +119,9 @@ func (p *producer) appendProps(dst []byte, wait bool) []byte {
 			dst = append(dst, "0123456789ABCDEF"[(u>>uint(s))&0xF])
 		}
 		dst = append(dst, 2)
+	}
+	if p.o.lite > 0 {
+		dst = appendLiteProp(dst, p.o.lite)
 	}
 	if wait {
 		dst = append(dst, "WAIT\x01true\x02"...)
