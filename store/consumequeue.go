@@ -54,6 +54,12 @@ const (
 	cqPendBudget = 16 << 20
 	// cqAllocStep is the most blocks allocateLocked allocates at once.
 	cqAllocStep = 1 << 20
+	// cqTailMax is the number of a cold queue's newest entries kept in
+	// memory (keepLocked) before they are written with one pwrite.
+	cqTailMax = 16
+	// cqTailBudget bounds the buffers of kept entries of all queues, in
+	// bytes (cqTailMax entries a queue: 100,000 cold queues).
+	cqTailBudget = 32 << 20
 )
 
 type cqEntry struct {
@@ -104,8 +110,13 @@ type consumeQueue struct {
 	cmu sync.Mutex
 	wmu sync.Mutex
 
-	// pend holds the entries dispatched before the first file exists, from
-	// queue offset pendFrom; empty once the queue has files.
+	// pend holds entries that are only in memory. Before the first file
+	// exists: the entries dispatched so far, from queue offset pendFrom
+	// (Store.pendBytes). Once the queue has files: a cold queue's newest
+	// entries, after its last file's write position, in a buffer of
+	// cqTailMax (keepLocked, Store.tailBytes), pendFrom then being
+	// Store.entries when the first of them came. One pair of fields for
+	// both: 100,000 idle LMQs.
 	pend     []byte
 	pendFrom int64
 
@@ -248,6 +259,11 @@ func (cq *consumeQueue) truncateDirty(phyEnd int64) (bool, error) {
 		return false, nil
 	}
 	files := cq.q.files
+	if len(files) > 0 {
+		if err := cq.writeTailLocked(files[len(files)-1]); err != nil { // the cut is looked for in the files
+			return false, fmt.Errorf("truncate consumequeue %s: %w", cq.q.dir, err)
+		}
+	}
 	cut := int64(-1)
 	for i := len(files) - 1; i >= 0; i-- {
 		mf := files[i]
@@ -378,7 +394,7 @@ func (cq *consumeQueue) putLocked(e cqEntry, queueOffset int64) (wrote, create b
 	if mf == nil {
 		return cq.pendLocked(e, queueOffset)
 	}
-	cur := mf.start + mf.wrote.Load()
+	cur := mf.start + mf.wrote.Load() + int64(len(cq.pend))
 	if expect < cur {
 		return false, false, nil // built repeatedly
 	}
@@ -387,8 +403,11 @@ func (cq *consumeQueue) putLocked(e cqEntry, queueOffset int64) (wrote, create b
 			Int64("expectLogicOffset", expect).Int64("currentLogicOffset", cur).
 			Msg("consumequeue order maybe wrong")
 	}
-	if mf.wrote.Load() >= mf.size {
+	if mf.wrote.Load()+int64(len(cq.pend)) >= mf.size {
 		// A roll: a new file of a busy queue, once per fileSize/20 entries.
+		if err := cq.writeTailLocked(mf); err != nil {
+			return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
+		}
 		if mf, err = cq.q.newFile(mf.start + mf.size); err != nil {
 			return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
 		}
@@ -397,47 +416,111 @@ func (cq *consumeQueue) putLocked(e cqEntry, queueOffset int64) (wrote, create b
 		return false, false, fmt.Errorf("put consumequeue %s: %w", cq.q.dir, err)
 	}
 	cq.maxPhy = e.phy + int64(e.size)
-	cq.maxLogical.Store((mf.start + mf.wrote.Load()) / cqEntrySize)
+	cq.maxLogical.Store((mf.start + mf.wrote.Load() + int64(len(cq.pend))) / cqEntrySize)
 	return true, false, nil
 }
 
-// writeLocked appends e at mf's write position and publishes it: through
-// the mapping (mapped now if it is not and mayMap says so), after
-// allocating blocks ahead if needed; or with pwrite (a cold queue's entry,
-// or any once as many files are mapped as allowed).
+// writeLocked appends e after mf's last entry: through the mapping
+// (mapped now if it is not and mayMap says so), after allocating blocks
+// ahead if needed, and publishes the new write position; or, not mapped (a
+// cold queue's entry, or any once as many files are mapped as allowed),
+// kept in memory for now (keepLocked).
 func (cq *consumeQueue) writeLocked(mf *mappedFile, e cqEntry) error {
-	pos := mf.wrote.Load()
 	if mf.data == nil && cq.mayMap() {
 		if err := cq.mapLocked(mf); err != nil && !errors.Is(err, ErrResource) {
 			return err
-		} // ENOMEM (the kernel's map count) lowered the limit: pwrite
+		} // ENOMEM (the kernel's map count) lowered the limit: kept, then pwrite
 	}
 	if mf.data == nil {
+		return cq.keepLocked(mf, e)
+	}
+	if err := cq.writeTailLocked(mf); err != nil {
+		return err
+	}
+	pos := mf.wrote.Load()
+	if err := cq.allocateLocked(mf, pos+cqEntrySize); err != nil {
+		return err
+	}
+	putEntry(mf.data[pos:], e)
+	mf.wrote.Store(pos + cqEntrySize)
+	return nil
+}
+
+// keepLocked keeps e, an entry of a queue whose last file mf is not
+// mapped, in memory after the file's write position (pend), where
+// readers find it. The kept entries go to the file with one pwrite
+// (writeTailLocked) when cqTailMax are kept, before the queue writes
+// through a mapping, rolls or is cleaned up, and at the thorough flush and
+// Shutdown, which the checkpoint waits for: an entry only in memory is
+// re-dispatched from the commit log after a crash. A queue written round
+// robin among more queues than may be mapped (tens of thousands of topics)
+// used to pay open, pwrite and close for every entry: a fifth of the
+// broker's CPU at 80,000 queues. Its buffer stays until the thorough flush;
+// while all queues' buffers take cqTailBudget bytes, a queue without one
+// writes its entry at once. Caller holds wmu.
+func (cq *consumeQueue) keepLocked(mf *mappedFile, e cqEntry) error {
+	const size = cqTailMax * cqEntrySize
+	if len(cq.pend) == size {
+		if err := cq.writeTailLocked(mf); err != nil {
+			return err
+		}
+	}
+	if cq.pend == nil && cq.s.tailBytes.Load()+size > cqTailBudget {
 		var b [cqEntrySize]byte
 		putEntry(b[:], e)
+		pos := mf.wrote.Load()
 		if err := cq.writeFileLocked(mf, pos, b[:]); err != nil {
 			return err
 		}
-	} else {
-		if err := cq.allocateLocked(mf, pos+cqEntrySize); err != nil {
-			return err
-		}
-		putEntry(mf.data[pos:], e)
+		mf.wrote.Store(pos + cqEntrySize)
+		return nil
 	}
-	mf.wrote.Store(pos + cqEntrySize)
+	cq.q.mu.Lock()
+	if cq.pend == nil {
+		cq.pend = make([]byte, 0, size)
+		cq.s.tailBytes.Add(size)
+	}
+	if len(cq.pend) == 0 {
+		cq.pendFrom = int64(cq.s.entries) // mayMap's measure of how fast the queue fills
+	}
+	cq.pend = cq.pend[:len(cq.pend)+cqEntrySize]
+	putEntry(cq.pend[len(cq.pend)-cqEntrySize:], e)
+	cq.q.mu.Unlock()
+	return nil
+}
+
+// writeTailLocked writes the entries keepLocked kept after mf's write
+// position, mf being the queue's last file, and publishes them as the
+// file's (the position and the emptied memory change together under the
+// list's lock: a reader finds each entry in one place or the other).
+// Caller holds wmu.
+func (cq *consumeQueue) writeTailLocked(mf *mappedFile) error {
+	n := len(cq.pend)
+	if n == 0 {
+		return nil
+	}
+	pos := mf.wrote.Load()
+	if err := cq.writeFileLocked(mf, pos, cq.pend); err != nil {
+		return err
+	}
+	cq.q.mu.Lock()
+	mf.wrote.Store(pos + int64(n))
+	cq.pend = cq.pend[:0]
+	cq.q.mu.Unlock()
 	return nil
 }
 
 // mayMap reports whether the writer maps the queue's unmapped file for an
 // entry: while fewer than half the allowed files are mapped, always; then
-// only for a queue written again within as many entries (of every queue)
-// as files may be mapped, counted from the start of the dispatcher round
-// that last wrote it. Queues that come back sooner than that fit in the
-// limit together; the others, written round robin among more queues than
-// may be mapped, would each be mapped for one entry and unmapped by the
-// unmapper (least recently written first) before their next, and munmap
-// costs a third of the broker's CPU at 80,000 queues. Their entries go with
-// pwrite instead, and reads of them with pread. Dispatcher only.
+// only for a queue that kept cqTailMax entries in memory (keepLocked)
+// within as many entries, of every queue, as files may be mapped. Queues
+// that fill their memory that fast fit in the limit together; the others,
+// written round robin among more queues than may be mapped (a burst of a
+// few entries, one per producer, then none until the round comes back),
+// would each be mapped for a burst and unmapped by the unmapper (least
+// recently written first) before the next, and munmap costs a third of the
+// broker's CPU at 80,000 queues. Their entries are kept and written a batch
+// at a time, and read from memory or with pread. Dispatcher only.
 func (cq *consumeQueue) mayMap() bool {
 	mapped, limit := cq.s.cqMapped.Load(), cq.s.cqMapLimit.Load()
 	switch {
@@ -446,7 +529,7 @@ func (cq *consumeQueue) mayMap() bool {
 	case mapped < limit/2:
 		return true
 	}
-	return cq.s.entries+1-cq.touched.Load() <= uint64(limit)
+	return len(cq.pend) >= cqTailMax*cqEntrySize && cq.s.entries-uint64(cq.pendFrom) <= uint64(limit)
 }
 
 // pendLocked keeps an entry of a queue without files in memory and asks
@@ -520,8 +603,8 @@ func (cq *consumeQueue) read(buf []byte, from int64) (int, error) {
 	return n, nil
 }
 
-// readLocked is read under q.mu: it copies from the pending entries or a
-// mapping, or returns the unmapped file and position to pread n entries
+// readLocked is read under q.mu: it copies from the entries in memory or
+// a mapping, or returns the unmapped file and position to pread n entries
 // from. Caller holds q.mu.
 func (cq *consumeQueue) readLocked(buf []byte, from int64) (int, *mappedFile, int64) {
 	if cq.closed {
@@ -545,7 +628,16 @@ func (cq *consumeQueue) readLocked(buf []byte, from int64) (int, *mappedFile, in
 		return 0, nil, 0
 	}
 	pos := off - mf.start
-	end := min(mf.wrote.Load(), maxL*cqEntrySize-mf.start)
+	w := mf.wrote.Load()
+	if pos >= w && len(cq.pend) > 0 && mf == cq.q.lastLocked() {
+		// A cold queue's newest entries, kept in memory (keepLocked).
+		at, end := pos-w, min(int64(len(cq.pend)), maxL*cqEntrySize-mf.start-w)
+		if at >= end {
+			return 0, nil, 0
+		}
+		return copy(buf[:len(buf)/cqEntrySize*cqEntrySize], cq.pend[at:end]) / cqEntrySize, nil, 0
+	}
+	end := min(w, maxL*cqEntrySize-mf.start)
 	if pos >= end {
 		return 0, nil, 0
 	}
@@ -584,6 +676,13 @@ func (cq *consumeQueue) rollNextFile(idx int64) int64 {
 func (cq *consumeQueue) deleteBelow(clMin int64) (int, error) {
 	var gone []*mappedFile
 	var errs []error
+	// The min offset is looked for in the files: the entries kept in
+	// memory go there first.
+	if n := len(cq.q.files); n > 0 {
+		if err := cq.writeTailLocked(cq.q.files[n-1]); err != nil {
+			return 0, err
+		}
+	}
 	// The list and the mappings change only under wmu, which the caller
 	// holds: the entry is read without the list's lock (maybe with pread),
 	// which is taken only to take the file out.
@@ -630,10 +729,13 @@ func (cq *consumeQueue) destroy() error {
 	defer cq.wmu.Unlock()
 	cq.q.mu.Lock()
 	cq.closed = true
-	pend := len(cq.pend)
+	pend, counter := len(cq.pend), &cq.s.pendBytes
+	if len(cq.q.files) > 0 { // a cold queue's buffer
+		pend, counter = cap(cq.pend), &cq.s.tailBytes
+	}
 	cq.pend = nil
 	cq.q.mu.Unlock()
-	cq.s.pendBytes.Add(-int64(pend))
+	counter.Add(-int64(pend))
 	err := cq.q.close()
 	if rmErr := cq.s.ops.removeAll(cq.q.dir); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 		err = errors.Join(err, fmt.Errorf("remove %s: %w", cq.q.dir, rmErr))

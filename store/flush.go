@@ -109,6 +109,10 @@ func (s *Store) flushConsumeQueueLoop() {
 				s.log.Error().Err(err).Int("queues", left).Msg("consume queue files missing, checkpoint not advanced")
 				continue
 			}
+			if err := s.writeTails(); err != nil {
+				s.log.Error().Err(err).Msg("consume queue entries not written, checkpoint not advanced")
+				continue
+			}
 		}
 		if err := s.flushConsumeQueues(least); err != nil {
 			s.log.Error().Err(err).Msg("consume queue flush failed")

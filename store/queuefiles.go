@@ -228,7 +228,34 @@ func (s *Store) drainPending(until time.Time, stop <-chan struct{}, workers int)
 func (cq *consumeQueue) hasPending() bool {
 	cq.q.mu.RLock()
 	defer cq.q.mu.RUnlock()
-	return len(cq.pend) > 0
+	return len(cq.q.files) == 0 && len(cq.pend) > 0
+}
+
+// writeTails writes the entries every cold queue keeps in memory
+// (keepLocked) to its last file and lets go of their buffers: at the
+// thorough flush, before the checkpoint comes to cover them, and at
+// Shutdown.
+func (s *Store) writeTails() error {
+	var errs []error
+	for _, cq := range s.allQueues() {
+		cq.wmu.Lock()
+		if n := len(cq.q.files); n > 0 && !cq.closed {
+			if err := cq.writeTailLocked(cq.q.files[n-1]); err != nil {
+				errs = append(errs, fmt.Errorf("write consumequeue %s: %w", cq.q.dir, err))
+			} else if cq.pend != nil {
+				cq.q.mu.Lock()
+				buf := cap(cq.pend)
+				cq.pend = nil
+				cq.q.mu.Unlock()
+				s.tailBytes.Add(-int64(buf))
+			}
+		}
+		cq.wmu.Unlock()
+		if len(errs) == 3 {
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // allocateLocked gives [0, end) of mf its blocks by writing zeros from the

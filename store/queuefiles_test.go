@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rocketgo/rocketgo/internal/testutil"
+	"github.com/rocketgo/rocketgo/message"
 )
 
 // failOps returns hostOps() whose open and mmap fail with the given errno
@@ -146,28 +147,26 @@ func TestManyQueuesBoundedMappings(t *testing.T) {
 	if cold < 0 {
 		t.Fatal("every queue mapped")
 	}
-	// With more than half the limit mapped, a queue is mapped once it is
-	// written again soon (mayMap), not for a single entry.
+	// With more than half the limit mapped, a queue is mapped once it has
+	// kept cqTailMax entries in memory within the limit's number of
+	// entries (mayMap), not for a burst of a few.
 	topic := fmt.Sprintf("M%d", cold)
-	for range cfg.MaxMappedConsumeQueueFiles + 1 { // the queue's last write falls further back than the limit
-		if _, err := s.Put(testMsg("other", 0, 0)); err != nil {
-			t.Fatal(err)
-		}
+	if err := s.writeTails(); err != nil { // as the thorough flush: the sprays' entries go to the files
+		t.Fatal(err)
 	}
-	dispatched(t, s)
-	for i := range 2 {
+	for i := range cqTailMax + 1 {
 		if _, err := s.Put(testMsg(topic, 0, 0)); err != nil {
 			t.Fatal(err)
 		}
 		dispatched(t, s)
-		if i == 0 && isMapped(s.findCQ(topic, 0)) {
-			t.Fatal("a cold queue mapped for one entry past half the limit")
+		if i < cqTailMax && isMapped(s.findCQ(topic, 0)) {
+			t.Fatalf("a cold queue mapped for %d entries past half the limit", i+1)
 		}
 	}
 	if !isMapped(s.findCQ(topic, 0)) {
-		t.Fatal("a queue written again with room under the limit is not mapped")
+		t.Fatal("a queue that filled its memory fast with room under the limit is not mapped")
 	}
-	if recs := readAll(t, s, topic, 0); len(recs) != 4 {
+	if recs := readAll(t, s, topic, 0); len(recs) != 2+cqTailMax+1 {
 		t.Fatalf("%s: %d records", topic, len(recs))
 	}
 	// Blocks are allocated ahead of every write position: no hole below it.
@@ -194,21 +193,21 @@ func TestManyQueuesBoundedMappings(t *testing.T) {
 	for i := range n {
 		want := int64(2)
 		if i == cold {
-			want = 4
+			want = 2 + cqTailMax + 1
 		}
 		if got := s.MaxOffset(fmt.Sprintf("M%d", i), 0); got != want {
 			t.Fatalf("M%d: max offset %d after a restart, want %d", i, got, want)
 		}
 	}
-	if recs := readAll(t, s, topic, 0); len(recs) != 4 {
+	if recs := readAll(t, s, topic, 0); len(recs) != 2+cqTailMax+1 {
 		t.Fatalf("%s after a restart: %d records", topic, len(recs))
 	}
 }
 
 // TestRoundRobinPastTheLimitIsNotRemapped: sends spread round robin over
 // more queues than may be mapped leave the mappings alone once half the
-// limit is mapped: the cold queues' entries go with pwrite, none is mapped
-// for one entry and unmapped before its next.
+// limit is mapped: the cold queues' entries are kept and written a batch at
+// a time, none is mapped for one entry and unmapped before its next.
 func TestRoundRobinPastTheLimitIsNotRemapped(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t.TempDir())
@@ -233,17 +232,145 @@ func TestRoundRobinPastTheLimitIsNotRemapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer shutdown(t, s)
-	const n, sprays = 300, 5
+	// One entry a queue each round, then bursts of 4 (4 producers taking
+	// the queues round robin from about the same place).
+	const n, sprays, burst = 300, 5, 4
 	for range sprays {
 		spray(t, s, "R", n)
 		dispatched(t, s)
 		testutil.WaitFor(t, 10*time.Second, func() bool { return s.pendBytes.Load() == 0 })
 	}
 	checkSpray(t, s, "R", n, sprays)
-	t.Logf("%d sprays over %d queues: %d consume queue files mapped, %d unmapped", sprays, n, maps.Load(), unmaps.Load())
+	for range sprays {
+		for i := range n {
+			for range burst {
+				if _, err := s.Put(testMsg(fmt.Sprintf("R%d", i), 0, 0)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		dispatched(t, s)
+	}
+	checkSpray(t, s, "R", n, sprays*(1+burst))
+	t.Logf("%d sprays and %d of bursts of %d over %d queues: %d consume queue files mapped, %d unmapped",
+		sprays, sprays, burst, n, maps.Load(), unmaps.Load())
 	if maps.Load() > 32 || unmaps.Load() > 0 {
 		t.Fatalf("%d maps and %d unmaps of consume queue files, want at most 32 and none", maps.Load(), unmaps.Load())
 	}
+}
+
+// TestColdQueueEntriesKept: the entries of queues written round robin
+// among more queues than may be mapped wait in memory after their last
+// file's write position, are read from there, and reach the file
+// cqTailMax at a time (one open for many entries), across rolls; after a
+// crash they are rebuilt from the commit log, and Shutdown writes them.
+func TestColdQueueEntriesKept(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxMappedConsumeQueueFiles = 32
+	cfg.MappedFileSizeConsumeQueue = 24 * cqEntrySize // rolls within the run
+	var writeOpens atomic.Int64
+	ops := hostOps()
+	open := ops.open
+	ops.open = func(path string, flag int, perm uint32) (int, error) {
+		if strings.Contains(path, "consumequeue") && flag&unix.O_ACCMODE == unix.O_RDWR && flag&unix.O_CREAT == 0 {
+			writeOpens.Add(1)
+		}
+		return open(path, flag, perm)
+	}
+	start := func() *Store {
+		s := openWithOps(t, cfg, ops)
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := start()
+	const n, rounds = 300, 40
+	spray(t, s, "K", n)
+	dispatched(t, s)
+	testutil.WaitFor(t, 10*time.Second, func() bool { return s.pendBytes.Load() == 0 })
+	before := writeOpens.Load()
+	for range rounds - 1 {
+		spray(t, s, "K", n)
+		dispatched(t, s)
+	}
+	opens := writeOpens.Load() - before
+	entries := int64(n * (rounds - 1))
+	t.Logf("%d entries over %d queues: %d opens for writing, %d bytes of buffers", entries, n, opens, s.tailBytes.Load())
+	if s.tailBytes.Load() == 0 {
+		t.Fatal("no cold queue keeps entries in memory")
+	}
+	if opens > entries/8 {
+		t.Fatalf("%d opens for writing %d entries, want fewer than one per 8", opens, entries)
+	}
+	checkSpray(t, s, "K", n, rounds) // from memory, the files and the mappings
+	s.crashClose()
+	s = start()
+	checkSpray(t, s, "K", n, rounds) // kept entries are lost with the process: re-dispatched
+	spray(t, s, "K", n)
+	dispatched(t, s)
+	shutdown(t, s)
+	if s.tailBytes.Load() != 0 {
+		t.Fatalf("%d bytes still kept after Shutdown", s.tailBytes.Load())
+	}
+	s = start()
+	defer shutdown(t, s)
+	checkSpray(t, s, "K", n, rounds+1) // a clean start trusts the files: Shutdown wrote them
+}
+
+// TestColdQueueReadsWhileKept: readers of cold queues, running beside the
+// dispatcher that keeps their entries and writes them a batch at a time,
+// see each queue's entries in order and without gaps, whichever of memory,
+// mapping or file holds them at the moment.
+func TestColdQueueReadsWhileKept(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.MaxMappedConsumeQueueFiles = 32
+	cfg.MappedFileSizeConsumeQueue = 24 * cqEntrySize
+	s := openStarted(t, cfg)
+	defer shutdown(t, s)
+	const n, rounds = 100, 50
+	spray(t, s, "W", n)
+	dispatched(t, s)
+	stop := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		defer close(errc)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for i := range n {
+				topic := fmt.Sprintf("W%d", i)
+				for off := int64(0); ; {
+					res := s.GetMessages(nil, topic, 0, off, 32, 1<<20, nil)
+					if res.Status != Found {
+						break
+					}
+					for b := res.Body; len(b) > 0; off++ {
+						r, rest, err := message.DecodeRecord(b)
+						if err != nil || r.QueueOffset != off || r.Topic != topic {
+							errc <- fmt.Errorf("%s at %d: offset %d topic %s: %v", topic, off, r.QueueOffset, r.Topic, err)
+							return
+						}
+						b = rest
+					}
+				}
+			}
+		}
+	}()
+	for range rounds {
+		spray(t, s, "W", n)
+	}
+	dispatched(t, s)
+	close(stop)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	checkSpray(t, s, "W", n, rounds+1)
 }
 
 // TestPendingEntries: entries of a queue whose first file does not exist

@@ -106,6 +106,7 @@ type Store struct {
 	cqMapped   atomic.Int64
 	cqMapLimit atomic.Int64
 	pendBytes  atomic.Int64
+	tailBytes  atomic.Int64 // buffers of the entries cold queues keep in memory (keepLocked)
 	createMu   sync.Mutex
 	createList []*consumeQueue // guarded by createMu
 	createCh   chan struct{}
@@ -119,10 +120,10 @@ type Store struct {
 	// split (replica.go); splitAt is where it waits, -1 when it does not.
 	replicaDispatch atomic.Bool
 	splitAt         atomic.Int64
-	// round is the dispatcher's current round, named by entries (the
-	// consume queue entries written before it) + 1: a queue's touched is
-	// the round that last wrote it, so entries+1-touched bounds how many
-	// entries were written since (mayMap). Dispatcher only.
+	// entries counts the consume queue entries written (mayMap measures
+	// how fast a queue fills by it); round is the dispatcher's current
+	// round, named by entries + 1 at its start: a queue's touched is the
+	// round that last wrote it (the unmapper's idleness). Dispatcher only.
 	round      uint64
 	entries    uint64
 	touched    []*consumeQueue
@@ -418,6 +419,10 @@ func (s *Store) shutdown(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("shutdown store: %d consume queues have entries only in memory, re-dispatched at the next start: %w",
 			left, errors.Join(derr, ctx.Err())))
 	}
+	terr := s.writeTails()
+	if terr != nil {
+		errs = append(errs, fmt.Errorf("shutdown store: %w", terr))
+	}
 	if err := s.flushConsumeQueues(0); err != nil {
 		errs = append(errs, err)
 	}
@@ -429,7 +434,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 		}
 	}
 	s.ckpt.physic.Store(s.cl.lastStoreTs.Load())
-	if left == 0 {
+	if left == 0 && terr == nil {
 		s.ckpt.logics.Store(s.lastDispatchTs.Load())
 	}
 	if err := s.ckpt.flush(); err != nil {
