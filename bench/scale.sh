@@ -325,10 +325,15 @@ run_lite() {
 		# -count ends it; timeout (SIGTERM: mqbench prints its summary) when
 		# a system never hands out all of them.
 		FAILED=""
+		local popped rc=0
 		timeout 600 "$MQB" lite-consume -n "$NS_ADDR" -t bench_lite -g bench_lite_g -lite "$l" -count "$l" -c "$C" \
-			-csv "$pre-pop.csv" -plot "$pre-pop.svg" >"$pre-pop.txt" 2>&1 || FAILED="lite-consume: $(tail -1 "$pre-pop.txt" | cut -c1-120)"
-		local popped
+			-csv "$pre-pop.csv" -plot "$pre-pop.svg" >"$pre-pop.txt" 2>&1 || rc=$?
 		popped=$(sed -n 's/^SUMMARY role=pop msgs=\([0-9]*\).*/\1/p' "$pre-pop.txt" | tail -1)
+		if ((rc == 124)); then
+			FAILED="popped ${popped:-0} of $l in 600 s"
+		elif ((rc != 0)); then
+			FAILED="lite-consume: $(tail -1 "$pre-pop.txt" | cut -c1-120)"
+		fi
 		if [ -z "$FAILED" ] && [ "${popped:-0}" -ge "$l" ]; then
 			record "$rep" "$name" "lite_pop_tps@$l" "$(field "$pre-pop.txt" pop tps)"
 			record "$rep" "$name" "lite_pop_p99_ms@$l" "$(field "$pre-pop.txt" pop p99_ms)"
