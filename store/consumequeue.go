@@ -454,8 +454,8 @@ func (cq *consumeQueue) writeLocked(mf *mappedFile, e cqEntry) error {
 // Shutdown, which the checkpoint waits for: an entry only in memory is
 // re-dispatched from the commit log after a crash. A queue written round
 // robin among more queues than may be mapped (tens of thousands of topics)
-// used to pay open, pwrite and close for every entry: a fifth of the
-// broker's CPU at 80,000 queues. Its buffer stays until the thorough flush;
+// would otherwise pay open, pwrite and close for every entry: a fifth of
+// the broker's CPU at 80,000 queues. Its buffer stays until the thorough flush;
 // while all queues' buffers take cqTailBudget bytes, a queue without one
 // writes its entry at once. Caller holds wmu.
 func (cq *consumeQueue) keepLocked(mf *mappedFile, e cqEntry) error {
