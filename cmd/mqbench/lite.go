@@ -279,12 +279,8 @@ func (c *liteClient) acks(resp *remoting.Command) ([]*remoting.Command, int64, e
 		}
 		handle := message.AppendExtraInfo(nil, 0, popTime, invisible, reviveQid, c.o.topic, c.brokerName, 0, off)
 		a := remoting.NewRequest(remoting.AckMessage, nil, nil)
-		a.Set("consumerGroup", c.o.group)
-		a.Set("topic", c.o.topic)
-		a.Set("queueId", "0")
-		a.Set("extraInfo", string(handle))
-		a.Set("offset", offs)
-		a.Set("brokerName", c.brokerName)
+		(&remoting.AckMessageRequestHeader{ConsumerGroup: c.o.group, Topic: c.o.topic, QueueID: 0,
+			ExtraInfo: string(handle), Offset: off, BrokerName: c.brokerName}).Encode(a)
 		a.Set("liteTopic", message.Property(props, message.PropLiteTopic))
 		out = append(out, a)
 		bytes += int64(len(v.Body))
