@@ -51,7 +51,7 @@ CONF
 		-XX:-OmitStackTraceInFastThrow -XX:-UseLargePages \
 		--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
 		--add-exports java.base/jdk.internal.ref=ALL-UNNAMED \
-		-Duser.home="$b" -Drocketmq.home.dir="$b" \
+		-Duser.home="$b" -Drocketmq.home.dir="$b" -Djava.io.tmpdir="$b" \
 		-cp "$cp" org.apache.rocketmq.broker.BrokerStartup -c "$b/broker.properties" -n "127.0.0.1:$ns" \
 		>>"$dir/broker.log" 2>&1 &
 	echo $! >"$dir/broker.pid"

@@ -69,7 +69,9 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 
+	fixed := fixedTmpFiles()
 	code := m.Run()
+	removeNewFixedTmpFiles(fixed)
 
 	shared.stop()
 	printSummary()
@@ -83,6 +85,37 @@ func runMain(m *testing.M) int {
 		_ = os.RemoveAll(workDir)
 	}
 	return code
+}
+
+// fixedTmpPatterns are files official tools write to fixed paths, whatever
+// they are told: Apache's mqadmin (and ours, which matches it) writes the body
+// of each message it prints under /tmp/rocketmq/msgbodys, and the Go v5 SDK
+// logs its gRPC calls to /tmp/rocketmq-logger.log (rotated as
+// rocketmq-logger-<time>.log).
+var fixedTmpPatterns = []string{"/tmp/rocketmq/msgbodys/*", "/tmp/rocketmq-logger*.log"}
+
+// fixedTmpFiles lists the files matching fixedTmpPatterns.
+func fixedTmpFiles() map[string]bool {
+	found := map[string]bool{}
+	for _, p := range fixedTmpPatterns {
+		names, _ := filepath.Glob(p)
+		for _, n := range names {
+			found[n] = true
+		}
+	}
+	return found
+}
+
+// removeNewFixedTmpFiles removes the files matching fixedTmpPatterns that
+// were not in before, then /tmp/rocketmq if that left it empty.
+func removeNewFixedTmpFiles(before map[string]bool) {
+	for n := range fixedTmpFiles() {
+		if !before[n] {
+			_ = os.Remove(n)
+		}
+	}
+	_ = os.Remove("/tmp/rocketmq/msgbodys") // only when empty
+	_ = os.Remove("/tmp/rocketmq")
 }
 
 // pruneStores removes from dir every file over 1 MiB that is not a log:

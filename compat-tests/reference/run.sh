@@ -41,8 +41,12 @@ classpath() {
 
 # The JVM flags of upstream's runserver.sh/runbroker.sh for JDK >= 9, with a small heap,
 # after $JAVA_OPT (as upstream's scripts take it: -Dtls.* and the like).
+# java.io.tmpdir is DIR/tmp: each start writes a self-signed certificate and
+# the RocksDB and JNA libraries (12 MB) there, and a JVM stopped with kill -9
+# leaves them; under DIR they go with the test's directory.
 java_opts() {
 	local dir=$1
+	mkdir -p "$dir/tmp"
 	echo ${JAVA_OPT:-} -server -Xms256m -Xmx256m -Xmn128m -XX:MaxDirectMemorySize=256m \
 		-XX:+UseG1GC -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 \
 		-XX:InitiatingHeapOccupancyPercent=30 -XX:SoftRefLRUPolicyMSPerMB=0 \
@@ -50,7 +54,7 @@ java_opts() {
 		--add-opens java.base/java.nio=ALL-UNNAMED \
 		--add-opens java.base/sun.nio.ch=ALL-UNNAMED \
 		--add-exports java.base/jdk.internal.ref=ALL-UNNAMED \
-		-Duser.home="$dir" -Drocketmq.home.dir="$dir"
+		-Duser.home="$dir" -Drocketmq.home.dir="$dir" -Djava.io.tmpdir="$dir/tmp"
 }
 
 namesrv() {
