@@ -71,6 +71,10 @@ func New(cfg Config, log zerolog.Logger) (*Server, error) {
 	}
 	rc := remoting.NewClient(log)
 	rc.SetTLS(cfg.TLS)
+	// A name server or broker that went away without a reset (a pod whose
+	// address is gone behind a Service name) is dialled again after the
+	// first call that times out, as Apache's clients do.
+	rc.SetCloseOnTimeout()
 	return newServer(cfg, log, rc, nil)
 }
 
@@ -94,6 +98,7 @@ func NewLocal(cfg Config, log zerolog.Logger, lb LocalBroker) (*Server, error) {
 	cfg.ProxyMode = "LOCAL"
 	remote := remoting.NewClient(log) // to the other brokers
 	remote.SetTLS(cfg.TLS)
+	remote.SetCloseOnTimeout()
 	rc := &localTransport{addr: lb.Addr, local: lb.Conn, remote: remote}
 	return newServer(cfg, log, rc, &lb)
 }

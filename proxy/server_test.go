@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,5 +201,62 @@ func TestLoadConfigFile(t *testing.T) {
 	cfg.ProxyMode = "LOCAL"
 	if _, err := New(cfg, zerolog.Nop()); err == nil {
 		t.Fatal("LOCAL mode accepted by mqproxy")
+	}
+}
+
+// A name server that takes the connection and never answers (a pod whose
+// address is gone behind a Service name): the route query that times out
+// closes the proxy's connection, and the next query dials again, as
+// Apache's clients do (closeSocketIfTimeout).
+func TestSilentNameServerIsRedialled(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{}, 8) // one per connection the proxy closed
+	var held sync.WaitGroup
+	held.Add(1)
+	go func() {
+		defer held.Done()
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			held.Add(1)
+			go func() {
+				defer held.Done()
+				_, _ = io.Copy(io.Discard, c) // reads, never answers
+				c.Close()
+				closed <- struct{}{}
+			}()
+		}
+	}()
+	cfg := DefaultConfig()
+	cfg.NamesrvAddr = silent.Addr().String()
+	cfg.RemotingTimeoutMillis = 300
+	s, err := New(cfg, testutil.Logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.Shutdown(context.Background())
+		silent.Close()
+		held.Wait()
+	})
+	cl := dial(t, s, false)
+	for i := 0; i < 2; i++ {
+		r, err := cl.QueryRoute(callCtx(t), &v2.QueryRouteRequest{Topic: &v2.Resource{Name: "T"}})
+		if err == nil && r.GetStatus().GetCode() == v2.Code_OK {
+			t.Fatalf("query %d: a route from a name server that answers nothing", i)
+		}
+		select {
+		case <-closed:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("query %d timed out and the proxy kept its connection to the silent name server", i)
+		}
 	}
 }
