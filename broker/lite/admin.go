@@ -140,11 +140,11 @@ func (s *Service) subscribers(parent, lmq string) []ClientGroup {
 	out := []ClientGroup{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, cg := range s.byLMQ[lmq] {
+	for _, c := range s.byLMQ[lmq] {
 		if len(out) >= maxReturnCount {
 			break
 		}
-		out = append(out, ClientGroup{ClientID: cg.client, Group: cg.group})
+		out = append(out, ClientGroup{ClientID: c.id, Group: c.group})
 	}
 	for g := range s.wildcard[parent] {
 		out = append(out, ClientGroup{ClientID: "*", Group: g})

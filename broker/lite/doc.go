@@ -20,7 +20,8 @@
 // notifications, wakes) while holding its mutex.
 //
 // Invariants (lite-design.md 8.3):
-//   - active == Σ |client sets|; byLMQ[lmq] holds (c, g) iff c's set holds lmq.
+//   - active == Σ |client sets|; byLMQ[lmq] holds c iff c's set holds lmq, and
+//     only registered clients (dropLocked empties a client's set first).
 //   - an LMQ name sits at most once in a client's event set, and the set
 //     never exceeds its capacity; a set exists only for a registered client.
 //   - every map keyed by what a client sends is bounded: clients and pairs by

@@ -23,9 +23,15 @@ import (
 type eventSet struct {
 	q          []string
 	in         map[string]struct{}
+	big        bool // in held more than smallSet names since it was made
 	cap        int
 	lastAccess int64 // ms: its last pop
 }
+
+// smallSet is the size past which a drained set's map is made again: a Go
+// map keeps the buckets of its peak, and a client's set may have held
+// thousands of lite topics once.
+const smallSet = 64
 
 func newEventSet(capacity int, now int64) *eventSet {
 	return &eventSet{in: map[string]struct{}{}, cap: capacity, lastAccess: now}
@@ -41,23 +47,29 @@ func (e *eventSet) offer(q string) bool {
 	}
 	e.in[q] = struct{}{}
 	e.q = append(e.q, q)
+	e.big = e.big || len(e.in) > smallSet
 	return true
 }
 
-func (e *eventSet) poll() (string, bool) {
-	for len(e.q) > 0 {
-		q := e.q[0]
+func (e *eventSet) poll() (q string, ok bool) {
+	for len(e.q) > 0 && !ok {
+		q = e.q[0]
 		e.q[0] = ""
 		e.q = e.q[1:]
-		if _, ok := e.in[q]; ok {
+		if _, ok = e.in[q]; ok {
 			delete(e.in, q)
-			if len(e.q) == 0 {
-				e.q = nil // let the array go
-			}
-			return q, true
 		}
 	}
-	return "", false
+	if len(e.q) == 0 {
+		e.q = nil // let the array go
+		if e.big && len(e.in) == 0 {
+			e.in, e.big = map[string]struct{}{}, false
+		}
+	}
+	if !ok {
+		q = ""
+	}
+	return q, ok
 }
 
 func (e *eventSet) remove(q string) { delete(e.in, q) }
@@ -110,16 +122,36 @@ func (d *dueQueue) set(key string, at int64, keepEarlier bool) {
 	}
 	d.due[key] = at
 	heap.Push(&d.h, dueItem{at, key})
-	if len(d.h) > 2*len(d.due)+1024 {
-		d.h = d.h[:0]
-		for k, t := range d.due {
-			d.h = append(d.h, dueItem{t, k})
-		}
-		heap.Init(&d.h)
-	}
+	d.compact()
 }
 
-func (d *dueQueue) remove(key string) { delete(d.due, key) }
+// remove drops key's due.
+func (d *dueQueue) remove(key string) {
+	if _, ok := d.due[key]; !ok {
+		return
+	}
+	delete(d.due, key)
+	if len(d.due) == 0 {
+		d.due = map[string]int64{} // a map keeps the buckets of its peak
+		d.h = nil
+		return
+	}
+	d.compact()
+}
+
+// compact rebuilds the heap from the live dues once stale entries (and
+// the keys they hold) outnumber them.
+func (d *dueQueue) compact() {
+	if len(d.h) <= 2*len(d.due)+1024 {
+		return
+	}
+	h := make(dueHeap, 0, len(d.due))
+	for k, t := range d.due {
+		h = append(h, dueItem{t, k})
+	}
+	heap.Init(&h)
+	d.h = h
+}
 
 // take returns the keys due by now, each once.
 func (d *dueQueue) take(now int64) []string {
@@ -160,9 +192,9 @@ func (s *Service) Arrived(lmq string) {
 	// on the store's dispatch goroutine.
 	var buf [4]string
 	groups := buf[:0]
-	for _, cg := range subs {
-		if !slices.Contains(groups, cg.group) {
-			groups = append(groups, cg.group)
+	for _, c := range subs {
+		if !slices.Contains(groups, c.group) {
+			groups = append(groups, c.group)
 		}
 	}
 	for g := range s.wildcard[parent] {
@@ -198,14 +230,20 @@ func (s *Service) DispatchAt(group, lmq string, at int64) {
 	s.mu.Unlock()
 }
 
+// CancelDispatchAt drops DispatchAt's dispatch: the batch was acked, and
+// the ack dispatched what follows it.
+func (s *Service) CancelDispatchAt(group, lmq string) {
+	s.mu.Lock()
+	s.blocks.remove(group + "\x00" + lmq)
+	s.mu.Unlock()
+}
+
 // candidatesLocked are the clients of group that take lmq.
 func (s *Service) candidatesLocked(group, lmq string) []*client {
 	var out []*client
-	for _, cg := range s.byLMQ[lmq] {
-		if cg.group == group {
-			if c := s.clients[cg.client]; c != nil {
-				out = append(out, c)
-			}
+	for _, c := range s.byLMQ[lmq] {
+		if c.group == group {
+			out = append(out, c)
 		}
 	}
 	if len(s.wildcard) > 0 {

@@ -137,7 +137,7 @@ func entry(a Action, client, group string, lites ...string) Entry {
 }
 
 // check verifies the registry's invariants: active == Σ |sets|, and byLMQ
-// holds (c, g) iff c's set holds the LMQ.
+// holds c iff c's set holds the LMQ, and c is registered.
 func (h *harness) check(t *testing.T) {
 	t.Helper()
 	h.mu.Lock()
@@ -149,7 +149,7 @@ func (h *harness) check(t *testing.T) {
 	for id, c := range s.clients {
 		sum += int64(len(c.set))
 		for q := range c.set {
-			if !slices.Contains(s.byLMQ[q], clientGroup{id, c.group}) {
+			if !slices.Contains(s.byLMQ[q], c) {
 				t.Fatalf("%s holds %s, not listed", id, q)
 			}
 		}
@@ -161,13 +161,12 @@ func (h *harness) check(t *testing.T) {
 		t.Fatalf("active %d, sets hold %d", s.active, sum)
 	}
 	for q, subs := range s.byLMQ {
-		for _, cg := range subs {
-			c := s.clients[cg.client]
-			if c == nil {
-				t.Fatalf("%s lists gone client %s", q, cg.client)
+		for _, c := range subs {
+			if s.clients[c.id] != c {
+				t.Fatalf("%s lists gone client %s", q, c.id)
 			}
 			if _, ok := c.set[q]; !ok {
-				t.Fatalf("%s lists %s, whose set lacks it", q, cg.client)
+				t.Fatalf("%s lists %s, whose set lacks it", q, c.id)
 			}
 		}
 	}
@@ -552,5 +551,71 @@ func TestWildcardGroup(t *testing.T) {
 	b, _ := h.LiteTopicInfo("P", "old")
 	if !strings.Contains(string(b), `{"clientId":"*","group":"W"}`) {
 		t.Fatalf("wildcard subscriber not listed: %s", b)
+	}
+}
+
+// A batch's redelivery dispatch is dropped when the batch is acked: none
+// is left for the acked lite topics, and the heap holds no stale keys.
+func TestCancelDispatchAtFreesTheTimers(t *testing.T) {
+	h := newHarness(t)
+	due := h.now() + 60_000
+	for i := 0; i < 5000; i++ {
+		h.DispatchAt("G", message.LiteQueue("P", "l"+strconv.Itoa(i)), due)
+	}
+	for i := 1; i < 5000; i++ {
+		h.CancelDispatchAt("G", message.LiteQueue("P", "l"+strconv.Itoa(i)))
+	}
+	h.mu.Lock()
+	live, held := len(h.blocks.due), len(h.blocks.h)
+	h.mu.Unlock()
+	if live != 1 || held > 2*live+1024 {
+		t.Fatalf("after 4,999 of 5,000 cancelled: %d due, %d in the heap", live, held)
+	}
+	h.mu.Lock()
+	got := h.blocks.take(due)
+	h.mu.Unlock()
+	if want := "G\x00" + message.LiteQueue("P", "l0"); len(got) != 1 || got[0] != want {
+		t.Fatalf("due at %d: %q, want the one not cancelled", due, got)
+	}
+	h.CancelDispatchAt("G", message.LiteQueue("P", "l0")) // already taken: nothing
+	h.DispatchAt("G", message.LiteQueue("P", "l1"), due)
+	h.CancelDispatchAt("G", message.LiteQueue("P", "l1"))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.blocks.due) != 0 || h.blocks.h != nil || len(h.blocks.take(due+1)) != 0 {
+		t.Fatalf("all cancelled: %d due, %d in the heap", len(h.blocks.due), len(h.blocks.h))
+	}
+}
+
+// A client's event set that held thousands of lite topics gives their
+// map back once drained.
+func TestDrainedEventSetShrinks(t *testing.T) {
+	const sets, names = 100, 4000
+	all := make([]*eventSet, sets)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range all {
+		e := newEventSet(names, 0)
+		for j := 0; j < names; j++ {
+			if !e.offer(message.LiteQueue("P", "l"+strconv.Itoa(j))) {
+				t.Fatal("offer refused below the capacity")
+			}
+		}
+		if got := e.drain(); len(got) != names {
+			t.Fatalf("drained %d of %d", len(got), names)
+		}
+		all[i] = e
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / sets
+	if per > 2048 {
+		t.Fatalf("a drained set holds %d B", per)
+	}
+	runtime.KeepAlive(all)
+	e := all[0]
+	if !e.offer("again") || e.size() != 1 || e.big {
+		t.Fatalf("the remade set: size %d, big %v", e.size(), e.big)
 	}
 }

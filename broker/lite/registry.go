@@ -96,8 +96,6 @@ const (
 	rescheduleJitter  = 15 * time.Second
 )
 
-type clientGroup struct{ client, group string }
-
 // client is one client's subscription (LiteSubscription) and events.
 type client struct {
 	id, group, topic string
@@ -115,7 +113,7 @@ type Service struct {
 
 	mu        sync.Mutex
 	clients   map[string]*client        // clientID →
-	byLMQ     map[string][]clientGroup  // lmq → subscribers: a slice, as most have one or few
+	byLMQ     map[string][]*client      // lmq → subscribers: a slice, as most have one or few
 	wildcard  map[string]map[string]int // parent → wildcard group → clients
 	active    int64                     // Σ |client sets|
 	blacklist map[string]int64          // clientID → until (ms)
@@ -127,7 +125,7 @@ type Service struct {
 
 // New makes the service.
 func New(d Deps, log zerolog.Logger) *Service {
-	s := &Service{d: d, log: log, clients: map[string]*client{}, byLMQ: map[string][]clientGroup{},
+	s := &Service{d: d, log: log, clients: map[string]*client{}, byLMQ: map[string][]*client{},
 		wildcard: map[string]map[string]int{}, blacklist: map[string]int64{}, empty: map[string]int{}}
 	s.full.init()
 	s.blocks.init()
@@ -326,12 +324,8 @@ func (s *Service) partialAdd(conn Conn, e *Entry) error {
 // holds, which leaves its registry inconsistent; rocketgo does not.
 func (s *Service) evictOthersLocked(c *client, q string, resetOff bool, p *pending) {
 	_, lite, _ := message.ParseLiteQueue(q)
-	for _, cg := range slices.Clone(s.byLMQ[q]) { // removeLocked reorders the list
-		if cg.group != c.group || cg.client == c.id {
-			continue
-		}
-		o := s.clients[cg.client]
-		if o == nil {
+	for _, o := range slices.Clone(s.byLMQ[q]) { // removeLocked reorders the list
+		if o.group != c.group || o == c {
 			continue
 		}
 		s.removeLocked(o, q)
@@ -490,7 +484,7 @@ func (s *Service) addLocked(c *client, q string) {
 		return
 	}
 	c.set[q] = struct{}{}
-	s.byLMQ[q] = append(s.byLMQ[q], clientGroup{c.id, c.group})
+	s.byLMQ[q] = append(s.byLMQ[q], c)
 	s.active++
 }
 
@@ -502,8 +496,8 @@ func (s *Service) removeLocked(c *client, q string) {
 	delete(c.set, q)
 	s.active--
 	subs := s.byLMQ[q]
-	for i, cg := range subs {
-		if cg.client == c.id {
+	for i, o := range subs {
+		if o == c {
 			subs[i] = subs[len(subs)-1]
 			subs = subs[:len(subs)-1]
 			break
@@ -608,12 +602,10 @@ func (s *Service) expire(now int64) {
 // CleanLMQ forgets every subscription of lmq, unnotified (a deleted lite topic).
 func (s *Service) CleanLMQ(lmq string) {
 	s.mu.Lock()
-	for _, cg := range slices.Clone(s.byLMQ[lmq]) { // removeLocked reorders the list
-		if c := s.clients[cg.client]; c != nil {
-			s.removeLocked(c, lmq)
-			if c.ev != nil {
-				c.ev.remove(lmq)
-			}
+	for _, c := range slices.Clone(s.byLMQ[lmq]) { // removeLocked reorders the list
+		s.removeLocked(c, lmq)
+		if c.ev != nil {
+			c.ev.remove(lmq)
 		}
 	}
 	delete(s.empty, lmq)

@@ -37,9 +37,11 @@ type LiteEvents interface {
 	EventMode() bool
 	ClientSet(clientID string, limit int) (set []string, group, topic string, ok bool)
 	// Dispatch offers lmq to a client of the group now, DispatchAt when
-	// the group's batch becomes visible again.
+	// the group's batch becomes visible again; CancelDispatchAt drops that
+	// when the batch is all acked.
 	Dispatch(group, lmq string)
 	DispatchAt(group, lmq string, at int64)
+	CancelDispatchAt(group, lmq string)
 }
 
 // LiteRequest is POP_LITE_MESSAGE's request (PopLiteMessageRequestHeader).
@@ -409,10 +411,15 @@ func (p *Service) ackLite(r *AckRequest) error {
 		return nil
 	}
 	lo.mu.Lock()
-	if o := lo.table[k]; o != nil && o.next() > o.offset(len(o.Offsets)-1) {
-		delete(lo.table, k) // all acked: nothing left to block or count
+	o := lo.table[k]
+	allAcked := o != nil && o.next() > o.offset(len(o.Offsets)-1)
+	if allAcked {
+		delete(lo.table, k) // nothing left to block or count
 	}
 	lo.mu.Unlock()
+	if allAcked {
+		p.d.Lite.CancelDispatchAt(r.Group, lmq) // nothing to redeliver
+	}
 	if !lo.blocked(k, "", e.InvisibleTime) {
 		p.d.Lite.Dispatch(r.Group, lmq)
 	}

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"strings"
+	"unique"
 
 	"github.com/rocketgo/rocketgo/store"
 )
@@ -42,13 +43,19 @@ func (o *Offsets) lmqGetLocked(topic, group string) (int64, bool) {
 	return off, ok
 }
 
+// groupName is group as the other entries made since the last garbage
+// collection hold it (unique.Make keeps one copy until then, no handle
+// being kept): a group of 100,000 lite topics holds its name a few times,
+// not once per entry.
+func groupName(group string) string { return unique.Make(group).Value() }
+
 // lmqSetLocked stores an offset; names are cloned when first kept (the
 // callers' may point into a request).
 func (o *Offsets) lmqSetLocked(topic, group string, off int64) {
 	e, ok := o.lmq[topic]
 	switch {
 	case !ok:
-		o.lmq[strings.Clone(topic)] = lmqEntry{group: strings.Clone(group), off: off}
+		o.lmq[strings.Clone(topic)] = lmqEntry{group: groupName(group), off: off}
 		return
 	case e.group == group:
 		e.off = off
@@ -59,7 +66,7 @@ func (o *Offsets) lmqSetLocked(topic, group string, off int64) {
 		if _, known := e.more[group]; known {
 			e.more[group] = off
 		} else {
-			e.more[strings.Clone(group)] = off
+			e.more[groupName(group)] = off
 		}
 	}
 	o.lmq[topic] = e
