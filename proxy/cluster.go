@@ -130,9 +130,23 @@ func newCluster(cl transport, namesrvAddr string, timeout time.Duration) *cluste
 // invoke sends one request and waits for its answer within the proxy's
 // Remoting timeout (or ctx's end, if sooner).
 func (c *cluster) invoke(ctx context.Context, addr string, req *remoting.Command) (*remoting.Command, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	ctx, cancel := callContext(ctx, c.timeout)
 	defer cancel()
 	return c.cl.Invoke(ctx, addr, req)
+}
+
+// callContext bounds a call to a broker or name server by the proxy's own
+// timeout d, and ends it when ctx ends. Only d's end is a deadline: the
+// Remoting client closes a connection whose call reached its deadline (a
+// peer gone without a reset), and a gRPC client's own short deadline, or
+// its going away, must not close the connection other clients' calls share.
+func callContext(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	call, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
+	stop := context.AfterFunc(ctx, cancel) // canceled, not a deadline
+	return call, func() {
+		stop()
+		cancel()
+	}
 }
 
 // invokeNamesrv tries the name servers in turn, starting at the next one.

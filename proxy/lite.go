@@ -245,7 +245,7 @@ func (s *Server) sendLiteCtl(ctx context.Context, sub liteSub) error {
 		addrs = append(addrs, a)
 	}
 	body := liteCtlBody(nil, sub)
-	ctx, cancel := context.WithTimeout(ctx, liteCtlTimeout)
+	ctx, cancel := callContext(ctx, liteCtlTimeout)
 	defer cancel()
 	errs := make([]error, len(addrs))
 	var wg sync.WaitGroup
@@ -443,7 +443,7 @@ func (s *Server) receiveLite(ctx context.Context, req *v2.ReceiveMessageRequest,
 	if p.attemptID != "" {
 		preq.Set("attemptId", p.attemptID)
 	}
-	pctx, pcancel := context.WithTimeout(ctx, time.Duration(p.pollMs)*time.Millisecond+s.cluster.timeout)
+	pctx, pcancel := callContext(ctx, time.Duration(p.pollMs)*time.Millisecond+s.cluster.timeout)
 	resp, err := s.cluster.cl.Invoke(pctx, p.addr, preq)
 	pcancel()
 	if err != nil {

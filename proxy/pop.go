@@ -65,7 +65,7 @@ func (s *Server) receive(ctx context.Context, req *v2.ReceiveMessageRequest, str
 	}
 	preq := remoting.NewRequest(remoting.PopMessage, nil, nil)
 	h.Encode(preq)
-	pctx, pcancel := context.WithTimeout(ctx, time.Duration(h.PollTime)*time.Millisecond+s.cluster.timeout)
+	pctx, pcancel := callContext(ctx, time.Duration(h.PollTime)*time.Millisecond+s.cluster.timeout)
 	resp, err := s.cluster.cl.Invoke(pctx, addr, preq)
 	pcancel()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -258,5 +259,79 @@ func TestSilentNameServerIsRedialled(t *testing.T) {
 		case <-time.After(3 * time.Second):
 			t.Fatalf("query %d timed out and the proxy kept its connection to the silent name server", i)
 		}
+	}
+}
+
+// A gRPC client's own short deadline (the context a handler is given) ends
+// its call, not the proxy's connection to the name server that other
+// clients' calls share: only the proxy's remotingTimeoutMillis counts as a
+// timeout that closes it.
+func TestClientDeadlineKeepsRemotingConnection(t *testing.T) {
+	ns := namesrvtest.Run(t)
+	relay, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted, closed atomic.Int32
+	var held sync.WaitGroup
+	held.Add(1)
+	go func() { // forwards to the name server, its answers 400 ms late
+		defer held.Done()
+		for {
+			c, err := relay.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			up, err := net.Dial("tcp", ns.Addr())
+			if err != nil {
+				c.Close()
+				continue
+			}
+			held.Add(2)
+			go func() {
+				defer held.Done()
+				_, _ = io.Copy(up, c) // until the proxy closes its side
+				closed.Add(1)
+				up.Close()
+			}()
+			go func() {
+				defer held.Done()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := up.Read(buf)
+					if n > 0 {
+						time.Sleep(400 * time.Millisecond)
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						c.Close()
+						return
+					}
+				}
+			}()
+		}
+	}()
+	s := runProxy(t, relay.Addr().String())
+	t.Cleanup(func() {
+		_ = s.Shutdown(context.Background())
+		relay.Close()
+		held.Wait()
+	})
+	// The handler's context ends with the client's deadline: the call
+	// ends then, the connection stays.
+	client, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := s.cluster.route(client, "Unknown"); err == nil {
+		t.Fatalf("a route in 100 ms from a name server answering in 400 ms: %v", err)
+	}
+	time.Sleep(time.Second) // the late answer arrives and is dropped
+	if _, err := s.cluster.route(context.Background(), "Unknown"); !errors.Is(err, errTopicNotFound) {
+		t.Fatalf("the next query: %v", err)
+	}
+	if a, c := accepted.Load(), closed.Load(); a != 1 || c != 0 {
+		t.Fatalf("%d connections made and %d closed by the proxy: a client's deadline closed the shared one", a, c)
 	}
 }
