@@ -4,7 +4,7 @@ package store
 //
 //	off  field
 //	  0  physicMsgTimestamp  store time of the newest flushed commit log data
-//	  8  logicsMsgTimestamp  store time of the newest record put into a consume queue
+//	  8  logicsMsgTimestamp  consume queue entries of records stored up to this time are on disk
 //	 16  indexMsgTimestamp   end time of the last full index file
 //	 24  masterFlushedOffset (5.x, preserved)
 //	 32  confirmPhyOffset    (5.x: the AutoSwitch confirm offset, confirm.go)
@@ -18,6 +18,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 const checkpointSize = 4096
@@ -59,7 +61,9 @@ func (c *checkpoint) minTimestamp() int64 {
 	return max(m, 0)
 }
 
-// flush writes the current values and fsyncs.
+// flush writes the current values and syncs their block (fdatasync: the
+// file's size never changes, so no journal commit for its times; the
+// consume queue flusher may write it every second).
 func (c *checkpoint) flush() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -75,7 +79,7 @@ func (c *checkpoint) flush() error {
 		f.Close()
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
 		f.Close()
 		return fmt.Errorf("sync checkpoint: %w", err)
 	}

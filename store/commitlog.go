@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/rocketgo/rocketgo/message"
 )
 
@@ -123,10 +125,13 @@ func (cl *commitLog) scanFrom(i int, checkCRC, strict bool, progress func(done, 
 	total := files[len(files)-1].start + files[len(files)-1].size - from
 	const step = 64 << 20
 	next := int64(step)
+	ra := newReadAhead(files)
+	ra.file = i
 	for ; i < len(files); i++ {
 		mf := files[i]
 		pos := int64(0)
 		for pos < mf.size {
+			ra.at(i, pos)
 			v, res, err := checkRecord(mf.data[pos:], checkCRC)
 			if res == scanOK && strict && !strictTail(&v) {
 				res, err = scanEnd, fmt.Errorf("torn replica record: %w", message.ErrCorrupt)
@@ -147,4 +152,51 @@ func (cl *commitLog) scanFrom(i int, checkCRC, strict bool, progress func(done, 
 		end = mf.start + pos
 	}
 	return end, nil
+}
+
+// readAhead asks the kernel to read the commit log ahead of a scan
+// (MADV_WILLNEED), readAheadWindow at a time: after a crash the files are
+// not in the page cache, and the mapping's own read-ahead, a few hundred
+// KiB a fault, reads a cold log at a fraction of the disk's bandwidth.
+type readAhead struct {
+	files  []*mappedFile
+	window int64        // bytes advised ahead of the scan
+	advise func([]byte) // MADV_WILLNEED; tests record instead
+	file   int          // where the advice ends: files[file], at pos
+	pos    int64
+}
+
+const readAheadWindow = 256 << 20
+
+func newReadAhead(files []*mappedFile) *readAhead {
+	return &readAhead{files: files, window: readAheadWindow, advise: func(b []byte) {
+		// Only advice: an error (an odd kernel) leaves the scan as it was.
+		_ = unix.Madvise(b, unix.MADV_WILLNEED)
+	}}
+}
+
+// at advises up to window past the scan at files[i], pos once the scan is
+// within half a window of where the advice ended.
+func (r *readAhead) at(i int, pos int64) {
+	if r.file >= len(r.files) {
+		return
+	}
+	scan := r.files[i].start + pos
+	if r.files[r.file].start+r.pos-scan > r.window/2 {
+		return
+	}
+	if r.files[r.file].start+r.pos < scan {
+		r.file, r.pos = i, pos
+	}
+	for left := scan + r.window - (r.files[r.file].start + r.pos); left > 0 && r.file < len(r.files); {
+		mf := r.files[r.file]
+		n := min(left, mf.size-r.pos)
+		if mf.data != nil && n > 0 {
+			r.advise(mf.data[r.pos : r.pos+n])
+		}
+		left -= n
+		if r.pos += n; r.pos >= mf.size {
+			r.file, r.pos = r.file+1, 0
+		}
+	}
 }

@@ -62,11 +62,14 @@ type Config struct {
 	FlushCommitLogLeastPages int `key:"flushCommitLogLeastPages"`
 	// FlushCommitLogThoroughInterval: flush everything at least this often, ms (10000).
 	FlushCommitLogThoroughInterval int `key:"flushCommitLogThoroughInterval"`
-	// FlushIntervalConsumeQueue is the consume queue flush period in ms (1000).
+	// FlushIntervalConsumeQueue is the consume queue flush period in ms
+	// (1000); a pass that moves the checkpoint writes it.
 	FlushIntervalConsumeQueue int `key:"flushIntervalConsumeQueue"`
-	// FlushConsumeQueueLeastPages (2).
+	// FlushConsumeQueueLeastPages: a pass flushes a queue file with this many
+	// dirty 4 KiB pages (2), or full.
 	FlushConsumeQueueLeastPages int `key:"flushConsumeQueueLeastPages"`
-	// FlushConsumeQueueThoroughInterval in ms (60000); also writes the checkpoint.
+	// FlushConsumeQueueThoroughInterval: flush every queue, entries kept in
+	// memory written first, at least this often, ms (60000).
 	FlushConsumeQueueThoroughInterval int `key:"flushConsumeQueueThoroughInterval"`
 	// MaxMessageSize limits the body, in bytes (4 MiB).
 	MaxMessageSize int `key:"maxMessageSize"`

@@ -359,15 +359,19 @@ func (cq *consumeQueue) correctMinOffsetLocked(clMin int64) error {
 	return nil
 }
 
-// put appends the entry for a record with the given queue offset; it is
-// idempotent for records already indexed. It returns whether it wrote.
-func (cq *consumeQueue) put(e cqEntry, queueOffset int64) (bool, error) {
+// put appends the entry for a record with the given queue offset and store
+// time (ms); it is idempotent for records already indexed. It returns
+// whether it wrote.
+func (cq *consumeQueue) put(e cqEntry, queueOffset, storeTs int64) (bool, error) {
 	if e.phy+int64(e.size) <= cq.maxPhy {
 		return false, nil // built repeatedly
 	}
 	for {
 		cq.wmu.Lock()
 		wrote, create, err := cq.putLocked(e, queueOffset)
+		if wrote && cq.q.dirtySince.Load() == 0 {
+			cq.q.dirtySince.Store(storeSecond(storeTs))
+		}
 		cq.wmu.Unlock()
 		if !create {
 			cq.s.noteResourceErr(err)
@@ -379,6 +383,13 @@ func (cq *consumeQueue) put(e cqEntry, queueOffset int64) (bool, error) {
 			return false, err
 		}
 	}
+}
+
+// storeSecond is a store time (ms) in whole seconds, rounded down (the
+// checkpoint may only be earlier), and never 0, which dirtySince keeps for
+// "nothing unflushed".
+func storeSecond(ms int64) uint32 {
+	return uint32(min(max(ms/1000, 1), math.MaxUint32))
 }
 
 // putLocked is put under wmu. create asks the caller to make the first

@@ -175,7 +175,7 @@ func (s *Store) dispatchRecord(v *message.RecordView) error {
 		return nil
 	}
 	e := cqEntry{phy: v.PhysicalOffset, size: v.TotalSize, tagsCode: s.tagsCode(v)}
-	wrote, err := cq.put(e, v.QueueOffset)
+	wrote, err := cq.put(e, v.QueueOffset, v.StoreTimestamp)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,12 @@ func (s *Store) flushCommitLog(leastPages int) error {
 }
 
 // flushConsumeQueueLoop is FlushConsumeQueueService: flush queues every
-// interval, everything plus the checkpoint every thorough interval.
+// interval, everything every thorough interval, and the checkpoint after
+// each pass that moved it. Its logics time is the oldest entry not yet on
+// disk (dirtySince), so that recovery re-dispatches every entry a crash or
+// a power loss took, and no more than the last few seconds of commit log
+// while the passes keep the queues flushed. (Apache writes the newest
+// dispatched record's time every second, on disk or not.)
 func (s *Store) flushConsumeQueueLoop() {
 	tick := time.NewTicker(time.Duration(s.cfg.FlushIntervalConsumeQueue) * time.Millisecond)
 	defer tick.Stop()
@@ -95,48 +100,60 @@ func (s *Store) flushConsumeQueueLoop() {
 			return
 		case <-tick.C:
 		}
-		least := s.cfg.FlushConsumeQueueLeastPages
 		thorough := time.Since(lastThorough) >= time.Duration(s.cfg.FlushConsumeQueueThoroughInterval)*time.Millisecond
 		if thorough {
-			least = 0
 			lastThorough = time.Now()
 		}
-		logicsTs := s.lastDispatchTs.Load() // sampled before the flush
-		if thorough {
-			// The checkpoint's logics timestamp must not cover entries
-			// that are only in memory: their files first.
-			if left, err := s.drainPending(time.Time{}, s.quit, 1); left > 0 {
-				s.log.Error().Err(err).Int("queues", left).Msg("consume queue files missing, checkpoint not advanced")
-				continue
-			}
-			if err := s.writeTails(); err != nil {
-				s.log.Error().Err(err).Msg("consume queue entries not written, checkpoint not advanced")
-				continue
-			}
+		s.flushConsumeQueuePass(thorough)
+	}
+}
+
+// flushConsumeQueuePass is one pass of flushConsumeQueueLoop: the queues
+// with flushConsumeQueueLeastPages dirty pages, or (thorough) every queue
+// after the entries only in memory are written; then the checkpoint, if it
+// moved.
+func (s *Store) flushConsumeQueuePass(thorough bool) {
+	least := s.cfg.FlushConsumeQueueLeastPages
+	if thorough {
+		least = 0
+	}
+	logicsTs := s.lastDispatchTs.Load() // sampled before the flush
+	if thorough {
+		// Entries only in memory hold the checkpoint back (dirtySince):
+		// their files first.
+		if left, err := s.drainPending(time.Time{}, s.quit, 1); left > 0 {
+			s.log.Error().Err(err).Int("queues", left).Msg("consume queue files missing, checkpoint not advanced")
+			return
 		}
-		if err := s.flushConsumeQueues(least); err != nil {
-			s.log.Error().Err(err).Msg("consume queue flush failed")
-			continue
+		if err := s.writeTails(); err != nil {
+			s.log.Error().Err(err).Msg("consume queue entries not written, checkpoint not advanced")
+			return
 		}
-		writeCkpt := thorough
-		if s.idx != nil {
-			// Full index files are flushed at once (and recorded in the
-			// checkpoint); the current one with the thorough flush.
-			ts, err := s.idx.flush(thorough)
-			if err != nil {
-				s.log.Error().Err(err).Msg("index flush failed")
-			} else if ts > 0 {
-				s.ckpt.index.Store(ts)
-				writeCkpt = true
-			}
+	}
+	logics, err := s.flushConsumeQueues(least, logicsTs)
+	if err != nil {
+		s.log.Error().Err(err).Msg("consume queue flush failed")
+		return
+	}
+	writeCkpt := thorough
+	if logics > s.ckpt.logics.Load() {
+		s.ckpt.logics.Store(logics)
+		writeCkpt = true
+	}
+	if s.idx != nil {
+		// Full index files are flushed at once (and recorded in the
+		// checkpoint); the current one with the thorough flush.
+		ts, err := s.idx.flush(thorough)
+		if err != nil {
+			s.log.Error().Err(err).Msg("index flush failed")
+		} else if ts > 0 {
+			s.ckpt.index.Store(ts)
+			writeCkpt = true
 		}
-		if writeCkpt {
-			if thorough && logicsTs > 0 {
-				s.ckpt.logics.Store(logicsTs)
-			}
-			if err := s.ckpt.flush(); err != nil {
-				s.log.Error().Err(err).Msg("checkpoint flush failed")
-			}
+	}
+	if writeCkpt {
+		if err := s.ckpt.flush(); err != nil {
+			s.log.Error().Err(err).Msg("checkpoint flush failed")
 		}
 	}
 }
@@ -147,24 +164,76 @@ func (s *Store) flushConsumeQueueLoop() {
 const syncFSFiles = 64
 
 // flushConsumeQueues syncs every consume queue file with leastPages dirty
-// pages (or full; 0: any).
-func (s *Store) flushConsumeQueues(leastPages int) error {
-	type dirty struct {
-		cq    *consumeQueue
-		mf    *mappedFile
-		wrote int64
-	}
-	var todo []dirty
-	for _, cq := range s.allQueues() {
+// pages (or full; 0: any), and returns the time (ms) the checkpoint's
+// logics time may take: dispatched, the newest record dispatched before
+// the pass began, or the oldest entry still not on disk (dirtySince) if
+// earlier.
+func (s *Store) flushConsumeQueues(leastPages int, dispatched int64) (int64, error) {
+	var (
+		todo  []dirtyFile
+		whole []*consumeQueue // every dirty file of theirs is in todo
+	)
+	queues := s.allQueues()
+	for _, cq := range queues {
+		some, all := false, true
 		cq.q.mu.RLock()
 		for _, mf := range cq.q.files {
 			w := mf.wrote.Load()
-			if w > mf.flushed.Load() && (leastPages == 0 || w >= mf.size || mf.dirtyPages() >= int64(leastPages)) {
-				todo = append(todo, dirty{cq, mf, w})
+			if w <= mf.flushed.Load() {
+				continue
+			}
+			if leastPages == 0 || w >= mf.size || mf.dirtyPages() >= int64(leastPages) {
+				todo = append(todo, dirtyFile{cq, mf, w})
+				some = true
+			} else {
+				all = false
 			}
 		}
 		cq.q.mu.RUnlock()
+		if some && all {
+			whole = append(whole, cq)
+		}
 	}
+	if err := s.syncConsumeQueueFiles(todo); err != nil {
+		return 0, err
+	}
+	// A queue flushed to where each of its files was written when the pass
+	// looked is on disk up to there; what it got since came after
+	// dispatched was sampled.
+	since := storeSecond(dispatched)
+	for _, cq := range whole {
+		cq.wmu.Lock()
+		if len(cq.pend) == 0 {
+			d := uint32(0)
+			cq.q.mu.RLock()
+			for _, mf := range cq.q.files {
+				if mf.wrote.Load() > mf.flushed.Load() {
+					d = since
+				}
+			}
+			cq.q.mu.RUnlock()
+			cq.q.dirtySince.Store(d)
+		}
+		cq.wmu.Unlock()
+	}
+	logics := dispatched
+	for _, cq := range queues {
+		if d := cq.q.dirtySince.Load(); d != 0 {
+			logics = min(logics, int64(d)*1000)
+		}
+	}
+	return logics, nil
+}
+
+// dirtyFile is a consume queue file to flush up to wrote.
+type dirtyFile struct {
+	cq    *consumeQueue
+	mf    *mappedFile
+	wrote int64
+}
+
+// syncConsumeQueueFiles syncs the files and marks each flushed up to wrote.
+func (s *Store) syncConsumeQueueFiles(todo []dirtyFile) error {
 	if len(todo) > syncFSFiles {
 		if err := s.ops.syncFS(s.cqRoot); err != nil {
 			return fmt.Errorf("flush consumequeues: %w", err)

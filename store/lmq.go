@@ -221,7 +221,7 @@ func (s *Store) dispatchLMQ(v *message.RecordView, e cqEntry) error {
 			return true
 		}
 		var wrote bool
-		if wrote, err = cq.put(e, off); err != nil {
+		if wrote, err = cq.put(e, off, v.StoreTimestamp); err != nil {
 			return false
 		}
 		if !wrote {

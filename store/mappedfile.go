@@ -301,8 +301,14 @@ type mappedQueue struct {
 	fileSize int64
 	ops      *fileOps
 	// lazy: consume queue files, mapped on demand and counted in mapped.
-	lazy   bool
-	mapped *atomic.Int64
+	lazy bool
+	// dirtySince (consume queues) is the store time, in seconds, of the
+	// oldest entry not known to be on disk (written and not flushed, or
+	// kept in memory), 0 when there is none: the checkpoint's logics time
+	// never passes it (Store.flushConsumeQueues). Set by the writer under
+	// the queue's wmu, cleared by the flusher under it.
+	dirtySince atomic.Uint32
+	mapped     *atomic.Int64
 	// reap is given to every file of the queue (mappedFile.reap).
 	reap func(*mappedFile)
 

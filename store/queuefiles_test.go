@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,6 +306,12 @@ func TestColdQueueEntriesKept(t *testing.T) {
 		t.Fatalf("%d opens for writing %d entries, want fewer than one per 8", opens, entries)
 	}
 	checkSpray(t, s, "K", n, rounds) // from memory, the files and the mappings
+	// A flush pass leaves the kept entries in memory: the checkpoint stays
+	// at or below the oldest, so that recovery re-dispatches it.
+	s.flushConsumeQueuePass(false)
+	if logics, kept := s.ckpt.logics.Load(), keptOldest(s); logics > kept {
+		t.Fatalf("checkpoint logics %d past the oldest entry kept in memory, stored at %d", logics, kept)
+	}
 	s.crashClose()
 	s = start()
 	checkSpray(t, s, "K", n, rounds) // kept entries are lost with the process: re-dispatched
@@ -584,4 +591,20 @@ func TestShutdownLeavesPendingToRecovery(t *testing.T) {
 		}
 	}
 	checkQueues(t, s, "Early", 1, 3)
+}
+
+// keptOldest is the store time of the oldest entry a queue holds only in
+// memory (MaxInt64 when none).
+func keptOldest(s *Store) int64 {
+	oldest := int64(math.MaxInt64)
+	for _, cq := range s.allQueues() {
+		cq.wmu.Lock()
+		if len(cq.pend) >= cqEntrySize {
+			if ts, ok := s.storeTimeAt(readEntry(cq.pend)); ok {
+				oldest = min(oldest, ts)
+			}
+		}
+		cq.wmu.Unlock()
+	}
+	return oldest
 }

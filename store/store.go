@@ -423,7 +423,7 @@ func (s *Store) shutdown(ctx context.Context) error {
 	if terr != nil {
 		errs = append(errs, fmt.Errorf("shutdown store: %w", terr))
 	}
-	if err := s.flushConsumeQueues(0); err != nil {
+	if _, err := s.flushConsumeQueues(0, s.lastDispatchTs.Load()); err != nil {
 		errs = append(errs, err)
 	}
 	if s.idx != nil {
