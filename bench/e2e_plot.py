@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Per-second end-to-end p99 of brokers from a compare.sh output dir.
 
-    bench/e2e_plot.py OUT [NAME ...] [-o FILE.svg]
+    bench/e2e_plot.py OUT [NAME ...] [-rates R1,R2,...] [-o FILE.svg]
 
 Reads OUT/<name>-r<rep>-ASYNC-e2e.csv (new topic) and -e2ew.csv (the same
 topic, warm) that mqbench -csv wrote, and draws one panel per phase: the
 e2e role's p99 per interval, one line per broker and repetition, log scale.
+With -rates, the e2e row group's files instead (-e2e<R>.csv, -e2ew<R>.csv):
+two panels per rate.
 NAMEs default to rocketgo and apache.
 Writes OUT/e2e_p99.svg unless -o is given.
 """
@@ -16,6 +18,11 @@ out_file = None
 if "-o" in args:
     i = args.index("-o")
     out_file = args[i + 1]
+    del args[i:i + 2]
+rates = []
+if "-rates" in args:
+    i = args.index("-rates")
+    rates = [r for r in args[i + 1].split(",") if r]
     del args[i:i + 2]
 if not args:
     sys.exit(__doc__)
@@ -40,6 +47,9 @@ def series(name, suffix):
 
 
 panels = [("new topic (created by the run)", "e2e"), ("same topic, warm", "e2ew")]
+if rates:
+    panels = [p for r in rates for p in ((f"{int(r):,} msgs/s, new topic", f"e2e{r}"),
+                                         (f"{int(r):,} msgs/s, same topic, warm", f"e2ew{r}"))]
 W, PH, L, R, T, GAP = 900, 260, 70, 160, 40, 50
 H = T + len(panels) * (PH + GAP)
 data = {(n, s): series(n, s) for n in names for _, s in panels}

@@ -50,7 +50,7 @@ start)
 	launched=$(date +%s%N)
 	ROCKETGO_PPROF=$(cat "$dir/pprof.addr") "$BIN/mqbroker" -c "$dir/broker.conf" -n "127.0.0.1:$ns" >>"$dir/broker.log" 2>&1 &
 	echo $! >"$dir/broker.pid"
-	wait_port "$bp" 15 "$(cat "$dir/broker.pid")"
+	wait_port "$bp" 60 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
 	;;
 heap)

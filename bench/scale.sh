@@ -2,10 +2,11 @@
 # run_GROUP REP IDX runs one system (IDX into NAMES/SCRIPTS) once, every
 # point on a fresh start and store, and records metrics named
 # GROUP_MEASURE@X (X: the point's connections, topics, GiB, consumer
-# groups or lite topics), which bench/scale_plot.py draws as curves. Uses compare.sh's
-# helpers (record, bench, field, start_system, sampler_*, rss_kb) and
-# settings (OUT, MQB, D, WARM, C, W, NS_CONNS, REG_TOPICS, TOPICS, IDLE,
-# BACKLOG, GROUP_COUNTS, LITES).
+# groups, lite topics or messages per second), which bench/scale_plot.py
+# draws as curves. Uses compare.sh's helpers (record, bench, field, first,
+# start_system, sampler_*, rss_kb) and settings (OUT, MQB, D, WARM, C, W,
+# NS_CONNS, REG_TOPICS, TOPICS, IDLE, BACKLOG, GROUP_COUNTS, LITES,
+# E2E_RATES).
 
 # In-flight route queries per client connection: a client refreshes a
 # topic's route with one synchronous request at a time.
@@ -359,6 +360,39 @@ run_lite() {
 		((rmax > 0)) || rmax="" mmax=""
 		record "$rep" "$name" "lite_rss_mb@$l" "${rmax:+$((rmax / 1024))}"
 		record "$rep" "$name" "lite_maps@$l" "$mmax"
+		stop_system "$i"
+	done
+}
+
+# run_e2e REP IDX: end-to-end latency at fixed rates. For each R of
+# E2E_RATES (messages/s), on a fresh start: a warm-up, then D seconds of
+# 1 KiB messages at R with a push-style consumer reading them (mqbench e2e)
+# on a topic the run creates, then D seconds more on the same topic, warm:
+#   e2e_new_first_ms@R       creation of the topic to its first message consumed
+#   e2e_new_p99_ms@R, e2e_new_worst_s_p99_ms@R
+#                            send-to-consume p99 over the run, and of its worst second
+#   e2e_p50_ms@R, e2e_p99_ms@R, e2e_p999_ms@R, e2e_worst_s_p99_ms@R
+#                            the same topic warm
+#   e2e_tps@R                messages consumed per second warm (the rate kept)
+# The per-second CSVs (OUT/NAME-rREP-ASYNC-e2e<R>.csv and -e2ew<R>.csv)
+# are what bench/e2e_plot.py -rates draws.
+run_e2e() {
+	local rep=$1 i=$2 name=${NAMES[$2]} pre r
+	for r in ${E2E_RATES//,/ }; do
+		start_system "$rep" "$i" e2e ASYNC_FLUSH || continue
+		pre=$OUT/$name-r$rep-ASYNC
+		"$MQB" probe -n "$NS_ADDR" -t bench_probe -create-topic -q 1 -since "$LAUNCHED" -timeout 120s >"$pre-e2eprobe$r.txt" 2>&1 || true
+		bench "$pre-e2ewarm$r" produce -n "$NS_ADDR" -t bench_warm -create-topic -c "$C" -w "$W" -s 1024 -d "${WARM}s"
+		bench "$pre-e2e$r" e2e -n "$NS_ADDR" -t bench_e2e -create-topic -c "$C" -w "$W" -s 1024 -rate "$r" -d "${D}s"
+		record "$rep" "$name" "e2e_new_first_ms@$r" "$(first "$pre-e2e$r.txt" first_consumed_ms)"
+		record "$rep" "$name" "e2e_new_p99_ms@$r" "$(field "$pre-e2e$r.txt" e2e p99_ms)"
+		record "$rep" "$name" "e2e_new_worst_s_p99_ms@$r" "$(field "$pre-e2e$r.txt" e2e worst_p99_ms)"
+		bench "$pre-e2ew$r" e2e -n "$NS_ADDR" -t bench_e2e -c "$C" -w "$W" -s 1024 -rate "$r" -d "${D}s"
+		record "$rep" "$name" "e2e_p50_ms@$r" "$(field "$pre-e2ew$r.txt" e2e p50_ms)"
+		record "$rep" "$name" "e2e_p99_ms@$r" "$(field "$pre-e2ew$r.txt" e2e p99_ms)"
+		record "$rep" "$name" "e2e_p999_ms@$r" "$(field "$pre-e2ew$r.txt" e2e p999_ms)"
+		record "$rep" "$name" "e2e_worst_s_p99_ms@$r" "$(field "$pre-e2ew$r.txt" e2e worst_p99_ms)"
+		record "$rep" "$name" "e2e_tps@$r" "$(field "$pre-e2ew$r.txt" e2e tps)"
 		stop_system "$i"
 	done
 }

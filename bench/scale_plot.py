@@ -4,12 +4,12 @@
     bench/scale_plot.py OUT [NAME ...] [-o DIR]
 
 Reads OUT/results.tsv, takes the metrics named MEASURE@X (X: connections,
-topics, GiB, groups or lite topics) and draws, per row, one panel per measure: the median over the
+topics, GiB, groups, lite topics or messages per second) and draws, per row, one panel per measure: the median over the
 repetitions against X, one line per system (NAMEs in the order given; by
 default every system in the file). A point a system could not measure is
 left out (its line breaks there). X is spaced evenly, labelled with its
 values; latency and time panels use a log scale. Writes DIR/scale-ROW.svg
-(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, lite, and
+(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, lite, e2e, and
 prints the files written.
 """
 import collections
@@ -52,6 +52,12 @@ ROWS = [
         ("lite_pop_tps", "one message per lite topic popped and acked/s", False),
         ("lite_heap_b_per_lite", "broker heap per lite topic (B)", False),
         ("lite_rss_mb", "broker VmRSS (MB)", False)]),
+    ("e2e", "End to end at X messages/s (1 KiB, send to consume)", "messages/s", [
+        ("e2e_p50_ms", "warm topic p50 (ms)", True),
+        ("e2e_p99_ms", "warm topic p99 (ms)", True),
+        ("e2e_worst_s_p99_ms", "warm topic, worst second's p99 (ms)", True),
+        ("e2e_new_p99_ms", "new topic p99 (ms)", True),
+        ("e2e_new_first_ms", "topic creation to first message consumed (ms)", True)]),
 ]
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
