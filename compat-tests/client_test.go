@@ -86,6 +86,23 @@ func waitRoute(t *testing.T, c *cluster, topic string, wantWrite int) *routeData
 	return rd
 }
 
+// waitPerm polls topic's route for up to 30 s until its first queue has
+// perm (4: read-only, 6: read and write); false and the last route seen
+// when it never does.
+func waitPerm(t *testing.T, c *cluster, topic string, perm int) (bool, string) {
+	t.Helper()
+	var last string
+	ok := waitFor(t, 30*time.Second, func() bool {
+		_, r, _, err := queryRoute(c.nsAddr, topic)
+		if err != nil || r == nil || len(r.queues) == 0 {
+			return false
+		}
+		last = r.raw
+		return r.queues[0].Perm == perm
+	})
+	return ok, last
+}
+
 func newProducer(t *testing.T, c *cluster, opts ...producer.Option) *producerHandle {
 	t.Helper()
 	group := uniq("PG")

@@ -284,15 +284,7 @@ func dockerDrain(t *testing.T, c *cluster, container, topic string) {
 		t.Fatalf("mqbroker-drain in %s: %v\n%s", container, err, out)
 	}
 	took := time.Since(start)
-	var last string
-	if !waitFor(t, 30*time.Second, func() bool {
-		_, r, _, err := queryRoute(c.nsAddr, topic)
-		if err != nil || r == nil || len(r.queues) == 0 {
-			return false
-		}
-		last = r.raw
-		return r.queues[0].Perm == 4
-	}) {
+	if ok, last := waitPerm(t, c, topic, 4); !ok {
 		t.Fatalf("after mqbroker-drain the route of %s never became read-only (perm 4): %s", topic, last)
 	}
 	t.Logf("mqbroker-drain: read-only in the route, script done in %s", took.Round(time.Millisecond))
@@ -302,11 +294,8 @@ func dockerDrain(t *testing.T, c *cluster, container, topic string) {
 	if err != nil {
 		t.Fatalf("write permission back (%v): %v\n%s", restore, err, out)
 	}
-	if !waitFor(t, 30*time.Second, func() bool {
-		_, r, _, err := queryRoute(c.nsAddr, topic)
-		return err == nil && r != nil && len(r.queues) > 0 && r.queues[0].Perm == 6
-	}) {
-		t.Fatalf("route of %s not writable again after addWritePerm", topic)
+	if ok, last := waitPerm(t, c, topic, 6); !ok {
+		t.Fatalf("route of %s not writable again after addWritePerm: %s", topic, last)
 	}
 }
 

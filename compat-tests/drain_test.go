@@ -110,15 +110,7 @@ func TestDrainWaitsForConsumers(t *testing.T) {
 		}
 	})
 
-	var last string
-	if !waitFor(t, 30*time.Second, func() bool {
-		_, r, _, err := queryRoute(c.nsAddr, topic)
-		if err != nil || r == nil || len(r.queues) == 0 {
-			return false
-		}
-		last = r.raw
-		return r.queues[0].Perm == 4
-	}) {
+	if ok, last := waitPerm(t, c, topic, 4); !ok {
 		t.Fatalf("the drain never made the route read-only (perm 4): %s\n%s", last, out.String())
 	}
 	// Three of its 2 s polls see the lag.

@@ -215,24 +215,11 @@ func TestSilentNameServerIsRedialled(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := make(chan struct{}, 8) // one per connection the proxy closed
-	var held sync.WaitGroup
-	held.Add(1)
-	go func() {
-		defer held.Done()
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			held.Add(1)
-			go func() {
-				defer held.Done()
-				_, _ = io.Copy(io.Discard, c) // reads, never answers
-				c.Close()
-				closed <- struct{}{}
-			}()
-		}
-	}()
+	held := acceptEach(silent, func(c net.Conn) {
+		_, _ = io.Copy(io.Discard, c) // reads, never answers
+		c.Close()
+		closed <- struct{}{}
+	})
 	cfg := DefaultConfig()
 	cfg.NamesrvAddr = silent.Addr().String()
 	cfg.RemotingTimeoutMillis = 300
@@ -273,47 +260,36 @@ func TestClientDeadlineKeepsRemotingConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	var accepted, closed atomic.Int32
-	var held sync.WaitGroup
-	held.Add(1)
-	go func() { // forwards to the name server, its answers 400 ms late
-		defer held.Done()
-		for {
-			c, err := relay.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			up, err := net.Dial("tcp", ns.Addr())
-			if err != nil {
-				c.Close()
-				continue
-			}
-			held.Add(2)
-			go func() {
-				defer held.Done()
-				_, _ = io.Copy(up, c) // until the proxy closes its side
-				closed.Add(1)
-				up.Close()
-			}()
-			go func() {
-				defer held.Done()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := up.Read(buf)
-					if n > 0 {
-						time.Sleep(400 * time.Millisecond)
-						if _, werr := c.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						c.Close()
+	held := acceptEach(relay, func(c net.Conn) { // to the name server, its answers 400 ms late
+		accepted.Add(1)
+		up, err := net.Dial("tcp", ns.Addr())
+		if err != nil {
+			c.Close()
+			return
+		}
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := up.Read(buf)
+				if n > 0 {
+					time.Sleep(400 * time.Millisecond)
+					if _, werr := c.Write(buf[:n]); werr != nil {
 						return
 					}
 				}
-			}()
-		}
-	}()
+				if err != nil {
+					c.Close()
+					return
+				}
+			}
+		}()
+		_, _ = io.Copy(up, c) // until the proxy closes its side
+		closed.Add(1)
+		up.Close()
+		<-answered
+	})
 	s := runProxy(t, relay.Addr().String())
 	t.Cleanup(func() {
 		_ = s.Shutdown(context.Background())
@@ -334,4 +310,26 @@ func TestClientDeadlineKeepsRemotingConnection(t *testing.T) {
 	if a, c := accepted.Load(), closed.Load(); a != 1 || c != 0 {
 		t.Fatalf("%d connections made and %d closed by the proxy: a client's deadline closed the shared one", a, c)
 	}
+}
+
+// acceptEach runs handle, each on its own goroutine, for every connection
+// ln accepts until ln is closed; the group is done once all have returned.
+func acceptEach(ln net.Listener, handle func(net.Conn)) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				handle(c)
+			}()
+		}
+	}()
+	return &wg
 }
