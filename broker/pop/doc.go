@@ -18,5 +18,6 @@
 // rebuilds them all. Lock order: popMu (one pop at a time, held across its
 // store reads and revive-log writes; never taken on an event loop), then
 // the checkpoint table's or the order table's mutex (the latter held across
-// an Offsets commit).
+// an Offsets commit, and the lite order table's across the lite service's
+// CancelDispatchAt, whose own lock calls nothing here).
 package pop

@@ -411,15 +411,15 @@ func (p *Service) ackLite(r *AckRequest) error {
 		return nil
 	}
 	lo.mu.Lock()
-	o := lo.table[k]
-	allAcked := o != nil && o.next() > o.offset(len(o.Offsets)-1)
-	if allAcked {
+	if o := lo.table[k]; o != nil && o.next() > o.offset(len(o.Offsets)-1) {
 		delete(lo.table, k) // nothing left to block or count
+		// Nothing to redeliver. Under the orders' lock: the next batch's
+		// pop puts it here before its DispatchAt, which therefore cannot
+		// come first and be cancelled. (The lite service never calls the
+		// pop side under its own lock.)
+		p.d.Lite.CancelDispatchAt(r.Group, lmq)
 	}
 	lo.mu.Unlock()
-	if allAcked {
-		p.d.Lite.CancelDispatchAt(r.Group, lmq) // nothing to redeliver
-	}
 	if !lo.blocked(k, "", e.InvisibleTime) {
 		p.d.Lite.Dispatch(r.Group, lmq)
 	}
