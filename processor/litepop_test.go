@@ -113,6 +113,12 @@ func TestLitePopAckOverTheWire(t *testing.T) {
 		sendLite(t, b, cl, "b", "b"+strconv.Itoa(i))
 	}
 	sendLite(t, b, cl, "z", "z0") // not subscribed
+	// Each lite topic is popped as one batch, which blocks the topic until
+	// acked: a pop that came before a1 and a2 were dispatched would leave
+	// them behind a0's invisible time.
+	waitForT(t, 10*time.Second, func() bool {
+		return b.Store.MaxOffset(message.LiteQueue("P", "a"), 0) == 3 && b.Store.MaxOffset(message.LiteQueue("P", "b"), 0) == 3
+	})
 	var got []litePopped
 	waitForT(t, 10*time.Second, func() bool {
 		resp := invoke(t, cl, b, popLiteReq("c1", 32, 10*time.Second, 0))
