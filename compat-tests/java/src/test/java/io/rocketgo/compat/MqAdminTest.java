@@ -332,7 +332,7 @@ class MqAdminTest {
         // (a parked one answers within 15 s), drops the queue 10 s later and takes
         // it back at its next rebalance (every 20 s), as against Apache: up to
         // about 45 s before both messages come again; twice that, as make
-        // test's two lanes share two cores (60 s ran out once there).
+        // test's two lanes share two cores.
         Env.waitFor(java.time.Duration.ofSeconds(90), "redelivery after reset", () -> deliveries.get() >= before + 2);
     }
 
