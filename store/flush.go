@@ -171,7 +171,7 @@ const syncFSFiles = 64
 func (s *Store) flushConsumeQueues(leastPages int, dispatched int64) (int64, error) {
 	var (
 		todo  []dirtyFile
-		whole []*consumeQueue // every dirty file of theirs is in todo
+		whole []*consumeQueue // every dirty file of theirs is in todo, if any
 	)
 	queues := s.allQueues()
 	for _, cq := range queues {
@@ -190,7 +190,9 @@ func (s *Store) flushConsumeQueues(leastPages int, dispatched int64) (int64, err
 			}
 		}
 		cq.q.mu.RUnlock()
-		if some && all {
+		// A queue with nothing to flush may still be marked dirty: a
+		// replica's truncation drops unflushed entries without a flush.
+		if all && (some || cq.q.dirtySince.Load() != 0) {
 			whole = append(whole, cq)
 		}
 	}

@@ -100,6 +100,38 @@ func TestCheckpointFollowsConsumeQueueFlushes(t *testing.T) {
 	}
 }
 
+// A replica's truncation drops a queue's unflushed entries without a
+// flush: the next pass finds the queue clean and stops it holding the
+// checkpoint back.
+func TestCheckpointAfterReplicaTruncation(t *testing.T) {
+	t.Parallel()
+	m := openStarted(t, testConfig(t.TempDir()))
+	defer shutdown(t, m)
+	cfg := replicaConfig(t.TempDir())
+	cfg.FlushIntervalConsumeQueue = 3_600_000 // passes run by the test
+	cfg.FlushConsumeQueueThoroughInterval = 3_600_000
+	r := openStarted(t, cfg)
+	defer shutdown(t, r)
+
+	putN(t, m, "Kept", 1, 0, 10)
+	end := copyReplica(t, m, r, 0, 32<<10)
+	testutil.WaitFor(t, 5*time.Second, func() bool { return r.DispatchedPhyOffset() == end })
+	r.flushConsumeQueuePass(false)
+	cut := putN(t, m, "Cut", 1, 0, 10)[0].PhysicalOffset
+	end = copyReplica(t, m, r, end, 32<<10)
+	testutil.WaitFor(t, 5*time.Second, func() bool { return r.DispatchedPhyOffset() == end })
+	if r.findCQ("Cut", 0).q.dirtySince.Load() == 0 {
+		t.Fatal("the dispatched entries left their queue clean")
+	}
+	if err := r.TruncateReplica(cut); err != nil {
+		t.Fatal(err)
+	}
+	r.flushConsumeQueuePass(false)
+	if d := r.findCQ("Cut", 0).q.dirtySince.Load(); d != 0 {
+		t.Fatalf("a truncated queue with nothing to flush is dirty since %d", d)
+	}
+}
+
 // A pass that flushes cold queues' files while they keep newer entries
 // only in memory leaves the checkpoint at or below the oldest of them: a
 // crash loses those entries, and recovery must re-dispatch them.

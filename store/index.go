@@ -68,10 +68,16 @@ func newIndexService(root string, slots, entries int, log zerolog.Logger, ops *f
 }
 
 // load maps every index file in name order (IndexService.load). After an
-// abnormal exit files that end past the checkpoint's index timestamp are
-// deleted, as Apache does; it returns the smallest begin offset of the
-// deleted files (-1 if none) so recovery can rebuild them.
-func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
+// abnormal exit, files that end past the checkpoint's index timestamp are
+// not known to be on disk:
+//   - on the same boot (sameBoot, abort.go) they are as the process left
+//     them in the page cache and are kept: the last one's torn put, if
+//     any, is undone, and the re-dispatch adds what they miss (build skips
+//     records below the last file's end offset);
+//   - otherwise they are deleted, as Apache does, and load returns the
+//     smallest begin offset of the deleted files (-1 if none) so recovery
+//     can rebuild them.
+func (x *indexService) load(lastExitOK, sameBoot bool, ckptIndexTs int64) (int64, error) {
 	ents, err := os.ReadDir(x.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return -1, nil
@@ -117,7 +123,9 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			}
 			continue
 		}
-		if !lastExitOK && f.endTimestamp() > ckptIndexTs {
+		if !lastExitOK && f.endTimestamp() > ckptIndexTs && sameBoot {
+			f.flushed = false // the flusher msyncs it, then the checkpoint covers it
+		} else if !lastExitOK && f.endTimestamp() > ckptIndexTs {
 			begin := f.beginPhyOffset()
 			if rebuildFrom < 0 || begin < rebuildFrom {
 				rebuildFrom = begin
@@ -132,6 +140,14 @@ func (x *indexService) load(lastExitOK bool, ckptIndexTs int64) (int64, error) {
 			x.log.Warn().Err(err).Str("file", path).Msg("index file not queried until its blocks can be given")
 		}
 		x.files = append(x.files, f)
+	}
+	if n := len(x.files); n > 0 && !lastExitOK && sameBoot {
+		f := x.files[n-1]
+		next := make([]byte, indexEntrySize)
+		if err := x.ops.preadFull(f.mf.path, next, f.entryPos(min(f.indexCount(), f.entries-1))); err != nil {
+			return -1, fmt.Errorf("load index: %w", err)
+		}
+		f.repairTornPut(next)
 	}
 	// The file written next gets the blocks of its next entries from its
 	// first reserve, before the first store.
@@ -342,12 +358,18 @@ func (x *indexService) buildLocked(v *message.RecordView, uniq, keys []byte) err
 	if err != nil {
 		return err
 	}
-	if v.PhysicalOffset < f.endPhyOffset() {
+	end := f.endPhyOffset()
+	if v.PhysicalOffset < end {
 		return nil // indexed already (re-dispatch after recovery)
 	}
+	// Only a re-dispatch meets the last indexed record again: its keys
+	// already in the file are not added twice.
+	again := v.PhysicalOffset == end && f.indexCount() > 1
 	if len(uniq) > 0 {
-		if err := x.putLocked(&f, indexKeyHash(v.Topic, uniq), v); err != nil {
-			return err
+		if h := indexKeyHash(v.Topic, uniq); !again || !f.holds(h, end) {
+			if err := x.putLocked(&f, h, v); err != nil {
+				return err
+			}
 		}
 	}
 	for len(keys) > 0 {
@@ -360,7 +382,11 @@ func (x *indexService) buildLocked(v *message.RecordView, uniq, keys []byte) err
 		if len(k) == 0 {
 			continue
 		}
-		if err := x.putLocked(&f, indexKeyHash(v.Topic, k), v); err != nil {
+		h := indexKeyHash(v.Topic, k)
+		if again && f.holds(h, end) {
+			continue
+		}
+		if err := x.putLocked(&f, h, v); err != nil {
 			return err
 		}
 	}

@@ -116,7 +116,94 @@ func TestIndexQuery(t *testing.T) {
 	putN(t, s, "IdxTopic", 2, n, 1)
 }
 
-func TestIndexRebuiltAfterCrash(t *testing.T) {
+// machineCrash makes the abort file another boot's, as a store left by a
+// machine that went down looks at the next boot.
+func machineCrash(t *testing.T, s *Store) {
+	t.Helper()
+	s.crashClose()
+	if err := os.WriteFile(s.abortPath(), []byte("00000000-0000-0000-0000-000000000000"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// indexEntries sums the entries of the index files under dir, and maps
+// each file's name to its header's end timestamp.
+func indexEntries(t *testing.T, dir string) (map[string]int64, int32) {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := make(map[string]int64)
+	var sum int32
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, "index", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := int32(binary.BigEndian.Uint32(b[36:40])); c > 0 {
+			files[e.Name()] = int64(binary.BigEndian.Uint64(b[8:16]))
+			sum += c - 1
+		}
+	}
+	return files, sum
+}
+
+func TestIndexRebuiltAfterMachineCrash(t *testing.T) {
+	if readBootID() == "" {
+		t.Skip("no boot id")
+	}
+	dir := t.TempDir()
+	cfg := indexConfig(dir)
+	s := openStarted(t, cfg)
+	const n = 25
+	for i := 0; i < n; i++ {
+		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	machineCrash(t, s)
+	before, _ := indexEntries(t, dir)
+	ck, err := loadCheckpoint(filepath.Join(dir, "checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Every index file newer than the checkpoint is deleted (as Apache
+	// does) and rebuilt from its begin offset: the files are made again,
+	// with new names.
+	s = openStarted(t, cfg)
+	checkIndexed(t, s, "IdxTopic", n)
+	after, _ := indexEntries(t, dir)
+	newer := 0
+	for name, end := range before {
+		if _, ok := after[name]; ok && end > ck.index.Load() {
+			t.Fatalf("index file %s, newer than the checkpoint, kept after a machine crash", name)
+		}
+		if end > ck.index.Load() {
+			newer++
+		}
+	}
+	if newer == 0 {
+		t.Fatal("no index file newer than the checkpoint")
+	}
+	machineCrash(t, s)
+
+	// The same with a checkpoint on disk (full files flushed and recorded).
+	cfg.FlushConsumeQueueThoroughInterval = 1
+	s = openStarted(t, cfg)
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.ckpt.index.Load() > 0 })
+	machineCrash(t, s)
+	s = openStarted(t, cfg)
+	defer shutdown(t, s)
+	checkIndexed(t, s, "IdxTopic", n)
+}
+
+func TestIndexKeptAfterKill(t *testing.T) {
+	if readBootID() == "" {
+		t.Skip("no boot id")
+	}
 	dir := t.TempDir()
 	cfg := indexConfig(dir)
 	s := openStarted(t, cfg)
@@ -128,21 +215,64 @@ func TestIndexRebuiltAfterCrash(t *testing.T) {
 	}
 	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	s.crashClose()
+	before, entries := indexEntries(t, dir)
 
-	// Every index file newer than the checkpoint is deleted (as Apache
-	// does) and rebuilt from its begin offset.
-	s = openStarted(t, cfg)
-	checkIndexed(t, s, "IdxTopic", n)
-	s.crashClose()
+	// A put stopped by the kill after writing its entry and pointing the
+	// entry's slot at it, before counting it: the entry of a key "torn" at
+	// offset 1<<40, chained to whatever the slot held.
+	var last string
+	for name := range before {
+		last = max(last, name)
+	}
+	path := filepath.Join(dir, "index", last)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := int32(binary.BigEndian.Uint32(b[36:40]))
+	h := indexKeyHash([]byte("IdxTopic"), []byte("torn"))
+	slot := int64(indexHeaderSize) + int64(h%int32(cfg.MaxHashSlotNum))*indexSlotSize
+	ep := int64(indexHeaderSize) + int64(cfg.MaxHashSlotNum)*indexSlotSize + int64(count)*indexEntrySize
+	var e [indexEntrySize]byte
+	binary.BigEndian.PutUint32(e[0:], uint32(h))
+	binary.BigEndian.PutUint64(e[4:], 1<<40)
+	copy(e[16:], b[slot:slot+4])
+	binary.BigEndian.PutUint32(b[slot:], uint32(count))
+	copy(b[ep:], e[:])
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
-	// The same with a checkpoint on disk (full files flushed and recorded).
-	cfg.FlushConsumeQueueThoroughInterval = 1
+	// Killed on this boot: the files are kept as the process left them,
+	// and the re-dispatch adds no entry twice.
 	s = openStarted(t, cfg)
-	testutil.WaitFor(t, 5*1e9, func() bool { return s.ckpt.index.Load() > 0 })
-	s.crashClose()
-	s = openStarted(t, cfg)
-	defer shutdown(t, s)
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
 	checkIndexed(t, s, "IdxTopic", n)
+	if got := queryKeys(t, s, "IdxTopic", "torn", 32, 0, math.MaxInt64); len(got) != 0 {
+		t.Fatalf("the torn entry is found: %q", got)
+	}
+	after, entriesAfter := indexEntries(t, dir)
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			t.Fatalf("index file %s deleted after a kill on the same boot", name)
+		}
+	}
+	if entriesAfter != entries {
+		t.Fatalf("%d index entries after the restart, want the %d written before the kill", entriesAfter, entries)
+	}
+
+	// The torn entry's place is written again: its slot no longer leads there.
+	for i := n; i < n+3; i++ {
+		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	checkIndexed(t, s, "IdxTopic", n+3)
+	if got := queryKeys(t, s, "IdxTopic", "torn", 32, 0, math.MaxInt64); len(got) != 0 {
+		t.Fatalf("the torn entry is found after new puts: %q", got)
+	}
+	shutdown(t, s)
 }
 
 func TestIndexFileLayout(t *testing.T) {

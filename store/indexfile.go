@@ -186,6 +186,58 @@ func (f *indexFile) putKey(hash int32, phy, storeTs int64) bool {
 	return true
 }
 
+// repairTornPut undoes what a put stopped by a kill left in the file's
+// mapping, given next, the bytes of the entry after the last counted one
+// (read with pread: that entry's blocks may not be given). putKey writes
+// the entry, then its slot, then the count, then the end offset and time;
+// so the slot of next may point at it, and the end offset and time may
+// lag the last counted entry. A slot never holds the count otherwise.
+func (f *indexFile) repairTornPut(next []byte) {
+	count := f.indexCount()
+	if h := int32(binary.BigEndian.Uint32(next)); count >= 1 && count < f.entries && h >= 0 {
+		if sp := f.slotPos(h); f.u32(sp) == count {
+			prev := int32(binary.BigEndian.Uint32(next[16:]))
+			if prev <= 0 || prev >= count {
+				prev = 0
+			}
+			f.put32(sp, prev)
+		}
+	}
+	if count > 1 {
+		ep := f.entryPos(count - 1)
+		if phy := f.u64(ep + 4); phy > f.endPhyOffset() {
+			f.put64(24, phy)
+		}
+		if begin := f.beginTimestamp(); begin > 0 {
+			if ts := begin + int64(f.u32(ep+12))*1000; ts > f.endTimestamp() {
+				f.put64(8, ts)
+			}
+		}
+	}
+}
+
+// holds reports whether an entry for hash and phy is among the newest
+// entries of hash's slot that index phy (a record's entries are written
+// together, so they head their slots' chains until the next record's).
+func (f *indexFile) holds(hash int32, phy int64) bool {
+	count := f.indexCount()
+	for next := f.u32(f.slotPos(hash)); next > 0 && next < count; {
+		ep := f.entryPos(next)
+		if f.u64(ep+4) != phy {
+			return false
+		}
+		if f.u32(ep) == hash {
+			return true
+		}
+		prev := f.u32(ep + 16)
+		if prev >= next {
+			return false
+		}
+		next = prev
+	}
+	return false
+}
+
 // timeMatched is IndexFile.isTimeMatched.
 func (f *indexFile) timeMatched(begin, end int64) bool {
 	b, e := f.beginTimestamp(), f.endTimestamp()

@@ -18,8 +18,9 @@ import (
 // indexed), then truncates dirty consume queue entries, re-dispatches what
 // the consume queues miss and rebuilds the queue offset table.
 func (s *Store) load() error {
-	_, err := os.Stat(s.abortPath())
-	lastExitOK := errors.Is(err, os.ErrNotExist)
+	aborted, sameBoot := readAbort(s.abortPath(), s.bootID)
+	lastExitOK := !aborted
+	var err error
 	if s.ckpt, err = loadCheckpoint(mustStorePath(s.cfg.StorePathRootDir, fileCheckpoint)); err != nil {
 		return err
 	}
@@ -28,7 +29,7 @@ func (s *Store) load() error {
 	}
 	rebuildIndexFrom := int64(-1)
 	if s.idx != nil {
-		if rebuildIndexFrom, err = s.idx.load(lastExitOK, s.ckpt.index.Load()); err != nil {
+		if rebuildIndexFrom, err = s.idx.load(lastExitOK, sameBoot, s.ckpt.index.Load()); err != nil {
 			return fmt.Errorf("open store: %w", err)
 		}
 	}

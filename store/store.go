@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -66,6 +65,7 @@ type Store struct {
 	cqRoot      string
 	lockFile    *os.File
 	ops         fileOps // system calls that can run out of resources; tests inject failures
+	bootID      string  // this boot's, written to the abort file (abort.go)
 
 	cl   commitLog
 	ckpt *checkpoint
@@ -213,6 +213,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		hotTail:      hotTailFor(cfg.AccessMessageInMemoryMaxRatio),
 		coldDistance: physicalMemory() / 100 * int64(cfg.AccessMessageInMemoryMaxRatio),
 		cqRoot:       mustStorePath(cfg.StorePathRootDir, dirConsumeQueue),
+		bootID:       readBootID(),
 		queueOffsets: make(map[queueKey]int64),
 		cqs:          make(map[string]map[int32]*consumeQueue),
 		lmqs:         make(map[string]*consumeQueue),
@@ -253,7 +254,7 @@ func openWith(cfg Config, log zerolog.Logger, ops fileOps) (*Store, error) {
 		s.closeFiles()
 		return nil, err
 	}
-	if err := touchFile(s.abortPath()); err != nil {
+	if err := writeAbort(s.abortPath(), s.bootID); err != nil {
 		s.closeFiles()
 		return nil, fmt.Errorf("open store: create abort file: %w", err)
 	}
@@ -285,21 +286,6 @@ func (s *Store) lock() error {
 	}
 	s.lockFile = f
 	return nil
-}
-
-func touchFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
 }
 
 func syncDir(dir string) error {
