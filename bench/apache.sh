@@ -5,11 +5,18 @@
 #   bench/apache.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [extra broker.properties lines...]
 #   bench/apache.sh stop  DIR
 #   bench/apache.sh heap  DIR   -> the broker's used Java heap in bytes after a full GC (jcmd)
+#   bench/apache.sh proxy DIR NS_PORT GRPC_PORT   -> Apache's gRPC proxy (run.sh proxy) in front of it
 #
 # The name server is started through run.sh. The broker is started with
 # run.sh's classpath and JVM flags but with a broker.properties written here,
 # because run.sh pins flushDiskType=ASYNC_FLUSH and SYNC_FLUSH is measured too.
 # Keep the JVM flags below in step with run.sh java_opts.
+# proxy starts Apache's proxy in cluster mode through run.sh proxy (the
+# version run.sh's pom.xml pins, 5.5.0, or ROCKETGO_REFERENCE_VERSION; its
+# JVM flags, 256 MB of heap; its Remoting port a free one picked here), in
+# DIR/proxy, log DIR/proxy.log, pid DIR/proxy.pid; it returns 3 s after
+# GRPC_PORT accepts connections (as bench/proxy.sh: the port opens before
+# the proxy has settled). stop stops it too.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -58,6 +65,16 @@ CONF
 	wait_port "$bp" 60 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
 	;;
+proxy)
+	[ -x "$REF" ] || { echo "no Apache reference harness at $REF" >&2; exit 3; }
+	dir=$2 ns=$3 gp=$4
+	mkdir -p "$dir/proxy"
+	"$REF" proxy "$gp" "$(pick_ports 1)" "127.0.0.1:$ns" "$dir/proxy" BenchCluster >>"$dir/proxy.log" 2>&1 &
+	echo $! >"$dir/proxy.pid"
+	wait_port "$gp" 120 "$(cat "$dir/proxy.pid")"
+	sleep 3
+	echo "proxy_pid=$(cat "$dir/proxy.pid")"
+	;;
 heap)
 	pid=$(cat "$2/broker.pid")
 	jcmd "$pid" GC.run >/dev/null
@@ -68,7 +85,7 @@ stop)
 	exec "$(dirname "$0")/rocketgo.sh" stop "$2"
 	;;
 *)
-	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] | stop DIR" >&2
+	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] | stop DIR | heap DIR | proxy DIR NS_PORT GRPC_PORT" >&2
 	exit 2
 	;;
 esac

@@ -28,12 +28,14 @@
 #     SYNC_FLUSH start: send TPS at 128 B / 1 KiB / 4 KiB, and MiB/s of 1 KiB
 #       messages sent in batches of 16 (to set against the disk's sequential
 #       bandwidth).
-#   ns, topics, conns, backlog, groups, lite, e2e: the scale rows of
+#   ns, topics, conns, backlog, groups, lite, e2e, pop: the scale rows of
 #     bench/scale.sh (name server route queries and registration, send over
 #     many topics, idle connections, recovery and cold catch-up of a big
 #     backlog, many consumer groups reading one topic, many lite topics
 #     under one parent: send, pop and ack, heap per lite topic; end-to-end
-#     latency at several fixed rates).
+#     latency at several fixed rates; many simple consumers receiving and
+#     acking through the system's gRPC proxy, which needs a start script
+#     with a proxy command).
 # Medians over the repetitions and the ratios of the first system to each
 # other are printed (and written as a Markdown table to OUT/summary.md); a
 # cell a system could not fill says "n/a (reason)". Raw numbers go to
@@ -44,7 +46,8 @@
 #
 # Options:
 #   -s LIST      systems, comma-separated: NAME (bench/NAME.sh) or NAME=SCRIPT
-#   -x LIST      row groups, comma-separated: base, ns, topics, conns, backlog, groups, lite, e2e, or all (default base)
+#   -x LIST      row groups, comma-separated: base, ns, topics, conns, backlog, groups, lite, e2e, pop,
+#                or all (default base)
 #   -d SECONDS   each send run (default 20)        -n N     catch-up messages (default 1000000)
 #   -r REPS      repetitions (default 3)            -R RATE  e2e rate msgs/s (default 10000)
 #   -S RATE      fixed-rate 4 KiB send row, msgs/s (default 20000)
@@ -56,6 +59,7 @@
 #   -g LIST      groups: consumer groups reading one topic (default 1,100,1000)
 #   -L LIST      lite: lite topics under one parent (default 1000,100000)
 #   -E LIST      e2e: rates, messages/s (default 1000,10000,50000)
+#   -O LIST      pop: simple consumers through the gRPC proxy (default 100,1000)
 #   -B LIST      backlog: GiB of commit log (default 10; needs that much free disk and root
 #                to empty the page cache)
 #   -o DIR       output dir (default bench/results/<date>)
@@ -69,20 +73,22 @@ BIN=${ROCKETGO_BIN_DIR:-$ROOT/bin}
 . "$ROOT/bench/lib.sh"
 D=20 N=1000000 REPS=3 RATE=10000 SRATE=20000 C=4 W=32 OUT="" WARM=5 HA=0 QUICK=0
 SYS="" ROWS=base NS_CONNS=100,1000 REG_TOPICS=10000,50000 TOPICS=1,1000,10000 IDLE=0,1000,10000 BACKLOG=10 GROUP_COUNTS=1,100,1000 LITES=1000,100000 E2E_RATES=1000,10000,50000
-while getopts "s:x:d:n:r:R:S:c:w:P:G:T:K:B:g:L:E:o:qH" opt; do
+POP_COUNTS=100,1000
+while getopts "s:x:d:n:r:R:S:c:w:P:G:T:K:B:g:L:E:O:o:qH" opt; do
 	case $opt in
 	s) SYS=$OPTARG ;; x) ROWS=$OPTARG ;;
 	d) D=$OPTARG ;; n) N=$OPTARG ;; r) REPS=$OPTARG ;; R) RATE=$OPTARG ;; S) SRATE=$OPTARG ;;
 	c) C=$OPTARG ;; w) W=$OPTARG ;; o) OUT=$OPTARG ;;
 	P) NS_CONNS=$OPTARG ;; G) REG_TOPICS=$OPTARG ;; T) TOPICS=$OPTARG ;; K) IDLE=$OPTARG ;; B) BACKLOG=$OPTARG ;; g) GROUP_COUNTS=$OPTARG ;; L) LITES=$OPTARG ;;
-	E) E2E_RATES=$OPTARG ;;
-	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 NS_CONNS=10,100 REG_TOPICS=100,1000 TOPICS=1,10,100 IDLE=0,100,1000 BACKLOG=1 GROUP_COUNTS=1,10,100 LITES=100,1000 E2E_RATES=1000,5000 ;;
+	E) E2E_RATES=$OPTARG ;; O) POP_COUNTS=$OPTARG ;;
+	q) D=3 N=50000 REPS=1 WARM=1 QUICK=1 NS_CONNS=10,100 REG_TOPICS=100,1000 TOPICS=1,10,100 IDLE=0,100,1000 BACKLOG=1 GROUP_COUNTS=1,10,100 LITES=100,1000 E2E_RATES=1000,5000
+		POP_COUNTS=10,100 POP_MIN_MSGS=${POP_MIN_MSGS:-20000} ;;
 	H) HA=1 ;;
-	*) sed -n '2,60p' "$0"; exit 2 ;;
+	*) sed -n '2,68p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ "$ROWS" = all ] && ROWS=base,ns,topics,conns,backlog,groups,lite,e2e
+[ "$ROWS" = all ] && ROWS=base,ns,topics,conns,backlog,groups,lite,e2e,pop
 NAMES=() SCRIPTS=()
 for s in ${SYS//,/ }; do
 	case $s in
@@ -103,11 +109,11 @@ for s in "${SCRIPTS[@]}"; do [ -x "$s" ] || { echo "compare: $s is not an execut
 has_rows() { [[ ",$ROWS," == *",$1,"* ]]; }
 run_ok() { [ "$1" = base ] || declare -F "run_$1" >/dev/null; }
 # The scale row groups: run_ns, run_topics, run_conns, run_backlog,
-# run_groups, run_lite, run_e2e.
+# run_groups, run_lite, run_e2e, run_pop.
 # shellcheck source=bench/scale.sh
 . "$ROOT/bench/scale.sh"
 for g in ${ROWS//,/ }; do
-	run_ok "$g" || { echo "compare: unknown row group $g (base, ns, topics, conns, backlog, groups, lite, e2e, all)" >&2; exit 2; }
+	run_ok "$g" || { echo "compare: unknown row group $g (base, ns, topics, conns, backlog, groups, lite, e2e, pop, all)" >&2; exit 2; }
 done
 OUT=${OUT:-$ROOT/bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
@@ -128,7 +134,9 @@ maps() { wc -l <"/proc/$1/maps" 2>/dev/null || echo 0; }
 
 # sample_rss PID FILE: max VmRSS, max RssAnon (kB) and max mappings into
 # FILE every 200 ms (mappings every second: reading tens of thousands costs)
-# until killed.
+# until killed. Each line replaces FILE by a rename: a plain redirect
+# killed between its truncation and its write leaves FILE empty, as if the
+# process had never run.
 sample_rss() {
 	local max=0 amax=0 mmax=0 v a m n=0
 	while kill -0 "$1" 2>/dev/null; do
@@ -139,7 +147,7 @@ sample_rss() {
 			m=$(maps "$1")
 			((m > mmax)) && mmax=$m
 		fi
-		echo "$max $amax $mmax" >"$2"
+		echo "$max $amax $mmax" >"$2.tmp" && mv -f "$2.tmp" "$2"
 		sleep 0.2
 	done
 }
@@ -154,6 +162,7 @@ sampler_start() {
 sampler_stop() {
 	kill "$SAMPLER" 2>/dev/null || true
 	wait "$SAMPLER" 2>/dev/null || true
+	rm -f "$SAMPLER_FILE.tmp"
 	SAMPLED=$(cat "$SAMPLER_FILE" 2>/dev/null || true)
 	[ -n "$SAMPLED" ] || SAMPLED="0 0 0"
 }
@@ -318,9 +327,9 @@ disk() {
 	echo "disk 4 KiB O_DSYNC (≈ SYNC_FLUSH commits/s bound): $dsync"
 }
 
-if has_rows conns; then
-	# Each idle connection is a descriptor in the client and in the server
-	# (they inherit this shell's limit).
+if has_rows conns || has_rows pop; then
+	# Each idle connection (each pop consumer's) is a descriptor in the
+	# client and in the server (they inherit this shell's limit).
 	ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 fi
 
@@ -332,6 +341,7 @@ fi
 	has_rows groups && echo "# groups: $GROUP_COUNTS consumer groups reading one topic"
 	has_rows lite && echo "# lite: $LITES lite topics under one parent"
 	has_rows e2e && echo "# e2e: end to end at $E2E_RATES msgs/s"
+	has_rows pop && echo "# pop: $POP_COUNTS simple consumers through the gRPC proxy, max(100 x consumers, $POP_MIN_MSGS) messages"
 	has_rows backlog && echo "# backlog: $BACKLOG GiB of 16 KiB messages; live sends ${LIVE_RATE}/s; $(df -h --output=avail "${TMPDIR:-/tmp}" | tail -1 | tr -d ' ') free"
 	if has_rows base; then disk; fi
 } | tee "$OUT/summary.txt"
@@ -345,7 +355,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 
 python3 "$ROOT/bench/summary.py" "$OUT" "${NAMES[@]}" | tee -a "$OUT/summary.txt"
-if has_rows ns || has_rows topics || has_rows conns || has_rows backlog || has_rows groups || has_rows lite || has_rows e2e; then
+if has_rows ns || has_rows topics || has_rows conns || has_rows backlog || has_rows groups || has_rows lite || has_rows e2e || has_rows pop; then
 	python3 "$ROOT/bench/scale_plot.py" "$OUT" "${NAMES[@]}" >&2 || log "scale_plot.py failed"
 fi
 if has_rows e2e; then

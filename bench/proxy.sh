@@ -9,7 +9,7 @@
 # each PATH (default all, the order rotating per repetition):
 #   mqproxy   rocketgo's proxy, cluster mode (bin/mqproxy)
 #   local     the broker's own gRPC (mqbroker --enable-proxy)
-#   apache    Apache 5.3.3's proxy, cluster mode (compat-tests/reference/run.sh proxy)
+#   apache    Apache's proxy, cluster mode (compat-tests/reference/run.sh proxy: 5.5.0)
 # and, for scale, the broker direct over Remoting (mqbench produce, same
 # size, connections and window). Only the proxy under test runs during its
 # rows. Medians per row go to OUT/summary.txt, raw rows to OUT/results.tsv.

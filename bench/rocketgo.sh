@@ -4,6 +4,7 @@
 #   bench/rocketgo.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [extra broker.conf lines...]
 #   bench/rocketgo.sh stop  DIR
 #   bench/rocketgo.sh heap  DIR   -> the broker's live heap in bytes after a GC
+#   bench/rocketgo.sh proxy DIR NS_PORT GRPC_PORT   -> bin/mqproxy in front of it
 #
 # start writes DIR/{namesrv,broker}.conf, launches bin/mqnamesrv and
 # bin/mqbroker (logs DIR/*.log, store DIR/store), records their pids in
@@ -17,6 +18,11 @@
 # heap is optional in that contract (the lite rows use it): the broker
 # serves pprof on a port of its own (DIR/pprof.addr), and heap reads
 # HeapAlloc there after the collection pprof's gc=1 runs.
+# proxy is optional too (the pop rows use it): it starts the system's gRPC
+# proxy in cluster mode against the name server on NS_PORT (here
+# bin/mqproxy, DIR/mqproxy.json, log DIR/proxy.log), records its pid in
+# DIR/proxy.pid, returns once GRPC_PORT accepts connections and prints
+# "proxy_pid=<pid>"; stop stops it too.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -53,12 +59,20 @@ start)
 	wait_port "$bp" 60 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
 	;;
+proxy)
+	dir=$2 ns=$3 gp=$4
+	printf '{"rocketMQClusterName":"BenchCluster","namesrvAddr":"127.0.0.1:%s","grpcServerPort":%s}\n' "$ns" "$gp" >"$dir/mqproxy.json"
+	"$BIN/mqproxy" -pc "$dir/mqproxy.json" >>"$dir/proxy.log" 2>&1 &
+	echo $! >"$dir/proxy.pid"
+	wait_port "$gp" 30 "$(cat "$dir/proxy.pid")"
+	echo "proxy_pid=$(cat "$dir/proxy.pid")"
+	;;
 heap)
 	curl -sf "http://$(cat "$2/pprof.addr")/debug/pprof/heap?debug=1&gc=1" | sed -n 's/^# HeapAlloc = \([0-9]*\).*/\1/p'
 	;;
 stop)
 	dir=$2
-	for p in broker namesrv; do
+	for p in proxy broker namesrv; do
 		[ -f "$dir/$p.pid" ] || continue
 		pid=$(cat "$dir/$p.pid")
 		if kill -TERM "$pid" 2>/dev/null; then
@@ -69,7 +83,7 @@ stop)
 	done
 	;;
 *)
-	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR | heap DIR" >&2
+	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR | heap DIR | proxy DIR NS_PORT GRPC_PORT" >&2
 	exit 2
 	;;
 esac

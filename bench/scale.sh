@@ -2,15 +2,21 @@
 # run_GROUP REP IDX runs one system (IDX into NAMES/SCRIPTS) once, every
 # point on a fresh start and store, and records metrics named
 # GROUP_MEASURE@X (X: the point's connections, topics, GiB, consumer
-# groups, lite topics or messages per second), which bench/scale_plot.py
-# draws as curves. Uses compare.sh's helpers (record, bench, field, first,
-# start_system, sampler_*, rss_kb) and settings (OUT, MQB, D, WARM, C, W,
-# NS_CONNS, REG_TOPICS, TOPICS, IDLE, BACKLOG, GROUP_COUNTS, LITES,
-# E2E_RATES).
+# groups, lite topics, messages per second or gRPC consumers), which
+# bench/scale_plot.py draws as curves. Uses compare.sh's helpers (record,
+# bench, field, first, start_system, sampler_*, sample_rss, rss_kb) and
+# settings (OUT, MQB, D, WARM, C, W, NS_CONNS, REG_TOPICS, TOPICS, IDLE,
+# BACKLOG, GROUP_COUNTS, LITES, E2E_RATES, POP_COUNTS, POP_MIN_MSGS).
 
 # In-flight route queries per client connection: a client refreshes a
 # topic's route with one synchronous request at a time.
 NS_WINDOW=${NS_WINDOW:-1}
+
+# pop: the fewest messages a point stores and acks (100 per consumer when
+# that is more): enough that a point lasts 10 s or more at rocketgo's
+# rate here (about 8,000-15,000 a second on 2 CPUs) and that every
+# consumer receives a dozen times or more.
+POP_MIN_MSGS=${POP_MIN_MSGS:-200000}
 
 # topics_json FILE PREFIX N: Apache's topics.json (TopicConfigSerializeWrapper)
 # holding N topics of 8 read and write queues, named as mqbench -topics
@@ -393,6 +399,101 @@ run_e2e() {
 		record "$rep" "$name" "e2e_p999_ms@$r" "$(field "$pre-e2ew$r.txt" e2e p999_ms)"
 		record "$rep" "$name" "e2e_worst_s_p99_ms@$r" "$(field "$pre-e2ew$r.txt" e2e worst_p99_ms)"
 		record "$rep" "$name" "e2e_tps@$r" "$(field "$pre-e2ew$r.txt" e2e tps)"
+		stop_system "$i"
+	done
+}
+
+# run_pop REP IDX: K simple consumers through the system's gRPC proxy (the
+# start script's proxy command, cluster mode), each as a 5.x SDK process
+# runs one: a connection and client id of its own, its settings on a
+# Telemetry stream, heartbeats, then ReceiveMessage (16 at most, invisible
+# 30 s, 5 s long poll) and one AckMessage per receive (mqbench grpc-pop).
+# For each K of POP_COUNTS (-O), on a fresh start (timerWheelEnable=true:
+# Apache's broker refuses pops without its timer, and apache.sh turns it
+# off): max(100 K, POP_MIN_MSGS) messages of 1 KiB sent first to one topic
+# of 8 queues, the proxy started, the group created
+# (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP on the broker), then the K
+# consumers receive and ack until every message stored is acked (600 s at
+# most, else n/a with the count acked):
+#   pop_tps@K            messages acked per second, all consumers together
+#                        (from the first receive to the last ack)
+#   pop_p99_ms@K         ReceiveMessage round trip p99, empty long polls
+#                        included (a consumer left waiting 5 s while
+#                        messages wait shows here)
+#   pop_proxy_rss_mb@K, pop_rss_mb@K   the proxy's and the broker's peak
+#                        VmRSS meanwhile (consumers' start included)
+# A start script without a proxy command gets n/a: the row is for systems
+# with a gRPC proxy.
+run_pop() {
+	local rep=$1 i=$2 name=${NAMES[$2]} script=${SCRIPTS[$2]} pre k m gp out proxy_pid psampler prmax brmax acked rc metric
+	for k in ${POP_COUNTS//,/ }; do
+		if ! grep -q '^proxy)' "$script"; then
+			FAILED="no gRPC proxy: $(basename "$script") has no proxy command"
+			for metric in tps p99_ms proxy_rss_mb rss_mb; do record "$rep" "$name" "pop_$metric@$k" ""; done
+			continue
+		fi
+		start_system "$rep" "$i" pop ASYNC_FLUSH timerWheelEnable=true || continue
+		pre=$OUT/$name-r$rep-pop$k
+		m=$((100 * k > POP_MIN_MSGS ? 100 * k : POP_MIN_MSGS))
+		"$MQB" probe -n "$NS_ADDR" -t bench_probe -create-topic -q 1 -since "$LAUNCHED" -timeout 120s >"$pre-probe.txt" 2>&1 || true
+		bench "$pre-fill" produce -n "$NS_ADDR" -t bench_pop -create-topic -q 8 -c "$C" -w "$W" -s 1024 -count "$m"
+		# A send the broker refused (busy) is not there to pop: the
+		# consumers ack what was stored.
+		m=$(sed -n 's/^SUMMARY role=send msgs=\([0-9]*\).*/\1/p' "$pre-fill.txt" | tail -1)
+		if ((${m:-0} == 0)); then
+			FAILED="fill: nothing stored${FAILED:+ ($FAILED)}"
+			for metric in tps p99_ms proxy_rss_mb rss_mb; do record "$rep" "$name" "pop_$metric@$k" ""; done
+			stop_system "$i"
+			continue
+		fi
+		# The proxy finds the topic through the name server: wait for its route.
+		"$MQB" probe -route -n "$NS_ADDR" -t bench_pop -timeout 60s >"$pre-route.txt" 2>&1 || true
+		gp=$(pick_ports 1)
+		FAILED=""
+		if ! out=$("$script" proxy "$DIR" "${NS_ADDR##*:}" "$gp" 2>"$DIR/proxy.err"); then
+			FAILED="proxy start failed: $(tail -1 "$DIR/proxy.err" | cut -c1-120)"
+			log "$name rep $rep: pop$k $FAILED"
+			for metric in tps p99_ms proxy_rss_mb rss_mb; do record "$rep" "$name" "pop_$metric@$k" ""; done
+			stop_system "$i"
+			continue
+		fi
+		proxy_pid=$(sed -n 's/.*proxy_pid=\([0-9]*\).*/\1/p' <<<"$out")
+		: >"$pre-proxy-rss"
+		sample_rss "$proxy_pid" "$pre-proxy-rss" &
+		psampler=$!
+		sampler_start "$PID" "$pre-rss"
+		# -count ends it, -d when a system never hands out all of them;
+		# timeout when it hangs past that (SIGTERM: mqbench still prints
+		# its summary).
+		rc=0
+		timeout 900 "$MQB" grpc-pop -proxy "127.0.0.1:$gp" -n "$NS_ADDR" -t bench_pop -g bench_pop_g -c "$k" -count "$m" -d 600s \
+			-csv "$pre.csv" -plot "$pre.svg" >"$pre.txt" 2>&1 || rc=$?
+		sampler_stop
+		read -r brmax _ <<<"$SAMPLED"
+		kill "$psampler" 2>/dev/null || true
+		wait "$psampler" 2>/dev/null || true
+		rm -f "$pre-proxy-rss.tmp"
+		read -r prmax _ <"$pre-proxy-rss" || prmax=0
+		acked=$(sed -n 's/^SUMMARY role=pop msgs=\([0-9]*\).*/\1/p' "$pre.txt" | tail -1)
+		if ((rc != 0)); then
+			FAILED="grpc-pop: $(grep -v '^ *[0-9.]* [a-z2]* ' "$pre.txt" | tail -1 | cut -c1-120)"
+		elif ((${acked:-0} < m)); then
+			FAILED="acked ${acked:-0} of $m in 600 s$(grep -m1 '^# errors' "$pre.txt" | sed 's/^# errors /; /' | cut -c1-120)"
+		fi
+		if [ -z "$FAILED" ]; then
+			record "$rep" "$name" "pop_tps@$k" "$(field "$pre.txt" pop tps)"
+			record "$rep" "$name" "pop_p99_ms@$k" "$(field "$pre.txt" pop p99_ms)"
+		else
+			log "$name rep $rep: pop$k $FAILED"
+			record "$rep" "$name" "pop_tps@$k" ""
+			record "$rep" "$name" "pop_p99_ms@$k" ""
+		fi
+		FAILED="proxy not running" # when never sampled
+		((${prmax:-0} > 0)) || prmax=""
+		record "$rep" "$name" "pop_proxy_rss_mb@$k" "${prmax:+$((prmax / 1024))}"
+		FAILED="broker not running"
+		((brmax > 0)) || brmax=""
+		record "$rep" "$name" "pop_rss_mb@$k" "${brmax:+$((brmax / 1024))}"
 		stop_system "$i"
 	done
 }

@@ -4,12 +4,12 @@
     bench/scale_plot.py OUT [NAME ...] [-o DIR]
 
 Reads OUT/results.tsv, takes the metrics named MEASURE@X (X: connections,
-topics, GiB, groups, lite topics or messages per second) and draws, per row, one panel per measure: the median over the
+topics, GiB, groups, lite topics, messages per second or gRPC consumers) and draws, per row, one panel per measure: the median over the
 repetitions against X, one line per system (NAMEs in the order given; by
 default every system in the file). A point a system could not measure is
 left out (its line breaks there). X is spaced evenly, labelled with its
 values; latency and time panels use a log scale. Writes DIR/scale-ROW.svg
-(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, lite, e2e, and
+(DIR defaults to OUT) for ROW in ns-route, ns-register, topics, conns, backlog, groups, lite, e2e, pop, and
 prints the files written.
 """
 import collections
@@ -58,6 +58,11 @@ ROWS = [
         ("e2e_worst_s_p99_ms", "warm topic, worst second's p99 (ms)", True),
         ("e2e_new_p99_ms", "new topic p99 (ms)", True),
         ("e2e_new_first_ms", "topic creation to first message consumed (ms)", True)]),
+    ("pop", "X simple consumers through the gRPC proxy: receive 16 and ack (1 KiB)", "consumers", [
+        ("pop_tps", "messages acked/s, all consumers", False),
+        ("pop_p99_ms", "ReceiveMessage p99 (ms)", True),
+        ("pop_proxy_rss_mb", "proxy VmRSS (MB)", False),
+        ("pop_rss_mb", "broker VmRSS (MB)", False)]),
 ]
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 

@@ -18,7 +18,7 @@ import os
 import statistics
 import sys
 
-GROUPS = ("ns", "topics", "conns", "backlog", "groups", "lite", "e2e")
+GROUPS = ("ns", "topics", "conns", "backlog", "groups", "lite", "e2e", "pop")
 
 
 def group_of(metric):

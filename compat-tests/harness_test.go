@@ -255,6 +255,23 @@ func tailFile(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// grepFile returns the first n lines of path that contain sub.
+func grepFile(path, sub string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", path, err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, sub) {
+			if out = append(out, line); len(out) == n {
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // ---------------------------------------------------------------------------
 // ports
 

@@ -215,7 +215,10 @@ func runLiteScenarios(t *testing.T, l sdkLang, c *cluster, pp *proxyProc, impl s
 			case !ok:
 				t.Fatalf("no result line (script: %v)", runErr)
 			case r.Error != "":
-				t.Fatalf("the script's scenario failed: %s", r.Error)
+				// The log's tail is another scenario's: the lines of this
+				// one's group say what its clients saw.
+				t.Fatalf("the script's scenario failed: %s\n----- %s lines naming %s -----\n%s", r.Error,
+					l.log, groups[sc], grepFile(filepath.Join(home, l.log), groups[sc], 60))
 			}
 			t.Logf("%.1fs in the script", r.Seconds)
 			switch sc {

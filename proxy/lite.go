@@ -12,7 +12,6 @@ import (
 	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketgo/rocketgo/message"
 	"github.com/rocketgo/rocketgo/remoting"
@@ -503,11 +502,7 @@ func (s *Server) popLiteRequest(ctx context.Context, req *v2.ReceiveMessageReque
 		p.maxAttempts = n
 	}
 	var sts *v2.Status
-	if lp := req.GetLongPollingTimeout(); lp != nil {
-		p.pollMs, sts = s.pollMillisFor(ctx, lp)
-	} else {
-		p.pollMs, sts = s.pollMillis(ctx)
-	}
+	p.pollMs, sts = s.pollMillis(ctx, req.GetLongPollingTimeout())
 	if sts != nil {
 		return p, sts
 	}
@@ -559,25 +554,6 @@ func (s *Server) popLiteRequest(ctx context.Context, req *v2.ReceiveMessageReque
 // maxAttemptIDLength bounds a receive's attempt_id (rocketgo's bound: the
 // SDKs send a UUID; the broker keeps it with the lite topic's batch).
 const maxAttemptIDLength = 128
-
-// pollMillisFor is ReceiveMessageActivity's polling time when the request
-// names one: clamped to [min, max] long-polling time and to what the
-// deadline leaves.
-func (s *Server) pollMillisFor(ctx context.Context, lp *durationpb.Duration) (int64, *v2.Status) {
-	pollMs := lp.AsDuration().Milliseconds()
-	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
-	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)
-	if dl, ok := ctx.Deadline(); ok {
-		if remaining := time.Until(dl).Milliseconds(); pollMs > remaining {
-			if remaining < s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis {
-				return 0, &v2.Status{Code: v2.Code_BAD_REQUEST,
-					Message: "The deadline time remaining is not enough for polling, please check network condition"}
-			}
-			pollMs = remaining
-		}
-	}
-	return pollMs, nil
-}
 
 // tagSet is FilterAPI.build's tag set for a TAG expression: nil for "*",
 // empty or SQL92 (every message passes the proxy's filter).

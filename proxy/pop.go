@@ -110,7 +110,7 @@ func (s *Server) receive(ctx context.Context, req *v2.ReceiveMessageRequest, str
 func (s *Server) popRequest(ctx context.Context, req *v2.ReceiveMessageRequest) (h remoting.PopMessageRequestHeader,
 	addr string, maxAttempts int32, autoRenew bool, _ *v2.Status) {
 	fifo, maxAttempts := s.receiveOrder(ctx, req.GetGroup().GetName())
-	pollMs, st := s.pollMillis(ctx)
+	pollMs, st := s.pollMillis(ctx, req.GetLongPollingTimeout())
 	if st != nil {
 		return h, "", 0, false, st
 	}
@@ -183,14 +183,19 @@ func (s *Server) receiveOrder(ctx context.Context, group string) (fifo bool, max
 	return fifo, maxAttempts
 }
 
-// pollMillis is the long-polling time: what the call's deadline leaves
-// after half the request timeout, clamped to Apache's [5 s, 20 s].
-func (s *Server) pollMillis(ctx context.Context) (int64, *v2.Status) {
+// pollMillis is ReceiveMessageActivity's long-polling time: the request's
+// own (lp) when it names one, else what the call's deadline leaves after
+// half the request timeout; clamped to [min, max] long-polling time and to
+// what the deadline leaves.
+func (s *Server) pollMillis(ctx context.Context, lp *durationpb.Duration) (int64, *v2.Status) {
 	pollMs := s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis
 	remaining := int64(-1)
 	if dl, ok := ctx.Deadline(); ok {
 		remaining = time.Until(dl).Milliseconds()
 		pollMs = remaining - 1500
+	}
+	if lp != nil {
+		pollMs = lp.AsDuration().Milliseconds()
 	}
 	pollMs = max(pollMs, s.cfg.GrpcClientConsumerMinLongPollingTimeoutMillis)
 	pollMs = min(pollMs, s.cfg.GrpcClientConsumerMaxLongPollingTimeoutMillis)

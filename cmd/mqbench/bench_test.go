@@ -2,7 +2,8 @@ package main
 
 // End-to-end: real mqnamesrv and mqbroker processes on free loopback ports
 // with a temporary store, a tiny produce + consume + e2e run through run(),
-// counts checked exactly, CSV and SVG parsed back.
+// simple consumers through the broker's own gRPC proxy, counts checked
+// exactly, CSV and SVG parsed back.
 
 import (
 	"github.com/rocketgo/rocketgo/internal/adminclient"
@@ -118,11 +119,22 @@ func TestBenchAgainstServers(t *testing.T) {
 		}
 		return err
 	})
-	startServer(t, dir, "mqbroker", "-c", brokerConf, "-n", ns)
+	// The broker serves gRPC too (local proxy mode), for grpc-pop.
+	grpcAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	proxyConf := filepath.Join(dir, "proxy.json")
+	must(t, os.WriteFile(proxyConf, fmt.Appendf(nil, `{"namesrvAddr":%q,"grpcServerPort":%s}`, ns, grpcAddr[len("127.0.0.1:"):]), 0o644))
+	startServer(t, dir, "mqbroker", "-c", brokerConf, "-n", ns, "--enable-proxy", "-pc", proxyConf)
 	a := adminclient.New([]string{ns})
 	defer a.Close()
 	waitFor(t, 10*time.Second, "broker registered", func() error {
 		_, err := a.Route("TBW102")
+		return err
+	})
+	waitFor(t, 10*time.Second, "broker's gRPC port open", func() error {
+		c, err := net.Dial("tcp", grpcAddr)
+		if err == nil {
+			c.Close()
+		}
 		return err
 	})
 
@@ -251,7 +263,31 @@ func TestBenchAgainstServers(t *testing.T) {
 		t.Fatal("-lite accepted for consume")
 	}
 
-	for _, f := range []string{"p", "c", "e"} {
+	// Five simple consumers receive and ack all 600 messages of a topic
+	// through gRPC: the group made first (-n), each message acked once.
+	pp := base("produce")
+	pp.topic, pp.createTopic, pp.count, pp.tag = "BenchPop", true, 600, ""
+	sums, err = run(pp, w, nil)
+	must(t, err)
+	if s := summaryOf(t, sums, "send"); s.msgs != 600 || s.errs != 0 {
+		t.Fatalf("pop topic sends acknowledged %d (errors %d), want 600", s.msgs, s.errs)
+	}
+	gp, err := parseFlags([]string{"grpc-pop", "-proxy", grpcAddr, "-n", ns, "-t", "BenchPop", "-g", "BenchPopGroup",
+		"-c", "5", "-count", "600", "-d", "30s", "-i", "200ms", "-csv", filepath.Join(dir, "g.csv"), "-plot", filepath.Join(dir, "g.svg")}, io.Discard)
+	must(t, err)
+	if !gp.durationSet {
+		t.Fatal("-d given, durationSet false")
+	}
+	sums, err = run(gp, w, nil)
+	must(t, err)
+	if c := summaryOf(t, sums, "pop"); c.msgs != 600 || c.errs != 0 || c.p99 <= 0 {
+		t.Fatalf("grpc-pop acked %d (errors %d, p99 %.3f), want 600", c.msgs, c.errs, c.p99)
+	}
+	if !strings.Contains(out.String(), "POP consumers=5 ") || !strings.Contains(out.String(), " acked=600 ack_failed=0 ") {
+		t.Fatalf("no POP line for 5 consumers and 600 acked in output:\n%s", out.String())
+	}
+
+	for _, f := range []string{"p", "c", "e", "g"} {
 		checkCSV(t, filepath.Join(dir, f+".csv"))
 		checkSVG(t, filepath.Join(dir, f+".svg"))
 	}

@@ -8,6 +8,7 @@
 //	mqbench e2e     -n 127.0.0.1:9876 -t BenchTopic -create-topic -rate 10000 -d 30s
 //	mqbench probe   -n 127.0.0.1:9876 -t BenchTopic -create-topic -since $(date +%s%N)
 //	mqbench grpc-produce -proxy 127.0.0.1:8081 -tls -t BenchTopic -c 4 -w 32 -s 1024 -d 30s
+//	mqbench grpc-pop -proxy 127.0.0.1:8081 -n 127.0.0.1:9876 -t BenchTopic -g BenchGroup -c 1000 -count 100000 -d 600s
 //	mqbench route   -n 127.0.0.1:9876 -t BenchTopic -c 100 -w 1 -d 30s
 //	mqbench idle    -broker 127.0.0.1:10911 -c 10000 -d 1h
 //	mqbench produce -n 127.0.0.1:9876 -t LiteParent -create-topic -lite 100000 -count 100000
@@ -15,7 +16,8 @@
 //
 // Every mode prints one row per interval and role (send: send round trip;
 // pull: pull round trip; e2e: born-to-consumed latency from a wall-clock
-// stamp in each body's first 8 bytes) and SUMMARY lines at the end;
+// stamp in each body's first 8 bytes; pop: receive or pop round trip,
+// messages acked) and SUMMARY lines at the end;
 // -csv and -plot write the rows as CSV and as an SVG chart.
 package main
 
@@ -55,6 +57,7 @@ type options struct {
 	batch       int
 	count       int64
 	duration    time.Duration
+	durationSet bool // -d given: grpc-pop with -count stops at whichever comes first
 	rate        float64
 	createTopic bool
 	queues      int
@@ -76,7 +79,7 @@ type options struct {
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
-		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|route|idle|grpc-produce|lite-consume [flags]  (mqbench <mode> -h lists flags)")
+		return nil, errors.New("usage: mqbench produce|consume|e2e|probe|route|idle|grpc-produce|grpc-pop|lite-consume [flags]  (mqbench <mode> -h lists flags)")
 	}
 	o := &options{mode: args[0]}
 	fs := flag.NewFlagSet("mqbench "+o.mode, flag.ContinueOnError)
@@ -90,15 +93,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.group, "g", "", "producer / consumer group (default mqbench_<mode>_<pid>)")
 	fs.IntVar(&o.groups, "groups", 1, "consume: N consumer groups <-g>_0..<-g>_<N-1>, each reading every queue (-count counts all their messages)")
 	fs.BoolVar(&o.loop, "loop", false, "consume: at a queue's end read it again from the start offset instead of waiting")
-	fs.IntVar(&o.conns, "c", 4, "connections (producer threads / consumer workers)")
+	fs.IntVar(&o.conns, "c", 4, "connections (producer threads / consumer workers; grpc-pop: simple consumers, a connection each)")
 	fs.IntVar(&o.window, "w", 32, "in-flight requests per producer connection / per consumed queue")
 	fs.IntVar(&o.size, "s", 128, "message body size in bytes")
 	fs.BoolVar(&o.keys, "k", false, "set a KEYS property on every message")
 	fs.StringVar(&o.tag, "tag", "", "TAGS property on every message")
 	fs.BoolVar(&o.uniq, "uniq", true, "set a UNIQ_KEY property like the Java producer")
 	fs.IntVar(&o.batch, "b", 1, "messages per request; > 1 uses SEND_BATCH_MESSAGE (320)")
-	fs.Int64Var(&o.count, "count", 0, "messages to send (produce/e2e) or to consume (consume); 0 = use -d")
-	fs.DurationVar(&o.duration, "d", 10*time.Second, "run time when -count is 0")
+	fs.Int64Var(&o.count, "count", 0, "messages to send (produce/e2e) or to consume (consume, lite-consume; grpc-pop: to ack); 0 = use -d")
+	fs.DurationVar(&o.duration, "d", 10*time.Second, "run time when -count is 0 (grpc-pop: also with -count, when given)")
 	fs.Float64Var(&o.rate, "rate", 0, "total send rate in messages/s (0 = as fast as the window allows)")
 	fs.BoolVar(&o.createTopic, "create-topic", false, "create the topic first (UPDATE_AND_CREATE_TOPIC 17) on -broker or every broker routed for TBW102")
 	fs.IntVar(&o.queues, "q", 8, "queues for -create-topic and for -broker without a name server")
@@ -110,14 +113,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.from, "from", "", "consume from: earliest (consume default) or latest (e2e default)")
 	fs.BoolVar(&o.e2e, "e2e", false, "consume: measure born-to-consumed latency instead of pull round trip")
 	fs.Int64Var(&o.since, "since", 0, "probe: Unix-ns start time the start-up time is measured from")
-	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "probe, route: give up waiting for the broker or the route after this long")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "probe, route: give up waiting for the broker or the route after this long; grpc-pop: for a consumer's start")
 	fs.BoolVar(&o.routeOnly, "route", false, "probe: wait for -t's route on the name server instead of a send; also count its topics")
 	fs.DurationVar(&o.heartbeat, "hb", 30*time.Second, "idle: each connection's request interval (0: only the first)")
-	fs.StringVar(&o.proxy, "proxy", "", "grpc-produce: the gRPC proxy (host:port)")
-	fs.BoolVar(&o.tls, "tls", false, "grpc-produce: TLS to the proxy (certificate not verified)")
+	fs.StringVar(&o.proxy, "proxy", "", "grpc-produce, grpc-pop: the gRPC proxy (host:port)")
+	fs.BoolVar(&o.tls, "tls", false, "grpc-produce, grpc-pop: TLS to the proxy (certificate not verified)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) { o.durationSet = o.durationSet || f.Name == "d" })
 	switch strings.ToLower(o.serName) {
 	case "rocketmq", "binary":
 		o.ser = remoting.RocketMQ
@@ -186,6 +190,8 @@ func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 		return nil, runProbe(o, a, out)
 	case "grpc-produce":
 		return runGRPCProduce(o, a, out, stop)
+	case "grpc-pop":
+		return runGRPCPop(o, a, out, stop)
 	case "route":
 		return runRoute(o, a, out, stop)
 	case "idle":
@@ -193,7 +199,7 @@ func run(o *options, out io.Writer, stop <-chan struct{}) ([]summary, error) {
 	case "lite-consume":
 		return runLiteConsume(o, a, out, stop)
 	}
-	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe, route, idle, grpc-produce or lite-consume", o.mode)
+	return nil, fmt.Errorf("unknown mode %q: want produce, consume, e2e, probe, route, idle, grpc-produce, grpc-pop or lite-consume", o.mode)
 }
 
 func describe(out io.Writer, o *options, targets []target) {
