@@ -4,7 +4,11 @@
 #
 #   bench/rust.sh start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [extra broker.conf lines...]
 #   bench/rust.sh stop  DIR
+#   bench/rust.sh heap  DIR   -> the broker's private memory (RssAnon) in bytes
 #   bench/rust.sh install          install the pinned binaries if missing
+#
+# heap: Rust has no collector to run first, so what the lite rows count as
+# live heap is, for rocketmq-rust, the anonymous memory its allocator holds.
 #
 # The binaries are installed with `cargo install --locked` at the pinned
 # version into ROCKETMQ_RUST_ROOT (default ~/.cache/rocketgo-bench/rocketmq-rust,
@@ -115,11 +119,14 @@ CONF
 	wait_port "$bp" 60 "$(cat "$dir/broker.pid")"
 	echo "broker_pid=$(cat "$dir/broker.pid") launched_ns=$launched"
 	;;
+heap)
+	awk '/^RssAnon:/ {print $2 * 1024}' "/proc/$(cat "$2/broker.pid")/status"
+	;;
 stop)
 	exec "$(dirname "$0")/rocketgo.sh" stop "$2"
 	;;
 *)
-	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR | install" >&2
+	echo "usage: $0 start DIR NS_PORT BROKER_PORT [FLUSH_TYPE] [conf lines] | stop DIR | heap DIR | install" >&2
 	exit 2
 	;;
 esac
