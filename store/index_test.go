@@ -116,6 +116,18 @@ func TestIndexQuery(t *testing.T) {
 	putN(t, s, "IdxTopic", 2, n, 1)
 }
 
+// putKeyed puts keyedMsg records from..to-1 on IdxTopic and waits until
+// they are dispatched (indexed).
+func putKeyed(t *testing.T, s *Store, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+}
+
 // machineCrash makes the abort file another boot's, as a store left by a
 // machine that went down looks at the next boot.
 func machineCrash(t *testing.T, s *Store) {
@@ -157,12 +169,7 @@ func TestIndexRebuiltAfterMachineCrash(t *testing.T) {
 	cfg := indexConfig(dir)
 	s := openStarted(t, cfg)
 	const n = 25
-	for i := 0; i < n; i++ {
-		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	putKeyed(t, s, 0, n)
 	machineCrash(t, s)
 	before, _ := indexEntries(t, dir)
 	ck, err := loadCheckpoint(filepath.Join(dir, "checkpoint"))
@@ -208,12 +215,7 @@ func TestIndexKeptAfterKill(t *testing.T) {
 	cfg := indexConfig(dir)
 	s := openStarted(t, cfg)
 	const n = 25
-	for i := 0; i < n; i++ {
-		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	putKeyed(t, s, 0, n)
 	s.crashClose()
 	before, entries := indexEntries(t, dir)
 
@@ -262,12 +264,7 @@ func TestIndexKeptAfterKill(t *testing.T) {
 	}
 
 	// The torn entry's place is written again: its slot no longer leads there.
-	for i := n; i < n+3; i++ {
-		if _, err := s.Put(keyedMsg("IdxTopic", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testutil.WaitFor(t, 5*1e9, func() bool { return s.DispatchedPhyOffset() == s.MaxPhyOffset() })
+	putKeyed(t, s, n, n+3)
 	checkIndexed(t, s, "IdxTopic", n+3)
 	if got := queryKeys(t, s, "IdxTopic", "torn", 32, 0, math.MaxInt64); len(got) != 0 {
 		t.Fatalf("the torn entry is found after new puts: %q", got)

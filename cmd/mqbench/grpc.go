@@ -38,10 +38,7 @@ func runGRPCProduce(o *options, a *adminclient.Client, out io.Writer, stop <-cha
 	}
 	fmt.Fprintf(out, "# mqbench grpc-produce proxy=%s tls=%v topic=%s conns=%d window=%d size=%d count=%d duration=%s\n",
 		o.proxy, o.tls, o.topic, o.conns, o.window, o.size, o.count, o.duration)
-	creds := insecure.NewCredentials()
-	if o.tls {
-		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: true}) // proxies serve self-signed certificates
-	}
+	creds := proxyCreds(o)
 	clients := make([]v2.MessagingServiceClient, o.conns)
 	for i := range clients {
 		cc, err := grpc.NewClient(o.proxy, grpc.WithTransportCredentials(creds))
@@ -112,4 +109,14 @@ func sendGRPC(o *options, clients []v2.MessagingServiceClient, send *role, runSt
 		}
 	}
 	wg.Wait()
+}
+
+// proxyCreds is what the gRPC modes dial the proxy with: plaintext, or
+// with -tls a TLS that does not verify (proxies serve self-signed
+// certificates).
+func proxyCreds(o *options) credentials.TransportCredentials {
+	if o.tls {
+		return credentials.NewTLS(&tls.Config{InsecureSkipVerify: true})
+	}
+	return insecure.NewCredentials()
 }

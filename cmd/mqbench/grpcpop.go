@@ -4,7 +4,6 @@ import (
 	"github.com/rocketgo/rocketgo/internal/adminclient"
 
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	v2 "github.com/rocketgo/rocketgo/apis/v2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -118,10 +116,7 @@ func runGRPCPop(o *options, a *adminclient.Client, out io.Writer, stop <-chan st
 	}
 	fmt.Fprintf(out, "# mqbench grpc-pop proxy=%s tls=%v topic=%s group=%s consumers=%d batch=%d invisible=%s await=%s count=%d duration=%s\n",
 		o.proxy, o.tls, o.topic, o.group, o.conns, popRecvBatch, popInvisible, popAwait, o.count, o.duration)
-	creds := insecure.NewCredentials()
-	if o.tls {
-		creds = credentials.NewTLS(&tls.Config{InsecureSkipVerify: true}) // proxies serve self-signed certificates
-	}
+	creds := proxyCreds(o)
 	pop := &role{name: "pop"}
 	var pc popCounts
 	t0 := time.Now()
